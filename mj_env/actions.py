@@ -1,0 +1,73 @@
+"""The action layout: one fixed ``Discrete(N_ACTIONS)`` space for every rule set.
+
+::
+
+    id        name            meaning
+    0-33      discard 1m..7z  discard that tile on one's own turn
+    34-67     kong 1m..7z     concealed kong (暗杠) or added kong (补杠) of that tile, own turn
+    68        win             win: self-draw on one's turn, or on the discard / robbed kong
+    69        pass            decline a claim (claim and rob windows only)
+    70        pong            pong (碰) the discard
+    71        kong            exposed kong (明杠) on the discard
+    72-92     chi 123m..789s  chi (吃) the discard, forming that sequence (21 sequences)
+    93-126    ting 1m..7z     报听 (declare ready) and discard that tile (quemen)
+
+``name(i)`` and ``index(name)`` convert; names are exactly those of INTERFACES.md 2.
+"""
+from __future__ import annotations
+
+from .tiles import CODES, N_KINDS
+
+DISCARD = 0
+KONG_SELF = 34
+WIN = 68
+PASS = 69
+PONG = 70
+KONG = 71
+CHI = 72
+N_CHI = 21
+TING = CHI + N_CHI  # 93
+N_ACTIONS = TING + N_KINDS  # 127
+
+
+def chi_start(chi_id: int) -> int:
+    """Tile index of the lowest tile of chi action ``chi_id`` (0-20, not the action id)."""
+    return 9 * (chi_id // 7) + chi_id % 7
+
+
+def _names() -> list[str]:
+    out = [f"discard {CODES[t]}" for t in range(N_KINDS)]
+    out += [f"kong {CODES[t]}" for t in range(N_KINDS)]
+    out += ["win", "pass", "pong", "kong"]
+    for c in range(N_CHI):
+        s = chi_start(c)
+        out.append(f"chi {s % 9 + 1}{s % 9 + 2}{s % 9 + 3}{'mps'[s // 9]}")
+    out += [f"ting {CODES[t]}" for t in range(N_KINDS)]
+    assert len(out) == N_ACTIONS
+    return out
+
+
+NAMES: tuple[str, ...] = tuple(_names())
+_INDEX = {n: i for i, n in enumerate(NAMES)}
+
+
+class ActionError(ValueError):
+    """An action is unknown, or illegal in the current state."""
+
+
+def name(i: int) -> str:
+    """The name of action ``i``, e.g. ``name(4) == 'discard 5m'``."""
+    try:
+        if int(i) != i or i < 0:
+            raise IndexError
+        return NAMES[int(i)]
+    except (IndexError, TypeError, ValueError):
+        raise ActionError(f"action {i!r} is not an integer in 0-{N_ACTIONS - 1}") from None
+
+
+def index(action_name: str) -> int:
+    """The integer of an action name, e.g. ``index('chi 345m') == 74``."""
+    try:
+        return _INDEX[action_name]
+    except (KeyError, TypeError):
+        raise ActionError(f"unknown action name {action_name!r}") from None

@@ -1,0 +1,186 @@
+"""Tiles: the 34-kind index, tile codes and the compact hand notation (RULES.md 1).
+
+Index layout (the common 34-array convention)::
+
+    index  0-8   1m-9m   万 characters
+    index  9-17  1p-9p   筒 dots
+    index 18-26  1s-9s   条 bamboo
+    index 27-30  1z-4z   东 南 西 北 winds
+    index 31-33  5z-7z   白 发 中 dragons
+    index 34-41  1f-8f   春夏秋冬梅兰竹菊 flowers (``quemen`` only, one copy each)
+
+A hand is a count array of length 34 (flowers are never part of a hand). A wall is a
+sequence of tile indices (0-41).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+N_KINDS = 34
+"""Number of tile kinds that can be held in a hand."""
+N_FLOWERS = 8
+"""Flower tiles (``quemen``), indices 34-41, one copy each."""
+FIRST_FLOWER = 34
+COPIES = 4
+
+_SUIT_OFFSET = {"m": 0, "p": 9, "s": 18, "z": 27, "f": 34}
+_SUIT_SIZE = {"m": 9, "p": 9, "s": 9, "z": 7, "f": 8}
+
+CODES: tuple[str, ...] = tuple(
+    f"{n}{suit}" for suit in "mpszf" for n in range(1, _SUIT_SIZE[suit] + 1)
+)
+"""CODES[i] is the code of tile index i (0-41)."""
+_INDEX = {c: i for i, c in enumerate(CODES)}
+
+# Unicode mahjong tiles, for rendering.
+_GLYPH_START = {"m": 0x1F007, "p": 0x1F019, "s": 0x1F010}
+_HONOR_GLYPHS = "\U0001F000\U0001F001\U0001F002\U0001F003\U0001F006\U0001F005\U0001F004"
+_FLOWER_GLYPHS = "\U0001F026\U0001F027\U0001F028\U0001F029\U0001F022\U0001F023\U0001F025\U0001F024"
+NAMES_ZH = (
+    [f"{n}万" for n in "一二三四五六七八九"]
+    + [f"{n}筒" for n in "一二三四五六七八九"]
+    + [f"{n}条" for n in "一二三四五六七八九"]
+    + list("东南西北白发中")
+    + list("春夏秋冬梅兰竹菊")
+)
+
+
+class TileError(ValueError):
+    """A tile code, a hand string or a tile count is malformed."""
+
+
+def code(index: int) -> str:
+    """The code of a tile index, e.g. ``code(4) == '5m'``."""
+    if not 0 <= int(index) < len(CODES):
+        raise TileError(f"tile index {index} is out of range 0-{len(CODES) - 1}")
+    return CODES[int(index)]
+
+
+def index(tile_code: str) -> int:
+    """The index of a single tile code, e.g. ``index('5m') == 4``."""
+    try:
+        return _INDEX[tile_code]
+    except (KeyError, TypeError):
+        raise TileError(f"unknown tile code {tile_code!r}") from None
+
+
+def glyph(index: int) -> str:
+    """The Unicode mahjong character of a tile index."""
+    c = code(index)
+    n, suit = int(c[0]), c[1]
+    if suit in _GLYPH_START:
+        return chr(_GLYPH_START[suit] + n - 1)
+    if suit == "z":
+        return _HONOR_GLYPHS[n - 1]
+    return _FLOWER_GLYPHS[n - 1]
+
+
+def parse_tiles(text: str, *, allow_flowers: bool = False) -> list[int]:
+    """Parse compact notation into tile indices, in the order written.
+
+    ``parse_tiles('123m11z') == [0, 1, 2, 27, 27]``. Raises TileError naming the bad
+    character and its position.
+    """
+    if not isinstance(text, str):
+        raise TileError(f"tiles must be a string in compact notation, got {type(text).__name__}")
+    out: list[int] = []
+    digits: list[tuple[int, str]] = []
+    for pos, ch in enumerate(text):
+        if ch.isdigit():
+            digits.append((pos, ch))
+            continue
+        if ch in _SUIT_OFFSET:
+            if not digits:
+                raise TileError(f"suit letter {ch!r} at position {pos} of {text!r} has no digits before it")
+            if ch == "f" and not allow_flowers:
+                raise TileError(f"flower tiles ({digits[0][1]}f at position {digits[0][0]} of {text!r}) are not allowed here")
+            for dpos, d in digits:
+                n = int(d)
+                if not 1 <= n <= _SUIT_SIZE[ch]:
+                    raise TileError(f"no tile {d}{ch} (digit at position {dpos} of {text!r})")
+                out.append(_SUIT_OFFSET[ch] + n - 1)
+            digits = []
+            continue
+        raise TileError(f"unexpected character {ch!r} at position {pos} of {text!r}")
+    if digits:
+        pos, d = digits[0]
+        raise TileError(f"digit {d!r} at position {pos} of {text!r} has no suit letter after it (m, p, s or z)")
+    return out
+
+
+def to_counts(tiles, *, max_copies: int = COPIES, what: str = "hand") -> np.ndarray:
+    """Count array (34,) int64 of a list of tile indices; rejects flowers and >4 copies."""
+    counts = np.zeros(N_KINDS, dtype=np.int64)
+    for t in tiles:
+        if not 0 <= t < N_KINDS:
+            raise TileError(f"{code(t)} cannot be part of a {what}")
+        counts[t] += 1
+    over = np.flatnonzero(counts > max_copies)
+    if over.size:
+        t = int(over[0])
+        raise TileError(f"{what} holds {counts[t]} copies of {CODES[t]}; there are only {max_copies}")
+    return counts
+
+
+def parse_hand(text: str) -> np.ndarray:
+    """Parse a hand in compact notation into a count array (34,) int64.
+
+    Raises TileError naming the bad character, or the tile with more than four copies.
+    """
+    return to_counts(parse_tiles(text))
+
+
+def format_tiles(tiles) -> str:
+    """Compact notation of tile indices, grouped by suit in the order m, p, s, z, f."""
+    groups: dict[str, list[str]] = {s: [] for s in "mpszf"}
+    for t in sorted(int(x) for x in tiles):
+        c = code(t)
+        groups[c[1]].append(c[0])
+    return "".join("".join(ds) + s for s, ds in groups.items() if ds)
+
+
+def format_hand(counts) -> str:
+    """Compact notation of a count array (34,)."""
+    counts = np.asarray(counts)
+    return format_tiles(np.repeat(np.arange(len(counts)), counts.astype(np.int64)))
+
+
+def suit_of(index: int) -> int:
+    """0, 1, 2 for m, p, s; 3 for honors; 4 for flowers."""
+    return min(int(index) // 9, 3) if index < FIRST_FLOWER else 4
+
+
+def hui_of_indicator(indicator: int) -> int:
+    """The 惠牌 (wildcard) kind named by the indicator 惠坯 (RULES.md 3).
+
+    Suits n -> n+1 and 9 -> 1; winds E -> S -> W -> N -> E; dragons 中 -> 发 -> 白 -> 中.
+    """
+    i = int(indicator)
+    if not 0 <= i < N_KINDS:
+        raise TileError(f"{code(i)} cannot be an indicator")
+    return int(HUI_OF_INDICATOR[i])
+
+
+def _hui_table() -> np.ndarray:
+    t = np.zeros(N_KINDS, dtype=np.int64)
+    for s in range(3):
+        for n in range(9):
+            t[9 * s + n] = 9 * s + (n + 1) % 9
+    for n in range(4):
+        t[27 + n] = 27 + (n + 1) % 4
+    t[33], t[32], t[31] = 32, 31, 33  # 中 -> 发 -> 白 -> 中
+    return t
+
+
+HUI_OF_INDICATOR = _hui_table()
+"""HUI_OF_INDICATOR[indicator] is the 惠牌 kind; an array for batched look-up."""
+
+
+def full_set(n_tiles: int = 136) -> np.ndarray:
+    """All tiles of a set, as indices: 4 of each of the 34 kinds, plus 8 flowers for 144."""
+    tiles = np.repeat(np.arange(N_KINDS), COPIES)
+    if n_tiles == 144:
+        tiles = np.concatenate([tiles, np.arange(FIRST_FLOWER, FIRST_FLOWER + N_FLOWERS)])
+    elif n_tiles != 136:
+        raise TileError(f"a set has 136 or 144 tiles, not {n_tiles}")
+    return tiles
