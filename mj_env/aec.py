@@ -1,0 +1,206 @@
+"""Beijing mahjong (惠牌 wildcards), Hebei and 缺门 rules: a PettingZoo AEC environment.
+
+::
+
+    from mj_env import env
+    e = env(rules="beijing", render_mode="ansi")
+    e.reset(seed=0)
+    for agent in e.agent_iter():
+        obs, reward, termination, truncation, info = e.last()
+        action = None if termination or truncation else e.action_space(agent).sample(obs["action_mask"])
+        e.step(action)
+
+| | |
+| --- | --- |
+| Agents | ``player_0`` .. ``player_3``; seat 0 is East |
+| Action space | ``Discrete(127)``, the same for every rule set (``mj_env.actions``) |
+| Observation | ``{"observation": Box(0, 255, (14, 34), uint8), "action_mask": Box(0, 1, (127,), int8)}`` |
+| Rewards | settled points of the hand (zero-sum), given when the hand ends |
+| Import | ``mj_env.env(rules="beijing", render_mode=None, **rule_overrides)`` |
+
+## Actions
+
+``mj_env.actions.name(i)`` / ``index(name)``::
+
+    0-33     discard 1m .. discard 7z       own turn
+    34-67    kong 1m .. kong 7z             concealed or added kong, own turn
+    68       win                            self-draw, or on the discard / robbed kong
+    69       pass                           decline a claim
+    70       pong                           pong the discard
+    71       kong                           exposed kong on the discard
+    72-92    chi 123m .. chi 789s           chi forming that run (beijing)
+    93-126   ting 1m .. ting 7z             报听 and discard (quemen)
+
+Only the acting agent's mask has ones. By default an illegal action raises
+``mj_env.actions.ActionError`` naming the action and why, and the game stays as it was; with
+``illegal_action="penalize"`` the hand ends instead and the offender gets ``-illegal_penalty``
+(the others 0; this breaks zero-sum, as in PettingZoo's classic environments).
+
+## Observation
+
+Seat-relative count planes, layout ``mj_obs_v1`` (``mj_env.observation``)::
+
+    0 own hand | 1-4 melds of self, next, opposite, previous | 5-8 their rivers (unclaimed
+    discards) | 9 indicator 惠坯 | 10 惠牌 | 11 tile being claimed | 12 tile drawn this turn |
+    13 scalars: live wall, reserve, dealer, phase, 烧庄, 互包, kongs, 报听, flowers, claims ...
+
+No other seat's concealed tiles and nothing of the wall order are in it.
+
+## Rewards and info
+
+When the hand ends every agent's reward is its settled points (RULES.md 6, base applied) and
+``infos[agent]["settlement"]`` holds the hand calculator's output for the win, with ``"input"``
+the calculator input that reproduces it, or ``{"draw": true, "shaozhuang": S, "scores": [...]}``;
+with several winners (hebei) ``{"wins": [...], "scores": [...]}``. With ``hands_per_episode`` > 1
+an episode is a match: rewards come at the end of every hand and the episode ends after the last.
+
+## Reset options
+
+``reset(seed=None, options={"wall": [136 or 144 tile codes], "dealer": seat})``: an explicit wall
+in dealing order (RULES.md 3) and the first dealer; both optional.
+
+## Version history
+
+- v0: first release (observation layout mj_obs_v1).
+"""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import actions as A
+from .engine import Engine
+from .observation import N_PLANES, OBS_NAME, observe
+from .render import render_table
+from .state import END
+from .tiles import N_KINDS
+
+AGENTS = [f"player_{i}" for i in range(4)]
+
+
+def env(rules="beijing", render_mode=None, **kwargs):
+    """The AEC environment wrapped in PettingZoo's order-enforcing wrapper."""
+    e = raw_env(rules=rules, render_mode=render_mode, **kwargs)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+class raw_env(AECEnv):
+    """One mahjong table as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "mj_env_v0", "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, rules="beijing", render_mode=None, illegal_action="raise", illegal_penalty=10, **overrides):
+        super().__init__()
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if illegal_action not in ("raise", "penalize"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {illegal_action!r}")
+        self.engine = Engine(rules, num_tables=1, **overrides)
+        self.rules = self.engine.rules
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_penalty = illegal_penalty
+        self.possible_agents = list(AGENTS)
+        self.agent_name_mapping = {a: i for i, a in enumerate(AGENTS)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0, 255, (N_PLANES, N_KINDS), dtype=np.uint8),
+            "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),
+        })
+        act_space = spaces.Discrete(A.N_ACTIONS)
+        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.action_spaces = {a: act_space for a in AGENTS}
+        self.observation_layout = OBS_NAME
+        self.agents = []
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # --------------------------------------------------------------------------
+    def reset(self, seed=None, options=None):
+        options = dict(options or {})
+        unknown = set(options) - {"wall", "dealer"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s): {', '.join(sorted(unknown))}; use 'wall' and 'dealer'")
+        walls = None if options.get("wall") is None else [options["wall"]]
+        dealers = None if options.get("dealer") is None else [options["dealer"]]
+        if dealers is not None and (isinstance(dealers[0], bool) or dealers[0] not in (0, 1, 2, 3)):
+            raise ValueError(f"dealer must be a seat 0-3, got {options['dealer']!r}")
+        self.engine.reset(seed=seed, walls=walls, dealers=dealers)
+        self.agents = list(AGENTS)
+        self.rewards = {a: 0 for a in AGENTS}
+        self._cumulative_rewards = {a: 0 for a in AGENTS}
+        self.terminations = {a: False for a in AGENTS}
+        self.truncations = {a: False for a in AGENTS}
+        self.infos = {a: {} for a in AGENTS}
+        res = self.engine._last_reset_result
+        if res.hand_over[0]:  # the deal itself ended the hand (四惠牌 on the dealer's first turn)
+            self._record(res)
+        self._select()
+
+    def observe(self, agent):
+        seat = self.agent_name_mapping[agent]
+        obs = observe(self.rules, self.engine.state, np.array([0]), np.array([seat]))[0]
+        mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+        st = self.engine.state
+        if st.phase[0] != END and st.to_act[0] == seat:
+            mask[:] = self.engine.legal_mask()[0]
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        self._cumulative_rewards[agent] = 0
+        for a in self.agents:
+            self.rewards[a] = 0
+        mask = self.engine.legal_mask()[0]
+        ok = isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < A.N_ACTIONS
+        if not ok:
+            raise A.ActionError(f"{agent}: action {action!r} is not an integer in 0-{A.N_ACTIONS - 1}")
+        if not mask[int(action)]:
+            if self.illegal_action == "raise":
+                raise A.ActionError(f"{agent}: " + self.engine.explain_illegal(0, int(action)))
+            self.rewards[agent] = -self.illegal_penalty
+            self.infos[agent] = {"illegal_action": A.name(int(action))}
+            for a in self.agents:
+                self.terminations[a] = True
+            self._accumulate_rewards()
+            return
+        res = self.engine.step(np.array([int(action)]))
+        for a in self.agents:
+            self.infos[a] = {}
+        if res.hand_over[0]:
+            self._record(res)
+        self._select()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _record(self, res) -> None:
+        for i, a in enumerate(AGENTS):
+            self.rewards[a] = int(res.rewards[0, i])
+            self.infos[a] = {"settlement": res.settlements.get(0)}
+        if res.episode_over[0]:
+            for a in self.agents:
+                self.terminations[a] = True
+
+    def _select(self) -> None:
+        self.agent_selection = AGENTS[int(self.engine.state.to_act[0])]
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        text = render_table(self.rules, self.engine.state, 0)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        pass

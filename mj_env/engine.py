@@ -1,0 +1,527 @@
+"""The batched engine: B tables, one decision each per ``step``, no Python loop over tables.
+
+``Engine.step(actions)`` takes one action per table (for the seat ``state.to_act``), applies
+each kind of update to the subset of tables that chose it (boolean masks and fancy indexing),
+then runs every table on through draws, empty claim windows and automatic wins until it waits
+on a real decision again (docs/game_flow.md), and computes the legal masks for the next step.
+Loops in here run over the 4 seats, the 3 places of a claim queue or a few phases, never over
+tables. Settlement of a won hand calls the rules core once per won hand (``settle.py``).
+
+An illegal action raises ``ActionError`` naming the table, the seat, the action and why, and
+changes nothing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import actions as A
+from . import legal
+from .rules import RuleSet, get_rules
+from .settle import hand_results
+from .state import (ADDED_KONG, C_CHI_HIGH, C_CHI_LOW, C_CHI_MID, C_KONG, C_PONG, C_WIN, CHI,
+                    CLAIM, CLAIM_CATEGORY, CONCEALED_KONG, END, KONG, NO_CATEGORY, PHASE_NAMES, PONG,
+                    ROB, TURN, GameState, K, Q, allocate)
+from .wall import deal, draw, parse_wall, shuffled_walls
+
+# chi action id of the run starting at tile t (t in a suit, t % 9 <= 6)
+_CHI_ID = np.full(K + 3, -1, dtype=np.int64)
+_CHI_START = np.array([A.chi_start(c) for c in range(A.N_CHI)], dtype=np.int64)
+_CHI_ID[_CHI_START] = A.CHI + np.arange(A.N_CHI)
+
+
+@dataclass
+class StepResult:
+    """What one step produced, per table."""
+
+    rewards: np.ndarray        # (B, 4) int32 settled points of the hands that ended in this step
+    hand_over: np.ndarray      # (B,) bool    a hand ended at this table in this step
+    episode_over: np.ndarray   # (B,) bool    the episode (match of hands_per_episode) ended
+    settlements: dict = field(default_factory=dict)  # table -> settlement object (INTERFACES.md 2)
+
+
+class Engine:
+    """B tables of one rule set.
+
+    >>> eng = Engine("beijing", num_tables=8, seed=0)
+    >>> eng.reset()
+    >>> mask = eng.legal_mask()          # (8, N_ACTIONS) bool, for the seat state.to_act
+    >>> res = eng.step(first_legal(mask))
+    """
+
+    def __init__(self, rules: "str | RuleSet" = "beijing", num_tables: int = 1, seed=None, **overrides):
+        self.rules = get_rules(rules, **overrides)
+        if int(num_tables) < 1:
+            raise ValueError(f"num_tables must be at least 1, got {num_tables}")
+        self.num_tables = int(num_tables)
+        self.state: GameState = allocate(self.num_tables, self.rules.n_tiles)
+        self.rng = np.random.default_rng(seed)
+        self._mask = np.zeros((self.num_tables, A.N_ACTIONS), dtype=bool)
+        self._rows = np.arange(self.num_tables)
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed=None, walls=None, dealers=None, tables=None) -> None:
+        """Start new episodes at ``tables`` (default: all).
+
+        walls: None (shuffled from the engine's generator), or an array/list (n, W) of tile
+        indices or codes, each a full set (RULES.md 3). dealers: None (RULES.md 2: East, or at
+        random for hebei/quemen) or (n,) seats.
+        """
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        idx = self._rows if tables is None else np.asarray(tables, dtype=np.int64).reshape(-1)
+        n = len(idx)
+        if walls is None:
+            walls_arr = shuffled_walls(self.rules, self.rng, n)
+        else:
+            if len(walls) != n:
+                raise ValueError(f"{len(walls)} walls given for {n} tables")
+            walls_arr = np.stack([parse_wall(self.rules, w) for w in walls])
+        if dealers is None:
+            if self.rules.first_dealer == "random":
+                dealers_arr = self.rng.integers(0, 4, size=n).astype(np.int8)
+            else:
+                dealers_arr = np.zeros(n, dtype=np.int8)
+        else:
+            dealers_arr = np.asarray(dealers, dtype=np.int64).reshape(-1)
+            if len(dealers_arr) != n or ((dealers_arr < 0) | (dealers_arr > 3)).any():
+                raise ValueError(f"dealers must be {n} seats in 0-3, got {dealers!r}")
+            dealers_arr = dealers_arr.astype(np.int8)
+        st = self.state
+        st.hands_played[idx] = 0
+        st.match_scores[idx] = 0
+        empty = deal(self.rules, st, idx, walls_arr, dealers_arr)
+        res = self._new_result()
+        self._start_turn(idx, res)
+        self._finish(idx[empty], np.zeros(0, dtype=np.int64), res)
+        self._update_masks(None if tables is None else idx)
+        self._last_reset_result = res
+
+    # ------------------------------------------------------------------ masks
+    def legal_mask(self) -> np.ndarray:
+        """(B, N_ACTIONS) bool: the legal actions of each table's seat ``to_act`` (END: none)."""
+        return self._mask
+
+    def _update_masks(self, tables=None) -> None:
+        rules, st = self.rules, self.state
+        mask = self._mask
+        if tables is None:
+            mask[:] = False
+            phase = st.phase
+            base = self._rows
+        else:
+            mask[tables] = False
+            phase = st.phase[tables]
+            base = tables
+        turn = base[phase == TURN]
+        if len(turn):
+            s = st.to_act[turn].astype(np.int64)
+            counts = st.hands[turn, s]
+            claimed = st.claimed_turn[turn]
+            disc = counts > 0
+            tinged = st.ting[turn, s]
+            if tinged.any():
+                t_rows = np.flatnonzero(tinged)
+                disc[t_rows] = False
+                disc[t_rows, st.drawn[turn[t_rows]]] = True
+            mask[turn, A.DISCARD:A.DISCARD + K] = disc
+            mask[turn, A.KONG_SELF:A.KONG_SELF + K] = legal.self_kongs(rules, st, turn, s)
+            mask[turn, A.WIN] = ~claimed & legal.self_draw_win(rules, st, turn, s)
+            if rules.ting:
+                mask[turn, A.TING:A.TING + K] = legal.ting_discards(rules, st, turn, s)
+        claim = base[phase == CLAIM]
+        if len(claim):
+            s = st.to_act[claim].astype(np.int64)
+            ok = st.claim_ok[claim, s] & (CLAIM_CATEGORY[None, :] < st.pend_cat[claim, None])
+            mask[claim, A.WIN] = ok[:, C_WIN]
+            mask[claim, A.PONG] = ok[:, C_PONG]
+            mask[claim, A.KONG] = ok[:, C_KONG]
+            mask[claim, A.PASS] = True
+            t = st.claim_tile[claim].astype(np.int64)
+            for which, c in ((0, C_CHI_LOW), (1, C_CHI_MID), (2, C_CHI_HIGH)):
+                rows = np.flatnonzero(ok[:, c])
+                mask[claim[rows], _CHI_ID[t[rows] - which]] = True
+        rob = base[phase == ROB]
+        if len(rob):
+            s = st.to_act[rob].astype(np.int64)
+            mask[rob, A.WIN] = st.claim_ok[rob, s, C_WIN]
+            mask[rob, A.PASS] = True
+
+    def explain_illegal(self, table: int, action: int) -> str:
+        """Why ``action`` is not legal at ``table`` now, in words."""
+        st = self.state
+        try:
+            name = A.name(action)
+        except A.ActionError as e:
+            return str(e)
+        phase = PHASE_NAMES[st.phase[table]]
+        if st.phase[table] == END:
+            return f"action '{name}' at table {table}: the hand is over; reset first"
+        legal_names = [A.name(i) for i in np.flatnonzero(self._mask[table])]
+        shown = ", ".join(legal_names[:12]) + (" ..." if len(legal_names) > 12 else "")
+        return (f"action '{name}' is illegal at table {table} for seat {st.to_act[table]} in phase "
+                f"{phase}; legal now: {shown}")
+
+    # ------------------------------------------------------------------ step
+    def step(self, actions) -> StepResult:
+        """Apply one action per table (ignored at tables in END). Returns rewards and ends."""
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_tables,) or not np.issubdtype(acts.dtype, np.integer):
+            raise A.ActionError(f"expected {self.num_tables} integer actions, got shape {acts.shape} "
+                                f"dtype {acts.dtype}")
+        acts = acts.astype(np.int64)
+        st = self.state
+        live = st.phase != END
+        in_range = (acts >= 0) & (acts < A.N_ACTIONS)
+        ok = ~live | (in_range & self._mask[self._rows, np.clip(acts, 0, A.N_ACTIONS - 1)])
+        if not ok.all():
+            b = int(np.flatnonzero(~ok)[0])
+            raise A.ActionError(self.explain_illegal(b, int(acts[b])))
+        res = self._new_result()
+        phase = st.phase.copy()
+        touched = self._rows[live]
+        self._do_turn(self._rows[phase == TURN], acts, res)
+        self._do_claim(self._rows[phase == CLAIM], acts, res)
+        self._do_rob(self._rows[phase == ROB], acts, res)
+        self._update_masks(touched if len(touched) < self.num_tables else None)
+        return res
+
+    def _new_result(self) -> StepResult:
+        B = self.num_tables
+        return StepResult(np.zeros((B, 4), dtype=np.int32), np.zeros(B, dtype=bool), np.zeros(B, dtype=bool))
+
+    # ---------------------------------------------------------------- own turn
+    def _do_turn(self, idx, acts, res) -> None:
+        if not len(idx):
+            return
+        st, rules = self.state, self.rules
+        a = acts[idx]
+        s = st.to_act[idx].astype(np.int64)
+        win = a == A.WIN
+        if win.any():
+            w, ws = idx[win], s[win]
+            self._record_win(w, ws, np.full(len(w), -1), st.drawn[w].astype(np.int64))
+            self._finish(np.zeros(0, dtype=np.int64), w, res)
+        kong = (a >= A.KONG_SELF) & (a < A.KONG_SELF + K)
+        if kong.any():
+            self._self_kong(idx[kong], s[kong], a[kong] - A.KONG_SELF, res)
+        disc = (a < A.DISCARD + K) | ((a >= A.TING) & (a < A.TING + K))
+        if disc.any():
+            d, ds = idx[disc], s[disc]
+            tile = np.where(a[disc] >= A.TING, a[disc] - A.TING, a[disc])
+            if rules.ting:
+                st.ting[d, ds] |= a[disc] >= A.TING
+            self._discard(d, ds, tile, res)
+
+    def _self_kong(self, idx, s, tile, res) -> None:
+        st = self.state
+        conc = st.hands[idx, s, tile] == 4
+        if conc.any():
+            c, cs, ct = idx[conc], s[conc], tile[conc]
+            st.hands[c, cs, ct] = 0
+            st.meld_counts[c, cs, ct] += 4
+            self._add_meld(c, cs, CONCEALED_KONG, ct, np.full(len(c), -1))
+            self._replacement(c, res)
+        added = ~conc
+        if added.any():
+            b, bs, bt = idx[added], s[added], tile[added]
+            st.any_meld[b] = True
+            ok = legal.claim_options(self.rules, st, b, bs, bt, robbing=True)
+            robbers = ok[:, :, C_WIN].any(axis=1)
+            if robbers.any():
+                self._open_window(b[robbers], bs[robbers], bt[robbers], ok[robbers], ROB)
+            if (~robbers).any():
+                self._complete_added_kong(b[~robbers], bs[~robbers], bt[~robbers], res)
+
+    def _complete_added_kong(self, idx, s, tile, res) -> None:
+        st = self.state
+        st.hands[idx, s, tile] -= 1
+        st.meld_counts[idx, s, tile] += 1
+        slot = np.argmax((st.meld_type[idx, s] == PONG) & (st.meld_tile[idx, s] == tile[:, None]), axis=1)
+        st.meld_type[idx, s, slot] = ADDED_KONG
+        self._replacement(idx, res)
+
+    def _add_meld(self, idx, s, kind, tile, frm) -> None:
+        st = self.state
+        slot = st.n_melds[idx, s].astype(np.int64)
+        st.meld_type[idx, s, slot] = kind
+        st.meld_tile[idx, s, slot] = tile
+        st.meld_from[idx, s, slot] = frm
+        st.n_melds[idx, s] += 1
+        st.any_meld[idx] = True
+
+    def _discard(self, idx, s, tile, res) -> None:
+        st, rules = self.state, self.rules
+        st.hands[idx, s, tile] -= 1
+        st.river[idx, s, tile] += 1
+        st.n_discards[idx, s] += 1
+        st.claim_last[idx] = st.last_draw[idx]
+        if rules.shaozhuang:
+            self._shaozhuang(idx, s, tile)
+        ok = legal.claim_options(rules, st, idx, s, tile, robbing=False)
+        anyone = ok.any(axis=(1, 2))
+        if anyone.any():
+            self._open_window(idx[anyone], s[anyone], tile[anyone], ok[anyone], CLAIM)
+        rest = idx[~anyone]
+        if len(rest):
+            self._next_draw(rest, res)
+
+    def _shaozhuang(self, idx, s, tile) -> None:
+        """烧庄: rounds of four equal discards, dealer first, in turn, no claim in between."""
+        st = self.state
+        alive = st.sz_alive[idx]
+        if not alive.any():
+            return
+        idx, s, tile = idx[alive], s[alive], tile[alive]
+        dealer = st.dealer[idx].astype(np.int64)
+        count = st.sz_count[idx].astype(np.int64)
+        start = (s == dealer) & (count == 0)
+        cont = (count > 0) & (tile == st.sz_tile[idx]) & (s == (dealer + count) % 4)
+        st.sz_tile[idx[start]] = tile[start]
+        st.sz_count[idx[start]] = 1
+        c = idx[cont]
+        st.sz_count[c] += 1
+        done = c[st.sz_count[c] == 4]
+        st.sz_rounds[done] += 1
+        st.sz_count[done] = 0
+        st.sz_alive[idx[~(start | cont)]] = False
+
+    def _open_window(self, idx, s, tile, ok, phase) -> None:
+        """Queue the seats that may claim (win first in play order, then pong/kong, then chi)."""
+        st = self.state
+        n = len(idx)
+        rows = np.arange(n)[:, None]
+        best = np.where(ok.any(axis=2), np.argmax(ok, axis=2), NO_CATEGORY)  # first claim kind
+        cat = np.where(best < NO_CATEGORY, CLAIM_CATEGORY[np.minimum(best, 5)], NO_CATEGORY)
+        offs = np.array([1, 2, 3])
+        seats = (s[:, None] + offs[None, :]) % 4                           # play order
+        cats = cat[rows, seats]                                             # (n, 3)
+        order = np.argsort(cats * 4 + offs[None, :], axis=1, kind="stable")
+        st.queue_seat[idx] = seats[rows, order]
+        st.queue_cat[idx] = cats[rows, order]
+        st.q_len[idx] = (cats < NO_CATEGORY).sum(axis=1)
+        st.q_pos[idx] = 0
+        st.claim_ok[idx] = ok
+        st.claim_tile[idx] = tile
+        st.pend_action[idx] = -1
+        st.pend_cat[idx] = NO_CATEGORY
+        st.winners[idx] = False
+        st.turn_seat[idx] = s
+        st.phase[idx] = phase
+        st.to_act[idx] = st.queue_seat[idx, 0]
+
+    # ------------------------------------------------------------ claim window
+    def _do_claim(self, idx, acts, res) -> None:
+        if not len(idx):
+            return
+        st, rules = self.state, self.rules
+        a = acts[idx]
+        s = st.to_act[idx].astype(np.int64)
+        win = a == A.WIN
+        if win.any():
+            w = idx[win]
+            self._record_win(w, s[win], st.turn_seat[w].astype(np.int64), st.claim_tile[w].astype(np.int64))
+            if not rules.multiple_winners:
+                self._finish(np.zeros(0, dtype=np.int64), w, res)
+        meld = (a == A.PONG) | (a == A.KONG) | ((a >= A.CHI) & (a < A.CHI + A.N_CHI))
+        if meld.any():
+            m, ma, ms = idx[meld], a[meld], s[meld]
+            waiting = self._accept(m, np.where(ma >= A.CHI, 2, 1), ma, ms)
+            if (~waiting).any():
+                self._carry_out(m[~waiting], ms[~waiting], ma[~waiting], res)
+            if waiting.any():
+                self._advance(m[waiting], res)
+        passed = idx[a == A.PASS]
+        if len(passed):
+            self._advance(passed, res)
+        if rules.multiple_winners and win.any():
+            self._accept(idx[win], 0, None, None)
+            self._advance(idx[win], res)
+
+    def _accept(self, idx, cat, action, seat) -> np.ndarray:
+        """A seat accepted a claim of category ``cat``: seats later in the queue whose best
+        category is not better leave it. Returns (n,) bool: higher-priority seats remain, so the
+        claim waits as pending (always True for hebei's several winners)."""
+        st = self.state
+        cat = np.broadcast_to(np.asarray(cat), (len(idx),))
+        # a win keeps the later winners in the queue (hebei); any other claim only better ones
+        beaten_by = np.where(cat == 0, 1, cat)
+        pos = st.q_pos[idx].astype(np.int64)
+        later = np.arange(Q)[None, :] > pos[:, None]
+        keep = later & (st.queue_cat[idx] < beaten_by[:, None]) & (np.arange(Q)[None, :] < st.q_len[idx, None])
+        remaining = keep.sum(axis=1)
+        st.q_len[idx] = pos + 1 + remaining
+        if action is None:  # hebei: a win; the remaining winners are still asked, wins only
+            st.pend_cat[idx] = 1
+            return np.ones(len(idx), dtype=bool)
+        still = remaining > 0
+        p = idx[still]
+        st.pend_action[p] = action[still]
+        st.pend_seat[p] = seat[still]
+        st.pend_cat[p] = cat[still]
+        return still
+
+    def _advance(self, idx, res) -> None:
+        """Ask the next seat in the queue, or close the window."""
+        st = self.state
+        st.q_pos[idx] += 1
+        done = st.q_pos[idx] >= st.q_len[idx]
+        ask = idx[~done]
+        st.to_act[ask] = st.queue_seat[ask, st.q_pos[ask].astype(np.int64)]
+        closed = idx[done]
+        if not len(closed):
+            return
+        won = st.winners[closed].any(axis=1)
+        if won.any():
+            self._finish(np.zeros(0, dtype=np.int64), closed[won], res)
+        closed = closed[~won]
+        rob = st.phase[closed] == ROB
+        if rob.any():
+            r = closed[rob]
+            self._complete_added_kong(r, st.turn_seat[r].astype(np.int64), st.claim_tile[r].astype(np.int64), res)
+        closed = closed[~rob]
+        pend = st.pend_action[closed] >= 0
+        if pend.any():
+            p = closed[pend]
+            self._carry_out(p, st.pend_seat[p].astype(np.int64), st.pend_action[p].astype(np.int64), res)
+        rest = closed[~pend]
+        if len(rest):
+            self._next_draw(rest, res)
+
+    def _carry_out(self, idx, s, a, res) -> None:
+        """Execute an accepted pong, exposed kong or chi of the claim tile."""
+        st, rules = self.state, self.rules
+        d = st.turn_seat[idx].astype(np.int64)
+        t = st.claim_tile[idx].astype(np.int64)
+        st.river[idx, d, t] -= 1
+        st.meld_counts[idx, s, t] += 1
+        hui = st.hui[idx].astype(np.int64)
+        chi = a >= A.CHI
+        same = ~chi
+        if same.any():
+            b, bs, bt = idx[same], s[same], t[same]
+            need = np.where(a[same] == A.KONG, 3, 2)
+            nat = np.minimum(st.hands[b, bs, bt], need)
+            wild = need - nat
+            st.hands[b, bs, bt] -= nat
+            st.meld_counts[b, bs, bt] += nat
+            if rules.hui_wild_in_melds and wild.any():
+                bh = hui[same]
+                st.hands[b, bs, bh] -= wild
+                st.meld_counts[b, bs, bh] += wild
+            kind = np.where(a[same] == A.KONG, KONG, PONG)
+            self._add_meld(b, bs, kind, bt, d[same])
+        if chi.any():
+            b, bs, bt, bh = idx[chi], s[chi], t[chi], hui[chi]
+            start = _CHI_START[a[chi] - A.CHI]
+            for k in range(3):
+                o = start + k
+                other = o != bt
+                have = st.hands[b, bs, o] > 0
+                use_nat = other & have
+                use_wild = other & ~have
+                st.hands[b[use_nat], bs[use_nat], o[use_nat]] -= 1
+                st.meld_counts[b[use_nat], bs[use_nat], o[use_nat]] += 1
+                st.hands[b[use_wild], bs[use_wild], bh[use_wild]] -= 1
+                st.meld_counts[b[use_wild], bs[use_wild], bh[use_wild]] += 1
+            self._add_meld(b, bs, CHI, start, d[chi])
+        st.claims[idx, s, d] += 1
+        st.sz_alive[idx] = False
+        st.turn_seat[idx] = s
+        st.to_act[idx] = s
+        st.drawn[idx] = -1
+        st.after_kong[idx] = False
+        st.last_draw[idx] = False
+        kong = a == A.KONG
+        st.claimed_turn[idx] = ~kong
+        st.phase[idx] = TURN
+        if kong.any():
+            self._replacement(idx[kong], res)
+
+    # -------------------------------------------------------------- rob window
+    def _do_rob(self, idx, acts, res) -> None:
+        if not len(idx):
+            return
+        st = self.state
+        a = acts[idx]
+        win = a == A.WIN
+        if win.any():
+            w = idx[win]
+            self._record_win(w, st.to_act[w].astype(np.int64), st.turn_seat[w].astype(np.int64),
+                             st.claim_tile[w].astype(np.int64))
+            st.robbed[w] = True
+            if self.rules.multiple_winners:
+                self._accept(w, 0, None, None)
+                self._advance(w, res)
+            else:
+                self._finish(np.zeros(0, dtype=np.int64), w, res)
+        passed = idx[a == A.PASS]
+        if len(passed):
+            self._advance(passed, res)
+
+    # ------------------------------------------------------------------ draws
+    def _next_draw(self, idx, res) -> None:
+        st = self.state
+        st.turn_seat[idx] = (st.turn_seat[idx] + 1) % 4
+        empty = draw(self.rules, st, idx, replacement=False)
+        self._finish(idx[empty], np.zeros(0, dtype=np.int64), res)
+        self._start_turn(idx[~empty], res)
+
+    def _replacement(self, idx, res) -> None:
+        empty = draw(self.rules, self.state, idx, replacement=True)
+        self._finish(idx[empty], np.zeros(0, dtype=np.int64), res)
+        self._start_turn(idx[~empty], res)
+
+    def _start_turn(self, idx, res) -> None:
+        """A turn that begins with a draw or the dealer's first turn: 四惠牌 wins at once."""
+        st, rules = self.state, self.rules
+        if not rules.four_hui_win or not len(idx):
+            return
+        s = st.turn_seat[idx].astype(np.int64)
+        four = st.hands[idx, s, st.hui[idx].astype(np.int64)] == 4
+        if four.any():
+            w = idx[four]
+            self._record_win(w, s[four], np.full(len(w), -1), st.drawn[w].astype(np.int64))
+            self._finish(np.zeros(0, dtype=np.int64), w, res)
+
+    # ------------------------------------------------------------ end of hand
+    def _record_win(self, idx, seat, frm, tile) -> None:
+        st = self.state
+        st.winners[idx, seat] = True
+        st.win_from[idx] = frm
+        st.win_tile[idx] = tile
+
+    def _finish(self, drawn_idx, won_idx, res) -> None:
+        """Settle hands that ended (drawn or won), then deal the next hand of a match."""
+        idx = np.concatenate([np.asarray(drawn_idx, dtype=np.int64), np.asarray(won_idx, dtype=np.int64)])
+        if not len(idx):
+            return
+        st, rules = self.state, self.rules
+        won = np.concatenate([np.zeros(len(drawn_idx), bool), np.ones(len(won_idx), bool)])
+        if not won.all():
+            st.winners[idx[~won]] = False
+        robbed = idx[won & st.robbed[idx]]
+        if len(robbed):
+            st.hands[robbed, st.win_from[robbed].astype(np.int64), st.win_tile[robbed].astype(np.int64)] -= 1
+        scores, settlements = hand_results(rules, st, idx, won)
+        res.rewards[idx] += scores
+        res.hand_over[idx] = True
+        for b, s in zip(idx.tolist(), settlements):
+            res.settlements[b] = s
+        st.match_scores[idx] += scores
+        st.hands_played[idx] += 1
+        st.phase[idx] = END
+        # Dealer: stays after a dealer win or a drawn hand (连庄), else rotates.
+        dealer = st.dealer[idx].astype(np.int64)
+        keep = ~won | st.winners[idx, dealer]
+        step = -1 if rules.dealer_rotation == "previous" else 1
+        next_dealer = np.where(keep, dealer, (dealer + step) % 4).astype(np.int8)
+        more = st.hands_played[idx] < rules.hands_per_episode
+        res.episode_over[idx[~more]] = True
+        if more.any():
+            m = idx[more]
+            walls = shuffled_walls(rules, self.rng, len(m))
+            empty = deal(rules, st, m, walls, next_dealer[more])
+            self._start_turn(m, res)
+            self._finish(m[empty], np.zeros(0, dtype=np.int64), res)

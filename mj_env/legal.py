@@ -1,0 +1,189 @@
+"""What is legal: wins with the 惠牌 wild, kongs, discards, 报听 and claims, for many tables at once.
+
+Every function takes a subset of tables ``idx`` (int array, n tables) and the seats concerned
+(n,), and returns arrays with a leading n. The win tests are the rules core's (``mj_env.hand``);
+this module only says which tiles are natural, which are wild, and which restrictions apply
+(RULES.md 5, docs/game_flow.md).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import hand
+from .rules import RuleSet
+from .state import (ADDED_KONG, C, C_CHI_HIGH, C_CHI_LOW, C_CHI_MID, C_KONG, C_PONG, C_WIN, CHI,
+                    CONCEALED_KONG, KONG, PONG, GameState, K)
+from .wall import kong_possible
+
+_rows_cache: dict[int, np.ndarray] = {}
+
+
+def _rows(n: int) -> np.ndarray:
+    r = _rows_cache.get(n)
+    if r is None:
+        r = _rows_cache[n] = np.arange(n)
+    return r
+
+
+def split_wild(rules: RuleSet, st: GameState, idx, seats) -> tuple[np.ndarray, np.ndarray]:
+    """(natural counts (n, K) int8 with the 惠牌 removed, number of 惠牌 held (n,))."""
+    counts = st.hands[idx, seats]
+    if not rules.hui:
+        return counts, np.zeros(len(idx), dtype=np.int8)
+    hui = st.hui[idx].astype(np.int64)
+    rows = _rows(len(idx))
+    wild = counts[rows, hui].copy()
+    counts[rows, hui] = 0
+    return counts, wild
+
+
+def concealed(st: GameState, idx, seats) -> np.ndarray:
+    """No chi, pong, exposed or added kong (门清; concealed kongs allowed). (n,) bool."""
+    t = st.meld_type[idx, seats]
+    return ~((t == CHI) | (t == PONG) | (t == KONG) | (t == ADDED_KONG)).any(axis=1)
+
+
+def lacks_a_suit(st: GameState, idx, seats, counts) -> np.ndarray:
+    """缺一门: concealed ``counts`` (n, K) plus the seat's melds hold at most two suits. (n,) bool."""
+    total = counts.astype(np.int16) + st.meld_counts[idx, seats]
+    suits = total[:, :27].reshape(-1, 3, 9).sum(axis=2) > 0
+    return suits.sum(axis=1) <= 2
+
+
+def _shape_win(rules: RuleSet, nat, wild) -> np.ndarray:
+    return hand.is_win(nat, wild, seven_pairs=rules.seven_pairs,
+                       thirteen_orphans=rules.thirteen_orphans, extra_dragon=rules.orphans_extra_dragon)
+
+
+def self_draw_win(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
+    """The seat's concealed hand (惠牌 wild) wins as it stands. (n,) bool."""
+    nat, wild = split_wild(rules, st, idx, seats)
+    ok = _shape_win(rules, nat, wild)
+    if rules.lack_suit:
+        ok &= lacks_a_suit(st, idx, seats, st.hands[idx, seats])
+    return ok
+
+
+def discard_win(rules: RuleSet, st: GameState, idx, seats, tile) -> np.ndarray:
+    """The seat may win on ``tile`` (n,) taken from a discard or a robbed kong (face value)."""
+    nat, wild = split_wild(rules, st, idx, seats)
+    rows = _rows(len(idx))
+    nat[rows, tile] += 1
+    ok = _shape_win(rules, nat, wild)
+    if rules.discard_win_concealed_only:
+        ok &= concealed(st, idx, seats)
+    if rules.self_draw_only_hui:
+        ok &= wild < rules.self_draw_only_hui
+    if rules.lack_suit:
+        full = st.hands[idx, seats]
+        full[rows, tile] += 1
+        ok &= lacks_a_suit(st, idx, seats, full)
+    return ok
+
+
+def meld_fill(rules: RuleSet, st: GameState, idx, seats, tile, need: int) -> tuple[np.ndarray, np.ndarray]:
+    """For pong (need 2) or exposed kong (need 3) of ``tile``: (possible (n,), 惠牌 used (n,)).
+
+    Natural tiles are spent first; 惠牌 fill the gap only with ``hui_wild_in_melds`` and never
+    for a discard of the 惠牌 kind itself (RULES.md 5).
+    """
+    rows = _rows(len(idx))
+    have = st.hands[idx, seats, tile].astype(np.int64)
+    if not rules.hui_wild_in_melds:
+        return have >= need, np.zeros(len(idx), dtype=np.int64)
+    hui = st.hui[idx].astype(np.int64)
+    wild = np.where(tile == hui, 0, st.hands[idx, seats][rows, hui])
+    used = np.clip(need - have, 0, None)
+    return used <= wild, used
+
+
+def chi_fill(rules: RuleSet, st: GameState, idx, seats, tile, which: int):
+    """Chi of ``tile`` as the low (0), middle (1) or high (2) tile of a run.
+
+    Returns (possible (n,), start tile of the run (n,), other two tiles (n, 2), 惠牌 used for
+    each of them (n, 2) bool).
+    """
+    start = tile - which
+    in_suit = (tile < 27) & (start >= 0) & (start // 9 == tile // 9) & (start % 9 <= 6)
+    others = np.stack([start + (1 if which == 0 else 0), start + (2 if which != 2 else 1)], axis=1)
+    others = np.where(in_suit[:, None], others, 0)
+    counts = st.hands[idx, seats]
+    rows = _rows(len(idx))
+    have = counts[rows[:, None], others] > 0
+    if not rules.hui_wild_in_melds:
+        return in_suit & have.all(axis=1), start, others, np.zeros_like(have)
+    hui = st.hui[idx].astype(np.int64)
+    # a natural tile of the 惠牌 kind used at face value is not available as a wildcard
+    wild = counts[rows, hui].astype(np.int64) - ((others == hui[:, None]) & have).sum(axis=1)
+    missing = ~have
+    return in_suit & (missing.sum(axis=1) <= wild), start, others, missing
+
+
+def claim_options(rules: RuleSet, st: GameState, idx, discarder, tile, robbing: bool) -> np.ndarray:
+    """Every seat's possible claims on ``tile`` (n,) discarded (or added to a kong) by
+    ``discarder`` (n,): (n, S, C) bool; the discarder's row is all False."""
+    n = len(idx)
+    ok = np.zeros((n, 4, C), dtype=bool)
+    can_kong = kong_possible(rules, st, idx)
+    for k in (1, 2, 3):
+        seats = (discarder.astype(np.int64) + k) % 4
+        rows = _rows(n)
+        ok[rows, seats, C_WIN] = discard_win(rules, st, idx, seats, tile)
+        if robbing:
+            continue
+        free = ~st.ting[idx, seats]
+        ok[rows, seats, C_PONG] = free & meld_fill(rules, st, idx, seats, tile, 2)[0]
+        ok[rows, seats, C_KONG] = free & can_kong & meld_fill(rules, st, idx, seats, tile, 3)[0]
+        if rules.chi and k == 1:
+            for which, c in ((0, C_CHI_LOW), (1, C_CHI_MID), (2, C_CHI_HIGH)):
+                ok[rows, seats, c] = free & chi_fill(rules, st, idx, seats, tile, which)[0]
+    return ok
+
+
+def self_kongs(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
+    """Kinds the seat may kong on its turn (concealed or added): (n, K) bool."""
+    counts = st.hands[idx, seats]
+    ok = counts == 4
+    rows = _rows(len(idx))
+    mt, tiles = st.meld_type[idx, seats], st.meld_tile[idx, seats]
+    for m in range(mt.shape[1]):
+        pong = mt[:, m] == PONG
+        t = np.where(pong, tiles[:, m], 0).astype(np.int64)
+        ok[rows[pong], t[pong]] |= counts[rows[pong], t[pong]] > 0
+    allowed = kong_possible(rules, st, idx) & ~st.claimed_turn[idx] & ~st.ting[idx, seats]
+    return ok & allowed[:, None]
+
+
+def ting_discards(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
+    """报听 (quemen): discards after which the hand waits on a win that lacks a suit. (n, K).
+
+    Two stages keep this cheap: a discard X can only be ready if the hand minus X plus one
+    wildcard wins (one batched check of (n, K) hands); only those (table, X) pairs get the
+    exact waits, each wait checked for 缺一门 with the seat's melds.
+    """
+    n = len(idx)
+    counts = st.hands[idx, seats].astype(np.int8)
+    eye = np.eye(K, dtype=np.int8)
+    after = counts[:, None, :] - eye[None]                       # (n, K discard, K)
+    valid = (counts > 0) & ~st.ting[idx, seats][:, None]
+    cand = valid & _shape_win(rules, np.maximum(after, 0), np.ones((n, K), dtype=np.int8))
+    out = np.zeros((n, K), dtype=bool)
+    r, x = np.nonzero(cand)
+    if not len(r):
+        return out
+    rest = after[r, x]                                           # (m, K) hand minus X
+    waits = hand.waits(rest, np.zeros(len(r), dtype=np.int8), seven_pairs=rules.seven_pairs,
+                       thirteen_orphans=rules.thirteen_orphans, extra_dragon=rules.orphans_extra_dragon)
+    if rules.lack_suit:
+        total = rest.astype(np.int16) + st.meld_counts[idx[r], seats[r]]
+        present = total[:, :27].reshape(-1, 3, 9).sum(axis=2) > 0          # (m, 3)
+        n_suits = present.sum(axis=1)
+        wait_suit = np.minimum(np.arange(K) // 9, 3)                         # 3 = honors
+        adds_suit = np.zeros((len(r), K), dtype=bool)
+        adds_suit[:, :27] = ~present[:, wait_suit[:27]]
+        waits &= (n_suits[:, None] + adds_suit) <= 2
+    out[r, x] = waits.any(axis=1)
+    return out
+
+
+CONCEALED_TYPES = (CONCEALED_KONG,)

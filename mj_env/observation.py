@@ -1,0 +1,107 @@
+"""Observations: count planes seen from the acting seat, for many tables at once.
+
+Layout ``OBS_NAME`` = "mj_obs_v1": an array (N_PLANES, 34) uint8 per table. Seat offsets are
+relative to the acting seat: 0 = self, 1 = the next seat (下家), 2 = opposite, 3 = the previous.
+
+::
+
+    plane  content (one value per tile kind unless said otherwise)
+    0      own concealed hand, counts 0-4
+    1-4    melds of offset 0-3: tiles lying in chi, pong, exposed and added kongs, counts;
+           own concealed kongs are in plane 1, others' concealed kongs are face down (row 13)
+    5-8    river of offset 0-3: discards not claimed, counts
+    9      indicator 惠坯 (one-hot; zero without 惠牌)
+    10     惠牌 kind (one-hot; zero without 惠牌)
+    11     tile being claimed: the discard (claim window) or the added kong's tile (rob window)
+    12     tile drawn this turn (own turn only)
+    13     scalars, by column:
+             0 live tiles left   1 replacement tiles left (beijing: the reserve)
+             2 dealer offset     3 phase (0 own turn, 1 claim window, 2 rob window)
+             4 must discard (turn after own chi/pong)   5 offset of the discarder / kong declarer
+             6 烧庄 rounds      7 烧庄 still alive      8 seats bound to self by 互包
+             9-11 互包 with offset 1-3 (0/1)            12-15 concealed kongs of offset 0-3
+             16-19 报听 of offset 0-3                   20-23 flowers of offset 0-3
+             24 no discard yet and no meld by anyone (天和/地和 timing)
+             25 best claim category still open (0 win, 1 pong/kong, 2 chi, 3 any)
+             26-29 discards self claimed from offset 0-3   30-33 discards offset 0-3 claimed from self
+
+Nothing of another seat's concealed hand or of the wall order reaches an observation.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .rules import RuleSet
+from .state import CLAIM, CONCEALED_KONG, ROB, TURN, GameState, K, M
+from .wall import live_left
+
+OBS_NAME = "mj_obs_v1"
+N_PLANES = 14
+OBS_SHAPE = (N_PLANES, K)
+
+
+def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np.ndarray:
+    """Observations (n, N_PLANES, 34) uint8 of ``seats`` (default: the seat to act) at ``idx``."""
+    if idx is None:
+        idx = np.arange(st.num_tables)
+    n = len(idx)
+    seats = st.to_act[idx].astype(np.int64) if seats is None else np.asarray(seats, dtype=np.int64)
+    obs = np.zeros((n, N_PLANES, K), dtype=np.uint8) if out is None else out
+    if out is not None:
+        obs[:] = 0
+    rows = np.arange(n)
+    rel = (seats[:, None] + np.arange(4)[None, :]) % 4          # (n, 4) absolute seat of offset k
+    b2 = idx[:, None]
+    obs[:, 0] = st.hands[idx, seats]
+    # concealed kongs: (n, 4, M) per offset; hidden for the other seats
+    mtype = st.meld_type[b2, rel]
+    conc = mtype == CONCEALED_KONG
+    melds = st.meld_counts[b2, rel].astype(np.int16)
+    if conc.any():
+        r, k, m = np.nonzero(conc[:, 1:])
+        k = k + 1
+        tiles = st.meld_tile[idx[r], rel[r, k], m].astype(np.int64)
+        np.subtract.at(melds, (r, k, tiles), 4)
+    obs[:, 1:5] = melds
+    obs[:, 5:9] = st.river[b2, rel]
+    phase = st.phase[idx]
+    if rules.hui:
+        obs[rows, 9, st.indicator[idx].astype(np.int64)] = 1
+        obs[rows, 10, st.hui[idx].astype(np.int64)] = 1
+    asking = (phase == CLAIM) | (phase == ROB)
+    a = np.flatnonzero(asking)
+    obs[a, 11, st.claim_tile[idx[a]].astype(np.int64)] = 1
+    own = (phase == TURN) & (st.drawn[idx] >= 0) & (st.turn_seat[idx] == seats)
+    o = np.flatnonzero(own)
+    obs[o, 12, st.drawn[idx[o]].astype(np.int64)] = 1
+    sc = obs[:, 13]
+    sc[:, 0] = live_left(rules, st, idx)
+    if rules.hui:
+        sc[:, 1] = np.maximum(st.tail_pos[idx].astype(np.int64) - (st.wall.shape[1] - 2 - rules.reserve), 0)
+    else:
+        sc[:, 1] = np.maximum(st.tail_pos[idx].astype(np.int64) + 1 - st.live_pos[idx], 0)
+    sc[:, 2] = (st.dealer[idx] - seats) % 4
+    sc[:, 3] = np.minimum(phase, 2)
+    sc[:, 4] = st.claimed_turn[idx]
+    sc[:, 5] = np.where(asking, (st.turn_seat[idx] - seats) % 4, 0)
+    sc[:, 6] = st.sz_rounds[idx]
+    sc[:, 7] = st.sz_alive[idx]
+    claims = st.claims[idx]                                      # (n, 4, 4) claims[a, b]
+    by_self = claims[rows[:, None], seats[:, None], rel]         # self claimed from offset k
+    from_self = claims[rows[:, None], rel, seats[:, None]]       # offset k claimed from self
+    if rules.hubao:
+        bound = (by_self >= rules.hubao_claims) | (from_self >= rules.hubao_claims)
+        bound[:, 0] = False
+        sc[:, 9:12] = bound[:, 1:]
+        sc[:, 8] = bound.sum(axis=1)
+    sc[:, 12:16] = conc.sum(axis=2)
+    sc[:, 16:20] = st.ting[b2, rel]
+    sc[:, 20:24] = st.flowers[b2, rel]
+    sc[:, 24] = (st.n_discards[idx, seats] == 0) & ~st.any_meld[idx]
+    sc[:, 25] = np.where(asking, st.pend_cat[idx], 3)
+    sc[:, 26:30] = by_self
+    sc[:, 30:34] = from_self
+    return obs
+
+
+__all__ = ["observe", "OBS_NAME", "N_PLANES", "OBS_SHAPE", "M"]

@@ -1,0 +1,59 @@
+"""Text rendering of one table: hands with tile characters, melds, rivers, indicator, 惠牌, turn."""
+from __future__ import annotations
+
+import numpy as np
+
+from .rules import RuleSet
+from .state import END, MELD_NAMES, PHASE_NAMES, CHI, CONCEALED_KONG, PONG, GameState
+from .tiles import CODES, format_hand, glyph
+from .wall import live_left
+
+SEAT_NAMES = ("East", "South", "West", "North")
+
+
+def _tiles(counts) -> str:
+    counts = np.asarray(counts)
+    glyphs = "".join(glyph(t) * int(c) for t, c in enumerate(counts) if c > 0)
+    return f"{glyphs}  ({format_hand(counts) or '-'})"
+
+
+def _meld(kind: int, tile: int) -> str:
+    if kind == CHI:
+        tiles = [tile, tile + 1, tile + 2]
+    else:
+        tiles = [tile] * (3 if kind == PONG else 4)
+    shown = "".join(glyph(t) for t in tiles)
+    return f"{MELD_NAMES[kind]} {shown}" if kind != CONCEALED_KONG else f"concealed_kong {shown}"
+
+
+def render_table(rules: RuleSet, st: GameState, b: int = 0) -> str:
+    """A multi-line text picture of table ``b``."""
+    lines = []
+    phase = PHASE_NAMES[st.phase[b]]
+    head = f"{rules.name} | dealer {SEAT_NAMES[st.dealer[b]]} | live wall {int(live_left(rules, st, np.array([b]))[0])}"
+    if rules.hui:
+        ind, hui = int(st.indicator[b]), int(st.hui[b])
+        head += f" | 惠坯 {glyph(ind)} {CODES[ind]} -> 惠牌 {glyph(hui)} {CODES[hui]}"
+    if rules.shaozhuang and st.sz_rounds[b]:
+        head += f" | 烧庄 x{st.sz_rounds[b]}"
+    lines.append(head)
+    for s in range(4):
+        mark = ">" if st.phase[b] != END and st.to_act[b] == s else " "
+        lines.append(f"{mark} {s} {SEAT_NAMES[s]:5s} hand  {_tiles(st.hands[b, s])}")
+        melds = [_meld(int(st.meld_type[b, s, m]), int(st.meld_tile[b, s, m])) for m in range(st.n_melds[b, s])]
+        if melds:
+            lines.append(f"          melds {' | '.join(melds)}")
+        lines.append(f"          river {_tiles(st.river[b, s])}")
+        if rules.flowers and st.flowers[b, s]:
+            lines.append(f"          flowers {st.flowers[b, s]}")
+        if rules.ting and st.ting[b, s]:
+            lines.append("          报听")
+    if st.phase[b] == END:
+        lines.append("hand over")
+    else:
+        what = f"{phase}: seat {st.to_act[b]} ({SEAT_NAMES[st.to_act[b]]}) to act"
+        if st.phase[b] != 0:
+            t = int(st.claim_tile[b])
+            what += f" on {glyph(t)} {CODES[t]} from seat {st.turn_seat[b]}"
+        lines.append(what)
+    return "\n".join(lines)

@@ -1,0 +1,151 @@
+"""End of a hand: the calculator input that describes each win, and the settled points.
+
+The engine never scores a hand itself: it writes down the win as a hand-calculator input object
+(INTERFACES.md 1) and asks the rules core (``mj_env.scoring``), so that the settlement in the
+environment's info can be piped to ``python -m mj_env.score`` and gives the same result.
+Drawn hands are settled here with arithmetic over the batch (烧庄 only, kong payments where the
+rules settle them in a drawn hand).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import scoring
+from .rules import RuleSet
+from .state import ADDED_KONG, CHI, CONCEALED_KONG, KONG, MELD_NAMES, PONG, GameState
+from .tiles import CODES, format_hand
+
+_KONG_KIND = {KONG: "exposed", ADDED_KONG: "added", CONCEALED_KONG: "concealed"}
+
+
+def hubao_pairs(rules: RuleSet, claims: np.ndarray) -> list[list[int]]:
+    """互包 pairs [a, b] (a < b) of one table: a claimed ``hubao_claims`` discards from b or b from a."""
+    if not rules.hubao:
+        return []
+    bound = (claims >= rules.hubao_claims) | (claims >= rules.hubao_claims).T
+    return [[a, b] for a in range(4) for b in range(a + 1, 4) if bound[a, b]]
+
+
+def meld_list(st: GameState, b: int, seat: int) -> list[dict]:
+    """The seat's declared melds as calculator input objects."""
+    out = []
+    for m in range(int(st.n_melds[b, seat])):
+        kind = int(st.meld_type[b, seat, m])
+        t = int(st.meld_tile[b, seat, m])
+        if kind == CHI:
+            tiles = format_hand(np.bincount([t, t + 1, t + 2], minlength=34))
+        else:
+            tiles = CODES[t][0] * (3 if kind == PONG else 4) + CODES[t][1]
+        meld = {"type": MELD_NAMES[kind], "tiles": tiles}
+        if kind != CONCEALED_KONG:
+            meld["from"] = int(st.meld_from[b, seat, m])
+        out.append(meld)
+    return out
+
+
+def kong_list(st: GameState, b: int) -> list[tuple]:
+    """Every completed kong at table b as (seat, 'exposed'|'added'|'concealed', from or None)."""
+    out = []
+    for seat in range(4):
+        for m in range(int(st.n_melds[b, seat])):
+            kind = int(st.meld_type[b, seat, m])
+            if kind in _KONG_KIND:
+                frm = int(st.meld_from[b, seat, m]) if kind == KONG else None
+                out.append((seat, _KONG_KIND[kind], frm))
+    return out
+
+
+def win_input(rules: RuleSet, st: GameState, b: int, winner: int) -> dict:
+    """The calculator input object describing ``winner``'s win at table b."""
+    frm = int(st.win_from[b])
+    tile = int(st.win_tile[b])
+    hand = st.hands[b, winner].astype(np.int64).copy()
+    self_draw = frm < 0
+    if self_draw:
+        hand[tile] -= 1
+    obj = {
+        "rules": rules.name,
+        "hand": format_hand(hand),
+        "win_tile": CODES[tile],
+        "melds": meld_list(st, b, winner),
+        "winner": winner,
+        "dealer": int(st.dealer[b]),
+        "discarder": None if self_draw else frm,
+        "situation": {
+            "last_tile": bool(st.last_draw[b]) if self_draw else bool(st.claim_last[b] and not st.robbed[b]),
+            "after_kong": bool(self_draw and st.after_kong[b]),
+            "robbed_kong": bool(st.robbed[b]),
+            "first_turn": bool(st.n_discards[b, winner] == 0 and not st.any_meld[b]),
+        },
+        "base": rules.base,
+    }
+    if rules.hui:
+        obj["hui"] = CODES[int(st.hui[b])]
+    if rules.shaozhuang:
+        obj["shaozhuang_rounds"] = int(st.sz_rounds[b])
+    if rules.hubao:
+        obj["hubao"] = hubao_pairs(rules, st.claims[b])
+    if rules.flowers:
+        obj["flowers"] = int(st.flowers[b, winner])
+    if rules.ting:
+        obj["ting"] = bool(st.ting[b, winner])
+    return obj
+
+
+def _kong_scores(rules: RuleSet, st: GameState, b: int) -> list[int]:
+    kongs = kong_list(st, b)
+    return scoring.kong_payments(rules, kongs) if kongs else [0, 0, 0, 0]
+
+
+def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray):
+    """Settle the hands at tables ``idx`` (won (n,) says which were won, the rest were drawn).
+
+    Returns (scores (n, 4) int32, list of n settlement objects as INTERFACES.md 2 describes).
+    """
+    n = len(idx)
+    scores = np.zeros((n, 4), dtype=np.int64)
+    settlements: list = [None] * n
+    # Drawn hands: 烧庄 only (and kong payments where a drawn hand keeps them), batched.
+    drawn = np.flatnonzero(~won)
+    if len(drawn):
+        b = idx[drawn]
+        rounds = st.sz_rounds[b].astype(np.int64) if rules.shaozhuang and rules.shaozhuang_on_draw else np.zeros(len(b), np.int64)
+        line = np.where(rounds > 0, 2 ** np.maximum(rounds - 1, 0), 0) * rules.base
+        dealer = st.dealer[b].astype(np.int64)
+        sc = np.repeat(line[:, None], 4, axis=1)
+        sc[np.arange(len(b)), dealer] = -3 * line
+        scores[drawn] = sc
+        for k, (j, tb) in enumerate(zip(drawn.tolist(), b.tolist())):
+            s = {"draw": True, "shaozhuang": int(line[k] // rules.base)}
+            if rules.kong_payments and rules.kong_payments_on_draw:
+                s["kong_scores"] = _kong_scores(rules, st, tb)
+                scores[j] += s["kong_scores"]
+            s["scores"] = [int(x) for x in scores[j]]
+            settlements[j] = s
+    for j in np.flatnonzero(won).tolist():
+        b = int(idx[j])
+        seats = np.flatnonzero(st.winners[b]).tolist()
+        wins = []
+        for w in seats:
+            obj = win_input(rules, st, b, w)
+            out = scoring.evaluate(obj)
+            if not out.get("legal"):
+                raise AssertionError(f"engine let seat {w} win at table {b} but the rules core says "
+                                     f"{out}: {obj}")
+            out = dict(out)
+            out["input"] = obj
+            wins.append(out)
+            scores[j] += out["scores"]
+        kongs = _kong_scores(rules, st, b) if rules.kong_payments else None
+        if kongs is not None:
+            scores[j] += kongs
+        total = [int(x) for x in scores[j]]
+        if len(wins) > 1:
+            settlements[j] = {"wins": wins, "scores": total}
+        else:
+            # one winner: the calculator's object; with kong payments, "scores" is the total and
+            # the calculator's own scores stay as "hand_scores"
+            settlements[j] = wins[0] if kongs is None else dict(wins[0], scores=total, hand_scores=wins[0]["scores"])
+        if kongs is not None:
+            settlements[j]["kong_scores"] = kongs
+    return scores.astype(np.int32), settlements

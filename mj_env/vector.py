@@ -1,0 +1,120 @@
+"""A natively batched training environment over N tables, in the Gymnasium ``VectorEnv`` style.
+
+::
+
+    from mj_env.vector import MahjongVectorEnv
+    venv = MahjongVectorEnv(num_envs=1024, rules="beijing", seed=0)
+    obs, infos = venv.reset(seed=0)
+    while True:
+        logits = policy(obs["observation"])                 # (N, 14, 34) uint8 -> (N, 127)
+        actions = masked_sample(logits, obs["action_mask"])  # (N,) int
+        obs, rewards, terminations, truncations, infos = venv.step(actions)
+
+What one step returns, for N tables:
+
+| key | shape, dtype | meaning |
+| --- | --- | --- |
+| ``obs["observation"]`` | (N, 14, 34) uint8 | planes of ``mj_obs_v1`` for the seat to act at each table |
+| ``obs["action_mask"]`` | (N, 127) int8 | its legal actions |
+| ``obs["seat"]`` | (N,) int64 | the seat to act (0-3) |
+| ``rewards`` | (N, 4) float32 | settled points of each seat for the hands that ended in this step |
+| ``terminations`` | (N,) bool | the episode (a hand, or a match of hands) ended |
+| ``truncations`` | (N,) bool | always False: every hand ends by the rules |
+| ``infos["settlement"]`` | (N,) object | the settlement of a hand that ended (INTERFACES.md 2), else None; ``infos["_settlement"]`` masks it |
+
+Rewards are per seat, not per table: mahjong has four players and a self-play learner needs
+each seat's points (they sum to zero). ``metadata["autoreset_mode"]`` is ``SAME_STEP``: a table
+whose episode ended is dealt anew inside the same step, and the observation returned for it is
+the new hand's first decision.
+
+## Self-play with it
+
+Every step, at each table, exactly one seat decides (``obs["seat"]``). Keep, per table and seat,
+the list of that seat's decisions; when a hand ends the reward ``rewards[i, seat]`` belongs to
+that seat's last decision at table i (earlier ones get 0, or a shaped reward), and the seat's
+trajectory ends there. One shared policy can play all four seats (the observation is already
+seat-relative); an opponent pool plays some seats with frozen snapshots. ``train.py`` does this.
+"""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from . import actions as A
+from .engine import Engine
+from .observation import N_PLANES, OBS_NAME, observe
+from .render import render_table
+from .state import END
+from .tiles import N_KINDS
+
+
+class MahjongVectorEnv(VectorEnv):
+    """N tables stepped together; one decision per table per step (see the module docstring)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"]}
+
+    def __init__(self, num_envs: int = 64, rules="beijing", seed=None, render_mode=None, **overrides):
+        self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
+        self.rules = self.engine.rules
+        self.num_envs = int(num_envs)
+        self.render_mode = render_mode
+        self.observation_layout = OBS_NAME
+        self.single_observation_space = spaces.Dict({
+            "observation": spaces.Box(0, 255, (N_PLANES, N_KINDS), dtype=np.uint8),
+            "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),
+            "seat": spaces.Discrete(4),
+        })
+        self.single_action_space = spaces.Discrete(A.N_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._obs_buf = np.zeros((self.num_envs, N_PLANES, N_KINDS), dtype=np.uint8)
+        self.instant_hands = 0  # deals that ended before any decision (四惠牌 at the deal), redealt
+        self._seeded = seed is not None
+
+    def _redeal_instant(self) -> None:
+        while True:
+            ended = np.flatnonzero(self.engine.state.phase == END)
+            if not len(ended):
+                return
+            self.instant_hands += len(ended)
+            self.engine.reset(tables=ended)
+
+    def _obs(self) -> dict:
+        st = self.engine.state
+        obs = observe(self.rules, st, out=self._obs_buf).copy()
+        return {"observation": obs, "action_mask": self.engine.legal_mask().astype(np.int8),
+                "seat": st.to_act.astype(np.int64)}
+
+    def reset(self, *, seed=None, options=None):
+        """Deal every table anew. options: {"walls": (N, W) tile codes/indices, "dealers": (N,)}."""
+        options = dict(options or {})
+        unknown = set(options) - {"walls", "dealers"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s): {', '.join(sorted(unknown))}; use 'walls' and 'dealers'")
+        self.engine.reset(seed=seed, walls=options.get("walls"), dealers=options.get("dealers"))
+        self._redeal_instant()
+        return self._obs(), {}
+
+    def step(self, actions):
+        """One decision at every table. Returns obs, rewards (N, 4), terminations, truncations, infos."""
+        res = self.engine.step(np.asarray(actions).reshape(self.num_envs).astype(np.int64))
+        done = res.episode_over
+        settlement = np.full(self.num_envs, None, dtype=object)
+        for b, s in res.settlements.items():
+            settlement[b] = s
+        infos = {"settlement": settlement, "_settlement": res.hand_over.copy()}
+        if done.any():
+            self.engine.reset(tables=np.flatnonzero(done))
+            self._redeal_instant()
+        rewards = res.rewards.astype(np.float32)
+        return self._obs(), rewards, done.copy(), np.zeros(self.num_envs, dtype=bool), infos
+
+    def render(self):
+        if self.render_mode != "ansi":
+            return None
+        return "\n\n".join(render_table(self.rules, self.engine.state, b) for b in range(min(self.num_envs, 4)))
+
+    def close(self, **kwargs):
+        pass

@@ -1,0 +1,218 @@
+"""The wall: shuffling, explicit walls, the deal, live and replacement draws (RULES.md 3).
+
+All functions act on a subset of tables ``idx`` (an int index array) of a GameState at once.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .rules import RuleSet
+from .state import TURN, GameState, K, S
+from .tiles import CODES, FIRST_FLOWER, HUI_OF_INDICATOR, TileError, full_set, index as tile_index
+
+N_DEALT = 53  # 13 x 4 + the dealer's 14th tile
+
+
+class WallError(ValueError):
+    """An explicit wall is not a full, valid set of tiles."""
+
+
+def shuffled_walls(rules: RuleSet, rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` independently shuffled walls, (n, W) int8."""
+    tiles = full_set(rules.n_tiles).astype(np.int8)
+    order = np.argsort(rng.random((n, tiles.size)), axis=1)
+    return tiles[order]
+
+
+def parse_wall(rules: RuleSet, wall) -> np.ndarray:
+    """An explicit wall (tile codes or indices) checked to be exactly one full set; (W,) int8."""
+    if isinstance(wall, str):
+        raise WallError("the wall must be a list of tile codes such as ['1m', '5z', ...], not one string")
+    tiles = []
+    for pos, t in enumerate(wall):
+        if isinstance(t, str):
+            try:
+                t = tile_index(t)
+            except TileError:
+                raise WallError(f"wall[{pos}] = {t!r} is not a tile code") from None
+        elif isinstance(t, (int, np.integer)) and not isinstance(t, bool):
+            t = int(t)
+        else:
+            raise WallError(f"wall[{pos}] = {t!r} is neither a tile code nor a tile index")
+        if not 0 <= t < len(CODES) or (t >= FIRST_FLOWER and not rules.flowers):
+            raise WallError(f"wall[{pos}] = {t!r} is not a tile of the {rules.name} set")
+        tiles.append(t)
+    if len(tiles) != rules.n_tiles:
+        raise WallError(f"the {rules.name} wall has {rules.n_tiles} tiles, got {len(tiles)}")
+    have = np.bincount(tiles, minlength=len(CODES))
+    want = np.bincount(full_set(rules.n_tiles), minlength=len(CODES))
+    bad = np.flatnonzero(have != want)
+    if bad.size:
+        t = int(bad[0])
+        raise WallError(f"the wall holds {have[t]} x {CODES[t]}, a full set has {want[t]}")
+    return np.asarray(tiles, dtype=np.int8)
+
+
+def live_end(rules: RuleSet, st: GameState, idx) -> np.ndarray:
+    """Wall index one past the last tile a normal draw may take, per table in ``idx``."""
+    W = st.wall.shape[1]
+    if rules.hui:
+        # beijing: the indicator and the reserve beside it are never drawn normally.
+        return np.full(len(idx), W - 1 - rules.reserve, dtype=np.int64)
+    kept = 2 * rules.tail_stacks_kept
+    if kept:
+        # hebei: 6 stacks stay; an odd replacement tile at the tail is not a stack.
+        kept = kept + (st.replaced[idx] % 2)
+    return st.tail_pos[idx].astype(np.int64) + 1 - kept
+
+
+def live_left(rules: RuleSet, st: GameState, idx) -> np.ndarray:
+    """Tiles a normal draw may still take, per table in ``idx``."""
+    return np.maximum(live_end(rules, st, idx) - st.live_pos[idx], 0)
+
+
+def kong_possible(rules: RuleSet, st: GameState, idx) -> np.ndarray:
+    """A kong may be declared: a replacement tile is there to draw (beijing: the reserve)."""
+    if rules.hui:
+        W = st.wall.shape[1]
+        return st.tail_pos[idx] >= W - 1 - rules.reserve
+    return st.tail_pos[idx] >= st.live_pos[idx]
+
+
+def _add_tiles(st: GameState, idx, seats, tiles) -> None:
+    """Put non-flower ``tiles`` (n,) into hands; flowers are counted as laid out."""
+    flower = tiles >= FIRST_FLOWER
+    st.flowers[idx[flower], seats[flower]] += 1
+    keep = ~flower
+    st.hands[idx[keep], seats[keep], tiles[keep]] += 1
+
+
+def _replace_flowers(rules: RuleSet, st: GameState, idx, seats, pending) -> tuple[np.ndarray, np.ndarray]:
+    """Replace ``pending`` (n,) flowers per table from the tail until none is left.
+
+    Returns (last non-flower tile drawn per table or -1, tables whose wall ran out).
+    """
+    last = np.full(len(idx), -1, dtype=np.int8)
+    empty = np.zeros(len(idx), dtype=bool)
+    pending = pending.astype(np.int64).copy()
+    while True:
+        need = (pending > 0) & ~empty
+        if not need.any():
+            return last, empty
+        j = np.flatnonzero(need)
+        b = idx[j]
+        out = st.tail_pos[b] < st.live_pos[b]
+        empty[j[out]] = True
+        j, b = j[~out], b[~out]
+        t = st.wall[b, st.tail_pos[b]]
+        st.tail_pos[b] -= 1
+        st.replaced[b] += 1
+        _add_tiles(st, b, seats[j], t)
+        got = t < FIRST_FLOWER
+        pending[j[got]] -= 1
+        last[j[got]] = t[got]
+
+
+def deal(rules: RuleSet, st: GameState, idx, walls: np.ndarray, dealers: np.ndarray) -> np.ndarray:
+    """Deal new hands at tables ``idx`` from ``walls`` (n, W); the dealer's first turn follows.
+
+    Returns a bool (n,) of tables whose wall ran out while replacing flowers (quemen only).
+    """
+    n = len(idx)
+    W = walls.shape[1]
+    st.wall[idx] = walls
+    st.dealer[idx] = dealers
+    for name in ("hands", "meld_counts", "river", "flowers", "n_melds", "n_discards", "claims",
+                 "ting", "winners", "claim_ok", "sz_count", "sz_rounds", "replaced"):
+        getattr(st, name)[idx] = 0
+    st.meld_type[idx] = 0
+    st.meld_tile[idx] = -1
+    st.meld_from[idx] = -1
+    st.any_meld[idx] = False
+    st.claimed_turn[idx] = False
+    st.after_kong[idx] = False
+    st.last_draw[idx] = False
+    st.claim_tile[idx] = -1
+    st.claim_last[idx] = False
+    st.win_from[idx] = -1
+    st.win_tile[idx] = -1
+    st.robbed[idx] = False
+    st.pend_action[idx] = -1
+    st.pend_cat[idx] = 3
+    st.q_len[idx] = 0
+    st.q_pos[idx] = 0
+    st.sz_alive[idx] = rules.shaozhuang
+    st.sz_tile[idx] = -1
+    # Hands: seat dealer+k gets wall[13k:13k+13]; the dealer also wall[52].
+    n_kinds = len(CODES)
+    seat_of_pos = np.concatenate([np.repeat(np.arange(4), 13), [0]])  # offset from the dealer
+    seats = (dealers[:, None].astype(np.int64) + seat_of_pos[None, :]) % S
+    flat = (np.arange(n)[:, None] * S + seats) * n_kinds + walls[:, :N_DEALT].astype(np.int64)
+    counts = np.bincount(flat.ravel(), minlength=n * S * n_kinds).reshape(n, S, n_kinds)
+    st.hands[idx] = counts[:, :, :K]
+    flowers = counts[:, :, K:].sum(axis=2)
+    st.live_pos[idx] = N_DEALT
+    if rules.hui:
+        st.indicator[idx] = walls[:, -1]
+        st.hui[idx] = HUI_OF_INDICATOR[walls[:, -1]]
+        st.tail_pos[idx] = W - 2
+    else:
+        st.indicator[idx] = -1
+        st.hui[idx] = -1
+        st.tail_pos[idx] = W - 1
+    drawn = walls[:, N_DEALT - 1].copy()
+    empty = np.zeros(n, dtype=bool)
+    if rules.flowers:
+        for k in range(S):
+            seat = ((dealers.astype(np.int64) + k) % S)
+            st.flowers[idx, seat] += flowers[np.arange(n), seat]
+            last, ran_out = _replace_flowers(rules, st, idx, seat, flowers[np.arange(n), seat])
+            empty |= ran_out
+            if k == 0:
+                swap = (drawn >= FIRST_FLOWER)
+                drawn[swap] = last[swap]
+    st.phase[idx] = TURN
+    st.to_act[idx] = dealers
+    st.turn_seat[idx] = dealers
+    st.drawn[idx] = drawn
+    return empty
+
+
+def draw(rules: RuleSet, st: GameState, idx, replacement: bool) -> np.ndarray:
+    """The seat ``turn_seat`` draws at tables ``idx``: from the live wall, or a replacement from
+    the tail (beijing: the reserve). Flowers are laid out and replaced (quemen).
+
+    Returns a bool (n,) of tables where no tile could be drawn (the hand is drawn: 荒牌); at the
+    others the seat now holds the tile and it is their TURN.
+    """
+    seats = st.turn_seat[idx].astype(np.int64)
+    if replacement:
+        empty = st.tail_pos[idx] < st.live_pos[idx]
+    else:
+        empty = live_left(rules, st, idx) <= 0
+    ok = np.flatnonzero(~empty)
+    b = idx[ok]
+    if replacement:
+        t = st.wall[b, st.tail_pos[b]]
+        st.tail_pos[b] -= 1
+        st.replaced[b] += 1
+    else:
+        t = st.wall[b, st.live_pos[b]]
+        st.live_pos[b] += 1
+    _add_tiles(st, b, seats[ok], t)
+    t = t.copy()
+    if rules.flowers:
+        flower = t >= FIRST_FLOWER
+        last, ran_out = _replace_flowers(rules, st, b, seats[ok], flower.astype(np.int64))
+        t[flower] = last[flower]
+        empty[ok[ran_out]] = True
+        keep = ~ran_out
+        ok, b, t = ok[keep], b[keep], t[keep]
+    st.drawn[b] = t
+    st.after_kong[b] = replacement
+    st.last_draw[b] = False if replacement else (live_left(rules, st, b) == 0)
+    st.claimed_turn[b] = False
+    st.phase[b] = TURN
+    st.to_act[b] = st.turn_seat[b]
+    return empty
+
