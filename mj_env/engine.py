@@ -292,8 +292,8 @@ class Engine:
         st = self.state
         n = len(idx)
         rows = np.arange(n)[:, None]
-        best = np.where(ok.any(axis=2), np.argmax(ok, axis=2), NO_CATEGORY)  # first claim kind
-        cat = np.where(best < NO_CATEGORY, CLAIM_CATEGORY[np.minimum(best, 5)], NO_CATEGORY)
+        # best category: that of the first possible claim kind (kinds are ordered by priority)
+        cat = np.where(ok.any(axis=2), CLAIM_CATEGORY[np.argmax(ok, axis=2)], NO_CATEGORY)
         offs = np.array([1, 2, 3])
         seats = (s[:, None] + offs[None, :]) % 4                           # play order
         cats = cat[rows, seats]                                             # (n, 3)

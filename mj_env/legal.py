@@ -174,8 +174,10 @@ def ting_discards(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
     rest = after[r, x]                                           # (m, K) hand minus X
     waits = hand.waits(rest, np.zeros(len(r), dtype=np.int8), seven_pairs=rules.seven_pairs,
                        thirteen_orphans=rules.thirteen_orphans, extra_dragon=rules.orphans_extra_dragon)
+    # a kind of which the seat holds all four (hand and melds) cannot come: not a wait
+    total = rest.astype(np.int16) + st.meld_counts[idx[r], seats[r]]
+    waits &= total < 4
     if rules.lack_suit:
-        total = rest.astype(np.int16) + st.meld_counts[idx[r], seats[r]]
         present = total[:, :27].reshape(-1, 3, 9).sum(axis=2) > 0          # (m, 3)
         n_suits = present.sum(axis=1)
         wait_suit = np.minimum(np.arange(K) // 9, 3)                         # 3 = honors

@@ -117,9 +117,10 @@ def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray
         scores[drawn] = sc
         for k, (j, tb) in enumerate(zip(drawn.tolist(), b.tolist())):
             s = {"draw": True, "shaozhuang": int(line[k] // rules.base)}
-            if rules.kong_payments and rules.kong_payments_on_draw:
-                s["kong_scores"] = _kong_scores(rules, st, tb)
-                scores[j] += s["kong_scores"]
+            kongs = _kong_scores(rules, st, tb) if rules.kong_payments and rules.kong_payments_on_draw else None
+            if kongs is not None and any(kongs):
+                s["kong_scores"] = kongs
+                scores[j] += kongs
             s["scores"] = [int(x) for x in scores[j]]
             settlements[j] = s
     for j in np.flatnonzero(won).tolist():
@@ -137,6 +138,8 @@ def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray
             wins.append(out)
             scores[j] += out["scores"]
         kongs = _kong_scores(rules, st, b) if rules.kong_payments else None
+        if kongs is not None and not any(kongs):
+            kongs = None
         if kongs is not None:
             scores[j] += kongs
         total = [int(x) for x in scores[j]]
