@@ -48,8 +48,8 @@ def parse_wall(rules: RuleSet, wall) -> np.ndarray:
     want = np.bincount(full_set(rules.n_tiles), minlength=len(CODES))
     bad = np.flatnonzero(have != want)
     if bad.size:
-        t = int(bad[0])
-        raise WallError(f"the wall holds {have[t]} x {CODES[t]}, a full set has {want[t]}")
+        wrong = ", ".join(f"{have[t]} x {CODES[t]}" for t in bad[:6])
+        raise WallError(f"the wall holds {wrong}; a full {rules.name} set has {want[bad[0]]} of each")
     return np.asarray(tiles, dtype=np.int8)
 
 

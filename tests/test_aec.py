@@ -1,0 +1,129 @@
+"""The PettingZoo AEC environment: PettingZoo's own API and seed tests, explicit walls, errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import mj_env
+from mj_env import actions as A
+from mj_env.rules import get_rules
+from mj_env.tiles import CODES
+from mj_env.wall import shuffled_walls
+
+PRESETS = ["beijing", "hebei", "quemen"]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_pettingzoo_api(preset):
+    api_test(mj_env.env(rules=preset), num_cycles=200, verbose_progress=False)
+
+
+def test_pettingzoo_seed():
+    seed_test(lambda: mj_env.env(), num_cycles=200)
+
+
+def play_random(e, seed):
+    rng = np.random.default_rng(seed)
+    total = {a: 0 for a in e.possible_agents}
+    settlement = None
+    for agent in e.agent_iter(max_iter=5000):
+        obs, reward, term, trunc, info = e.last()
+        total[agent] += reward
+        if "settlement" in info:
+            settlement = info["settlement"]
+        if term or trunc:
+            e.step(None)
+            continue
+        mask = obs["action_mask"]
+        assert mask.dtype == np.int8 and mask.any()
+        e.step(int(rng.choice(np.flatnonzero(mask))))
+    return total, settlement
+
+
+def test_explicit_wall_and_dealer_and_rewards():
+    rules = get_rules("beijing")
+    wall = [CODES[t] for t in shuffled_walls(rules, np.random.default_rng(0), 1)[0]]
+    e = mj_env.env()
+    e.reset(options={"wall": wall, "dealer": 2})
+    assert e.agent_selection == "player_2"
+    obs = e.observe("player_2")["observation"]
+    assert obs[0].sum() == 14
+    dealt = np.bincount([CODES.index(c) for c in wall[0:13] + [wall[52]]], minlength=34)
+    assert (obs[0] == dealt).all()
+    assert e.observe("player_0")["action_mask"].sum() == 0
+    total, settlement = play_random(e, 1)
+    assert sum(total.values()) == 0
+    assert settlement is not None
+    assert [total[f"player_{i}"] for i in range(4)] == list(settlement["scores"])
+
+
+def test_bad_wall_and_bad_dealer_are_refused():
+    e = mj_env.env()
+    rules = get_rules("beijing")
+    wall = [CODES[t] for t in shuffled_walls(rules, np.random.default_rng(0), 1)[0]]
+    with pytest.raises(ValueError, match="136 tiles"):
+        e.reset(options={"wall": wall[:-1]})
+    bad = list(wall)
+    bad[5] = "9x"
+    with pytest.raises(ValueError, match=r"wall\[5\]"):
+        e.reset(options={"wall": bad})
+    dup = list(wall)
+    dup[dup.index("1m")] = "2m"
+    with pytest.raises(ValueError, match="5 x 2m"):
+        e.reset(options={"wall": dup})
+    with pytest.raises(ValueError, match="dealer"):
+        e.reset(options={"wall": wall, "dealer": 4})
+
+
+def test_illegal_action_raises_and_state_is_kept():
+    e = mj_env.env()
+    e.reset(seed=3)
+    agent = e.agent_selection
+    mask = e.observe(agent)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    before = e.unwrapped.engine.state.copy()
+    with pytest.raises(A.ActionError, match=A.name(illegal)):
+        e.step(illegal)
+    st = e.unwrapped.engine.state
+    assert all((getattr(before, f) == getattr(st, f)).all() for f in before.__dataclass_fields__)
+    assert e.agent_selection == agent
+    e.step(int(np.flatnonzero(mask)[0]))
+
+
+def test_penalize_option_ends_the_hand():
+    e = mj_env.env(illegal_action="penalize", illegal_penalty=5)
+    e.reset(seed=3)
+    agent = e.agent_selection
+    mask = e.observe(agent)["action_mask"]
+    e.step(int(np.flatnonzero(mask == 0)[0]))
+    assert all(e.terminations.values())
+    assert e.rewards[agent] == -5
+
+
+def test_render_ansi_shows_the_table():
+    e = mj_env.env(render_mode="ansi")
+    e.reset(seed=0)
+    text = e.render()
+    st = e.unwrapped.engine.state
+    assert "惠牌" in text and "East" in text and "to act" in text
+    assert CODES[int(st.hui[0])] in text
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_match_of_several_hands(preset):
+    e = mj_env.env(rules=preset, hands_per_episode=3)
+    e.reset(seed=5)
+    hands = 0
+    rng = np.random.default_rng(2)
+    total = 0
+    for agent in e.agent_iter(max_iter=20000):
+        obs, reward, term, trunc, info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if e.unwrapped.engine.state.hands_played[0] > hands:
+            hands = int(e.unwrapped.engine.state.hands_played[0])
+    assert hands == 3
+    assert e.unwrapped.engine.state.match_scores[0].sum() == 0

@@ -1,0 +1,236 @@
+"""The batched engine: invariants under random play, batching, hidden information, bad actions."""
+from __future__ import annotations
+
+import copy
+import os
+
+import numpy as np
+import pytest
+
+from mj_env import actions as A
+from mj_env.engine import Engine
+from mj_env.observation import observe
+from mj_env.rules import get_rules
+from mj_env.state import END, GameState
+from mj_env.tiles import FIRST_FLOWER, parse_hand
+from mj_env.wall import shuffled_walls
+
+FUZZ_HANDS = int(os.environ.get("MJ_FUZZ_HANDS", "600"))
+PRESETS = ["beijing", "hebei", "quemen"]
+
+
+def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per table (0 where nothing is legal)."""
+    r = rng.random(mask.shape) * mask
+    return r.argmax(axis=1)
+
+
+def tile_census(eng: Engine) -> np.ndarray:
+    """(B, 42) where every tile of every table is: hands, melds, rivers, flowers, wall, indicator."""
+    st, rules = eng.state, eng.rules
+    B = eng.num_tables
+    out = np.zeros((B, 42), dtype=np.int64)
+    out[:, :34] += st.hands.sum(axis=1) + st.meld_counts.sum(axis=1) + st.river.sum(axis=1)
+    for b in range(B):
+        undrawn = st.wall[b, st.live_pos[b]: st.tail_pos[b] + 1]
+        out[b] += np.bincount(undrawn.astype(np.int64), minlength=42)
+        if rules.hui:
+            out[b, st.indicator[b]] += 1
+        if rules.flowers:
+            taken = np.concatenate([st.wall[b, :st.live_pos[b]], st.wall[b, st.tail_pos[b] + 1:]])
+            out[b, FIRST_FLOWER:] += np.bincount(taken[taken >= FIRST_FLOWER] - FIRST_FLOWER, minlength=8)
+        if st.phase[b] == END and st.robbed[b]:
+            out[b, st.win_tile[b]] += 1  # the robbed tile went to the winner
+    return out
+
+
+def expected_census(rules) -> np.ndarray:
+    want = np.zeros(42, dtype=np.int64)
+    want[:34] = 4
+    if rules.flowers:
+        want[34:] = 1
+    return want
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_random_play_invariants(preset):
+    rules = get_rules(preset)
+    B = 32
+    eng = Engine(rules, num_tables=B, seed=11)
+    eng.reset()
+    rng = np.random.default_rng(5)
+    want = expected_census(rules)
+    hands = steps = 0
+    steps_in_hand = np.zeros(B, dtype=np.int64)
+    per_preset = max(FUZZ_HANDS // 3, 50)
+    while hands < per_preset:
+        mask = eng.legal_mask()
+        live = eng.state.phase != END
+        assert mask[live].any(axis=1).all(), "a seat to act has no legal action"
+        assert not mask[~live].any()
+        census = tile_census(eng)
+        assert (census == want).all(), f"tiles lost or doubled at step {steps}: {census - want}"
+        res = eng.step(random_actions(mask, rng))
+        steps += 1
+        steps_in_hand += 1
+        assert (res.rewards.sum(axis=1) == 0).all(), "settlement not zero-sum"
+        for b in np.flatnonzero(res.hand_over):
+            s = res.settlements[b]
+            assert list(s["scores"]) == res.rewards[b].tolist()
+            hands += 1
+        assert (res.rewards[~res.hand_over] == 0).all()
+        assert steps_in_hand.max() < 400, "a hand did not end"
+        steps_in_hand[res.hand_over] = 0
+        done = np.flatnonzero(res.episode_over)
+        if len(done):
+            eng.reset(tables=done)
+
+
+def test_every_allowed_action_is_accepted():
+    rng = np.random.default_rng(3)
+    for preset in PRESETS:
+        eng = Engine(preset, num_tables=1, seed=7)
+        for hand in range(2):
+            eng.reset()
+            while eng.state.phase[0] != END:
+                legal = np.flatnonzero(eng.legal_mask()[0])
+                for a in legal:
+                    trial = copy.deepcopy(eng)
+                    trial.step(np.array([a]))
+                eng.step(np.array([rng.choice(legal)]))
+
+
+def play_record(eng: Engine, rng, n_steps: int):
+    """Random legal play; returns the actions, rewards and observations seen."""
+    record = []
+    for _ in range(n_steps):
+        mask = eng.legal_mask().copy()
+        obs = observe(eng.rules, eng.state)
+        acts = random_actions(mask, rng)
+        res = eng.step(acts)
+        record.append((mask, obs, acts, res.rewards.copy(), res.hand_over.copy()))
+    return record
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_batch_equivalence(preset):
+    """B tables stepped together give exactly what each gives stepped alone."""
+    rules = get_rules(preset)
+    B = 6
+    walls = shuffled_walls(rules, np.random.default_rng(2), B)
+    dealers = np.arange(B) % 4
+    together = Engine(rules, num_tables=B)
+    together.reset(walls=walls, dealers=dealers)
+    record = play_record(together, np.random.default_rng(9), 150)
+    for b in range(B):
+        alone = Engine(rules, num_tables=1)
+        alone.reset(walls=walls[b:b + 1], dealers=dealers[b:b + 1])
+        for mask, obs, acts, rewards, over in record:
+            assert (alone.legal_mask()[0] == mask[b]).all()
+            assert (observe(rules, alone.state)[0] == obs[b]).all()
+            if alone.state.phase[0] == END:
+                break
+            res = alone.step(acts[b:b + 1])
+            assert (res.rewards[0] == rewards[b]).all()
+            assert res.hand_over[0] == over[b]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_no_hidden_information_in_observations(preset):
+    """Swapping tiles between other seats' hands and the undrawn wall, or reordering the wall,
+    changes nothing the acting seat observes."""
+    rules = get_rules(preset)
+    eng = Engine(rules, num_tables=16, seed=4)
+    eng.reset()
+    rng = np.random.default_rng(8)
+    checked = 0
+    for step in range(120):
+        st = eng.state
+        for b in np.flatnonzero(st.phase != END)[:4]:
+            me = int(st.to_act[b])
+            before = observe(rules, st, np.array([b]))[0]
+            alt = eng.state.take(np.array([b]))
+            lo, hi = int(alt.live_pos[0]), int(alt.tail_pos[0])
+            seg = alt.wall[0, lo:hi + 1]
+            alt.wall[0, lo:hi + 1] = seg[rng.permutation(len(seg))]
+            other = (me + 1 + rng.integers(3)) % 4
+            mine = np.flatnonzero(alt.hands[0, other])
+            wall_non_flower = np.flatnonzero(alt.wall[0, lo:hi + 1] < FIRST_FLOWER)
+            if len(mine) and len(wall_non_flower):
+                t = rng.choice(mine)
+                j = lo + rng.choice(wall_non_flower)
+                u = alt.wall[0, j]
+                alt.hands[0, other, t] -= 1
+                alt.hands[0, other, u] += 1
+                alt.wall[0, j] = t
+            after = observe(rules, alt, np.array([0]))[0]
+            assert (before == after).all(), f"seat {me} sees a change in seat {other}'s hand or the wall"
+            checked += 1
+        eng.step(random_actions(eng.legal_mask(), rng))
+        done = np.flatnonzero(eng.state.phase == END)
+        if len(done):
+            eng.reset(tables=done)
+    assert checked > 100
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    eng = Engine("beijing", num_tables=4, seed=1)
+    eng.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        eng.step(random_actions(eng.legal_mask(), rng))
+    before = eng.state.copy()
+    mask_before = eng.legal_mask().copy()
+    acts = random_actions(mask_before, rng)
+    bad_table = int(np.flatnonzero(eng.state.phase != END)[0])
+    illegal = np.flatnonzero(~mask_before[bad_table])
+    acts[bad_table] = illegal[0]
+    with pytest.raises(A.ActionError, match=f"table {bad_table}"):
+        eng.step(acts)
+    for name in GameState.__dataclass_fields__:
+        assert (getattr(before, name) == getattr(eng.state, name)).all(), name
+    assert (mask_before == eng.legal_mask()).all()
+    with pytest.raises(A.ActionError, match="integer actions"):
+        eng.step(np.zeros(3, dtype=np.int64))
+    acts[bad_table] = 999
+    with pytest.raises(A.ActionError, match="999"):
+        eng.step(acts)
+    eng.step(random_actions(eng.legal_mask(), rng))  # the game goes on from where it was
+
+
+def _set_turn(eng: Engine, seat: int, hands: dict[int, str]) -> None:
+    st = eng.state
+    for s, text in hands.items():
+        st.hands[0, s] = parse_hand(text)
+    st.phase[0] = 0
+    st.to_act[0] = seat
+    st.turn_seat[0] = seat
+    st.claimed_turn[0] = False
+    eng._update_masks()
+
+
+def test_hui_wild_in_melds_changes_the_masks():
+    """With hui_wild_in_melds a 惠牌 completes a pong and a chi; by default it does not."""
+    masks = {}
+    for flag in (False, True):
+        eng = Engine(get_rules("beijing", hui_wild_in_melds=flag), num_tables=1)
+        eng.reset(walls=None)
+        st = eng.state
+        hui = int(st.hui[0])
+        # seat 1 (next after seat 0) holds one 5m or 5p and a 惠牌; seat 0 discards a 5 that is not 惠牌
+        five = 4 if hui not in (3, 4, 5) else 13
+        other = "5m" if five == 4 else "5p"
+        hand1 = parse_hand("19m19p19s1234z")
+        hand1[five] += 1
+        hand1[hui] += 1
+        st.hands[0, 1] = hand1[:34]
+        st.hands[0, 0] = parse_hand("2299m2299p2299s" + other)
+        st.hands[0, 2] = parse_hand("1188m1188p1188s5z")
+        st.hands[0, 3] = parse_hand("77m77p77s556677z")
+        _set_turn(eng, 0, {})
+        eng.step(np.array([A.index(f"discard {other}")]))
+        masks[flag] = eng.legal_mask()[0].copy()
+        assert eng.state.to_act[0] == 1 or not flag
+    assert not masks[False][A.PONG]
+    assert masks[True][A.PONG]
+    assert (masks[True] != masks[False]).any()
