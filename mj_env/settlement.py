@@ -1,0 +1,167 @@
+"""Settlement: who pays whom for a won or drawn hand (RULES.md 6).
+
+Every function returns points for the four seats, ``[s0, s1, s2, s3]``, zero-sum, with the
+底分 ``base`` already applied. The steps of a won hand:
+
+1. the hand settlement of the rule set's ``scoring`` family, as ``{payer: amount}``:
+
+   - ``beijing``: self-draw, each other player pays F; win on a discard, the discarder pays F;
+   - ``hebei``: the base score of the win type (table below) plus the bonus fan X: on a
+     self-draw each payer pays base + X; on a discard the discarder pays base + X and, when
+     X > 0 and ``discard_bonus_all_pay``, each other non-winner pays X;
+   - ``quemen``: total T (doubled after 报听): the discarder pays T, or on a self-draw each of
+     the three others pays T;
+
+2. 互包 (``rules.hubao``): if the winner is bound to one seat, that seat pays the whole hand
+   settlement and nobody else does; bound to two or more, each of them pays it once;
+3. 烧庄 (``rules.shaozhuang``) with R rounds: the dealer pays 3 x 2^(R-1), each other seat
+   gets 2^(R-1); never redirected by 互包.
+
+Kong payments (hebei, quemen) are settled by the environment with `kong_payments`.
+"""
+from __future__ import annotations
+
+from .rules import RuleSet, get_rules
+
+
+def shaozhuang_line(rounds: int) -> int:
+    """The 烧庄 line: 2^(R-1) for R >= 1 rounds, 0 for none. Each non-dealer gets it, the
+    dealer pays it three times."""
+    return 0 if rounds <= 0 else 2 ** (rounds - 1)
+
+
+def shaozhuang_scores(dealer: int, rounds: int) -> list[int]:
+    """烧庄 points before base: dealer -3L, each other +L, L = `shaozhuang_line`."""
+    line = shaozhuang_line(rounds)
+    return [-3 * line if seat == dealer else line for seat in range(4)]
+
+
+# hebei base score of the win type: {payer: points}, see RULES.md 6.2.
+HEBEI_DEALER_SELF_DRAW = 4  # each other player
+HEBEI_SELF_DRAW_DEALER_PAYS = 4  # a non-dealer self-draws: the dealer pays 4 ...
+HEBEI_SELF_DRAW_OTHER_PAYS = 2  # ... and the two others 2 each
+HEBEI_DEALER_WINS_DISCARD = 8
+HEBEI_DEALER_DISCARDS = 6
+HEBEI_OTHER_DISCARDS = 5
+
+
+def hebei_base(winner: int, dealer: int, discarder: int | None) -> dict[int, int]:
+    """The base score (基础分) each payer owes the winner for the win type, before bonus fan."""
+    if discarder is None:
+        if winner == dealer:
+            return {s: HEBEI_DEALER_SELF_DRAW for s in range(4) if s != winner}
+        return {s: HEBEI_SELF_DRAW_DEALER_PAYS if s == dealer else HEBEI_SELF_DRAW_OTHER_PAYS
+                for s in range(4) if s != winner}
+    if winner == dealer:
+        return {discarder: HEBEI_DEALER_WINS_DISCARD}
+    return {discarder: HEBEI_DEALER_DISCARDS if discarder == dealer else HEBEI_OTHER_DISCARDS}
+
+
+def hand_payments(rules: RuleSet, fan: int, winner: int, dealer: int, discarder: int | None,
+                  ting: bool = False) -> dict[int, int]:
+    """What each payer owes the winner for the hand itself, before 互包, 烧庄 and base."""
+    others = [s for s in range(4) if s != winner]
+    if rules.scoring == "hebei":
+        pay = hebei_base(winner, dealer, discarder)
+        if discarder is None:
+            return {s: v + fan for s, v in pay.items()}
+        if fan > 0:
+            pay[discarder] += fan
+            if rules.discard_bonus_all_pay:
+                for s in others:
+                    if s != discarder:
+                        pay[s] = fan
+        return pay
+    total = fan * 2 if (rules.scoring == "quemen" and ting) else fan
+    if discarder is None:
+        return {s: total for s in others}
+    return {discarder: total}
+
+
+def win_scores(rules: RuleSet, fan: int, winner: int, dealer: int, discarder: int | None, *,
+               hubao=(), shaozhuang_rounds: int = 0, ting: bool = False, base: int = 1) -> list[int]:
+    """Points of the four seats for a won hand: hand settlement, 互包, 烧庄, times base."""
+    pay = hand_payments(rules, fan, winner, dealer, discarder, ting)
+    partners = sorted({b if a == winner else a for a, b in hubao if winner in (a, b)}) if rules.hubao else []
+    if partners:
+        whole = sum(pay.values())
+        pay = {p: whole for p in partners}
+    scores = [0] * 4
+    for payer, amount in pay.items():
+        scores[payer] -= amount
+        scores[winner] += amount
+    if rules.shaozhuang:
+        scores = [a + b for a, b in zip(scores, shaozhuang_scores(dealer, shaozhuang_rounds))]
+    scores = [s * base for s in scores]
+    assert sum(scores) == 0, scores
+    return scores
+
+
+def settle_draw(rules, dealer: int, shaozhuang_rounds: int = 0, base: int | None = None) -> dict:
+    """The settlement of a drawn hand (荒牌): ``{"draw": True, "shaozhuang": S, "scores": [...]}``.
+
+    No hand settlement; 烧庄 is settled when ``rules.shaozhuang`` and ``rules.shaozhuang_on_draw``
+    (S is then 2^(R-1), else 0). ``rules``: a RuleSet or a preset name; ``base`` defaults to
+    ``rules.base``."""
+    rules = get_rules(rules)
+    base = rules.base if base is None else base
+    _check_seat(dealer, "dealer")
+    settled = rules.shaozhuang and rules.shaozhuang_on_draw
+    rounds = shaozhuang_rounds if settled else 0
+    scores = [s * base for s in shaozhuang_scores(dealer, rounds)]
+    return {"draw": True, "shaozhuang": shaozhuang_line(rounds), "scores": scores}
+
+
+_KONG_TYPES = {"exposed": "exposed", "kong": "exposed", "added": "added", "added_kong": "added",
+               "concealed": "concealed", "concealed_kong": "concealed"}
+
+
+def kong_payments(rules, kongs, *, base: int | None = None, drawn: bool = False) -> list[int]:
+    """Kong payments of one hand (RULES.md 6.2, 6.3), times base, as 4 seat scores.
+
+    ``kongs``: iterable of ``(seat, type, from_seat_or_None)``, type ``"exposed"`` (明杠 on a
+    discard; ``from_seat`` is the discarder), ``"added"`` (补杠) or ``"concealed"`` (暗杠); the
+    meld type names ``kong`` / ``added_kong`` / ``concealed_kong`` are accepted too.
+
+    - hebei: exposed, the discarder pays 3; added, each other pays 1; concealed, each other 2;
+    - quemen: exposed, the discarder pays 1; concealed, each other pays 1; added, nothing;
+    - rule sets without ``kong_payments`` (beijing): all zero.
+
+    In a drawn hand (``drawn=True``) the payments are void unless ``kong_payments_on_draw``.
+    A robbed kong did not complete: do not list it.
+    """
+    rules = get_rules(rules)
+    base = rules.base if base is None else base
+    scores = [0] * 4
+    if not rules.kong_payments or (drawn and not rules.kong_payments_on_draw):
+        return scores
+    table = {"hebei": {"exposed": 3, "added": 1, "concealed": 2},
+             "quemen": {"exposed": 1, "added": 0, "concealed": 1}}.get(rules.scoring)
+    if table is None:
+        return scores
+    for n, kong in enumerate(kongs):
+        try:
+            seat, kind, source = kong
+        except (TypeError, ValueError):
+            raise ValueError(f"kongs[{n}] must be (seat, type, from_seat_or_None), got {kong!r}") from None
+        _check_seat(seat, f"kongs[{n}] seat")
+        if kind not in _KONG_TYPES:
+            raise ValueError(f"kongs[{n}]: unknown kong type {kind!r}; use exposed, added or concealed")
+        kind = _KONG_TYPES[kind]
+        amount = table[kind]
+        if kind == "exposed":
+            _check_seat(source, f"kongs[{n}] from_seat")
+            if source == seat:
+                raise ValueError(f"kongs[{n}]: an exposed kong is claimed from another seat, not {seat}")
+            payers = [source]
+        else:
+            payers = [s for s in range(4) if s != seat]
+        for p in payers:
+            scores[p] -= amount * base
+            scores[seat] += amount * base
+    return scores
+
+
+def _check_seat(seat, what: str) -> None:
+    if type(seat) is not int or not 0 <= seat <= 3:
+        raise ValueError(f"{what} must be a seat 0-3, got {seat!r}")

@@ -1,0 +1,182 @@
+"""The calculator ``python -m mj_env.score``: JSON lines in, JSON lines out, and every error path."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mj_env.score import answer
+from mj_env.scoring import InputError, evaluate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+EXAMPLE_1 = {"rules": "beijing", "hand": "111m999p222s5z", "melds": [{"type": "pong", "tiles": "777s", "from": 2}],
+             "win_tile": "5z", "hui": "9s", "winner": 0, "dealer": 0, "shaozhuang_rounds": 1, "base": 2000}
+EXAMPLE_2 = {"rules": "beijing", "hand": "123m456m789p23s9s5z", "win_tile": "5z", "hui": "9s", "winner": 1,
+             "dealer": 0, "discarder": 0, "shaozhuang_rounds": 3, "hubao": [[1, 3]], "base": 500}
+OUT_1 = '{"legal": true, "fan": 3, "patterns": {"庄": 1, "对对和": 2}, "shaozhuang": 1, "scores": [12000, -4000, -4000, -4000]}'
+OUT_2 = '{"legal": true, "fan": 2, "patterns": {"庄": 1, "推倒和": 1}, "shaozhuang": 4, "scores": [-6000, 3000, 2000, 1000]}'
+
+VALID = {"hand": "123m456p789s23s55z", "win_tile": "4s", "hui": "9p", "winner": 1, "dealer": 0}
+HEBEI = {"rules": "hebei", "hand": "123m456p789s23s55z", "win_tile": "4s"}
+QUEMEN = {"rules": "quemen", "hand": "123m456m789s23s55z", "win_tile": "4s"}
+PONG = {"type": "pong", "tiles": "111z", "from": 2}
+
+
+def run_cli(data: bytes) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mj_env.score"], input=data, capture_output=True, check=False,
+                          cwd=ROOT, timeout=60)
+
+
+def test_cli_keeps_order_and_survives_bad_lines():
+    lines = [
+        json.dumps(EXAMPLE_1, ensure_ascii=False),
+        "{not json",
+        json.dumps(EXAMPLE_2),
+        json.dumps(dict(VALID, hand="123m456p789s23s55x")),
+        "",
+        json.dumps(dict(VALID, win_tile="6s")),
+        "[1, 2]",
+        '{"hand": "123m456p789s23s55z", "hand": "123m456p789s23s55z", "win_tile": "4s"}',
+    ]
+    data = ("\n".join(lines) + "\n").encode("utf-8") + b'{"hand": "\xff"}\n' + json.dumps(VALID).encode()
+    p = run_cli(data)  # the last line has no newline at the end: still answered
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.decode("utf-8").splitlines()
+    assert len(out) == 10
+    assert out[0] == OUT_1  # Chinese names as they are, not \\u escapes
+    assert "error" in json.loads(out[1]) and "bad JSON" in json.loads(out[1])["error"]
+    assert out[2] == OUT_2
+    assert "55x" in json.loads(out[3])["error"]
+    assert "empty line" in json.loads(out[4])["error"]
+    assert json.loads(out[5]) == {"legal": False, "reason": "the tiles do not form a winning shape"}
+    assert "JSON object" in json.loads(out[6])["error"]
+    assert "twice" in json.loads(out[7])["error"]
+    assert "UTF-8" in json.loads(out[8])["error"]
+    assert json.loads(out[9])["legal"] is True
+    assert p.stderr == b""
+
+
+def test_cli_empty_input():
+    p = run_cli(b"")
+    assert p.returncode == 0 and p.stdout == b""
+
+
+# (mutation of a valid input, words the error must contain)
+ERRORS = [
+    ([1, 2], "must be a JSON object"),
+    ("text", "must be a JSON object"),
+    (None, "must be a JSON object"),
+    ({"win_tile": "4s"}, "missing required field 'hand'"),
+    ({"hand": "123m456p789s23s55z"}, "missing required field 'win_tile'"),
+    (dict(VALID, foo=1), "unknown field(s) 'foo'"),
+    (dict(VALID, rules="tokyo"), "unknown rules 'tokyo'"),
+    (dict(VALID, rules=5), "rules must be"),
+    (dict(VALID, rules={"hui": True}), "must name its preset"),
+    (dict(VALID, rules={"name": "beijing", "nonsense": 1}), "unknown rule field(s): nonsense"),
+    (dict(VALID, rules={"name": "beijing", "base": "x"}), "'base' must be int"),
+    (dict(VALID, rules={"name": "beijing", "reserve": 99}), "'reserve'"),
+    (dict(VALID, hand=123), "hand must be a string"),
+    (dict(VALID, hand="123m456p789s23s55x"), "hand: unexpected character 'x'"),
+    (dict(VALID, hand="023m456p789s23s55z"), "no tile 0m"),
+    (dict(VALID, hand="123m456p789s23s58z"), "no tile 8z"),
+    (dict(VALID, hand="123m456p789s23s5z1f"), "flower"),
+    (dict(VALID, hand="123m456p789s23s55"), "no suit letter"),
+    (dict(VALID, hand="123m456p789s2s55z"), "hand holds 12 tiles; with 0 meld(s) it must hold 13"),
+    (dict(VALID, hand="123m456p789s234s55z"), "hand holds 14 tiles"),
+    (dict(VALID, hand="123m456p789s23s55z", melds=[PONG]), "hand holds 13 tiles; with 1 meld(s) it must hold 10"),
+    (dict(VALID, hand="11111m6p789s23s55z"), "too many 1m: 5 counting hand 5"),
+    (dict(VALID, hand="1111m56p789s23s55z", win_tile="1m"), "too many 1m: 5 counting hand 4, win_tile 1"),
+    (dict(VALID, hand="1m456p789s23s5z", melds=[{"type": "kong", "tiles": "1111m", "from": 2}], win_tile="5z"),
+     "too many 1m: 5 counting hand 1, melds 4"),
+    (dict(VALID, win_tile="12m"), "win_tile must be exactly one tile"),
+    (dict(VALID, win_tile=""), "win_tile must be exactly one tile"),
+    (dict(VALID, win_tile=5), "win_tile must be a string"),
+    (dict(VALID, win_tile="1f"), "flower"),
+    (dict(VALID, winner=4), "winner must be a seat 0-3, got 4"),
+    (dict(VALID, winner=True), "winner must be a seat 0-3, got True"),
+    (dict(VALID, winner=1.0), "winner must be a seat 0-3"),
+    (dict(VALID, dealer=-1), "dealer must be a seat 0-3"),
+    (dict(VALID, discarder=7), "discarder must be a seat 0-3"),
+    (dict(VALID, discarder=1), "discarder 1 is the winner"),
+    (dict(VALID, hui="0z"), "hui: no tile 0z"),
+    (dict(VALID, hui="12m"), "hui must be exactly one tile"),
+    (dict(VALID, hui=9), "hui must be a string"),
+    (dict(VALID, hui=None, indicator="9x"), "indicator: unexpected character"),
+    (dict(VALID, hui="5m", indicator="5m"), "hui 5m does not follow indicator 5m (its 惠牌 is 6m)"),
+    (dict(HEBEI, hui="5m"), "rules 'hebei' have no 惠牌"),
+    (dict(HEBEI, indicator="5m"), "rules 'hebei' have no 惠牌"),
+    (dict(VALID, melds="pong"), "melds must be a list"),
+    (dict(VALID, hand="5z", melds=[PONG] * 5), "at most 4 melds, got 5"),
+    (dict(VALID, melds=[5]), "melds[0] must be an object"),
+    (dict(VALID, melds=[dict(PONG, x=1)]), "melds[0]: unknown field(s) 'x'"),
+    (dict(VALID, melds=[dict(PONG, type="chow")]), "melds[0].type must be one of"),
+    (dict(VALID, melds=[{"type": "pong", "from": 2}]), "melds[0]: missing field 'tiles'"),
+    (dict(VALID, melds=[dict(PONG, tiles="5x")]), "melds[0].tiles: unexpected character"),
+    (dict(VALID, melds=[{"type": "chi", "tiles": "135m", "from": 0}]), "'135m' is not a valid chi"),
+    (dict(VALID, melds=[{"type": "chi", "tiles": "123z", "from": 0}]), "'123z' is not a valid chi"),
+    (dict(VALID, melds=[{"type": "chi", "tiles": "89m1p", "from": 0}]), "not a valid chi"),
+    (dict(VALID, melds=[{"type": "chi", "tiles": "1234m", "from": 0}]), "a chi has 3 tiles, got 4"),
+    (dict(VALID, melds=[dict(PONG, tiles="556m")]), "'556m' is not a valid pong"),
+    (dict(VALID, melds=[dict(PONG, tiles="5555m")]), "a pong has 3 tiles, got 4"),
+    (dict(VALID, melds=[{"type": "kong", "tiles": "5556m", "from": 2}]), "not a valid kong"),
+    (dict(VALID, melds=[{"type": "added_kong", "tiles": "55m", "from": 2}]), "a added_kong has 4 tiles, got 2"),
+    (dict(VALID, melds=[{"type": "kong", "tiles": "556m", "from": 2}]), "a kong has 4 tiles, got 3"),
+    (dict(VALID, melds=[{"type": "concealed_kong", "tiles": "5555m", "from": 2}]), "claimed from nobody"),
+    (dict(VALID, melds=[dict(PONG, **{"from": 1})]), "melds[0].from is 1, the winner's own seat"),
+    (dict(VALID, melds=[dict(PONG, **{"from": 9})]), "melds[0].from must be a seat 0-3"),
+    (dict(VALID, melds=[{"type": "chi", "tiles": "123m", "from": 2}]), "claimed from the seat before the winner, 0"),
+    (dict(HEBEI, melds=[{"type": "chi", "tiles": "123m", "from": 3}]), "rules 'hebei' have no chi"),
+    (dict(VALID, situation="last"), "situation must be an object"),
+    (dict(VALID, situation={"haidi": True}), "situation: unknown field(s) 'haidi'"),
+    (dict(VALID, situation={"last_tile": 1}), "situation.last_tile must be true or false"),
+    (dict(VALID, situation={"robbed_kong": True}), "robbed_kong needs a discarder"),
+    (dict(VALID, shaozhuang_rounds=-1), "shaozhuang_rounds must be an integer 0-34"),
+    (dict(VALID, shaozhuang_rounds="1"), "shaozhuang_rounds must be an integer"),
+    (dict(VALID, shaozhuang_rounds=35), "shaozhuang_rounds must be an integer 0-34, got 35"),
+    (dict(HEBEI, shaozhuang_rounds=1), "rules 'hebei' have no 烧庄"),
+    (dict(VALID, hubao="1,3"), "hubao must be a list"),
+    (dict(VALID, hubao=[[1]]), "hubao[0] must be a pair of seats"),
+    (dict(VALID, hubao=[[1, 3], 2]), "hubao[1] must be a pair of seats"),
+    (dict(VALID, hubao=[[1, 1]]), "hubao[0] binds seat 1 to itself"),
+    (dict(VALID, hubao=[[1, 5]]), "hubao[0] must be a seat 0-3"),
+    (dict(HEBEI, hubao=[[1, 2]]), "rules 'hebei' have no 互包"),
+    (dict(VALID, flowers=1), "rules 'beijing' have no flowers"),
+    (dict(QUEMEN, flowers=9), "flowers must be an integer 0-8"),
+    (dict(QUEMEN, flowers=True), "flowers must be an integer 0-8"),
+    (dict(QUEMEN, ting="yes"), "ting must be true or false"),
+    (dict(VALID, ting=True), "rules 'beijing' have no 报听"),
+    (dict(VALID, base=0), "base must be an integer >= 1, got 0"),
+    (dict(VALID, base=1.5), "base must be an integer >= 1"),
+    (dict(VALID, base=True), "base must be an integer >= 1"),
+]
+
+
+@pytest.mark.parametrize("obj,words", ERRORS, ids=[w for _, w in ERRORS])
+def test_error_paths(obj, words):
+    with pytest.raises(InputError) as e:
+        evaluate(obj)
+    assert words in str(e.value)
+    out = answer(json.dumps(obj, ensure_ascii=False))
+    assert list(out) == ["error"] and words in out["error"]
+
+
+def test_defaults_and_nulls_are_accepted():
+    """Optional fields may be null or absent; the defaults of INTERFACES.md 1 apply."""
+    full = dict(VALID, rules=None, melds=None, discarder=None, indicator=None, situation=None,
+                shaozhuang_rounds=None, hubao=None, flowers=None, ting=None, base=None)
+    assert evaluate(full) == evaluate(VALID)
+    assert evaluate(dict(VALID, hui="5m", indicator="4m"))["legal"] is True
+
+
+def test_answer_reports_unexpected_failures_as_errors(monkeypatch):
+    import mj_env.score as cli
+
+    def boom(obj):
+        raise KeyError("x")
+
+    monkeypatch.setattr(cli, "evaluate", boom)
+    assert cli.answer(json.dumps(VALID)) == {"error": "internal error: KeyError: 'x'"}

@@ -1,0 +1,194 @@
+"""Beijing scoring: the case table, the seed's worked examples, and the fast scorer against the
+slow reference (tests/ref_scoring.py) on thousands of random winning hands."""
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from ref_scoring import random_beijing_input, ref_evaluate
+
+from mj_env.fan import BEIJING_ORDER
+from mj_env.rules import get_rules
+from mj_env.scoring import InputError, evaluate, rules_json, settle_draw, shaozhuang_line
+
+CASES = json.loads((Path(__file__).parent / "cases" / "beijing_hands.json").read_text(encoding="utf-8"))
+
+
+# 推倒和 + 门清无惠 (F = 2), seat 1 self-draws, seat 0 deals
+PLAIN = {"hand": "123m456p789s23s55z", "win_tile": "4s", "hui": "9p", "winner": 1, "dealer": 0}
+PLAIN_OUT = {"legal": True, "fan": 2, "patterns": {"门清无惠": 1, "推倒和": 1}, "shaozhuang": 0, "scores": [-2, 6, -2, -2]}
+
+
+def check(got: dict, expect: dict, *, reason: bool = True) -> None:
+    if expect["legal"]:
+        assert got == expect
+        assert list(got["patterns"]) == list(expect["patterns"])  # the output order too
+    else:
+        assert got["legal"] is False, got
+        assert not reason or expect["reason_has"] in got["reason"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_case_table(case):
+    got = evaluate(case["input"])
+    check(got, case["expect"])
+    for name in case.get("not", []):
+        assert name not in got.get("patterns", {})
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_reference_agrees_with_case_table(case):
+    check(ref_evaluate(case["input"]), case["expect"], reason=False)
+
+
+def test_case_table_covers_every_pattern_both_ways():
+    scored = {p for c in CASES if c["expect"]["legal"] for p in c["expect"]["patterns"]}
+    almost = {p for c in CASES for p in c.get("not", [])}
+    assert scored == set(BEIJING_ORDER)
+    assert almost == set(BEIJING_ORDER)
+
+
+@pytest.mark.parametrize("chunk", range(8))
+def test_random_hands_match_reference(chunk):
+    """250 random winning hands per chunk (2,000 in all): fan, patterns, scores, legality."""
+    rng = random.Random(1000 + chunk)
+    legal = 0
+    for _ in range(250):
+        obj = random_beijing_input(rng)
+        got, want = evaluate(obj), ref_evaluate(obj)
+        assert got["legal"] == want["legal"], json.dumps(obj, ensure_ascii=False)
+        if got["legal"]:
+            legal += 1
+            assert got == want, json.dumps(obj, ensure_ascii=False)
+            assert sum(got["scores"]) == 0
+    assert legal > 150
+
+
+def test_random_hands_reach_every_pattern():
+    rng = random.Random(7)
+    seen = set()
+    for _ in range(1500):
+        out = evaluate(random_beijing_input(rng))
+        seen |= set(out.get("patterns", {}))
+    assert seen == set(BEIJING_ORDER)
+
+
+def test_evaluate_accepts_a_ruleset_and_raises_input_error():
+    obj = dict(PLAIN, rules=get_rules("beijing"))
+    assert evaluate(obj) == PLAIN_OUT
+    with pytest.raises(InputError, match="win_tile"):
+        evaluate({"hand": "123m456p789s23s55z"})
+    assert issubclass(InputError, ValueError)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule-set fields change the behaviour (read from the RuleSet, not from the name).
+
+CLAIMED_DISCARD = {"hand": "456p789s23s55z", "melds": [{"type": "pong", "tiles": "111m", "from": 2}],
+                   "win_tile": "4s", "hui": "9m", "winner": 1, "dealer": 0, "discarder": 3}
+THREE_HUI_DISCARD = {"hand": "123m456p789s1z555z", "win_tile": "1z", "hui": "5z", "winner": 2, "dealer": 0,
+                     "discarder": 0}
+
+
+def test_discard_win_concealed_only_field():
+    assert evaluate(CLAIMED_DISCARD)["legal"] is False
+    rules = rules_json(get_rules("beijing", discard_win_concealed_only=False))
+    assert rules == {"name": "beijing", "discard_win_concealed_only": False}
+    out = evaluate(dict(CLAIMED_DISCARD, rules=rules))
+    assert out == {"legal": True, "fan": 1, "patterns": {"推倒和": 1}, "shaozhuang": 0, "scores": [0, 1, 0, -1]}
+
+
+def test_self_draw_only_hui_field():
+    assert evaluate(THREE_HUI_DISCARD)["legal"] is False
+    out = evaluate(dict(THREE_HUI_DISCARD, rules={"name": "beijing", "self_draw_only_hui": 0}))
+    assert out["legal"] is True and out["patterns"] == {"庄": 1, "推倒和": 1}
+    assert out["scores"] == [-2, 0, 2, 0]
+    out = evaluate(dict(THREE_HUI_DISCARD, rules={"name": "beijing", "self_draw_only_hui": 4}))
+    assert out["legal"] is True
+
+
+def test_four_hui_win_field():
+    four = {"hand": "123m456p789s5555z", "win_tile": "1z", "hui": "5z", "winner": 1, "dealer": 0}
+    assert evaluate(four)["patterns"] == {"四惠牌": 8}
+    out = evaluate(dict(four, rules={"name": "beijing", "four_hui_win": False}))
+    # read by shape: 11z from a wildcard, a free meld of three wildcards
+    assert out["legal"] is True and "四惠牌" not in out["patterns"]
+    junk = dict(four, hand="13579m246p1s5555z", win_tile="9s")
+    assert evaluate(junk)["legal"] is True
+    assert evaluate(dict(junk, rules={"name": "beijing", "four_hui_win": False}))["legal"] is False
+
+
+def test_shaozhuang_fields():
+    obj = dict(PLAIN, shaozhuang_rounds=2)
+    assert evaluate(obj)["scores"] == [-8, 8, 0, 0]
+    no_shaozhuang = {"name": "beijing", "shaozhuang": False}
+    out = evaluate(dict(PLAIN, rules=no_shaozhuang))
+    assert out["scores"] == [-2, 6, -2, -2] and out["shaozhuang"] == 0
+    with pytest.raises(InputError, match="烧庄"):
+        evaluate(dict(obj, rules=no_shaozhuang))
+
+
+def test_hubao_field():
+    obj = dict(PLAIN, hubao=[[1, 2]])
+    assert evaluate(obj)["scores"] == [0, 6, -6, 0]
+    with pytest.raises(InputError, match="互包"):
+        evaluate(dict(obj, rules={"name": "beijing", "hubao": False}))
+
+
+def test_hui_wild_in_melds_field():
+    # a pong of 7m made with one 惠牌 (5z): only when 惠牌 are wild in melds
+    obj = {"hand": "123m456p11z23s", "melds": [{"type": "pong", "tiles": "77m5z", "from": 2}],
+           "win_tile": "4s", "hui": "5z", "winner": 1, "dealer": 0}
+    with pytest.raises(InputError, match="not a valid pong"):
+        evaluate(obj)
+    out = evaluate(dict(obj, rules={"name": "beijing", "hui_wild_in_melds": True}))
+    assert out == {"legal": True, "fan": 1, "patterns": {"推倒和": 1}, "shaozhuang": 0, "scores": [-1, 3, -1, -1]}
+    # a chi with a 惠牌 filling 8p reads as 789p and completes 一条龙 of dots (and 清一色)
+    chi = {"hand": "123456p11p78p", "melds": [{"type": "chi", "tiles": "79p5z", "from": 0}],
+           "win_tile": "9p", "hui": "5z", "winner": 1, "dealer": 0, "rules": {"name": "beijing", "hui_wild_in_melds": True}}
+    out = evaluate(chi)
+    assert out["patterns"] == {"一条龙": 3, "清一色": 6}
+
+
+def test_rules_json_round_trip():
+    assert rules_json("beijing") == "beijing"
+    assert rules_json(get_rules("hebei")) == "hebei"
+    custom = get_rules("beijing", base=5, multiple_winners=True)
+    assert get_rules(rules_json(custom)["name"], **{k: v for k, v in rules_json(custom).items() if k != "name"}) == custom
+    out = evaluate(dict(PLAIN, rules=rules_json(custom)))
+    assert out["scores"] == [-10, 30, -10, -10]  # base from the rule set
+    out = evaluate(dict(PLAIN, rules=rules_json(custom), base=2))
+    assert out["scores"] == [-4, 12, -4, -4]  # an explicit base wins
+
+
+# ---------------------------------------------------------------------------------------------
+# Drawn hands and the 烧庄 line.
+
+
+def test_shaozhuang_line():
+    assert [shaozhuang_line(r) for r in range(6)] == [0, 1, 2, 4, 8, 16]
+
+
+@pytest.mark.parametrize("rounds,dealer,base,scores", [
+    (0, 0, 1, [0, 0, 0, 0]),
+    (1, 0, 1, [-3, 1, 1, 1]),
+    (2, 2, 1, [2, 2, -6, 2]),
+    (3, 1, 500, [2000, -6000, 2000, 2000]),
+])
+def test_settle_draw(rounds, dealer, base, scores):
+    out = settle_draw("beijing", dealer, rounds, base)
+    assert out == {"draw": True, "shaozhuang": shaozhuang_line(rounds), "scores": scores}
+
+
+def test_settle_draw_fields():
+    assert settle_draw(get_rules("beijing", shaozhuang_on_draw=False), 0, 3)["scores"] == [0, 0, 0, 0]
+    assert settle_draw(get_rules("beijing", base=7), 0, 1)["scores"] == [-21, 7, 7, 7]
+    assert settle_draw("hebei", 1, 0) == {"draw": True, "shaozhuang": 0, "scores": [0, 0, 0, 0]}
+    with pytest.raises(ValueError, match="dealer"):
+        settle_draw("beijing", 4, 1)
