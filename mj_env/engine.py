@@ -92,6 +92,7 @@ class Engine:
         st.hands_played[idx] = 0
         st.match_scores[idx] = 0
         empty = deal(self.rules, st, idx, walls_arr, dealers_arr)
+        self._dealt(idx)
         res = self._new_result()
         self._start_turn(idx, res)
         self._finish(idx[empty], np.zeros(0, dtype=np.int64), res)
@@ -127,7 +128,12 @@ class Engine:
                 disc[t_rows, st.drawn[turn[t_rows]]] = True
             mask[turn, A.DISCARD:A.DISCARD + K] = disc
             mask[turn, A.KONG_SELF:A.KONG_SELF + K] = legal.self_kongs(rules, st, turn, s)
-            mask[turn, A.WIN] = ~claimed & legal.self_draw_win(rules, st, turn, s)
+            # Only a hand that was ready before its draw, a kong replacement turn or the dealer's
+            # first turn can hold a win: the exact test runs on those alone.
+            first = (st.n_discards[turn, s] == 0) & (s == st.dealer[turn])
+            maybe = np.flatnonzero(~claimed & (st.ready[turn, s] | st.after_kong[turn] | first))
+            if len(maybe):
+                mask[turn[maybe], A.WIN] = legal.self_draw_win(rules, st, turn[maybe], s[maybe])
             if rules.ting:
                 mask[turn, A.TING:A.TING + K] = legal.ting_discards(rules, st, turn, s)
         claim = base[phase == CLAIM]
@@ -221,6 +227,8 @@ class Engine:
             c, cs, ct = idx[conc], s[conc], tile[conc]
             st.hands[c, cs, ct] = 0
             st.meld_counts[c, cs, ct] += 4
+            st.hidden[c, cs, ct] += 4
+            st.n_hidden[c, cs] += 1
             self._add_meld(c, cs, CONCEALED_KONG, ct, np.full(len(c), -1))
             self._replacement(c, res)
         added = ~conc
@@ -236,6 +244,7 @@ class Engine:
 
     def _complete_added_kong(self, idx, s, tile, res) -> None:
         st = self.state
+        st.ponged[idx, s, tile] = False
         st.hands[idx, s, tile] -= 1
         st.meld_counts[idx, s, tile] += 1
         slot = np.argmax((st.meld_type[idx, s] == PONG) & (st.meld_tile[idx, s] == tile[:, None]), axis=1)
@@ -250,12 +259,14 @@ class Engine:
         st.meld_from[idx, s, slot] = frm
         st.n_melds[idx, s] += 1
         st.any_meld[idx] = True
+        st.open_hand[idx, s] |= np.asarray(kind) != CONCEALED_KONG
 
     def _discard(self, idx, s, tile, res) -> None:
         st, rules = self.state, self.rules
         st.hands[idx, s, tile] -= 1
         st.river[idx, s, tile] += 1
         st.n_discards[idx, s] += 1
+        st.ready[idx, s] = legal.ready(rules, st, idx, s)
         st.claim_last[idx] = st.last_draw[idx]
         if rules.shaozhuang:
             self._shaozhuang(idx, s, tile)
@@ -412,6 +423,7 @@ class Engine:
                 st.meld_counts[b, bs, bh] += wild
             kind = np.where(a[same] == A.KONG, KONG, PONG)
             self._add_meld(b, bs, kind, bt, d[same])
+            st.ponged[b, bs, bt] = kind == PONG
         if chi.any():
             b, bs, bt, bh = idx[chi], s[chi], t[chi], hui[chi]
             start = _CHI_START[a[chi] - A.CHI]
@@ -473,6 +485,13 @@ class Engine:
         self._finish(idx[empty], np.zeros(0, dtype=np.int64), res)
         self._start_turn(idx[~empty], res)
 
+    def _dealt(self, idx) -> None:
+        """After a deal: the three non-dealers' 13-tile hands get their ``ready`` flag."""
+        st = self.state
+        for k in (1, 2, 3):
+            seats = (st.dealer[idx].astype(np.int64) + k) % 4
+            st.ready[idx, seats] = legal.ready(self.rules, st, idx, seats)
+
     def _start_turn(self, idx, res) -> None:
         """A turn that begins with a draw or the dealer's first turn: 四惠牌 wins at once."""
         st, rules = self.state, self.rules
@@ -523,5 +542,6 @@ class Engine:
             m = idx[more]
             walls = shuffled_walls(rules, self.rng, len(m))
             empty = deal(rules, st, m, walls, next_dealer[more])
+            self._dealt(m)
             self._start_turn(m, res)
             self._finish(m[empty], np.zeros(0, dtype=np.int64), res)

@@ -39,8 +39,7 @@ def split_wild(rules: RuleSet, st: GameState, idx, seats) -> tuple[np.ndarray, n
 
 def concealed(st: GameState, idx, seats) -> np.ndarray:
     """No chi, pong, exposed or added kong (门清; concealed kongs allowed). (n,) bool."""
-    t = st.meld_type[idx, seats]
-    return ~((t == CHI) | (t == PONG) | (t == KONG) | (t == ADDED_KONG)).any(axis=1)
+    return ~st.open_hand[idx, seats]
 
 
 def lacks_a_suit(st: GameState, idx, seats, counts) -> np.ndarray:
@@ -53,6 +52,16 @@ def lacks_a_suit(st: GameState, idx, seats, counts) -> np.ndarray:
 def _shape_win(rules: RuleSet, nat, wild) -> np.ndarray:
     return hand.is_win(nat, wild, seven_pairs=rules.seven_pairs,
                        thirteen_orphans=rules.thirteen_orphans, extra_dragon=rules.orphans_extra_dragon)
+
+
+def ready(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
+    """The seat's 3k+1-tile concealed hand plus one wildcard is a winning shape: (n,) bool.
+
+    A necessary condition for any one more tile (drawn, discarded or robbed) to win, so the
+    engine computes it once per changed hand and runs the exact test only on ready seats.
+    """
+    nat, wild = split_wild(rules, st, idx, seats)
+    return _shape_win(rules, nat, wild + 1)
 
 
 def self_draw_win(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
@@ -81,22 +90,6 @@ def discard_win(rules: RuleSet, st: GameState, idx, seats, tile) -> np.ndarray:
     return ok
 
 
-def meld_fill(rules: RuleSet, st: GameState, idx, seats, tile, need: int) -> tuple[np.ndarray, np.ndarray]:
-    """For pong (need 2) or exposed kong (need 3) of ``tile``: (possible (n,), 惠牌 used (n,)).
-
-    Natural tiles are spent first; 惠牌 fill the gap only with ``hui_wild_in_melds`` and never
-    for a discard of the 惠牌 kind itself (RULES.md 5).
-    """
-    rows = _rows(len(idx))
-    have = st.hands[idx, seats, tile].astype(np.int64)
-    if not rules.hui_wild_in_melds:
-        return have >= need, np.zeros(len(idx), dtype=np.int64)
-    hui = st.hui[idx].astype(np.int64)
-    wild = np.where(tile == hui, 0, st.hands[idx, seats][rows, hui])
-    used = np.clip(need - have, 0, None)
-    return used <= wild, used
-
-
 def chi_fill(rules: RuleSet, st: GameState, idx, seats, tile, which: int):
     """Chi of ``tile`` as the low (0), middle (1) or high (2) tile of a run.
 
@@ -121,35 +114,61 @@ def chi_fill(rules: RuleSet, st: GameState, idx, seats, tile, which: int):
 
 def claim_options(rules: RuleSet, st: GameState, idx, discarder, tile, robbing: bool) -> np.ndarray:
     """Every seat's possible claims on ``tile`` (n,) discarded (or added to a kong) by
-    ``discarder`` (n,): (n, S, C) bool; the discarder's row is all False."""
+    ``discarder`` (n,): (n, S, C) bool; the discarder's row is all False.
+
+    The three other seats are handled together; the exact win test runs only for seats whose
+    hand is ready (``st.ready``) and may win on a discard at all.
+    """
     n = len(idx)
     ok = np.zeros((n, 4, C), dtype=bool)
+    rows = _rows(n)
+    d = discarder.astype(np.int64)
+    tile = tile.astype(np.int64)
+    others = (d[:, None] + np.array([1, 2, 3])[None, :]) % 4            # (n, 3) in play order
+    r3 = rows[:, None]
+    b3 = idx[:, None]
+    may_win = st.ready[b3, others]
+    if rules.discard_win_concealed_only:
+        may_win &= ~st.open_hand[b3, others]
+    r, k = np.nonzero(may_win)
+    if len(r):
+        ok[r, others[r, k], C_WIN] = discard_win(rules, st, idx[r], others[r, k], tile[r])
+    if robbing:
+        return ok
+    free = ~st.ting[b3, others]                                          # (n, 3)
+    have = st.hands[b3, others, tile[:, None]].astype(np.int64)          # (n, 3) naturals of tile
+    if rules.hui_wild_in_melds:
+        hui = st.hui[idx].astype(np.int64)
+        wild = np.where((tile == hui)[:, None], 0, st.hands[b3, others, hui[:, None]])
+        have = have + wild
     can_kong = kong_possible(rules, st, idx)
-    for k in (1, 2, 3):
-        seats = (discarder.astype(np.int64) + k) % 4
-        rows = _rows(n)
-        ok[rows, seats, C_WIN] = discard_win(rules, st, idx, seats, tile)
-        if robbing:
-            continue
-        free = ~st.ting[idx, seats]
-        ok[rows, seats, C_PONG] = free & meld_fill(rules, st, idx, seats, tile, 2)[0]
-        ok[rows, seats, C_KONG] = free & can_kong & meld_fill(rules, st, idx, seats, tile, 3)[0]
-        if rules.chi and k == 1:
+    ok[r3, others, C_PONG] = free & (have >= 2)
+    ok[r3, others, C_KONG] = free & (have >= 3) & can_kong[:, None]
+    if rules.chi:
+        nxt = others[:, 0]
+        if rules.hui_wild_in_melds:
             for which, c in ((0, C_CHI_LOW), (1, C_CHI_MID), (2, C_CHI_HIGH)):
-                ok[rows, seats, c] = free & chi_fill(rules, st, idx, seats, tile, which)[0]
+                ok[rows, nxt, c] = free[:, 0] & chi_fill(rules, st, idx, nxt, tile, which)[0]
+        else:
+            # natural tiles only: the next seat's tiles two below .. two above the discard
+            pos = tile % 9
+            chi_ok = free[:, 0] & (tile < 27)
+            near = np.clip(tile[:, None] + _NEAR[None, :], 0, K - 1)
+            have_near = st.hands.reshape(-1, K)[(idx * 4 + nxt)[:, None], near] > 0   # (n, 4)
+            ok[rows, nxt, C_CHI_LOW] = chi_ok & (pos <= 6) & have_near[:, 2] & have_near[:, 3]
+            ok[rows, nxt, C_CHI_MID] = chi_ok & (pos >= 1) & (pos <= 7) & have_near[:, 1] & have_near[:, 2]
+            ok[rows, nxt, C_CHI_HIGH] = chi_ok & (pos >= 2) & have_near[:, 0] & have_near[:, 1]
     return ok
 
 
+_NEAR = np.array([-2, -1, 1, 2])
+
+
 def self_kongs(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
-    """Kinds the seat may kong on its turn (concealed or added): (n, K) bool."""
+    """Kinds the seat may kong on its turn (concealed: four in hand; added: a pong and one in
+    hand): (n, K) bool."""
     counts = st.hands[idx, seats]
-    ok = counts == 4
-    rows = _rows(len(idx))
-    mt, tiles = st.meld_type[idx, seats], st.meld_tile[idx, seats]
-    for m in range(mt.shape[1]):
-        pong = mt[:, m] == PONG
-        t = np.where(pong, tiles[:, m], 0).astype(np.int64)
-        ok[rows[pong], t[pong]] |= counts[rows[pong], t[pong]] > 0
+    ok = (counts == 4) | ((counts > 0) & st.ponged[idx, seats])
     allowed = kong_possible(rules, st, idx) & ~st.claimed_turn[idx] & ~st.ting[idx, seats]
     return ok & allowed[:, None]
 

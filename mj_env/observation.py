@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from .rules import RuleSet
-from .state import CLAIM, CONCEALED_KONG, ROB, TURN, GameState, K, M
+from .state import CLAIM, ROB, TURN, GameState, K, M
 from .wall import live_left
 
 OBS_NAME = "mj_obs_v1"
@@ -41,62 +41,61 @@ OBS_SHAPE = (N_PLANES, K)
 
 
 def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np.ndarray:
-    """Observations (n, N_PLANES, 34) uint8 of ``seats`` (default: the seat to act) at ``idx``."""
+    """Observations (n, N_PLANES, 34) uint8 of ``seats`` (default: the seat to act) at ``idx``.
+
+    ``out`` may be a preallocated (n, N_PLANES, 34) uint8 array to fill.
+    """
     if idx is None:
         idx = np.arange(st.num_tables)
     n = len(idx)
     seats = st.to_act[idx].astype(np.int64) if seats is None else np.asarray(seats, dtype=np.int64)
-    obs = np.zeros((n, N_PLANES, K), dtype=np.uint8) if out is None else out
-    if out is not None:
-        obs[:] = 0
+    obs = np.empty((n, N_PLANES, K), dtype=np.uint8) if out is None else out
     rows = np.arange(n)
     rel = (seats[:, None] + np.arange(4)[None, :]) % 4          # (n, 4) absolute seat of offset k
-    b2 = idx[:, None]
-    obs[:, 0] = st.hands[idx, seats]
-    # concealed kongs: (n, 4, M) per offset; hidden for the other seats
-    mtype = st.meld_type[b2, rel]
-    conc = mtype == CONCEALED_KONG
-    melds = st.meld_counts[b2, rel].astype(np.int16)
-    if conc.any():
-        r, k, m = np.nonzero(conc[:, 1:])
-        k = k + 1
-        tiles = st.meld_tile[idx[r], rel[r, k], m].astype(np.int64)
-        np.subtract.at(melds, (r, k, tiles), 4)
-    obs[:, 1:5] = melds
-    obs[:, 5:9] = st.river[b2, rel]
+    flat = (idx[:, None] * 4 + rel)                             # rows of the (B*4, K) seat arrays
+    by_seat = lambda a: np.take(a.reshape(-1, K), flat, axis=0)  # noqa: E731  (n, 4, K)
+    obs[:, 0] = np.take(st.hands.reshape(-1, K), flat[:, 0], axis=0)
+    obs[:, 1:5] = by_seat(st.meld_counts)
+    n_hidden = np.take(st.n_hidden.reshape(-1), flat)           # (n, 4) concealed kongs
+    h = np.flatnonzero(n_hidden[:, 1:].any(axis=1))
+    if len(h):                                                   # others' concealed kongs face down
+        obs[h, 2:5] -= by_seat(st.hidden)[h, 1:].astype(np.uint8)
+    obs[:, 5:9] = by_seat(st.river)
+    obs[:, 9:14] = 0
     phase = st.phase[idx]
     if rules.hui:
-        obs[rows, 9, st.indicator[idx].astype(np.int64)] = 1
-        obs[rows, 10, st.hui[idx].astype(np.int64)] = 1
+        obs[rows, 9, st.indicator[idx]] = 1
+        obs[rows, 10, st.hui[idx]] = 1
     asking = (phase == CLAIM) | (phase == ROB)
     a = np.flatnonzero(asking)
-    obs[a, 11, st.claim_tile[idx[a]].astype(np.int64)] = 1
-    own = (phase == TURN) & (st.drawn[idx] >= 0) & (st.turn_seat[idx] == seats)
-    o = np.flatnonzero(own)
-    obs[o, 12, st.drawn[idx[o]].astype(np.int64)] = 1
+    obs[a, 11, st.claim_tile[idx[a]]] = 1
+    own = np.flatnonzero((phase == TURN) & (st.drawn[idx] >= 0) & (st.turn_seat[idx] == seats))
+    obs[own, 12, st.drawn[idx[own]]] = 1
     sc = obs[:, 13]
     sc[:, 0] = live_left(rules, st, idx)
     if rules.hui:
-        sc[:, 1] = np.maximum(st.tail_pos[idx].astype(np.int64) - (st.wall.shape[1] - 2 - rules.reserve), 0)
+        sc[:, 1] = np.maximum(st.tail_pos[idx] - (st.wall.shape[1] - 2 - rules.reserve), 0)
     else:
-        sc[:, 1] = np.maximum(st.tail_pos[idx].astype(np.int64) + 1 - st.live_pos[idx], 0)
+        sc[:, 1] = np.maximum(st.tail_pos[idx] + 1 - st.live_pos[idx], 0)
     sc[:, 2] = (st.dealer[idx] - seats) % 4
     sc[:, 3] = np.minimum(phase, 2)
     sc[:, 4] = st.claimed_turn[idx]
     sc[:, 5] = np.where(asking, (st.turn_seat[idx] - seats) % 4, 0)
     sc[:, 6] = st.sz_rounds[idx]
     sc[:, 7] = st.sz_alive[idx]
-    claims = st.claims[idx]                                      # (n, 4, 4) claims[a, b]
-    by_self = claims[rows[:, None], seats[:, None], rel]         # self claimed from offset k
-    from_self = claims[rows[:, None], rel, seats[:, None]]       # offset k claimed from self
+    claims = st.claims.reshape(-1, 4)                            # rows: (table, claimer)
+    by_self = np.take_along_axis(claims[flat[:, 0]], rel, axis=1)            # self from offset k
+    from_self = claims[flat, seats[:, None]]                                  # offset k from self
     if rules.hubao:
         bound = (by_self >= rules.hubao_claims) | (from_self >= rules.hubao_claims)
         bound[:, 0] = False
         sc[:, 9:12] = bound[:, 1:]
-        sc[:, 8] = bound.sum(axis=1)
-    sc[:, 12:16] = conc.sum(axis=2)
-    sc[:, 16:20] = st.ting[b2, rel]
-    sc[:, 20:24] = st.flowers[b2, rel]
+        sc[:, 8] = np.count_nonzero(bound, axis=1)
+    else:
+        sc[:, 8:12] = 0
+    sc[:, 12:16] = n_hidden
+    sc[:, 16:20] = np.take(st.ting.reshape(-1), flat)
+    sc[:, 20:24] = np.take(st.flowers.reshape(-1), flat)
     sc[:, 24] = (st.n_discards[idx, seats] == 0) & ~st.any_meld[idx]
     sc[:, 25] = np.where(asking, st.pend_cat[idx], 3)
     sc[:, 26:30] = by_self

@@ -64,7 +64,7 @@ def win_input(rules: RuleSet, st: GameState, b: int, winner: int) -> dict:
     if self_draw:
         hand[tile] -= 1
     obj = {
-        "rules": rules.name,
+        "rules": scoring.rules_json(rules),
         "hand": format_hand(hand),
         "win_tile": CODES[tile],
         "melds": meld_list(st, b, winner),

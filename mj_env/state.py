@@ -49,6 +49,8 @@ class GameState:
     meld_from: np.ndarray       # (B, S, M) int8 seat the claimed tile came from, -1 for own kongs
     n_melds: np.ndarray         # (B, S) int8
     meld_counts: np.ndarray     # (B, S, K) int8 tiles physically lying in each seat's melds
+    hidden: np.ndarray          # (B, S, K) int8 the part of meld_counts in concealed kongs (face down)
+    n_hidden: np.ndarray        # (B, S) int8   concealed kongs declared
     river: np.ndarray           # (B, S, K) int8 each seat's discards not claimed by anyone
     flowers: np.ndarray         # (B, S) int8   flowers laid out (quemen)
     indicator: np.ndarray       # (B,) int8     惠坯, -1 without 惠牌
@@ -78,6 +80,10 @@ class GameState:
     win_tile: np.ndarray        # (B,) int8     the winning tile
     robbed: np.ndarray          # (B,) bool     the win robs an added kong (抢杠)
     ting: np.ndarray            # (B, S) bool   报听 declared (quemen)
+    ready: np.ndarray           # (B, S) bool   the seat's hand after its last discard (or the deal)
+                                #               plus one wildcard wins: only then can one more tile win
+    open_hand: np.ndarray       # (B, S) bool   the seat declared a chi, pong, exposed or added kong
+    ponged: np.ndarray          # (B, S, K) bool kinds the seat holds as a pong (an added kong's candidates)
     n_discards: np.ndarray      # (B, S) int16  discards made this hand
     any_meld: np.ndarray        # (B,) bool     someone declared a chi, pong or kong this hand
     sz_alive: np.ndarray        # (B,) bool     烧庄 may still grow
@@ -123,7 +129,7 @@ def allocate(num_tables: int, wall_len: int) -> GameState:
         wall=z((wall_len,), np.int8), hands=z((S, K), np.int8),
         meld_type=z((S, M), np.int8), meld_tile=full((S, M), -1, np.int8),
         meld_from=full((S, M), -1, np.int8), n_melds=z((S,), np.int8),
-        meld_counts=z((S, K), np.int8), river=z((S, K), np.int8), flowers=z((S,), np.int8),
+        meld_counts=z((S, K), np.int8), hidden=z((S, K), np.int8), n_hidden=z((S,), np.int8), river=z((S, K), np.int8), flowers=z((S,), np.int8),
         indicator=full((), -1, np.int8), hui=full((), -1, np.int8),
         live_pos=z((), np.int16), tail_pos=z((), np.int16), replaced=z((), np.int16),
         phase=full((), END, np.int8), to_act=z((), np.int8), turn_seat=z((), np.int8),
@@ -133,7 +139,8 @@ def allocate(num_tables: int, wall_len: int) -> GameState:
         q_pos=z((), np.int8), q_len=z((), np.int8), pend_action=full((), -1, np.int16),
         pend_seat=z((), np.int8), pend_cat=full((), NO_CATEGORY, np.int8), winners=z((S,), bool),
         win_from=full((), -1, np.int8), win_tile=full((), -1, np.int8), robbed=z((), bool),
-        ting=z((S,), bool), n_discards=z((S,), np.int16), any_meld=z((), bool),
+        ting=z((S,), bool), ready=z((S,), bool), open_hand=z((S,), bool), ponged=z((S, K), bool),
+        n_discards=z((S,), np.int16), any_meld=z((), bool),
         sz_alive=z((), bool), sz_tile=full((), -1, np.int8), sz_count=z((), np.int8),
         sz_rounds=z((), np.int8), claims=z((S, S), np.int8), dealer=z((), np.int8),
         hands_played=z((), np.int16), match_scores=z((S,), np.int32),

@@ -122,8 +122,8 @@ def deal(rules: RuleSet, st: GameState, idx, walls: np.ndarray, dealers: np.ndar
     W = walls.shape[1]
     st.wall[idx] = walls
     st.dealer[idx] = dealers
-    for name in ("hands", "meld_counts", "river", "flowers", "n_melds", "n_discards", "claims",
-                 "ting", "winners", "claim_ok", "sz_count", "sz_rounds", "replaced"):
+    for name in ("hands", "meld_counts", "hidden", "n_hidden", "river", "flowers", "n_melds", "n_discards", "claims",
+                 "ting", "ready", "open_hand", "ponged", "winners", "claim_ok", "sz_count", "sz_rounds", "replaced"):
         getattr(st, name)[idx] = 0
     st.meld_type[idx] = 0
     st.meld_tile[idx] = -1
