@@ -29,11 +29,25 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from mj_env.actions import (CHI, DISCARD, KONG, KONG_SELF, N_CHI, PASS, PONG, TING, WIN,
-                            ActionError, chi_start, name)
-from mj_env.tiles import FIRST_FLOWER, N_KINDS, code, format_tiles, full_set, hui_of_indicator
-
 from ref_engine_rules import is_winning_shape, lacks_a_suit, tiles_for_meld
+
+from mj_env import scoring
+from mj_env.actions import (
+    CHI,
+    DISCARD,
+    KONG,
+    KONG_SELF,
+    N_CHI,
+    PASS,
+    PONG,
+    TING,
+    WIN,
+    ActionError,
+    chi_start,
+    name,
+)
+from mj_env.scoring import rules_json
+from mj_env.tiles import FIRST_FLOWER, N_KINDS, code, format_tiles, full_set, hui_of_indicator
 
 Meld = namedtuple("Meld", "type tiles from_seat")
 
@@ -109,18 +123,26 @@ class RefGame:
                     self.flowers[seat].append(t)
                 else:
                     self.hands[seat][t] += 1
-        # Flowers (quemen): from the dealer in play order, replace them from the tail.
-        # The dealer's turn tile is wall[52]; if that is a flower, the dealer's last replacement.
-        first_tile = wall[DEAL_TILE]
+        first_tile = self._replace_dealt_flowers()
+        if first_tile is None:
+            self._end_drawn()  # the wall ran out of replacements for the flowers
+        else:
+            self._begin_turn(dealer, first_tile, "deal")
+
+    def _replace_dealt_flowers(self):
+        """Flowers (quemen): from the dealer in play order, each seat replaces its dealt flowers
+        from the tail. Returns the dealer's turn tile: wall[52], or if that is a flower the
+        dealer's last replacement; None if no replacement was left."""
+        first_tile = self.wall[DEAL_TILE]
         for k in range(4):
-            seat = (dealer + k) % 4
+            seat = (self.dealer + k) % 4
             for _ in range(len(self.flowers[seat])):
                 tile = self._receive(seat, self._take_replacement())
                 if tile is None:
-                    return self._end_drawn()
-                if seat == dealer and wall[DEAL_TILE] >= FIRST_FLOWER:
+                    return None
+                if seat == self.dealer and self.wall[DEAL_TILE] >= FIRST_FLOWER:
                     first_tile = tile
-        self._begin_turn(dealer, first_tile, "deal")
+        return first_tile
 
     # ------------------------------------------------------------------------------------------
     # The wall
@@ -242,30 +264,29 @@ class RefGame:
     def waits_after_discard(self, seat: int, discard: int) -> list[int]:
         """Kinds that would complete the hand after discarding ``discard`` (quemen: lacking a suit).
         A kind of which the seat already holds all four (hand and melds) cannot come and is left out."""
+        return list(self._waits(seat, discard))
+
+    def _waits(self, seat: int, discard: int):
         hand = list(self.hands[seat])
         hand[discard] -= 1
+        own = self._all_tiles(seat)
+        own[discard] -= 1
+        if self.rules.lack_suit and not lacks_a_suit(own):
+            return  # one more tile never takes a suit away
         naturals, wild = self._split_hui(hand)
         # Exact prefilter: some kind completes the hand iff one extra wildcard (= any kind) does.
         if not is_winning_shape(self.rules, naturals, wild + 1, len(self.melds[seat])):
-            return []
-        own = list(hand)
-        for meld in self.melds[seat]:
-            for t in meld.tiles:
-                own[t] += 1
-        out = []
+            return
         for k in range(N_KINDS):
             if own[k] >= 4:
                 continue
+            own[k] += 1
+            lacking = not self.rules.lack_suit or lacks_a_suit(own)
+            own[k] -= 1
             trial = list(naturals)
             trial[k] += 1
-            if not is_winning_shape(self.rules, trial, wild, len(self.melds[seat])):
-                continue
-            own[k] += 1
-            ok = not self.rules.lack_suit or lacks_a_suit(own)
-            own[k] -= 1
-            if ok:
-                out.append(k)
-        return out
+            if lacking and is_winning_shape(self.rules, trial, wild, len(self.melds[seat])):
+                yield k
 
     def _turn_legal(self) -> list[int]:
         seat, hand, rules = self.to_act, self.hands[self.to_act], self.rules
@@ -283,7 +304,8 @@ class RefGame:
         else:
             acts += [DISCARD + x for x in range(N_KINDS) if hand[x] > 0]
         if rules.ting and not self.ting_declared[seat]:
-            acts += [TING + x for x in range(N_KINDS) if hand[x] > 0 and self.waits_after_discard(seat, x)]
+            acts += [TING + x for x in range(N_KINDS)
+                     if hand[x] > 0 and next(self._waits(seat, x), None) is not None]
         return acts
 
     def _turn_step(self, action: int):
@@ -343,10 +365,10 @@ class RefGame:
             acts.append(PONG)
         if self.kong_possible() and tiles_for_meld(hand, [tile, tile, tile], self.hui, fill) is not None:
             acts.append(KONG)
-        if rules.chi and seat == (discarder + 1) % 4:
+        if rules.chi and seat == (discarder + 1) % 4 and tile < 27:
             for c in range(N_CHI):
                 run = [chi_start(c), chi_start(c) + 1, chi_start(c) + 2]
-                if tile in run:
+                if run[0] <= tile <= run[2] and tile in run:
                     others = [k for k in run if k != tile]
                     if tiles_for_meld(hand, others, self.hui, fill) is not None:
                         acts.append(CHI + c)
@@ -524,7 +546,7 @@ class RefGame:
                 entry["from"] = m.from_seat
             melds.append(entry)
         out = {
-            "rules": self.rules.name,
+            "rules": rules_json(self.rules),  # the preset name, or name + overridden fields
             "hand": format_tiles([k for k in range(N_KINDS) for _ in range(hand[k])]),
             "win_tile": code(win_tile),
             "melds": melds,
@@ -574,8 +596,6 @@ class RefGame:
         if self.phase != END:
             raise ValueError("the hand has not ended")
         if self._result is None:
-            from mj_env import scoring
-
             rules = self.rules
             if not self.wins:
                 res = dict(scoring.settle_draw(rules, self.dealer, self.shaozhuang_rounds, rules.base))

@@ -7,88 +7,65 @@ first, so every tile left in the counts is a natural tile taken at face value.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 N_KINDS = 34
 ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)  # 1/9 of each suit, 7 honors
 DRAGONS = (31, 32, 33)  # 白 发 中
 
 
-def is_suited(kind: int) -> bool:
-    return kind < 27
-
-
-def same_suit(a: int, b: int) -> bool:
-    return is_suited(a) and is_suited(b) and a // 9 == b // 9
-
-
-def sequence_starts_with(kind: int) -> list[int]:
-    """First tiles of the sequences (runs of three in one suit) that contain ``kind``."""
-    if not is_suited(kind):
-        return []
-    return [s for s in (kind - 2, kind - 1, kind) if s >= 0 and same_suit(s, kind) and s % 9 <= 6]
-
-
 # ---------------------------------------------------------------------------------------------
 # Winning shapes
 # ---------------------------------------------------------------------------------------------
 
-@lru_cache(maxsize=None)
-def melds_and_pair(counts: tuple, wild: int, need_pair: bool) -> bool:
+def melds_and_pair(counts, wild: int, need_pair: bool = True) -> bool:
     """Can the natural tiles ``counts`` plus ``wild`` wildcards be split into melds (triplets
     or sequences) and, when ``need_pair``, exactly one pair?
 
-    Plain recursion on the lowest natural tile left: it must belong to a pair, a triplet or a
-    sequence. Wildcards fill whatever members are missing. A natural tile is always used before
-    a wildcard for the same member: swapping a wildcard for an equal natural tile used elsewhere
-    gives another valid split, so this loses no solution.
+    A meld or pair never mixes groups (a suit, or one honor kind), so each group is split on its
+    own (`fewest_wildcards`) and the wildcards are shared out: one group holds the pair (or two
+    wildcards alone make it), the others melds only. Wildcards left over form triplets among
+    themselves: the tile count (3k + 2) makes their number a multiple of 3.
     """
-    first = next((k for k in range(N_KINDS) if counts[k] > 0), None)
-    if first is None:
-        # Only wildcards are left: they form the remaining melds (and pair) among themselves.
-        return wild % 3 == (2 if need_pair else 0)
-
-    def without(uses: dict) -> tuple:
-        c = list(counts)
-        for k, n in uses.items():
-            c[k] -= n
-        return tuple(c)
-
-    # `first` in the pair: itself twice, or itself and a wildcard.
+    groups = [tuple(counts[9 * s: 9 * s + 9]) for s in range(3)] + [(counts[k],) for k in range(27, N_KINDS)]
+    for_melds = [fewest_wildcards(g, False) for g in groups]
+    needed = sum(for_melds)
     if need_pair:
-        naturals = min(2, counts[first])
-        if 2 - naturals <= wild and melds_and_pair(without({first: naturals}), wild - (2 - naturals), False):
-            return True
-    # `first` in a triplet.
-    naturals = min(3, counts[first])
-    if 3 - naturals <= wild and melds_and_pair(without({first: naturals}), wild - (3 - naturals), need_pair):
-        return True
-    # `first` in a sequence; the lower members have no natural tile left, so wildcards fill them.
-    for start in sequence_starts_with(first):
-        uses, wild_needed = {}, 0
-        for k in (start, start + 1, start + 2):
-            if counts[k] > 0:
-                uses[k] = 1
-            else:
-                wild_needed += 1
-        if first in uses and wild_needed <= wild:
-            if melds_and_pair(without(uses), wild - wild_needed, need_pair):
-                return True
-    return False
+        needed += min([fewest_wildcards(g, True) - m for g, m in zip(groups, for_melds)] + [2])
+    return needed <= wild
 
 
-def could_be_melds_and_pair(counts, wild: int) -> bool:
-    """A quick necessary condition for ``melds_and_pair`` (a speed-up only).
+@cache
+def fewest_wildcards(group: tuple, need_pair: bool) -> int:
+    """The fewest wildcards that turn one group into melds (and one pair when ``need_pair``).
 
-    Every meld and the pair lie within one group: a suit, or a single honor kind. So each group
-    must be filled up by wildcards to a size of 0 (mod 3), and one group (the pair's) to 2
-    (mod 3). This counts the fewest wildcards that sizes alone demand.
+    ``group``: the 9 counts of a suit, or ``(count,)`` for one honor kind (no sequences).
+    Plain recursion on the lowest tile left: it is in the pair, a triplet or a sequence, and
+    wildcards fill the members that are missing. A natural tile is always used before a wildcard
+    for the same member: swapping a wildcard for an equal natural tile used elsewhere gives
+    another valid split, so this loses no solution.
     """
-    groups = [sum(counts[9 * s: 9 * s + 9]) for s in range(3)] + [counts[k] for k in range(27, N_KINDS)]
-    to_melds = [(-g) % 3 for g in groups]
-    # Moving the pair into a group changes what it needs; a pair of wildcards alone costs 2.
-    pair_extra = min([(2 - g) % 3 - m for g, m in zip(groups, to_melds)] + [2])
-    return sum(to_melds) + pair_extra <= wild
+    first = next((k for k in range(len(group)) if group[k] > 0), None)
+    if first is None:
+        return 2 if need_pair else 0  # only the pair is left to make, of two wildcards
+
+    def without(*members) -> tuple:
+        g = list(group)
+        for k in members:
+            g[k] -= 1
+        return tuple(g)
+
+    options = []
+    if need_pair:  # `first` in the pair: twice, or once with a wildcard
+        naturals = min(2, group[first])
+        options.append(2 - naturals + fewest_wildcards(without(*[first] * naturals), False))
+    naturals = min(3, group[first])  # `first` in a triplet
+    options.append(3 - naturals + fewest_wildcards(without(*[first] * naturals), need_pair))
+    if len(group) == 9:  # `first` in a sequence; the members below it have no tile left
+        for start in range(max(0, first - 2), min(first, 6) + 1):
+            members = [k for k in (start, start + 1, start + 2) if group[k] > 0]
+            options.append(3 - len(members) + fewest_wildcards(without(*members), need_pair))
+    return min(options)
 
 
 def is_seven_pairs(counts, wild: int) -> bool:
@@ -121,19 +98,17 @@ def is_winning_shape(rules, counts, wild: int, n_melds: int) -> bool:
     if sum(counts) + wild != 14 - 3 * n_melds:
         raise ValueError(f"a hand with {n_melds} melds has {14 - 3 * n_melds} concealed tiles "
                          f"when it wins, not {sum(counts) + wild}")
-    if could_be_melds_and_pair(counts, wild) and melds_and_pair(tuple(counts), wild, True):
+    if melds_and_pair(counts, wild):
         return True
-    if n_melds == 0 and rules.seven_pairs and is_seven_pairs(counts, wild):
-        return True
-    if n_melds == 0 and rules.thirteen_orphans and is_thirteen_orphans(counts, wild, rules.orphans_extra_dragon):
-        return True
-    return False
+    if n_melds > 0:
+        return False  # seven pairs and thirteen orphans hold no declared meld
+    return ((rules.seven_pairs and is_seven_pairs(counts, wild))
+            or (rules.thirteen_orphans and is_thirteen_orphans(counts, wild, rules.orphans_extra_dragon)))
 
 
 def lacks_a_suit(counts) -> bool:
     """At most two of the three suits m, p, s among ``counts`` (honors are free; 缺一门)."""
-    present = [any(counts[9 * s + n] > 0 for n in range(9)) for s in range(3)]
-    return sum(present) <= 2
+    return sum(1 for s in range(3) if any(counts[9 * s: 9 * s + 9])) <= 2
 
 
 # ---------------------------------------------------------------------------------------------

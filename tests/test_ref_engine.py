@@ -12,14 +12,13 @@ from collections import Counter
 
 import pytest
 from mahjong.agari import Agari
+from ref_engine import END, Meld, RefGame
+from ref_engine_rules import ORPHANS, is_seven_pairs, is_thirteen_orphans, is_winning_shape, melds_and_pair
+from walls import build_wall
 
-from mj_env.actions import KONG, PASS, PONG, WIN, index, name
+from mj_env.actions import PASS, TING, WIN, index, name
 from mj_env.rules import get_rules
 from mj_env.tiles import full_set, parse_tiles
-from ref_engine import END, Meld, RefGame
-from ref_engine_rules import (ORPHANS, could_be_melds_and_pair, is_seven_pairs, is_thirteen_orphans,
-                              is_winning_shape, melds_and_pair)
-from walls import build_wall
 
 BEIJING, HEBEI, QUEMEN = get_rules("beijing"), get_rules("hebei"), get_rules("quemen")
 
@@ -157,7 +156,7 @@ def test_shapes_without_wildcards_agree_with_the_mahjong_package():
         # The package's seven pairs needs seven different kinds; its orphans take any extra orphan.
         riichi_seven_pairs = sorted(c).count(2) == 7
         riichi_orphans = all(c[k] >= 1 for k in ORPHANS) and sum(c[k] for k in ORPHANS) == 14
-        ours = melds_and_pair(tuple(c), 0, True) or riichi_seven_pairs or riichi_orphans
+        ours = melds_and_pair(c, 0) or riichi_seven_pairs or riichi_orphans
         assert ours == agari.is_agari(c), c
         outcomes[ours] += 1
     assert min(outcomes.values()) > 500
@@ -181,7 +180,7 @@ def test_wildcards_agree_with_trying_every_kind():
             d = list(c)
             for k in kinds:
                 d[k] += 1
-            if melds_and_pair(tuple(d), 0, True) or is_seven_pairs(d, 0):
+            if melds_and_pair(d, 0) or is_seven_pairs(d, 0):
                 brute = True
                 break
         assert is_winning_shape(BEIJING, c, wild, 0) == brute, (c, wild)
@@ -189,24 +188,12 @@ def test_wildcards_agree_with_trying_every_kind():
     assert min(outcomes.values()) > 50  # both answers well represented
 
 
-def test_size_prefilter_never_rejects_a_winning_hand():
-    rng = random.Random(3)
-    for _ in range(2000):
-        c = random_complete_hand(rng)
-        wild = rng.randrange(4)
-        for _ in range(wild):
-            c[rng.choice([k for k in range(34) if c[k]])] -= 1
-        assert could_be_melds_and_pair(c, wild)
-    assert not could_be_melds_and_pair(counts_of("123m456m789m12p55z"), 0)  # 8-tile groups... 3 mod
-    assert not could_be_melds_and_pair(counts_of("123m456m789m123p5z6z"), 1)
-
-
 # ---------------------------------------------------------------------------------------------
 # Scripted beijing hands
 # ---------------------------------------------------------------------------------------------
 
-SELF_DRAW = dict(hands={0: "123m456m789m1234z5z", 1: "234p567p345s789s6s",
-                        2: "11m22m33m44p55p66p7z", 3: "77m88m99m77p88p99p6z"}, draws="6s")
+SELF_DRAW = {"hands": {0: "123m456m789m1234z5z", 1: "234p567p345s789s6s",
+                        2: "11m22m33m44p55p66p7z", 3: "77m88m99m77p88p99p6z"}, "draws": "6s"}
 
 
 def test_self_draw_win():
@@ -295,9 +282,9 @@ def test_pending_chi_is_overridden_by_a_later_pong():
 
 # Seat 1 pongs the dealer's 5m, draws the fourth 5m later and declares an added kong; seat 3
 # waits on 5m (4m6m) with a concealed hand.
-ROB = dict(hands={0: "111z222z333z44z5m", 1: "55m789p234s567s6z7z", 2: "11m22m33m77s88s99s6z",
+ROB = {"hands": {0: "111z222z333z44z5m", 1: "55m789p234s567s6z7z", 2: "11m22m33m77s88s99s6z",
                   3: "46m123p456p789p22s"},
-           draws="5z5z5z5m", tail="3m")
+           "draws": "5z5z5z5m", "tail": "3m"}
 ROB_MOVES = [(0, "discard 5m"), (3, "pass"), (1, "pong"), (1, "discard 7z"),
              (2, "discard 5z"), (3, "discard 5z"), (0, "discard 5z")]
 
@@ -384,3 +371,251 @@ def test_exhaustive_draw_hebei_keeps_six_stacks(kong, live_draws):
     # 83 undrawn after the deal; 12 are kept, 13 when an odd number of replacements was taken.
     assert count_live_draws_to_the_end(g) == live_draws
     assert g.wins == [] and len(g.undrawn()) == (13 if kong else 12)
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    g = new_game(hands=QUEUE)
+    before = (g.phase, g.to_act, [list(h) for h in g.hands], g.legal())
+    for bad in (index("discard 9p"), PASS, WIN, 999, "win"):
+        with pytest.raises(ValueError, match="illegal"):
+            g.step(bad)
+    assert (g.phase, g.to_act, [list(h) for h in g.hands], g.legal()) == before
+
+
+# ---------------------------------------------------------------------------------------------
+# 惠牌 rules, 烧庄, 互包 (beijing)
+# ---------------------------------------------------------------------------------------------
+
+def test_four_hui_wins_at_once_on_the_dealers_first_turn():
+    g = new_game(hands={0: "234m567m8p345z1111s"})  # the fourth 1s is wall[52]
+    assert g.phase == END and g.winners == [0]
+    (w,) = g.wins
+    assert (w["hand"], w["win_tile"], w["discarder"]) == ("234567m8p111s345z", "1s", None)
+    assert w["situation"]["first_turn"] is True
+    assert g.result["patterns"] == {"庄": 1, "四惠牌": 8} and g.result["scores"] == [27, -9, -9, -9]
+
+
+def test_four_hui_wins_at_once_after_a_draw():
+    g = new_game(hands={**SELF_DRAW["hands"], 1: "111s234m567m89p45z"}, draws="1s")
+    play(g, (0, "discard 5z"))  # seat 1 (three 惠牌) may not win on it; it draws the fourth
+    assert g.phase == END and g.winners == [1] and g.wins[0]["win_tile"] == "1s"
+    assert g.wins[0]["discarder"] is None
+
+
+THREE_HUI = {"hands": {0: "234p567p234s567s9m5z", 1: "11m22m33m44m88p99p7z", 2: "667788m3344p77z2z",
+                        3: "111s234m567m789p5z"}, "draws": "6z6z5z"}
+
+
+def test_three_hui_forbid_a_discard_win_but_not_a_self_draw():
+    g = new_game(**THREE_HUI)
+    play(g, (0, "discard 5z"))  # seat 3 waits on 5z with three 1s: not asked at all
+    assert (g.phase, g.to_act) == ("TURN", 1)
+    play(g, (1, "discard 6z"), (2, "discard 6z"))
+    assert (g.phase, g.to_act) == ("TURN", 3) and "win" in names(g)
+    g = new_game(BEIJING.replace(self_draw_only_hui=4), **THREE_HUI)
+    play(g, (0, "discard 5z"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 3, ["win", "pass"])
+
+
+# Seat 2 pongs the dealer's 7z, then waits on 5p; seat 3 discards 5p.
+CLAIMED = {"hands": {0: "123s456s789s1234z7z", 1: "11m88m11p22p33s44s5z", 2: "77z234m567m789p5p9s",
+                      3: "66m34p66p66s8s9s2z5z6z"}, "draws": "5p"}
+
+
+@pytest.mark.parametrize("rules", [BEIJING, HEBEI], ids=["beijing", "hebei"])
+def test_a_claimed_hand_wins_on_a_discard_only_in_hebei(rules):
+    g = new_game(rules, **CLAIMED)
+    play(g, (0, "discard 7z"), (2, "pong"))
+    assert all(n.startswith("discard") for n in names(g))
+    play(g, (2, "discard 9s"), (3, "discard 5p"))
+    if rules.discard_win_concealed_only:
+        assert (g.phase, g.to_act) == ("TURN", 0)  # beijing: seat 2 is not asked
+    else:
+        assert (g.phase, g.to_act, names(g)) == ("CLAIM", 2, ["win", "pass"])
+        play(g, (2, "win"))
+        assert g.winners == [2] and g.wins[0]["melds"] == [{"type": "pong", "tiles": "777z", "from": 0}]
+
+
+SHAOZHUANG = {"hands": {0: "147m258p369s1234z5z", 1: "11m22m33p44p55s66s7z", 2: "123m456m789m234p9p",
+                         3: "77m88m66p77p88s99s2z"}, "draws": "5z5z5z6z7z9p"}
+
+
+def test_one_round_of_shaozhuang():
+    g = new_game(**SHAOZHUANG)
+    play(g, (0, "discard 5z"), (1, "discard 5z"), (2, "discard 5z"), (3, "discard 5z"))
+    assert g.shaozhuang_rounds == 1 and g.shaozhuang_alive
+    play(g, (0, "discard 6z"), (1, "discard 7z"))  # the second round breaks
+    assert g.shaozhuang_rounds == 1 and not g.shaozhuang_alive
+    play(g, (2, "win"))
+    assert g.wins[0]["shaozhuang_rounds"] == 1
+    res = g.result
+    f = res["fan"]
+    assert res["shaozhuang"] == 1 and res["scores"] == [-f - 3, -f + 1, 3 * f + 1, -f + 1]
+
+
+def test_a_claim_ends_shaozhuang():
+    g = new_game(hands={**SHAOZHUANG["hands"], 2: "123m456m789m55z9p"})
+    play(g, (0, "discard 5z"), (2, "pong"))
+    assert not g.shaozhuang_alive and g.shaozhuang_rounds == 0
+
+
+# Seat 1 chis the dealer's 1m, 4m and 7p, then self-draws 3z.
+HUBAO = {"hands": {0: "1489m37p3458s117z9s", 1: "23m56m89p2223456z", 2: "258m258p258s4567z",
+                    3: "369m369p369s1237z"}, "draws": "9m4z5z1p6z4z9p5z6z3z"}
+
+
+def test_hubao_binds_two_seats_after_three_claims():
+    g = new_game(**HUBAO)
+    play(g, (0, "discard 1m"), (1, "chi 123m"), (1, "discard 4z"),
+         (2, "discard 9m"), (3, "discard 4z"), (0, "discard 4m"), (1, "chi 456m"), (1, "discard 5z"),
+         (2, "discard 1p"), (3, "discard 6z"), (0, "discard 7p"))
+    assert g.hubao_pairs() == []
+    play(g, (1, "chi 789p"))
+    assert g.hubao_pairs() == [[0, 1]] and g.claims_from[1][0] == 3
+    play(g, (1, "discard 6z"), (2, "discard 9p"), (3, "discard 5z"), (0, "discard 6z"), (1, "win"))
+    (w,) = g.wins
+    assert w["hubao"] == [[0, 1]] and [m["type"] for m in w["melds"]] == ["chi"] * 3
+    res = g.result
+    assert res["fan"] == 1 and res["scores"] == [-3, 3, 0, 0]  # the dealer pays all of 3F
+
+
+# ---------------------------------------------------------------------------------------------
+# hebei and quemen
+# ---------------------------------------------------------------------------------------------
+
+def test_hebei_several_winners_on_one_discard():
+    g = new_game(HEBEI, hands=TWO_WINNERS)
+    play(g, (0, "discard 5m"))
+    assert (g.to_act, names(g)) == (1, ["win", "pass"])
+    play(g, (1, "win"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 3, ["win", "pass"])  # win/pass only now
+    play(g, (3, "win"))
+    assert g.phase == END and g.winners == [1, 3]
+    res = g.result
+    assert [w["input"]["winner"] for w in res["wins"]] == [1, 3]
+    assert res["scores"] == [sum(w["scores"][i] for w in res["wins"]) for i in range(4)]
+    assert sum(res["scores"]) == 0 and res["scores"][0] < 0
+    # A pending pong is replaced by a later win; seats that only pong are then not asked.
+    g = new_game(HEBEI, hands=TWO_WINNERS)
+    play(g, (0, "discard 5m"), (1, "pass"), (3, "pass"), (2, "pong"))
+    assert (g.phase, g.to_act) == ("TURN", 2)
+
+
+def test_quemen_flowers_are_laid_out_and_replaced_from_the_tail():
+    g = new_game(QUEMEN, hands={0: "123m456m789m11z22z1f", 2: "2f3f"}, draws="4f", tail="5m6z7z8m")
+    assert g.flowers == [[34], [], [35, 36], []]
+    assert g.turn_tile == tiles("5m")[0] and g.hands[0][4] == 2  # wall[52] was the flower
+    assert g.hands[2][32] == 1 and g.hands[2][33] == 1 and sum(g.hands[2]) == 13
+    play(g, (0, "discard 2z"))
+    assert (g.to_act, g.flowers[1], g.turn_tile) == (1, [37], tiles("8m")[0])
+    assert len(g.undrawn()) == 144 - 53 - 1 - 4
+
+
+TING_SCRIPT = {"hands": {0: "123m456m789m11z22z9p", 1: "123m456p789s33z44z", 2: "147m258p369s1234z",
+                   3: "258m147p147s567z9m"}, "draws": "5z3z2z5p6z7z7z1z"}
+
+
+def test_quemen_ting_and_a_hand_holding_three_suits():
+    g = new_game(QUEMEN, **TING_SCRIPT)
+    assert [n for n in names(g) if n.startswith("ting")] == ["ting 9p"]
+    play(g, (0, "ting 9p"), (1, "discard 5z"), (2, "discard 3z"))
+    assert (g.to_act, names(g)) == (1, ["pass", "pong"])  # seat 1 holds three suits: no win
+    play(g, (1, "pass"), (3, "discard 2z"))
+    assert (g.to_act, names(g)) == (0, ["win", "pass"])  # after 报听 no pong, only a win
+    play(g, (0, "pass"))
+    assert (g.to_act, names(g)) == (0, ["discard 5p"])  # after 报听 only the tile just drawn
+    play(g, (0, "discard 5p"), (1, "discard 6z"), (2, "discard 7z"), (3, "discard 7z"))
+    assert names(g) == ["discard 1z", "win"]
+    play(g, (0, "win"))
+    assert g.wins[0]["ting"] is True and g.wins[0]["hand"] == "123456789m1122z"
+    assert g.result["legal"] is True and sum(g.result["scores"]) == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Random play: invariants
+# ---------------------------------------------------------------------------------------------
+
+def check_tiles_accounted_for(g):
+    seen = Counter(g.undrawn())
+    for s in range(4):
+        seen.update({k: c for k, c in enumerate(g.hands[s]) if c})
+        for physical in g.meld_physical[s]:
+            seen.update(physical)
+        seen.update(g.river[s])
+        seen.update(g.flowers[s])
+    if g.indicator is not None:
+        seen[g.indicator] += 1
+    if g.claimed_win_tile is not None:
+        seen[g.claimed_win_tile] += 1
+    assert seen == Counter(int(t) for t in full_set(g.rules.n_tiles))
+
+
+def check_hand_sizes(g):
+    for s in range(4):
+        size = sum(g.hands[s]) + 3 * len(g.melds[s])
+        holds_14 = (g.phase == "TURN" and s == g.to_act) or (g.phase == "ROB" and s == g.kong_declarer)
+        if g.phase == END:
+            holds_14 = s in g.winners and g.wins[g.winners.index(s)]["discarder"] is None
+        assert size == (14 if holds_14 else 13), (s, g.phase, size)
+
+
+def isolation(hand, kind: int) -> int:
+    """How many other tiles in the hand are of the same kind or within two in the same suit."""
+    near = hand[kind] - 1
+    for other in (kind - 2, kind - 1, kind + 1, kind + 2):
+        if kind < 27 and 0 <= other < 27 and other // 9 == kind // 9:
+            near += hand[other]
+    return near
+
+
+def choose(g, rng) -> int:
+    """A random player that wins when it can, often claims, and mostly discards isolated tiles,
+    so that hands end in wins often enough to exercise scoring."""
+    acts = g.legal()
+    if WIN in acts and rng.random() < 0.9:
+        return WIN
+    claims = [a for a in acts if WIN < a < TING and a != PASS]
+    if claims and rng.random() < 0.5:
+        return rng.choice(claims)
+    if g.phase != "TURN" or rng.random() < 0.2:
+        return rng.choice(acts)
+    near = {a: isolation(g.hands[g.to_act], a) for a in acts if a < 34}
+    fewest = min(near.values())
+    return rng.choice([a for a, n in near.items() if n == fewest])
+
+
+@pytest.mark.parametrize("rules", [BEIJING, BEIJING.replace(hui_wild_in_melds=True), HEBEI, QUEMEN],
+                         ids=["beijing", "beijing-hui-in-melds", "hebei", "quemen"])
+def test_random_play_invariants(rules):
+    n_hands = 200 if rules in (BEIJING, HEBEI, QUEMEN) else 50
+    seen = Counter()
+    for seed in range(n_hands):
+        rng = random.Random(seed)
+        wall = [int(t) for t in full_set(rules.n_tiles)]
+        rng.shuffle(wall)
+        g = RefGame(rules, wall, dealer=seed % 4)
+        steps = 0
+        while g.phase != END:
+            assert g.legal() and g.to_act in (0, 1, 2, 3)
+            action = choose(g, rng)
+            seen[g.phase, name(action).split()[0]] += 1
+            g.step(action)
+            steps += 1
+            assert steps < 1000, "the hand does not end"
+            if steps % 10 == 0:
+                check_tiles_accounted_for(g)
+                check_hand_sizes(g)
+        check_tiles_accounted_for(g)
+        check_hand_sizes(g)
+        res = g.result
+        wins = res.get("wins", [res] if g.wins else [])
+        assert all(w["legal"] for w in wins), res
+        assert sum(res["scores"]) == 0, res
+        if not g.wins:
+            assert not g.can_draw() and g.next_dealer == g.dealer  # drawn only when the wall ran out
+        seen["won" if g.wins else "drawn"] += 1
+    # The play reaches wins, draws, kongs and claims.
+    assert seen["won"] >= n_hands // 5 and seen["drawn"] >= n_hands // 5, seen
+    assert seen["TURN", "kong"] + seen["CLAIM", "kong"] >= 5 and seen["CLAIM", "pong"] >= 50, seen
+    assert seen["CLAIM", "chi"] >= 50 or not rules.chi, seen
+    assert seen["TURN", "ting"] >= 5 or not rules.ting, seen
