@@ -16,6 +16,7 @@ from ref_engine import END, Meld, RefGame
 from ref_engine_rules import ORPHANS, is_seven_pairs, is_thirteen_orphans, is_winning_shape, melds_and_pair
 from walls import build_wall
 
+from mj_env import scoring
 from mj_env.actions import PASS, TING, WIN, index, name
 from mj_env.rules import get_rules
 from mj_env.tiles import full_set, parse_tiles
@@ -619,3 +620,74 @@ def test_random_play_invariants(rules):
     assert seen["TURN", "kong"] + seen["CLAIM", "kong"] >= 5 and seen["CLAIM", "pong"] >= 50, seen
     assert seen["CLAIM", "chi"] >= 50 or not rules.chi, seen
     assert seen["TURN", "ting"] >= 5 or not rules.ting, seen
+
+
+# ---------------------------------------------------------------------------------------------
+# Flags and payments: 杠上开花, kong payments, 海底, a drawn hand's 烧庄
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rules", [BEIJING, HEBEI], ids=["beijing", "hebei"])
+def test_win_on_a_kong_replacement(rules):
+    g = new_game(rules, hands={0: "5555m123p456p789p7z"}, tail="7z")
+    play(g, (0, "kong 5m"))
+    assert "win" in names(g) and g.turn_source == "kong"
+    play(g, (0, "win"))
+    (w,) = g.wins
+    assert w["melds"] == [{"type": "concealed_kong", "tiles": "5555m"}] and w["hand"] == "123456789p7z"
+    assert w["situation"] == {"last_tile": False, "after_kong": True, "robbed_kong": False, "first_turn": False}
+    res = g.result
+    assert "杠上开花" in res["patterns"] and sum(res["scores"]) == 0
+    kong_pay = [6, -2, -2, -2] if rules.kong_payments else [0, 0, 0, 0]  # hebei 暗杠: each other pays 2
+    assert res["scores"] == [a + b for a, b in zip(scoring.evaluate(w)["scores"], kong_pay)]
+
+
+def test_exposed_kong_on_a_discard_draws_a_replacement():
+    g = new_game(hands=KONGS, tail="3z2z")
+    play(g, (0, "discard 4z"), (2, "kong"))
+    assert (g.phase, g.to_act, g.turn_source) == ("TURN", 2, "kong")
+    assert g.melds[2] == [meld("kong", "4444z", 0)] and g.kongs == [(2, "exposed", 0)]
+    assert g.hands[2][tiles("3z")[0]] == 1 and g.claims_from[2][0] == 1 and g.river[0] == []
+
+
+def hand_with_last_live_tile(hands: dict, last: str) -> RefGame:
+    """A beijing game whose last live tile (wall[120], drawn by the dealer when nobody claims)
+    is ``last``: the free copy of it is swapped there."""
+    wall = build_wall(BEIJING, hands=hands, indicator="9s")
+    t = tiles(last)[0]
+    free = next(i for i in range(53, 121) if wall[i] == t)
+    wall[free], wall[120] = wall[120], wall[free]
+    return RefGame(BEIJING, wall, 0)
+
+
+def test_last_live_tile_self_draw_and_its_discard():
+    # Every hand is given and none holds a 惠牌 (1s): no 四惠牌 can end the hand early.
+    seat3 = "4m5m6m2s3s4s5s6s7s8s2z3z4z"
+    # The dealer waits on 5z; seat 1 holds the other two copies and never lets them go.
+    g = hand_with_last_live_tile({0: "123m456m789m123p5z9m", 1: "55z11m22m33p44p66p", 2: "77m88m99m77p8p9p4z",
+                                  3: seat3}, last="5z")
+    while g.live_next < g.live_end:
+        pass_and_discard_drawn(g)
+    assert (g.phase, g.to_act, g.turn_tile) == ("TURN", 0, tiles("5z")[0]) and g.drew_last
+    play(g, (0, "win"))
+    assert g.wins[0]["situation"]["last_tile"] is True
+    # Seat 1 waits on 6z; the dealer draws the last 6z and lets it go.
+    g = hand_with_last_live_tile({0: "123m456m789m123p5z9m", 1: "234p567p345s789s6z", 2: "66z77m88m99m77p8p9p4z",
+                                  3: seat3}, last="6z")
+    while g.live_next < g.live_end:
+        pass_and_discard_drawn(g)
+    play(g, (0, "discard 6z"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 1, ["win", "pass"])
+    play(g, (1, "win"))
+    assert g.wins[0]["situation"]["last_tile"] is True and g.wins[0]["discarder"] == 0
+
+
+def test_a_drawn_hand_still_settles_shaozhuang():
+    g = new_game(**SHAOZHUANG)
+    play(g, (0, "discard 5z"), (1, "discard 5z"), (2, "discard 5z"), (3, "discard 5z"))
+    count_live_draws_to_the_end(g)
+    assert g.wins == [] and g.shaozhuang_rounds == 1
+    assert g.result == {"draw": True, "shaozhuang": 1, "scores": [-3, 1, 1, 1]}
+    g = new_game(BEIJING.replace(shaozhuang_on_draw=False), **SHAOZHUANG)
+    play(g, (0, "discard 5z"), (1, "discard 5z"), (2, "discard 5z"), (3, "discard 5z"))
+    count_live_draws_to_the_end(g)
+    assert g.shaozhuang_rounds == 1 and g.result == {"draw": True, "shaozhuang": 0, "scores": [0, 0, 0, 0]}
