@@ -19,7 +19,7 @@ import numpy as np
 from . import actions as A
 from . import legal
 from .rules import RuleSet, get_rules
-from .settle import hand_results
+from .settle import Settlements, hand_results
 from .state import (ADDED_KONG, C_CHI_HIGH, C_CHI_LOW, C_CHI_MID, C_KONG, C_PONG, C_WIN, CHI,
                     CLAIM, CLAIM_CATEGORY, CONCEALED_KONG, END, KONG, NO_CATEGORY, PHASE_NAMES, PONG,
                     ROB, TURN, GameState, K, Q, allocate)
@@ -38,7 +38,7 @@ class StepResult:
     rewards: np.ndarray        # (B, 4) int32 settled points of the hands that ended in this step
     hand_over: np.ndarray      # (B,) bool    a hand ended at this table in this step
     episode_over: np.ndarray   # (B,) bool    the episode (match of hands_per_episode) ended
-    settlements: dict = field(default_factory=dict)  # table -> settlement object (INTERFACES.md 2)
+    settlements: Settlements = field(default_factory=Settlements)  # table -> settlement (INTERFACES.md 2)
 
 
 class Engine:
@@ -523,11 +523,9 @@ class Engine:
         robbed = idx[won & st.robbed[idx]]
         if len(robbed):
             st.hands[robbed, st.win_from[robbed].astype(np.int64), st.win_tile[robbed].astype(np.int64)] -= 1
-        scores, settlements = hand_results(rules, st, idx, won)
+        scores = hand_results(rules, st, idx, won, res.settlements)
         res.rewards[idx] += scores
         res.hand_over[idx] = True
-        for b, s in zip(idx.tolist(), settlements):
-            res.settlements[b] = s
         st.match_scores[idx] += scores
         st.hands_played[idx] += 1
         st.phase[idx] = END

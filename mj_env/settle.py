@@ -8,6 +8,8 @@ rules settle them in a drawn hand).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from . import scoring
@@ -97,46 +99,95 @@ def _kong_scores(rules: RuleSet, st: GameState, b: int) -> list[int]:
     return scoring.kong_payments(rules, kongs) if kongs else [0, 0, 0, 0]
 
 
-def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray):
-    """Settle the hands at tables ``idx`` (won (n,) says which were won, the rest were drawn).
+class Settlements(Mapping):
+    """table -> settlement object (INTERFACES.md 2) of the hands that ended in one step.
 
-    Returns (scores (n, 4) int32, list of n settlement objects as INTERFACES.md 2 describes).
+    Wins are stored as built by the rules core; drawn hands are kept as arrays and their small
+    objects are built only when read, so that a step with many drawn hands costs no Python
+    work per table unless someone looks.
     """
+
+    def __init__(self) -> None:
+        self._built: dict[int, dict] = {}
+        self._tables = np.zeros(0, dtype=np.int64)
+        self._lines = np.zeros(0, dtype=np.int64)
+        self._scores = np.zeros((0, 4), dtype=np.int64)
+        self._kongs: dict[int, list[int]] = {}
+
+    def add(self, table: int, obj: dict) -> None:
+        self._built[table] = obj
+        keep = self._tables != table
+        self._tables, self._lines, self._scores = self._tables[keep], self._lines[keep], self._scores[keep]
+
+    def add_draws(self, tables, lines, scores, kongs: dict) -> None:
+        for t in np.intersect1d(tables, list(self._built)):
+            del self._built[int(t)]
+        self._tables = np.concatenate([self._tables, tables])
+        self._lines = np.concatenate([self._lines, lines])
+        self._scores = np.concatenate([self._scores, scores])
+        self._kongs.update(kongs)
+
+    def __getitem__(self, table) -> dict:
+        table = int(table)
+        if table not in self._built:
+            at = np.flatnonzero(self._tables == table)
+            if not len(at):
+                raise KeyError(table)
+            j = int(at[-1])
+            obj = {"draw": True, "shaozhuang": int(self._lines[j])}
+            if table in self._kongs:
+                obj["kong_scores"] = self._kongs[table]
+            obj["scores"] = [int(x) for x in self._scores[j]]
+            self._built[table] = obj
+        return self._built[table]
+
+    def __iter__(self):
+        return iter(sorted(set(self._built) | set(self._tables.tolist())))
+
+    def __len__(self) -> int:
+        return len(set(self._built) | set(self._tables.tolist()))
+
+
+def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray, out: Settlements):
+    """Settle the hands at tables ``idx`` (won (n,) says which were won, the rest were drawn),
+    adding their settlement objects to ``out``. Returns the scores (n, 4) int32."""
     n = len(idx)
     scores = np.zeros((n, 4), dtype=np.int64)
-    settlements: list = [None] * n
     # Drawn hands: 烧庄 only (and kong payments where a drawn hand keeps them), batched.
     drawn = np.flatnonzero(~won)
     if len(drawn):
         b = idx[drawn]
-        rounds = st.sz_rounds[b].astype(np.int64) if rules.shaozhuang and rules.shaozhuang_on_draw else np.zeros(len(b), np.int64)
-        line = np.where(rounds > 0, 2 ** np.maximum(rounds - 1, 0), 0) * rules.base
-        dealer = st.dealer[b].astype(np.int64)
-        sc = np.repeat(line[:, None], 4, axis=1)
-        sc[np.arange(len(b)), dealer] = -3 * line
+        if rules.shaozhuang and rules.shaozhuang_on_draw:
+            rounds = st.sz_rounds[b].astype(np.int64)
+        else:
+            rounds = np.zeros(len(b), np.int64)
+        line = np.where(rounds > 0, 2 ** np.maximum(rounds - 1, 0), 0)
+        sc = np.repeat(line[:, None] * rules.base, 4, axis=1)
+        sc[np.arange(len(b)), st.dealer[b].astype(np.int64)] = -3 * line * rules.base
+        kongs = {}
+        if rules.kong_payments and rules.kong_payments_on_draw:
+            has_kong = np.flatnonzero(np.isin(st.meld_type[b], (KONG, ADDED_KONG, CONCEALED_KONG)).any(axis=(1, 2)))
+            for k in has_kong.tolist():
+                pay = _kong_scores(rules, st, int(b[k]))
+                if any(pay):
+                    kongs[int(b[k])] = pay
+                    sc[k] += pay
         scores[drawn] = sc
-        for k, (j, tb) in enumerate(zip(drawn.tolist(), b.tolist())):
-            s = {"draw": True, "shaozhuang": int(line[k] // rules.base)}
-            kongs = _kong_scores(rules, st, tb) if rules.kong_payments and rules.kong_payments_on_draw else None
-            if kongs is not None and any(kongs):
-                s["kong_scores"] = kongs
-                scores[j] += kongs
-            s["scores"] = [int(x) for x in scores[j]]
-            settlements[j] = s
+        out.add_draws(b, line, sc, kongs)
     for j in np.flatnonzero(won).tolist():
         b = int(idx[j])
         seats = np.flatnonzero(st.winners[b]).tolist()
         wins = []
         for w in seats:
             obj = win_input(rules, st, b, w)
-            out = scoring.evaluate(obj)
-            if not out.get("legal"):
+            result = scoring.evaluate(obj)
+            if not result.get("legal"):
                 raise AssertionError(f"engine let seat {w} win at table {b} but the rules core says "
-                                     f"{out}: {obj}")
-            out = dict(out)
-            out["input"] = obj
-            wins.append(out)
-            scores[j] += out["scores"]
+                                     f"{result}: {obj}")
+            result = dict(result)
+            result["input"] = obj
+            wins.append(result)
+            scores[j] += result["scores"]
         kongs = _kong_scores(rules, st, b) if rules.kong_payments else None
         if kongs is not None and not any(kongs):
             kongs = None
@@ -144,11 +195,12 @@ def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray
             scores[j] += kongs
         total = [int(x) for x in scores[j]]
         if len(wins) > 1:
-            settlements[j] = {"wins": wins, "scores": total}
+            obj = {"wins": wins, "scores": total}
         else:
             # one winner: the calculator's object; with kong payments, "scores" is the total and
             # the calculator's own scores stay as "hand_scores"
-            settlements[j] = wins[0] if kongs is None else dict(wins[0], scores=total, hand_scores=wins[0]["scores"])
+            obj = wins[0] if kongs is None else dict(wins[0], scores=total, hand_scores=wins[0]["scores"])
         if kongs is not None:
-            settlements[j]["kong_scores"] = kongs
-    return scores.astype(np.int32), settlements
+            obj["kong_scores"] = kongs
+        out.add(b, obj)
+    return scores.astype(np.int32)

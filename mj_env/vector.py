@@ -20,7 +20,7 @@ What one step returns, for N tables:
 | ``rewards`` | (N, 4) float32 | settled points of each seat for the hands that ended in this step |
 | ``terminations`` | (N,) bool | the episode (a hand, or a match of hands) ended |
 | ``truncations`` | (N,) bool | always False: every hand ends by the rules |
-| ``infos["settlement"]`` | (N,) object | the settlement of a hand that ended (INTERFACES.md 2), else None; ``infos["_settlement"]`` masks it |
+| ``infos["settlement"]`` | mapping | ``infos["settlement"][i]``: the settlement of the hand that ended at table i (INTERFACES.md 2), for every i where ``infos["_settlement"][i]`` |
 
 Rewards are per seat, not per table: mahjong has four players and a self-play learner needs
 each seat's points (they sum to zero). ``metadata["autoreset_mode"]`` is ``SAME_STEP``: a table
@@ -101,10 +101,8 @@ class MahjongVectorEnv(VectorEnv):
         """One decision at every table. Returns obs, rewards (N, 4), terminations, truncations, infos."""
         res = self.engine.step(np.asarray(actions).reshape(self.num_envs).astype(np.int64))
         done = res.episode_over
-        settlement = np.full(self.num_envs, None, dtype=object)
-        for b, s in res.settlements.items():
-            settlement[b] = s
-        infos = {"settlement": settlement, "_settlement": res.hand_over.copy()}
+        # settlement objects are built when read: infos["settlement"][i] for i where _settlement
+        infos = {"settlement": res.settlements, "_settlement": res.hand_over.copy()}
         if done.any():
             self.engine.reset(tables=np.flatnonzero(done))
             self._redeal_instant()
