@@ -1,0 +1,40 @@
+"""Agents for mj_env: baselines, policy networks, reward options and the duplicate arena.
+
+==========================  ==========================================================
+module                      what
+==========================  ==========================================================
+``agents.base``             the batched ``Agent`` protocol: ``act(obs, rng) -> (n,) actions``
+``agents.random_agent``     ``RandomAgent``: uniform over the legal actions
+``agents.rule_based``       ``RuleBasedAgent``: discards toward a win (惠牌 wild), keeps 惠牌,
+                            claims only when it gets closer, always wins
+``agents.networks``         ``PolicyValueNet``, masked categorical, checkpoints, ``NetworkAgent``
+``agents.rewards``          reward options for training (points, scaled, sign, shaped)
+``agents.arena``            ``python -m agents.arena``: duplicate-format comparison
+==========================  ==========================================================
+
+``make_agent("random" | "rule" | "path/to/ckpt.pt[:greedy]")`` builds one by name.
+"""
+from __future__ import annotations
+
+from .base import Agent
+from .random_agent import RandomAgent
+from .rule_based import RuleBasedAgent
+
+__all__ = ["Agent", "RandomAgent", "RuleBasedAgent", "make_agent"]
+
+
+def make_agent(spec: str, rules="beijing", device: str = "cpu"):
+    """An agent from its name: ``random``, ``rule``, or a checkpoint path written by ``train.py``
+    (``PATH:greedy`` plays the most likely action instead of sampling)."""
+    if spec == "random":
+        return RandomAgent()
+    if spec == "rule":
+        return RuleBasedAgent(rules)
+    from .networks import NetworkAgent  # torch only when a network is asked for
+
+    path, greedy = (spec[: -len(":greedy")], True) if spec.endswith(":greedy") else (spec, False)
+    from pathlib import Path
+
+    if not Path(path).is_file():
+        raise ValueError(f"unknown agent {spec!r}: use random, rule or the path of a checkpoint")
+    return NetworkAgent.from_checkpoint(path, greedy=greedy, device=device, name=spec)

@@ -1,0 +1,401 @@
+"""Strategy comparison in duplicate format: ``python -m agents.arena``.
+
+Mahjong's luck is mostly the wall. Duplicate play takes it out: every wall (drawn from a seeded
+generator with ``mj_env.wall.shuffled_walls``) is dealt once per *seating* of the agents, each
+seating with the same dealer, so every agent gets to play every seat's tiles of every wall.
+All hands of a batch of walls run at once as tables of one ``mj_env.engine.Engine``.
+
+Seatings (agents A, B, C, D; one row = seats 0-3, East first):
+
+==========  ==========================================================  ==============
+agents      seatings played for each wall                               hands per wall
+==========  ==========================================================  ==============
+2           ABAB, BABA                                                  2
+3           AABC, BBCA, CCAB (each agent doubled once), each in its     12
+            4 rotations: AABC, CAAB, BCAA, ABCA, BBCA, ...
+4           ABCD, BCDA, CDAB, DABC (the 4 rotations)                    4
+==========  ==========================================================  ==============
+
+In every case each agent sits in each seat equally often over one wall's seatings, so the
+points of a wall's seatings, per agent, are a duplicate score in which the deal's luck cancels
+(the luck of the draws that follow different decisions does not, and cannot). With 2 agents
+the two seatings are ABAB and its rotation by one; rotating by two gives the same seating again.
+
+Reported per agent:
+
+- ``mean_points``: points per hand played (per seat-hand), with ``ci95`` a Student-t 95%
+  interval over walls of the agent's per-hand mean within each wall (the hands of one wall
+  are correlated, the walls are independent);
+- ``win_rate``: fraction of its hands it won; ``self_draw_rate``: won by self-draw;
+- ``deal_in_rate``: fraction of its hands in which it discarded the winning tile (or had its
+  added kong robbed), i.e. ``settlement["input"]["discarder"]`` was its seat;
+- ``avg_fan``: mean ``settlement["fan"]`` of its wins (null without wins).
+
+Agents are ``random``, ``rule`` or the path of a checkpoint written by ``train.py`` (append
+``:greedy`` to play its most likely action instead of sampling). A run is deterministic for a
+seed: the walls come from ``default_rng([seed, 0])``, agent k draws from ``default_rng([seed, 1, k])``.
+
+::
+
+    python -m agents.arena --agents rule,random --hands 400 --seed 0 --json out.json --plot out.png
+
+``--hands N`` is the number of walls; each is played once per seating (2N hands for 2 agents).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+
+from mj_env.engine import Engine
+from mj_env.observation import observe
+from mj_env.rules import RuleSet, get_rules
+from mj_env.state import END
+from mj_env.wall import shuffled_walls
+
+MAX_STEPS_PER_HAND = 2000
+"""A hand takes about 100-200 decisions; more than this means the engine is stuck."""
+
+
+# --------------------------------------------------------------------------- seatings
+
+
+def seatings(n_agents: int) -> np.ndarray:
+    """(S, 4) agent index per seat for every seating of one wall (module docstring)."""
+    if n_agents == 2:
+        return np.array([[0, 1, 0, 1], [1, 0, 1, 0]])
+    if n_agents == 3:
+        rows = []
+        for a in range(3):  # agent a doubled, then the other two in order
+            pattern = [a, a, (a + 1) % 3, (a + 2) % 3]
+            rows += [pattern[-r:] + pattern[:-r] if r else pattern for r in range(4)]
+        return np.array(rows)
+    if n_agents == 4:
+        return np.array([[(s + r) % 4 for s in range(4)] for r in range(4)])
+    raise ValueError(f"the arena seats 2, 3 or 4 agents, got {n_agents}")
+
+
+# --------------------------------------------------------------------------- playing
+
+
+@dataclass
+class DuplicateResult:
+    """Every hand played, one row per (wall, seating). H hands, S seatings per wall."""
+
+    names: list[str]
+    seatings: np.ndarray     # (S, 4) agent index per seat
+    wall: np.ndarray         # (H,) index of the wall played
+    seating: np.ndarray      # (H,) index of the seating
+    seat_agent: np.ndarray   # (H, 4) agent index per seat (= seatings[seating])
+    scores: np.ndarray       # (H, 4) settled points per seat
+    won: np.ndarray          # (H, 4) bool, the seat won
+    self_draw: np.ndarray    # (H, 4) bool, won by self-draw
+    dealt_in: np.ndarray     # (H, 4) bool, the seat discarded the winning tile / was robbed
+    fan: np.ndarray          # (H, 4) fan of the seat's win, 0 otherwise
+    drawn: np.ndarray        # (H,) bool, the hand was drawn (荒牌)
+    deals: np.ndarray | None = None  # (H, 4, 34) concealed tiles right after the deal, if recorded
+
+
+def _wins(settlement: dict) -> list[dict]:
+    if settlement.get("draw"):
+        return []
+    return settlement["wins"] if "wins" in settlement else [settlement]
+
+
+def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: "str | RuleSet" = "beijing",
+                   batch_walls: int = 128, record_deals: bool = False, progress=None) -> DuplicateResult:
+    """Play ``n_walls`` walls in every seating of ``agents`` (2-4 objects with ``act``).
+
+    ``batch_walls`` walls (times the seatings) run as tables of one engine at a time.
+    ``progress``: optional callable(walls_done) after each batch.
+    """
+    rules = get_rules(rules)
+    seats_of = seatings(len(agents))
+    S = len(seats_of)
+    wall_rng = np.random.default_rng([seed, 0])
+    walls = shuffled_walls(rules, wall_rng, n_walls)
+    if rules.first_dealer == "random":
+        dealers = wall_rng.integers(0, 4, size=n_walls)
+    else:
+        dealers = np.zeros(n_walls, dtype=np.int64)
+    rngs = [np.random.default_rng([seed, 1, k]) for k in range(len(agents))]
+    names = _unique_names([getattr(a, "name", type(a).__name__) for a in agents])
+
+    parts = []
+    for start in range(0, n_walls, batch_walls):
+        w_idx = np.arange(start, min(start + batch_walls, n_walls))
+        parts.append(_play_batch(agents, rngs, rules, walls[w_idx], dealers[w_idx], w_idx, seats_of, record_deals))
+        if progress is not None:
+            progress(int(w_idx[-1]) + 1)
+    cat = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    return DuplicateResult(names=names, seatings=seats_of, deals=cat.pop("deals", None), **cat)
+
+
+def _unique_names(names: list[str]) -> list[str]:
+    out = []
+    for i, n in enumerate(names):
+        k = names[:i].count(n)
+        out.append(n if k == 0 else f"{n}#{k + 1}")
+    return out
+
+
+def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_deals) -> dict:
+    S = len(seats_of)
+    n = len(walls)
+    B = n * S
+    eng = Engine(rules, num_tables=B)
+    eng.reset(walls=np.repeat(walls, S, axis=0), dealers=np.repeat(dealers, S))
+    seat_agent = np.tile(seats_of, (n, 1))                     # table b = wall (b // S), seating (b % S)
+    out = {
+        "wall": np.repeat(w_idx, S), "seating": np.tile(np.arange(S), n), "seat_agent": seat_agent,
+        "scores": np.zeros((B, 4)), "won": np.zeros((B, 4), bool), "self_draw": np.zeros((B, 4), bool),
+        "dealt_in": np.zeros((B, 4), bool), "fan": np.zeros((B, 4)), "drawn": np.zeros(B, bool),
+    }
+    if record_deals:
+        out["deals"] = eng.state.hands.copy()
+    ended = np.zeros(B, dtype=bool)
+
+    def record(res):
+        for b, s in res.settlements.items():
+            ended[b] = True
+            out["scores"][b] = s["scores"]
+            wins = _wins(s)
+            out["drawn"][b] = not wins
+            for w in wins:
+                inp = w["input"]
+                seat = int(inp["winner"])
+                out["won"][b, seat] = True
+                out["fan"][b, seat] = w["fan"]
+                if inp["discarder"] is None:
+                    out["self_draw"][b, seat] = True
+                else:
+                    out["dealt_in"][b, int(inp["discarder"])] = True
+
+    # hands that end at the deal (四惠牌) are settled inside reset
+    record(getattr(eng, "_last_reset_result"))
+    st = eng.state
+    rows = np.arange(B)
+    for _ in range(MAX_STEPS_PER_HAND):
+        live = np.flatnonzero(st.phase != END)
+        if not len(live):
+            break
+        seat = st.to_act[live].astype(np.int64)
+        who = seat_agent[live, seat]
+        obs = observe(rules, st, idx=live)
+        mask = eng.legal_mask()[live]
+        actions = np.zeros(B, dtype=np.int64)
+        for k, agent in enumerate(agents):
+            sel = np.flatnonzero(who == k)
+            if len(sel):
+                sub = {"observation": obs[sel], "action_mask": mask[sel], "seat": seat[sel]}
+                actions[live[sel]] = agent.act(sub, rngs[k])
+        record(eng.step(actions))
+    else:
+        raise RuntimeError(f"hands still running after {MAX_STEPS_PER_HAND} steps at tables "
+                           f"{rows[st.phase != END][:5].tolist()}")
+    if not ended.all():
+        raise RuntimeError(f"tables {np.flatnonzero(~ended)[:5].tolist()} ended without a settlement")
+    return out
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the regularized incomplete beta (Numerical Recipes, Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
+            d = 1.0 + aa * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + aa / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-14:
+            break
+    return h
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """Regularized incomplete beta I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    lbeta = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(lbeta) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(lbeta) * _betacf(b, a, 1.0 - x) / b
+
+
+def t_cdf(t: float, df: float) -> float:
+    """CDF of Student's t with ``df`` degrees of freedom."""
+    tail = 0.5 * _betainc(df / 2.0, 0.5, df / (df + t * t))
+    return 1.0 - tail if t > 0 else tail
+
+
+def t_quantile(p: float, df: float) -> float:
+    """Quantile of Student's t (bisection on ``t_cdf``; exact to ~1e-10)."""
+    if df > 1e6:
+        return NormalDist().inv_cdf(p)
+    lo, hi = -1e3, 1e3
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def mean_ci95(values: np.ndarray) -> tuple[float, float, float]:
+    """(mean, low, high): Student-t 95% interval of the mean of independent ``values``."""
+    v = np.asarray(values, dtype=np.float64)
+    m = float(v.mean())
+    if len(v) < 2:
+        return m, float("-inf"), float("inf")
+    half = t_quantile(0.975, len(v) - 1) * float(v.std(ddof=1)) / math.sqrt(len(v))
+    return m, m - half, m + half
+
+
+def summarize(result: DuplicateResult) -> dict:
+    """Per-agent statistics of a duplicate run, as the JSON ``--json`` writes."""
+    n_walls = int(result.wall.max()) + 1 if len(result.wall) else 0
+    agents = []
+    for k, name in enumerate(result.names):
+        mine = result.seat_agent == k                                         # (H, 4)
+        count = mine.sum()
+        # per wall: the agent's points over all its seats in all seatings, per hand
+        wall_points = np.bincount(result.wall, weights=(result.scores * mine).sum(axis=1), minlength=n_walls)
+        wall_hands = np.bincount(result.wall, weights=mine.sum(axis=1), minlength=n_walls)
+        mean, low, high = mean_ci95(wall_points / wall_hands)
+        wins = (result.won & mine).sum()
+        agents.append({
+            "name": name,
+            "mean_points": mean,
+            "ci95": [low, high],
+            "win_rate": float(wins / count),
+            "self_draw_rate": float((result.self_draw & mine).sum() / count),
+            "deal_in_rate": float((result.dealt_in & mine).sum() / count),
+            "avg_fan": float(result.fan[result.won & mine].mean()) if wins else None,
+            "hands": int(count),
+        })
+    return {
+        "walls": n_walls,
+        "hands_played": int(len(result.wall)),
+        "seatings": result.seatings.tolist(),
+        "draw_rate": float(result.drawn.mean()) if len(result.drawn) else 0.0,
+        "agents": agents,
+    }
+
+
+def format_table(summary: dict) -> str:
+    """A plain-text table of ``summarize``'s output."""
+    head = f"{'agent':<28} {'points/hand':>11} {'95% CI':>18} {'win':>7} {'self-draw':>9} {'deal-in':>8} {'avg fan':>8}"
+    lines = [head, "-" * len(head)]
+    for a in summary["agents"]:
+        fan = "-" if a["avg_fan"] is None else f"{a['avg_fan']:.2f}"
+        ci = f"[{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}]"
+        name = a["name"] if len(a["name"]) <= 28 else "..." + a["name"][-25:]
+        lines.append(f"{name:<28} {a['mean_points']:>+11.3f} {ci:>18} {a['win_rate']:>7.1%} "
+                     f"{a['self_draw_rate']:>9.1%} {a['deal_in_rate']:>8.1%} {fan:>8}")
+    lines.append(f"{summary['walls']} walls x {len(summary['seatings'])} seatings = {summary['hands_played']} "
+                 f"hands, {summary['draw_rate']:.1%} drawn")
+    return "\n".join(lines)
+
+
+def plot(summary: dict, path: str, title: str | None = None) -> None:
+    """Bar charts of points per hand (with the 95% intervals) and of win / deal-in rates."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ag = summary["agents"]
+    names = [a["name"] if len(a["name"]) <= 24 else "..." + a["name"][-21:] for a in ag]
+    x = np.arange(len(ag))
+    mean = np.array([a["mean_points"] for a in ag])
+    err = np.abs(np.array([a["ci95"] for a in ag]).T - mean)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    ax1.bar(x, mean, yerr=err, capsize=6, color=["tab:blue", "tab:orange", "tab:green", "tab:red"][:len(ag)])
+    ax1.axhline(0, color="black", linewidth=0.8)
+    ax1.set_xticks(x, names, rotation=15)
+    ax1.set_ylabel("points per hand (95% CI over walls)")
+    w = 0.38
+    ax2.bar(x - w / 2, [a["win_rate"] for a in ag], w, label="win rate")
+    ax2.bar(x + w / 2, [a["deal_in_rate"] for a in ag], w, label="deal-in rate")
+    ax2.set_xticks(x, names, rotation=15)
+    ax2.legend()
+    fig.suptitle(title or f"duplicate arena: {summary['walls']} walls, {summary['hands_played']} hands")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing", batch_walls: int = 128,
+            device: str = "cpu", progress: bool = False) -> dict:
+    """Load agents by name (``random``, ``rule``, a checkpoint path) and summarise a duplicate run."""
+    from . import make_agent
+
+    agents = [make_agent(s, rules=rules, device=device) for s in specs]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=hands, unit="wall", desc="arena", file=sys.stderr)
+    result = play_duplicate(agents, hands, seed=seed, rules=rules, batch_walls=batch_walls,
+                            progress=None if bar is None else (lambda done: bar.update(done - bar.n)))
+    if bar is not None:
+        bar.close()
+    summary = summarize(result)
+    summary.update({"rules": get_rules(rules).name, "seed": seed})
+    for a, spec in zip(summary["agents"], specs):
+        a["spec"] = spec
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m agents.arena", description="Duplicate-format strategy comparison.")
+    p.add_argument("--agents", required=True,
+                   help="comma-separated, 2-4 of: random, rule, a checkpoint path (optionally PATH:greedy)")
+    p.add_argument("--hands", type=int, default=400, help="walls to deal; each is played in every seating")
+    p.add_argument("--seed", type=int, default=0, help="seed of the walls and of the agents' randomness")
+    p.add_argument("--rules", default="beijing", help="rule-set preset: beijing, hebei or quemen")
+    p.add_argument("--batch", type=int, default=128, help="walls played at once (times the seatings = tables)")
+    p.add_argument("--device", default="cpu", help="torch device for checkpoint agents")
+    p.add_argument("--json", default=None, help="write the summary here as JSON")
+    p.add_argument("--plot", default=None, help="write a bar chart here (PNG)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = p.parse_args(argv)
+    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    if args.hands < 1:
+        p.error("--hands must be at least 1")
+    t0 = time.perf_counter()
+    summary = compare(specs, args.hands, seed=args.seed, rules=args.rules, batch_walls=args.batch,
+                      device=args.device, progress=not args.quiet)
+    summary["seconds"] = round(time.perf_counter() - t0, 2)
+    print(format_table(summary))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(summary, f, indent=2, ensure_ascii=False)
+    if args.plot:
+        plot(summary, args.plot)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,197 @@
+"""PyTorch policy/value networks over the count-array observation, and their checkpoints.
+
+Input: the planes of ``mj_obs_v1`` (``mj_env.observation``), (B, 14, 34) uint8, turned into
+float features inside the network (the environment stays integer):
+
+=============================  ========  ================================================
+feature                        size      from
+=============================  ========  ================================================
+natural hand, thermometer      4 x 34    plane 0 without the 惠牌: count >= 1, 2, 3, 4
+melds, rivers of 4 seats       8 x 34    planes 1-8, counts / 4
+indicator, 惠牌, claim, drawn   4 x 34    planes 9-12, one-hot
+惠牌 held, thermometer          4         plane 0 at the 惠牌 kind: >= 1, 2, 3, 4
+scalars                        34        plane 13, each column divided by its range
+=============================  ========  ================================================
+
+``PolicyValueNet``: an MLP trunk (CleanRL's orthogonal initialisation) with a policy head of
+127 logits and a value head. ``masked_logits`` fills illegal logits with the dtype's minimum,
+so they get zero probability, and ``MaskedCategorical.entropy`` zeroes their entropy terms.
+
+A checkpoint stores the observation layout's name and version next to the weights; loading a
+checkpoint made for another layout fails with a message saying which.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+from mj_env.actions import N_ACTIONS
+from mj_env.observation import N_PLANES, OBS_NAME
+from mj_env.tiles import N_KINDS
+
+from .base import as_bool_mask, check_rows_have_actions
+
+OBS_VERSION = int(re.search(r"_v(\d+)$", OBS_NAME).group(1))
+"""Version number of the observation layout, from its name (``mj_obs_v1`` -> 1)."""
+CHECKPOINT_FORMAT = "mj_agents.policy/1"
+
+# plane 13 columns, divided by these (see mj_env.observation for their meaning)
+_SCALAR_RANGE = np.array(
+    [70, 20, 3, 2, 1, 3, 4, 1, 3, 1, 1, 1]   # 0-11: wall, reserve, dealer, phase, ..., 互包
+    + [4] * 4 + [1] * 4 + [8] * 4              # 12-23: concealed kongs, 报听, flowers
+    + [1, 3] + [4] * 8,                        # 24-33: first turn, claim category, claims
+    dtype=np.float32)
+N_FEATURES = (4 + 8 + 4) * N_KINDS + 4 + N_KINDS
+
+
+def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> nn.Linear:
+    """CleanRL's initialisation: orthogonal weights with gain ``std``, constant bias."""
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.constant_(layer.bias, bias)
+    return layer
+
+
+def features(obs: torch.Tensor) -> torch.Tensor:
+    """(B, 14, 34) uint8 observations -> (B, N_FEATURES) float32 (table in the module docstring)."""
+    x = obs.to(torch.float32)
+    hand, hui = x[:, 0], x[:, 10]
+    wild = (hand * hui).sum(dim=1, keepdim=True)                      # (B, 1) 惠牌 held
+    nat = hand * (1.0 - hui)
+    levels = torch.arange(1, 5, device=x.device, dtype=torch.float32)
+    nat_thermo = (nat[:, None, :] >= levels[None, :, None]).to(torch.float32)   # (B, 4, 34)
+    wild_thermo = (wild >= levels[None, :]).to(torch.float32)                   # (B, 4)
+    scale = torch.as_tensor(_SCALAR_RANGE, device=x.device)
+    return torch.cat([
+        nat_thermo.flatten(1), (x[:, 1:9] / 4.0).flatten(1), x[:, 9:13].flatten(1),
+        wild_thermo, x[:, 13] / scale,
+    ], dim=1)
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Illegal entries (mask False) set to the dtype's minimum: probability exactly 0 after softmax
+    as long as one entry is legal, and no inf/nan in gradients (CleanRL's invalid-action masking)."""
+    return logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
+
+
+class MaskedCategorical(Categorical):
+    """A categorical over the legal actions only; illegal actions contribute nothing to the entropy."""
+
+    def __init__(self, logits: torch.Tensor, mask: torch.Tensor):
+        self.mask = mask.to(torch.bool)
+        super().__init__(logits=masked_logits(logits, self.mask))
+
+    def entropy(self) -> torch.Tensor:
+        p_log_p = self.logits * self.probs
+        return -torch.where(self.mask, p_log_p, torch.zeros_like(p_log_p)).sum(-1)
+
+
+class PolicyValueNet(nn.Module):
+    """MLP over ``features(obs)``: a shared trunk, 127 policy logits and a scalar value."""
+
+    def __init__(self, hidden: tuple[int, ...] = (256, 256)):
+        super().__init__()
+        self.config = {"hidden": list(hidden)}
+        layers, width = [], N_FEATURES
+        for h in hidden:
+            layers += [layer_init(nn.Linear(width, h)), nn.ReLU()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+        self.policy = layer_init(nn.Linear(width, N_ACTIONS), std=0.01)
+        self.value = layer_init(nn.Linear(width, 1), std=1.0)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(B, 14, 34) uint8 -> (raw logits (B, 127), value (B,))."""
+        h = self.trunk(features(obs))
+        return self.policy(h), self.value(h).squeeze(-1)
+
+    def get_value(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.value(self.trunk(features(obs))).squeeze(-1)
+
+    def get_action_and_value(self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None):
+        """CleanRL's interface: (action, log-prob, entropy, value); samples when ``action`` is None."""
+        logits, value = self(obs)
+        dist = MaskedCategorical(logits, mask)
+        if action is None:
+            action = dist.sample()
+        return action, dist.log_prob(action), dist.entropy(), value
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+
+def save_checkpoint(path: "str | Path", model: PolicyValueNet, **meta) -> Path:
+    """Write the weights with the observation layout and ``meta`` (rules, step, args...)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "format": CHECKPOINT_FORMAT,
+        "obs_name": OBS_NAME,
+        "obs_version": OBS_VERSION,
+        "obs_shape": [N_PLANES, N_KINDS],
+        "n_actions": N_ACTIONS,
+        "model_config": model.config,
+        "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+        "meta": meta,
+    }
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    torch.save(payload, tmp)
+    tmp.replace(path)
+    return path
+
+
+def load_checkpoint(path: "str | Path", device: "str | torch.device" = "cpu") -> tuple[PolicyValueNet, dict]:
+    """(model in eval mode on ``device``, the checkpoint's metadata). Refuses a checkpoint made
+    for another observation layout or action space."""
+    payload = torch.load(Path(path), map_location="cpu", weights_only=False)
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path} is not a policy checkpoint of format {CHECKPOINT_FORMAT}")
+    if payload["obs_name"] != OBS_NAME or payload["obs_version"] != OBS_VERSION:
+        raise ValueError(f"{path} was trained on observation layout {payload['obs_name']} "
+                         f"(version {payload['obs_version']}); this environment produces {OBS_NAME} "
+                         f"(version {OBS_VERSION})")
+    if payload["n_actions"] != N_ACTIONS:
+        raise ValueError(f"{path} has {payload['n_actions']} actions; this environment has {N_ACTIONS}")
+    model = PolicyValueNet(**{k: tuple(v) if isinstance(v, list) else v for k, v in payload["model_config"].items()})
+    model.load_state_dict(payload["state_dict"])
+    model.to(device).eval()
+    meta = {k: payload[k] for k in ("obs_name", "obs_version", "model_config")}
+    meta.update(payload.get("meta", {}))
+    return model, meta
+
+
+# --------------------------------------------------------------------------- as an agent
+
+
+class NetworkAgent:
+    """A policy network as a batched agent: samples from the masked distribution (or, with
+    ``greedy``, takes its most likely legal action). Sampling uses the ``rng`` given to ``act``
+    (Gumbel-max on the log-probabilities), so arena runs are repeatable for a seed."""
+
+    def __init__(self, model: PolicyValueNet, name: str = "policy", greedy: bool = False,
+                 device: "str | torch.device" = "cpu"):
+        self.model = model
+        self.name = name
+        self.greedy = greedy
+        self.device = torch.device(device)
+
+    @classmethod
+    def from_checkpoint(cls, path: "str | Path", greedy: bool = False, device="cpu", name: str | None = None):
+        model, _ = load_checkpoint(path, device=device)
+        return cls(model, name=name or str(path), greedy=greedy, device=device)
+
+    @torch.no_grad()
+    def act(self, obs: dict, rng: np.random.Generator) -> np.ndarray:
+        mask = as_bool_mask(obs["action_mask"])
+        check_rows_have_actions(mask)
+        o = torch.as_tensor(np.asarray(obs["observation"]), device=self.device)
+        logits, _ = self.model(o)
+        logp = torch.log_softmax(masked_logits(logits, torch.as_tensor(mask, device=self.device)), dim=-1)
+        logp = logp.cpu().numpy().astype(np.float64)
+        if not self.greedy:
+            logp = logp + rng.gumbel(size=logp.shape)
+        return np.where(mask, logp, -np.inf).argmax(axis=1).astype(np.int64)

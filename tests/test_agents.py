@@ -1,0 +1,210 @@
+"""Agents: legal actions only, the rule-based agent's decisions, masked distributions, checkpoints,
+reward options."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents import RandomAgent, RuleBasedAgent, make_agent
+from agents.networks import (OBS_VERSION, MaskedCategorical, NetworkAgent, PolicyValueNet, load_checkpoint,
+                             masked_logits, save_checkpoint)
+from agents.rewards import RewardTransform
+from agents.rule_based import hand_distance
+from mj_env import actions as A
+from mj_env import get_rules
+from mj_env.observation import N_PLANES, OBS_NAME
+from mj_env.tiles import parse_hand
+from mj_env.vector import MahjongVectorEnv
+
+torch.set_num_threads(1)  # tiny batches: one thread is fastest and never oversubscribes the CPU
+
+
+def play(agent, rules: str, num_envs: int = 24, steps: int = 250, seed: int = 0):
+    """Step a vector env with ``agent`` everywhere; yield (obs, actions) of every step. The engine
+    raises on an illegal action, and the mask is checked here too."""
+    env = MahjongVectorEnv(num_envs=num_envs, rules=rules, seed=seed)
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    ended = 0
+    for _ in range(steps):
+        a = agent.act(obs, rng)
+        assert a.shape == (num_envs,) and a.dtype == np.int64
+        assert obs["action_mask"][np.arange(num_envs), a].all(), "an illegal action was chosen"
+        yield obs, a
+        obs, _, term, _, _ = env.step(a)
+        ended += int(term.sum())
+    assert ended > 0, "no hand ended: the test did not exercise whole hands"
+
+
+@pytest.mark.parametrize("rules", ["beijing", "hebei", "quemen"])
+def test_random_agent_only_legal(rules):
+    for _ in play(RandomAgent(), rules, steps=200):
+        pass
+
+
+@pytest.mark.parametrize("rules", ["beijing", "hebei", "quemen"])
+def test_rule_agent_only_legal_and_keeps_rules(rules):
+    """Legal everywhere; wins whenever it can; discards a 惠牌 only when nothing else is legal."""
+    agent = RuleBasedAgent(rules)
+    claims_seen = 0
+    for obs, a in play(agent, rules, steps=200):
+        mask = obs["action_mask"].astype(bool)
+        assert (a[mask[:, A.WIN]] == A.WIN).all()
+        hui = np.where(obs["observation"][:, 10].any(1), obs["observation"][:, 10].argmax(1), -1)
+        disc = a < 34
+        hui_discards = disc & (a == hui)
+        for i in np.flatnonzero(hui_discards):
+            others = mask[i, :34].copy()
+            others[hui[i]] = False
+            assert not others.any(), "discarded a 惠牌 while another discard was legal"
+        claims_seen += int(((a == A.PONG) | (a == A.KONG) | ((a >= A.CHI) & (a < A.CHI + A.N_CHI))).sum())
+    if rules == "beijing":
+        assert claims_seen > 0
+
+
+def _turn_obs(hand: str, hui: str | None = None, drawn: str | None = None):
+    """One own-turn observation with ``hand`` (14 tiles written in compact form) and its mask."""
+    counts = parse_hand(hand)
+    o = np.zeros((1, N_PLANES, 34), dtype=np.uint8)
+    o[0, 0] = counts
+    if hui is not None:
+        o[0, 10, parse_hand(hui).argmax()] = 1
+    if drawn is not None:
+        o[0, 12, parse_hand(drawn).argmax()] = 1
+    o[0, 13, 0] = 50
+    mask = np.zeros((1, A.N_ACTIONS), dtype=np.int8)
+    mask[0, :34] = counts > 0
+    return {"observation": o, "action_mask": mask, "seat": np.zeros(1, dtype=np.int64)}
+
+
+def _claim_obs(hand: str, tile: str, legal: list[int], hui: str | None = None):
+    counts = parse_hand(hand)
+    o = np.zeros((1, N_PLANES, 34), dtype=np.uint8)
+    o[0, 0] = counts
+    if hui is not None:
+        o[0, 10, parse_hand(hui).argmax()] = 1
+    o[0, 11, parse_hand(tile).argmax()] = 1
+    o[0, 13, 3] = 1
+    mask = np.zeros((1, A.N_ACTIONS), dtype=np.int8)
+    mask[0, [A.PASS] + legal] = 1
+    return {"observation": o, "action_mask": mask, "seat": np.zeros(1, dtype=np.int64)}
+
+
+def test_rule_agent_discards_the_lone_tile_and_keeps_the_hui():
+    rng = np.random.default_rng(0)
+    agent = RuleBasedAgent()
+    # 9s is the 惠牌 (wild, completing 78s) and must stay; a lone honor goes
+    obs = _turn_obs("123m456p78s9s11z457z", hui="9s")
+    a = int(agent.act(obs, rng)[0])
+    assert A.name(a) in ("discard 4z", "discard 5z", "discard 7z")
+    # a lone honor goes before a connected suit tile
+    obs = _turn_obs("1234m456p789s1z2z66z", hui="9p")
+    assert A.name(int(agent.act(obs, rng)[0])) in ("discard 1z", "discard 2z")
+
+
+def test_rule_agent_claims_only_when_closer():
+    rng = np.random.default_rng(0)
+    agent = RuleBasedAgent()
+    # 55z would become a triplet; the rest is a pair away from ready: pong gets closer
+    obs = _claim_obs("123m456p79s55z12z9m", "5z", [A.PONG], hui="1p")
+    assert int(agent.act(obs, rng)[0]) == A.PONG
+    # the hand is ready (waits on 8s); pong of 5z (the pair) would not get it closer
+    obs = _claim_obs("123m456p789s55z11z", "5z", [A.PONG], hui="1p")
+    assert int(agent.act(obs, rng)[0]) == A.PASS
+    # a win is always taken
+    obs = _claim_obs("123m456p789s55z11z", "5z", [A.PONG, A.WIN], hui="1p")
+    assert int(agent.act(obs, rng)[0]) == A.WIN
+
+
+def test_hand_distance_counts_hui_as_wild():
+    # 13 tiles: with 5s wild, 78s is a complete run and the hand is closer than without
+    counts = parse_hand("123m456p78s5s12z55z")
+    rules = get_rules("beijing")
+    with_hui = int(hand_distance(rules, counts, np.array(22)))
+    without = int(hand_distance(rules, counts, np.array(-1)))
+    assert with_hui < without
+
+
+# --------------------------------------------------------------------------- networks
+
+
+def test_masked_distribution_gives_illegal_actions_zero_probability():
+    torch.manual_seed(0)
+    logits = torch.randn(64, A.N_ACTIONS) * 5
+    mask = torch.rand(64, A.N_ACTIONS) < 0.1
+    mask[:, 0] = True
+    dist = MaskedCategorical(logits, mask)
+    assert torch.all(dist.probs[~mask] == 0)
+    assert torch.allclose(dist.probs.sum(-1), torch.ones(64))
+    assert torch.all(mask.gather(1, dist.sample((200,)).T))
+    # entropy of the legal part only: equals the entropy of the renormalised legal logits
+    for i in range(4):
+        legal = logits[i][mask[i]]
+        expect = torch.distributions.Categorical(logits=legal).entropy()
+        assert torch.allclose(dist.entropy()[i], expect, atol=1e-5)
+    # a single legal action: zero entropy, log-prob 0, finite gradients
+    one = torch.zeros(1, A.N_ACTIONS, dtype=torch.bool)
+    one[0, 5] = True
+    lg = torch.randn(1, A.N_ACTIONS, requires_grad=True)
+    d1 = MaskedCategorical(lg, one)
+    assert d1.entropy().item() == pytest.approx(0.0, abs=1e-6)
+    (d1.log_prob(torch.tensor([5])).sum() + d1.entropy().sum()).backward()
+    assert torch.isfinite(lg.grad).all()
+    assert masked_logits(logits, mask).dtype == logits.dtype
+    assert masked_logits(logits, mask)[~mask].eq(torch.finfo(torch.float32).min).all()
+
+
+@pytest.mark.parametrize("greedy", [False, True])
+def test_network_agent_only_legal(greedy):
+    torch.manual_seed(0)
+    agent = NetworkAgent(PolicyValueNet(hidden=(32,)), greedy=greedy)
+    for _ in play(agent, "beijing", num_envs=16, steps=200):
+        pass
+
+
+def test_checkpoint_round_trip_and_layout_check(tmp_path):
+    torch.manual_seed(0)
+    model = PolicyValueNet(hidden=(32, 16))
+    path = save_checkpoint(tmp_path / "m.pt", model, rules="beijing", update=3)
+    loaded, meta = load_checkpoint(path)
+    assert meta["obs_name"] == OBS_NAME and meta["obs_version"] == OBS_VERSION and meta["update"] == 3
+    o = torch.randint(0, 4, (5, N_PLANES, 34), dtype=torch.uint8)
+    for a, b in zip(model(o), loaded(o)):
+        assert torch.equal(a, b)
+    agent = make_agent(str(path) + ":greedy")
+    assert agent.greedy and agent.name.endswith(":greedy")
+    # a checkpoint of another observation layout is refused
+    payload = torch.load(path, weights_only=False)
+    payload["obs_name"] = "mj_obs_v0"
+    torch.save(payload, tmp_path / "old.pt")
+    with pytest.raises(ValueError, match="mj_obs_v0"):
+        load_checkpoint(tmp_path / "old.pt")
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent(str(tmp_path / "missing.pt"))
+
+
+# --------------------------------------------------------------------------- rewards
+
+
+def test_reward_options():
+    pts = np.array([[6.0, -2.0, -2.0, -2.0]])
+    assert np.array_equal(RewardTransform("points").hand_end(pts), pts)
+    assert np.array_equal(RewardTransform("scaled", scale=2.0).hand_end(pts), pts / 2)
+    assert np.array_equal(RewardTransform("sign").hand_end(pts), np.sign(pts))
+    assert not RewardTransform("points").potential(np.zeros((3, N_PLANES, 34), np.uint8)).any()
+    with pytest.raises(ValueError):
+        RewardTransform("bogus")
+
+
+def test_shaping_potential_is_tiles_still_needed():
+    shaped = RewardTransform("shaped", shaping_coef=0.5)
+    win14 = _turn_obs("123m456p789s111z55z")["observation"]       # a winning hand: 0 tiles needed
+    ready13 = _claim_obs("123m456p789s11z55z", "1m", [])["observation"]  # ready: 1 tile needed
+    far14 = _turn_obs("159m159p159s12345z")["observation"]
+    phi = shaped.potential(np.concatenate([win14, ready13, far14]))
+    assert phi[0] == 0.0 and phi[1] == -0.5 and phi[2] < -2.0
+    # the shaping terms of a chain telescope to -Phi(first) (gamma = 1): policy invariance
+    chain = np.array([-3.0, -2.5, -1.0, -0.5])
+    terms = [shaped.shaping_term(chain[i + 1], chain[i]) for i in range(3)] + [0.0 - chain[-1]]
+    assert sum(terms) == pytest.approx(-chain[0])

@@ -1,0 +1,116 @@
+"""The duplicate arena: balanced seatings, every wall replayed in every seating, determinism,
+statistics and the JSON the command line writes."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from agents import RandomAgent, RuleBasedAgent
+from agents.arena import main, mean_ci95, play_duplicate, seatings, summarize, t_quantile
+from agents.base import as_bool_mask
+
+
+class FirstLegal:
+    """Deterministic: always the lowest legal action id (ignores the rng)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def act(self, obs, rng):
+        return as_bool_mask(obs["action_mask"]).argmax(axis=1).astype(np.int64)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_seatings_put_every_agent_in_every_seat_equally(n):
+    s = seatings(n)
+    assert s.shape[1] == 4
+    per_seat = np.stack([(s == a).sum(axis=0) for a in range(n)])   # (agents, seats)
+    assert (per_seat == per_seat[0, 0]).all()
+    assert len({tuple(r) for r in s.tolist()}) == len(s), "a seating is repeated"
+    with pytest.raises(ValueError):
+        seatings(5)
+
+
+def test_each_wall_is_replayed_in_every_seating():
+    res = play_duplicate([FirstLegal("a"), FirstLegal("b")], n_walls=6, seed=3, batch_walls=4, record_deals=True)
+    S = len(res.seatings)
+    assert len(res.wall) == 6 * S
+    for w in range(6):
+        rows = np.flatnonzero(res.wall == w)
+        assert sorted(res.seating[rows].tolist()) == list(range(S))
+        # the same wall and dealer: identical deals seat by seat
+        for r in rows[1:]:
+            assert np.array_equal(res.deals[r], res.deals[rows[0]])
+        assert np.array_equal(res.seat_agent[rows], res.seatings[res.seating[rows]])
+        # two copies of one deterministic agent: the replays are the same game, seat by seat
+        for r in rows[1:]:
+            assert np.array_equal(res.scores[r], res.scores[rows[0]])
+    # different walls deal different hands
+    assert not np.array_equal(res.deals[res.wall == 0][0], res.deals[res.wall == 1][0])
+    summary = summarize(res)
+    a, b = summary["agents"]
+    assert a["mean_points"] == b["mean_points"] == pytest.approx(0.0) or a["mean_points"] == pytest.approx(b["mean_points"])
+
+
+def test_deterministic_for_a_seed_and_different_across_seeds():
+    agents = [RuleBasedAgent(), RandomAgent()]
+    r1 = play_duplicate(agents, n_walls=8, seed=5, batch_walls=8)
+    r2 = play_duplicate(agents, n_walls=8, seed=5, batch_walls=8)
+    r3 = play_duplicate(agents, n_walls=8, seed=6, batch_walls=8)
+    for f in ("scores", "won", "dealt_in", "fan", "seat_agent"):
+        assert np.array_equal(getattr(r1, f), getattr(r2, f))
+    assert not np.array_equal(r1.scores, r3.scores)
+
+
+def test_statistics_match_the_hands():
+    res = play_duplicate([RuleBasedAgent(), RandomAgent()], n_walls=40, seed=0, batch_walls=40)
+    summary = summarize(res)
+    rule, rand = summary["agents"]
+    assert rule["hands"] == rand["hands"] == 40 * 2 * 2
+    # zero-sum with equal seat counts: the two means cancel
+    assert rule["mean_points"] == pytest.approx(-rand["mean_points"], abs=1e-9)
+    # one winner per won hand (beijing): the win rates add up to the share of won hands
+    won_hands = (~res.drawn).sum()
+    assert (rule["win_rate"] + rand["win_rate"]) * rule["hands"] == won_hands
+    assert rule["ci95"][0] <= rule["mean_points"] <= rule["ci95"][1]
+    # the rule-based agent beats random clearly, even on 40 walls
+    assert rule["ci95"][0] > 0 and rule["win_rate"] > rand["win_rate"]
+    assert rule["avg_fan"] >= 1
+
+
+def test_student_t_interval():
+    assert t_quantile(0.975, 9) == pytest.approx(2.262157, abs=1e-5)
+    assert t_quantile(0.975, 1) == pytest.approx(12.706205, abs=1e-4)
+    m, lo, hi = mean_ci95(np.array([1.0, 2.0, 3.0, 4.0]))
+    half = 3.182446 * math.sqrt(np.var([1, 2, 3, 4], ddof=1)) / 2
+    assert m == 2.5 and lo == pytest.approx(2.5 - half, abs=1e-5) and hi == pytest.approx(2.5 + half, abs=1e-5)
+
+
+def test_command_line_writes_the_json(tmp_path, capsys):
+    out = tmp_path / "cmp.json"
+    plot = tmp_path / "cmp.png"
+    main(["--agents", "rule,random", "--hands", "12", "--seed", "0", "--json", str(out), "--plot", str(plot), "--quiet"])
+    data = json.loads(out.read_text())
+    assert [a["name"] for a in data["agents"]] == ["rule", "random"]
+    for a in data["agents"]:
+        assert set(a) >= {"name", "mean_points", "ci95", "win_rate", "deal_in_rate"}
+        assert len(a["ci95"]) == 2 and a["ci95"][0] <= a["mean_points"] <= a["ci95"][1]
+    assert data["walls"] == 12 and data["hands_played"] == 24 and data["seed"] == 0
+    assert plot.stat().st_size > 1000
+    assert "points/hand" in capsys.readouterr().out
+    # the same seed gives the same numbers
+    main(["--agents", "rule,random", "--hands", "12", "--seed", "0", "--json", str(tmp_path / "again.json"), "--quiet"])
+    again = json.loads((tmp_path / "again.json").read_text())
+    assert again["agents"] == data["agents"]
+
+
+def test_three_and_four_agents():
+    res = play_duplicate([RuleBasedAgent(), RandomAgent(), FirstLegal("first")], n_walls=2, seed=1)
+    s = summarize(res)
+    assert len(res.wall) == 2 * 12 and [a["hands"] for a in s["agents"]] == [32, 32, 32]
+    assert sum(a["mean_points"] for a in s["agents"]) == pytest.approx(0.0, abs=1e-9)
+    res4 = play_duplicate([RuleBasedAgent(), RandomAgent(), FirstLegal("x"), FirstLegal("x")], n_walls=2, seed=1)
+    assert [a["name"] for a in summarize(res4)["agents"]] == ["rule", "random", "x", "x#2"]
