@@ -1,0 +1,113 @@
+"""train.py: a tiny run end to end, its command line, and the per-seat rollout chains and GAE."""
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # train.py lives at the repo root
+
+import train  # noqa: E402
+from agents import make_agent  # noqa: E402
+from agents.networks import load_checkpoint  # noqa: E402
+from mj_env.observation import OBS_NAME  # noqa: E402
+from mj_env.vector import MahjongVectorEnv  # noqa: E402
+
+
+def test_tiny_run_writes_a_checkpoint_that_loads(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = train.main([
+        "--exp-name", "tiny", "--total-steps", "1536", "--num-envs", "16", "--num-steps", "32",
+        "--snapshot-every", "1", "--eval-every", "2", "--eval-hands", "4", "--final-eval-hands", "4",
+        "--hidden", "32", "--threads", "1", "--no-progress", "--reward", "shaped",
+    ])
+    run = tmp_path / "runs" / "tiny"
+    ckpt = run / "checkpoints" / "final.pt"
+    assert ckpt.is_file() and Path(result["checkpoint"]).resolve() == ckpt.resolve()
+    model, meta = load_checkpoint(ckpt)
+    assert meta["obs_name"] == OBS_NAME and meta["rules"] == "beijing" and meta["args"]["reward"] == "shaped"
+    assert len(list((run / "checkpoints").glob("update_*.pt"))) == 3
+    # the checkpoint plays legal moves as an agent
+    agent = make_agent(str(ckpt))
+    env = MahjongVectorEnv(num_envs=8, seed=0)
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        a = agent.act(obs, rng)
+        assert obs["action_mask"][np.arange(8), a].all()
+        obs, *_ = env.step(a)
+    rows = list(csv.DictReader(open(run / "progress.csv")))
+    assert [int(r["update"]) for r in rows] == [1, 2, 3]
+    assert rows[0]["vs_random_points"] != "" and rows[1]["vs_rule_points"] != ""
+    assert int(rows[-1]["global_step"]) == 3 * 16 * 32
+    final = json.loads((run / "final_eval.json").read_text())
+    assert set(final["eval"]) == {"random", "rule"}
+    assert final["eval"]["rule"]["agents"][0]["name"] == "trained"
+    assert list(run.glob("events.out.tfevents.*"))
+
+
+def test_command_line_over_the_dataclass():
+    args = train.parse_args(["--num-envs", "8", "--no-anneal-lr", "--target-kl", "0.02", "--reward", "sign"])
+    assert args.num_envs == 8 and args.anneal_lr is False and args.target_kl == 0.02 and args.reward == "sign"
+    assert train.parse_args(["--target-kl", "none"]).target_kl is None
+    with pytest.raises(SystemExit):
+        train.parse_args(["--reward", "bogus"])
+    docs = train._field_docs(train.Args)
+    assert all(f in docs for f in ("total_steps", "reward", "opponent_prob"))
+
+
+def test_rollout_chains_and_gae_per_seat():
+    """Two seats at one table decide in turn; each seat's chain gets its own rewards and GAE."""
+    store = train.Rollout(capacity=16, num_envs=1, obs_shape=(14, 34), n_actions=127)
+    store.start()
+    obs = np.zeros((1, 14, 34), np.uint8)
+    mask = np.ones((1, 127), bool)
+    t0 = np.array([0])
+
+    def decide(seat, value, phi=0.0):
+        store.add(t0, np.array([seat]), obs, mask, np.array([0]), np.array([0.0]), np.array([value], np.float32),
+                  np.array([phi], np.float32), gamma=1.0)
+
+    decide(0, 1.0, phi=-2.0)   # entry 0
+    decide(1, 0.5)             # entry 1
+    decide(0, 2.0, phi=-1.0)   # entry 2: seat 0's second decision, shaping -1 - (-2) = +1 to entry 0
+    decide(1, 0.0)             # entry 3
+    store.pay(np.array([[3.0, -3.0, 0, 0]], np.float32), np.array([True]), np.array([True]))
+    assert store.next[:4].tolist() == [2, 3, -1, -1]
+    assert store.done[:4].tolist() == [False, False, True, True]
+    assert store.reward[:4].tolist() == [1.0, 0.0, 3.0 + 1.0, -3.0]   # terminal: points - Phi(last)
+    adv, ret, trainable = store.advantages(gamma=1.0, lam=1.0)
+    assert trainable[:4].all()
+    # lambda = 1: advantage = sum of the chain's later rewards - value
+    assert np.allclose(adv, [1 + 4 - 1.0, -3 - 0.5, 4 - 2.0, -3 - 0.0])
+    assert np.allclose(ret, adv + store.value[:4])
+
+
+def test_rollout_carries_pending_decisions_over():
+    store = train.Rollout(capacity=8, num_envs=2, obs_shape=(14, 34), n_actions=127)
+    store.start()
+    obs = np.zeros((2, 14, 34), np.uint8)
+    obs[1, 0, 5] = 3
+    store.add(np.array([0, 1]), np.array([2, 3]), obs, np.ones((2, 127), bool), np.array([4, 5]),
+              np.array([-1.0, -2.0]), np.array([0.25, 0.75], np.float32), np.zeros(2, np.float32), 1.0)
+    adv, _, trainable = store.advantages(1.0, 0.95)
+    assert not trainable.any()                     # outcome unknown: not trained in this rollout
+    store.start()                                  # next rollout: both move to the front
+    assert store.size == 2 and store.pending[0, 2] == 0 and store.pending[1, 3] == 1
+    assert store.action[:2].tolist() == [4, 5] and store.obs[1, 0, 5] == 3
+    store.pay(np.array([[0, 0, 2.0, 0], [0, 0, 0, -1.0]], np.float32), np.array([True, True]), np.array([True, True]))
+    adv, _, trainable = store.advantages(1.0, 0.95)
+    assert trainable[:2].all() and np.allclose(adv[:2], [2.0 - 0.25, -1.0 - 0.75])
+
+
+def test_cuda_device_is_refused_cleanly_without_a_gpu(tmp_path, monkeypatch):
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit, match="no GPU"):
+        train.main(["--device", "cuda", "--total-steps", "64", "--num-envs", "4", "--num-steps", "16", "--no-progress"])

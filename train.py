@@ -1,0 +1,535 @@
+"""Self-play PPO for mj_env in one file, in the manner of CleanRL's ``ppo.py``.
+
+::
+
+    python train.py                                  # the default run: about 10 minutes on 2 CPU cores
+    python train.py --reward shaped --exp-name shaped
+    python train.py --total-steps 4096 --num-envs 16 --num-steps 32 --eval-hands 8   # seconds
+    tensorboard --logdir runs
+
+One policy/value network (``agents.networks.PolicyValueNet``) plays the seats of
+``num_envs`` tables of ``MahjongVectorEnv``. At every step each table asks one seat for a
+decision; the observation is seat-relative, so one network serves all four seats. A hand is
+dealt either as pure self-play (the learner in all four seats) or, with probability
+``opponent_prob``, against the opponent pool: the learner in seats {0, 2} or {1, 3} and a frozen
+past snapshot of itself in the other two. A snapshot joins the pool every ``snapshot_every``
+updates (the oldest leaves beyond ``pool_size``).
+
+Trajectories are per (table, seat): a seat's decisions at a table, in order, end when the hand
+ends. A decision's reward is what the seat is paid before its next decision (``agents.rewards``:
+points by default, optionally scaled, sign or potential-shaped); GAE runs along each such chain.
+A chain still open when the rollout ends bootstraps from the value of its last decision, and
+that decision is carried into the next rollout, where it is trained once its outcome is known.
+
+Written to ``runs/<exp_name>/``: TensorBoard scalars (``charts/*``, ``losses/*``, ``eval/*``),
+``progress.csv`` (one row per update), ``checkpoints/*.pt`` (``agents.networks`` format, usable
+as ``python -m agents.arena --agents runs/<exp_name>/checkpoints/final.pt,rule``) and
+``final_eval.json``. Every ``eval_every`` updates a quick duplicate match against the random
+and the rule-based agents is logged; the run ends with a longer one, printed as a table.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import csv
+import dataclasses
+import inspect
+import json
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.optim as optim
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from agents import arena
+from agents.networks import MaskedCategorical, NetworkAgent, PolicyValueNet, save_checkpoint
+from agents.random_agent import RandomAgent
+from agents.rewards import REWARD_KINDS, RewardTransform
+from agents.rule_based import RuleBasedAgent
+from mj_env.observation import OBS_NAME
+from mj_env.vector import MahjongVectorEnv
+
+
+@dataclass
+class Args:
+    exp_name: str = "selfplay_ppo"
+    """name of the run: output goes to runs/<exp_name>/"""
+    seed: int = 1
+    """seed of the environment, the network initialisation and all sampling"""
+    torch_deterministic: bool = True
+    """set torch.backends.cudnn.deterministic"""
+    device: str = "cpu"
+    """torch device: cpu or cuda"""
+    threads: int = 2
+    """torch CPU threads (the environment itself runs in the main thread)"""
+    rules: str = "beijing"
+    """rule-set preset: beijing, hebei or quemen"""
+
+    # algorithm
+    total_steps: int = 3_000_000
+    """environment steps (one decision at every table each) over the whole run"""
+    num_envs: int = 256
+    """tables stepped together"""
+    num_steps: int = 64
+    """steps per table per rollout (a rollout is num_envs * num_steps decisions)"""
+    learning_rate: float = 3e-4
+    """Adam learning rate"""
+    anneal_lr: bool = True
+    """decay the learning rate linearly to zero"""
+    gamma: float = 1.0
+    """discount per decision of a seat (a hand is short and its points come at its end)"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    num_minibatches: int = 4
+    """minibatches per epoch"""
+    update_epochs: int = 3
+    """epochs over each rollout"""
+    norm_adv: bool = True
+    """normalise advantages per minibatch"""
+    clip_coef: float = 0.2
+    """PPO surrogate clipping"""
+    clip_vloss: bool = True
+    """clip the value loss as in the PPO paper"""
+    ent_coef: float = 0.01
+    """entropy bonus"""
+    vf_coef: float = 0.5
+    """value loss weight"""
+    max_grad_norm: float = 0.5
+    """gradient clipping norm"""
+    target_kl: float | None = None
+    """stop an update's epochs early above this approximate KL (none: never)"""
+    hidden: str = "256,256"
+    """hidden layer widths of the MLP, comma-separated"""
+
+    # reward
+    reward: str = "points"
+    """reward option: points, scaled, sign or shaped (see agents/rewards.py)"""
+    reward_scale: float = 4.0
+    """points are divided by this for 'scaled' and 'shaped'"""
+    shaping_coef: float = 0.25
+    """'shaped': potential per tile still needed to win (in scaled points)"""
+
+    # self-play
+    opponent_prob: float = 0.5
+    """fraction of hands dealt against the opponent pool (the rest is pure self-play)"""
+    pool_size: int = 8
+    """past snapshots kept in the opponent pool"""
+    snapshot_every: int = 10
+    """updates between snapshots added to the pool (each is also saved as a checkpoint)"""
+
+    # evaluation and logging
+    eval_every: int = 10
+    """updates between quick duplicate evaluations against random and rule (0: never)"""
+    eval_hands: int = 64
+    """walls of each quick evaluation (each played in 2 seatings)"""
+    final_eval_hands: int = 400
+    """walls of the final evaluation against each baseline (0: skip)"""
+    eval_seed: int = 12345
+    """seed of the evaluation walls (the same walls every time, so evaluations compare)"""
+    max_minutes: float | None = None
+    """stop training after this many minutes (none: run total_steps)"""
+    progress: bool = True
+    """show a progress bar"""
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def _field_docs(cls) -> dict[str, str]:
+    """The one-line docstring under each dataclass field (as tyro reads them)."""
+    tree = ast.parse(inspect.getsource(cls))
+    body = tree.body[0].body
+    docs = {}
+    for a, b in zip(body, body[1:]):
+        if isinstance(a, ast.AnnAssign) and isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant):
+            docs[a.target.id] = str(b.value.value).strip()
+    return docs
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """A CLI over ``Args``: ``--field-name value``, booleans as ``--flag`` / ``--no-flag``."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    docs = _field_docs(Args)
+    for f in dataclasses.fields(Args):
+        flag = "--" + f.name.replace("_", "-")
+        kind = str(f.type)
+        if kind == "bool":
+            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=docs.get(f.name))
+        else:
+            base = {"int": int, "float": float, "str": str}[kind.split(" |")[0]]
+            conv = base
+            if "None" in kind:
+                def conv(s, base=base):
+                    return None if s.lower() == "none" else base(s)
+            choices = REWARD_KINDS if f.name == "reward" else None
+            p.add_argument(flag, type=conv, default=f.default, choices=choices, help=docs.get(f.name))
+    return Args(**vars(p.parse_args(argv)))
+
+
+# --------------------------------------------------------------------------- rollout storage
+
+
+class Rollout:
+    """Flat storage of the learner's decisions in time order, linked per (table, seat) chain.
+
+    Entry j: observation, mask, action, log-prob and value at the decision; ``reward``: what
+    the seat was paid until its next decision; ``next``: the index of that next decision
+    (-1 while unknown); ``done``: the hand ended after it. ``pending[table, seat]`` is the
+    index of each seat's latest decision whose outcome is not known yet (-1: none).
+    """
+
+    def __init__(self, capacity: int, num_envs: int, obs_shape: tuple[int, int], n_actions: int):
+        self.obs = np.zeros((capacity, *obs_shape), dtype=np.uint8)
+        self.mask = np.zeros((capacity, n_actions), dtype=bool)
+        self.action = np.zeros(capacity, dtype=np.int64)
+        self.logp = np.zeros(capacity, dtype=np.float32)
+        self.value = np.zeros(capacity, dtype=np.float32)
+        self.reward = np.zeros(capacity, dtype=np.float32)
+        self.phi = np.zeros(capacity, dtype=np.float32)
+        self.next = np.full(capacity, -1, dtype=np.int64)
+        self.done = np.zeros(capacity, dtype=bool)
+        self.pending = np.full((num_envs, 4), -1, dtype=np.int64)
+        self.size = 0
+        self.blocks: list[tuple[int, int]] = []  # entries added by one step: [start, end)
+
+    _FIELDS = ("obs", "mask", "action", "logp", "value", "reward", "phi", "next", "done")
+
+    def start(self) -> None:
+        """Begin a rollout: the still-pending decisions move to the front, the rest is dropped."""
+        t, s = np.nonzero(self.pending >= 0)
+        old = self.pending[t, s]
+        n = len(old)
+        for name in self._FIELDS:
+            arr = getattr(self, name)
+            arr[:n] = arr[old]
+        self.next[:n] = -1
+        self.pending[t, s] = np.arange(n)
+        self.size = n
+        self.blocks = [(0, n)] if n else []
+
+    def add(self, tables, seats, obs, mask, action, logp, value, phi, gamma: float) -> None:
+        """Append the decisions of one step and link each to its seat's previous decision,
+        paying that one the shaping term gamma * Phi(now) - Phi(before)."""
+        n = len(tables)
+        j = np.arange(self.size, self.size + n)
+        if self.size + n > len(self.action):
+            raise RuntimeError("rollout storage is full")
+        self.obs[j], self.mask[j], self.action[j] = obs, mask, action
+        self.logp[j], self.value[j], self.phi[j] = logp, value, phi
+        self.reward[j], self.next[j], self.done[j] = 0.0, -1, False
+        prev = self.pending[tables, seats]
+        has = prev >= 0
+        self.next[prev[has]] = j[has]
+        self.reward[prev[has]] += gamma * phi[has] - self.phi[prev[has]]
+        self.pending[tables, seats] = j
+        self.blocks.append((self.size, self.size + n))
+        self.size += n
+
+    def pay(self, rewards: np.ndarray, hand_over: np.ndarray, episode_over: np.ndarray) -> None:
+        """Hand ends: rewards (N, 4) go to each seat's pending decision; an episode's end closes
+        the chains (the potential of the terminal state is 0)."""
+        t, s = np.nonzero((self.pending >= 0) & hand_over[:, None])
+        p = self.pending[t, s]
+        self.reward[p] += rewards[t, s]
+        end = episode_over[t]
+        self.reward[p[end]] -= self.phi[p[end]]
+        self.done[p[end]] = True
+        self.pending[t[end], s[end]] = -1
+
+    def advantages(self, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """GAE along every chain, newest step first. Returns (advantages, returns, trainable):
+        decisions still pending are not trainable yet (they are carried over), and bootstrap
+        their predecessors with their value."""
+        n = self.size
+        adv = np.zeros(n, dtype=np.float32)
+        trainable = self.done[:n] | (self.next[:n] >= 0)
+        for start, end in reversed(self.blocks):
+            j = np.arange(start, end)
+            nxt = np.maximum(self.next[j], 0)
+            cont = ~self.done[j]
+            next_value = np.where(cont, self.value[nxt], 0.0)
+            next_adv = np.where(cont, adv[nxt], 0.0)
+            delta = self.reward[j] + gamma * next_value - self.value[j]
+            adv[j] = np.where(trainable[j], delta + gamma * lam * next_adv, 0.0)
+        return adv, adv + self.value[:n], trainable
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def evaluate(model: PolicyValueNet, args: Args, hands: int, device) -> dict:
+    """Duplicate matches of the current policy against random and against rule."""
+    model.eval()
+    me = NetworkAgent(model, name="trained", device=device)
+    out = {}
+    for base in (RandomAgent(), RuleBasedAgent(args.rules)):
+        res = arena.play_duplicate([me, base], hands, seed=args.eval_seed, rules=args.rules, batch_walls=256)
+        out[base.name] = arena.summarize(res)
+    model.train()
+    return out
+
+
+# --------------------------------------------------------------------------- training
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse_args(argv)
+    device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("--device cuda was asked for but torch sees no GPU")
+    run_dir = Path("runs") / args.exp_name
+    ckpt_dir = run_dir / "checkpoints"
+    ckpt_dir.mkdir(parents=True, exist_ok=True)
+    writer = SummaryWriter(str(run_dir))
+    writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in vars(args).items()))
+    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.backends.cudnn.deterministic = args.torch_deterministic
+    torch.set_num_threads(max(1, args.threads))
+    rng = np.random.default_rng(args.seed)
+
+    envs = MahjongVectorEnv(num_envs=args.num_envs, rules=args.rules, seed=args.seed)
+    N = args.num_envs
+    model = PolicyValueNet(hidden=tuple(int(h) for h in args.hidden.split(","))).to(device)
+    optimizer = optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
+    shaper = RewardTransform(args.reward, args.rules, scale=args.reward_scale,
+                             shaping_coef=args.shaping_coef, gamma=args.gamma)
+    steps_per_update = N * args.num_steps
+    num_updates = max(1, args.total_steps // steps_per_update)
+    store = Rollout(steps_per_update + 4 * N, N, envs.single_observation_space["observation"].shape,
+                    envs.single_action_space.n)
+
+    # opponent pool: frozen snapshots, each a NetworkAgent; table i plays pool member opp[i] (-1: none)
+    pool: list[NetworkAgent] = []
+
+    def snapshot(tag: str) -> None:
+        frozen = copy.deepcopy(model).eval()
+        for p in frozen.parameters():
+            p.requires_grad_(False)
+        pool.append(NetworkAgent(frozen, name=tag, device=device))
+        del pool[:-args.pool_size]
+
+    snapshot("init")
+    learner = np.ones((N, 4), dtype=bool)
+    opp = np.full(N, -1, dtype=np.int64)
+
+    def deal_seats(tables: np.ndarray) -> None:
+        vs_pool = rng.random(len(tables)) < args.opponent_prob
+        learner[tables] = True
+        opp[tables] = -1
+        t = tables[vs_pool]
+        first = rng.integers(0, 2, size=len(t))            # learner in seats {0, 2} or {1, 3}
+        learner[t] = (np.arange(4)[None, :] % 2) == first[:, None]
+        opp[t] = rng.integers(0, len(pool), size=len(t))
+
+    deal_seats(np.arange(N))
+    obs, _ = envs.reset(seed=args.seed)
+
+    csv_file = open(run_dir / "progress.csv", "w", newline="")
+    csv_writer = None
+    global_step, start = 0, time.time()
+    bar = tqdm(total=num_updates, unit="update", disable=not args.progress, dynamic_ncols=True)
+    last_eval: dict = {}
+    for update in range(1, num_updates + 1):
+        if args.anneal_lr:
+            optimizer.param_groups[0]["lr"] = (1.0 - (update - 1.0) / num_updates) * args.learning_rate
+        store.start()
+        # per-rollout statistics of the learner's seats
+        st = {"hands": 0, "drawn": 0, "self_hands": 0, "self_wins": 0, "self_fan": 0.0,
+              "pool_hands": 0, "pool_points": 0.0, "pool_wins": 0, "pool_deal_ins": 0}
+        t_roll = time.time()
+        model.eval()
+        for _ in range(args.num_steps):
+            global_step += N
+            rows = np.arange(N)
+            seat = obs["seat"]
+            mine = learner[rows, seat]
+            actions = np.zeros(N, dtype=np.int64)
+            L = np.flatnonzero(mine)
+            if len(L):
+                o = torch.as_tensor(obs["observation"][L], device=device)
+                m = torch.as_tensor(obs["action_mask"][L] != 0, device=device)
+                with torch.no_grad():
+                    a, logp, _, value = model.get_action_and_value(o, m)
+                a_np = a.cpu().numpy()
+                actions[L] = a_np
+                store.add(L, seat[L], obs["observation"][L], obs["action_mask"][L] != 0, a_np,
+                          logp.cpu().numpy(), value.cpu().numpy(), shaper.potential(obs["observation"][L]),
+                          args.gamma)
+            for k in np.unique(opp[~mine]):
+                sel = np.flatnonzero(~mine & (opp == k))
+                sub = {key: obs[key][sel] for key in ("observation", "action_mask", "seat")}
+                actions[sel] = pool[k].act(sub, rng)
+
+            obs, rewards, term, _, infos = envs.step(actions)
+            over = infos["_settlement"]
+            store.pay(shaper.hand_end(rewards), over, term)
+            for b in np.flatnonzero(over):
+                s = infos["settlement"][b]
+                wins = [] if s.get("draw") else (s["wins"] if "wins" in s else [s])
+                won = np.zeros(4, bool)
+                dealt = np.zeros(4, bool)
+                for w in wins:
+                    won[w["input"]["winner"]] = True
+                    if w["input"]["discarder"] is not None:
+                        dealt[w["input"]["discarder"]] = True
+                    if learner[b, w["input"]["winner"]]:
+                        st["self_fan"] += w["fan"]
+                st["hands"] += 1
+                st["drawn"] += not wins
+                seats = np.flatnonzero(learner[b])
+                st["self_hands"] += len(seats)
+                st["self_wins"] += int(won[seats].sum())
+                if opp[b] >= 0:
+                    st["pool_hands"] += len(seats)
+                    st["pool_points"] += float(rewards[b, seats].sum())
+                    st["pool_wins"] += int(won[seats].sum())
+                    st["pool_deal_ins"] += int(dealt[seats].sum())
+            if term.any():
+                deal_seats(np.flatnonzero(term))
+        rollout_s = time.time() - t_roll
+
+        # ---- PPO update on the trainable decisions of this rollout
+        adv_np, ret_np, trainable = store.advantages(args.gamma, args.gae_lambda)
+        b_inds = np.flatnonzero(trainable)
+        n_samples = len(b_inds)
+        model.train()
+        b_obs = torch.as_tensor(store.obs[b_inds], device=device)
+        b_mask = torch.as_tensor(store.mask[b_inds], device=device)
+        b_act = torch.as_tensor(store.action[b_inds], device=device)
+        b_logp = torch.as_tensor(store.logp[b_inds], device=device)
+        b_val = torch.as_tensor(store.value[b_inds], device=device)
+        b_adv = torch.as_tensor(adv_np[b_inds], device=device)
+        b_ret = torch.as_tensor(ret_np[b_inds], device=device)
+        mb_size = max(1, n_samples // args.num_minibatches)
+        clipfracs, approx_kl, old_approx_kl = [], torch.zeros(()), torch.zeros(())
+        pg_loss = v_loss = entropy_loss = torch.zeros(())
+        order = np.arange(n_samples)
+        for epoch in range(args.update_epochs):
+            rng.shuffle(order)
+            for s0 in range(0, n_samples, mb_size):
+                mb = torch.as_tensor(order[s0:s0 + mb_size], device=device)
+                _, newlogp, entropy, newvalue = model.get_action_and_value(b_obs[mb], b_mask[mb], b_act[mb])
+                logratio = newlogp - b_logp[mb]
+                ratio = logratio.exp()
+                with torch.no_grad():
+                    old_approx_kl = (-logratio).mean()
+                    approx_kl = ((ratio - 1) - logratio).mean()
+                    clipfracs.append(((ratio - 1.0).abs() > args.clip_coef).float().mean().item())
+                mb_adv = b_adv[mb]
+                if args.norm_adv and len(mb) > 1:
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                pg_loss = torch.max(-mb_adv * ratio,
+                                    -mb_adv * torch.clamp(ratio, 1 - args.clip_coef, 1 + args.clip_coef)).mean()
+                if args.clip_vloss:
+                    v_unclipped = (newvalue - b_ret[mb]) ** 2
+                    v_clipped = b_val[mb] + torch.clamp(newvalue - b_val[mb], -args.clip_coef, args.clip_coef)
+                    v_loss = 0.5 * torch.max(v_unclipped, (v_clipped - b_ret[mb]) ** 2).mean()
+                else:
+                    v_loss = 0.5 * ((newvalue - b_ret[mb]) ** 2).mean()
+                entropy_loss = entropy.mean()
+                loss = pg_loss - args.ent_coef * entropy_loss + v_loss * args.vf_coef
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
+                optimizer.step()
+            if args.target_kl is not None and approx_kl > args.target_kl:
+                break
+        y_pred, y_true = b_val.cpu().numpy(), b_ret.cpu().numpy()
+        var_y = np.var(y_true)
+        explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+
+        # ---- snapshots, evaluation, logs
+        if update % args.snapshot_every == 0 or update == num_updates:
+            snapshot(f"update_{update}")
+            save_checkpoint(ckpt_dir / f"update_{update:05d}.pt", model, rules=args.rules, update=update,
+                            global_step=global_step, args=dataclasses.asdict(args))
+        evaluated = args.eval_every > 0 and (update % args.eval_every == 0 or update == 1)
+        if evaluated:
+            last_eval = evaluate(model, args, args.eval_hands, device)
+        elapsed = time.time() - start
+        row = {
+            "update": update, "global_step": global_step, "seconds": round(elapsed, 1),
+            "SPS": int(global_step / elapsed), "samples": n_samples,
+            "learning_rate": optimizer.param_groups[0]["lr"],
+            "value_loss": v_loss.item(), "policy_loss": pg_loss.item(), "entropy": entropy_loss.item(),
+            "old_approx_kl": old_approx_kl.item(), "approx_kl": approx_kl.item(),
+            "clipfrac": float(np.mean(clipfracs)) if clipfracs else 0.0, "explained_variance": explained_var,
+            "hands": st["hands"], "draw_rate": st["drawn"] / max(st["hands"], 1),
+            "win_rate": st["self_wins"] / max(st["self_hands"], 1),
+            "avg_fan": st["self_fan"] / max(st["self_wins"], 1),
+            "pool_points": st["pool_points"] / max(st["pool_hands"], 1),
+            "pool_win_rate": st["pool_wins"] / max(st["pool_hands"], 1),
+            "pool_deal_in_rate": st["pool_deal_ins"] / max(st["pool_hands"], 1),
+            "pool_size": len(pool), "rollout_seconds": round(rollout_s, 2),
+        }
+        for base in ("random", "rule"):
+            a = last_eval.get(base, {}).get("agents", [{}])[0] if evaluated else {}
+            row[f"vs_{base}_points"] = a.get("mean_points", "")
+            row[f"vs_{base}_ci_low"] = a.get("ci95", ["", ""])[0]
+            row[f"vs_{base}_ci_high"] = a.get("ci95", ["", ""])[1]
+            row[f"vs_{base}_win_rate"] = a.get("win_rate", "")
+        if csv_writer is None:
+            csv_writer = csv.DictWriter(csv_file, fieldnames=list(row))
+            csv_writer.writeheader()
+        csv_writer.writerow(row)
+        csv_file.flush()
+        for k in ("learning_rate",):
+            writer.add_scalar(f"charts/{k}", row[k], global_step)
+        for k in ("value_loss", "policy_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac", "explained_variance"):
+            writer.add_scalar(f"losses/{k}", row[k], global_step)
+        for k in ("draw_rate", "win_rate", "avg_fan", "pool_points", "pool_win_rate", "pool_deal_in_rate"):
+            writer.add_scalar(f"charts/{k}", row[k], global_step)
+        writer.add_scalar("charts/SPS", row["SPS"], global_step)
+        if evaluated:
+            for base in ("random", "rule"):
+                writer.add_scalar(f"eval/vs_{base}_points", row[f"vs_{base}_points"], global_step)
+                writer.add_scalar(f"eval/vs_{base}_win_rate", row[f"vs_{base}_win_rate"], global_step)
+        post = {"SPS": row["SPS"], "win": f"{row['win_rate']:.2f}", "vs_pool": f"{row['pool_points']:+.2f}"}
+        if last_eval:
+            post["vs_random"] = f"{last_eval['random']['agents'][0]['mean_points']:+.2f}"
+            post["vs_rule"] = f"{last_eval['rule']['agents'][0]['mean_points']:+.2f}"
+        bar.set_postfix(post)
+        bar.update(1)
+        if args.max_minutes is not None and elapsed > 60 * args.max_minutes:
+            tqdm.write(f"stopping after {elapsed / 60:.1f} minutes (--max-minutes)")
+            break
+    bar.close()
+    csv_file.close()
+
+    final = save_checkpoint(ckpt_dir / "final.pt", model, rules=args.rules, update=update,
+                            global_step=global_step, args=dataclasses.asdict(args))
+    result = {"checkpoint": str(final), "global_step": global_step, "updates": update,
+              "train_seconds": round(time.time() - start, 1), "observation": OBS_NAME}
+    if args.final_eval_hands > 0:
+        t0 = time.time()
+        final_eval = evaluate(model, args, args.final_eval_hands, device)
+        result["eval"] = final_eval
+        print(f"\nfinal evaluation ({args.final_eval_hands} walls, duplicate, seed {args.eval_seed}, "
+              f"{time.time() - t0:.0f} s):")
+        for base, summary in final_eval.items():
+            print(f"\n  trained vs {base}")
+            print("  " + arena.format_table(summary).replace("\n", "\n  "))
+            for name in ("mean_points", "win_rate", "deal_in_rate"):
+                writer.add_scalar(f"eval/final_vs_{base}_{name}", summary["agents"][0][name], global_step)
+    (run_dir / "final_eval.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    writer.close()
+    envs.close()
+    print(f"\ncheckpoint: {final}\nlogs: {run_dir}/ (progress.csv, TensorBoard)")
+    return result
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
