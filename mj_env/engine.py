@@ -303,8 +303,9 @@ class Engine:
         st = self.state
         n = len(idx)
         rows = np.arange(n)[:, None]
-        # best category: that of the first possible claim kind (kinds are ordered by priority)
-        cat = np.where(ok.any(axis=2), CLAIM_CATEGORY[np.argmax(ok, axis=2)], NO_CATEGORY)
+        # best category of each seat: win 0, pong/kong 1, chi 2, nothing 3
+        cat = np.where(ok[:, :, C_WIN], 0, np.where(ok[:, :, C_PONG] | ok[:, :, C_KONG], 1,
+                       np.where(ok[:, :, C_CHI_LOW:].any(axis=2), 2, NO_CATEGORY)))
         offs = np.array([1, 2, 3])
         seats = (s[:, None] + offs[None, :]) % 4                           # play order
         cats = cat[rows, seats]                                             # (n, 3)
