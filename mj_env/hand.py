@@ -1,0 +1,400 @@
+"""Batched shape, wait and distance checks over tile count arrays (RULES.md 5).
+
+Every function takes ``counts`` of shape (..., 34), any integer dtype (int8 from the engine is
+the fast case): the *natural* tiles of a concealed hand, i.e. without the 惠牌 that are held as
+wildcards. ``wild`` is the number of wildcards held besides, an integer broadcastable to (...).
+Nothing loops over the batch in Python: a hand costs a few table gathers (``mj_env.tables``).
+
+A wildcard may stand for any tile, a fifth copy of a kind included, so the shapes are:
+
+- standard: melds (triplets, sequences within a suit, 9 -> 1 never wraps) and one pair;
+- seven pairs: seven pairs, four identical tiles counting as two pairs;
+- thirteen orphans: 1 and 9 of each suit, the seven honors, and one more of them (a dragon
+  5z/6z/7z when ``extra_dragon``).
+
+Declared melds are not part of ``counts``: a concealed part of 2, 5, 8, 11 or 14 tiles is a
+standard win when it is melds plus a pair; seven pairs and thirteen orphans need all 14 tiles
+concealed (natural plus wild), which is how they are told apart from a hand with declared melds.
+
+Public functions (shapes with ``...`` the batch shape):
+
+==========================  ===========  ===================================================
+function                    returns      meaning
+==========================  ===========  ===================================================
+standard_need(c)            (...) int16  fewest wildcards for melds plus one pair
+seven_pairs_need(c)         (...) int16  fewest wildcards for seven pairs (odd counts)
+orphans_need(c)             (...) int16  fewest wildcards for 13 orphans, IMPOSSIBLE if none
+is_win(c, w)                (...) bool   the hand (3k+2 tiles) is a winning shape
+waits(c, w)                 (..., 34)    kinds that, added at face value, make a win
+tiles_to_win(c, w)          (...) int16  fewest tiles to exchange; 0: win (3k+2) or ready (3k+1)
+is_win_rules, waits_rules                the same, shapes chosen by a RuleSet
+==========================  ===========  ===================================================
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import tables as _tables
+from .tables import DIFF_BIAS, DIFF_SHIFT, HONOR_OFFSET, MAX_COUNT, MAX_MELDS, ODD_SHIFT, TILES_SHIFT
+
+N_KINDS = 34
+IMPOSSIBLE = 99
+"""orphans_need of a hand that can never be thirteen orphans (more wildcards than any hand)."""
+ORPHAN_KINDS = np.array([0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33])
+"""1m 9m 1p 9p 1s 9s and the seven honors; the last three (5z 6z 7z) are the dragons."""
+_N_ORPHANS = ORPHAN_KINDS.size
+_DRAGON_SLOTS = slice(10, 13)
+_IS_DRAGON = np.arange(_N_ORPHANS) >= _DRAGON_SLOTS.start
+_NON_ORPHAN = np.setdiff1d(np.arange(N_KINDS), ORPHAN_KINDS)
+
+# Part of each kind (0-2 suits m p s, 3 honors) and its place value in that part's key.
+_PART_OF = np.array([k // 9 if k < 27 else 3 for k in range(N_KINDS)])
+_POS_OF = np.array([k % 9 if k < 27 else k - 27 for k in range(N_KINDS)])
+_PLACE_OF = (5 ** _POS_OF).astype(np.int32)
+_PART_COLS = [np.arange(0, 9), np.arange(9, 18), np.arange(18, 27), np.arange(27, 34)]
+
+# counts (N, 34) @ _WEIGHTS (34, 4) + _OFFSETS = part indices (N, 4). float32 because the matrix
+# product then runs in BLAS, several times faster than numpy's integer matmul; every key is an
+# integer below 2**24, so float32 holds it (and every partial sum) exactly.
+_WEIGHTS = np.zeros((N_KINDS, 4), dtype=np.float32)
+_WEIGHTS[np.arange(N_KINDS), _PART_OF] = _PLACE_OF
+_OFFSETS = np.array([0, 0, 0, HONOR_OFFSET], dtype=np.float32)
+
+_BYTE = np.uint32(0xFF)
+_TILES = np.uint32(TILES_SHIFT)
+_ODD = np.uint32(ODD_SHIFT)
+_DIFF = np.uint32(DIFF_SHIFT)
+_BIAS = np.uint32(DIFF_BIAS)
+
+
+# --------------------------------------------------------------------------- input handling
+
+
+def _flat_counts(counts) -> tuple[np.ndarray, tuple[int, ...]]:
+    """counts as (N, 34) and the batch shape (...)."""
+    c = np.asarray(counts)
+    if c.ndim == 0 or c.shape[-1] != N_KINDS:
+        raise ValueError(f"counts must have shape (..., {N_KINDS}), got {c.shape}")
+    if not np.issubdtype(c.dtype, np.integer):
+        raise TypeError(f"counts must be an integer array, got dtype {c.dtype}")
+    return c.reshape(-1, N_KINDS), c.shape[:-1]
+
+
+def _flat_wild(wild, lead: tuple[int, ...]) -> np.ndarray:
+    """wild broadcast to the batch shape, as (N,) uint32 (checked non-negative)."""
+    w = np.asarray(wild)
+    if not (np.issubdtype(w.dtype, np.integer) or w.dtype == bool):
+        raise TypeError(f"wild must be an integer count, got dtype {w.dtype}")
+    try:
+        w = np.broadcast_to(w, lead).reshape(-1)
+    except ValueError:
+        raise ValueError(f"wild of shape {w.shape} does not broadcast to the batch shape {lead}") from None
+    if w.size and w.min() < 0:
+        raise ValueError(f"wild must be >= 0, got {int(w.min())}")
+    return w.astype(np.uint32)
+
+
+def _in_table_range(c2: np.ndarray) -> bool:
+    """Every count is 0-4, so every part has a key. One pass over the counts."""
+    if c2.size == 0:
+        return True
+    if c2.dtype == np.int8:  # negatives become >= 128 in the unsigned view: one reduction
+        return int(c2.view(np.uint8).max()) <= MAX_COUNT
+    return int(c2.min()) >= 0 and int(c2.max()) <= MAX_COUNT
+
+
+def _check_non_negative(c2: np.ndarray) -> None:
+    if c2.size and c2.min() < 0:
+        row, kind = np.argwhere(c2 < 0)[0]
+        raise ValueError(f"negative count {int(c2[row, kind])} of kind {kind} in hand {row}")
+
+
+def _part_index(c2: np.ndarray) -> np.ndarray:
+    """(N, 4) int32 table indices of the four parts; every count must be 0-4."""
+    k = c2.astype(np.float32) @ _WEIGHTS
+    k += _OFFSETS
+    return k.astype(np.int32)
+
+
+# --------------------------------------------------------------------------- counts above 4
+
+
+def _need_general(pc: np.ndarray, honors: bool) -> np.ndarray:
+    """(n, 2) need0/need1 of part counts ``pc`` (n, 9 or 7), counts above 4 allowed (the
+    slow path: ``tables.need_of`` reduces a fifth copy to table keys)."""
+    need = _tables.get("need")
+    part = need[HONOR_OFFSET:] if honors else need[:HONOR_OFFSET]
+    return _tables.need_of(pc, part, sequences=not honors)
+
+
+def _pack(need: np.ndarray, tiles: np.ndarray, odd: np.ndarray) -> np.ndarray:
+    """Pack per-part values as in ``tables.packed``."""
+    diff = need[:, 1] - need[:, 0] + DIFF_BIAS
+    return (need[:, 0] | (tiles << TILES_SHIFT) | (odd << ODD_SHIFT) | (diff << DIFF_SHIFT)).astype(np.uint32)
+
+
+def _packed_general(c2: np.ndarray) -> np.ndarray:
+    """(N, 4) packed part values for counts >= 0 of any size (the slow path)."""
+    _check_non_negative(c2)
+    out = np.empty((c2.shape[0], 4), dtype=np.uint32)
+    for j, cols in enumerate(_PART_COLS):
+        pc = c2[:, cols].astype(np.int64)
+        need = _need_general(pc, honors=(j == 3))
+        out[:, j] = _pack(need, pc.sum(axis=1), (pc % 2).sum(axis=1))
+    return out
+
+
+def _packed_parts(c2: np.ndarray) -> np.ndarray:
+    """(N, 4) uint32 packed values of the four parts of each hand."""
+    if _in_table_range(c2):
+        return _tables.get("packed").take(_part_index(c2))
+    out = np.empty((c2.shape[0], 4), dtype=np.uint32)
+    fast = (c2 >= 0).all(axis=1) & (c2 <= MAX_COUNT).all(axis=1)
+    out[fast] = _tables.get("packed").take(_part_index(c2[fast]))
+    out[~fast] = _packed_general(c2[~fast])
+    return out
+
+
+# --------------------------------------------------------------------------- deciding
+
+
+def _sum_min(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Field-wise sum and the min (by the pair field) of the four parts. Column operations are
+    several times faster than reductions over a length-4 axis."""
+    a, b, c, d = P[:, 0], P[:, 1], P[:, 2], P[:, 3]
+    return a + b + c + d, np.minimum(np.minimum(a, b), np.minimum(c, d))
+
+
+def _decide(S, M, w, orphans, seven_pairs: bool) -> np.ndarray:
+    """The win decision from summed (S) and min (M) packed fields, wildcards w (uint32), and
+    the thirteen-orphans need (or None)."""
+    total = ((S >> _TILES) & _BYTE) + w
+    # standard: need0 summed over parts, plus the cheapest part's extra for the pair
+    # (biased by +1 in the table; the bias moves to the right-hand side to stay unsigned)
+    win = ((S & _BYTE) + (M >> _DIFF) <= w + _BIAS) & (total % 3 == 2)
+    if seven_pairs or orphans is not None:
+        full = total == 14
+        if seven_pairs:
+            win |= full & (((S >> _ODD) & _BYTE) <= w)
+        if orphans is not None:
+            win |= full & (orphans <= w)
+    return win
+
+
+# --------------------------------------------------------------------------- needs
+
+
+def standard_need(counts) -> np.ndarray:
+    """Fewest wildcards that make the natural tiles melds plus one pair. (..., 34) -> (...) int16.
+
+    The pair may be two wildcards. Tile-count parity is not checked: the answer is the need of a
+    hand of ``counts.sum() + need`` tiles, which has (sum + need - 2) / 3 melds.
+    """
+    c2, lead = _flat_counts(counts)
+    S, M = _sum_min(_packed_parts(c2))
+    need = (S & _BYTE).astype(np.int16) + (M >> _DIFF).astype(np.int16) - DIFF_BIAS
+    return need.reshape(lead)
+
+
+def seven_pairs_need(counts) -> np.ndarray:
+    """Fewest wildcards for seven pairs: the number of odd counts (a four is two pairs).
+    (..., 34) -> (...) int16. Meaningful for 14-tile hands (natural plus wild)."""
+    c2, lead = _flat_counts(counts)
+    return (c2 & 1).sum(axis=1, dtype=np.int16).reshape(lead)
+
+
+def _orphans_from_counts(t13: np.ndarray, stray: np.ndarray, extra_dragon: bool) -> np.ndarray:
+    """Orphans need from the counts of the 13 orphan kinds (..., 13) and whether any other kind
+    is held (...)."""
+    two = t13 == 2
+    n_two = two.sum(axis=-1)
+    bad = stray | (t13 > 2).any(axis=-1) | (n_two > 1)
+    if extra_dragon:  # the one doubled kind must be a dragon
+        bad |= two[..., :_DRAGON_SLOTS.start].any(axis=-1)
+    # a wildcard for each missing kind, and one for the 14th tile unless a kind is doubled
+    need = (t13 == 0).sum(axis=-1) + (n_two == 0)
+    return np.where(bad, IMPOSSIBLE, need).astype(np.int16)
+
+
+def orphans_need(counts, extra_dragon: bool = True) -> np.ndarray:
+    """Fewest wildcards for thirteen orphans, or IMPOSSIBLE. (..., 34) -> (...) int16.
+
+    Impossible when a kind outside the 13 is held, a kind is held three times or more, two
+    kinds twice, or (``extra_dragon``) the doubled kind is not a dragon.
+    """
+    c2, lead = _flat_counts(counts)
+    stray = (c2[:, _NON_ORPHAN] != 0).any(axis=1)
+    return _orphans_from_counts(c2[:, ORPHAN_KINDS], stray, extra_dragon).reshape(lead)
+
+
+# --------------------------------------------------------------------------- wins and waits
+
+
+def is_win(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bool = False,
+           extra_dragon: bool = True) -> np.ndarray:
+    """Whether each hand is a winning shape. counts (..., 34), wild (...) -> (...) bool.
+
+    ``counts``: the concealed natural tiles, the winning tile included; ``wild``: wildcards held
+    besides. Standard shape when (tiles + wild) % 3 == 2 and standard_need <= wild (the spare
+    wildcards then make triplets of their own); seven pairs and thirteen orphans when
+    tiles + wild == 14. Counts above 4 are allowed (a fifth copy at face value).
+    """
+    c2, lead = _flat_counts(counts)
+    w = _flat_wild(wild, lead)
+    S, M = _sum_min(_packed_parts(c2))
+    orphans = orphans_need(c2, extra_dragon) if thirteen_orphans else None
+    return _decide(S, M, w, orphans, seven_pairs).reshape(lead)
+
+
+def waits(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bool = False,
+          extra_dragon: bool = True) -> np.ndarray:
+    """Which kinds win when added at face value. counts (..., 34), wild (...) -> (..., 34) bool.
+
+    ``waits(c, w)[..., t] == is_win(c + e_t, w)`` for every kind t: shape only, so a kind the
+    hand holds four of still counts when a fifth copy completes the shape. Only a hand of
+    3k+1 tiles (natural plus wild) can have a wait.
+
+    One batched computation: adding kind t changes only t's part, and the ``plus`` table holds
+    a part's needs with one more of each of its kinds in one row; so a hand costs a few
+    gathers and some (N, 36) byte operations, not 34 hand checks.
+    """
+    c2, lead = _flat_counts(counts)
+    w = _flat_wild(wild, lead)
+    kw = dict(seven_pairs=seven_pairs, thirteen_orphans=thirteen_orphans, extra_dragon=extra_dragon)
+    if not _in_table_range(c2):
+        # counts outside 0-4 come from no real game: check all 34 extended hands directly
+        _check_non_negative(c2)
+        plus = c2[:, None, :].astype(np.int16) + np.eye(N_KINDS, dtype=np.int16)
+        return is_win(plus, w[:, None], **kw).reshape(lead + (N_KINDS,))
+
+    n = c2.shape[0]
+    idx = _part_index(c2)
+    P = _tables.get("packed").take(idx)  # (N, 4)
+    S, _ = _sum_min(P)
+    # Per hand and part j, what the other three parts contribute: their need0 sum, and that
+    # sum plus their cheapest pair extra (biased by +1 as in the table).
+    need0 = P & _BYTE
+    diff = P >> _DIFF
+    d01, d23 = np.minimum(diff[:, 0], diff[:, 1]), np.minimum(diff[:, 2], diff[:, 3])
+    diff_other = np.stack([np.minimum(diff[:, 1], d23), np.minimum(diff[:, 0], d23),
+                           np.minimum(d01, diff[:, 3]), np.minimum(d01, diff[:, 2])], axis=1)
+    need0_other = (S & _BYTE)[:, None] - need0
+    # Each part's rows of the plus tables: its need0 and need1 with one more of each kind. The
+    # need with t added is the cheaper of: the pair in another part, or in t's part. (N, 36):
+    # 9 columns per part, flat so that every operation runs along one long contiguous axis.
+    plus = _tables.get("plus")
+    need = np.repeat((need0_other + diff_other).astype(np.uint8), 9, axis=1)  # pair elsewhere
+    need += plus[0].take(idx, axis=0).reshape(n, 36)
+    here = np.repeat((need0_other + _BIAS).astype(np.uint8), 9, axis=1)  # pair in t's part
+    here += plus[1].take(idx, axis=0).reshape(n, 36)
+    need = np.minimum(need, here, out=need)[:, :N_KINDS]  # honors have 7 kinds of 9: drop 2
+
+    # a win needs the biased need <= wild + 1, and 3k+2 tiles with t; need >= 1, so a limit
+    # of 0 rules a hand of the wrong size out in the same comparison
+    total = ((S >> _TILES) & _BYTE) + w + 1
+    limit = np.where(total % 3 == 2, np.minimum(w, 250) + DIFF_BIAS, 0).astype(np.uint8)
+    win = need <= limit[:, None]
+    if seven_pairs or thirteen_orphans:
+        full = total == 14
+        if seven_pairs:
+            # one more t adds an odd count, or removes one where t was held an odd number of
+            # times: odd + 1 - 2 * (c_t & 1) <= w holds for every t (0), for odd c_t (1), or none (2)
+            excess = ((S >> _ODD) & _BYTE).astype(np.int32) + 1 - w.astype(np.int32)
+            need_odd = np.where(~full | (excess > 2), 2, np.where(excess <= 0, 0, 1)).astype(c2.dtype)
+            win |= (c2 & 1) >= need_odd[:, None]
+        if thirteen_orphans:
+            win[:, ORPHAN_KINDS] |= full[:, None] & (_orphans_plus_one(c2, extra_dragon) <= w[:, None])
+    return win.reshape(lead + (N_KINDS,))
+
+
+def _orphans_plus_one(c2: np.ndarray, extra_dragon: bool) -> np.ndarray:
+    """(N, 13) thirteen-orphans need with one more of each orphan kind (IMPOSSIBLE where none)."""
+    t13 = c2[:, ORPHAN_KINDS].astype(np.int16)
+    once, twice = t13 == 1, t13 == 2
+    n_two = twice.sum(axis=1, dtype=np.int16)[:, None] + once  # kinds held twice with t added
+    bad = ((c2[:, _NON_ORPHAN] != 0).any(axis=1) | (t13 > 2).any(axis=1))[:, None]
+    bad = bad | (t13 >= 2) | (n_two > 1)  # t held twice already makes three
+    if extra_dragon:  # the doubled kind, held or made by t, must be a dragon
+        bad |= twice[:, ~_IS_DRAGON].any(axis=1)[:, None] | (once & ~_IS_DRAGON)
+    missing = (t13 == 0).sum(axis=1, dtype=np.int16)[:, None] - (t13 == 0)
+    return np.where(bad, IMPOSSIBLE, missing + (n_two == 0))
+
+
+def is_win_rules(counts, wild, rules) -> np.ndarray:
+    """``is_win`` with the shapes a RuleSet allows (seven_pairs, thirteen_orphans,
+    orphans_extra_dragon). counts (..., 34), wild (...) -> (...) bool."""
+    return is_win(counts, wild, seven_pairs=rules.seven_pairs, thirteen_orphans=rules.thirteen_orphans,
+                  extra_dragon=rules.orphans_extra_dragon)
+
+
+def waits_rules(counts, wild, rules) -> np.ndarray:
+    """``waits`` with the shapes a RuleSet allows. counts (..., 34), wild (...) -> (..., 34) bool."""
+    return waits(counts, wild, seven_pairs=rules.seven_pairs, thirteen_orphans=rules.thirteen_orphans,
+                 extra_dragon=rules.orphans_extra_dragon)
+
+
+# --------------------------------------------------------------------------- distance
+
+
+def _maxplus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Combine two parts' kept tables (5, 2, N): out[m, p] = max over m1 + m2 = m and
+    p1 + p2 = p of a[m1, p1] + b[m2, p2] (melds and the pair shared out between the parts).
+    The batch is the last axis, so every operation runs along long contiguous rows."""
+    out = np.empty_like(a)
+    for m in range(a.shape[0]):
+        a0, a1, b0, b1 = a[:m + 1, 0], a[:m + 1, 1], b[m::-1, 0], b[m::-1, 1]
+        out[m, 0] = (a0 + b0).max(axis=0)
+        out[m, 1] = np.maximum(a0 + b1, a1 + b0).max(axis=0)
+    return out
+
+
+def tiles_to_win(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bool = False,
+                 extra_dragon: bool = True) -> np.ndarray:
+    """Fewest tiles to exchange before the hand wins. counts (..., 34), wild (...) -> (...) int16.
+
+    Definition. Let n be the natural tiles and T = n + wild, which must be 3k+1 or 3k+2 and at
+    most 14. The target is a winning shape of 3m+2 tiles, m = (T - 1) // 3: a 3k+2 hand keeps
+    its size, a 3k+1 hand is allowed the one tile it is about to draw or claim. An exchange
+    removes one natural tile and adds one tile of our choice (a wildcard's freedom; the added
+    tile may be a fifth copy, as in ``waits``). ``tiles_to_win`` is the fewest exchanges after
+    which the hand is a win (3k+2) or ready, i.e. has a wait (3k+1). Equivalently it is
+    n - K, where K is the most natural tiles that fit into m melds and a pair (or, when
+    T is 13 or 14, into seven pairs / thirteen orphans), every other slot being free.
+
+    So 0 means ``is_win`` (3k+2) or ``waits(...).any()`` (3k+1); for a 14-tile hand without
+    wildcards it is the riichi shanten number plus one, for a 13-tile hand the shanten number
+    (where four copies of a kind are not special). Counts must be 0-4.
+    """
+    c2, lead = _flat_counts(counts)
+    w = _flat_wild(wild, lead).astype(np.int16)
+    if not _in_table_range(c2):
+        raise ValueError("tiles_to_win takes counts of 0-4 per kind")
+    idx = _part_index(c2)
+    S, _ = _sum_min(_tables.get("packed").take(idx))  # tile and odd-count sums, cheaply
+    n = ((S >> _TILES) & _BYTE).astype(np.int16)
+    size = n + w
+    bad = (size % 3 == 0) | (size > 3 * MAX_MELDS + 2)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"tiles_to_win needs 3k+1 or 3k+2 tiles, at most 14 (natural plus wild); "
+                         f"hand {i} has {int(size[i])}")
+    melds = (size - 1) // 3
+
+    kept = _tables.get("kept").take(idx, axis=0)  # (N, 4, 5, 2)
+    kept = kept.transpose(1, 2, 3, 0).astype(np.int16, order="C")  # (4, 5, 2, N): batch innermost
+    acc = kept[0]
+    for j in range(1, 4):
+        acc = _maxplus(acc, kept[j])
+    best = acc[melds, 1, np.arange(c2.shape[0])]
+
+    full = size >= 13  # every tile concealed: the special shapes count
+    if seven_pairs:
+        singles = ((S >> _ODD) & _BYTE).astype(np.int16)
+        pairs = np.minimum((n - singles) // 2, 7)  # whole pairs: a four is two
+        best = np.where(full, np.maximum(best, 2 * pairs + np.minimum(singles, 7 - pairs)), best)
+    if thirteen_orphans:
+        t13 = c2[:, ORPHAN_KINDS]
+        doubled = t13[:, _DRAGON_SLOTS] if extra_dragon else t13
+        k13 = (t13 > 0).sum(axis=1, dtype=np.int16) + (doubled >= 2).any(axis=1)
+        best = np.where(full, np.maximum(best, k13), best)
+    return (n - best).astype(np.int16).reshape(lead)

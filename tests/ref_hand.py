@@ -1,0 +1,189 @@
+"""A slow, plainly correct reference for ``mj_env.hand``: recursive search, no tables.
+
+One hand at a time, as plain tuples of 34 counts. Nothing here is clever: every group that
+can hold the lowest tile left is tried, with every choice of natural tile or wildcard for each
+of its other slots. Only two facts are used, both plain from the rules: a meld never spans two
+suits (or a suit and the honors), and a wildcard may be any tile, a fifth copy included, so
+wildcards not needed by the natural tiles can make triplets (or the pair) of their own.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import product
+
+N_KINDS = 34
+INF = 10 ** 6
+PARTS = ((0, 9, True), (9, 18, True), (18, 27, True), (27, 34, False))
+"""(first kind, end, sequences allowed) of m, p, s and the honors."""
+ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+DRAGONS = (31, 32, 33)
+
+
+def _groups(part: tuple[int, ...], sequences: bool, with_pair: bool):
+    """Every group holding one copy of the lowest tile of ``part``.
+
+    Yields (part left, wildcards used, 'meld' or 'pair'). A group's other slots are each
+    either a natural tile (if one is left) or a wildcard.
+    """
+    i = next(k for k, c in enumerate(part) if c)
+    for naturals in range(1, min(part[i], 3) + 1):  # triplet of i
+        rest = list(part)
+        rest[i] -= naturals
+        yield tuple(rest), 3 - naturals, "meld"
+    if with_pair:
+        for naturals in range(1, min(part[i], 2) + 1):
+            rest = list(part)
+            rest[i] -= naturals
+            yield tuple(rest), 2 - naturals, "pair"
+    if sequences:
+        for start in range(i - 2, i + 1):
+            if start < 0 or start + 2 >= len(part):
+                continue
+            others = [q for q in (start, start + 1, start + 2) if q != i]
+            for natural in product((False, True), repeat=2):
+                if any(nat and part[q] == 0 for q, nat in zip(others, natural)):
+                    continue
+                rest = list(part)
+                rest[i] -= 1
+                for q, nat in zip(others, natural):
+                    rest[q] -= nat
+                yield tuple(rest), natural.count(False), "meld"
+
+
+@lru_cache(maxsize=None)
+def part_need(part: tuple[int, ...], sequences: bool, pair: bool) -> int:
+    """Fewest wildcards that make ``part`` complete melds, plus exactly one pair if ``pair``."""
+    if not any(part):
+        return 2 if pair else 0  # the pair, if still wanted, is two wildcards
+    best = INF
+    for rest, wild, kind in _groups(part, sequences, pair):
+        best = min(best, wild + part_need(rest, sequences, pair and kind != "pair"))
+    return best
+
+
+def _ints(counts) -> tuple[int, ...]:
+    """Counts as a tuple of Python ints (a tuple is taken to be one already)."""
+    return counts if type(counts) is tuple else tuple(int(x) for x in counts)
+
+
+def _parts(counts: tuple[int, ...]) -> list[tuple[tuple[int, ...], bool]]:
+    return [(counts[a:b], seq) for a, b, seq in PARTS]
+
+
+def standard_need(counts) -> int:
+    """Fewest wildcards for melds plus one pair: the pair in one part, melds in the others."""
+    parts = _parts(_ints(counts))
+    return min(
+        sum(part_need(p, seq, j == pair_part) for j, (p, seq) in enumerate(parts))
+        for pair_part in range(len(parts))
+    )
+
+
+def seven_pairs_need(counts) -> int:
+    """Each kind held an odd number of times needs one wildcard; a four is two pairs."""
+    return sum(c % 2 for c in _ints(counts))
+
+
+def orphans_need(counts, extra_dragon: bool = True) -> int:
+    """Thirteen orphans: try every 14th tile; the hand's tiles must all fit the target."""
+    counts = _ints(counts)
+    best = INF
+    for extra in (DRAGONS if extra_dragon else ORPHANS):
+        target = [0] * N_KINDS
+        for k in ORPHANS:
+            target[k] = 1
+        target[extra] += 1
+        if all(c <= t for c, t in zip(counts, target)):
+            best = min(best, sum(target) - sum(counts))
+    return best
+
+
+def is_win(counts, wild: int, *, seven_pairs=True, thirteen_orphans=False, extra_dragon=True) -> bool:
+    """The natural tiles ``counts`` and ``wild`` wildcards make a winning shape."""
+    counts = _ints(counts)
+    total = sum(counts) + wild
+    need = standard_need(counts)
+    # the wildcards the natural tiles do not need must make whole triplets
+    if need <= wild and (wild - need) % 3 == 0:
+        return True
+    if total == 14 and seven_pairs and seven_pairs_need(counts) <= wild:
+        return True
+    if total == 14 and thirteen_orphans and orphans_need(counts, extra_dragon) <= wild:
+        return True
+    return False
+
+
+def waits(counts, wild: int, **kw) -> list[bool]:
+    """For each kind t: adding one t at face value makes a winning shape."""
+    counts = _ints(counts)
+    return [is_win(counts[:t] + (counts[t] + 1,) + counts[t + 1:], wild, **kw) for t in range(N_KINDS)]
+
+
+# --------------------------------------------------------------------------- tiles to win
+
+
+@lru_cache(maxsize=None)
+def part_kept(part: tuple[int, ...], sequences: bool, melds: int, pair: bool) -> int:
+    """Most tiles of ``part`` that fit into ``melds`` melds and (if ``pair``) one pair."""
+    if not any(part):
+        return 0
+    i = next(k for k, c in enumerate(part) if c)
+    rest = list(part)
+    rest[i] -= 1
+    best = part_kept(tuple(rest), sequences, melds, pair)  # this copy of i is given up
+    for rest, wild, kind in _groups(part, sequences, pair):
+        size = 2 if kind == "pair" else 3
+        if kind == "meld" and melds == 0:
+            continue
+        kept = size - wild + part_kept(rest, sequences, melds - (kind == "meld"), pair and kind != "pair")
+        best = max(best, kept)
+    return best
+
+
+def kept_standard(counts, melds: int) -> int:
+    """Most natural tiles that fit into ``melds`` melds and a pair, shared out between parts."""
+    parts = _parts(_ints(counts))
+    best = 0
+    for split in product(range(melds + 1), repeat=len(parts)):
+        if sum(split) != melds:
+            continue
+        for pair_part in range(len(parts)):
+            kept = sum(part_kept(p, seq, m, j == pair_part) for j, ((p, seq), m) in enumerate(zip(parts, split)))
+            best = max(best, kept)
+    return best
+
+
+def tiles_to_win(counts, wild: int, *, seven_pairs=True, thirteen_orphans=False, extra_dragon=True) -> int:
+    """Natural tiles minus the most that can stay in a winning shape of 3m+2 tiles."""
+    counts = [int(c) for c in counts]
+    n = sum(counts)
+    size = n + wild
+    assert size % 3 != 0 and size <= 14
+    melds = (size - 1) // 3
+    kept = kept_standard(counts, melds)
+    if size >= 13 and seven_pairs:
+        # seven pair slots: whole pairs first (two tiles each), then lone tiles (one each)
+        pairs = min(sum(c // 2 for c in counts), 7)
+        lone = sum(c % 2 for c in counts)
+        kept = max(kept, 2 * pairs + min(lone, 7 - pairs))
+    if size >= 13 and thirteen_orphans:
+        for extra in (DRAGONS if extra_dragon else ORPHANS):
+            target = [1 if k in ORPHANS else 0 for k in range(N_KINDS)]
+            target[extra] += 1
+            kept = max(kept, sum(min(c, t) for c, t in zip(counts, target)))
+    return n - kept
+
+
+def tiles_to_win_literal(counts, wild: int, **kw) -> int:
+    """``tiles_to_win`` by its definition: the fewest natural tiles to give up, each replaced by a
+    tile of our choice (a wildcard), before the hand wins (3k+2) or has a wait (3k+1).
+    Exponential; for small hands or hands close to a win."""
+    counts = [int(c) for c in counts]
+    ready = (lambda c, w: is_win(c, w, **kw)) if (sum(counts) + wild) % 3 == 2 else (
+        lambda c, w: any(waits(c, w, **kw)))
+    level = {tuple(counts)}
+    for k in range(sum(counts) + 1):
+        if any(ready(list(c), wild + k) for c in level):
+            return k
+        level = {c[:t] + (c[t] - 1,) + c[t + 1:] for c in level for t in range(N_KINDS) if c[t]}
+    raise AssertionError("unreachable: giving up every tile leaves only wildcards")
