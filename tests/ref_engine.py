@@ -16,10 +16,16 @@ State, all plain Python:
     melds[s]         list of Meld(type, tiles, from_seat): type "chi" | "pong" | "kong" |
                      "added_kong" | "concealed_kong"; tiles = the meld's tile kinds (face value);
                      from_seat None for a concealed kong
+    meld_physical[s] the tiles really in each meld (differs only when 惠牌 fill in, hui_wild_in_melds)
     river[s]         seat s's discards that were not claimed (a won discard leaves it too)
     flowers[s]       flowers laid out (quemen)
     indicator, hui   惠坯 and 惠牌 kinds (None without hui)
+    turn_tile        in TURN, the tile just drawn (None after chi/pong); turn_source says from
+                     where: "deal", "live", "kong" (a replacement) or "claim"
+    claims_from[a][b], kongs, shaozhuang_rounds, ting_declared, has_discarded: bookkeeping
+    undrawn(), can_draw(), kong_possible(), hubao_pairs(), waits_after_discard(seat, tile)
     wins             at END: one calculator input (INTERFACES.md 1) per winner; [] for a draw
+    winners          their seats; next_dealer: the dealer of the next hand
     result           at END: the settlement (see ``result``)
 
 While an added kong waits in the ROB window its tile stays in the declarer's hand; a robbed or
