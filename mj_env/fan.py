@@ -417,19 +417,22 @@ def _flower_dragon(r: Reading) -> bool:
                for perm in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)))
 
 
-def _catch_five(win: Win, r: Reading, cache: dict) -> bool:
-    """捉五魁 / 捉五: the winning tile is 5m, the middle of a concealed 4m5m6m, and 5m was the
-    only winning tile. A self-drawn 惠牌 5m counts when a wildcard stands for 5m (wildcards
-    are interchangeable, so that one can be the winning tile)."""
+def _catch_five(win: Win, r: Reading, memo: dict) -> bool:
+    """捉五魁 / 捉五: the winning tile is 5m, the middle of a concealed 4m5m6m of the reading,
+    and 5m was the hand's only winning tile (`only_wait`: no other kind, added at face value to
+    the 13 - 3k tile hand, its own 惠牌 still wild, completes a winning shape; kinds the hand
+    already holds four of are no wait). A self-drawn 惠牌 5m counts when the reading has a
+    wildcard standing for 5m (wildcards are interchangeable, so that one is the winning tile);
+    a discarded 惠牌 5m is a plain 5m."""
     if win.win_tile != FIVE_M or (SEQ, FOUR_M) not in r.concealed:
         return False
     if win.win_is_wild:
         five_in_concealed = sum(group_tiles(g).count(FIVE_M) for g in r.concealed)
         if five_in_concealed <= win.natural[FIVE_M]:
             return False
-    if "only_wait" not in cache:
-        cache["only_wait"] = only_wait(win, FIVE_M)
-    return cache["only_wait"]
+    if "only_wait" not in memo:
+        memo["only_wait"] = only_wait(win, FIVE_M)
+    return memo["only_wait"]
 
 
 def _single_wait_all_melds(win: Win) -> bool:
@@ -445,14 +448,28 @@ BEIJING_ORDER = ("庄", "门清无惠", "推倒和", "对对和", "大钓", "捉
 _NOT_TUIDAO = set(BEIJING_ORDER[3:])
 
 
-def beijing_patterns(win: Win, r: Reading, cache: dict) -> dict[str, int] | None:
-    """The beijing fan of one reading (四惠牌 is settled before readings: `four_hui`).
+def beijing_patterns(win: Win, r: Reading, memo: dict) -> dict[str, int] | None:
+    """The beijing fan of one reading (四惠牌 is settled before any reading: `four_hui`).
 
-    庄: the winner is the dealer, or the dealer discarded (or had the kong robbed); not when a
-    non-dealer self-draws; not with 天和. 门清无惠: no claimed meld and no tile of the 惠牌 kind
-    anywhere. 海底捞月: 2 for a self-draw on the last tile, 1 for a win on its discard.
-    天和 / 地和 need ``first_turn`` and no melds (地和 on a discard too). 推倒和 only when no
-    pattern but 庄 and 门清无惠 applies."""
+    Decisions, following RULES.md 6.1:
+
+    - 庄 1: the winner is the dealer, or the dealer discarded the winning tile (or had the kong
+      robbed); not when a non-dealer self-draws; not with 天和.
+    - 门清无惠 1: no chi, pong, exposed or added kong (concealed kongs are fine) and no tile of
+      the 惠牌 kind anywhere: concealed tiles, melds, winning tile.
+    - 对对和 2: standard shape, every group a triplet or kong, declared melds included.
+    - 大钓 2: four declared melds (concealed kongs count), winning on the single tile left.
+    - 捉五魁 2: see `_catch_five`.
+    - 海底捞月: 2 for a self-draw on the last live tile, 1 for a win on its discard.
+    - 一条龙 3: 123, 456 and 789 of one suit among the sequences, chi melds included.
+    - 七对子 4, or 豪华七对子 8 in its place when some kind is held four times or more (a
+      wildcard may make the four); only without declared melds.
+    - 杠上开花 5: a self-draw with ``situation.after_kong``.
+    - 清一色 6: all tiles, melds included, wildcards as read, of one suit, no honors.
+    - 天和 10: ``first_turn``, the dealer self-draws, no melds. 地和 8: ``first_turn``, a
+      non-dealer, no melds, on a self-draw or a discard.
+    - 推倒和 1: only when none of the patterns above but 庄 and 门清无惠 applies.
+    """
     s = win.situation
     p: dict[str, int] = {}
     tianhe = s.first_turn and win.winner == win.dealer and win.self_draw and not win.melds
@@ -465,7 +482,7 @@ def beijing_patterns(win: Win, r: Reading, cache: dict) -> dict[str, int] | None
         p["对对和"] = 2
     if _single_wait_all_melds(win):
         p["大钓"] = 2
-    if _catch_five(win, r, cache):
+    if _catch_five(win, r, memo):
         p["捉五魁"] = 2
     if s.last_tile:
         p["海底捞月"] = 2 if win.self_draw else 1
@@ -508,7 +525,7 @@ HEBEI_ORDER = ("门清", "抢杠胡", "杠上开花", "碰碰胡", "大吊车", 
                "七对", "豪华七对", "双豪华", "三豪华", "十三幺", "海底捞月", "花龙", "捉五")
 
 
-def hebei_patterns(win: Win, r: Reading, cache: dict) -> dict[str, int] | None:
+def hebei_patterns(win: Win, r: Reading, memo: dict) -> dict[str, int] | None:
     """The hebei bonus patterns of one reading. 门清: no claimed meld (concealed kongs are
     fine). 海底捞月: the last drawable tile, self-drawn or its discard. 豪华七对 / 双豪华 /
     三豪华: one, two, three kinds held four times, each replacing 七对 and the smaller ones."""
@@ -543,7 +560,7 @@ def hebei_patterns(win: Win, r: Reading, cache: dict) -> dict[str, int] | None:
         p["海底捞月"] = 2
     if r.shape == "standard" and _flower_dragon(r):
         p["花龙"] = 5
-    if _catch_five(win, r, cache):
+    if _catch_five(win, r, memo):
         p["捉五"] = 5
     return p
 
@@ -560,7 +577,7 @@ def lacks_a_suit(r: Reading) -> bool:
     return len(r.suits() - {3}) <= 2
 
 
-def quemen_patterns(win: Win, r: Reading, cache: dict) -> dict[str, int] | None:
+def quemen_patterns(win: Win, r: Reading, memo: dict) -> dict[str, int] | None:
     """The quemen fan of one reading. Shape: 平胡 1, 混一色 1, 碰碰胡 2, 七对 2, 清一色 3,
     清碰 4 (清一色 + 碰碰胡, replacing both); 混一色 adds to 碰碰胡 or 七对, 清一色 adds to 七对.
     Additive: 杠上开花 1, 海底捞月 1 (self-draw on the last tile only), 天胡 3 (dealer,
@@ -624,11 +641,11 @@ def best_patterns(win: Win) -> tuple[dict[str, int] | None, bool]:
     lack a suit). Ties between readings of equal fan go to the pattern set that comes first
     in the table order (a fixed rule, so the result does not depend on search order)."""
     table, order = TABLES[win.rules.scoring]
-    cache: dict = {}
+    memo: dict = {}  # facts of the hand computed once, on first need (the 捉五魁 wait test)
     best_key, best, shaped = None, None, False
     for r in readings(win):
         shaped = True
-        p = table(win, r, cache)
+        p = table(win, r, memo)
         if p is None:
             continue
         key = (sum(p.values()), tuple(name in p for name in order))

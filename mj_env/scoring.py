@@ -25,6 +25,9 @@ Input decisions (where INTERFACES.md leaves room):
   `rules_json` writes it); Python callers may pass a RuleSet. ``base`` defaults to the rule
   set's ``base`` (1 in the presets).
 - A kong meld may be written with three tiles (``"555m"``) as shorthand for four.
+- Melds list their physical tiles. With ``hui_wild_in_melds`` a 惠牌 in a meld stands for the
+  tile it completes (``"77m5z"`` with 惠牌 5z: a pong of 7m); a chi that more than one run
+  fits is read as the run that scores most.
 - A meld's ``from`` is optional; when given it must be another seat, and a chi's must be the
   seat before the winner (``(winner - 1) % 4``). A concealed kong has no ``from``.
 - ``hui`` and ``indicator`` may both be given only if they agree. Fields a rule set does not
@@ -84,7 +87,14 @@ def evaluate(obj) -> dict:
 
 
 def score_win(win: Win) -> dict:
-    """The calculator output for a validated `Win`."""
+    """The calculator output for a validated `Win`.
+
+    A win on a discard or a robbed kong (``discarder`` set) is refused (``legal: false``) when
+    ``rules.discard_win_concealed_only`` and the hand has a chi, pong, exposed or added kong
+    (concealed kongs are fine), or when ``rules.self_draw_only_hui`` > 0 and the hand held that
+    many 惠牌 before the winning tile (a 惠牌-kind winning tile is not counted). Then 四惠牌
+    (beijing), then the best reading (``mj_env.fan``), then the settlement
+    (``mj_env.settlement``)."""
     rules = win.rules
     if win.discarder is not None:
         if rules.discard_win_concealed_only and win.claimed:

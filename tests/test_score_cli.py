@@ -60,6 +60,21 @@ def test_cli_keeps_order_and_survives_bad_lines():
     assert p.stderr == b""
 
 
+def test_cli_answers_each_line_before_the_next_arrives():
+    """Interactive use: each answer is flushed as soon as its line is read."""
+    p = subprocess.Popen([sys.executable, "-m", "mj_env.score"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, cwd=ROOT)
+    try:
+        for obj, out in ((EXAMPLE_1, OUT_1), (EXAMPLE_2, OUT_2)):
+            p.stdin.write(json.dumps(obj).encode() + b"\n")
+            p.stdin.flush()
+            assert p.stdout.readline().decode("utf-8").rstrip("\n") == out
+        p.stdin.close()
+        assert p.wait(timeout=30) == 0
+    finally:
+        p.kill()
+
+
 def test_cli_empty_input():
     p = run_cli(b"")
     assert p.returncode == 0 and p.stdout == b""
