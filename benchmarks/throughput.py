@@ -1,0 +1,471 @@
+#!/usr/bin/env python
+"""Throughput of mj_env and its peers under random legal play: decisions/s, hands/s, memory.
+
+::
+
+    python benchmarks/throughput.py                           # 5 s each, batch 1,64,1024,4096, peers
+    python benchmarks/throughput.py --seconds 10 --json benchmarks/results.json --plot docs/throughput.png
+    python benchmarks/throughput.py --seconds 0.2 --batch-sizes 1,8 --no-peers --json /tmp/r.json
+
+Measured, each in its own child process (so that its peak RSS is its own), single-threaded
+(OMP/MKL/OpenBLAS/NumExpr/Rayon thread counts set to 1 in the child's environment), a warm-up
+and then ``--seconds`` of timed play:
+
+- ``vector``  MahjongVectorEnv at every ``--batch-sizes`` value: observation and mask every step;
+- ``engine``  the bare Engine.step + legal_mask, no observation, at the same batch sizes;
+- ``aec``     the PettingZoo AEC environment, one table;
+- ``rlcard``, ``riichienv``, ``riichienv_encode``: the peers, if installed (``pip install -e
+  '.[peers]'``), each through its own API (benchmarks/_peers.py says what a decision is).
+
+Every loop picks uniformly random legal actions; the time spent picking them is timed inside
+the loop and reported apart (``sampler``), so that what is the environment and what is the
+agent can be told apart. Output: a table on stdout, ``--json PATH`` the same as JSON
+(``{"results": [{"impl", "batch", "steps_per_sec", "games_per_sec", "peak_rss_mb", ...}]}``,
+where steps_per_sec counts decisions and games_per_sec finished hands), ``--plot PATH`` a PNG of
+decisions/s against batch size. See benchmarks/README.md for how to read the numbers.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from _common import SINGLE_THREAD_ENV, machine_info
+
+PEERS = ("rlcard", "riichienv", "riichienv_encode")
+BATCHED = ("vector", "engine")
+ALL_IMPLS = ("vector", "engine", "aec") + PEERS
+PEER_MODULE = {"rlcard": "rlcard", "riichienv": "riichienv", "riichienv_encode": "riichienv"}
+RATIO_PEERS = ("rlcard", "riichienv")     # the "x peer" columns: the peers' plain loops
+LABELS = {
+    "vector": "MahjongVectorEnv (obs + masks)",
+    "engine": "Engine.step (no obs)",
+    "aec": "AEC env, 1 table",
+    "rlcard": "RLCard mahjong",
+    "riichienv": "RiichiEnv",
+    "riichienv_encode": "RiichiEnv + obs.encode()",
+}
+MARK = "@@"
+AIM_BATCH = 4096
+AIM_DPS = 1_000_000
+AIM_X_RIICHI = 15
+
+
+# ----------------------------------------------------------------------------- child process
+def _maxrss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def _emit(kind: str, payload: dict) -> None:
+    sys.stdout.write(f"{MARK}{kind} {json.dumps(payload)}\n")
+    sys.stdout.flush()
+
+
+def run_child(spec: dict) -> None:
+    """Measure one implementation at one batch size; print progress and one result line."""
+    import numpy as np
+    from _common import MaskedSampler, float_argmax_sample
+    from _peers import FACTORIES
+
+    impl, batch, seconds, warmup = spec["impl"], spec["batch"], spec["seconds"], spec["warmup"]
+    perf = time.perf_counter
+    baseline_rss = _maxrss_mb()
+    t_setup = perf()
+    step, info = FACTORIES[impl](batch, spec["rules"], spec["seed"])
+    setup_s = perf() - t_setup
+
+    t0 = perf()
+    next_report = t0 + 0.5
+    warm_calls = 0
+    while warm_calls < 2 or perf() - t0 < warmup:
+        step()
+        warm_calls += 1
+        if perf() >= next_report:
+            _emit("progress", {"phase": "warm-up", "elapsed": perf() - t0})
+            next_report = perf() + 0.5
+
+    decisions = hands = calls = 0
+    sampler_s = 0.0
+    cpu0 = time.process_time()
+    t0 = perf()
+    next_report = t0 + 0.5
+    while True:
+        d, h, ts = step()
+        decisions += d
+        hands += h
+        sampler_s += ts
+        calls += 1
+        now = perf()
+        if now - t0 >= seconds and calls >= 2:
+            break
+        if now >= next_report:
+            el = now - t0
+            _emit("progress", {"phase": "timed", "elapsed": el, "decisions": decisions, "hands": hands,
+                               "steps_per_sec": decisions / el})
+            next_report = now + 0.5
+    elapsed = perf() - t0
+    cpu = time.process_time() - cpu0
+
+    result = {
+        "impl": impl, "batch": batch,
+        "steps_per_sec": decisions / elapsed,
+        "games_per_sec": hands / elapsed,
+        "peak_rss_mb": None,
+        "decisions": decisions, "hands": hands, "seconds": elapsed, "env_calls": calls,
+        "env_calls_per_sec": calls / elapsed,
+        "decisions_per_hand": decisions / hands if hands else None,
+        "sampler_seconds": sampler_s,
+        "sampler_share": sampler_s / elapsed,
+        "sampler_ms_per_call": 1e3 * sampler_s / calls,
+        "env_only_steps_per_sec": decisions / (elapsed - sampler_s) if elapsed > sampler_s else None,
+        "cpu_seconds": cpu, "cpu_util": cpu / elapsed,
+        "steps_per_cpu_sec": decisions / cpu if cpu > 0 else None,
+        "baseline_rss_mb": baseline_rss, "setup_seconds": setup_s, "warmup_calls": warm_calls,
+        "decision": info.get("decision"),
+    }
+    if impl in BATCHED or impl == "aec":
+        result["rules"] = spec["rules"]
+    if "state_bytes" in info:
+        result["state_bytes"] = info["state_bytes"]
+    if "last_mask" in info:
+        # the sampler on its own, on the last mask of the run: ours, and the one-line float argmax
+        mask = np.array(info["last_mask"]())
+        rng = np.random.default_rng(0)
+        sampler = MaskedSampler(0)
+        for name, fn in (("masked_sampler_ms", sampler), ("argmax_sampler_ms",
+                                                           lambda m: float_argmax_sample(rng, m))):
+            n, t = 0, perf()
+            while n < 3 or (perf() - t < 0.2 and n < 2000):
+                fn(mask)
+                n += 1
+            result[name] = 1e3 * (perf() - t) / n
+    result["peak_rss_mb"] = _maxrss_mb()
+    _emit("result", result)
+
+
+# ----------------------------------------------------------------------------- parent
+def _child_cmd(spec: dict) -> list[str]:
+    return [sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)]
+
+
+def _child_env() -> dict:
+    env = dict(os.environ)
+    env.update(SINGLE_THREAD_ENV)
+    env["PYTHONPATH"] = os.pathsep.join([str(HERE), str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
+    return env
+
+
+def measure(spec: dict, timeout: float, on_progress) -> dict:
+    """Run one child; return its result, or {"impl", "batch", "error"} when it failed."""
+    proc = subprocess.Popen(_child_cmd(spec), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, env=_child_env(), cwd=str(ROOT))
+    killer = threading.Timer(timeout, proc.kill)
+    killer.start()
+    result, log = None, []
+    try:
+        for line in proc.stdout:
+            if line.startswith(MARK):
+                kind, _, payload = line[len(MARK):].partition(" ")
+                data = json.loads(payload)
+                if kind == "progress":
+                    on_progress(data)
+                elif kind == "result":
+                    result = data
+            else:
+                log.append(line.rstrip("\n"))
+                del log[:-40]
+        rc = proc.wait()
+    finally:
+        killer.cancel()
+    if result is None or rc != 0:
+        why = f"exit status {rc}" if rc >= 0 else f"killed (signal {-rc}; timeout {timeout:.0f} s?)"
+        return {"impl": spec["impl"], "batch": spec["batch"], "error": why, "log": log[-20:]}
+    return result
+
+
+def _fmt(x, spec=",.0f", none="-"):
+    return none if x is None else format(x, spec)
+
+
+def ratio(row: dict, peer: dict | None):
+    if not peer or "error" in peer or not peer.get("steps_per_sec") or "error" in row:
+        return None
+    return row["steps_per_sec"] / peer["steps_per_sec"]
+
+
+def table(results: list[dict], peers: dict) -> str:
+    head = ["impl", "batch", "decisions/s", "hands/s", "dec/hand", "sampler", "env-only dec/s", "CPU", "dec/CPU-s",
+            "peak RSS MB"] + [f"x {p}" for p in RATIO_PEERS if p in peers]
+    rows = []
+    for r in results:
+        if "error" in r:
+            rows.append([r["impl"], str(r["batch"]), "error: " + r["error"]] + [""] * (len(head) - 3))
+            continue
+        row = [r["impl"], str(r["batch"]), _fmt(r["steps_per_sec"]), _fmt(r["games_per_sec"], ",.1f"),
+               _fmt(r["decisions_per_hand"], ".1f"), f"{100 * r['sampler_share']:.1f}%",
+               _fmt(r["env_only_steps_per_sec"]), f"{100 * r['cpu_util']:.0f}%", _fmt(r["steps_per_cpu_sec"]), f"{r['peak_rss_mb']:.0f}"]
+        row += [_fmt(ratio(r, peers[p]), ".2f") + ("x" if ratio(r, peers[p]) is not None else "")
+                for p in RATIO_PEERS if p in peers]
+        rows.append(row)
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    left = {0}
+    lines = ["  ".join(h.ljust(w) if i in left else h.rjust(w) for i, (h, w) in enumerate(zip(head, widths)))]
+    lines.append("  ".join("-" * w for w in widths))
+    for row in rows:
+        if row[2].startswith("error"):
+            lines.append("  ".join([row[0].ljust(widths[0]), row[1].rjust(widths[1]), row[2]]))
+        else:
+            lines.append("  ".join(c.ljust(w) if i in left else c.rjust(w)
+                                   for i, (c, w) in enumerate(zip(row, widths))))
+    return "\n".join(lines)
+
+
+def state_bytes_for(rules: str, batch: int) -> int:
+    from mj_env.engine import Engine
+
+    return Engine(rules, num_tables=batch).state.nbytes()
+
+
+def summary(results: list[dict], peers: dict, state_4096: int, cores: int) -> tuple[list[str], dict]:
+    lines, aims = [], {}
+    ok = [r for r in results if "error" not in r]
+    lines.append(f"engine state for {AIM_BATCH} tables: {state_4096 / 2**20:.2f} MiB "
+                 f"({state_4096 / AIM_BATCH:.0f} bytes per table; aim: well under 1 GiB)")
+    aims["state_bytes_4096"] = state_4096
+    aims["state_under_1gib"] = state_4096 < 2**30
+    big = [r for r in ok if r["impl"] == "vector" and r["batch"] == AIM_BATCH]
+    if big:
+        v = big[0]
+        met = v["steps_per_sec"] >= AIM_DPS
+        aims["vector_4096_steps_per_sec"] = v["steps_per_sec"]
+        aims["vector_4096_at_least_1m"] = met
+        lines.append(f"vector env at {AIM_BATCH}: {v['steps_per_sec']:,.0f} decisions/s with observations and "
+                     f"masks (aim >= {AIM_DPS:,}: {'met' if met else 'not met'}); without the sampler "
+                     f"{_fmt(v['env_only_steps_per_sec'])}/s")
+        x = ratio(v, peers.get("riichienv"))
+        if x is not None:
+            aims["vector_4096_x_riichienv"] = x
+            aims["vector_4096_at_least_15x_riichienv"] = x >= AIM_X_RIICHI
+            lines.append(f"vector env at {AIM_BATCH} / RiichiEnv: {x:.2f}x (aim >= {AIM_X_RIICHI}x: "
+                         f"{'met' if x >= AIM_X_RIICHI else 'not met'})")
+        if v.get("masked_sampler_ms") is not None:
+            lines.append(f"sampler at {AIM_BATCH}: {v['sampler_ms_per_call']:.3f} ms per step in the loop "
+                         f"({100 * v['sampler_share']:.1f}% of it); alone {v['masked_sampler_ms']:.3f} ms; "
+                         f"the one-line float argmax sampler {v['argmax_sampler_ms']:.3f} ms")
+    aec = [r for r in ok if r["impl"] == "aec"]
+    if aec:
+        x = ratio(aec[0], peers.get("rlcard"))
+        if x is not None:
+            aims["aec_x_rlcard"] = x
+            aims["aec_at_least_rlcard"] = x >= 1
+            lines.append(f"AEC env (1 table) / RLCard: {x:.2f}x (aim >= 1x: {'met' if x >= 1 else 'not met'})")
+    busy = [f"{r['impl']}@{r['batch']}" for r in ok if r["cpu_util"] < 0.9]
+    if busy:
+        lines.append(f"warning: CPU share under 90% for {', '.join(busy)}: other processes competed for the "
+                     f"{cores} cores; those figures are lower bounds")
+    return lines, aims
+
+
+def plot(results: list[dict], path: str, machine: dict, rules: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ok = [r for r in results if "error" not in r]
+    fig, ax = plt.subplots(figsize=(8, 5))
+    batches = sorted({r["batch"] for r in ok if r["impl"] in BATCHED})
+    for impl, style in (("vector", "o-"), ("engine", "s--")):
+        rows = sorted((r for r in ok if r["impl"] == impl), key=lambda r: r["batch"])
+        if rows:
+            ax.plot([r["batch"] for r in rows], [r["steps_per_sec"] for r in rows], style, label=LABELS[impl])
+    rows = sorted((r for r in ok if r["impl"] == "vector" and r["env_only_steps_per_sec"]), key=lambda r: r["batch"])
+    if rows:
+        ax.plot([r["batch"] for r in rows], [r["env_only_steps_per_sec"] for r in rows], "o:", alpha=0.5,
+                label="MahjongVectorEnv, sampler time excluded")
+    for r in ok:
+        if r["impl"] == "aec":
+            ax.plot([1], [r["steps_per_sec"]], "D", ms=8, label=f"{LABELS['aec']} ({r['steps_per_sec']:,.0f}/s)")
+    colors = {"rlcard": "tab:red", "riichienv": "tab:purple", "riichienv_encode": "tab:brown"}
+    for r in ok:
+        if r["impl"] in PEERS:
+            ax.axhline(r["steps_per_sec"], ls="--" if r["impl"] != "riichienv_encode" else ":",
+                       color=colors[r["impl"]], lw=1.2, label=f"{LABELS[r['impl']]} ({r['steps_per_sec']:,.0f}/s)")
+    ax.axhline(AIM_DPS, color="gray", lw=0.8, ls="-.", label=f"aim at batch {AIM_BATCH}: {AIM_DPS:,}/s")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    if batches:
+        ax.set_xticks(batches, [str(b) for b in batches])
+    ax.set_xlabel("batch size (tables stepped together)")
+    ax.set_ylabel("agent decisions per second")
+    ax.set_title(f"mj_env random play ({rules}), one thread\n{machine['cpu']}, {machine['date'][:10]}", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seconds", type=float, default=5.0, help="timed play per implementation (default 5)")
+    p.add_argument("--warmup", type=float, default=None,
+                   help="warm-up seconds before timing (default: min(1, seconds))")
+    p.add_argument("--batch-sizes", default="1,64,1024,4096",
+                   help="comma-separated batch sizes for vector and engine (default 1,64,1024,4096)")
+    p.add_argument("--rules", default="beijing", choices=["beijing", "hebei", "quemen"],
+                   help="rule set of our environments (the peers play their own game)")
+    p.add_argument("--impls", default=",".join(ALL_IMPLS),
+                   help=f"comma-separated subset of {','.join(ALL_IMPLS)}")
+    p.add_argument("--no-peers", action="store_true", help="measure only mj_env (vector, engine, aec)")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="measure every configuration this many times, interleaved, and keep each one's best")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", metavar="PATH", help="write the results as JSON")
+    p.add_argument("--plot", metavar="PATH", help="draw decisions/s against batch size (PNG)")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="kill a measurement after this many seconds (default: 10 x (seconds + warm-up) + 120)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.child is None:
+        if args.seconds <= 0:
+            p.error("--seconds must be positive")
+        try:
+            args.batch_list = [int(b) for b in args.batch_sizes.split(",") if b.strip()]
+        except ValueError:
+            p.error(f"--batch-sizes must be integers, got {args.batch_sizes!r}")
+        if not args.batch_list or min(args.batch_list) < 1:
+            p.error("--batch-sizes must be positive integers")
+        args.impl_list = [i.strip() for i in args.impls.split(",") if i.strip()]
+        bad = set(args.impl_list) - set(ALL_IMPLS)
+        if bad:
+            p.error(f"unknown implementation(s) {', '.join(sorted(bad))}; choose from {', '.join(ALL_IMPLS)}")
+        if args.no_peers:
+            args.impl_list = [i for i in args.impl_list if i not in PEERS]
+        if args.warmup is None:
+            args.warmup = min(1.0, args.seconds)
+        if args.repeat < 1:
+            p.error("--repeat must be at least 1")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.child is not None:
+        run_child(json.loads(args.child))
+        return 0
+    from tqdm import tqdm
+
+    machine = machine_info()
+    skipped = []
+    configs = []
+    for impl in args.impl_list:
+        if impl in PEERS and importlib.util.find_spec(PEER_MODULE[impl]) is None:
+            skipped.append({"impl": impl, "reason": f"{PEER_MODULE[impl]} is not installed (pip install -e '.[peers]')"})
+            continue
+        for b in (args.batch_list if impl in BATCHED else [1]):
+            configs.append({"impl": impl, "batch": b, "rules": args.rules, "seed": args.seed,
+                            "seconds": args.seconds, "warmup": args.warmup})
+    if importlib.util.find_spec("mahjax") is not None:
+        skipped.append({"impl": "mahjax", "reason": "importable, but this benchmark has no mahjax loop yet"})
+    timeout = args.timeout or 10 * (args.seconds + args.warmup) + 120
+
+    best: dict[tuple, dict] = {}
+    runs: dict[tuple, list] = {}
+    total = len(configs) * args.repeat
+    bar = tqdm(total=total, desc="throughput", unit="run", disable=args.no_progress, file=sys.stderr,
+               dynamic_ncols=True)
+    for rep in range(args.repeat):
+        for spec in configs:
+            key = (spec["impl"], spec["batch"])
+            name = f"{spec['impl']}@{spec['batch']}" + (f" (round {rep + 1})" if args.repeat > 1 else "")
+            bar.set_description(name)
+
+            def progress(d, name=name):
+                if d["phase"] == "timed":
+                    bar.set_postfix_str(f"{d['steps_per_sec']:,.0f} dec/s, {d['hands']} hands, "
+                                        f"{d['elapsed']:.1f}/{args.seconds:g} s")
+                else:
+                    bar.set_postfix_str(f"warm-up {d['elapsed']:.1f} s")
+
+            res = measure(spec, timeout, progress)
+            if "error" not in res:
+                runs.setdefault(key, []).append(res["steps_per_sec"])
+                bar.set_postfix_str(f"{res['steps_per_sec']:,.0f} dec/s")
+                prev = best.get(key)
+                if prev is None or "error" in prev or res["steps_per_sec"] > prev["steps_per_sec"]:
+                    best[key] = res
+            else:
+                best.setdefault(key, res)
+                bar.write(f"{name}: {res['error']}\n  " + "\n  ".join(res.get("log", [])))
+            bar.update(1)
+    bar.close()
+
+    results = []
+    for spec in configs:
+        key = (spec["impl"], spec["batch"])
+        r = best[key]
+        if key in runs and args.repeat > 1:
+            r["all_steps_per_sec"] = runs[key]
+        results.append(r)
+    peers = {r["impl"]: r for r in results if r["impl"] in PEERS}
+    for r in results:
+        for p in RATIO_PEERS:
+            x = ratio(r, peers.get(p))
+            if x is not None:
+                r[f"x_{p}"] = x
+
+    state_4096 = state_bytes_for(args.rules, AIM_BATCH)
+    machine["load_average_end"] = machine_info()["load_average"]
+    lines, aims = summary(results, peers, state_4096, machine["cores"] or 1)
+    print(f"mj_env throughput, rules={args.rules}: random legal actions, {args.seconds:g} s timed after "
+          f"{args.warmup:g} s warm-up per row, each row its own process, one thread")
+    print(f"machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory_gib']} GiB; "
+          f"python {machine['python']}, numpy {machine['numpy']}; {machine['date']}; "
+          f"load average {machine['load_average']} -> {machine['load_average_end']}")
+    print()
+    print(table(results, {p: peers.get(p) for p in RATIO_PEERS if p in peers}))
+    print()
+    for line in lines:
+        print(line)
+    for s in skipped:
+        print(f"skipped {s['impl']}: {s['reason']}")
+
+    if args.json:
+        out = {
+            "results": results,
+            "machine": machine,
+            "settings": {"seconds": args.seconds, "warmup": args.warmup, "batch_sizes": args.batch_list,
+                         "rules": args.rules, "seed": args.seed, "repeat": args.repeat,
+                         "threads": SINGLE_THREAD_ENV, "impls": args.impl_list},
+            "state_bytes_4096": state_4096,
+            "aims": aims,
+            "skipped": skipped,
+        }
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+        print(f"wrote {args.json}")
+    if args.plot:
+        plot(results, args.plot, machine, args.rules)
+        print(f"wrote {args.plot}")
+    failed_ours = [r for r in results if "error" in r and r["impl"] not in PEERS]
+    return 1 if failed_ours else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

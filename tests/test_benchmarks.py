@@ -1,0 +1,152 @@
+"""Smoke tests of the benchmarks (benchmarks/throughput.py, benchmarks/profile_step.py) and of the
+random legal-action sampler they use. No speed is asserted: only that the scripts run, write
+what they promise, and that the sampler is legal and uniform."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+import _common
+import profile_step
+from _common import MaskedSampler
+
+
+def _run(args, timeout=120):
+    proc = subprocess.run([sys.executable, *map(str, args)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_throughput_smoke(tmp_path):
+    out_json, out_png = tmp_path / "r.json", tmp_path / "r.png"
+    stdout = _run([BENCH / "throughput.py", "--seconds", "0.2", "--warmup", "0.1", "--batch-sizes", "1,8",
+                   "--no-peers", "--no-progress", "--json", out_json, "--plot", out_png])
+    data = json.loads(out_json.read_text())
+    rows = data["results"]
+    assert {(r["impl"], r["batch"]) for r in rows} == {("vector", 1), ("vector", 8), ("engine", 1),
+                                                       ("engine", 8), ("aec", 1)}
+    for r in rows:
+        assert "error" not in r, r
+        assert isinstance(r["impl"], str) and isinstance(r["batch"], int)
+        for key in ("steps_per_sec", "games_per_sec", "peak_rss_mb", "sampler_share", "cpu_util"):
+            assert isinstance(r[key], float), (key, r)
+        assert r["steps_per_sec"] > 0 and r["games_per_sec"] >= 0 and r["peak_rss_mb"] > 0
+        assert r["decisions"] > 0 and r["seconds"] >= 0.2
+        assert r["steps_per_sec"] == pytest.approx(r["decisions"] / r["seconds"])
+        assert 0 <= r["sampler_share"] < 1
+        assert r["env_only_steps_per_sec"] >= r["steps_per_sec"]
+        assert r["peak_rss_mb"] >= r["baseline_rss_mb"]
+        if r["impl"] in ("vector", "engine"):
+            # one decision per table per step (engine: per live table)
+            assert r["decisions"] <= r["batch"] * r["env_calls"]
+            assert r["state_bytes"] > 0
+            assert r["masked_sampler_ms"] > 0 and r["argmax_sampler_ms"] > 0
+        if r["impl"] == "vector":
+            assert r["decisions"] == r["batch"] * r["env_calls"]
+    assert data["state_bytes_4096"] > 0 and data["aims"]["state_bytes_4096"] == data["state_bytes_4096"]
+    assert data["settings"]["batch_sizes"] == [1, 8] and data["machine"]["cores"] >= 1
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    header = next(line for line in stdout.splitlines() if line.startswith("impl"))
+    for col in ("decisions/s", "hands/s", "dec/hand", "sampler", "peak RSS MB"):
+        assert col in header
+
+
+def test_throughput_rejects_bad_arguments():
+    proc = subprocess.run([sys.executable, BENCH / "throughput.py", "--impls", "vector,nope"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 2 and "nope" in proc.stderr
+
+
+def test_profile_step_smoke(tmp_path):
+    out_json = tmp_path / "p.json"
+    stdout = _run([BENCH / "profile_step.py", "--batch", "16", "--steps", "6", "--warmup-steps", "2",
+                   "--interval-ms", "0.5", "--top", "5", "--json", out_json])
+    data = json.loads(out_json.read_text())
+    assert data["baseline"]["ms_per_step"] > 0
+    for mode in ("sample", "cprofile"):
+        cats = data[mode]["categories"]
+        assert [c["category"] for c in cats] == profile_step.ORDER
+        assert sum(c["share"] for c in cats) == pytest.approx(1.0, abs=1e-6) or data[mode].get("samples") == 0
+        assert len(data[mode]["functions"]) <= 5
+    # cProfile sees every call: the engine's step and the observation must be there
+    shares = {c["category"]: c["share"] for c in data["cprofile"]["categories"]}
+    assert shares["observation"] > 0 and shares["step glue"] > 0 and shares["sampler"] > 0
+    assert "top 5 functions by own time" in stdout
+
+
+def test_profile_categories_by_file_and_function():
+    mj, cat = profile_step.MJ_DIR, profile_step.category
+    assert cat(str(mj / "hand.py"), "is_win") == "win tables"
+    assert cat(str(mj / "tables.py"), "anything") == "win tables"
+    assert cat(str(mj / "engine.py"), "_update_masks") == "masks"
+    assert cat(str(mj / "legal.py"), "claim_options") == "claims"
+    assert cat(str(mj / "observation.py"), "observe") == "observation"
+    assert cat(str(mj / "wall.py"), "draw") == "draw"
+    assert cat(str(mj / "settle.py"), "hand_results") == "settlement"
+    assert cat(str(mj / "legal.py"), "split_wild") is None          # a helper: its caller's category
+    assert cat("/elsewhere/hand.py", "is_win") is None             # same name, another package
+
+
+def test_profile_sample_attribution():
+    mj, bench = str(profile_step.MJ_DIR), str(profile_step.BENCH_DIR)
+    loop = (f"{bench}/profile_step.py", "run_steps", 1)
+    step = (f"{mj}/engine.py", "step", 1)
+    # innermost first, as the sampler records: numpy -> hand.is_win -> legal helpers -> claims
+    win = (("/usr/lib/numpy/core.py", "take", 5), (f"{mj}/hand.py", "is_win", 280), (f"{mj}/legal.py", "_shape_win", 50),
+           (f"{mj}/legal.py", "discard_win", 80), (f"{mj}/legal.py", "claim_options", 150),
+           (f"{mj}/engine.py", "_discard", 270), step, loop)
+    helper = ((f"{mj}/legal.py", "split_wild", 33), (f"{mj}/engine.py", "_update_masks", 120), step, loop)
+    outside = ((f"{mj}/engine.py", "step", 1), (f"{bench}/profile_step.py", "main", 9))
+    res = profile_step.analyse_samples({win: 2.0, helper: 1.0, outside: 5.0})
+    assert res["total"] == pytest.approx(3.0)                     # the sample outside the loop is dropped
+    assert res["categories"] == {"win tables": 2.0, "masks": 1.0}
+    assert res["win_tables_by_caller"] == {"claims": 2.0}
+    assert res["own"][(f"{mj}/hand.py", "is_win")] == 2.0          # numpy time folded into the caller
+    assert res["uncategorised"] == {(f"{mj}/legal.py", "split_wild"): {"masks": 1.0}}
+
+
+def test_profile_stale_names_detects_missing_functions(monkeypatch):
+    monkeypatch.setattr(profile_step, "CATEGORIES",
+                        [("claims", {"legal.py": {"claim_options", "no_such_function"}})])
+    assert profile_step.stale_names() == ["legal.py:no_such_function"]
+
+
+@pytest.mark.parametrize("n", [1, 5, _common.TINY_BATCH + 3, _common.SMALL_BATCH + 7])
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8])
+def test_sampler_legal_and_uniform(n, dtype):
+    rng = np.random.default_rng(n)
+    mask = rng.random((n, 127)) < 0.08
+    mask[:, 69] = True
+    mask[0] = False
+    mask[0, [3, 40, 68, 100, 126]] = True                  # row 0: five legal actions, across words
+    if n > 1:
+        mask[1] = False                                    # a row with nothing legal gets 0
+    mask = mask.astype(dtype)
+    sampler = MaskedSampler(1)
+    live = mask.any(axis=1)
+    for _ in range(20):
+        a = sampler(mask)
+        assert a.shape == (n,) and np.issubdtype(a.dtype, np.integer)
+        assert mask[np.flatnonzero(live), a[live]].all()
+        assert (a[~live] == 0).all()
+    # uniformity of row 0, through the same code path (a batch of n copies of it)
+    copies = np.repeat(mask[:1], n, axis=0)
+    counts = np.zeros(127, dtype=np.int64)
+    while counts.sum() < 20_000:
+        counts += np.bincount(sampler(copies), minlength=127)
+    legal = [3, 40, 68, 100, 126]
+    assert counts[legal].sum() == counts.sum()
+    # chi-square, 4 degrees of freedom: 18.47 is the 0.999 quantile
+    expected = counts.sum() / 5
+    chi2 = (((counts[legal] - expected) ** 2) / expected).sum()
+    assert chi2 < 18.47, counts[legal]
