@@ -251,9 +251,10 @@ class Engine:
         st.meld_type[idx, s, slot] = ADDED_KONG
         self._replacement(idx, res)
 
-    def _add_meld(self, idx, s, kind, tile, frm) -> None:
+    def _add_meld(self, idx, s, kind, tile, frm, wild=0) -> None:
         st = self.state
         slot = st.n_melds[idx, s].astype(np.int64)
+        st.meld_wild[idx, s, slot] = wild
         st.meld_type[idx, s, slot] = kind
         st.meld_tile[idx, s, slot] = tile
         st.meld_from[idx, s, slot] = frm
@@ -423,11 +424,12 @@ class Engine:
                 st.hands[b, bs, bh] -= wild
                 st.meld_counts[b, bs, bh] += wild
             kind = np.where(a[same] == A.KONG, KONG, PONG)
-            self._add_meld(b, bs, kind, bt, d[same])
+            self._add_meld(b, bs, kind, bt, d[same], wild if rules.hui_wild_in_melds else 0)
             st.ponged[b, bs, bt] = kind == PONG
         if chi.any():
             b, bs, bt, bh = idx[chi], s[chi], t[chi], hui[chi]
             start = _CHI_START[a[chi] - A.CHI]
+            wild_bits = np.zeros(len(b), dtype=np.int64)
             for k in range(3):
                 o = start + k
                 other = o != bt
@@ -438,7 +440,8 @@ class Engine:
                 st.meld_counts[b[use_nat], bs[use_nat], o[use_nat]] += 1
                 st.hands[b[use_wild], bs[use_wild], bh[use_wild]] -= 1
                 st.meld_counts[b[use_wild], bs[use_wild], bh[use_wild]] += 1
-            self._add_meld(b, bs, CHI, start, d[chi])
+                wild_bits |= use_wild.astype(np.int64) << k
+            self._add_meld(b, bs, CHI, start, d[chi], wild_bits)
         st.claims[idx, s, d] += 1
         st.sz_alive[idx] = False
         st.turn_seat[idx] = s

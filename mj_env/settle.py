@@ -15,7 +15,7 @@ import numpy as np
 from . import scoring
 from .rules import RuleSet
 from .state import ADDED_KONG, CHI, CONCEALED_KONG, KONG, MELD_NAMES, PONG, GameState
-from .tiles import CODES, format_hand
+from .tiles import CODES, format_hand, format_tiles
 
 _KONG_KIND = {KONG: "exposed", ADDED_KONG: "added", CONCEALED_KONG: "concealed"}
 
@@ -29,16 +29,20 @@ def hubao_pairs(rules: RuleSet, claims: np.ndarray) -> list[list[int]]:
 
 
 def meld_list(st: GameState, b: int, seat: int) -> list[dict]:
-    """The seat's declared melds as calculator input objects."""
+    """The seat's declared melds as calculator input objects, listing their physical tiles (a
+    惠牌 that fills in with ``hui_wild_in_melds`` is written as itself)."""
     out = []
+    hui = int(st.hui[b])
     for m in range(int(st.n_melds[b, seat])):
         kind = int(st.meld_type[b, seat, m])
         t = int(st.meld_tile[b, seat, m])
+        wild = int(st.meld_wild[b, seat, m])
         if kind == CHI:
-            tiles = format_hand(np.bincount([t, t + 1, t + 2], minlength=34))
+            tiles = [hui if wild >> k & 1 else t + k for k in range(3)]
         else:
-            tiles = CODES[t][0] * (3 if kind == PONG else 4) + CODES[t][1]
-        meld = {"type": MELD_NAMES[kind], "tiles": tiles}
+            size = 3 if kind == PONG else 4
+            tiles = [t] * (size - wild) + [hui] * wild
+        meld = {"type": MELD_NAMES[kind], "tiles": format_tiles(tiles)}
         if kind != CONCEALED_KONG:
             meld["from"] = int(st.meld_from[b, seat, m])
         out.append(meld)

@@ -47,6 +47,8 @@ class GameState:
     meld_type: np.ndarray       # (B, S, M) int8 NO_MELD/CHI/PONG/KONG/ADDED_KONG/CONCEALED_KONG
     meld_tile: np.ndarray       # (B, S, M) int8 the kind (chi: its lowest tile)
     meld_from: np.ndarray       # (B, S, M) int8 seat the claimed tile came from, -1 for own kongs
+    meld_wild: np.ndarray       # (B, S, M) int8 惠牌 filling in (hui_wild_in_melds): pong/kong: how many;
+                                #               chi: bit k set when tile k of the run is a 惠牌
     n_melds: np.ndarray         # (B, S) int8
     meld_counts: np.ndarray     # (B, S, K) int8 tiles physically lying in each seat's melds
     hidden: np.ndarray          # (B, S, K) int8 the part of meld_counts in concealed kongs (face down)
@@ -128,7 +130,7 @@ def allocate(num_tables: int, wall_len: int) -> GameState:
     return GameState(
         wall=z((wall_len,), np.int8), hands=z((S, K), np.int8),
         meld_type=z((S, M), np.int8), meld_tile=full((S, M), -1, np.int8),
-        meld_from=full((S, M), -1, np.int8), n_melds=z((S,), np.int8),
+        meld_from=full((S, M), -1, np.int8), meld_wild=z((S, M), np.int8), n_melds=z((S,), np.int8),
         meld_counts=z((S, K), np.int8), hidden=z((S, K), np.int8), n_hidden=z((S,), np.int8), river=z((S, K), np.int8), flowers=z((S,), np.int8),
         indicator=full((), -1, np.int8), hui=full((), -1, np.int8),
         live_pos=z((), np.int16), tail_pos=z((), np.int16), replaced=z((), np.int16),

@@ -126,6 +126,7 @@ def deal(rules: RuleSet, st: GameState, idx, walls: np.ndarray, dealers: np.ndar
                  "ting", "ready", "open_hand", "ponged", "winners", "claim_ok", "sz_count", "sz_rounds", "replaced"):
         getattr(st, name)[idx] = 0
     st.meld_type[idx] = 0
+    st.meld_wild[idx] = 0
     st.meld_tile[idx] = -1
     st.meld_from[idx] = -1
     st.any_meld[idx] = False

@@ -546,8 +546,8 @@ class RefGame:
         else:
             last_tile, after_kong = (self.discard_was_last and not robbed), False
         melds = []
-        for m in self.melds[winner]:
-            entry = {"type": m.type, "tiles": format_tiles(m.tiles)}
+        for m, physical in zip(self.melds[winner], self.meld_physical[winner]):
+            entry = {"type": m.type, "tiles": format_tiles(physical)}  # 惠牌 fill-ins as themselves
             if m.from_seat is not None:
                 entry["from"] = m.from_seat
             melds.append(entry)

@@ -96,7 +96,8 @@ def test_other_presets_match_reference(preset, seed):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("preset", ["beijing", "hebei", "quemen"])
+@pytest.mark.parametrize("preset", ["beijing", "hebei", "quemen", "beijing_hui_in_melds"])
 def test_many_hands_match_reference(preset):
+    rules = get_rules("beijing", hui_wild_in_melds=True) if preset == "beijing_hui_in_melds" else get_rules(preset)
     for seed in range(40):
-        play_both(get_rules(preset), 32, 1000 + seed)
+        play_both(rules, 32, 1000 + seed)
