@@ -86,7 +86,7 @@ def parse_tiles(text: str, *, allow_flowers: bool = False) -> list[int]:
     out: list[int] = []
     digits: list[tuple[int, str]] = []
     for pos, ch in enumerate(text):
-        if ch.isdigit():
+        if "0" <= ch <= "9":  # ASCII digits only (str.isdigit also takes '٣' and '²')
             digits.append((pos, ch))
             continue
         if ch in _SUIT_OFFSET:

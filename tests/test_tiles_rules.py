@@ -116,9 +116,6 @@ def test_parse_rejects_non_strings(bad):
         T.parse_tiles(bad)
 
 
-@pytest.mark.xfail(strict=True, reason="tiles.parse_tiles takes any Unicode digit (str.isdigit): "
-                   "'٣m' parses as 3m and '²m' raises a bare ValueError from int(); reported, not "
-                   "ours to fix (a strict xfail: it fails once parse_tiles is fixed, to drop this mark)")
 @pytest.mark.parametrize("text", ["\u0663m", "\u00b2m"])
 def test_parse_rejects_non_ascii_digits(text):
     with pytest.raises(TileError, match="unexpected character"):
