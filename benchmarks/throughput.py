@@ -286,19 +286,20 @@ def plot(results: list[dict], path: str, machine: dict, rules: str) -> None:
     import matplotlib.pyplot as plt
 
     ok = [r for r in results if "error" not in r]
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = plt.subplots(figsize=(10, 5))
     batches = sorted({r["batch"] for r in ok if r["impl"] in BATCHED})
-    for impl, style in (("vector", "o-"), ("engine", "s--")):
+    for impl, style, color in (("vector", "o-", "tab:blue"), ("engine", "s--", "tab:orange")):
         rows = sorted((r for r in ok if r["impl"] == impl), key=lambda r: r["batch"])
         if rows:
-            ax.plot([r["batch"] for r in rows], [r["steps_per_sec"] for r in rows], style, label=LABELS[impl])
+            ax.plot([r["batch"] for r in rows], [r["steps_per_sec"] for r in rows], style, color=color,
+                    label=LABELS[impl])
     rows = sorted((r for r in ok if r["impl"] == "vector" and r["env_only_steps_per_sec"]), key=lambda r: r["batch"])
     if rows:
-        ax.plot([r["batch"] for r in rows], [r["env_only_steps_per_sec"] for r in rows], "o:", alpha=0.5,
-                label="MahjongVectorEnv, sampler time excluded")
+        ax.plot([r["batch"] for r in rows], [r["env_only_steps_per_sec"] for r in rows], "o:", alpha=0.6,
+                color="tab:green", label="MahjongVectorEnv, sampler time excluded")
     for r in ok:
         if r["impl"] == "aec":
-            ax.plot([1], [r["steps_per_sec"]], "D", ms=8, label=f"{LABELS['aec']} ({r['steps_per_sec']:,.0f}/s)")
+            ax.plot([1], [r["steps_per_sec"]], "D", ms=8, color="black", label=f"{LABELS['aec']} ({r['steps_per_sec']:,.0f}/s)")
     colors = {"rlcard": "tab:red", "riichienv": "tab:purple", "riichienv_encode": "tab:brown"}
     for r in ok:
         if r["impl"] in PEERS:
@@ -311,9 +312,15 @@ def plot(results: list[dict], path: str, machine: dict, rules: str) -> None:
         ax.set_xticks(batches, [str(b) for b in batches])
     ax.set_xlabel("batch size (tables stepped together)")
     ax.set_ylabel("agent decisions per second")
-    ax.set_title(f"mj_env random play ({rules}), one thread\n{machine['cpu']}, {machine['date'][:10]}", fontsize=10)
+    utils = sorted(r["cpu_util"] for r in ok)
+    busy = ""
+    if utils and utils[len(utils) // 2] < 0.9:
+        busy = (f"; busy machine: the median row got {100 * utils[len(utils) // 2]:.0f}% of a core "
+                f"(dec/CPU-s in the JSON)")
+    ax.set_title(f"mj_env random play ({rules}), one thread per implementation\n"
+                 f"{machine['cpu']}, {machine['cores']} cores, {machine['date'][:10]}{busy}", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="best")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
