@@ -72,7 +72,7 @@ from pettingzoo.utils import wrappers
 
 from . import actions as A
 from .engine import Engine
-from .observation import N_PLANES, OBS_NAME, observe
+from .observation import N_PLANES, OBS_NAME, observe_one
 from .render import render_table
 from .state import END
 from .tiles import N_KINDS
@@ -143,7 +143,7 @@ class raw_env(AECEnv):
 
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
-        obs = observe(self.rules, self.engine.state, np.array([0]), np.array([seat]))[0]
+        obs = observe_one(self.rules, self.engine.state, 0, seat)
         mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
         st = self.engine.state
         if st.phase[0] != END and st.to_act[0] == seat:

@@ -180,7 +180,7 @@ class Engine:
         st = self.state
         live = st.phase != END
         in_range = (acts >= 0) & (acts < A.N_ACTIONS)
-        ok = ~live | (in_range & self._mask[self._rows, np.clip(acts, 0, A.N_ACTIONS - 1)])
+        ok = ~live | (in_range & self._mask[self._rows, np.where(in_range, acts, 0)])
         if not ok.all():
             b = int(np.flatnonzero(~ok)[0])
             raise A.ActionError(self.explain_illegal(b, int(acts[b])))

@@ -153,7 +153,7 @@ def claim_options(rules: RuleSet, st: GameState, idx, discarder, tile, robbing: 
             # natural tiles only: the next seat's tiles two below .. two above the discard
             pos = tile % 9
             chi_ok = free[:, 0] & (tile < 27)
-            near = np.clip(tile[:, None] + _NEAR[None, :], 0, K - 1)
+            near = np.minimum(np.maximum(tile[:, None] + _NEAR[None, :], 0), K - 1)
             have_near = st.hands.reshape(-1, K)[(idx * 4 + nxt)[:, None], near] > 0   # (n, 4)
             ok[rows, nxt, C_CHI_LOW] = chi_ok & (pos <= 6) & have_near[:, 2] & have_near[:, 3]
             ok[rows, nxt, C_CHI_MID] = chi_ok & (pos >= 1) & (pos <= 7) & have_near[:, 1] & have_near[:, 2]

@@ -84,7 +84,7 @@ def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np
     sc[:, 6] = st.sz_rounds[idx]
     sc[:, 7] = st.sz_alive[idx]
     claims = st.claims.reshape(-1, 4)                            # rows: (table, claimer)
-    by_self = np.take_along_axis(claims[flat[:, 0]], rel, axis=1)            # self from offset k
+    by_self = claims[flat[:, :1], rel]                                        # self from offset k
     from_self = claims[flat, seats[:, None]]                                  # offset k from self
     if rules.hubao:
         bound = (by_self >= rules.hubao_claims) | (from_self >= rules.hubao_claims)
@@ -103,4 +103,50 @@ def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np
     return obs
 
 
-__all__ = ["observe", "OBS_NAME", "N_PLANES", "OBS_SHAPE", "M"]
+def observe_one(rules: RuleSet, st: GameState, b: int, seat: int) -> np.ndarray:
+    """The observation (N_PLANES, 34) uint8 of ``seat`` at table ``b``: the same planes as
+    ``observe``, written with plain slices (the single-table AEC path, where the fixed cost of
+    fancy indexing dominates)."""
+    o = np.zeros((N_PLANES, K), dtype=np.uint8)
+    o[0] = st.hands[b, seat]
+    sc = o[13]
+    phase = int(st.phase[b])
+    asking = phase in (CLAIM, ROB)
+    claims = st.claims[b]
+    for k in range(4):
+        s = (seat + k) % 4
+        o[1 + k] = st.meld_counts[b, s] - st.hidden[b, s] if k else st.meld_counts[b, s]
+        o[5 + k] = st.river[b, s]
+        sc[12 + k] = st.n_hidden[b, s]
+        sc[16 + k] = st.ting[b, s]
+        sc[20 + k] = st.flowers[b, s]
+        sc[26 + k] = claims[seat, s]
+        sc[30 + k] = claims[s, seat]
+        if k and rules.hubao and (claims[seat, s] >= rules.hubao_claims or claims[s, seat] >= rules.hubao_claims):
+            sc[8 + k] = 1
+            sc[8] += 1
+    if rules.hui:
+        o[9, st.indicator[b]] = 1
+        o[10, st.hui[b]] = 1
+    if asking:
+        o[11, st.claim_tile[b]] = 1
+    if phase == TURN and st.drawn[b] >= 0 and st.turn_seat[b] == seat:
+        o[12, st.drawn[b]] = 1
+    one = np.array([b])
+    sc[0] = live_left(rules, st, one)[0]
+    if rules.hui:
+        sc[1] = max(int(st.tail_pos[b]) - (st.wall.shape[1] - 2 - rules.reserve), 0)
+    else:
+        sc[1] = max(int(st.tail_pos[b]) + 1 - int(st.live_pos[b]), 0)
+    sc[2] = (int(st.dealer[b]) - seat) % 4
+    sc[3] = min(phase, 2)
+    sc[4] = st.claimed_turn[b]
+    sc[5] = (int(st.turn_seat[b]) - seat) % 4 if asking else 0
+    sc[6] = st.sz_rounds[b]
+    sc[7] = st.sz_alive[b]
+    sc[24] = st.n_discards[b, seat] == 0 and not st.any_meld[b]
+    sc[25] = st.pend_cat[b] if asking else 3
+    return o
+
+
+__all__ = ["observe", "observe_one", "OBS_NAME", "N_PLANES", "OBS_SHAPE", "M"]

@@ -62,3 +62,23 @@ def test_actions_names_round_trip():
         assert A.index(A.name(i)) == i
     assert A.name(A.index("chi 789s")) == "chi 789s"
     assert A.index("kong") == A.KONG and A.index("kong 5m") == A.KONG_SELF + 4
+
+
+def test_single_table_path_equals_the_batched_one():
+    from mj_env.observation import observe_one
+
+    for preset in ("beijing", "hebei", "quemen"):
+        eng = Engine(preset, num_tables=6, seed=2)
+        eng.reset()
+        rng = np.random.default_rng(4)
+        for _ in range(150):
+            st = eng.state
+            for seat in range(4):
+                batched = observe(eng.rules, st, np.arange(6), np.full(6, seat))
+                for b in range(6):
+                    assert (observe_one(eng.rules, st, b, seat) == batched[b]).all()
+            mask = eng.legal_mask()
+            eng.step((rng.random(mask.shape) * mask).argmax(axis=1))
+            done = np.flatnonzero(eng.state.phase == 3)
+            if len(done):
+                eng.reset(tables=done)
