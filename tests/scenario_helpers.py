@@ -1,0 +1,87 @@
+"""Helpers of the scripted scenarios (tests/test_scenarios.py): playing named moves, reading
+the legal set by name, playing a hand out to the end, and checking a settled hand.
+
+Every helper works on a game of either engine: ``RefGame`` (tests/ref_engine.py) or
+``FastGame`` (tests/fast_game.py, the batched engine).
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from ref_engine import END, Meld
+
+from mj_env.actions import PASS, index, name
+from mj_env.rules import get_rules
+from mj_env.tiles import parse_tiles
+
+BEIJING, HEBEI, QUEMEN = get_rules("beijing"), get_rules("hebei"), get_rules("quemen")
+
+
+def names(g) -> list[str]:
+    """The legal action names of the seat asked now, in action-id order."""
+    return [name(a) for a in g.legal()]
+
+
+def play(g, *moves):
+    """Each move is (seat, action name); the seat must be the one asked."""
+    for seat, action in moves:
+        assert (g.phase, g.to_act) != (END, None), f"hand ended before {seat}: {action}"
+        assert g.to_act == seat, f"expected seat {seat} to act for {action!r}; {g.phase} seat {g.to_act}: {names(g)}"
+        g.step(index(action))
+
+
+def tiles(text: str) -> list[int]:
+    return parse_tiles(text)
+
+
+def tile(text: str) -> int:
+    (t,) = parse_tiles(text)
+    return t
+
+
+def meld(kind: str, text: str, from_seat) -> Meld:
+    return Meld(kind, tuple(parse_tiles(text)), from_seat)
+
+
+def hand_of(g, seat) -> Counter:
+    return Counter({k: c for k, c in enumerate(g.hands[seat]) if c})
+
+
+def counts(tile_list) -> list[int]:
+    """Count list (34) of a list of tile indices."""
+    out = [0] * 34
+    for t in tile_list:
+        out[t] += 1
+    return out
+
+
+def pass_and_discard_drawn(g):
+    """One step of a player who never wins or kongs: pass every claim, discard the tile just
+    drawn (after a chi or pong, the lowest tile)."""
+    if g.phase != "TURN":
+        return g.step(PASS)
+    discards = [a for a in g.legal() if a < 34]
+    g.step(g.turn_tile if g.turn_tile in discards else discards[0])
+
+
+def count_live_draws_to_the_end(g) -> int:
+    draws = 0
+    while g.phase != END:
+        before = g.live_next
+        pass_and_discard_drawn(g)
+        draws += g.live_next - before
+    return draws
+
+
+def settled(g) -> list[int]:
+    """The final scores of an ended hand, after checking the settlement: zero-sum, every win
+    legal by the rules core, and (batched engine) the rewards its steps returned equal to it."""
+    assert g.phase == END and g.to_act is None and g.legal() == []
+    res = g.result
+    scores = list(res["scores"])
+    assert sum(scores) == 0, res
+    for w in res.get("wins", [res] if g.wins else []):
+        assert w["legal"] is True, w
+    if hasattr(g, "rewards"):
+        assert g.rewards == scores, (g.rewards, res)
+    return scores

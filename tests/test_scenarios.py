@@ -1,0 +1,862 @@
+"""Scripted scenarios from explicit walls, run on both engines.
+
+Every scenario builds a wall with ``walls.build_wall`` and plays named moves; it asserts the
+legal actions by name, the seat asked next, and for a hand that ends the settlement and the
+final scores. The ``new_game`` fixture runs each scenario on the plain reference engine
+(``RefGame``, tests/ref_engine.py) and on the batched engine (``FastGame``, tests/fast_game.py,
+a one-table ``Engine``); on the batched engine the rewards its steps returned must equal the
+settlement's scores (``settled``), checked again for every game that ended when a test finishes.
+A few tests need the batched engine's own features (shuffled walls by seed, matches of several
+hands) and use ``Engine`` directly.
+
+Beijing scripts use indicator 9s unless they say otherwise, so the 惠牌 (wildcard) is 1s.
+Expected fan and scores are worked out from RULES.md 6 in the comments.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from fast_game import FastGame
+from ref_engine import END, RefGame
+from scenario_helpers import (
+    BEIJING,
+    HEBEI,
+    QUEMEN,
+    count_live_draws_to_the_end,
+    counts,
+    meld,
+    names,
+    pass_and_discard_drawn,
+    play,
+    settled,
+    tile,
+    tiles,
+)
+from walls import build_wall
+
+from mj_env.actions import PASS, WIN, index
+from mj_env.engine import Engine
+from mj_env.rules import get_rules
+from mj_env.state import END as FAST_END
+from mj_env.state import TURN as FAST_TURN
+from mj_env.tiles import full_set
+
+
+@pytest.fixture(params=[RefGame, FastGame], ids=["ref", "fast"])
+def new_game(request):
+    """A factory of games of the engine under test: ``new_game(rules, dealer, **layout)`` with
+    ``build_wall``'s layout (hands, draws, indicator, tail, seed), or ``wall=`` a full wall."""
+    made = []
+
+    def make(rules=BEIJING, dealer=0, wall=None, **layout):
+        if wall is None:
+            if rules.hui:
+                layout.setdefault("indicator", "9s")
+            wall = build_wall(rules, dealer=dealer, **layout)
+        g = request.param(rules, wall, dealer)
+        made.append(g)
+        return g
+
+    yield make
+    for g in made:
+        if g.phase == END:
+            settled(g)
+
+
+def flower_counts(g) -> list[int]:
+    return g.flower_counts if isinstance(g, FastGame) else [len(f) for f in g.flowers]
+
+
+# ---------------------------------------------------------------------------------------------
+# The deal: explicit walls, the indicator and 惠牌, shuffled walls
+# ---------------------------------------------------------------------------------------------
+
+ORPHANS_14 = "19m19p19s1234567z1m"  # no win, no kong in any rule set: the dealer's first turn only discards
+
+
+@pytest.mark.parametrize("rules, dealer", [(BEIJING, 2), (HEBEI, 1)], ids=["beijing", "hebei"])
+def test_deal_from_an_explicit_wall(new_game, rules, dealer):
+    g = new_game(rules, dealer=dealer, hands={dealer: ORPHANS_14}, seed=3,
+                 **({"indicator": "3m"} if rules.hui else {}))
+    w = g.wall
+    assert g.hands[dealer] == counts(w[0:13] + [w[52]])
+    for k in (1, 2, 3):
+        assert g.hands[(dealer + k) % 4] == counts(w[13 * k:13 * k + 13])
+    assert (g.phase, g.to_act, g.turn_tile, g.turn_source) == ("TURN", dealer, w[52], "deal")
+    assert g.turn_tile == tile("1m") and g.hands[dealer][tile("1m")] == 2
+    assert names(g) == ["discard " + c for c in
+                        ("1m", "9m", "1p", "9p", "1s", "9s", "1z", "2z", "3z", "4z", "5z", "6z", "7z")]
+    assert g.melds == [[], [], [], []] and g.river == [[], [], [], []] and g.live_next == 53
+    if rules.hui:
+        assert (g.indicator, g.hui) == (w[-1], tile("4m")) == (tile("3m"), tile("4m"))
+        assert g.live_end == 121 and g.undrawn() == w[53:135]  # 68 live + the 14-tile reserve
+    else:
+        assert (g.indicator, g.hui) == (None, None)
+        assert g.undrawn() == w[53:136]  # the whole rest; replacements from wall[-1]
+    assert g.kong_possible()
+
+
+@pytest.mark.parametrize("indicator, hui", [
+    ("3m", "4m"), ("9m", "1m"), ("9p", "1p"), ("5s", "6s"), ("9s", "1s"),
+    ("1z", "2z"), ("4z", "1z"),                  # winds E -> S -> W -> N -> E
+    ("7z", "6z"), ("6z", "5z"), ("5z", "7z"),    # dragons 中 -> 发 -> 白 -> 中 (the seed's cycle)
+])
+def test_hui_is_the_successor_of_the_indicator(new_game, indicator, hui):
+    g = new_game(indicator=indicator, hands={0: ORPHANS_14, 1: "23m56m89m23p56p8p", 2: "23s56s8s2233z",
+                                             3: "4455667788m44p"})
+    assert (g.indicator, g.hui) == (tile(indicator), tile(hui))
+    assert g.phase == "TURN" and g.to_act == 0
+
+
+# 123m 456m 789m 234p and 5z 6z: the dealer wins on its first turn exactly when the 5z or the 6z
+# is the 惠牌 and pairs the other.
+@pytest.mark.parametrize("indicator, wins", [("7z", True), ("6z", True), ("5z", False), ("4z", False)],
+                         ids=["7z->6z", "6z->5z", "5z->7z", "4z->1z"])
+def test_the_dragon_cycle_decides_which_tile_is_wild(new_game, indicator, wins):
+    g = new_game(indicator=indicator, hands={0: "123m456m789m234p5z6z"})
+    assert (g.phase, g.to_act) == ("TURN", 0)
+    assert ("win" in names(g)) is wins
+    if wins:
+        play(g, (0, "win"))  # 天和 10 + 一条龙 3 (no 门清无惠: a 惠牌 is held) = 13
+        assert g.result["patterns"] == {"天和": 10, "一条龙": 3} and settled(g) == [39, -13, -13, -13]
+
+
+@pytest.mark.parametrize("preset", ["beijing", "hebei", "quemen"])
+def test_shuffled_walls_are_fixed_by_the_seed(preset):
+    rules = get_rules(preset)
+    a, b, c = (Engine(rules, num_tables=8) for _ in range(3))
+    a.reset(seed=5)
+    b.reset(seed=5)
+    c.reset(seed=6)
+    for field in ("wall", "hands", "dealer", "indicator", "flowers"):
+        assert (getattr(a.state, field) == getattr(b.state, field)).all(), field
+    assert (a.legal_mask() == b.legal_mask()).all()
+    assert (a.state.wall != c.state.wall).any(axis=1).all()
+    full = sorted(full_set(rules.n_tiles).tolist())
+    for t in range(8):
+        assert sorted(a.state.wall[t].tolist()) == full
+    assert len({a.state.wall[t].tobytes() for t in range(8)}) == 8  # every table its own wall
+    dealers = a.state.dealer.tolist()
+    if rules.first_dealer == "east":
+        assert dealers == [0] * 8
+    else:
+        assert len(set(dealers)) > 1 and dealers != c.state.dealer.tolist()  # drawn from the seed
+    if not rules.flowers:  # the deal follows the shuffled wall (flower replacements aside)
+        for t in range(8):
+            w, d = a.state.wall[t].tolist(), dealers[t]
+            assert a.state.hands[t, d].tolist() == counts(w[0:13] + [w[52]])
+            assert a.state.hands[t, (d + 2) % 4].tolist() == counts(w[26:39])
+    # A seed given to the constructor is the same generator as one given to reset.
+    e = Engine(rules, num_tables=8, seed=5)
+    e.reset()
+    assert (e.state.wall == a.state.wall).all() and (e.state.dealer == a.state.dealer).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# Draws, discards, the claim window (beijing)
+# ---------------------------------------------------------------------------------------------
+
+SELF_DRAW = {"hands": {0: "123m456m789m1234z5z", 1: "234p567p345s789s6s",
+                        2: "11m22m33m44p55p66p7z", 3: "77m88m99m77p88p99p6z"}, "draws": "6s"}
+
+
+def test_self_draw_win_from_the_live_wall(new_game):
+    g = new_game(**SELF_DRAW)
+    assert (g.phase, g.to_act, g.hui, g.indicator) == ("TURN", 0, tile("1s"), tile("9s"))
+    assert "win" not in names(g) and not any(n.startswith("kong") for n in names(g))
+    play(g, (0, "discard 5z"))  # nobody can claim 5z: seat 1 draws 6s (wall[53])
+    assert (g.phase, g.to_act, g.turn_tile, g.turn_source, g.live_next) == ("TURN", 1, tile("6s"), "live", 54)
+    assert "win" in names(g)
+    play(g, (1, "win"))
+    (w,) = g.wins
+    assert (w["winner"], w["discarder"], w["hand"], w["win_tile"], w["hui"]) == (1, None, "234567p3456789s", "6s", "1s")
+    assert w["situation"] == {"last_tile": False, "after_kong": False, "robbed_kong": False, "first_turn": True}
+    assert g.river[0] == tiles("5z") and g.next_dealer == 3  # a non-dealer won: (dealer - 1) % 4
+    # 地和 (a non-dealer's first draw, no claim yet) 8 + 门清无惠 1 = 9; self-draw: 3 x 9
+    assert g.result["patterns"] == {"地和": 8, "门清无惠": 1}
+    assert settled(g) == [-9, 27, -9, -9]
+
+
+# Dealer discards 5m: seat 3 may win (5m pair), seat 2 may pong, seat 1 may chi 456m.
+QUEUE = {0: "111z222z333z44z5m", 1: "46m234p567p79p55z9s", 2: "55m789m345s678s6z7z",
+         3: "123p456p789p222s5m"}
+
+
+def test_claim_queue_asks_win_then_pong_then_chi(new_game):
+    g = new_game(hands=QUEUE)
+    play(g, (0, "discard 5m"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 3, ["win", "pass"])
+    play(g, (3, "pass"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 2, ["pass", "pong"])
+    play(g, (2, "pass"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 1, ["pass", "chi 456m"])
+    play(g, (1, "pass"))
+    assert (g.phase, g.to_act, g.turn_source) == ("TURN", 1, "live") and g.river[0] == tiles("5m")
+
+
+def test_claim_win_ends_the_hand_on_the_discard_dihe(new_game):
+    g = new_game(hands=QUEUE)
+    play(g, (0, "discard 5m"), (3, "win"))
+    assert g.phase == END and g.winners == [3] and g.river[0] == [] and g.claimed_win_tile == tile("5m")
+    (w,) = g.wins
+    assert (w["discarder"], w["win_tile"], w["hand"]) == (0, "5m", "5m123456789p222s")
+    assert w["situation"]["first_turn"] is True  # seat 3 has not discarded: 地和
+    # 庄 (the dealer dealt in) 1 + 门清无惠 1 + 一条龙 3 + 地和 8 = 13, paid by the discarder
+    assert g.result["patterns"] == {"庄": 1, "门清无惠": 1, "一条龙": 3, "地和": 8}
+    assert settled(g) == [-13, 0, 0, 13] and g.next_dealer == 3
+
+
+def test_dihe_is_gone_once_anyone_has_claimed(new_game):
+    # Seat 3 now waits on 7z alone; seat 2 pongs the dealer's 5m and lets its 7z go.
+    g = new_game(hands={**QUEUE, 3: "123p456p789p222s7z"})
+    assert "win" not in names(g)
+    play(g, (0, "discard 5m"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 2, ["pass", "pong"])  # seat 3 is not asked
+    play(g, (2, "pong"))
+    assert (g.phase, g.to_act) == ("TURN", 2) and all(n.startswith("discard") for n in names(g))
+    play(g, (2, "discard 7z"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 3, ["win", "pass"])
+    play(g, (3, "win"))
+    (w,) = g.wins
+    assert w["situation"]["first_turn"] is False and w["discarder"] == 2
+    # 一条龙 3 + 门清无惠 1 = 4 (no 地和: a pong came first; no 庄: the dealer is not involved)
+    assert g.result["patterns"] == {"一条龙": 3, "门清无惠": 1}
+    assert settled(g) == [0, 0, -4, 4] and g.next_dealer == 3
+
+
+def test_tianhe_the_dealer_wins_on_the_initial_14(new_game):
+    g = new_game(hands={0: "123m456m789p234s55z"})
+    assert (g.phase, g.to_act, g.turn_source) == ("TURN", 0, "deal") and "win" in names(g)
+    play(g, (0, "win"))
+    (w,) = g.wins
+    assert (w["winner"], w["discarder"], w["win_tile"]) == (0, None, "5z")
+    assert w["situation"]["first_turn"] is True
+    # 天和 10 + 门清无惠 1 = 11, without 庄; self-draw: 3 x 11
+    assert g.result["patterns"] == {"天和": 10, "门清无惠": 1}
+    assert settled(g) == [33, -11, -11, -11] and g.next_dealer == 0
+
+
+def test_claim_pong_and_chi_are_carried_out(new_game):
+    g = new_game(hands=QUEUE)
+    play(g, (0, "discard 5m"), (3, "pass"), (2, "pong"))
+    assert (g.phase, g.to_act, g.turn_source) == ("TURN", 2, "claim")
+    assert all(n.startswith("discard") for n in names(g))  # no win, no kong after a pong
+    assert g.melds[2] == [meld("pong", "555m", 0)] and g.river[0] == []
+    assert g.claims_from[2][0] == 1 and g.hands[2][4] == 0
+    g = new_game(hands=QUEUE)
+    play(g, (0, "discard 5m"), (3, "pass"), (2, "pass"), (1, "chi 456m"))
+    assert (g.phase, g.to_act) == ("TURN", 1) and g.melds[1] == [meld("chi", "456m", 0)]
+    assert all(n.startswith("discard") for n in names(g))
+    assert g.claims_from[1][0] == 1 and g.hands[1][tile("4m")] == 0 and g.hands[1][tile("6m")] == 0
+
+
+# Seats 1 and 3 may both win on the dealer's 5m.
+TWO_WINNERS = {**QUEUE, 1: "46m234p567p789p55z"}
+
+
+def test_first_accepted_win_takes_the_tile(new_game):
+    g = new_game(hands=TWO_WINNERS)
+    play(g, (0, "discard 5m"))
+    assert (g.to_act, names(g)) == (1, ["win", "pass", "chi 456m"])
+    play(g, (1, "win"))
+    assert g.phase == END and g.winners == [1]  # seat 3 is not asked
+    # 庄 1 + 门清无惠 1 + 捉五魁 2 (4m6m waits on 5m alone) + 地和 8 = 12
+    assert g.result["patterns"] == {"庄": 1, "门清无惠": 1, "捉五魁": 2, "地和": 8}
+    assert settled(g) == [-12, 12, 0, 0]
+    g = new_game(hands=TWO_WINNERS)
+    play(g, (0, "discard 5m"), (1, "pass"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 3, ["win", "pass"])
+    play(g, (3, "win"))
+    assert g.phase == END and g.winners == [3] and settled(g) == [-13, 0, 0, 13]
+
+
+def test_pending_chi_is_overridden_by_a_later_pong(new_game):
+    hands = {**TWO_WINNERS, 3: "123p456p789p222s3z"}  # seat 3 no longer waits on 5m
+    g = new_game(hands=hands)
+    play(g, (0, "discard 5m"))
+    assert (g.to_act, names(g)) == (1, ["win", "pass", "chi 456m"])
+    play(g, (1, "chi 456m"))  # pending: seat 2 may still pong
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 2, ["pass", "pong"])
+    play(g, (2, "pong"))
+    assert (g.phase, g.to_act) == ("TURN", 2) and g.melds[1] == [] and g.melds[2][0].type == "pong"
+    assert g.hands[1][3] == 1 and g.hands[1][5] == 1  # the chi's tiles stayed in seat 1's hand
+    # If seat 2 passes, the pending chi is carried out.
+    g = new_game(hands=hands)
+    play(g, (0, "discard 5m"), (1, "chi 456m"), (2, "pass"))
+    assert (g.phase, g.to_act) == ("TURN", 1) and g.melds[1] == [meld("chi", "456m", 0)]
+
+
+def test_illegal_action_raises_and_changes_nothing(new_game):
+    g = new_game(hands=QUEUE)
+    before = (g.phase, g.to_act, [list(h) for h in g.hands], g.legal())
+    for bad in (index("discard 9p"), PASS, WIN, 999, "win"):
+        with pytest.raises(ValueError, match="illegal|integer"):
+            g.step(bad)
+    assert (g.phase, g.to_act, [list(h) for h in g.hands], g.legal()) == before
+
+
+# ---------------------------------------------------------------------------------------------
+# Kongs: concealed, exposed, added, robbed; the reserve (beijing)
+# ---------------------------------------------------------------------------------------------
+
+# Seat 1 pongs the dealer's 5m, draws the fourth 5m later and declares an added kong; seat 3
+# waits on 5m (4m6m) with a concealed hand.
+ROB = {"hands": {0: "111z222z333z44z5m", 1: "55m789p234s567s6z7z", 2: "11m22m33m77s88s99s6z",
+                  3: "46m123p456p789p22s"},
+       "draws": "5z5z5z5m", "tail": "3m"}
+ROB_MOVES = [(0, "discard 5m"), (3, "pass"), (1, "pong"), (1, "discard 7z"),
+             (2, "discard 5z"), (3, "discard 5z"), (0, "discard 5z")]
+
+
+def test_added_kong_is_robbed(new_game):
+    g = new_game(**ROB)
+    play(g, *ROB_MOVES)
+    assert (g.phase, g.to_act) == ("TURN", 1) and "kong 5m" in names(g)
+    play(g, (1, "kong 5m"))
+    assert (g.phase, g.to_act, names(g)) == ("ROB", 3, ["win", "pass"])
+    play(g, (3, "win"))
+    assert g.phase == END and g.winners == [3]
+    (w,) = g.wins
+    assert (w["discarder"], w["win_tile"], w["situation"]["robbed_kong"]) == (1, "5m", True)
+    assert g.melds[1] == [meld("pong", "555m", 0)] and g.hands[1][4] == 0 and g.kongs == []
+    assert g.claimed_win_tile == tile("5m")
+    # 门清无惠 1 + 一条龙 3 + 捉五魁 2 = 6, paid by the kong's declarer as the discarder
+    assert g.result["patterns"] == {"门清无惠": 1, "一条龙": 3, "捉五魁": 2}
+    assert settled(g) == [0, -6, 0, 6] and g.next_dealer == 3
+
+
+def test_added_kong_completes_when_nobody_robs(new_game):
+    g = new_game(**ROB)
+    play(g, *ROB_MOVES, (1, "kong 5m"), (3, "pass"))
+    assert (g.phase, g.to_act) == ("TURN", 1)
+    assert g.melds[1] == [meld("added_kong", "5555m", 0)] and g.kongs == [(1, "added", None)]
+    assert g.hands[1][tile("3m")] == 1 and g.turn_source == "kong"  # replacement from wall[-2]
+    assert g.replacements_taken == 1 and g.turn_tile == tile("3m")
+
+
+KONGS = {0: "5555m6666m123p77z4z", 1: "11m22m33m88s99s5z6z", 2: "444z789p789s12m", 3: "12345p234567s9p"}
+
+
+def test_concealed_kong_takes_its_replacement_from_the_reserve(new_game):
+    g = new_game(hands=KONGS, tail="3z2z")
+    assert {"kong 5m", "kong 6m"} <= set(names(g))
+    play(g, (0, "kong 5m"))
+    assert (g.phase, g.to_act, g.turn_source) == ("TURN", 0, "kong") and "kong 6m" in names(g)
+    assert g.melds[0] == [meld("concealed_kong", "5555m", None)] and g.hands[0][29] == 1  # 3z
+    assert len(g.undrawn()) == 68 + 13 and g.live_end == 136 - 15  # the live wall is not shortened
+    assert g.kongs == [(0, "concealed", None)]
+    play(g, (0, "discard 4z"))
+    assert (g.to_act, names(g)) == (2, ["pass", "pong", "kong"])
+
+
+def test_exposed_kong_on_a_discard_draws_a_replacement(new_game):
+    g = new_game(hands=KONGS, tail="3z2z")
+    play(g, (0, "discard 4z"), (2, "kong"))
+    assert (g.phase, g.to_act, g.turn_source) == ("TURN", 2, "kong")
+    assert g.melds[2] == [meld("kong", "4444z", 0)] and g.kongs == [(2, "exposed", 0)]
+    assert g.hands[2][tile("3z")] == 1 and g.claims_from[2][0] == 1 and g.river[0] == []
+    assert any(n.startswith("discard") for n in names(g))
+
+
+def test_no_kong_once_the_reserve_is_empty(new_game):
+    g = new_game(BEIJING.replace(reserve=1), hands=KONGS, tail="3z")
+    assert g.live_end == 136 - 2  # live wall wall[53:-2]
+    play(g, (0, "kong 5m"))
+    assert "kong 6m" not in names(g) and not g.kong_possible()
+    play(g, (0, "discard 4z"))
+    assert (g.to_act, names(g)) == (2, ["pass", "pong"])  # no exposed kong either
+
+
+@pytest.mark.parametrize("rules", [BEIJING, HEBEI], ids=["beijing", "hebei"])
+def test_win_on_a_kong_replacement(new_game, rules):
+    g = new_game(rules, hands={0: "5555m123p456p789p7z"}, tail="7z")
+    play(g, (0, "kong 5m"))
+    assert (g.phase, g.to_act, g.turn_source) == ("TURN", 0, "kong") and "win" in names(g)
+    play(g, (0, "win"))
+    (w,) = g.wins
+    assert w["melds"] == [{"type": "concealed_kong", "tiles": "5555m"}] and w["hand"] == "123456789p7z"
+    assert w["situation"] == {"last_tile": False, "after_kong": True, "robbed_kong": False, "first_turn": False}
+    res = g.result
+    if rules is BEIJING:
+        # 庄 1 + 门清无惠 1 + 一条龙 3 + 杠上开花 5 = 10 (no 天和 after a kong); self-draw 3 x 10
+        assert res["patterns"] == {"庄": 1, "门清无惠": 1, "一条龙": 3, "杠上开花": 5}
+        assert settled(g) == [30, -10, -10, -10]
+    else:
+        # dealer self-draw: each pays base 4 + X (门清 2 + 杠上开花 2 + 一条龙 2 = 6) = 10,
+        # plus the concealed kong: each other pays 2
+        assert res["patterns"] == {"门清": 2, "杠上开花": 2, "一条龙": 2}
+        assert settled(g) == [36, -12, -12, -12]
+
+
+# ---------------------------------------------------------------------------------------------
+# The end of the wall: exhaustive draws, 海底
+# ---------------------------------------------------------------------------------------------
+
+def test_exhaustive_draw_beijing_after_the_68_live_tiles(new_game):
+    # No hand holds a 惠牌 (1s), and each keeps its 13 tiles, so 四惠牌 cannot happen.
+    hands = {0: "123m456m789m2345z6z", 1: "234p567p345s789s6s", 2: "11m22m33m44p55p66p7z",
+             3: "77m88m99m77p88p99p6z"}
+    g = new_game(hands=hands)
+    assert count_live_draws_to_the_end(g) == 68
+    assert g.wins == [] and g.live_next == g.live_end and len(g.undrawn()) == 14 and not g.can_draw()
+    assert g.result == {"draw": True, "shaozhuang": 0, "scores": [0, 0, 0, 0]} and settled(g) == [0] * 4
+    assert g.next_dealer == 0  # a drawn hand: the dealer stays
+
+
+@pytest.mark.parametrize("kong, live_draws", [(False, 71), (True, 69)])
+def test_exhaustive_draw_hebei_keeps_six_stacks(new_game, kong, live_draws):
+    g = new_game(HEBEI, hands={0: "5555m123p789p1234z" if kong else "159m123p789p12345z"})
+    if kong:
+        play(g, (0, "kong 5m"))
+        assert g.replacements_taken == 1 and g.kongs == [(0, "concealed", None)]
+    # 83 undrawn after the deal; 12 are kept, 13 when an odd number of replacements was taken.
+    assert count_live_draws_to_the_end(g) == live_draws
+    assert g.wins == [] and len(g.undrawn()) == (13 if kong else 12)
+    assert settled(g) == [0, 0, 0, 0]  # hebei: kong payments are void in a drawn hand
+    assert g.next_dealer == 0
+
+
+def test_quemen_drawn_hand_keeps_kong_payments(new_game):
+    g = new_game(QUEMEN, hands={0: "5555m123p789p1234z"})
+    play(g, (0, "kong 5m"))
+    assert g.kongs == [(0, "concealed", None)]
+    count_live_draws_to_the_end(g)
+    assert g.wins == [] and g.undrawn() == [] and g.result["draw"] is True
+    assert settled(g) == [3, -1, -1, -1]  # quemen: a concealed kong, each other pays 1, drawn or won
+    assert g.next_dealer == 0
+
+
+def hand_with_last_live_tile(new_game, hands: dict, last: str):
+    """A beijing game whose last live tile (wall[120], drawn by the dealer when nobody claims)
+    is ``last``: the free copy of it is swapped there."""
+    wall = build_wall(BEIJING, hands=hands, indicator="9s")
+    t = tile(last)
+    free = next(i for i in range(53, 121) if wall[i] == t)
+    wall[free], wall[120] = wall[120], wall[free]
+    return new_game(wall=wall)
+
+
+def test_last_live_tile_self_draw_and_its_discard(new_game):
+    # Every hand is given and none holds a 惠牌 (1s): no 四惠牌 can end the hand early.
+    seat3 = "4m5m6m2s3s4s5s6s7s8s2z3z4z"
+    # The dealer waits on 5z; seat 1 holds the other two copies and never lets them go.
+    g = hand_with_last_live_tile(new_game, {0: "123m456m789m123p5z9m", 1: "55z11m22m33p44p66p",
+                                            2: "77m88m99m77p8p9p4z", 3: seat3}, last="5z")
+    while g.live_next < g.live_end:
+        pass_and_discard_drawn(g)
+    assert (g.phase, g.to_act, g.turn_tile) == ("TURN", 0, tile("5z")) and g.drew_last and "win" in names(g)
+    play(g, (0, "win"))
+    assert g.wins[0]["situation"]["last_tile"] is True
+    # 庄 1 + 门清无惠 1 + 一条龙 3 + 海底捞月 2 = 7; self-draw 3 x 7
+    assert g.result["patterns"] == {"庄": 1, "门清无惠": 1, "一条龙": 3, "海底捞月": 2}
+    assert settled(g) == [21, -7, -7, -7]
+    # Seat 1 waits on 6z; the dealer draws the last 6z and lets it go.
+    g = hand_with_last_live_tile(new_game, {0: "123m456m789m123p5z9m", 1: "234p567p345s789s6z",
+                                            2: "66z77m88m99m77p8p9p4z", 3: seat3}, last="6z")
+    while g.live_next < g.live_end:
+        pass_and_discard_drawn(g)
+    play(g, (0, "discard 6z"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 1, ["win", "pass"])
+    play(g, (1, "win"))
+    assert g.wins[0]["situation"]["last_tile"] is True and g.wins[0]["discarder"] == 0
+    # 庄 1 (the dealer dealt in) + 门清无惠 1 + 海底捞月 1 = 3
+    assert g.result["patterns"] == {"庄": 1, "门清无惠": 1, "海底捞月": 1}
+    assert settled(g) == [-3, 3, 0, 0]
+
+
+# ---------------------------------------------------------------------------------------------
+# 惠牌 rules: 四惠牌, three 惠牌, concealed-only discard wins, 惠牌 in melds (beijing)
+# ---------------------------------------------------------------------------------------------
+
+def test_four_hui_wins_at_once_on_the_dealers_first_turn(new_game):
+    g = new_game(hands={0: "234m567m8p345z1111s"})  # the fourth 1s is wall[52]
+    assert g.phase == END and g.winners == [0]
+    (w,) = g.wins
+    assert (w["hand"], w["win_tile"], w["discarder"]) == ("234567m8p111s345z", "1s", None)
+    assert w["situation"]["first_turn"] is True
+    assert g.result["patterns"] == {"庄": 1, "四惠牌": 8} and settled(g) == [27, -9, -9, -9]
+
+
+def test_four_hui_wins_at_once_after_a_draw(new_game):
+    g = new_game(hands={**SELF_DRAW["hands"], 1: "111s234m567m89p45z"}, draws="1s")
+    play(g, (0, "discard 5z"))  # seat 1 (three 惠牌) may not win on it; it draws the fourth
+    assert g.phase == END and g.winners == [1] and g.wins[0]["win_tile"] == "1s"
+    assert g.wins[0]["discarder"] is None
+    # 四惠牌 8, scored with 庄 only (a non-dealer self-draw: no 庄); self-draw 3 x 8
+    assert g.result["patterns"] == {"四惠牌": 8} and settled(g) == [-8, 24, -8, -8]
+
+
+THREE_HUI = {"hands": {0: "234p567p234s567s9m5z", 1: "11m22m33m44m88p99p7z", 2: "667788m3344p77z2z",
+                        3: "111s234m567m789p5z"}, "draws": "6z6z5z"}
+
+
+def test_three_hui_forbid_a_discard_win_but_not_a_self_draw(new_game):
+    g = new_game(**THREE_HUI)
+    play(g, (0, "discard 5z"))  # seat 3 waits on 5z with three 1s: not asked at all
+    assert (g.phase, g.to_act) == ("TURN", 1)
+    play(g, (1, "discard 6z"), (2, "discard 6z"))
+    assert (g.phase, g.to_act) == ("TURN", 3) and "win" in names(g)
+    play(g, (3, "win"))
+    assert g.winners == [3] and g.wins[0]["discarder"] is None
+    # the three 1s stand for 1m 8m 9m: 一条龙 3 + 地和 8 (no 门清无惠: 惠牌 are held) = 11
+    assert g.result["patterns"] == {"一条龙": 3, "地和": 8} and settled(g) == [-11, -11, -11, 33]
+    g = new_game(BEIJING.replace(self_draw_only_hui=4), **THREE_HUI)
+    play(g, (0, "discard 5z"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 3, ["win", "pass"])
+
+
+# Seat 2 pongs the dealer's 7z, then waits on 5p; seat 3 discards 5p.
+CLAIMED = {"hands": {0: "123s456s789s1234z7z", 1: "11m88m11p22p33s44s5z", 2: "77z234m567m789p5p9s",
+                      3: "66m34p66p66s8s9s2z5z6z"}, "draws": "5p"}
+
+
+@pytest.mark.parametrize("rules", [BEIJING, HEBEI], ids=["beijing", "hebei"])
+def test_a_claimed_hand_wins_on_a_discard_only_in_hebei(new_game, rules):
+    g = new_game(rules, **CLAIMED)
+    play(g, (0, "discard 7z"), (2, "pong"))
+    assert all(n.startswith("discard") for n in names(g))
+    play(g, (2, "discard 9s"), (3, "discard 5p"))
+    if rules.discard_win_concealed_only:
+        assert (g.phase, g.to_act) == ("TURN", 0)  # beijing: seat 2 is not asked
+    else:
+        assert (g.phase, g.to_act, names(g)) == ("CLAIM", 2, ["win", "pass"])
+        play(g, (2, "win"))
+        assert g.winners == [2] and g.wins[0]["melds"] == [{"type": "pong", "tiles": "777z", "from": 0}]
+        # a non-dealer on a non-dealer's discard: base 5, no bonus (not concealed), the discarder pays
+        assert g.result["patterns"] == {} and settled(g) == [0, 0, 5, -5]
+        assert g.next_dealer == 1  # hebei: (dealer + 1) % 4
+
+
+# Seat 2 holds one 5m and a 惠牌 (1s), seat 1 a 4m and a 惠牌; the dealer discards 5m. Nobody
+# else can claim 5m.
+HUI_IN_MELDS = {0: "5m9m9p9s1z1z2z2z3z3z4z4z5z5z", 1: "4m1s2p5p8p3s6s9s6z7z1p4p7p",
+                2: "5m1s1m8m3p6p9p2s5s8s6z7z3m", 3: "2m6m7m2p7p4s7s1z2z3z4z5z6z"}
+
+
+@pytest.mark.parametrize("fill", [False, True], ids=["face-value", "hui-wild-in-melds"])
+def test_hui_wild_in_melds_changes_the_masks(new_game, fill):
+    rules = BEIJING.replace(hui_wild_in_melds=fill)
+    g = new_game(rules, hands=HUI_IN_MELDS)
+    play(g, (0, "discard 5m"))
+    if not fill:
+        assert (g.phase, g.to_act, g.turn_source) == ("TURN", 1, "live")  # no claim at all
+        return
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 2, ["pass", "pong"])  # 5m + 惠牌
+    play(g, (2, "pong"))
+    assert (g.phase, g.to_act) == ("TURN", 2) and g.melds[2] == [meld("pong", "555m", 0)]
+    assert g.hands[2][tile("5m")] == 0 and g.hands[2][tile("1s")] == 0  # the 惠牌 filled in
+    g = new_game(rules, hands=HUI_IN_MELDS)
+    play(g, (0, "discard 5m"), (2, "pass"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 1, ["pass", "chi 345m", "chi 456m"])
+    play(g, (1, "chi 345m"))
+    assert (g.phase, g.to_act) == ("TURN", 1) and g.melds[1] == [meld("chi", "345m", 0)]
+    assert g.hands[1][tile("4m")] == 0 and g.hands[1][tile("1s")] == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# 烧庄 and 互包 (beijing)
+# ---------------------------------------------------------------------------------------------
+
+SHAOZHUANG = {"hands": {0: "147m258p369s1234z5z", 1: "11m22m33p44p55s66s7z", 2: "123m456m789m234p9p",
+                         3: "77m88m66p77p88s99s2z"}, "draws": "5z5z5z6z7z9p"}
+
+
+def test_one_round_of_shaozhuang(new_game):
+    g = new_game(**SHAOZHUANG)
+    play(g, (0, "discard 5z"), (1, "discard 5z"), (2, "discard 5z"), (3, "discard 5z"))
+    assert g.shaozhuang_rounds == 1 and g.shaozhuang_alive
+    play(g, (0, "discard 6z"), (1, "discard 7z"))  # the second round breaks
+    assert g.shaozhuang_rounds == 1 and not g.shaozhuang_alive
+    assert (g.phase, g.to_act) == ("TURN", 2) and "win" in names(g)
+    play(g, (2, "win"))
+    assert g.wins[0]["shaozhuang_rounds"] == 1
+    res = g.result
+    # hand: 一条龙 3 + 门清无惠 1 = 4, self-draw 3 x 4; 烧庄 1 round: dealer -3, others +1
+    assert res["patterns"] == {"一条龙": 3, "门清无惠": 1} and res["shaozhuang"] == 1
+    assert settled(g) == [-4 - 3, -4 + 1, 12 + 1, -4 + 1]
+
+
+def test_a_claim_ends_shaozhuang(new_game):
+    g = new_game(hands={**SHAOZHUANG["hands"], 2: "123m456m789m55z9p1s"})
+    play(g, (0, "discard 5z"))  # seat 2 could also win (its 惠牌 1s pairs the 9p)
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 2, ["win", "pass", "pong"])
+    play(g, (2, "pong"))
+    assert not g.shaozhuang_alive and g.shaozhuang_rounds == 0
+
+
+def test_a_drawn_hand_still_settles_shaozhuang(new_game):
+    g = new_game(**SHAOZHUANG)
+    play(g, (0, "discard 5z"), (1, "discard 5z"), (2, "discard 5z"), (3, "discard 5z"))
+    count_live_draws_to_the_end(g)
+    assert g.wins == [] and g.shaozhuang_rounds == 1
+    assert g.result == {"draw": True, "shaozhuang": 1, "scores": [-3, 1, 1, 1]} and settled(g) == [-3, 1, 1, 1]
+    g = new_game(BEIJING.replace(shaozhuang_on_draw=False), **SHAOZHUANG)
+    play(g, (0, "discard 5z"), (1, "discard 5z"), (2, "discard 5z"), (3, "discard 5z"))
+    count_live_draws_to_the_end(g)
+    assert g.shaozhuang_rounds == 1 and g.result == {"draw": True, "shaozhuang": 0, "scores": [0, 0, 0, 0]}
+
+
+# Seat 1 chis the dealer's 1m, 4m and 7p, then self-draws 3z.
+HUBAO = {"hands": {0: "1489m37p3458s117z9s", 1: "23m56m89p2223456z", 2: "258m258p258s4567z",
+                    3: "369m369p369s1237z"}, "draws": "9m4z5z1p6z4z9p5z6z3z"}
+
+
+def test_hubao_binds_two_seats_after_three_claims(new_game):
+    g = new_game(**HUBAO)
+    play(g, (0, "discard 1m"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 1, ["pass", "chi 123m"])
+    play(g, (1, "chi 123m"), (1, "discard 4z"),
+         (2, "discard 9m"), (3, "discard 4z"), (0, "discard 4m"), (1, "chi 456m"), (1, "discard 5z"),
+         (2, "discard 1p"), (3, "discard 6z"), (0, "discard 7p"))
+    assert g.hubao_pairs() == []
+    play(g, (1, "chi 789p"))
+    assert g.hubao_pairs() == [[0, 1]] and g.claims_from[1][0] == 3
+    play(g, (1, "discard 6z"), (2, "discard 9p"), (3, "discard 5z"), (0, "discard 6z"))
+    assert (g.phase, g.to_act) == ("TURN", 1) and "win" in names(g)
+    play(g, (1, "win"))
+    (w,) = g.wins
+    assert w["hubao"] == [[0, 1]] and [m["type"] for m in w["melds"]] == ["chi"] * 3
+    res = g.result
+    # 推倒和 1; a self-draw's whole 3F is paid by the bound seat alone
+    assert res["patterns"] == {"推倒和": 1} and settled(g) == [-3, 3, 0, 0]
+
+
+# ---------------------------------------------------------------------------------------------
+# hebei: no chi, several winners, thirteen orphans
+# ---------------------------------------------------------------------------------------------
+
+def test_hebei_has_no_chi(new_game):
+    g = new_game(HEBEI, hands=QUEUE)
+    play(g, (0, "discard 5m"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 3, ["win", "pass"])
+    play(g, (3, "pass"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 2, ["pass", "pong"])
+    play(g, (2, "pass"))  # seat 1 (4m6m) is not asked: no chi in hebei
+    assert (g.phase, g.to_act, g.turn_source) == ("TURN", 1, "live")
+
+
+def test_hebei_several_winners_on_one_discard(new_game):
+    g = new_game(HEBEI, hands=TWO_WINNERS)
+    play(g, (0, "discard 5m"))
+    assert (g.to_act, names(g)) == (1, ["win", "pass"])
+    play(g, (1, "win"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 3, ["win", "pass"])  # win/pass only now
+    play(g, (3, "win"))
+    assert g.phase == END and g.winners == [1, 3] and g.claimed_win_tile == tile("5m")
+    res = g.result
+    assert [w["input"]["winner"] for w in res["wins"]] == [1, 3]
+    # Each a non-dealer on the dealer's discard (base 6); X > 0: the dealer pays 6 + X and each
+    # other seat X. Seat 1: 门清 2 + 捉五 5 = 7; seat 3: 门清 2 + 一条龙 2 = 4. The wins "settle
+    # one by one" (RULES.md 6.2): the rules core scores each on its own, so the other winner
+    # counts as a non-winner of this win and pays its X too.
+    assert [w["patterns"] for w in res["wins"]] == [{"门清": 2, "捉五": 5}, {"门清": 2, "一条龙": 2}]
+    assert [w["scores"] for w in res["wins"]] == [[-13, 27, -7, -7], [-10, -4, -4, 18]]
+    assert settled(g) == [-23, 23, -11, 11] and g.next_dealer == 1  # hebei: (dealer + 1) % 4
+    # A pending pong is replaced by a later win; seats that only pong are then not asked.
+    g = new_game(HEBEI, hands=TWO_WINNERS)
+    play(g, (0, "discard 5m"), (1, "pass"), (3, "pass"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 2, ["pass", "pong"])
+    play(g, (2, "pong"))
+    assert (g.phase, g.to_act) == ("TURN", 2)
+
+
+ORPHANS = {0: "1m7z2m3m4m6m7m8m5p6p7p3s4s5s", 1: "19m19p19s1234567z", 2: "2p3p4p6s7s8s5m5m8p8p9p2s3z",
+           3: "3p4p5s6s2z3z4z5z6z2m9s8s6p"}
+
+
+@pytest.mark.parametrize("rules, discard, asked", [(HEBEI, "7z", True), (HEBEI, "1m", False),
+                                                    (BEIJING, "7z", False)],
+                         ids=["hebei-dragon", "hebei-1m", "beijing"])
+def test_thirteen_orphans(new_game, rules, discard, asked):
+    g = new_game(rules, hands=ORPHANS)
+    play(g, (0, f"discard {discard}"))
+    if not asked:  # beijing: no such shape; hebei: the 14th tile must be a dragon
+        assert (g.phase, g.to_act, g.turn_source) == ("TURN", 1, "live") and "win" not in names(g)
+        return
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 1, ["win", "pass"])
+    play(g, (1, "win"))
+    # base 6 (a non-dealer on the dealer's discard) + X (门清 2 + 十三幺 10 = 12): the dealer
+    # pays 18, the two other non-winners 12 each
+    assert g.result["patterns"] == {"门清": 2, "十三幺": 10}
+    assert settled(g) == [-18, 42, -12, -12]
+
+
+# ---------------------------------------------------------------------------------------------
+# quemen: flowers, lacking a suit, 报听
+# ---------------------------------------------------------------------------------------------
+
+def test_quemen_flowers_are_laid_out_and_replaced_from_the_tail(new_game):
+    g = new_game(QUEMEN, hands={0: "123m456m789m11z22z1f", 2: "2f3f"}, draws="4f", tail="5m6z7z8m")
+    assert flower_counts(g) == [1, 0, 2, 0]
+    if isinstance(g, RefGame):
+        assert g.flowers == [[34], [], [35, 36], []]
+    assert (g.phase, g.to_act) == ("TURN", 0) and g.replacements_taken == 3
+    assert g.turn_tile == tile("5m") and g.hands[0][4] == 2  # wall[52] was the flower
+    assert g.hands[2][32] == 1 and g.hands[2][33] == 1 and sum(g.hands[2]) == 13
+    play(g, (0, "discard 2z"))  # the later flower 4f, drawn by seat 1, is replaced by 8m
+    assert (g.phase, g.to_act, g.turn_tile) == ("TURN", 1, tile("8m")) and flower_counts(g) == [1, 1, 2, 0]
+    if isinstance(g, RefGame):
+        assert g.flowers[1] == [37]
+    assert len(g.undrawn()) == 144 - 53 - 1 - 4 and g.replacements_taken == 4
+
+
+TING_SCRIPT = {"hands": {0: "123m456m789m11z22z9p", 1: "123m456p789s33z44z", 2: "147m258p369s1234z",
+                         3: "258m147p147s567z9m"}, "draws": "5z3z2z5p6z7z7z1z"}
+
+
+def test_quemen_ting_and_a_hand_holding_three_suits(new_game):
+    g = new_game(QUEMEN, **TING_SCRIPT)
+    assert [n for n in names(g) if n.startswith("ting")] == ["ting 9p"]
+    play(g, (0, "ting 9p"))
+    assert g.ting_declared == [True, False, False, False]
+    play(g, (1, "discard 5z"), (2, "discard 3z"))
+    assert (g.to_act, names(g)) == (1, ["pass", "pong"])  # seat 1 holds three suits: no win
+    play(g, (1, "pass"), (3, "discard 2z"))
+    assert (g.to_act, names(g)) == (0, ["win", "pass"])  # after 报听 no pong, only a win
+    play(g, (0, "pass"))
+    assert (g.to_act, names(g)) == (0, ["discard 5p"])  # after 报听 only the tile just drawn
+    play(g, (0, "discard 5p"), (1, "discard 6z"), (2, "discard 7z"), (3, "discard 7z"))
+    assert names(g) == ["discard 1z", "win"]
+    play(g, (0, "win"))
+    assert g.wins[0]["ting"] is True and g.wins[0]["hand"] == "123456789m1122z"
+    # 混一色 1 (one suit and honors), doubled by 报听; self-draw: each of the three others pays 2
+    assert g.result["legal"] is True and g.result["patterns"] == {"混一色": 1}
+    assert settled(g) == [6, -2, -2, -2] and g.next_dealer == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Matches of several hands: dealer rotation and 连庄 (batched engine: it deals the next hand)
+# ---------------------------------------------------------------------------------------------
+
+def _act(eng: Engine, action_name: str):
+    return eng.step(np.array([index(action_name)]))
+
+
+def _pass_or_discard_drawn(eng: Engine):
+    st = eng.state
+    if st.phase[0] != FAST_TURN:
+        return eng.step(np.array([PASS]))
+    legal = np.flatnonzero(eng.legal_mask()[0])
+    drawn = int(st.drawn[0])
+    return eng.step(np.array([drawn if drawn in legal else int(legal[legal < 34][0])]))
+
+
+def _policy(eng: Engine, rng) -> int:
+    """A seeded player that wins when it can, claims half the time and discards its most
+    isolated tile, so that shuffled hands end in wins often enough."""
+    st = eng.state
+    legal = np.flatnonzero(eng.legal_mask()[0])
+    if WIN in legal:
+        return WIN
+    if st.phase[0] != FAST_TURN:
+        claims = legal[legal > PASS]
+        return int(rng.choice(claims)) if len(claims) and rng.random() < 0.5 else PASS
+    hand = st.hands[0, st.to_act[0]].astype(np.int64)
+    discards = legal[legal < 34]
+    near = []
+    for t in discards:
+        n = hand[t] - 1
+        if t < 27:
+            n += sum(hand[o] for o in range(t - 2, t + 3) if o != t and 0 <= o < 27 and o // 9 == t // 9)
+        near.append(n)
+    return int(rng.choice(discards[np.array(near) == min(near)]))
+
+
+def _winners(settlement) -> list[int]:
+    wins = settlement.get("wins", [settlement] if "input" in settlement else [])
+    return [w["input"]["winner"] for w in wins]
+
+
+# (preset, first hand, its dealer, the next hand's dealer)
+MATCH_STARTS = [
+    ("beijing", "drawn", 0, 0),          # 连庄 after a drawn hand
+    ("beijing", "dealer wins", 0, 0),    # 连庄 after a dealer win (天和)
+    ("beijing", "seat 1 wins", 0, 3),    # (dealer - 1) % 4
+    ("hebei", "drawn", 2, 2),
+    ("hebei", "seat 1 wins", 0, 1),      # (dealer + 1) % 4
+]
+
+
+def _first_hand(eng: Engine, start: str, dealer: int):
+    """Script the match's first hand from an explicit wall; returns the step that ended it."""
+    rules = eng.rules
+    hui = {"indicator": "9s"} if rules.hui else {}
+    if start == "drawn":
+        hands = {dealer: "123m456m789m2345z6z", (dealer + 1) % 4: "234p567p345s789s6s",
+                 (dealer + 2) % 4: "11m22m33m44p55p66p7z", (dealer + 3) % 4: "77m88m99m77p88p99p6z"}
+        eng.reset(walls=[build_wall(rules, hands=hands, dealer=dealer, **hui)], dealers=[dealer])
+        while True:
+            res = _pass_or_discard_drawn(eng)
+            if res.hand_over[0]:
+                return res
+    if start == "dealer wins":
+        eng.reset(walls=[build_wall(rules, hands={0: "123m456m789p234s55z"}, dealer=0, **hui)], dealers=[0])
+        assert eng.legal_mask()[0, WIN]
+        return _act(eng, "win")
+    eng.reset(walls=[build_wall(rules, dealer=0, **SELF_DRAW, **hui)], dealers=[0])
+    _act(eng, "discard 5z")
+    assert eng.state.to_act[0] == 1 and eng.legal_mask()[0, WIN]
+    return _act(eng, "win")
+
+
+def _play_match(preset, start, dealer, next_dealer, seed=0):
+    rules = get_rules(preset, hands_per_episode=3)
+    eng = Engine(rules, num_tables=1, seed=seed)
+    res = _first_hand(eng, start, dealer)
+    st = eng.state
+    hand1 = res.settlements[0]
+    assert res.hand_over[0] and not res.episode_over[0]
+    assert res.rewards[0].tolist() == list(hand1["scores"]) and sum(hand1["scores"]) == 0
+    assert ("draw" in hand1) is (start == "drawn")
+    # The engine dealt the second hand itself, from a shuffled wall, to the next dealer.
+    assert (int(st.dealer[0]), int(st.hands_played[0])) == (next_dealer, 1)
+    assert (st.phase[0], int(st.to_act[0])) == (FAST_TURN, next_dealer)
+    assert st.match_scores[0].tolist() == res.rewards[0].tolist()
+    w = st.wall[0].tolist()
+    assert sorted(w) == sorted(full_set(rules.n_tiles).tolist())
+    assert st.hands[0, next_dealer].tolist() == counts(w[0:13] + [w[52]])
+    assert st.hands[0, (next_dealer + 1) % 4].tolist() == counts(w[13:26])
+    # Hands 2 and 3: seeded random play; each end moves the dealer by the rules.
+    rng = np.random.default_rng(seed)
+    totals = np.array(res.rewards[0], dtype=np.int64)
+    log = [(start, dealer, list(hand1["scores"]))]
+    for _ in range(2000):
+        d = int(st.dealer[0])
+        res = eng.step(np.array([_policy(eng, rng)]))
+        totals += res.rewards[0]
+        if not res.hand_over[0]:
+            assert not res.rewards[0].any()
+            continue
+        s = res.settlements[0]
+        winners = _winners(s)
+        assert res.rewards[0].tolist() == list(s["scores"]) and sum(s["scores"]) == 0
+        assert st.match_scores[0].tolist() == totals.tolist()
+        log.append((winners, d, list(s["scores"])))
+        if res.episode_over[0]:
+            break
+        stays = not winners or d in winners
+        step = -1 if rules.dealer_rotation == "previous" else 1
+        assert int(st.dealer[0]) == (d if stays else (d + step) % 4), (winners, d)
+        assert int(st.hands_played[0]) == len(log) and st.phase[0] == FAST_TURN
+    assert res.episode_over[0] and len(log) == 3 and int(st.hands_played[0]) == 3
+    assert st.phase[0] == FAST_END and not eng.legal_mask().any()
+    return log
+
+
+@pytest.mark.parametrize("preset, start, dealer, next_dealer", MATCH_STARTS,
+                         ids=[f"{p}-{s.replace(' ', '-')}" for p, s, _, _ in MATCH_STARTS])
+def test_match_of_three_hands_rotates_the_dealer(preset, start, dealer, next_dealer):
+    log = _play_match(preset, start, dealer, next_dealer)
+    # seed 0: the shuffled second hand is won by a non-dealer, so the deal moves on once more
+    winners, d, _ = log[1]
+    assert winners and d not in winners
+    if start == "seat 1 wins":
+        assert log[0][2] == ([-9, 27, -9, -9] if preset == "beijing" else [-6, 14, -4, -4])
+
+
+def test_a_match_replays_exactly_from_its_seed():
+    a = _play_match("beijing", "drawn", 0, 0, seed=6)
+    assert _play_match("beijing", "drawn", 0, 0, seed=6) == a
+    # This seed's shuffled second hand is won by its dealer, who deals the third (连庄).
+    assert [(winners, dealer) for winners, dealer, _ in a] == [("drawn", 0), ([0], 0), ([2], 0)]
+
