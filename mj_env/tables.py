@@ -31,9 +31,9 @@ The tables below are indexed by a *part index*: the key itself for a suit, and
 - ``plus`` (2, N, 9) uint8: ``plus[:, k, i]`` is (need0, need1) of the part with one more tile
   of its kind i. A part's nine (suits) or seven (honors; the last two columns unused)
   candidates sit in one row, so ``hand.waits`` reads them with one gather per plane. A kind
-  held four times gets its fifth copy here (``fifth_copy_need``): waits need no special case.
+  held four times gets its fifth copy here (``need_of``): waits need no special case.
 
-The tables are built by dynamic programming over the keys (about two seconds), cached as an
+The tables are built by dynamic programming over the keys (a few seconds), cached as an
 ``.npz`` (``mj_env/data/`` when writable, else ``~/.cache/mj_env/``) and loaded on first use,
 once per process. ``python -m mj_env.tables --rebuild`` rebuilds the cache.
 """
@@ -55,7 +55,7 @@ SUIT_KINDS = 9
 HONOR_KINDS = 7
 MAX_COUNT = 4
 """Counts 0-4 per kind have a key; a fifth copy (a wait on a kind held four times) is reduced
-to these in ``mj_env.hand``."""
+to these by ``need_of``."""
 SUIT_KEYS = 5 ** SUIT_KINDS
 HONOR_KEYS = 5 ** HONOR_KINDS
 HONOR_OFFSET = SUIT_KEYS

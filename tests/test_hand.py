@@ -635,3 +635,24 @@ def test_kept_entries_match_reference(digits):
     for m in range(tables.MAX_MELDS + 1):
         for p in (0, 1):
             assert kept[m, p] == ref.part_kept(c, True, m, bool(p)), (m, p)
+
+
+def test_benchmark_smoke(tmp_path):
+    """benchmarks/win_checks.py runs, agrees with the reference and writes its JSON."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "win_checks.py"
+    out = tmp_path / "r.json"
+    run = subprocess.run([sys.executable, str(script), "--seconds", "0.01", "--batch-sizes", "1,8",
+                          "--reference-hands", "30", "--json", str(out)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "machine:" in run.stdout and "hands/s" in run.stdout
+    data = json.loads(out.read_text())
+    assert data["disagreements"] == 0 and data["machine"]["cpu_count"] >= 1
+    assert {(r["check"], r["impl"], r["batch"]) for r in data["results"]} == {
+        (c, "mj_env.hand", b) for c in ("is_win", "waits", "tiles_to_win") for b in (1, 8)} | {
+        (c, "reference", 1) for c in ("is_win", "waits", "tiles_to_win")}
+    assert all(r["hands_per_sec"] > 0 for r in data["results"])
