@@ -61,10 +61,10 @@ for path in (ROOT, ROOT / "tests"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-import numpy as np  # noqa: E402
+import numpy as np
+import ref_hand
 
-import ref_hand  # noqa: E402
-from mj_env import hand  # noqa: E402
+from mj_env import hand
 
 POOL = 16384
 """Hands generated per check; batches cycle through them."""

@@ -260,7 +260,7 @@ def waits(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bool = Fa
     """
     c2, lead = _flat_counts(counts)
     w = _flat_wild(wild, lead)
-    kw = dict(seven_pairs=seven_pairs, thirteen_orphans=thirteen_orphans, extra_dragon=extra_dragon)
+    kw = {"seven_pairs": seven_pairs, "thirteen_orphans": thirteen_orphans, "extra_dragon": extra_dragon}
     if not _in_table_range(c2):
         # counts outside 0-4 come from no real game: check all 34 extended hands directly
         _check_non_negative(c2)

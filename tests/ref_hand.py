@@ -8,7 +8,7 @@ wildcards not needed by the natural tiles can make triplets (or the pair) of the
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from itertools import product
 
 N_KINDS = 34
@@ -50,7 +50,7 @@ def _groups(part: tuple[int, ...], sequences: bool, with_pair: bool):
                 yield tuple(rest), natural.count(False), "meld"
 
 
-@lru_cache(maxsize=None)
+@cache
 def part_need(part: tuple[int, ...], sequences: bool, pair: bool) -> int:
     """Fewest wildcards that make ``part`` complete melds, plus exactly one pair if ``pair``."""
     if not any(part):
@@ -108,9 +108,7 @@ def is_win(counts, wild: int, *, seven_pairs=True, thirteen_orphans=False, extra
         return True
     if total == 14 and seven_pairs and seven_pairs_need(counts) <= wild:
         return True
-    if total == 14 and thirteen_orphans and orphans_need(counts, extra_dragon) <= wild:
-        return True
-    return False
+    return total == 14 and thirteen_orphans and orphans_need(counts, extra_dragon) <= wild
 
 
 def waits(counts, wild: int, **kw) -> list[bool]:
@@ -122,7 +120,7 @@ def waits(counts, wild: int, **kw) -> list[bool]:
 # --------------------------------------------------------------------------- tiles to win
 
 
-@lru_cache(maxsize=None)
+@cache
 def part_kept(part: tuple[int, ...], sequences: bool, melds: int, pair: bool) -> int:
     """Most tiles of ``part`` that fit into ``melds`` melds and (if ``pair``) one pair."""
     if not any(part):

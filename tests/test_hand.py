@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 import ref_hand as ref
+
 from mj_env import hand, tables
 from mj_env.rules import BEIJING, HEBEI, QUEMEN
 from mj_env.tiles import CODES, format_hand, parse_hand, parse_tiles
@@ -81,7 +81,7 @@ COMPLETE_SIZES, COMPLETE_P = [2, 5, 8, 11, 14], [0.08, 0.1, 0.12, 0.15, 0.55]
 # is_win also meets hands of a wrong size (never a win): 3k, 3k+1, and more than 14
 ANY_SIZES, ANY_P = COMPLETE_SIZES + [3, 12, 13, 15, 17], [0.07, 0.09, 0.1, 0.13, 0.46, 0.03, 0.03, 0.03, 0.03, 0.03]
 READY_SIZES, READY_P = [1, 4, 7, 10, 13], [0.08, 0.1, 0.12, 0.15, 0.55]
-FLAG_SETS = [dict(seven_pairs=sp, thirteen_orphans=to, extra_dragon=ed)
+FLAG_SETS = [{"seven_pairs": sp, "thirteen_orphans": to, "extra_dragon": ed}
              for sp in (True, False) for to in (True, False) for ed in (True, False)]
 
 
@@ -647,7 +647,8 @@ def test_benchmark_smoke(tmp_path):
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "win_checks.py"
     out = tmp_path / "r.json"
     run = subprocess.run([sys.executable, str(script), "--seconds", "0.01", "--batch-sizes", "1,8",
-                          "--reference-hands", "30", "--json", str(out)], capture_output=True, text=True, timeout=120)
+                          "--reference-hands", "30", "--json", str(out)],
+                         capture_output=True, text=True, timeout=120, check=False)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "machine:" in run.stdout and "hands/s" in run.stdout
     data = json.loads(out.read_text())

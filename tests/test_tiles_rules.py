@@ -189,7 +189,7 @@ def test_hui_successor(indicator, hui):
     assert T.CODES[T.HUI_OF_INDICATOR[T.index(indicator)]] == hui
 
 
-@pytest.mark.parametrize("group, length", [(range(0, 9), 9), (range(9, 18), 9), (range(18, 27), 9),
+@pytest.mark.parametrize("group, length", [(range(9), 9), (range(9, 18), 9), (range(18, 27), 9),
                                            (range(27, 31), 4), (range(31, 34), 3)])
 def test_hui_successor_cycles_within_its_group(group, length):
     for start in group:
