@@ -241,9 +241,42 @@ def is_win(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bool = F
     """
     c2, lead = _flat_counts(counts)
     w = _flat_wild(wild, lead)
+    if c2.shape[0] <= _SMALL:
+        return _is_win_small(c2, w, seven_pairs, thirteen_orphans, extra_dragon).reshape(lead)
     S, M = _sum_min(_packed_parts(c2))
     orphans = orphans_need(c2, extra_dragon) if thirteen_orphans else None
     return _decide(S, M, w, orphans, seven_pairs).reshape(lead)
+
+
+_SMALL = 2
+"""Batches up to this size take the plain-Python path: a single-table engine step checks one or
+two hands at a time, where the ~30 NumPy calls of the batched path cost more than the work."""
+_PLACES = [5 ** i for i in range(9)]
+
+
+def _is_win_small(c2: np.ndarray, w: np.ndarray, seven_pairs: bool, thirteen_orphans: bool,
+                  extra_dragon: bool) -> np.ndarray:
+    """``is_win`` for a few hands, the same decision as ``_decide`` with Python integers."""
+    packed = _tables.get("packed")
+    out = np.zeros(c2.shape[0], dtype=bool)
+    for i, (row, wi) in enumerate(zip(c2.tolist(), w.tolist())):
+        if min(row) < 0 or max(row) > MAX_COUNT:  # a fifth copy: the general path
+            one = c2[i:i + 1]
+            orphans = orphans_need(one, extra_dragon) if thirteen_orphans else None
+            out[i] = _decide(*_sum_min(_packed_parts(one)), w[i:i + 1], orphans, seven_pairs)[0]
+            continue
+        parts = [int(packed[sum(c * p for c, p in zip(row[9 * j:9 * j + 9], _PLACES))]) for j in range(3)]
+        parts.append(int(packed[HONOR_OFFSET + sum(c * p for c, p in zip(row[27:], _PLACES))]))
+        S, M = sum(parts), min(parts)
+        total = ((S >> TILES_SHIFT) & 0xFF) + wi
+        win = (S & 0xFF) + (M >> DIFF_SHIFT) <= wi + DIFF_BIAS and total % 3 == 2
+        if total == 14 and not win:
+            if seven_pairs:
+                win = ((S >> ODD_SHIFT) & 0xFF) <= wi
+            if thirteen_orphans and not win:
+                win = int(orphans_need(c2[i], extra_dragon)) <= wi
+        out[i] = win
+    return out
 
 
 def waits(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bool = False,

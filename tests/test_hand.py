@@ -657,3 +657,20 @@ def test_benchmark_smoke(tmp_path):
         (c, "mj_env.hand", b) for c in ("is_win", "waits", "tiles_to_win") for b in (1, 8)} | {
         (c, "reference", 1) for c in ("is_win", "waits", "tiles_to_win")}
     assert all(r["hands_per_sec"] > 0 for r in data["results"])
+
+
+def test_small_batches_decide_as_the_batched_path():
+    """Batches of one or two hands take a plain-Python path; it must decide exactly alike."""
+    rng = np.random.default_rng(77)
+    hands = np.zeros((3000, 34), dtype=np.int8)
+    for i in range(3000):
+        size = rng.choice([2, 5, 8, 11, 13, 14])
+        kinds = rng.choice(34 if i % 3 else 9, size=size)  # one suit often: dense counts, fifth copies
+        np.add.at(hands[i], kinds, 1)
+    wild = rng.integers(0, 4, 3000).astype(np.int8)
+    for opts in ({}, {"seven_pairs": False}, {"thirteen_orphans": True}, {"thirteen_orphans": True, "extra_dragon": False}):
+        batched = hand.is_win(hands, wild, **opts)
+        single = np.array([hand.is_win(hands[i:i + 1], wild[i:i + 1], **opts)[0] for i in range(3000)])
+        pairs = np.concatenate([hand.is_win(hands[i:i + 2], wild[i:i + 2], **opts) for i in range(0, 3000, 2)])
+        assert (batched == single).all() and (batched == pairs).all()
+        assert batched.any() and not batched.all()
