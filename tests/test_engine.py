@@ -15,7 +15,7 @@ from mj_env.state import END, GameState
 from mj_env.tiles import FIRST_FLOWER, parse_hand
 from mj_env.wall import shuffled_walls
 
-FUZZ_HANDS = int(os.environ.get("MJ_FUZZ_HANDS", "600"))
+FUZZ_HANDS = int(os.environ.get("MJ_FUZZ_HANDS", "1500"))  # all presets together; CI's bound
 PRESETS = ["beijing", "hebei", "quemen"]
 
 
@@ -54,6 +54,17 @@ def expected_census(rules) -> np.ndarray:
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_random_play_invariants(preset):
+    check_random_play(preset, max(FUZZ_HANDS // 3, 50))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", PRESETS)
+def test_random_play_invariants_long(preset):
+    """The long fuzz run: 20,000 hands per rule set (run with -m slow)."""
+    check_random_play(preset, 20_000)
+
+
+def check_random_play(preset: str, per_preset: int) -> None:
     rules = get_rules(preset)
     B = 32
     eng = Engine(rules, num_tables=B, seed=11)
@@ -62,7 +73,6 @@ def test_random_play_invariants(preset):
     want = expected_census(rules)
     hands = steps = 0
     steps_in_hand = np.zeros(B, dtype=np.int64)
-    per_preset = max(FUZZ_HANDS // 3, 50)
     while hands < per_preset:
         mask = eng.legal_mask()
         live = eng.state.phase != END
