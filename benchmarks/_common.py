@@ -123,6 +123,22 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def code_version(root) -> dict:
+    """The commit measured, and whether the engine's files differed from it (uncommitted edits)."""
+    import subprocess
+
+    def git(*args):
+        try:
+            return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10,
+                                  check=False).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    commit = git("rev-parse", "HEAD")
+    changed = [line[3:] for line in git("status", "--porcelain", "--", "mj_env").splitlines() if line.strip()]
+    return {"commit": commit or None, "mj_env_uncommitted_changes": changed}
+
+
 def machine_info() -> dict:
     """What the numbers were measured on (stored with every result file)."""
     try:

@@ -50,7 +50,7 @@ for p in (str(HERE), str(ROOT)):
 for _k, _v in {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}.items():
     os.environ.setdefault(_k, _v)   # before NumPy loads: one thread, as in throughput.py
 
-from _common import machine_info
+from _common import code_version, machine_info
 
 import mj_env
 
@@ -458,6 +458,7 @@ def main(argv=None) -> int:
         p.error("--batch and --steps must be positive, --warmup-steps not negative")
 
     machine = machine_info()
+    code = code_version(ROOT)
     t = time.perf_counter()
     step, _ = build(args.env, args.batch, args.rules, args.seed)
     setup_s = time.perf_counter() - t
@@ -469,6 +470,9 @@ def main(argv=None) -> int:
             f"after {args.warmup_steps} warm-up steps (tables desynchronised first; set-up {setup_s:.1f} s)\n"
             f"machine: {machine['cpu']}, {machine['cores']} cores, load average {machine['load_average']}; "
             f"python {machine['python']}, numpy {machine['numpy']}; {machine['date']}\n"
+            f"code: commit {(code['commit'] or '?')[:10]}"
+            + (f" with uncommitted changes in {', '.join(code['mj_env_uncommitted_changes'])}"
+               if code["mj_env_uncommitted_changes"] else "") + "\n"
             f"baseline (no profiler): {base['ms_per_step']:.2f} ms/step wall, {base['cpu_ms_per_step']:.2f} ms CPU "
             f"= {dps:,.0f} decisions/s"
             + ("\nwarning: the process got under 90% of a core (other processes compete); wall times are "
@@ -478,7 +482,8 @@ def main(argv=None) -> int:
         head += ("\nwarning: the category map names functions the engine no longer defines (renamed or removed?): "
                  + ", ".join(stale) + "; update CATEGORIES in benchmarks/profile_step.py")
     print(head)
-    out = {"stale_category_names": stale, "settings": vars(args) | {"setup_seconds": setup_s}, "machine": machine, "baseline": base,
+    out = {"stale_category_names": stale, "code": code,
+           "settings": vars(args) | {"setup_seconds": setup_s}, "machine": machine, "baseline": base,
            "decisions_per_sec": dps}
 
     if args.mode in ("both", "sample"):

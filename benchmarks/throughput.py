@@ -41,7 +41,7 @@ ROOT = HERE.parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from _common import SINGLE_THREAD_ENV, machine_info
+from _common import SINGLE_THREAD_ENV, code_version, machine_info
 
 PEERS = ("rlcard", "riichienv", "riichienv_encode")
 BATCHED = ("vector", "engine")
@@ -379,6 +379,7 @@ def main(argv=None) -> int:
     from tqdm import tqdm
 
     machine = machine_info()
+    code = code_version(ROOT)
     skipped = []
     configs = []
     for impl in args.impl_list:
@@ -445,6 +446,9 @@ def main(argv=None) -> int:
     print(f"machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory_gib']} GiB; "
           f"python {machine['python']}, numpy {machine['numpy']}; {machine['date']}; "
           f"load average {machine['load_average']} -> {machine['load_average_end']}")
+    dirty = code["mj_env_uncommitted_changes"]
+    print(f"code: commit {(code['commit'] or '?')[:10]}"
+          + (f" with uncommitted changes in {', '.join(dirty)}" if dirty else ""))
     print()
     print(table(results, {p: peers.get(p) for p in RATIO_PEERS if p in peers}))
     print()
@@ -461,6 +465,7 @@ def main(argv=None) -> int:
                          "rules": args.rules, "seed": args.seed, "repeat": args.repeat,
                          "threads": SINGLE_THREAD_ENV, "impls": args.impl_list},
             "state_bytes_4096": state_4096,
+            "code": code,
             "aims": aims,
             "skipped": skipped,
         }

@@ -55,6 +55,7 @@ def test_throughput_smoke(tmp_path):
             assert r["decisions"] == r["batch"] * r["env_calls"]
     assert data["state_bytes_4096"] > 0 and data["aims"]["state_bytes_4096"] == data["state_bytes_4096"]
     assert data["settings"]["batch_sizes"] == [1, 8] and data["machine"]["cores"] >= 1
+    assert set(data["code"]) == {"commit", "mj_env_uncommitted_changes"}
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     header = next(line for line in stdout.splitlines() if line.startswith("impl"))
     for col in ("decisions/s", "hands/s", "dec/hand", "sampler", "peak RSS MB"):
