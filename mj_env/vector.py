@@ -69,7 +69,6 @@ class MahjongVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(A.N_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._obs_buf = np.zeros((self.num_envs, N_PLANES, N_KINDS), dtype=np.uint8)
         self.instant_hands = 0  # deals that ended before any decision (四惠牌 at the deal), redealt
         self._seeded = seed is not None
 
@@ -83,8 +82,9 @@ class MahjongVectorEnv(VectorEnv):
 
     def _obs(self) -> dict:
         st = self.engine.state
-        obs = observe(self.rules, st, out=self._obs_buf).copy()
-        return {"observation": obs, "action_mask": self.engine.legal_mask().astype(np.int8),
+        # fresh arrays every step (callers may keep them); the bool mask is reinterpreted as int8
+        obs = observe(self.rules, st, out=np.empty((self.num_envs, N_PLANES, N_KINDS), dtype=np.uint8))
+        return {"observation": obs, "action_mask": self.engine.legal_mask().view(np.int8).copy(),
                 "seat": st.to_act.astype(np.int64)}
 
     def reset(self, *, seed=None, options=None):
