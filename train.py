@@ -35,8 +35,8 @@ import copy
 import csv
 import dataclasses
 import inspect
+import itertools
 import json
-import os
 import random
 import sys
 import time
@@ -45,13 +45,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn as nn
-import torch.optim as optim
+from torch import nn, optim
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from agents import arena
-from agents.networks import MaskedCategorical, NetworkAgent, PolicyValueNet, save_checkpoint
+from agents.networks import ARCHS, NetworkAgent, build_network, save_checkpoint
 from agents.random_agent import RandomAgent
 from agents.rewards import REWARD_KINDS, RewardTransform
 from agents.rule_based import RuleBasedAgent
@@ -70,7 +69,7 @@ class Args:
     device: str = "cpu"
     """torch device: cpu or cuda"""
     threads: int = 2
-    """torch CPU threads (the environment itself runs in the main thread)"""
+    """torch CPU threads for the PPO update (acting uses one: small batches, the env runs alongside)"""
     rules: str = "beijing"
     """rule-set preset: beijing, hebei or quemen"""
 
@@ -107,8 +106,14 @@ class Args:
     """gradient clipping norm"""
     target_kl: float | None = None
     """stop an update's epochs early above this approximate KL (none: never)"""
+    arch: str = "mlp"
+    """network: mlp (features into an MLP) or tiles (per-tile convolutions, agents/networks.py)"""
     hidden: str = "256,256"
-    """hidden layer widths of the MLP, comma-separated"""
+    """mlp: hidden layer widths, comma-separated"""
+    channels: int = 32
+    """tiles: channels per tile"""
+    blocks: int = 2
+    """tiles: residual blocks"""
 
     # reward
     reward: str = "points"
@@ -149,7 +154,7 @@ def _field_docs(cls) -> dict[str, str]:
     tree = ast.parse(inspect.getsource(cls))
     body = tree.body[0].body
     docs = {}
-    for a, b in zip(body, body[1:]):
+    for a, b in itertools.pairwise(body):
         if isinstance(a, ast.AnnAssign) and isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant):
             docs[a.target.id] = str(b.value.value).strip()
     return docs
@@ -170,7 +175,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
             if "None" in kind:
                 def conv(s, base=base):
                     return None if s.lower() == "none" else base(s)
-            choices = REWARD_KINDS if f.name == "reward" else None
+            choices = {"reward": REWARD_KINDS, "arch": tuple(ARCHS)}.get(f.name)
             p.add_argument(flag, type=conv, default=f.default, choices=choices, help=docs.get(f.name))
     return Args(**vars(p.parse_args(argv)))
 
@@ -266,14 +271,17 @@ class Rollout:
 # --------------------------------------------------------------------------- evaluation
 
 
-def evaluate(model: PolicyValueNet, args: Args, hands: int, device) -> dict:
+def evaluate(model: nn.Module, args: Args, hands: int, device) -> dict:
     """Duplicate matches of the current policy against random and against rule."""
     model.eval()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
     me = NetworkAgent(model, name="trained", device=device)
     out = {}
     for base in (RandomAgent(), RuleBasedAgent(args.rules)):
         res = arena.play_duplicate([me, base], hands, seed=args.eval_seed, rules=args.rules, batch_walls=256)
         out[base.name] = arena.summarize(res)
+    torch.set_num_threads(threads)
     model.train()
     return out
 
@@ -302,7 +310,11 @@ def main(argv: list[str] | None = None) -> dict:
 
     envs = MahjongVectorEnv(num_envs=args.num_envs, rules=args.rules, seed=args.seed)
     N = args.num_envs
-    model = PolicyValueNet(hidden=tuple(int(h) for h in args.hidden.split(","))).to(device)
+    if args.arch == "mlp":
+        config = {"arch": "mlp", "hidden": [int(h) for h in args.hidden.split(",")]}
+    else:
+        config = {"arch": args.arch, "channels": args.channels, "blocks": args.blocks}
+    model = build_network(config).to(device)
     optimizer = optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
     shaper = RewardTransform(args.reward, args.rules, scale=args.reward_scale,
                              shaping_coef=args.shaping_coef, gamma=args.gamma)
@@ -311,19 +323,25 @@ def main(argv: list[str] | None = None) -> dict:
     store = Rollout(steps_per_update + 4 * N, N, envs.single_observation_space["observation"].shape,
                     envs.single_action_space.n)
 
-    # opponent pool: frozen snapshots, each a NetworkAgent; table i plays pool member opp[i] (-1: none)
-    pool: list[NetworkAgent] = []
+    # opponent pool: frozen snapshots by id; table i plays snapshot opp[i] in its other seats (-1: none).
+    # A snapshot that leaves the pool stays alive until the hands that use it are over.
+    learner = np.ones((N, 4), dtype=bool)
+    opp = np.full(N, -1, dtype=np.int64)
+    snapshots: dict[int, NetworkAgent] = {}
+    pool_ids: list[int] = []
 
     def snapshot(tag: str) -> None:
         frozen = copy.deepcopy(model).eval()
         for p in frozen.parameters():
             p.requires_grad_(False)
-        pool.append(NetworkAgent(frozen, name=tag, device=device))
-        del pool[:-args.pool_size]
+        new_id = max(snapshots, default=-1) + 1
+        snapshots[new_id] = NetworkAgent(frozen, name=tag, device=device)
+        pool_ids.append(new_id)
+        del pool_ids[:-args.pool_size]
+        for k in [k for k in snapshots if k not in pool_ids and not (opp == k).any()]:
+            del snapshots[k]
 
     snapshot("init")
-    learner = np.ones((N, 4), dtype=bool)
-    opp = np.full(N, -1, dtype=np.int64)
 
     def deal_seats(tables: np.ndarray) -> None:
         vs_pool = rng.random(len(tables)) < args.opponent_prob
@@ -332,12 +350,12 @@ def main(argv: list[str] | None = None) -> dict:
         t = tables[vs_pool]
         first = rng.integers(0, 2, size=len(t))            # learner in seats {0, 2} or {1, 3}
         learner[t] = (np.arange(4)[None, :] % 2) == first[:, None]
-        opp[t] = rng.integers(0, len(pool), size=len(t))
+        opp[t] = rng.choice(np.asarray(pool_ids), size=len(t))
 
     deal_seats(np.arange(N))
     obs, _ = envs.reset(seed=args.seed)
 
-    csv_file = open(run_dir / "progress.csv", "w", newline="")
+    csv_file = open(run_dir / "progress.csv", "w", newline="")  # noqa: SIM115 (closed after the loop)
     csv_writer = None
     global_step, start = 0, time.time()
     bar = tqdm(total=num_updates, unit="update", disable=not args.progress, dynamic_ncols=True)
@@ -351,6 +369,7 @@ def main(argv: list[str] | None = None) -> dict:
               "pool_hands": 0, "pool_points": 0.0, "pool_wins": 0, "pool_deal_ins": 0}
         t_roll = time.time()
         model.eval()
+        torch.set_num_threads(1)
         for _ in range(args.num_steps):
             global_step += N
             rows = np.arange(N)
@@ -371,14 +390,14 @@ def main(argv: list[str] | None = None) -> dict:
             for k in np.unique(opp[~mine]):
                 sel = np.flatnonzero(~mine & (opp == k))
                 sub = {key: obs[key][sel] for key in ("observation", "action_mask", "seat")}
-                actions[sel] = pool[k].act(sub, rng)
+                actions[sel] = snapshots[k].act(sub, rng)
 
             obs, rewards, term, _, infos = envs.step(actions)
             over = infos["_settlement"]
             store.pay(shaper.hand_end(rewards), over, term)
             for b in np.flatnonzero(over):
                 s = infos["settlement"][b]
-                wins = [] if s.get("draw") else (s["wins"] if "wins" in s else [s])
+                wins = [] if s.get("draw") else s.get("wins", [s])
                 won = np.zeros(4, bool)
                 dealt = np.zeros(4, bool)
                 for w in wins:
@@ -406,6 +425,7 @@ def main(argv: list[str] | None = None) -> dict:
         b_inds = np.flatnonzero(trainable)
         n_samples = len(b_inds)
         model.train()
+        torch.set_num_threads(max(1, args.threads))
         b_obs = torch.as_tensor(store.obs[b_inds], device=device)
         b_mask = torch.as_tensor(store.mask[b_inds], device=device)
         b_act = torch.as_tensor(store.action[b_inds], device=device)
@@ -473,7 +493,7 @@ def main(argv: list[str] | None = None) -> dict:
             "pool_points": st["pool_points"] / max(st["pool_hands"], 1),
             "pool_win_rate": st["pool_wins"] / max(st["pool_hands"], 1),
             "pool_deal_in_rate": st["pool_deal_ins"] / max(st["pool_hands"], 1),
-            "pool_size": len(pool), "rollout_seconds": round(rollout_s, 2),
+            "pool_size": len(pool_ids), "rollout_seconds": round(rollout_s, 2),
         }
         for base in ("random", "rule"):
             a = last_eval.get(base, {}).get("agents", [{}])[0] if evaluated else {}

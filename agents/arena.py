@@ -105,10 +105,10 @@ class DuplicateResult:
 def _wins(settlement: dict) -> list[dict]:
     if settlement.get("draw"):
         return []
-    return settlement["wins"] if "wins" in settlement else [settlement]
+    return settlement.get("wins", [settlement])
 
 
-def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: "str | RuleSet" = "beijing",
+def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleSet = "beijing",
                    batch_walls: int = 128, record_deals: bool = False, progress=None) -> DuplicateResult:
     """Play ``n_walls`` walls in every seating of ``agents`` (2-4 objects with ``act``).
 
@@ -117,7 +117,6 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: "str | Rule
     """
     rules = get_rules(rules)
     seats_of = seatings(len(agents))
-    S = len(seats_of)
     wall_rng = np.random.default_rng([seed, 0])
     walls = shuffled_walls(rules, wall_rng, n_walls)
     if rules.first_dealer == "random":
@@ -178,7 +177,7 @@ def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_dea
                     out["dealt_in"][b, int(inp["discarder"])] = True
 
     # hands that end at the deal (四惠牌) are settled inside reset
-    record(getattr(eng, "_last_reset_result"))
+    record(eng._last_reset_result)
     st = eng.state
     rows = np.arange(B)
     for _ in range(MAX_STEPS_PER_HAND):
@@ -293,7 +292,7 @@ def summarize(result: DuplicateResult) -> dict:
         })
     return {
         "walls": n_walls,
-        "hands_played": int(len(result.wall)),
+        "hands_played": len(result.wall),
         "seatings": result.seatings.tolist(),
         "draw_rate": float(result.drawn.mean()) if len(result.drawn) else 0.0,
         "agents": agents,

@@ -13,9 +13,18 @@ indicator, 惠牌, claim, drawn   4 x 34    planes 9-12, one-hot
 scalars                        34        plane 13, each column divided by its range
 =============================  ========  ================================================
 
-``PolicyValueNet``: an MLP trunk (CleanRL's orthogonal initialisation) with a policy head of
-127 logits and a value head. ``masked_logits`` fills illegal logits with the dtype's minimum,
-so they get zero probability, and ``MaskedCategorical.entropy`` zeroes their entropy terms.
+Two architectures (``build_network``; ``train.py --arch``):
+
+- ``mlp`` (``PolicyValueNet``): the features above into an MLP trunk (CleanRL's orthogonal
+  initialisation), a policy head of 127 logits and a value head;
+- ``tiles`` (``TileNet``): the same information kept per tile kind, (B, C, 34), through
+  convolutions along each suit (kernel 3, weights shared by the three suits, never across a
+  suit boundary) and per-tile layers for the honors, with a pooled summary of the whole table
+  fed back into every block. Discard, kong and 报听 logits come out per tile and chi logits per
+  run, so what is learnt about one tile carries over to the others.
+
+``masked_logits`` fills illegal logits with the dtype's minimum, so they get zero probability,
+and ``MaskedCategorical.entropy`` zeroes their entropy terms.
 
 A checkpoint stores the observation layout's name and version next to the weights; loading a
 checkpoint made for another layout fails with a message saying which.
@@ -95,7 +104,7 @@ class PolicyValueNet(nn.Module):
 
     def __init__(self, hidden: tuple[int, ...] = (256, 256)):
         super().__init__()
-        self.config = {"hidden": list(hidden)}
+        self.config = {"arch": "mlp", "hidden": list(hidden)}
         layers, width = [], N_FEATURES
         for h in hidden:
             layers += [layer_init(nn.Linear(width, h)), nn.ReLU()]
@@ -121,10 +130,116 @@ class PolicyValueNet(nn.Module):
         return action, dist.log_prob(action), dist.entropy(), value
 
 
+_RANK_CHANNELS = np.zeros((10, N_KINDS), dtype=np.float32)   # rank one-hot for suit tiles, then "honor"
+_RANK_CHANNELS[np.arange(27) % 9, np.arange(27)] = 1.0
+_RANK_CHANNELS[9, 27:] = 1.0
+N_TILE_CHANNELS = 4 + 1 + 8 + 3 + 1 + 10
+N_GLOBALS = N_KINDS + 4
+
+
+def tile_features(obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(B, 14, 34) uint8 -> (per-tile channels (B, N_TILE_CHANNELS, 34), globals (B, N_GLOBALS)).
+
+    Per tile: natural hand thermometer (4), is the 惠牌 (1), melds and rivers of the 4 seats / 4 (8),
+    indicator, claimed tile, drawn tile (3), copies seen anywhere / 4 (1), rank one-hot and honor (10).
+    Globals: the plane-13 scalars scaled, and the 惠牌 held as a thermometer (4).
+    """
+    x = obs.to(torch.float32)
+    hand, hui = x[:, 0], x[:, 10]
+    wild = (hand * hui).sum(dim=1, keepdim=True)
+    nat = hand * (1.0 - hui)
+    levels = torch.arange(1, 5, device=x.device, dtype=torch.float32)
+    seen = (hand + x[:, 1:9].sum(dim=1) + x[:, 9]) / 4.0
+    ranks = torch.as_tensor(_RANK_CHANNELS, device=x.device).expand(x.shape[0], -1, -1)
+    per_tile = torch.cat([
+        (nat[:, None, :] >= levels[None, :, None]).to(torch.float32), hui[:, None], x[:, 1:9] / 4.0,
+        x[:, [9, 11, 12]], seen[:, None], ranks,
+    ], dim=1)
+    scale = torch.as_tensor(_SCALAR_RANGE, device=x.device)
+    glob = torch.cat([x[:, 13] / scale, (wild >= levels[None, :]).to(torch.float32)], dim=1)
+    return per_tile, glob
+
+
+class _TileBlock(nn.Module):
+    """Residual block: a kernel-3 convolution along each suit, a per-tile layer for the honors,
+    and the table summary (mean over tiles) added to every tile."""
+
+    def __init__(self, c: int):
+        super().__init__()
+        self.suit = nn.Conv2d(c, c, (1, 3), padding=(0, 1))
+        self.honor = nn.Conv2d(c, c, 1)
+        self.mix = nn.Linear(2 * c, c)
+
+    def forward(self, hs: torch.Tensor, hh: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        ctx = self.mix(torch.cat([hs.mean(dim=(2, 3)), hh.mean(dim=(2, 3))], dim=1))[:, :, None, None]
+        return torch.relu(hs + self.suit(hs) + ctx), torch.relu(hh + self.honor(hh) + ctx)
+
+
+class TileNet(nn.Module):
+    """Per-tile policy/value network (module docstring). ``channels`` per tile, ``blocks`` residual
+    blocks, ``head`` width of the pooled layer that gives the claim logits and the value."""
+
+    def __init__(self, channels: int = 32, blocks: int = 2, head: int = 128):
+        super().__init__()
+        self.config = {"arch": "tiles", "channels": channels, "blocks": blocks, "head": head}
+        c = channels
+        self.glob = nn.Linear(N_GLOBALS, c)
+        self.suit_in = nn.Conv2d(N_TILE_CHANNELS, c, (1, 3), padding=(0, 1))
+        self.honor_in = nn.Conv2d(N_TILE_CHANNELS, c, 1)
+        self.blocks = nn.ModuleList(_TileBlock(c) for _ in range(blocks))
+        self.tile_head = nn.Conv2d(c, 3, 1)           # discard, kong, 报听 of each tile
+        self.chi_head = nn.Conv2d(c, 1, (1, 3))        # run starting at ranks 1-7 of each suit
+        self.pool = layer_init(nn.Linear(3 * c, head))
+        self.claim_head = layer_init(nn.Linear(head, 4), std=0.01)  # win, pass, pong, kong
+        self.value = layer_init(nn.Linear(head, 1), std=1.0)
+        for conv in (self.tile_head, self.chi_head):
+            nn.init.normal_(conv.weight, std=0.01)
+            nn.init.zeros_(conv.bias)
+
+    def _trunk(self, obs: torch.Tensor):
+        per_tile, glob = tile_features(obs)
+        B = per_tile.shape[0]
+        g = self.glob(glob)[:, :, None, None]
+        hs = torch.relu(self.suit_in(per_tile[:, :, :27].reshape(B, -1, 3, 9)) + g)
+        hh = torch.relu(self.honor_in(per_tile[:, :, 27:].reshape(B, -1, 1, 7)) + g)
+        for block in self.blocks:
+            hs, hh = block(hs, hh)
+        flat = torch.cat([hs.reshape(B, hs.shape[1], 27), hh.reshape(B, hh.shape[1], 7)], dim=2)  # (B, C, 34)
+        pooled = torch.relu(self.pool(torch.cat([flat.mean(dim=2), flat.amax(dim=2), g[:, :, 0, 0]], dim=1)))
+        return hs, flat, pooled
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(B, 14, 34) uint8 -> (raw logits (B, 127) in the action layout, value (B,))."""
+        hs, flat, pooled = self._trunk(obs)
+        B = flat.shape[0]
+        per_tile = self.tile_head(flat[:, :, None, :]).reshape(B, 3, N_KINDS)
+        chi = self.chi_head(hs).reshape(B, 21)
+        claim = self.claim_head(pooled)
+        logits = torch.cat([per_tile[:, 0], per_tile[:, 1], claim, chi, per_tile[:, 2]], dim=1)
+        return logits, self.value(pooled).squeeze(-1)
+
+    def get_value(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.value(self._trunk(obs)[2]).squeeze(-1)
+
+    get_action_and_value = PolicyValueNet.get_action_and_value
+
+
+ARCHS = {"mlp": PolicyValueNet, "tiles": TileNet}
+
+
+def build_network(config: dict) -> nn.Module:
+    """A network from its ``config`` (``model.config``, as stored in checkpoints)."""
+    cfg = dict(config)
+    arch = cfg.pop("arch", "mlp")
+    if arch not in ARCHS:
+        raise ValueError(f"unknown network architecture {arch!r}; choose one of {', '.join(ARCHS)}")
+    return ARCHS[arch](**{k: tuple(v) if isinstance(v, list) else v for k, v in cfg.items()})
+
+
 # --------------------------------------------------------------------------- checkpoints
 
 
-def save_checkpoint(path: "str | Path", model: PolicyValueNet, **meta) -> Path:
+def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
     """Write the weights with the observation layout and ``meta`` (rules, step, args...)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -144,7 +259,7 @@ def save_checkpoint(path: "str | Path", model: PolicyValueNet, **meta) -> Path:
     return path
 
 
-def load_checkpoint(path: "str | Path", device: "str | torch.device" = "cpu") -> tuple[PolicyValueNet, dict]:
+def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tuple[nn.Module, dict]:
     """(model in eval mode on ``device``, the checkpoint's metadata). Refuses a checkpoint made
     for another observation layout or action space."""
     payload = torch.load(Path(path), map_location="cpu", weights_only=False)
@@ -156,7 +271,7 @@ def load_checkpoint(path: "str | Path", device: "str | torch.device" = "cpu") ->
                          f"(version {OBS_VERSION})")
     if payload["n_actions"] != N_ACTIONS:
         raise ValueError(f"{path} has {payload['n_actions']} actions; this environment has {N_ACTIONS}")
-    model = PolicyValueNet(**{k: tuple(v) if isinstance(v, list) else v for k, v in payload["model_config"].items()})
+    model = build_network(payload["model_config"])
     model.load_state_dict(payload["state_dict"])
     model.to(device).eval()
     meta = {k: payload[k] for k in ("obs_name", "obs_version", "model_config")}
@@ -172,15 +287,15 @@ class NetworkAgent:
     ``greedy``, takes its most likely legal action). Sampling uses the ``rng`` given to ``act``
     (Gumbel-max on the log-probabilities), so arena runs are repeatable for a seed."""
 
-    def __init__(self, model: PolicyValueNet, name: str = "policy", greedy: bool = False,
-                 device: "str | torch.device" = "cpu"):
+    def __init__(self, model: nn.Module, name: str = "policy", greedy: bool = False,
+                 device: str | torch.device = "cpu"):
         self.model = model
         self.name = name
         self.greedy = greedy
         self.device = torch.device(device)
 
     @classmethod
-    def from_checkpoint(cls, path: "str | Path", greedy: bool = False, device="cpu", name: str | None = None):
+    def from_checkpoint(cls, path: str | Path, greedy: bool = False, device="cpu", name: str | None = None):
         model, _ = load_checkpoint(path, device=device)
         return cls(model, name=name or str(path), greedy=greedy, device=device)
 

@@ -53,7 +53,7 @@ class RewardTransform:
       end of the hand.
     """
 
-    def __init__(self, kind: str = "points", rules: "str | RuleSet" = "beijing", scale: float = 4.0,
+    def __init__(self, kind: str = "points", rules: str | RuleSet = "beijing", scale: float = 4.0,
                  shaping_coef: float = 0.25, gamma: float = 1.0):
         if kind not in REWARD_KINDS:
             raise ValueError(f"unknown reward {kind!r}; choose one of {', '.join(REWARD_KINDS)}")

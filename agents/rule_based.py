@@ -64,8 +64,8 @@ def hand_distance(rules: RuleSet, counts: np.ndarray, hui: np.ndarray) -> np.nda
     惠牌 kind or -1. Returns (...) int16 (``tiles_to_win`` with the rule set's shapes)."""
     counts = np.asarray(counts, dtype=np.int8)
     nat, wild = split_hui(counts, np.broadcast_to(hui, counts.shape[:-1]))
-    kw = dict(seven_pairs=rules.seven_pairs, thirteen_orphans=rules.thirteen_orphans,
-              extra_dragon=rules.orphans_extra_dragon)
+    kw = {"seven_pairs": rules.seven_pairs, "thirteen_orphans": rules.thirteen_orphans,
+          "extra_dragon": rules.orphans_extra_dragon}
     if not rules.lack_suit:
         return H.tiles_to_win(nat, wild, **kw)
     # 缺一门: treat the dropped suit's tiles as free slots (still counted in the size) and pay
@@ -113,7 +113,7 @@ class RuleBasedAgent:
 
     name = "rule"
 
-    def __init__(self, rules: "str | RuleSet" = "beijing"):
+    def __init__(self, rules: str | RuleSet = "beijing"):
         self.rules = get_rules(rules)
 
     # ----------------------------------------------------------------------------- acting
@@ -187,7 +187,6 @@ class RuleBasedAgent:
     def _claim(self, o, hands, hui, mask, rng) -> np.ndarray:
         """Claim window: the claim that gets closest, if it beats passing; else pass."""
         m = len(o)
-        rows = np.arange(m)
         tile = o[:, P_CLAIM].argmax(axis=1)
         now = hand_distance(self.rules, hands, hui).astype(np.float64)
         wild_ok = self.rules.hui_wild_in_melds

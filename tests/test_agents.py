@@ -7,8 +7,17 @@ import pytest
 import torch
 
 from agents import RandomAgent, RuleBasedAgent, make_agent
-from agents.networks import (OBS_VERSION, MaskedCategorical, NetworkAgent, PolicyValueNet, load_checkpoint,
-                             masked_logits, save_checkpoint)
+from agents.networks import (
+    OBS_VERSION,
+    MaskedCategorical,
+    NetworkAgent,
+    PolicyValueNet,
+    TileNet,
+    build_network,
+    load_checkpoint,
+    masked_logits,
+    save_checkpoint,
+)
 from agents.rewards import RewardTransform
 from agents.rule_based import hand_distance
 from mj_env import actions as A
@@ -155,12 +164,34 @@ def test_masked_distribution_gives_illegal_actions_zero_probability():
     assert masked_logits(logits, mask)[~mask].eq(torch.finfo(torch.float32).min).all()
 
 
-@pytest.mark.parametrize("greedy", [False, True])
-def test_network_agent_only_legal(greedy):
+@pytest.mark.parametrize(("arch", "greedy"), [("mlp", False), ("mlp", True), ("tiles", False)])
+def test_network_agent_only_legal(arch, greedy):
     torch.manual_seed(0)
-    agent = NetworkAgent(PolicyValueNet(hidden=(32,)), greedy=greedy)
+    net = PolicyValueNet(hidden=(32,)) if arch == "mlp" else TileNet(channels=8, blocks=1)
+    agent = NetworkAgent(net, greedy=greedy)
     for _ in play(agent, "beijing", num_envs=16, steps=200):
         pass
+
+
+def test_tile_network_logits_follow_the_action_layout():
+    """Swapping the m and p suits in every tile plane swaps the m and p entries of the discard,
+    kong, 报听 and chi logits, and leaves the claim logits and the value alone."""
+    torch.manual_seed(0)
+    net = TileNet(channels=8, blocks=1).eval()
+    for p in net.parameters():  # larger weights than the init, so that nothing is near zero
+        torch.nn.init.normal_(p, std=0.3)
+    env = MahjongVectorEnv(num_envs=8, seed=1)
+    obs, _ = env.reset(seed=1)
+    o = torch.as_tensor(obs["observation"])
+    perm = np.r_[9:18, 0:9, 18:34]                     # tile order with m and p swapped
+    swapped = o.clone()
+    swapped[:, :13] = o[:, :13][:, :, perm]
+    with torch.no_grad():
+        (l1, v1), (l2, v2) = net(o), net(swapped)
+    act_perm = np.r_[perm, 34 + perm, 68:72, 72 + np.r_[7:14, 0:7, 14:21], 93 + perm]
+    assert torch.allclose(l2, l1[:, act_perm], atol=1e-5)
+    assert torch.allclose(v1, v2, atol=1e-5)
+    assert not torch.allclose(l1[:, :9], l1[:, 9:18])
 
 
 def test_checkpoint_round_trip_and_layout_check(tmp_path):
@@ -172,6 +203,10 @@ def test_checkpoint_round_trip_and_layout_check(tmp_path):
     o = torch.randint(0, 4, (5, N_PLANES, 34), dtype=torch.uint8)
     for a, b in zip(model(o), loaded(o)):
         assert torch.equal(a, b)
+    tiles = save_checkpoint(tmp_path / "t.pt", TileNet(channels=8, blocks=1))
+    t_model, t_meta = load_checkpoint(tiles)
+    assert isinstance(t_model, TileNet) and t_meta["model_config"]["arch"] == "tiles"
+    assert isinstance(build_network({"arch": "mlp", "hidden": [8]}), PolicyValueNet)
     agent = make_agent(str(path) + ":greedy")
     assert agent.greedy and agent.name.endswith(":greedy")
     # a checkpoint of another observation layout is refused

@@ -12,11 +12,11 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # train.py lives at the repo root
 
-import train  # noqa: E402
-from agents import make_agent  # noqa: E402
-from agents.networks import load_checkpoint  # noqa: E402
-from mj_env.observation import OBS_NAME  # noqa: E402
-from mj_env.vector import MahjongVectorEnv  # noqa: E402
+import train
+from agents import make_agent
+from agents.networks import load_checkpoint
+from mj_env.observation import OBS_NAME
+from mj_env.vector import MahjongVectorEnv
 
 
 def test_tiny_run_writes_a_checkpoint_that_loads(tmp_path, monkeypatch):
@@ -24,12 +24,12 @@ def test_tiny_run_writes_a_checkpoint_that_loads(tmp_path, monkeypatch):
     result = train.main([
         "--exp-name", "tiny", "--total-steps", "1536", "--num-envs", "16", "--num-steps", "32",
         "--snapshot-every", "1", "--eval-every", "2", "--eval-hands", "4", "--final-eval-hands", "4",
-        "--hidden", "32", "--threads", "1", "--no-progress", "--reward", "shaped",
+        "--hidden", "32", "--threads", "1", "--no-progress", "--reward", "shaped", "--pool-size", "2",
     ])
     run = tmp_path / "runs" / "tiny"
     ckpt = run / "checkpoints" / "final.pt"
     assert ckpt.is_file() and Path(result["checkpoint"]).resolve() == ckpt.resolve()
-    model, meta = load_checkpoint(ckpt)
+    _, meta = load_checkpoint(ckpt)
     assert meta["obs_name"] == OBS_NAME and meta["rules"] == "beijing" and meta["args"]["reward"] == "shaped"
     assert len(list((run / "checkpoints").glob("update_*.pt"))) == 3
     # the checkpoint plays legal moves as an agent
@@ -41,7 +41,8 @@ def test_tiny_run_writes_a_checkpoint_that_loads(tmp_path, monkeypatch):
         a = agent.act(obs, rng)
         assert obs["action_mask"][np.arange(8), a].all()
         obs, *_ = env.step(a)
-    rows = list(csv.DictReader(open(run / "progress.csv")))
+    with open(run / "progress.csv") as f:
+        rows = list(csv.DictReader(f))
     assert [int(r["update"]) for r in rows] == [1, 2, 3]
     assert rows[0]["vs_random_points"] != "" and rows[1]["vs_rule_points"] != ""
     assert int(rows[-1]["global_step"]) == 3 * 16 * 32
