@@ -129,14 +129,13 @@ class raw_env(AECEnv):
         dealers = None if options.get("dealer") is None else [options["dealer"]]
         if dealers is not None and (isinstance(dealers[0], bool) or dealers[0] not in (0, 1, 2, 3)):
             raise ValueError(f"dealer must be a seat 0-3, got {options['dealer']!r}")
-        self.engine.reset(seed=seed, walls=walls, dealers=dealers)
+        res = self.engine.reset(seed=seed, walls=walls, dealers=dealers)
         self.agents = list(AGENTS)
         self.rewards = {a: 0 for a in AGENTS}
         self._cumulative_rewards = {a: 0 for a in AGENTS}
         self.terminations = {a: False for a in AGENTS}
         self.truncations = {a: False for a in AGENTS}
         self.infos = {a: {} for a in AGENTS}
-        res = self.engine._last_reset_result
         if res.hand_over[0]:  # the deal itself ended the hand (四惠牌 on the dealer's first turn)
             self._record(res)
         self._select()

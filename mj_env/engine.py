@@ -61,8 +61,12 @@ class Engine:
         self._rows = np.arange(self.num_tables)
 
     # ------------------------------------------------------------------ reset
-    def reset(self, seed=None, walls=None, dealers=None, tables=None) -> None:
+    def reset(self, seed=None, walls=None, dealers=None, tables=None) -> StepResult:
         """Start new episodes at ``tables`` (default: all).
+
+        Returns a StepResult for hands that ended at the deal itself (四惠牌 on the dealer's first
+        turn, or quemen flowers emptying the wall): those tables are in END with their rewards and
+        settlements here, and need another reset to play on.
 
         walls: None (shuffled from the engine's generator), or an array/list (n, W) of tile
         indices or codes, each a full set (RULES.md 3). dealers: None (RULES.md 2: East, or at
@@ -98,6 +102,7 @@ class Engine:
         self._finish(idx[empty], np.zeros(0, dtype=np.int64), res)
         self._update_masks(None if tables is None else idx)
         self._last_reset_result = res
+        return res
 
     # ------------------------------------------------------------------ masks
     def legal_mask(self) -> np.ndarray:

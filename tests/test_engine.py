@@ -94,8 +94,15 @@ def check_random_play(preset: str, per_preset: int) -> None:
         assert steps_in_hand.max() < 600, "a hand did not end"
         steps_in_hand[res.hand_over] = 0
         done = np.flatnonzero(res.episode_over)
-        if len(done):
-            eng.reset(tables=done)
+        while len(done):
+            dealt = eng.reset(tables=done)
+            # a deal may end the hand at once (四惠牌 on the dealer's first turn): settle, redeal
+            for b in np.flatnonzero(dealt.hand_over):
+                assert dealt.rewards[b].sum() == 0
+                assert list(dealt.settlements[b]["scores"]) == dealt.rewards[b].tolist()
+                hands += 1
+            done = np.flatnonzero(dealt.hand_over)
+            steps_in_hand[done] = 0
 
 
 def test_every_allowed_action_is_accepted():
