@@ -6,7 +6,7 @@
 """
 from .rules import BEIJING, HEBEI, QUEMEN, RuleSet, get_rules
 
-__all__ = ["env", "raw_env", "RuleSet", "get_rules", "BEIJING", "HEBEI", "QUEMEN"]
+__all__ = ["BEIJING", "HEBEI", "QUEMEN", "RuleSet", "env", "get_rules", "raw_env"]
 
 
 def env(rules="beijing", render_mode=None, **kwargs):

@@ -89,8 +89,8 @@ def env(rules="beijing", render_mode=None, **kwargs):
 class raw_env(AECEnv):
     """One mahjong table as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "mj_env_v0", "is_parallelizable": False,
-                "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human"], "name": "mj_env_v0",  # noqa: RUF012 (PettingZoo's convention)
+                "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, rules="beijing", render_mode=None, illegal_action="raise", illegal_penalty=10, **overrides):
         super().__init__()

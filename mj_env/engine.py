@@ -20,9 +20,30 @@ from . import actions as A
 from . import legal
 from .rules import RuleSet, get_rules
 from .settle import Settlements, hand_results
-from .state import (ADDED_KONG, C_CHI_HIGH, C_CHI_LOW, C_CHI_MID, C_KONG, C_PONG, C_WIN, CHI,
-                    CLAIM, CLAIM_CATEGORY, CONCEALED_KONG, END, KONG, NO_CATEGORY, PHASE_NAMES, PONG,
-                    ROB, TURN, GameState, K, Q, allocate)
+from .state import (
+    ADDED_KONG,
+    C_CHI_HIGH,
+    C_CHI_LOW,
+    C_CHI_MID,
+    C_KONG,
+    C_PONG,
+    C_WIN,
+    CHI,
+    CLAIM,
+    CLAIM_CATEGORY,
+    CONCEALED_KONG,
+    END,
+    KONG,
+    NO_CATEGORY,
+    PHASE_NAMES,
+    PONG,
+    ROB,
+    TURN,
+    GameState,
+    K,
+    Q,
+    allocate,
+)
 from .wall import deal, draw, parse_wall, shuffled_walls
 
 # chi action id of the run starting at tile t (t in a suit, t % 9 <= 6)
@@ -50,7 +71,7 @@ class Engine:
     >>> res = eng.step(first_legal(mask))
     """
 
-    def __init__(self, rules: "str | RuleSet" = "beijing", num_tables: int = 1, seed=None, **overrides):
+    def __init__(self, rules: str | RuleSet = "beijing", num_tables: int = 1, seed=None, **overrides):
         self.rules = get_rules(rules, **overrides)
         if int(num_tables) < 1:
             raise ValueError(f"num_tables must be at least 1, got {num_tables}")

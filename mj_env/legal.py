@@ -11,8 +11,18 @@ import numpy as np
 
 from . import hand
 from .rules import RuleSet
-from .state import (ADDED_KONG, C, C_CHI_HIGH, C_CHI_LOW, C_CHI_MID, C_KONG, C_PONG, C_WIN, CHI,
-                    CONCEALED_KONG, KONG, PONG, GameState, K)
+from .state import (
+    C_CHI_HIGH,
+    C_CHI_LOW,
+    C_CHI_MID,
+    C_KONG,
+    C_PONG,
+    C_WIN,
+    CONCEALED_KONG,
+    C,
+    GameState,
+    K,
+)
 from .wall import kong_possible
 
 _rows_cache: dict[int, np.ndarray] = {}

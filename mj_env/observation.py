@@ -53,7 +53,7 @@ def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np
     rows = np.arange(n)
     rel = (seats[:, None] + np.arange(4)[None, :]) % 4          # (n, 4) absolute seat of offset k
     flat = (idx[:, None] * 4 + rel)                             # rows of the (B*4, K) seat arrays
-    by_seat = lambda a: np.take(a.reshape(-1, K), flat, axis=0)  # noqa: E731  (n, 4, K)
+    by_seat = lambda a: np.take(a.reshape(-1, K), flat, axis=0)
     obs[:, 0] = np.take(st.hands.reshape(-1, K), flat[:, 0], axis=0)
     obs[:, 1:5] = by_seat(st.meld_counts)
     n_hidden = np.take(st.n_hidden.reshape(-1), flat)           # (n, 4) concealed kongs
@@ -149,4 +149,4 @@ def observe_one(rules: RuleSet, st: GameState, b: int, seat: int) -> np.ndarray:
     return o
 
 
-__all__ = ["observe", "observe_one", "OBS_NAME", "N_PLANES", "OBS_SHAPE", "M"]
+__all__ = ["N_PLANES", "OBS_NAME", "OBS_SHAPE", "M", "observe", "observe_one"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .rules import RuleSet
-from .state import END, MELD_NAMES, PHASE_NAMES, CHI, CONCEALED_KONG, PONG, GameState
+from .state import CHI, CONCEALED_KONG, END, MELD_NAMES, PHASE_NAMES, PONG, GameState
 from .tiles import CODES, format_hand, glyph
 from .wall import live_left
 

@@ -113,7 +113,7 @@ class RuleSet:
                f"must be 1-10000, got {self.hands_per_episode}")
         _check(not (self.ting and self.chi), "ting", "报听 is only defined for rule sets without chi")
 
-    def replace(self, **changes) -> "RuleSet":
+    def replace(self, **changes) -> RuleSet:
         """A copy with some fields changed (validated again)."""
         unknown = set(changes) - {f.name for f in fields(self)}
         if unknown:
@@ -153,7 +153,7 @@ QUEMEN = RuleSet(
 PRESETS = {"beijing": BEIJING, "hebei": HEBEI, "quemen": QUEMEN}
 
 
-def get_rules(rules: "str | RuleSet" = "beijing", **overrides) -> RuleSet:
+def get_rules(rules: str | RuleSet = "beijing", **overrides) -> RuleSet:
     """A preset by name (or a RuleSet as is), with optional field overrides."""
     if isinstance(rules, RuleSet):
         base = rules

@@ -101,14 +101,14 @@ class GameState:
     def num_tables(self) -> int:
         return self.wall.shape[0]
 
-    def copy(self) -> "GameState":
+    def copy(self) -> GameState:
         return GameState(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
 
-    def take(self, idx) -> "GameState":
+    def take(self, idx) -> GameState:
         """The state of the tables ``idx`` (a copy)."""
         return GameState(**{f.name: getattr(self, f.name)[idx].copy() for f in fields(self)})
 
-    def put(self, idx, other: "GameState") -> None:
+    def put(self, idx, other: GameState) -> None:
         """Write ``other``'s tables into tables ``idx``."""
         for f in fields(self):
             getattr(self, f.name)[idx] = getattr(other, f.name)

@@ -53,7 +53,7 @@ from .tiles import N_KINDS
 class MahjongVectorEnv(VectorEnv):
     """N tables stepped together; one decision per table per step (see the module docstring)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"]}
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's convention)
 
     def __init__(self, num_envs: int = 64, rules="beijing", seed=None, render_mode=None, **overrides):
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)

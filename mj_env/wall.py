@@ -8,7 +8,8 @@ import numpy as np
 
 from .rules import RuleSet
 from .state import TURN, GameState, K, S
-from .tiles import CODES, FIRST_FLOWER, HUI_OF_INDICATOR, TileError, full_set, index as tile_index
+from .tiles import CODES, FIRST_FLOWER, HUI_OF_INDICATOR, TileError, full_set
+from .tiles import index as tile_index
 
 N_DEALT = 53  # 13 x 4 + the dealer's 14th tile
 

@@ -116,9 +116,10 @@ def test_match_of_several_hands(preset):
     e.reset(seed=5)
     hands = 0
     rng = np.random.default_rng(2)
-    total = 0
+    total = {a: 0 for a in e.possible_agents}
     for agent in e.agent_iter(max_iter=20000):
-        obs, reward, term, trunc, info = e.last()
+        obs, reward, term, trunc, _ = e.last()
+        total[agent] += reward
         if term or trunc:
             e.step(None)
             continue
@@ -126,4 +127,6 @@ def test_match_of_several_hands(preset):
         if e.unwrapped.engine.state.hands_played[0] > hands:
             hands = int(e.unwrapped.engine.state.hands_played[0])
     assert hands == 3
-    assert e.unwrapped.engine.state.match_scores[0].sum() == 0
+    match = e.unwrapped.engine.state.match_scores[0]
+    assert match.sum() == 0
+    assert [total[f"player_{i}"] for i in range(4)] == match.tolist()  # rewards of every hand add up

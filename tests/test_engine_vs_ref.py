@@ -7,13 +7,13 @@ import os
 
 import numpy as np
 import pytest
+from ref_engine import RefGame
 
 from mj_env import actions as A
 from mj_env.engine import Engine
 from mj_env.rules import get_rules
 from mj_env.state import PHASE_NAMES
 from mj_env.wall import shuffled_walls
-from ref_engine import RefGame
 
 HANDS = int(os.environ.get("MJ_REF_HANDS", "48"))
 
