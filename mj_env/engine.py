@@ -68,7 +68,7 @@ class Engine:
     >>> eng = Engine("beijing", num_tables=8, seed=0)
     >>> eng.reset()
     >>> mask = eng.legal_mask()          # (8, N_ACTIONS) bool, for the seat state.to_act
-    >>> res = eng.step(first_legal(mask))
+    >>> res = eng.step(mask.argmax(axis=1))   # the first legal action of each table
     """
 
     def __init__(self, rules: str | RuleSet = "beijing", num_tables: int = 1, seed=None, **overrides):
