@@ -129,7 +129,8 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     parts = []
     for start in range(0, n_walls, batch_walls):
         w_idx = np.arange(start, min(start + batch_walls, n_walls))
-        parts.append(_play_batch(agents, rngs, rules, walls[w_idx], dealers[w_idx], w_idx, seats_of, record_deals))
+        parts.append(_play_batch(agents, rngs, rules, walls[w_idx], dealers[w_idx], w_idx, seats_of,
+                                 record_deals))
         if progress is not None:
             progress(int(w_idx[-1]) + 1)
     cat = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
@@ -215,7 +216,9 @@ def _betacf(a: float, b: float, x: float) -> float:
     h = d
     for m in range(1, 300):
         m2 = 2 * m
-        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
+        even = m * (b - m) * x / ((qam + m2) * (a + m2))
+        odd = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        for aa in (even, odd):
             d = 1.0 + aa * d
             d = 1.0 / (d if abs(d) > tiny else tiny)
             c = 1.0 + aa / c
@@ -301,7 +304,8 @@ def summarize(result: DuplicateResult) -> dict:
 
 def format_table(summary: dict) -> str:
     """A plain-text table of ``summarize``'s output."""
-    head = f"{'agent':<28} {'points/hand':>11} {'95% CI':>18} {'win':>7} {'self-draw':>9} {'deal-in':>8} {'avg fan':>8}"
+    head = (f"{'agent':<28} {'points/hand':>11} {'95% CI':>18} {'win':>7} {'self-draw':>9} {'deal-in':>8} "
+            f"{'avg fan':>8}")
     lines = [head, "-" * len(head)]
     for a in summary["agents"]:
         fan = "-" if a["avg_fan"] is None else f"{a['avg_fan']:.2f}"
@@ -309,8 +313,8 @@ def format_table(summary: dict) -> str:
         name = a["name"] if len(a["name"]) <= 28 else "..." + a["name"][-25:]
         lines.append(f"{name:<28} {a['mean_points']:>+11.3f} {ci:>18} {a['win_rate']:>7.1%} "
                      f"{a['self_draw_rate']:>9.1%} {a['deal_in_rate']:>8.1%} {fan:>8}")
-    lines.append(f"{summary['walls']} walls x {len(summary['seatings'])} seatings = {summary['hands_played']} "
-                 f"hands, {summary['draw_rate']:.1%} drawn")
+    lines.append(f"{summary['walls']} walls x {len(summary['seatings'])} seatings = "
+                 f"{summary['hands_played']} hands, {summary['draw_rate']:.1%} drawn")
     return "\n".join(lines)
 
 
@@ -368,13 +372,15 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agents.arena", description="Duplicate-format strategy comparison.")
+    p = argparse.ArgumentParser(prog="python -m agents.arena",
+                                description="Duplicate-format strategy comparison.")
     p.add_argument("--agents", required=True,
                    help="comma-separated, 2-4 of: random, rule, a checkpoint path (optionally PATH:greedy)")
     p.add_argument("--hands", type=int, default=400, help="walls to deal; each is played in every seating")
     p.add_argument("--seed", type=int, default=0, help="seed of the walls and of the agents' randomness")
     p.add_argument("--rules", default="beijing", help="rule-set preset: beijing, hebei or quemen")
-    p.add_argument("--batch", type=int, default=128, help="walls played at once (times the seatings = tables)")
+    p.add_argument("--batch", type=int, default=128,
+                   help="walls played at once (times the seatings = tables)")
     p.add_argument("--device", default="cpu", help="torch device for checkpoint agents")
     p.add_argument("--json", default=None, help="write the summary here as JSON")
     p.add_argument("--plot", default=None, help="write a bar chart here (PNG)")

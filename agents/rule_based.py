@@ -43,7 +43,8 @@ _EYE = np.eye(K, dtype=np.int8)
 _SUIT = np.array([t // 9 if t < 27 else 3 for t in range(K)])
 _RANK = np.array([t % 9 if t < 27 else -1 for t in range(K)])
 # Discard preference among equally distant, equally connected tiles: honors, then 1/9, then 2/8.
-_EDGE_BONUS = np.where(_SUIT == 3, 0.3, np.select([np.isin(_RANK, (0, 8)), np.isin(_RANK, (1, 7))], [0.2, 0.1], 0.0))
+_EDGE_BONUS = np.where(_SUIT == 3, 0.3,
+                       np.select([np.isin(_RANK, (0, 8)), np.isin(_RANK, (1, 7))], [0.2, 0.1], 0.0))
 _CHI_START = np.array([A.chi_start(c) for c in range(A.N_CHI)])
 
 UNREACHABLE = 1e9
@@ -158,8 +159,7 @@ class RuleBasedAgent:
             visible = (o[r, P_HAND].astype(np.int16) + o[r, P_MELDS].sum(axis=1) + o[r, P_RIVERS].sum(axis=1)
                        + o[r, P_INDICATOR])
             after_nat, after_wild = split_hui(hands[r] - _EYE[t], hui[r])
-            w = H.waits(after_nat, after_wild, seven_pairs=self.rules.seven_pairs,
-                        thirteen_orphans=self.rules.thirteen_orphans, extra_dragon=self.rules.orphans_extra_dragon)
+            w = H.waits_rules(after_nat, after_wild, self.rules)
             live = np.clip(4 - visible, 0, 4)
             tie[r, t] = -(w * live).sum(axis=1)  # more live winning tiles: smaller key
         key = key + np.clip(tie, -100, 100) + 0.01 * rng.random(key.shape)

@@ -71,8 +71,8 @@ def test_rollout_chains_and_gae_per_seat():
     t0 = np.array([0])
 
     def decide(seat, value, phi=0.0):
-        store.add(t0, np.array([seat]), obs, mask, np.array([0]), np.array([0.0]), np.array([value], np.float32),
-                  np.array([phi], np.float32), gamma=1.0)
+        store.add(t0, np.array([seat]), obs, mask, np.array([0]), np.array([0.0]),
+                  np.array([value], np.float32), np.array([phi], np.float32), gamma=1.0)
 
     decide(0, 1.0, phi=-2.0)   # entry 0
     decide(1, 0.5)             # entry 1
@@ -101,7 +101,8 @@ def test_rollout_carries_pending_decisions_over():
     store.start()                                  # next rollout: both move to the front
     assert store.size == 2 and store.pending[0, 2] == 0 and store.pending[1, 3] == 1
     assert store.action[:2].tolist() == [4, 5] and store.obs[1, 0, 5] == 3
-    store.pay(np.array([[0, 0, 2.0, 0], [0, 0, 0, -1.0]], np.float32), np.array([True, True]), np.array([True, True]))
+    both = np.array([True, True])
+    store.pay(np.array([[0, 0, 2.0, 0], [0, 0, 0, -1.0]], np.float32), both, both)
     adv, _, trainable = store.advantages(1.0, 0.95)
     assert trainable[:2].all() and np.allclose(adv[:2], [2.0 - 0.25, -1.0 - 0.75])
 
@@ -111,4 +112,5 @@ def test_cuda_device_is_refused_cleanly_without_a_gpu(tmp_path, monkeypatch):
         pytest.skip("a GPU is present")
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit, match="no GPU"):
-        train.main(["--device", "cuda", "--total-steps", "64", "--num-envs", "4", "--num-steps", "16", "--no-progress"])
+        train.main(["--device", "cuda", "--total-steps", "64", "--num-envs", "4", "--num-steps", "16",
+                    "--no-progress"])
