@@ -302,6 +302,15 @@ def summarize(result: DuplicateResult) -> dict:
     }
 
 
+def short_name(name: str, width: int) -> str:
+    """A display name: a checkpoint path keeps its last two parts (``run/final.pt``), then its end."""
+    parts = name.replace("\\", "/").split("/")
+    if len(parts) > 2:
+        name = "/".join(parts[-3:]) if parts[-2] == "checkpoints" else "/".join(parts[-2:])
+        name = name.replace("/checkpoints/", "/")
+    return name if len(name) <= width else "..." + name[-(width - 3):]
+
+
 def format_table(summary: dict) -> str:
     """A plain-text table of ``summarize``'s output."""
     head = (f"{'agent':<28} {'points/hand':>11} {'95% CI':>18} {'win':>7} {'self-draw':>9} {'deal-in':>8} "
@@ -310,7 +319,7 @@ def format_table(summary: dict) -> str:
     for a in summary["agents"]:
         fan = "-" if a["avg_fan"] is None else f"{a['avg_fan']:.2f}"
         ci = f"[{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}]"
-        name = a["name"] if len(a["name"]) <= 28 else "..." + a["name"][-25:]
+        name = short_name(a["name"], 28)
         lines.append(f"{name:<28} {a['mean_points']:>+11.3f} {ci:>18} {a['win_rate']:>7.1%} "
                      f"{a['self_draw_rate']:>9.1%} {a['deal_in_rate']:>8.1%} {fan:>8}")
     lines.append(f"{summary['walls']} walls x {len(summary['seatings'])} seatings = "
@@ -326,7 +335,7 @@ def plot(summary: dict, path: str, title: str | None = None) -> None:
     import matplotlib.pyplot as plt
 
     ag = summary["agents"]
-    names = [a["name"] if len(a["name"]) <= 24 else "..." + a["name"][-21:] for a in ag]
+    names = [short_name(a["name"], 24) for a in ag]
     x = np.arange(len(ag))
     mean = np.array([a["mean_points"] for a in ag])
     err = np.abs(np.array([a["ci95"] for a in ag]).T - mean)

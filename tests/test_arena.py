@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents import RandomAgent, RuleBasedAgent
-from agents.arena import main, mean_ci95, play_duplicate, seatings, summarize, t_quantile
+from agents.arena import main, mean_ci95, play_duplicate, seatings, short_name, summarize, t_quantile
 from agents.base import as_bool_mask
 
 
@@ -120,3 +120,10 @@ def test_three_and_four_agents():
     four = [RuleBasedAgent(), RandomAgent(), FirstLegal("x"), FirstLegal("x")]
     res4 = play_duplicate(four, n_walls=2, seed=1)
     assert [a["name"] for a in summarize(res4)["agents"]] == ["rule", "random", "x", "x#2"]
+
+
+def test_short_names_tell_checkpoints_apart():
+    assert short_name("runs/a/checkpoints/final.pt", 28) == "a/final.pt"
+    assert short_name("runs/b/checkpoints/final.pt", 28) == "b/final.pt"
+    assert short_name("rule", 28) == "rule"
+    assert len(short_name("runs/" + "x" * 60 + "/checkpoints/final.pt", 24)) == 24
