@@ -150,7 +150,7 @@ def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_dea
     n = len(walls)
     B = n * S
     eng = Engine(rules, num_tables=B)
-    eng.reset(walls=np.repeat(walls, S, axis=0), dealers=np.repeat(dealers, S))
+    dealt = eng.reset(walls=np.repeat(walls, S, axis=0), dealers=np.repeat(dealers, S))
     seat_agent = np.tile(seats_of, (n, 1))                     # table b = wall (b // S), seating (b % S)
     out = {
         "wall": np.repeat(w_idx, S), "seating": np.tile(np.arange(S), n), "seat_agent": seat_agent,
@@ -178,7 +178,7 @@ def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_dea
                     out["dealt_in"][b, int(inp["discarder"])] = True
 
     # hands that end at the deal (四惠牌) are settled inside reset
-    record(eng._last_reset_result)
+    record(dealt)
     st = eng.state
     rows = np.arange(B)
     for _ in range(MAX_STEPS_PER_HAND):

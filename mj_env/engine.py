@@ -122,7 +122,6 @@ class Engine:
         self._start_turn(idx, res)
         self._finish(idx[empty], np.zeros(0, dtype=np.int64), res)
         self._update_masks(None if tables is None else idx)
-        self._last_reset_result = res
         return res
 
     # ------------------------------------------------------------------ masks

@@ -45,11 +45,11 @@ class FastGame:
             raise ValueError("FastGame plays one hand; use Engine for a match of several hands")
         self.rules = rules
         self.engine = Engine(rules, num_tables=1)
-        self.engine.reset(walls=[list(wall)], dealers=[dealer])
+        dealt = self.engine.reset(walls=[list(wall)], dealers=[dealer])
         self.rewards = [0, 0, 0, 0]
         self._result = None
         # A hand can end in the reset itself (四惠牌 on the dealer's first turn).
-        self._collect(self.engine._last_reset_result)
+        self._collect(dealt)
 
     # ------------------------------------------------------------------ stepping
     def legal(self) -> list[int]:
