@@ -143,10 +143,11 @@ class raw_env(AECEnv):
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
         obs = observe_one(self.rules, self.engine.state, 0, seat)
-        mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
         st = self.engine.state
         if st.phase[0] != END and st.to_act[0] == seat:
-            mask[:] = self.engine.legal_mask()[0]
+            mask = self.engine.legal_mask()[0].view(np.int8).copy()
+        else:
+            mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action):

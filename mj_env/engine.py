@@ -198,7 +198,7 @@ class Engine:
     def step(self, actions) -> StepResult:
         """Apply one action per table (ignored at tables in END). Returns rewards and ends."""
         acts = np.asarray(actions)
-        if acts.shape != (self.num_tables,) or not np.issubdtype(acts.dtype, np.integer):
+        if acts.shape != (self.num_tables,) or acts.dtype.kind not in "iu":
             raise A.ActionError(f"expected {self.num_tables} integer actions, got shape {acts.shape} "
                                 f"dtype {acts.dtype}")
         acts = acts.astype(np.int64)

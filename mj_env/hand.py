@@ -75,7 +75,7 @@ def _flat_counts(counts) -> tuple[np.ndarray, tuple[int, ...]]:
     c = np.asarray(counts)
     if c.ndim == 0 or c.shape[-1] != N_KINDS:
         raise ValueError(f"counts must have shape (..., {N_KINDS}), got {c.shape}")
-    if not np.issubdtype(c.dtype, np.integer):
+    if c.dtype.kind not in "iu":  # (dtype.kind: a cheap np.issubdtype(dtype, np.integer))
         raise TypeError(f"counts must be an integer array, got dtype {c.dtype}")
     return c.reshape(-1, N_KINDS), c.shape[:-1]
 
@@ -83,13 +83,16 @@ def _flat_counts(counts) -> tuple[np.ndarray, tuple[int, ...]]:
 def _flat_wild(wild, lead: tuple[int, ...]) -> np.ndarray:
     """wild broadcast to the batch shape, as (N,) uint32 (checked non-negative)."""
     w = np.asarray(wild)
-    if not (np.issubdtype(w.dtype, np.integer) or w.dtype == bool):
+    if w.dtype.kind not in "iub":
         raise TypeError(f"wild must be an integer count, got dtype {w.dtype}")
-    try:
-        w = np.broadcast_to(w, lead).reshape(-1)
-    except ValueError:
-        raise ValueError(f"wild of shape {w.shape} does not broadcast to the batch shape {lead}") from None
-    if w.size and w.min() < 0:
+    if w.shape == lead:
+        w = w.reshape(-1)
+    else:
+        try:
+            w = np.broadcast_to(w, lead).reshape(-1)
+        except ValueError:
+            raise ValueError(f"wild of shape {w.shape} does not broadcast to the batch shape {lead}") from None
+    if w.size and w.dtype.kind == "i" and w.min() < 0:
         raise ValueError(f"wild must be >= 0, got {int(w.min())}")
     return w.astype(np.uint32)
 

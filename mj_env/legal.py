@@ -130,6 +130,8 @@ def claim_options(rules: RuleSet, st: GameState, idx, discarder, tile, robbing: 
     hand is ready (``st.ready``) and may win on a discard at all.
     """
     n = len(idx)
+    if n == 1 and not rules.hui_wild_in_melds:
+        return _claim_options_one(rules, st, int(idx[0]), int(discarder[0]), int(tile[0]), robbing)
     ok = np.zeros((n, 4, C), dtype=bool)
     rows = _rows(n)
     d = discarder.astype(np.int64)
@@ -172,6 +174,40 @@ def claim_options(rules: RuleSet, st: GameState, idx, discarder, tile, robbing: 
 
 
 _NEAR = np.array([-2, -1, 1, 2])
+
+
+def _claim_options_one(rules: RuleSet, st: GameState, b: int, d: int, t: int, robbing: bool) -> np.ndarray:
+    """``claim_options`` for one table with natural-tile melds, in plain Python: the single-table
+    environment asks this at every discard, where two dozen NumPy calls on length-1 arrays cost
+    more than the work. The batched path is the definition; the batch-equivalence test holds
+    the two together."""
+    ok = np.zeros((1, 4, C), dtype=bool)
+    one = np.array([b])
+    can_kong = None
+    for k in (1, 2, 3):
+        s = (d + k) % 4
+        if st.ready[b, s] and not (rules.discard_win_concealed_only and st.open_hand[b, s]):
+            ok[0, s, C_WIN] = discard_win(rules, st, one, np.array([s]), np.array([t]))[0]
+        if robbing or st.ting[b, s]:
+            continue
+        hand_s = st.hands[b, s]
+        have = int(hand_s[t])
+        if have >= 2:
+            ok[0, s, C_PONG] = True
+            if have >= 3:
+                if can_kong is None:
+                    can_kong = bool(kong_possible(rules, st, one)[0])
+                ok[0, s, C_KONG] = can_kong
+        if rules.chi and k == 1 and t < 27:
+            pos = t % 9
+            below2 = pos >= 2 and hand_s[t - 2] > 0
+            below1 = pos >= 1 and hand_s[t - 1] > 0
+            above1 = pos <= 7 and hand_s[t + 1] > 0
+            above2 = pos <= 6 and hand_s[t + 2] > 0
+            ok[0, s, C_CHI_LOW] = above1 and above2
+            ok[0, s, C_CHI_MID] = below1 and above1
+            ok[0, s, C_CHI_HIGH] = below2 and below1
+    return ok
 
 
 def self_kongs(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:

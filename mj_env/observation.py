@@ -103,28 +103,35 @@ def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np
     return obs
 
 
+_REL = np.array([[(s + k) % 4 for k in range(4)] for s in range(4)])
+"""_REL[seat] = the absolute seats of offsets 0-3."""
+
+
 def observe_one(rules: RuleSet, st: GameState, b: int, seat: int) -> np.ndarray:
     """The observation (N_PLANES, 34) uint8 of ``seat`` at table ``b``: the same planes as
-    ``observe``, written with plain slices (the single-table AEC path, where the fixed cost of
-    fancy indexing dominates)."""
+    ``observe``, written with a few small slices (the single-table AEC path, where the fixed
+    cost of the batched gathers dominates); tested equal to ``observe``."""
     o = np.zeros((N_PLANES, K), dtype=np.uint8)
     o[0] = st.hands[b, seat]
     sc = o[13]
     phase = int(st.phase[b])
     asking = phase in (CLAIM, ROB)
-    claims = st.claims[b]
-    for k in range(4):
-        s = (seat + k) % 4
-        o[1 + k] = st.meld_counts[b, s] - st.hidden[b, s] if k else st.meld_counts[b, s]
-        o[5 + k] = st.river[b, s]
-        sc[12 + k] = st.n_hidden[b, s]
-        sc[16 + k] = st.ting[b, s]
-        sc[20 + k] = st.flowers[b, s]
-        sc[26 + k] = claims[seat, s]
-        sc[30 + k] = claims[s, seat]
-        if k and rules.hubao and (claims[seat, s] >= rules.hubao_claims or claims[s, seat] >= rules.hubao_claims):
-            sc[8 + k] = 1
-            sc[8] += 1
+    rel = _REL[seat]
+    o[1:5] = st.meld_counts[b, rel]
+    if st.n_hidden[b].any():
+        o[2:5] -= st.hidden[b, rel[1:]].astype(np.uint8)
+    o[5:9] = st.river[b, rel]
+    sc[12:16] = st.n_hidden[b, rel]
+    sc[16:20] = st.ting[b, rel]
+    sc[20:24] = st.flowers[b, rel]
+    by_self, from_self = st.claims[b, seat, rel], st.claims[b, rel, seat]
+    sc[26:30] = by_self
+    sc[30:34] = from_self
+    if rules.hubao:
+        bound = (by_self >= rules.hubao_claims) | (from_self >= rules.hubao_claims)
+        bound[0] = False
+        sc[9:12] = bound[1:]
+        sc[8] = bound.sum()
     if rules.hui:
         o[9, st.indicator[b]] = 1
         o[10, st.hui[b]] = 1
