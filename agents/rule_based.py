@@ -45,7 +45,6 @@ _RANK = np.array([t % 9 if t < 27 else -1 for t in range(K)])
 # Discard preference among equally distant, equally connected tiles: honors, then 1/9, then 2/8.
 _EDGE_BONUS = np.where(_SUIT == 3, 0.3,
                        np.select([np.isin(_RANK, (0, 8)), np.isin(_RANK, (1, 7))], [0.2, 0.1], 0.0))
-_CHI_START = np.array([A.chi_start(c) for c in range(A.N_CHI)])
 
 UNREACHABLE = 1e9
 """Key of a discard that is not legal."""
@@ -230,7 +229,7 @@ class RuleBasedAgent:
             after = hands[r].copy()
             rr = np.arange(len(r))
             for k in range(3):
-                need = _CHI_START[c] + k
+                need = A.CHI_START[c] + k
                 other = need != tile[r]
                 have = after[rr, need] > 0
                 use_nat = other & have

@@ -16,6 +16,8 @@
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .tiles import CODES, N_KINDS
 
 DISCARD = 0
@@ -48,6 +50,8 @@ def _names() -> list[str]:
 
 
 NAMES: tuple[str, ...] = tuple(_names())
+CHI_START = np.array([chi_start(c) for c in range(N_CHI)], dtype=np.int64)
+"""CHI_START[c]: lowest tile of the run of chi action CHI + c, as an array for batched look-up."""
 _INDEX = {n: i for i, n in enumerate(NAMES)}
 
 

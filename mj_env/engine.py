@@ -48,8 +48,7 @@ from .wall import deal, draw, parse_wall, shuffled_walls
 
 # chi action id of the run starting at tile t (t in a suit, t % 9 <= 6)
 _CHI_ID = np.full(K + 3, -1, dtype=np.int64)
-_CHI_START = np.array([A.chi_start(c) for c in range(A.N_CHI)], dtype=np.int64)
-_CHI_ID[_CHI_START] = A.CHI + np.arange(A.N_CHI)
+_CHI_ID[A.CHI_START] = A.CHI + np.arange(A.N_CHI)
 
 
 @dataclass
@@ -453,7 +452,7 @@ class Engine:
             st.ponged[b, bs, bt] = kind == PONG
         if chi.any():
             b, bs, bt, bh = idx[chi], s[chi], t[chi], hui[chi]
-            start = _CHI_START[a[chi] - A.CHI]
+            start = A.CHI_START[a[chi] - A.CHI]
             wild_bits = np.zeros(len(b), dtype=np.int64)
             for k in range(3):
                 o = start + k

@@ -18,7 +18,6 @@ from .state import (
     C_KONG,
     C_PONG,
     C_WIN,
-    CONCEALED_KONG,
     C,
     GameState,
     K,
@@ -252,5 +251,3 @@ def ting_discards(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
     out[r, x] = waits.any(axis=1)
     return out
 
-
-CONCEALED_TYPES = (CONCEALED_KONG,)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from .rules import RuleSet
-from .state import CLAIM, ROB, TURN, GameState, K, M
+from .state import CLAIM, ROB, TURN, GameState, K
 from .wall import live_left
 
 OBS_NAME = "mj_obs_v1"
@@ -156,4 +156,4 @@ def observe_one(rules: RuleSet, st: GameState, b: int, seat: int) -> np.ndarray:
     return o
 
 
-__all__ = ["N_PLANES", "OBS_NAME", "OBS_SHAPE", "M", "observe", "observe_one"]
+__all__ = ["N_PLANES", "OBS_NAME", "OBS_SHAPE", "observe", "observe_one"]
