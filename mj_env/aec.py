@@ -97,7 +97,11 @@ class raw_env(AECEnv):
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         if illegal_action not in ("raise", "penalize"):
-            raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {illegal_action!r}")
+            raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {str(illegal_action)[:40]!r}")
+        if isinstance(illegal_penalty, (bool, np.bool_)) or not isinstance(illegal_penalty, (int, float, np.number)) \
+                or not (0 <= float(illegal_penalty) <= 1e15):
+            raise ValueError("illegal_penalty must be a finite number in 0-1e15 (the offender gets minus it), "
+                             f"got {str(illegal_penalty)[:40]!r}")
         self.engine = Engine(rules, num_tables=1, **overrides)
         self.rules = self.engine.rules
         self.render_mode = render_mode
@@ -114,6 +118,8 @@ class raw_env(AECEnv):
         self.action_spaces = {a: act_space for a in AGENTS}
         self.observation_layout = OBS_NAME
         self.agents = []
+        self.rewards = {}
+        self._cumulative_rewards = {}
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -124,20 +130,21 @@ class raw_env(AECEnv):
     # --------------------------------------------------------------------------
     def reset(self, seed=None, options=None):
         # Other keys are ignored, as PettingZoo's api_test expects of every environment.
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
         options = dict(options or {})
         walls = None if options.get("wall") is None else [options["wall"]]
         dealers = None if options.get("dealer") is None else [options["dealer"]]
-        if dealers is not None and (isinstance(dealers[0], bool) or dealers[0] not in (0, 1, 2, 3)):
-            raise ValueError(f"dealer must be a seat 0-3, got {options['dealer']!r}")
-        res = self.engine.reset(seed=seed, walls=walls, dealers=dealers)
+        res = self.engine.reset(seed=seed, walls=walls, dealers=dealers)  # checks before it changes
         self.agents = list(AGENTS)
         self.rewards = {a: 0 for a in AGENTS}
         self._cumulative_rewards = {a: 0 for a in AGENTS}
         self.terminations = {a: False for a in AGENTS}
         self.truncations = {a: False for a in AGENTS}
         self.infos = {a: {} for a in AGENTS}
-        if res.hand_over[0]:  # the deal itself ended the hand (四惠牌 on the dealer's first turn)
+        if res.hand_over[0]:  # the deal itself ended a hand (四惠牌 on the dealer's first turn)
             self._record(res)
+            self._accumulate_rewards()
         self._select()
 
     def observe(self, agent):
@@ -151,19 +158,23 @@ class raw_env(AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action):
+        if not self.agents:
+            raise A.ActionError("step() before reset(), or after the episode ended: call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
+        # Check the action before anything changes (a refused action keeps unread rewards).
+        ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) \
+            and 0 <= action < A.N_ACTIONS
+        if not ok:
+            raise A.ActionError(f"{agent}: action {str(action)[:40]!r} is not an integer in 0-{A.N_ACTIONS - 1}")
+        legal = bool(self.engine.legal_mask()[0, int(action)])
+        if not legal and self.illegal_action == "raise":
+            raise A.ActionError(f"{agent}: " + self.engine.explain_illegal(0, int(action)))
         self._cumulative_rewards[agent] = 0
         for a in self.agents:
             self.rewards[a] = 0
-        mask = self.engine.legal_mask()[0]
-        ok = isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < A.N_ACTIONS
-        if not ok:
-            raise A.ActionError(f"{agent}: action {action!r} is not an integer in 0-{A.N_ACTIONS - 1}")
-        if not mask[int(action)]:
-            if self.illegal_action == "raise":
-                raise A.ActionError(f"{agent}: " + self.engine.explain_illegal(0, int(action)))
+        if not legal:
             self.rewards[agent] = -self.illegal_penalty
             self.infos[agent] = {"illegal_action": A.name(int(action))}
             for a in self.agents:

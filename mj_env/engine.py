@@ -44,18 +44,42 @@ from .state import (
     Q,
     allocate,
 )
-from .wall import deal, draw, parse_wall, shuffled_walls
+from .wall import WallError, deal, draw, parse_wall, shuffled_walls
 
 # chi action id of the run starting at tile t (t in a suit, t % 9 <= 6)
 _CHI_ID = np.full(K + 3, -1, dtype=np.int64)
 _CHI_ID[A.CHI_START] = A.CHI + np.arange(A.N_CHI)
 
 
+MAX_TABLES = 1 << 22  # 4M tables: about 4 GiB of state
+
+
+def _new_rng(seed) -> np.random.Generator:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be None or a non-negative integer, got {str(seed)[:40]!r}")
+    return np.random.default_rng(int(seed))
+
+
+def _parse_dealers(dealers, n: int) -> np.ndarray:
+    """``n`` seats 0-3 given as Python or NumPy integers (not floats, strings or bools)."""
+    if isinstance(dealers, (str, bytes)) or not hasattr(dealers, "__len__"):
+        raise ValueError(f"dealers must be a list of {n} seats, got {str(dealers)[:40]!r}")
+    if len(dealers) != n:
+        raise ValueError(f"{len(dealers)} dealers given for {n} tables")
+    out = np.empty(n, dtype=np.int8)
+    for j, d in enumerate(dealers):
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or not 0 <= d <= 3:
+            raise ValueError(f"dealer of table {j} of this reset must be a seat 0-3 (an integer), "
+                             f"got {str(d)[:40]!r}")
+        out[j] = d
+    return out
+
+
 @dataclass
 class StepResult:
     """What one step produced, per table."""
 
-    rewards: np.ndarray        # (B, 4) int32 settled points of the hands that ended in this step
+    rewards: np.ndarray        # (B, 4) int64 settled points of the hands that ended in this step
     hand_over: np.ndarray      # (B,) bool    a hand ended at this table in this step
     episode_over: np.ndarray   # (B,) bool    the episode (match of hands_per_episode) ended
     settlements: Settlements = field(default_factory=Settlements)  # table -> settlement (INTERFACES.md 2)
@@ -72,13 +96,15 @@ class Engine:
 
     def __init__(self, rules: str | RuleSet = "beijing", num_tables: int = 1, seed=None, **overrides):
         self.rules = get_rules(rules, **overrides)
-        if int(num_tables) < 1:
-            raise ValueError(f"num_tables must be at least 1, got {num_tables}")
+        if isinstance(num_tables, (bool, np.bool_)) or not isinstance(num_tables, (int, np.integer)) \
+                or not 1 <= num_tables <= MAX_TABLES:
+            raise ValueError(f"num_tables must be an integer in 1-{MAX_TABLES:,}, got {str(num_tables)[:40]!r}")
         self.num_tables = int(num_tables)
+        self.rng = np.random.default_rng() if seed is None else _new_rng(seed)
         self.state: GameState = allocate(self.num_tables, self.rules.n_tiles)
-        self.rng = np.random.default_rng(seed)
         self._mask = np.zeros((self.num_tables, A.N_ACTIONS), dtype=bool)
         self._rows = np.arange(self.num_tables)
+        self._dealt_ever = np.zeros(self.num_tables, dtype=bool)  # step() needs every table dealt
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed=None, walls=None, dealers=None, tables=None) -> StepResult:
@@ -92,26 +118,22 @@ class Engine:
         indices or codes, each a full set (RULES.md 3). dealers: None (RULES.md 2: East, or at
         random for hebei/quemen) or (n,) seats.
         """
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-        idx = self._rows if tables is None else np.asarray(tables, dtype=np.int64).reshape(-1)
+        # Everything is checked before anything changes: a refused reset leaves the tables and
+        # the generator exactly as they were.
+        rng = self.rng if seed is None else _new_rng(seed)
+        idx = self._rows if tables is None else self._table_index(tables)
         n = len(idx)
-        if walls is None:
+        walls_arr = None if walls is None else self._parse_walls(walls, n)
+        dealers_arr = None if dealers is None else _parse_dealers(dealers, n)
+        self.rng = rng
+        if walls_arr is None:
             walls_arr = shuffled_walls(self.rules, self.rng, n)
-        else:
-            if len(walls) != n:
-                raise ValueError(f"{len(walls)} walls given for {n} tables")
-            walls_arr = np.stack([parse_wall(self.rules, w) for w in walls])
-        if dealers is None:
+        if dealers_arr is None:
             if self.rules.first_dealer == "random":
                 dealers_arr = self.rng.integers(0, 4, size=n).astype(np.int8)
             else:
                 dealers_arr = np.zeros(n, dtype=np.int8)
-        else:
-            dealers_arr = np.asarray(dealers, dtype=np.int64).reshape(-1)
-            if len(dealers_arr) != n or ((dealers_arr < 0) | (dealers_arr > 3)).any():
-                raise ValueError(f"dealers must be {n} seats in 0-3, got {dealers!r}")
-            dealers_arr = dealers_arr.astype(np.int8)
+        self._dealt_ever[idx] = True
         st = self.state
         st.hands_played[idx] = 0
         st.match_scores[idx] = 0
@@ -122,6 +144,33 @@ class Engine:
         self._finish(idx[empty], np.zeros(0, dtype=np.int64), res)
         self._update_masks(None if tables is None else idx)
         return res
+
+    def _table_index(self, tables) -> np.ndarray:
+        """``tables`` as distinct int64 row numbers of this engine, or a ValueError."""
+        arr = np.asarray(tables)
+        if arr.ndim > 1 or (arr.size and arr.dtype.kind not in "iu"):
+            raise ValueError(f"tables must be a 1-D array of table numbers, got dtype {arr.dtype} "
+                             f"shape {arr.shape}")
+        arr = arr.astype(np.int64).reshape(-1)
+        bad = arr[(arr < 0) | (arr >= self.num_tables)]
+        if bad.size:
+            raise ValueError(f"table {int(bad[0])} does not exist (tables are 0-{self.num_tables - 1})")
+        if len(np.unique(arr)) != len(arr):
+            raise ValueError("tables lists a table more than once")
+        return arr
+
+    def _parse_walls(self, walls, n: int) -> np.ndarray:
+        if isinstance(walls, (str, bytes)) or not hasattr(walls, "__len__"):
+            raise WallError(f"walls must be a list of {n} walls (one per table), got {type(walls).__name__}")
+        if len(walls) != n:
+            raise WallError(f"{len(walls)} walls given for {n} tables")
+        out = np.empty((n, self.rules.n_tiles), dtype=np.int8)
+        for j, w in enumerate(walls):
+            try:
+                out[j] = parse_wall(self.rules, w)
+            except WallError as e:
+                raise WallError(f"wall of table {j} of this reset: {e}") from None
+        return out
 
     # ------------------------------------------------------------------ masks
     def legal_mask(self) -> np.ndarray:
@@ -196,10 +245,16 @@ class Engine:
     # ------------------------------------------------------------------ step
     def step(self, actions) -> StepResult:
         """Apply one action per table (ignored at tables in END). Returns rewards and ends."""
-        acts = np.asarray(actions)
+        try:
+            acts = np.asarray(actions)
+        except (ValueError, TypeError, OverflowError) as e:
+            raise A.ActionError(f"expected {self.num_tables} integer actions: {str(e)[:80]}") from None
         if acts.shape != (self.num_tables,) or acts.dtype.kind not in "iu":
             raise A.ActionError(f"expected {self.num_tables} integer actions, got shape {acts.shape} "
                                 f"dtype {acts.dtype}")
+        if not self._dealt_ever.all():
+            raise A.ActionError(f"table {int(np.flatnonzero(~self._dealt_ever)[0])} has not been dealt: "
+                                "call reset() before step()")
         acts = acts.astype(np.int64)
         st = self.state
         live = st.phase != END
@@ -219,7 +274,7 @@ class Engine:
 
     def _new_result(self) -> StepResult:
         B = self.num_tables
-        return StepResult(np.zeros((B, 4), dtype=np.int32), np.zeros(B, dtype=bool), np.zeros(B, dtype=bool))
+        return StepResult(np.zeros((B, 4), dtype=np.int64), np.zeros(B, dtype=bool), np.zeros(B, dtype=bool))
 
     # ---------------------------------------------------------------- own turn
     def _do_turn(self, idx, acts, res) -> None:

@@ -92,26 +92,45 @@ class RuleSet:
             value = getattr(self, f.name)
             want = {"str": str, "int": int, "bool": bool}.get(str(f.type))
             if want is not None and (type(value) is not want):
-                raise RuleError(f"rule field {f.name!r} must be {want.__name__}, got {value!r}")
+                raise RuleError(f"rule field {f.name!r} must be {want.__name__}, got {_short(value)}")
         _check(self.name in PRESET_NAMES, "name", f"must be one of {PRESET_NAMES}, got {self.name!r}")
         _check(self.scoring in PRESET_NAMES, "scoring", f"must be one of {PRESET_NAMES}, got {self.scoring!r}")
+        _check(self.name == self.scoring, "scoring",
+               f"the fan table and payments are the preset's: {self.name!r} scores as {self.name!r}, "
+               f"got {self.scoring!r} (start from the preset {self.scoring!r} instead)")
         _check(self.n_tiles in (136, 144), "n_tiles", f"must be 136 or 144, got {self.n_tiles}")
         _check(self.flowers == (self.n_tiles == 144), "flowers", "flowers need n_tiles=144 and 144 tiles need flowers")
+        _check(not self.flowers or self.scoring == "quemen", "flowers",
+               "flowers are scored only by the quemen fan table (花牌)")
+        _check(not self.hui or self.scoring == "beijing", "hui",
+               "惠牌 (the indicator, its reserve and the 惠牌 patterns) exist only under beijing scoring")
+        _check(not self.ting or self.scoring == "quemen", "ting", "报听 and its doubling exist only in quemen")
+        _check(not self.ting or not self.chi, "ting", "报听 is only defined for rule sets without chi")
+        _check(not self.shaozhuang or self.scoring == "beijing", "shaozhuang", "烧庄 is a beijing payment")
+        _check(not self.hubao or self.scoring == "beijing", "hubao", "互包 is a beijing payment")
+        _check(not self.kong_payments or self.scoring != "beijing", "kong_payments",
+               "beijing has no kong payments (RULES.md 6.1)")
         _check(0 <= self.reserve <= 40, "reserve", f"must be 0-40, got {self.reserve}")
-        _check(not (self.reserve and not self.hui), "reserve", "a reserve sits beside the indicator; it needs hui=True")
         _check(0 <= self.tail_stacks_kept <= 20, "tail_stacks_kept", f"must be 0-20, got {self.tail_stacks_kept}")
         _check(0 <= self.self_draw_only_hui <= 4, "self_draw_only_hui", f"must be 0-4, got {self.self_draw_only_hui}")
-        _check(not (self.hui_wild_in_melds and not self.hui), "hui_wild_in_melds", "needs hui=True")
-        _check(not (self.four_hui_win and not self.hui), "four_hui_win", "needs hui=True")
         _check(1 <= self.hubao_claims <= 8, "hubao_claims", f"must be 1-8, got {self.hubao_claims}")
         _check(self.dealer_rotation in ("previous", "next"), "dealer_rotation",
                f"must be 'previous' or 'next', got {self.dealer_rotation!r}")
         _check(self.first_dealer in ("east", "random"), "first_dealer",
                f"must be 'east' or 'random', got {self.first_dealer!r}")
-        _check(self.base >= 1, "base", f"must be a positive integer, got {self.base}")
-        _check(1 <= self.hands_per_episode <= 10_000, "hands_per_episode",
-               f"must be 1-10000, got {self.hands_per_episode}")
-        _check(not (self.ting and self.chi), "ting", "报听 is only defined for rule sets without chi")
+        _check(1 <= self.base <= MAX_BASE, "base", f"must be an integer in 1-{MAX_BASE:,}, got {_short(self.base)}")
+        _check(1 <= self.hands_per_episode <= MAX_HANDS_PER_EPISODE, "hands_per_episode",
+               f"must be 1-{MAX_HANDS_PER_EPISODE}, got {_short(self.hands_per_episode)}")
+        preset = PRESETS.get(self.name)
+        if preset is not None:  # (the presets themselves are built before PRESETS exists)
+            for name, (used, when) in _USED_WHEN.items():
+                # an ignored field may keep its preset's value, or the value of a preset that
+                # ignores it too (hui=False with four_hui_win=False is fine; tail_stacks_kept=3
+                # under beijing is not)
+                harmless = {getattr(preset, name)} | {getattr(p, name) for p in PRESETS.values() if not used(p)}
+                if not used(self) and getattr(self, name) not in harmless:
+                    raise RuleError(f"rule field {name!r} is only read {when}; under these rules it would be "
+                                    f"ignored, so it cannot be set (got {getattr(self, name)!r})")
 
     def replace(self, **changes) -> RuleSet:
         """A copy with some fields changed (validated again)."""
@@ -131,7 +150,36 @@ def _check(ok: bool, field: str, message: str) -> None:
         raise RuleError(f"rule field {field!r}: {message}")
 
 
+def _short(value) -> str:
+    """A value for an error message, cut short (a huge number is not printed in full)."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"an integer of {value.bit_length()} bits"
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+MAX_BASE = 10**6
+"""Largest 底分. One hand moves at most MAX_POINTS_PER_BASE x base points per seat (mj_env.scoring),
+so with this bound every reward is an exact integer in float64 (< 2**53) and a match of
+MAX_HANDS_PER_EPISODE hands sums exactly in int64."""
+MAX_HANDS_PER_EPISODE = 10_000
+
+# Fields that only some rule sets read: (is it read?, where it is read). Setting one that the
+# rules would ignore is refused instead of being silently dropped.
+_USED_WHEN = {
+    "reserve": (lambda r: r.hui, "with 惠牌 (hui=True): the reserve lies beside the indicator"),
+    "hui_wild_in_melds": (lambda r: r.hui, "with 惠牌 (hui=True)"),
+    "four_hui_win": (lambda r: r.hui, "with 惠牌 (hui=True)"),
+    "self_draw_only_hui": (lambda r: r.hui, "with 惠牌 (hui=True)"),
+    "tail_stacks_kept": (lambda r: not r.hui, "without 惠牌 (hui=False): a beijing wall ends at its reserve"),
+    "shaozhuang_on_draw": (lambda r: r.shaozhuang, "with 烧庄 (shaozhuang=True)"),
+    "hubao_claims": (lambda r: r.hubao, "with 互包 (hubao=True)"),
+    "kong_payments_on_draw": (lambda r: r.kong_payments, "with kong payments (kong_payments=True)"),
+    "discard_bonus_all_pay": (lambda r: r.scoring == "hebei", "by hebei scoring"),
+    "orphans_extra_dragon": (lambda r: r.thirteen_orphans, "with thirteen orphans (thirteen_orphans=True)"),
+}
+
+
 PRESET_NAMES = ("beijing", "hebei", "quemen")
+PRESETS: dict[str, RuleSet] = {}
 
 BEIJING = RuleSet(name="beijing", scoring="beijing")
 
@@ -150,7 +198,7 @@ QUEMEN = RuleSet(
     kong_payments_on_draw=True,
 )
 
-PRESETS = {"beijing": BEIJING, "hebei": HEBEI, "quemen": QUEMEN}
+PRESETS.update(beijing=BEIJING, hebei=HEBEI, quemen=QUEMEN)
 
 
 def get_rules(rules: str | RuleSet = "beijing", **overrides) -> RuleSet:

@@ -154,7 +154,7 @@ class Settlements(Mapping):
 
 def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray, out: Settlements):
     """Settle the hands at tables ``idx`` (won (n,) says which were won, the rest were drawn),
-    adding their settlement objects to ``out``. Returns the scores (n, 4) int32."""
+    adding their settlement objects to ``out``. Returns the scores (n, 4) int64."""
     n = len(idx)
     scores = np.zeros((n, 4), dtype=np.int64)
     # Drawn hands: 烧庄 only (and kong payments where a drawn hand keeps them), batched.
@@ -207,4 +207,4 @@ def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray
         if kongs is not None:
             obj["kong_scores"] = kongs
         out.add(b, obj)
-    return scores.astype(np.int32)
+    return scores

@@ -95,7 +95,7 @@ class GameState:
     claims: np.ndarray          # (B, S, S) int8 claims[a, b]: discards seat a claimed from seat b (互包)
     dealer: np.ndarray          # (B,) int8
     hands_played: np.ndarray    # (B,) int16    hands finished in this episode (match)
-    match_scores: np.ndarray    # (B, S) int32  points summed over the episode's hands
+    match_scores: np.ndarray    # (B, S) int64  points summed over the episode's hands
 
     @property
     def num_tables(self) -> int:
@@ -145,5 +145,5 @@ def allocate(num_tables: int, wall_len: int) -> GameState:
         n_discards=z((S,), np.int16), any_meld=z((), bool),
         sz_alive=z((), bool), sz_tile=full((), -1, np.int8), sz_count=z((), np.int8),
         sz_rounds=z((), np.int8), claims=z((S, S), np.int8), dealer=z((), np.int8),
-        hands_played=z((), np.int16), match_scores=z((S,), np.int32),
+        hands_played=z((), np.int16), match_scores=z((S,), np.int64),
     )

@@ -17,7 +17,7 @@ What one step returns, for N tables:
 | ``obs["observation"]`` | (N, 14, 34) uint8 | planes of ``mj_obs_v1`` for the seat to act at each table |
 | ``obs["action_mask"]`` | (N, 127) int8 | its legal actions |
 | ``obs["seat"]`` | (N,) int64 | the seat to act (0-3) |
-| ``rewards`` | (N, 4) float32 | settled points of each seat for the hands that ended in this step |
+| ``rewards`` | (N, 4) float64 | settled points of each seat for the hands that ended in this step (exact: at most 2**53) |
 | ``terminations`` | (N,) bool | the episode (a hand, or a match of hands) ended |
 | ``truncations`` | (N,) bool | always False: every hand ends by the rules |
 | ``infos["settlement"]`` | mapping | ``infos["settlement"][i]``: the settlement of the hand that ended at table i (INTERFACES.md 2), for every i where ``infos["_settlement"][i]`` |
@@ -70,15 +70,21 @@ class MahjongVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.instant_hands = 0  # deals that ended before any decision (四惠牌 at the deal), redealt
-        self._seeded = seed is not None
+        self.pending_rewards = np.zeros((self.num_envs, 4), dtype=np.int64)
+        self.closed = False
+        self._started = False
 
-    def _redeal_instant(self) -> None:
+    def _redeal_instant(self, res) -> None:
+        """Deal again at tables whose new hand ended at the deal itself (四惠牌 on the dealer's
+        first turn, quemen flowers emptying the wall); their points wait in ``pending_rewards``
+        and are paid with the next step's rewards, so that every hand's points reach the seats."""
         while True:
+            self.pending_rewards += res.rewards
             ended = np.flatnonzero(self.engine.state.phase == END)
             if not len(ended):
                 return
             self.instant_hands += len(ended)
-            self.engine.reset(tables=ended)
+            res = self.engine.reset(tables=ended)
 
     def _obs(self) -> dict:
         st = self.engine.state
@@ -89,25 +95,41 @@ class MahjongVectorEnv(VectorEnv):
 
     def reset(self, *, seed=None, options=None):
         """Deal every table anew. options: {"walls": (N, W) tile codes/indices, "dealers": (N,)}."""
+        self._check_open()
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
         options = dict(options or {})
         unknown = set(options) - {"walls", "dealers"}
         if unknown:
-            raise ValueError(f"unknown reset option(s): {', '.join(sorted(unknown))}; use 'walls' and 'dealers'")
-        self.engine.reset(seed=seed, walls=options.get("walls"), dealers=options.get("dealers"))
-        self._redeal_instant()
+            raise ValueError(f"unknown reset option(s): {', '.join(sorted(map(str, unknown)))}; "
+                             "use 'walls' and 'dealers'")
+        res = self.engine.reset(seed=seed, walls=options.get("walls"), dealers=options.get("dealers"))
+        self.pending_rewards[:] = 0
+        self._redeal_instant(res)
+        self._started = True
         return self._obs(), {}
 
     def step(self, actions):
-        """One decision at every table. Returns obs, rewards (N, 4), terminations, truncations, infos."""
-        res = self.engine.step(np.asarray(actions).reshape(self.num_envs).astype(np.int64))
+        """One decision at every table: ``actions`` is an integer array of shape (N,).
+
+        Returns obs, rewards (N, 4) float64, terminations, truncations, infos."""
+        self._check_open()
+        if not self._started:
+            raise A.ActionError("step() before reset(): call reset() first")
+        res = self.engine.step(np.asarray(actions))   # checks shape (N,), integer dtype, legality
         done = res.episode_over
         # settlement objects are built when read: infos["settlement"][i] for i where _settlement
         infos = {"settlement": res.settlements, "_settlement": res.hand_over.copy()}
+        rewards = res.rewards + self.pending_rewards
+        self.pending_rewards[:] = 0
         if done.any():
-            self.engine.reset(tables=np.flatnonzero(done))
-            self._redeal_instant()
-        rewards = res.rewards.astype(np.float32)
-        return self._obs(), rewards, done.copy(), np.zeros(self.num_envs, dtype=bool), infos
+            self._redeal_instant(self.engine.reset(tables=np.flatnonzero(done)))
+        return (self._obs(), rewards.astype(np.float64), done.copy(), np.zeros(self.num_envs, dtype=bool),
+                infos)
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise RuntimeError("this MahjongVectorEnv is closed")
 
     def render(self):
         if self.render_mode != "ansi":
@@ -115,4 +137,4 @@ class MahjongVectorEnv(VectorEnv):
         return "\n\n".join(render_table(self.rules, self.engine.state, b) for b in range(min(self.num_envs, 4)))
 
     def close(self, **kwargs):
-        pass
+        self.closed = True

@@ -26,7 +26,7 @@ def test_vector_loop_with_autoreset(preset):
         assert obs in venv.observation_space
         actions = (rng.random((N, 127)) * obs["action_mask"]).argmax(axis=1)
         obs, rewards, term, trunc, infos = venv.step(actions)
-        assert rewards.shape == (N, 4) and rewards.dtype == np.float32
+        assert rewards.shape == (N, 4) and rewards.dtype == np.float64
         assert term.shape == (N,) and term.dtype == bool and not trunc.any()
         assert np.allclose(rewards.sum(axis=1), 0)
         for i in np.flatnonzero(infos["_settlement"]):

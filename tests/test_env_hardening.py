@@ -1,0 +1,357 @@
+"""Bad input to the engine and the environments: refused with a clear error, nothing changed.
+
+Every refusal is checked against a twin: the state arrays, the generator, the legal masks and
+the rewards not yet read are equal to those of a copy that never saw the bad input.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hst
+from walls import build_wall
+
+import mj_env
+from mj_env import actions as A
+from mj_env.engine import Engine
+from mj_env.rules import MAX_BASE, PRESETS, RuleError, RuleSet, get_rules
+from mj_env.state import END
+from mj_env.vector import MahjongVectorEnv
+
+HYPO = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def engine_snapshot(eng: Engine) -> dict:
+    st = {f.name: getattr(eng.state, f.name).copy() for f in dataclasses.fields(eng.state)}
+    return {"state": st, "rng": copy.deepcopy(eng.rng.bit_generator.state), "mask": eng.legal_mask().copy()}
+
+
+def assert_same(a: dict, b: dict) -> None:
+    assert a["rng"] == b["rng"], "the generator moved"
+    assert np.array_equal(a["mask"], b["mask"])
+    for name, arr in a["state"].items():
+        assert np.array_equal(arr, b["state"][name]), f"state.{name} changed"
+
+
+def greedy_random(mask, rng) -> np.ndarray:
+    """A random legal action, but always win when a win is legal (so that hands get won)."""
+    act = (rng.random(mask.shape) * mask).argmax(axis=1)
+    return np.where(mask[:, A.WIN] > 0, A.WIN, act)
+
+
+def random_actions(eng: Engine, rng) -> np.ndarray:
+    return greedy_random(eng.legal_mask(), rng)
+
+
+def played_engine(rules="beijing", n=6, steps=30, **kw) -> Engine:
+    eng = Engine(rules, num_tables=n, seed=3, **kw)
+    eng.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        res = eng.step(random_actions(eng, rng))
+        if res.episode_over.any():
+            eng.reset(tables=np.flatnonzero(res.episode_over))
+    return eng
+
+
+# ----------------------------------------------------------------------------- large numbers
+def test_base_bound_is_refused_with_the_limit_named():
+    for bad in (MAX_BASE + 1, 10**9, 2**40, 10**5000, 0, -1):
+        with pytest.raises(RuleError, match="base"):
+            get_rules("beijing", base=bad)
+    with pytest.raises(RuleError, match="base"):
+        mj_env.env(base=2**40)
+    with pytest.raises(RuleError, match="base"):
+        MahjongVectorEnv(num_envs=2, base=10**9)
+    # the error quotes no 5000-digit number
+    with pytest.raises(RuleError) as info:
+        get_rules("beijing", base=10**5000)
+    assert len(str(info.value)) < 200
+
+
+@pytest.mark.parametrize("preset", ["beijing", "hebei", "quemen"])
+def test_rewards_exact_and_zero_sum_at_the_largest_base(preset):
+    eng = Engine(preset, num_tables=64, seed=1, base=MAX_BASE)
+    eng.reset()
+    rng = np.random.default_rng(1)
+    ended = 0
+    for _ in range(400):
+        res = eng.step(random_actions(eng, rng))
+        assert res.rewards.dtype == np.int64
+        assert (res.rewards.sum(axis=1) == 0).all()
+        for t in np.flatnonzero(res.hand_over):
+            assert res.settlements[t]["scores"] == res.rewards[t].tolist()
+            ended += 1
+        if res.episode_over.any():
+            eng.reset(tables=np.flatnonzero(res.episode_over))
+    assert ended > 20
+
+
+def test_vector_rewards_exact_in_float64():
+    venv = MahjongVectorEnv(num_envs=32, seed=0, base=MAX_BASE)
+    obs, _ = venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    seen = 0
+    for _ in range(300):
+        obs, rew, _term, _, infos = venv.step(greedy_random(obs["action_mask"], rng))
+        assert rew.dtype == np.float64
+        for t in np.flatnonzero(infos["_settlement"]):
+            assert [int(x) for x in rew[t]] == infos["settlement"][t]["scores"]
+            seen += int(any(infos["settlement"][t]["scores"]))
+    assert seen > 0
+
+
+# ----------------------------------------------------------------------------- engine.reset
+@pytest.mark.parametrize("dealers", [[1.0], [1.5], ["1"], [True], [np.True_], [4], [-1], "1", 1, [None], [[1]]])
+def test_engine_reset_refuses_bad_dealers_and_keeps_the_generator(dealers):
+    eng = played_engine(n=1)
+    before = engine_snapshot(eng)
+    with pytest.raises(ValueError, match="dealer"):
+        eng.reset(seed=5, dealers=dealers)
+    assert_same(before, engine_snapshot(eng))
+
+
+def test_engine_reset_names_the_table_with_a_bad_wall():
+    eng = played_engine(n=3)
+    good = build_wall("beijing")
+    bad = list(good)
+    bad[10] = bad[11]  # one kind five times... or at least a wrong count
+    before = engine_snapshot(eng)
+    with pytest.raises(ValueError, match="table 2"):
+        eng.reset(seed=9, walls=[good, good, bad])
+    assert_same(before, engine_snapshot(eng))
+    with pytest.raises(ValueError, match="table 7 does not exist"):
+        eng.reset(tables=[0, 7])
+    with pytest.raises(ValueError, match="more than once"):
+        eng.reset(tables=[1, 1])
+    with pytest.raises(ValueError, match="seed"):
+        eng.reset(seed=-3)
+    assert_same(before, engine_snapshot(eng))
+
+
+def test_aec_reset_refuses_float_and_bool_dealers():
+    e = mj_env.env()
+    for d in (1.0, True, "1", [1]):
+        with pytest.raises(ValueError, match="dealer"):
+            e.reset(seed=0, options={"dealer": d})
+    e.reset(seed=0, options={"dealer": 2})
+    assert e.unwrapped.engine.state.dealer[0] == 2
+
+
+# ----------------------------------------------------------------------------- stepping
+def test_step_before_reset_is_an_error():
+    with pytest.raises(A.ActionError, match="reset"):
+        Engine("beijing", num_tables=2, seed=0).step(np.zeros(2, dtype=np.int64))
+    venv = MahjongVectorEnv(num_envs=2, seed=0)
+    with pytest.raises(A.ActionError, match="reset"):
+        venv.step(np.zeros(2, dtype=np.int64))
+    raw = mj_env.aec.raw_env()
+    with pytest.raises(A.ActionError, match="reset"):
+        raw.step(0)
+
+
+BAD_BATCHES = {
+    "(N, 1)": lambda a: a.reshape(-1, 1),
+    "(1, N)": lambda a: a.reshape(1, -1),
+    "(2, N/2)": lambda a: a.reshape(2, -1),
+    "float": lambda a: a.astype(np.float64) + 0.7,
+    "float exact": lambda a: a.astype(np.float32),
+    "nan": lambda a: np.full(a.shape, np.nan),
+    "strings": lambda a: a.astype(str),
+    "bools": lambda a: a.astype(bool),
+    "objects": lambda a: a.astype(object),
+    "short": lambda a: a[:-1],
+    "scalar": lambda a: a[0],
+    "list of floats": lambda a: [float(x) for x in a],
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_BATCHES))
+def test_vector_step_takes_only_an_integer_array_of_shape_n(kind):
+    venv = MahjongVectorEnv(num_envs=4, seed=0)
+    obs, _ = venv.reset(seed=0)
+    good = obs["action_mask"].argmax(axis=1)
+    before = engine_snapshot(venv.engine)
+    with pytest.raises(A.ActionError, match="integer actions"):
+        venv.step(BAD_BATCHES[kind](good))
+    assert_same(before, engine_snapshot(venv.engine))
+    venv.step(good)            # the game goes on
+    venv.step(list(venv._obs()["action_mask"].argmax(axis=1)))   # a list of ints is a batch too
+
+
+@given(actions=hst.lists(hst.one_of(hst.integers(-2**70, 2**70), hst.floats(allow_nan=True), hst.text(max_size=3),
+                                    hst.none(), hst.booleans()), min_size=0, max_size=6))
+@HYPO
+def test_vector_step_with_arbitrary_values_changes_nothing_or_plays(actions):
+    venv = MahjongVectorEnv(num_envs=4, seed=0)
+    _obs, _ = venv.reset(seed=0)
+    before = engine_snapshot(venv.engine)
+    pending = venv.pending_rewards.copy()
+    try:
+        venv.step(actions)
+    except A.ActionError:
+        assert_same(before, engine_snapshot(venv.engine))
+        assert np.array_equal(pending, venv.pending_rewards)
+        return
+    # accepted: it was a legal integer batch
+    assert len(actions) == 4 and all(type(a) is int for a in actions)
+
+
+@given(options=hst.dictionaries(hst.sampled_from(["wall", "dealer", "other"]),
+                                hst.one_of(hst.integers(-5, 5), hst.floats(), hst.text(max_size=4), hst.none(),
+                                           hst.lists(hst.integers(0, 40), max_size=140),
+                                           hst.lists(hst.text(max_size=2), max_size=5))),
+       seed=hst.one_of(hst.none(), hst.integers(-3, 2**64), hst.floats(), hst.text(max_size=3)))
+@HYPO
+def test_aec_reset_with_arbitrary_options_is_played_or_refused_unchanged(options, seed):
+    e = mj_env.env()
+    e.reset(seed=0)
+    raw = e.unwrapped
+    before = engine_snapshot(raw.engine)
+    try:
+        e.reset(seed=seed, options=options)
+    except (ValueError, TypeError):
+        assert_same(before, engine_snapshot(raw.engine))
+        return
+    assert raw.engine.state.phase[0] != END or raw.terminations["player_0"]
+
+
+def test_aec_refused_action_keeps_the_reward_not_yet_read():
+    """In a match, a hand's reward waits for each agent; an illegal action must not wipe it."""
+    rng = np.random.default_rng(0)
+    for seed in range(40):
+        e = mj_env.env(hands_per_episode=3)
+        e.reset(seed=seed)
+        for agent in e.agent_iter():
+            obs, reward, term, trunc, _info = e.last()
+            if term or trunc:
+                break
+            if reward != 0:          # a hand ended and this agent has not acted since
+                illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+                before = dict(e.unwrapped._cumulative_rewards)
+                with pytest.raises(A.ActionError):
+                    e.step(illegal)
+                with pytest.raises(A.ActionError):
+                    e.step(-1)
+                assert e.unwrapped._cumulative_rewards == before
+                assert e.last()[1] == reward
+                return
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    pytest.fail("no hand of a match ended with a reward in 40 matches")
+
+
+@pytest.mark.parametrize("penalty", [-1, float("nan"), float("inf"), "10", True, None, 1e300])
+def test_illegal_penalty_is_checked_when_given(penalty):
+    with pytest.raises(ValueError, match="illegal_penalty"):
+        mj_env.env(illegal_action="penalize", illegal_penalty=penalty)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, True, "4", 2**40])
+def test_num_tables_is_checked(bad):
+    with pytest.raises(ValueError, match="num_tables"):
+        Engine("beijing", num_tables=bad)
+
+
+# ----------------------------------------------------------------------------- hands ended at the deal
+def four_hui_wall(dealer=0, **kw):
+    # indicator 1m: 惠牌 2m; the dealer is dealt all four 2m
+    return build_wall("beijing", hands={dealer: "2222m"}, indicator="1m", dealer=dealer, **kw)
+
+
+def test_aec_pays_a_hand_that_ends_at_the_deal():
+    e = mj_env.env()
+    e.reset(options={"wall": four_hui_wall(), "dealer": 0})
+    rewards = {}
+    for agent in e.agent_iter():
+        _obs, reward, term, _trunc, info = e.last()
+        assert term
+        rewards[agent] = reward
+        assert info["settlement"]["patterns"]["四惠牌"] == 8
+        e.step(None)
+    assert rewards["player_0"] > 0 and sum(rewards.values()) == 0
+
+
+def test_aec_match_pays_a_first_hand_that_ends_at_the_deal():
+    e = mj_env.env(hands_per_episode=2)
+    e.reset(seed=0, options={"wall": four_hui_wall(), "dealer": 0})
+    total = dict.fromkeys(e.possible_agents, 0)
+    rng = np.random.default_rng(0)
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, _info = e.last()
+        total[agent] += reward
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    # the match total is the engine's match score, first hand (四惠牌) included
+    assert [total[a] for a in e.possible_agents] == e.unwrapped.engine.state.match_scores[0].tolist()
+    assert total["player_0"] != 0
+
+
+@pytest.mark.parametrize("hands", [1, 2])
+def test_vector_pays_hands_that_end_at_the_deal(hands):
+    N = 3
+    venv = MahjongVectorEnv(num_envs=N, seed=0, hands_per_episode=hands)
+    walls = [four_hui_wall(), build_wall("beijing", seed=1), four_hui_wall(dealer=2)]
+    obs, _ = venv.reset(seed=0, options={"walls": walls, "dealers": [0, 0, 2]})
+    pending = venv.pending_rewards.copy()
+    assert pending[0, 0] > 0 and pending[2, 2] > 0 and not pending[1].any()
+    assert (pending.sum(axis=1) == 0).all()
+    obs, rew, _term, _trunc, infos = venv.step(obs["action_mask"].argmax(axis=1))
+    for t in range(N):   # the points waiting are paid with the next step's rewards
+        this_step = infos["settlement"][t]["scores"] if infos["_settlement"][t] else [0, 0, 0, 0]
+        assert (rew[t] - pending[t]).tolist() == this_step
+    assert not venv.pending_rewards.any()
+
+
+# ----------------------------------------------------------------------------- rule-field combinations
+def test_named_combinations():
+    with pytest.raises(RuleError, match="hui"):
+        get_rules("quemen", hui=True)
+    with pytest.raises(RuleError, match="tail_stacks_kept"):
+        get_rules("beijing", tail_stacks_kept=3)
+    with pytest.raises(RuleError, match="hubao_claims"):
+        get_rules("hebei", hubao_claims=2)
+    with pytest.raises(RuleError, match="discard_bonus_all_pay"):
+        get_rules("beijing", discard_bonus_all_pay=False)
+    with pytest.raises(RuleError, match="kong_payments"):
+        get_rules("beijing", kong_payments=True)
+    with pytest.raises(RuleError, match="unknown"):
+        get_rules("beijing", no_such_field=1)
+    # harmless: the value a preset that ignores the field also has
+    get_rules("beijing", hui=False, four_hui_win=False, self_draw_only_hui=0, reserve=0)
+
+
+FIELD_VALUES = {
+    f.name: hst.one_of(hst.booleans(), hst.integers(-2, 45), hst.sampled_from(["previous", "next", "east", "random",
+                                                                              "beijing", "hebei", "quemen", "x"]))
+    for f in dataclasses.fields(RuleSet) if f.name != "name"
+}
+
+
+@given(preset=hst.sampled_from(sorted(PRESETS)),
+       overrides=hst.fixed_dictionaries({}, optional=FIELD_VALUES))
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_every_rule_combination_is_played_or_refused(preset, overrides):
+    try:
+        rules = get_rules(preset, **overrides)
+    except RuleError as e:
+        assert len(str(e)) < 300
+        return
+    eng = Engine(rules, num_tables=8, seed=0)
+    res = eng.reset()
+    rng = np.random.default_rng(0)
+    hands = 0
+    for _ in range(150):
+        assert (res.rewards.sum(axis=1) == 0).all()
+        live = eng.state.phase != END
+        assert eng.legal_mask()[live].any(axis=1).all()
+        res = eng.step(random_actions(eng, rng))
+        hands += int(res.hand_over.sum())
+        if res.episode_over.any():
+            eng.reset(tables=np.flatnonzero(res.episode_over))
+    env = mj_env.env(rules=rules)
+    env.reset(seed=0)
