@@ -355,3 +355,25 @@ def test_every_rule_combination_is_played_or_refused(preset, overrides):
             eng.reset(tables=np.flatnonzero(res.episode_over))
     env = mj_env.env(rules=rules)
     env.reset(seed=0)
+
+
+@given(options=hst.one_of(hst.none(), hst.dictionaries(
+    hst.sampled_from(["walls", "dealers", "reset_mask", "x"]),
+    hst.one_of(hst.integers(-5, 5), hst.floats(), hst.text(max_size=3), hst.none(),
+               hst.lists(hst.integers(-1, 4), max_size=4),
+               hst.lists(hst.lists(hst.integers(0, 33), max_size=136), max_size=3)))),
+       seed=hst.one_of(hst.none(), hst.integers(-3, 2**40), hst.floats(), hst.text(max_size=3)))
+@HYPO
+def test_vector_reset_with_arbitrary_values_is_played_or_refused_unchanged(options, seed):
+    venv = MahjongVectorEnv(num_envs=3, seed=0)
+    obs, _ = venv.reset(seed=0)
+    venv.step(greedy_random(obs["action_mask"], np.random.default_rng(0)))
+    before = engine_snapshot(venv.engine)
+    pending = venv.pending_rewards.copy()
+    try:
+        venv.reset(seed=seed, options=options)
+    except (ValueError, TypeError):
+        assert_same(before, engine_snapshot(venv.engine))
+        assert np.array_equal(pending, venv.pending_rewards)
+        return
+    assert (venv.engine.state.phase != END).all()
