@@ -4,7 +4,7 @@
 module                      what
 ==========================  ==========================================================
 ``agents.base``             the batched ``Agent`` protocol: ``act(obs, rng) -> (n,) actions``
-``agents.random_agent``     ``RandomAgent``: uniform over the legal actions
+``agents.random_agent``     ``RandomAgent``: uniform over the legal actions (``mj_env.baselines``)
 ``agents.rule_based``       ``RuleBasedAgent``: discards toward a win (惠牌 wild), keeps 惠牌,
                             claims only when it gets closer, always wins
 ``agents.networks``         ``PolicyValueNet``, masked categorical, checkpoints, ``NetworkAgent``

@@ -1,0 +1,308 @@
+"""The two NumPy baseline agents, batched and acting from observations only.
+
+They live in ``mj_env`` (not ``agents``) because they need nothing but NumPy and the rules core,
+and the single-agent environment (``mj_env.single_agent``) plays them as opponents; ``agents``
+re-exports them under their old names.
+
+The batched agent protocol (``agents.base``): an object with a ``name`` and
+``act(obs, rng) -> (n,) int64`` legal actions, where ``obs`` holds ``"observation"`` (n, 14, 34)
+uint8 planes of ``mj_obs_v1`` for the seat to act, ``"action_mask"`` (n, 127) int8 or bool and
+``"seat"`` (n,) int.
+
+- ``RandomAgent``: uniform over the legal actions (``uniform_legal``).
+- ``RuleBasedAgent``: described below.
+
+## The rule-based agent
+
+Its one measure is the *distance* of the concealed hand: ``mj_env.hand.tiles_to_win``, the fewest
+tiles to exchange before the hand wins (a 3k+2 hand) or is ready (a 3k+1 hand), with the 惠牌
+held counted as wildcards. Every comparison below is between hands of the same kind (3k+1, i.e.
+after the discard that ends a turn), so the numbers are comparable.
+
+=============  ===============================================================================
+decision       rule
+=============  ===============================================================================
+win            always, whenever ``win`` is legal (own turn, a discard, a robbed kong)
+discard        the tile whose discard leaves the smallest distance; never a 惠牌 unless nothing
+               else may be discarded. Ties: when the hand is then ready, the discard that waits
+               on the most tiles not yet seen; otherwise the most isolated tile (fewest tiles of
+               the same kind and within two ranks in its suit), honors and terminals first
+kong (own)     a concealed or added kong when the hand after it is no farther than after the
+               best discard (the replacement draw is a free extra tile)
+pong/kong/chi  only when the claim (followed by the best discard) leaves a strictly smaller
+               distance than passing; among claims the smallest distance, then kong > pong > chi
+rob window     pass unless it can win
+报听 (quemen)   declared with the chosen discard whenever that is legal (it doubles the win)
+=============  ===============================================================================
+
+With ``lack_suit`` rules (quemen) the distance also pays one exchange for every tile of the
+suit the hand should drop (the cheapest of the three), since a winning hand must lack a suit.
+Remaining ties are broken at random with the ``rng`` given to ``act``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import actions as A
+from . import hand as H
+from .rules import RuleSet, get_rules
+
+
+def as_bool_mask(mask) -> np.ndarray:
+    """The action mask as a bool array (the env gives int8)."""
+    m = np.asarray(mask)
+    return m if m.dtype == bool else m != 0
+
+
+def check_rows_have_actions(mask: np.ndarray) -> None:
+    """Raise if a row of the mask allows nothing (a table that ended was passed to an agent)."""
+    empty = ~mask.any(axis=1)
+    if empty.any():
+        raise ValueError(f"row {int(np.flatnonzero(empty)[0])} of the action mask has no legal action; "
+                         "pass only tables that wait on a decision")
+
+
+def uniform_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One action per row drawn uniformly from the legal ones. mask (n, A) bool -> (n,) int64.
+
+    Gumbel-max over the mask: argmax of independent uniforms restricted to legal entries picks
+    each legal action with equal probability, with one vectorised draw for the whole batch.
+    """
+    check_rows_have_actions(mask)
+    u = rng.random(mask.shape)
+    return np.where(mask, u, -1.0).argmax(axis=1).astype(np.int64)
+
+
+class RandomAgent:
+    """Picks each legal action with equal probability (a claim window's ``pass`` included)."""
+
+    name = "random"
+
+    def act(self, obs: dict, rng: np.random.Generator) -> np.ndarray:
+        """(n,) int64 uniform legal actions for the n rows of ``obs["action_mask"]``."""
+        return uniform_legal(as_bool_mask(obs["action_mask"]), rng)
+
+
+K = 34
+P_HAND, P_MELDS, P_RIVERS, P_INDICATOR, P_HUI, P_CLAIM, P_SCALARS = 0, slice(1, 5), slice(5, 9), 9, 10, 11, 13
+COL_PHASE = 3  # plane 13 column: 0 own turn, 1 claim window, 2 rob window
+
+_EYE = np.eye(K, dtype=np.int8)
+_SUIT = np.array([t // 9 if t < 27 else 3 for t in range(K)])
+_RANK = np.array([t % 9 if t < 27 else -1 for t in range(K)])
+# Discard preference among equally distant, equally connected tiles: honors, then 1/9, then 2/8.
+_EDGE_BONUS = np.where(_SUIT == 3, 0.3,
+                       np.select([np.isin(_RANK, (0, 8)), np.isin(_RANK, (1, 7))], [0.2, 0.1], 0.0))
+
+UNREACHABLE = 1e9
+"""Key of a discard that is not legal."""
+HUI_DISCARD = 1e6
+"""Added to the key of discarding a 惠牌: done only when no other discard is legal."""
+
+
+def split_hui(counts: np.ndarray, hui: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(natural counts without the 惠牌, number of 惠牌). counts (..., 34), hui (...) kind or -1."""
+    is_hui = np.arange(K) == np.asarray(hui)[..., None]
+    wild = (counts * is_hui).sum(axis=-1)
+    return np.where(is_hui, 0, counts).astype(np.int8), wild.astype(np.int8)
+
+
+def hand_distance(rules: RuleSet, counts: np.ndarray, hui: np.ndarray) -> np.ndarray:
+    """Distance of concealed hands: counts (..., 34) with the 惠牌 tiles in them, hui (...) the
+    惠牌 kind or -1. Returns (...) int16 (``tiles_to_win`` with the rule set's shapes)."""
+    counts = np.asarray(counts, dtype=np.int8)
+    nat, wild = split_hui(counts, np.broadcast_to(hui, counts.shape[:-1]))
+    kw = {"seven_pairs": rules.seven_pairs, "thirteen_orphans": rules.thirteen_orphans,
+          "extra_dragon": rules.orphans_extra_dragon}
+    if not rules.lack_suit:
+        return H.tiles_to_win(nat, wild, **kw)
+    # 缺一门: treat the dropped suit's tiles as free slots (still counted in the size) and pay
+    # one exchange for each of them; the best suit to drop is the cheapest.
+    best = None
+    for suit in range(3):
+        cols = slice(9 * suit, 9 * suit + 9)
+        n_suit = nat[..., cols].sum(axis=-1, dtype=np.int16)
+        rest = nat.copy()
+        rest[..., cols] = 0
+        d = H.tiles_to_win(rest, wild + n_suit, **kw) + n_suit
+        best = d if best is None else np.minimum(best, d)
+    return best.astype(np.int16)
+
+
+def discard_distances(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Distance after each legal discard: hands (m, 34), hui (m,), legal (m, 34) -> (m, 34)
+    float, ``UNREACHABLE`` where the discard is not legal."""
+    out = np.full(legal.shape, UNREACHABLE)
+    r, t = np.nonzero(legal)
+    if len(r):
+        out[r, t] = hand_distance(rules, hands[r] - _EYE[t], hui[r])
+    return out
+
+
+def connectedness(nat: np.ndarray) -> np.ndarray:
+    """How much each kind is tied to the rest of the hand: (m, 34) -> (m, 34) float.
+
+    Other copies of the kind count 2, a neighbour in the suit 1, a tile two ranks away 0.5.
+    """
+    c = nat.astype(np.float64)
+    score = 2.0 * np.maximum(c - 1, 0)
+    for d, w in ((1, 1.0), (2, 0.5)):
+        for sign in (-1, 1):
+            src = np.arange(K) + sign * d
+            ok = (src >= 0) & (src < K)
+            ok[ok] &= (_SUIT[src[ok]] == _SUIT[np.arange(K)[ok]]) & (_SUIT[np.arange(K)[ok]] < 3)
+            score[:, ok] += w * c[:, src[ok]]
+    return score
+
+
+class RuleBasedAgent:
+    """The baseline described in the module docstring. ``rules`` decides the shapes that count
+    (seven pairs, thirteen orphans) and the 缺一门 constraint; the 惠牌 is read from plane 10."""
+
+    name = "rule"
+
+    def __init__(self, rules: str | RuleSet = "beijing"):
+        self.rules = get_rules(rules)
+
+    # ----------------------------------------------------------------------------- acting
+    def act(self, obs: dict, rng: np.random.Generator) -> np.ndarray:
+        """(n,) int64 actions for the n rows of ``obs`` (see ``agents.base``)."""
+        o = np.asarray(obs["observation"])
+        mask = as_bool_mask(obs["action_mask"])
+        check_rows_have_actions(mask)
+        n = len(o)
+        out = np.full(n, A.PASS, dtype=np.int64)
+        hands = o[:, P_HAND].astype(np.int8)
+        hui = np.where(o[:, P_HUI].any(axis=1), o[:, P_HUI].argmax(axis=1), -1)
+        phase = o[:, P_SCALARS, COL_PHASE]
+        win = mask[:, A.WIN]
+        out[win] = A.WIN
+        turn = np.flatnonzero(~win & (phase == 0))
+        claim = np.flatnonzero(~win & (phase == 1))
+        if len(turn):
+            out[turn] = self._turn(o[turn], hands[turn], hui[turn], mask[turn], rng)
+        if len(claim):
+            out[claim] = self._claim(o[claim], hands[claim], hui[claim], mask[claim], rng)
+        bad = ~mask[np.arange(n), out]
+        if bad.any():  # a bug here must never reach the engine as an illegal move
+            i = int(np.flatnonzero(bad)[0])
+            raise AssertionError(f"rule agent chose illegal action {A.name(int(out[i]))!r} in row {i}")
+        return out
+
+    def _turn(self, o, hands, hui, mask, rng) -> np.ndarray:
+        """Own turn: kong when it costs nothing, else the best discard (报听 with it if legal)."""
+        m = len(o)
+        rows = np.arange(m)
+        discard_ok = mask[:, A.DISCARD:A.DISCARD + K] | mask[:, A.TING:A.TING + K]
+        dist = discard_distances(self.rules, hands, hui, discard_ok)
+        key = dist * 1000.0 + np.where(np.arange(K) == hui[:, None], HUI_DISCARD, 0.0)
+        best = np.where(discard_ok, dist, UNREACHABLE).min(axis=1)
+
+        nat, _ = split_hui(hands, hui)
+        tie = connectedness(nat) - _EDGE_BONUS  # more connected: larger key, kept longer
+        ready = (dist == 0) & discard_ok
+        if ready.any():
+            r, t = np.nonzero(ready)
+            visible = (o[r, P_HAND].astype(np.int16) + o[r, P_MELDS].sum(axis=1) + o[r, P_RIVERS].sum(axis=1)
+                       + o[r, P_INDICATOR])
+            after_nat, after_wild = split_hui(hands[r] - _EYE[t], hui[r])
+            w = H.waits_rules(after_nat, after_wild, self.rules)
+            live = np.clip(4 - visible, 0, 4)
+            tie[r, t] = -(w * live).sum(axis=1)  # more live winning tiles: smaller key
+        key = key + np.clip(tie, -100, 100) + 0.01 * rng.random(key.shape)
+        key[~discard_ok] = UNREACHABLE * 1000
+        choice = key.argmin(axis=1)
+        out = A.DISCARD + choice
+        if self.rules.ting:
+            ting = mask[rows, A.TING + choice]
+            out = np.where(ting, A.TING + choice, out)
+
+        kong_ok = mask[:, A.KONG_SELF:A.KONG_SELF + K]
+        if kong_ok.any():
+            r, t = np.nonzero(kong_ok)
+            take = np.where(hands[r, t] == 4, 4, 1).astype(np.int8)  # concealed: four; added: the one
+            after = hands[r].copy()
+            after[np.arange(len(r)), t] -= take
+            d = hand_distance(self.rules, after, hui[r]).astype(np.float64)
+            kdist = np.full((m, K), np.inf)
+            kdist[r, t] = d
+            kt = kdist.argmin(axis=1)
+            do = kdist[rows, kt] <= best
+            out = np.where(do, A.KONG_SELF + kt, out)
+        return out.astype(np.int64)
+
+    def _claim(self, o, hands, hui, mask, rng) -> np.ndarray:
+        """Claim window: the claim that gets closest, if it beats passing; else pass."""
+        m = len(o)
+        tile = o[:, P_CLAIM].argmax(axis=1)
+        now = hand_distance(self.rules, hands, hui).astype(np.float64)
+        wild_ok = self.rules.hui_wild_in_melds
+        best = np.full(m, np.inf)
+        best_key = np.full(m, np.inf)
+        best_action = np.full(m, A.PASS, dtype=np.int64)
+
+        def consider(sel, after, action, bonus, then_discard):
+            """Rows ``sel`` could hold ``after`` (len(sel), 34) by taking ``action``."""
+            if then_discard:
+                legal = after > 0
+                d = discard_distances(self.rules, after, hui[sel], legal)
+                no_hui = legal & (np.arange(K) != hui[sel, None])
+                d = np.where(no_hui.any(axis=1), np.where(no_hui, d, UNREACHABLE).min(axis=1), d.min(axis=1))
+            else:
+                d = hand_distance(self.rules, after, hui[sel]).astype(np.float64)
+            better = d - bonus < best_key[sel]  # the bonus only orders claims of equal distance
+            best_key[sel[better]] = (d - bonus)[better]
+            best[sel[better]] = d[better]
+            best_action[sel[better]] = action if np.isscalar(action) else action[better]
+
+        def take_same(sel, need):
+            after = hands[sel].copy()
+            t = tile[sel]
+            r = np.arange(len(sel))
+            nat = np.minimum(after[r, t], need)
+            after[r, t] -= nat
+            if wild_ok:
+                after[r, np.maximum(hui[sel], 0)] -= (need - nat).astype(np.int8)
+            return after
+
+        kong = np.flatnonzero(mask[:, A.KONG])
+        if len(kong):
+            consider(kong, take_same(kong, 3), A.KONG, 0.2, then_discard=False)
+        pong = np.flatnonzero(mask[:, A.PONG])
+        if len(pong):
+            consider(pong, take_same(pong, 2), A.PONG, 0.1, then_discard=True)
+        chi_ok = mask[:, A.CHI:A.CHI + A.N_CHI]
+        if chi_ok.any():
+            r, c = np.nonzero(chi_ok)
+            after = hands[r].copy()
+            rr = np.arange(len(r))
+            for k in range(3):
+                need = A.CHI_START[c] + k
+                other = need != tile[r]
+                have = after[rr, need] > 0
+                use_nat = other & have
+                use_wild = other & ~have
+                after[rr[use_nat], need[use_nat]] -= 1
+                after[rr[use_wild], np.maximum(hui[r[use_wild]], 0)] -= 1
+            # several chi options of one row: consider them one group at a time
+            order = np.argsort(r, kind="stable")
+            first = np.ones(len(r), dtype=bool)
+            first[1:] = r[order][1:] != r[order][:-1]
+            group = np.cumsum(first) - 1
+            rank = np.arange(len(r)) - np.flatnonzero(first)[group]
+            for g in range(int(rank.max()) + 1):
+                pick = order[rank == g]
+                consider(r[pick], after[pick], A.CHI + c[pick], 0.0, then_discard=True)
+        return np.where(best < now, best_action, A.PASS).astype(np.int64)
+
+
+BASELINES = ("random", "rule")
+
+
+def make_baseline(name: str, rules: str | RuleSet = "beijing"):
+    """``"random"`` -> ``RandomAgent()``, ``"rule"`` -> ``RuleBasedAgent(rules)``."""
+    if name == "random":
+        return RandomAgent()
+    if name == "rule":
+        return RuleBasedAgent(rules)
+    raise ValueError(f"unknown baseline {str(name)[:40]!r}: use one of {', '.join(BASELINES)}")
