@@ -219,7 +219,8 @@ def self_kongs(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
 
 
 def ting_discards(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
-    """报听 (quemen): discards after which the hand waits on a win that lacks a suit. (n, K).
+    """报听 (quemen): discards after which the hand waits on at least one tile (RULES.md 6.4) whose
+    win lacks a suit; a kind the seat holds all four of cannot come and is no wait. (n, K).
 
     Two stages keep this cheap: a discard X can only be ready if the hand minus X plus one
     wildcard wins (one batched check of (n, K) hands); only those (table, X) pairs get the

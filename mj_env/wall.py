@@ -73,7 +73,8 @@ def live_left(rules: RuleSet, st: GameState, idx) -> np.ndarray:
 
 
 def kong_possible(rules: RuleSet, st: GameState, idx) -> np.ndarray:
-    """A kong may be declared: a replacement tile is there to draw (beijing: the reserve)."""
+    """A kong may be declared: a replacement tile is there to draw (beijing: the reserve; elsewhere
+    any undrawn tile, hebei's kept stacks included: RULES.md 6.4)."""
     if rules.hui:
         W = st.wall.shape[1]
         return st.tail_pos[idx] >= W - 1 - rules.reserve

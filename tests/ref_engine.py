@@ -171,7 +171,8 @@ class RefGame:
         return undrawn > kept
 
     def kong_possible(self) -> bool:
-        """beijing: the reserve is not empty; elsewhere: at least one undrawn tile."""
+        """beijing: the reserve is not empty; elsewhere: at least one undrawn tile, hebei's kept
+        stacks included (RULES.md 6.4)."""
         if self.rules.hui:
             return self.tail_next >= self.reserve_start
         return self.tail_next >= self.live_next
@@ -209,7 +210,8 @@ class RefGame:
         self.drew_last = source == "live" and not self.can_draw()  # the 海底 tile, before any kong
         if (self.rules.four_hui_win and source != "claim"
                 and self.hands[seat][self.hui] == 4):
-            self._end_with_wins([self._win_input(seat, tile, discarder=None)])  # 四惠牌
+            # 四惠牌, also when the fourth 惠牌 is a kong replacement (RULES.md 6.4)
+            self._end_with_wins([self._win_input(seat, tile, discarder=None)])
 
     def _draw_for(self, seat: int):
         if not self.can_draw():
@@ -269,7 +271,8 @@ class RefGame:
 
     def waits_after_discard(self, seat: int, discard: int) -> list[int]:
         """Kinds that would complete the hand after discarding ``discard`` (quemen: lacking a suit).
-        A kind of which the seat already holds all four (hand and melds) cannot come and is left out."""
+        A kind of which the seat already holds all four (hand and melds) cannot come and is left out.
+        报听 needs at least one (RULES.md 6.4)."""
         return list(self._waits(seat, discard))
 
     def _waits(self, seat: int, discard: int):
@@ -342,6 +345,8 @@ class RefGame:
         self._open_claim_window(seat, tile)
 
     def _count_shaozhuang(self, seat: int, tile: int):
+        """RULES.md 6.4: only a claim (``_carry_out``) or a discard that differs from the round's
+        tile or comes out of turn ends 烧庄; kongs between the round's discards do not."""
         if not self.shaozhuang_alive:
             return
         expected_seat = (self.dealer + self.shaozhuang_seen) % 4
@@ -563,6 +568,7 @@ class RefGame:
                 "last_tile": last_tile,
                 "after_kong": after_kong,
                 "robbed_kong": robbed,
+                # 天和/地和/地胡: void once anyone declared a chi, pong or kong (RULES.md 6.4)
                 "first_turn": not self.has_discarded[winner] and not self.any_call,
             },
             "shaozhuang_rounds": self.shaozhuang_rounds,

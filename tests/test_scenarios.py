@@ -224,6 +224,65 @@ def test_dihe_is_gone_once_anyone_has_claimed(new_game):
     assert settled(g) == [0, 0, -4, 4] and g.next_dealer == 3
 
 
+# RULES.md 6.4: 地和 / 地胡 is void once anyone has declared a chi, pong or kong before it, in
+# every rule set. The dealer may declare a concealed kong of 5m before its first discard (1z,
+# which nobody can claim); seat 1 then self-draws 6s on its first draw.
+DIHE_KONG = {"hands": {0: "5555m123p789p1234z", 1: "234p567p345s789s6s", 2: "11m22m33m44p55p66p7z",
+                       3: "77m88m99m77p88p99p6z"}, "draws": "6s", "tail": "7z"}
+# (patterns, scores of the win alone, kong payments) without and with the dealer's kong
+DIHE_KONG_RESULTS = {
+    # 地和 8 + 门清无惠 1 = 9; after the kong 推倒和 1 + 门清无惠 1 = 2; self-draw: 3 x F
+    "beijing": (({"门清无惠": 1, "地和": 8}, [-9, 27, -9, -9]), ({"门清无惠": 1, "推倒和": 1}, [-2, 6, -2, -2]),
+                None),
+    # no 地和 pattern: the flag alone; non-dealer self-draw base 4/2/2 + 门清 2; concealed kong 2 each
+    "hebei": (({"门清": 2}, [-6, 14, -4, -4]), ({"门清": 2}, [-6, 14, -4, -4]), [6, -2, -2, -2]),
+    # 平胡 1 + 地胡 2 = 3, each other pays it; after the kong 平胡 1; concealed kong 1 each
+    "quemen": (({"平胡": 1, "地胡": 2}, [-3, 9, -3, -3]), ({"平胡": 1}, [-1, 3, -1, -1]), [3, -1, -1, -1]),
+}
+
+
+@pytest.mark.parametrize("kong", [False, True], ids=["no-kong", "concealed-kong"])
+@pytest.mark.parametrize("rules", [BEIJING, HEBEI, QUEMEN], ids=["beijing", "hebei", "quemen"])
+def test_dihe_is_void_after_any_kong(new_game, rules, kong):
+    g = new_game(rules, **DIHE_KONG)
+    assert "kong 5m" in names(g)
+    if kong:
+        play(g, (0, "kong 5m"))
+        assert (g.phase, g.to_act, g.turn_source) == ("TURN", 0, "kong")
+    play(g, (0, "discard 1z"))
+    assert (g.phase, g.to_act, g.turn_tile) == ("TURN", 1, tile("6s")) and "win" in names(g)
+    play(g, (1, "win"))
+    (w,) = g.wins
+    assert w["situation"]["first_turn"] is not kong and w["discarder"] is None
+    (patterns, hand), (patterns_k, hand_k), kongs = DIHE_KONG_RESULTS[rules.name]
+    res = g.result
+    if not kong:
+        assert res["patterns"] == patterns and settled(g) == hand
+        return
+    assert res["patterns"] == patterns_k
+    # RULES.md 6.4: "scores" is the hand's total with the kong payments, "hand_scores" the win alone
+    total = hand_k if kongs is None else [a + b for a, b in zip(hand_k, kongs)]
+    assert settled(g) == total
+    if isinstance(g, FastGame) and kongs is not None:
+        assert res["hand_scores"] == hand_k and res["kong_scores"] == kongs
+
+
+def test_dihe_is_void_after_a_chi(new_game):
+    # Seat 1 chis the dealer's 2s and lets 5s go; seat 2 has not discarded yet and self-draws 7z
+    # (seven pairs), but a chi came first: no 地和.
+    g = new_game(hands={0: "123m456m789m1234z2s", 1: "234p567p345s789s6s", 2: "11m22m33m44p55p66p7z",
+                        3: "77m88m99m77p88p99p6z"}, draws="7z")
+    play(g, (0, "discard 2s"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 1, ["pass", "chi 234s"])
+    play(g, (1, "chi 234s"), (1, "discard 5s"))
+    assert (g.phase, g.to_act, g.turn_tile) == ("TURN", 2, tile("7z")) and "win" in names(g)
+    play(g, (2, "win"))
+    assert g.wins[0]["situation"]["first_turn"] is False
+    # 七对子 4 + 门清无惠 1 = 5 (地和 8 would make 13); self-draw 3 x 5
+    assert g.result["patterns"] == {"门清无惠": 1, "七对子": 4}
+    assert settled(g) == [-5, -5, 15, -5]
+
+
 def test_tianhe_the_dealer_wins_on_the_initial_14(new_game):
     g = new_game(hands={0: "123m456m789p234s55z"})
     assert (g.phase, g.to_act, g.turn_source) == ("TURN", 0, "deal") and "win" in names(g)
@@ -416,6 +475,45 @@ def test_exhaustive_draw_hebei_keeps_six_stacks(new_game, kong, live_draws):
     assert g.next_dealer == 0
 
 
+# Seat 3 holds four 5m, seat 1 three 6m; the last live tile is the fourth 6m, drawn by seat 3
+# (71 live draws from seat 1 on). Nobody's hand changes before it.
+KEPT_STACKS = {0: "179m147p258s12345z", 1: "666m258p369s5677z", 2: "348m369p147s1234z", 3: "5555m248p147s677z"}
+
+
+@pytest.mark.parametrize("kept", [6, 0], ids=["six-stacks-kept", "no-stack-kept"])
+def test_hebei_kongs_use_the_kept_stacks(new_game, kept):
+    # RULES.md 6.4: a hebei kong is legal while at least one undrawn tile remains, the kept
+    # stacks included. With tail_stacks_kept=0 the last live draw leaves none: no kong.
+    rules = HEBEI.replace(tail_stacks_kept=kept)
+    wall = build_wall(rules, hands=KEPT_STACKS)
+    last = len(wall) - 2 * kept - 1
+    free = next(i for i in range(53, len(wall)) if wall[i] == tile("6m"))
+    wall[free], wall[last] = wall[last], wall[free]
+    g = new_game(rules, wall=wall)
+    while not (g.phase == "TURN" and g.drew_last):
+        pass_and_discard_drawn(g)
+    assert (g.to_act, g.turn_tile, g.live_next, g.can_draw()) == (3, tile("6m"), last + 1, False)
+    assert len(g.undrawn()) == 2 * kept and g.kong_possible() is (kept > 0)
+    assert ("kong 5m" in names(g)) is (kept > 0)
+    if not kept:
+        play(g, (3, "discard 6m"))
+        assert (g.phase, g.to_act, names(g)) == ("CLAIM", 1, ["pass", "pong"])  # no exposed kong either
+        play(g, (1, "pass"))
+        assert g.phase == END and g.kongs == [] and settled(g) == [0, 0, 0, 0]
+        return
+    play(g, (3, "kong 5m"))  # the replacement is the tail tile, wall[-1]
+    assert (g.phase, g.to_act, g.turn_source, g.turn_tile) == ("TURN", 3, "kong", wall[-1])
+    assert len(g.undrawn()) == 11 and not g.can_draw()
+    play(g, (3, "discard 6m"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 1, ["pass", "pong", "kong"])
+    play(g, (1, "kong"))
+    assert (g.phase, g.to_act, g.turn_source, g.turn_tile) == ("TURN", 1, "kong", wall[-2])
+    assert len(g.undrawn()) == 10 and sorted(g.kongs) == [(1, "exposed", 3), (3, "concealed", None)]
+    while g.phase != END:
+        pass_and_discard_drawn(g)
+    assert g.wins == [] and settled(g) == [0, 0, 0, 0]  # kong payments are void in a drawn hand
+
+
 def test_quemen_drawn_hand_keeps_kong_payments(new_game):
     g = new_game(QUEMEN, hands={0: "5555m123p789p1234z"})
     play(g, (0, "kong 5m"))
@@ -484,6 +582,35 @@ def test_four_hui_wins_at_once_after_a_draw(new_game):
     assert g.wins[0]["discarder"] is None
     # 四惠牌 8, scored with 庄 only (a non-dealer self-draw: no 庄); self-draw 3 x 8
     assert g.result["patterns"] == {"四惠牌": 8} and settled(g) == [-8, 24, -8, -8]
+
+
+@pytest.mark.parametrize("kind", ["concealed", "exposed"])
+def test_four_hui_wins_on_a_kong_replacement(new_game, kind):
+    # RULES.md 6.4: 四惠牌 wins on drawing the fourth 惠牌, also as a kong replacement (the
+    # reserve's first tile, wall[-2], is the fourth 1s). No decision is asked for it.
+    if kind == "concealed":  # the dealer, three 1s, kongs 5m on its first turn
+        g = new_game(hands={0: "5555m111s2468p135z"}, tail="1s")
+        assert "kong 5m" in names(g) and "win" not in names(g)
+        play(g, (0, "kong 5m"))
+        winner, kong_meld = 0, {"type": "concealed_kong", "tiles": "5555m"}
+    else:  # seat 1, three 1s, claims the dealer's 5m as an exposed kong
+        g = new_game(hands={0: "147m258p369s1234z5m", 1: "555m111s2468p135z", 2: "22m33m66p77p88s99s6z",
+                            3: "88m99m33p44p22s44s7z"}, tail="1s")
+        play(g, (0, "discard 5m"))
+        assert (g.phase, g.to_act, names(g)) == ("CLAIM", 1, ["pass", "pong", "kong"])
+        play(g, (1, "kong"))
+        winner, kong_meld = 1, {"type": "kong", "tiles": "5555m", "from": 0}
+    assert g.phase == END and g.winners == [winner]
+    (w,) = g.wins
+    assert (w["hand"], w["win_tile"], w["discarder"], w["melds"]) == ("2468p111s135z", "1s", None, [kong_meld])
+    assert w["situation"]["after_kong"] is True and w["situation"]["first_turn"] is False
+    res = g.result
+    if kind == "concealed":
+        # 庄 1 + 四惠牌 8 = 9 (no 天和 after a kong, no 杠上开花 beside 四惠牌); self-draw 3 x 9
+        assert res["patterns"] == {"庄": 1, "四惠牌": 8} and settled(g) == [27, -9, -9, -9]
+    else:
+        # 四惠牌 8 alone (a non-dealer self-draw: no 庄); self-draw 3 x 8
+        assert res["patterns"] == {"四惠牌": 8} and settled(g) == [-8, 24, -8, -8]
 
 
 THREE_HUI = {"hands": {0: "234p567p234s567s9m5z", 1: "11m22m33m44m88p99p7z", 2: "667788m3344p77z2z",
@@ -582,6 +709,26 @@ def test_a_claim_ends_shaozhuang(new_game):
     assert (g.phase, g.to_act, names(g)) == ("CLAIM", 2, ["win", "pass", "pong"])
     play(g, (2, "pong"))
     assert not g.shaozhuang_alive and g.shaozhuang_rounds == 0
+
+
+def test_a_concealed_kong_between_the_rounds_discards_keeps_shaozhuang(new_game):
+    # RULES.md 6.4: only a claim, or a discard that differs from the round's tile or comes out
+    # of turn, ends 烧庄; a concealed kong between the round's discards does not. (An added kong
+    # cannot come while 烧庄 lives: it needs a pong, a claim, first.) Seat 2 draws the third 5z,
+    # kongs its four 6m, takes the replacement 7z from the reserve and then discards 5z.
+    g = new_game(hands={0: "147m258p369s1234z5z", 1: "11m22m33p44p55s66s7z", 2: "6666m123p789p345s",
+                        3: "77m88m66p77p88s99s2z"}, draws="5z5z5z", tail="7z")
+    play(g, (0, "discard 5z"), (1, "discard 5z"))
+    assert (g.phase, g.to_act, g.turn_tile) == ("TURN", 2, tile("5z")) and "kong 6m" in names(g)
+    play(g, (2, "kong 6m"))
+    assert (g.phase, g.to_act, g.turn_source, g.turn_tile) == ("TURN", 2, "kong", tile("7z"))
+    assert g.shaozhuang_alive and g.kongs == [(2, "concealed", None)]
+    play(g, (2, "discard 5z"), (3, "discard 5z"))
+    assert g.shaozhuang_rounds == 1 and g.shaozhuang_alive
+    count_live_draws_to_the_end(g)
+    # a drawn hand still settles 烧庄: the dealer pays 3, the others get 1 each
+    assert g.wins == [] and g.result == {"draw": True, "shaozhuang": 1, "scores": [-3, 1, 1, 1]}
+    assert settled(g) == [-3, 1, 1, 1]
 
 
 def test_a_drawn_hand_still_settles_shaozhuang(new_game):
@@ -722,6 +869,23 @@ def test_quemen_ting_and_a_hand_holding_three_suits(new_game):
     # 混一色 1 (one suit and honors), doubled by 报听; self-draw: each of the three others pays 2
     assert g.result["legal"] is True and g.result["patterns"] == {"混一色": 1}
     assert settled(g) == [6, -2, -2, -2] and g.next_dealer == 0
+
+
+def test_quemen_ting_needs_a_wait_that_can_still_come(new_game):
+    # RULES.md 6.4: 报听 only with a discard that leaves the hand waiting on at least one tile.
+    # Seat 1 pongs the dealer's 5z holding the fourth: 123456789m 5z 7z. Discarding 7z would
+    # leave a single wait on 5z, of which the seat holds all four: no 报听 with it. Discarding 5z
+    # leaves a wait on 7z; any other discard leaves no wait.
+    g = new_game(QUEMEN, hands={0: "147m258p369s1234z5z", 1: "123m456m789m555z7z"})
+    play(g, (0, "discard 5z"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 1, ["pass", "pong", "kong"])
+    play(g, (1, "pong"))
+    assert (g.phase, g.to_act) == ("TURN", 1) and "discard 7z" in names(g)
+    assert [n for n in names(g) if n.startswith("ting")] == ["ting 5z"]
+    if isinstance(g, RefGame):
+        assert g.waits_after_discard(1, tile("7z")) == [] and g.waits_after_discard(1, tile("5z")) == [tile("7z")]
+    play(g, (1, "ting 5z"))
+    assert g.ting_declared == [False, True, False, False]
 
 
 # ---------------------------------------------------------------------------------------------
