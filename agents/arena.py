@@ -358,12 +358,20 @@ def plot(summary: dict, path: str, title: str | None = None) -> None:
 # --------------------------------------------------------------------------- command line
 
 
-def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing", batch_walls: int = 128,
-            device: str = "cpu", progress: bool = False) -> dict:
-    """Load agents by name (``random``, ``rule``, a checkpoint path) and summarise a duplicate run."""
+def load_agents(specs: list[str], rules: str = "beijing", device: str = "cpu") -> list:
+    """Agents by name (``random``, ``rule``, a checkpoint path); a ValueError names a bad one (a
+    ``CheckpointError`` a checkpoint file that cannot be used)."""
     from . import make_agent
 
-    agents = [make_agent(s, rules=rules, device=device) for s in specs]
+    return [make_agent(s, rules=rules, device=device) for s in specs]
+
+
+def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing", batch_walls: int = 128,
+            device: str = "cpu", progress: bool = False, agents: list | None = None) -> dict:
+    """Load agents by name (``random``, ``rule``, a checkpoint path), unless ``agents`` are given already
+    loaded from ``specs``, and summarise a duplicate run."""
+    if agents is None:
+        agents = load_agents(specs, rules=rules, device=device)
     bar = None
     if progress:
         from tqdm import tqdm
@@ -398,9 +406,13 @@ def main(argv: list[str] | None = None) -> int:
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     if args.hands < 1:
         p.error("--hands must be at least 1")
+    try:
+        agents = load_agents(specs, rules=args.rules, device=args.device)
+    except ValueError as e:  # an unknown name or rule set, a checkpoint that cannot be used
+        p.error(str(e))
     t0 = time.perf_counter()
     summary = compare(specs, args.hands, seed=args.seed, rules=args.rules, batch_walls=args.batch,
-                      device=args.device, progress=not args.quiet)
+                      device=args.device, progress=not args.quiet, agents=agents)
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     print(format_table(summary))
     if args.json:

@@ -26,12 +26,17 @@ Two architectures (``build_network``; ``train.py --arch``):
 ``masked_logits`` fills illegal logits with the dtype's minimum, so they get zero probability,
 and ``MaskedCategorical.entropy`` zeroes their entropy terms.
 
-A checkpoint stores the observation layout's name and version next to the weights; loading a
-checkpoint made for another layout fails with a message saying which.
+A checkpoint (``save_checkpoint``) is a dict of tensors and plain data only: format, the observation
+layout's name, version and shape, the number of actions, the network config, the weights and metadata.
+``load_checkpoint`` reads it with ``torch.load(weights_only=True)``, so a crafted file cannot run code,
+and checks every field before using it; a checkpoint made for another layout, or broken in any way,
+raises ``CheckpointError`` with a message naming the file and what is wrong.
 """
 from __future__ import annotations
 
+import pickle
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -225,22 +230,78 @@ class TileNet(nn.Module):
 
 
 ARCHS = {"mlp": PolicyValueNet, "tiles": TileNet}
+_SIZES = {"mlp": {"hidden": (1, 4096)}, "tiles": {"channels": (1, 512), "blocks": (0, 32), "head": (1, 4096)}}
+"""Allowed range of each size in a network config, per architecture."""
+_MAX_HIDDEN_LAYERS = 8
+
+
+def _brief(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_config(config: dict) -> dict:
+    """``config`` if it is a dict naming a known architecture with sizes of the right type and range; else
+    an error naming the first bad entry (a bool is not an int here; missing sizes take their defaults)."""
+    if not isinstance(config, dict):
+        raise TypeError(f"model_config is a {type(config).__name__}, not a dict")
+    arch = config.get("arch", "mlp")
+    if not isinstance(arch, str) or arch not in ARCHS:
+        raise ValueError(f"unknown network architecture {_brief(arch)}; choose one of {', '.join(ARCHS)}")
+    for key, value in config.items():
+        if key == "arch":
+            continue
+        if key not in _SIZES[arch]:
+            raise ValueError(f"model_config has key {_brief(key)}, which {arch} networks do not take")
+        low, high = _SIZES[arch][key]
+        values = [value]
+        if key == "hidden":
+            if not isinstance(value, (list, tuple)) or len(value) > _MAX_HIDDEN_LAYERS:
+                raise ValueError(f"model_config['hidden'] must be a list of at most {_MAX_HIDDEN_LAYERS} "
+                                 f"layer widths, not {_brief(value)}")
+            values = value
+        for v in values:
+            if type(v) is not int or not low <= v <= high:
+                raise ValueError(f"model_config[{key!r}] must hold ints in [{low}, {high}], not {_brief(value)}")
+    return config
 
 
 def build_network(config: dict) -> nn.Module:
-    """A network from its ``config`` (``model.config``, as stored in checkpoints)."""
-    cfg = dict(config)
+    """A network from its ``config`` (``model.config``, as stored in checkpoints), checked by ``check_config``."""
+    cfg = dict(check_config(config))
     arch = cfg.pop("arch", "mlp")
-    if arch not in ARCHS:
-        raise ValueError(f"unknown network architecture {arch!r}; choose one of {', '.join(ARCHS)}")
     return ARCHS[arch](**{k: tuple(v) if isinstance(v, list) else v for k, v in cfg.items()})
 
 
 # --------------------------------------------------------------------------- checkpoints
 
 
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be used; the message names the file and what is wrong."""
+
+
+_PAYLOAD_TYPES = {"format": str, "obs_name": str, "obs_version": int, "obs_shape": list, "n_actions": int,
+                  "model_config": dict, "state_dict": dict, "meta": dict}
+"""Every key of a checkpoint and the type of its value."""
+
+
+def _plain(value, where: str):
+    """``value`` as data that ``torch.load(weights_only=True)`` reads back (tuples become lists, numpy
+    scalars Python numbers); a TypeError for anything else."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _plain(v, f"{where}[{k!r}]") for k, v in value.items()}
+    raise TypeError(f"{where} is a {type(value).__name__}; a checkpoint holds only str-keyed dicts, lists, "
+                    "str, int, float, bool and None")
+
+
 def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
-    """Write the weights with the observation layout and ``meta`` (rules, step, args...)."""
+    """Write the weights with the observation layout and ``meta`` (rules, step, args...: plain data only)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {
@@ -249,9 +310,9 @@ def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
         "obs_version": OBS_VERSION,
         "obs_shape": [N_PLANES, N_KINDS],
         "n_actions": N_ACTIONS,
-        "model_config": model.config,
+        "model_config": _plain(model.config, "model_config"),
         "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
-        "meta": meta,
+        "meta": _plain(meta, "meta"),
     }
     tmp = path.with_suffix(path.suffix + ".tmp")
     torch.save(payload, tmp)
@@ -259,23 +320,89 @@ def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
     return path
 
 
-def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tuple[nn.Module, dict]:
-    """(model in eval mode on ``device``, the checkpoint's metadata). Refuses a checkpoint made
-    for another observation layout or action space."""
-    payload = torch.load(Path(path), map_location="cpu", weights_only=False)
-    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{path} is not a policy checkpoint of format {CHECKPOINT_FORMAT}")
-    if payload["obs_name"] != OBS_NAME or payload["obs_version"] != OBS_VERSION:
-        raise ValueError(f"{path} was trained on observation layout {payload['obs_name']} "
-                         f"(version {payload['obs_version']}); this environment produces {OBS_NAME} "
-                         f"(version {OBS_VERSION})")
+def _read(path: Path):
+    """The unpickled payload of ``path``, read with ``weights_only=True``: tensors and plain data only,
+    nothing in the file is run."""
+    if not path.exists():
+        raise CheckpointError(f"{path}: no such file")
+    if not path.is_file():
+        raise CheckpointError(f"{path}: not a file")
+    if path.stat().st_size == 0:
+        raise CheckpointError(f"{path}: the file is empty")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # whatever torch raises on a bad file becomes one clear error
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+        # torch's weights-only refusal ends with "<the reason>", "Check the documentation ..."
+        reason = lines[-2] if isinstance(e, pickle.UnpicklingError) and len(lines) > 1 else " ".join(lines[-1:])
+        raise CheckpointError(f"{path}: not a checkpoint that loads with torch.load(weights_only=True), which "
+                              f"reads only tensors and plain data ({type(e).__name__}: {reason})") from e
+
+
+def _check_payload(payload) -> nn.Module:
+    """The network of a checkpoint payload with its weights, after checking every field; a CheckpointError
+    (without the file name) names the first thing that is wrong."""
+    if not isinstance(payload, dict):
+        raise CheckpointError(f"holds a {type(payload).__name__}, not a checkpoint dict")
+    fmt = payload.get("format")
+    if not isinstance(fmt, str) or fmt != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"not a policy checkpoint of format {CHECKPOINT_FORMAT} (its format: {_brief(fmt)})")
+    for key, typ in _PAYLOAD_TYPES.items():
+        if key not in payload:
+            raise CheckpointError(f"missing key {key!r}")
+        if not isinstance(payload[key], typ) or (typ is int and isinstance(payload[key], bool)):
+            raise CheckpointError(f"{key!r} is a {type(payload[key]).__name__}, not a {typ.__name__}")
+    name, version, shape = payload["obs_name"], payload["obs_version"], payload["obs_shape"]
+    shape_ok = all(type(d) is int for d in shape) and shape == [N_PLANES, N_KINDS]
+    if name != OBS_NAME or version != OBS_VERSION or not shape_ok:
+        raise CheckpointError(f"trained on observation layout {_brief(name)} (version {version}, shape "
+                              f"{_brief(shape)}); this environment produces {OBS_NAME} (version {OBS_VERSION}, "
+                              f"shape {[N_PLANES, N_KINDS]})")
     if payload["n_actions"] != N_ACTIONS:
-        raise ValueError(f"{path} has {payload['n_actions']} actions; this environment has {N_ACTIONS}")
-    model = build_network(payload["model_config"])
-    model.load_state_dict(payload["state_dict"])
+        raise CheckpointError(f"has {payload['n_actions']} actions; this environment has {N_ACTIONS}")
+    if not all(isinstance(k, str) for k in payload["meta"]):
+        raise CheckpointError("'meta' has a key that is not a str")
+    config = payload["model_config"]
+    try:
+        model = build_network(config)
+    except (TypeError, ValueError) as e:  # check_config's message
+        raise CheckpointError(str(e)) from None
+    weights, expected = payload["state_dict"], model.state_dict()
+    for key in [*expected, *(k for k in weights if k not in expected)]:
+        v, ref = weights.get(key), expected.get(key)
+        if ref is None:
+            raise CheckpointError(f"weight {_brief(key)} is not in the network of model_config {_brief(config)}")
+        if v is None:
+            raise CheckpointError(f"weight {key!r} is missing (model_config {_brief(config)})")
+        if not isinstance(v, torch.Tensor) or v.layout != torch.strided or v.dtype != ref.dtype:
+            what = f"a {v.dtype} tensor" if isinstance(v, torch.Tensor) else f"a {type(v).__name__}"
+            raise CheckpointError(f"weight {key!r} is {what}, not a dense {ref.dtype} tensor")
+        if v.shape != ref.shape:
+            raise CheckpointError(f"weight {key!r} has shape {list(v.shape)}; the network of model_config "
+                                  f"{_brief(config)} has {list(ref.shape)}")
+        if not torch.isfinite(v).all():
+            raise CheckpointError(f"weight {key!r} has non-finite values (nan or inf)")
+    model.load_state_dict(weights)
+    return model
+
+
+def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tuple[nn.Module, dict]:
+    """(model in eval mode on ``device``, the checkpoint's metadata). The file is read with
+    ``torch.load(weights_only=True)``, so loading runs no code from it, and every field is checked before
+    the weights are used. A file that is missing, not a checkpoint, of another format, observation layout or
+    action space, or with a bad config or bad weights raises ``CheckpointError`` naming the file and the
+    problem."""
+    path = Path(path)
+    payload = _read(path)
+    try:
+        model = _check_payload(payload)
+    except CheckpointError as e:
+        raise CheckpointError(f"{path}: {e}") from None
     model.to(device).eval()
-    meta = {k: payload[k] for k in ("obs_name", "obs_version", "model_config")}
-    meta.update(payload.get("meta", {}))
+    meta = dict(payload["meta"])
+    meta.update({k: payload[k] for k in ("obs_name", "obs_version", "model_config")})
     return model, meta
 
 

@@ -1,0 +1,163 @@
+"""Checkpoint loading runs no code from the file and refuses a broken checkpoint with one clear error."""
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+from agents.arena import main as arena_main
+from agents.networks import (
+    CHECKPOINT_FORMAT,
+    CheckpointError,
+    PolicyValueNet,
+    TileNet,
+    load_checkpoint,
+    save_checkpoint,
+)
+from mj_env.observation import N_PLANES, OBS_NAME
+
+
+@pytest.fixture
+def saved(tmp_path):
+    torch.manual_seed(0)
+    model = PolicyValueNet(hidden=(16, 8))
+    return model, save_checkpoint(tmp_path / "good.pt", model, rules="beijing", update=3)
+
+
+def rewrite(path, tmp_path, edit) -> str:
+    """A copy of the checkpoint at ``path`` with ``edit`` applied to its payload."""
+    payload = torch.load(path, weights_only=True)
+    edit(payload)
+    out = tmp_path / "edited.pt"
+    torch.save(payload, out)
+    return str(out)
+
+
+def refused(path, *words):
+    with pytest.raises(CheckpointError) as info:
+        load_checkpoint(path)
+    for w in (str(path), *words):
+        assert w in str(info.value), (w, str(info.value))
+
+
+class MakesFile:
+    """Unpickling this opens (so creates) a file: a stand-in for arbitrary code in a crafted checkpoint."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+@pytest.mark.parametrize("how", ["torch.save", "pickle"])
+def test_a_payload_that_runs_code_is_refused_without_running_it(saved, tmp_path, how):
+    marker = tmp_path / "marker"
+    path = tmp_path / "evil.pt"
+    payload = {"format": CHECKPOINT_FORMAT, "hook": MakesFile(marker)}
+    if how == "torch.save":
+        torch.save(payload, path)
+    else:
+        path.write_bytes(pickle.dumps(payload))
+    refused(path, "weights_only")
+    assert not marker.exists()
+
+
+def test_round_trip_gives_identical_outputs(tmp_path):
+    o = torch.randint(0, 4, (6, N_PLANES, 34), dtype=torch.uint8)
+    for model in (PolicyValueNet(hidden=(16, 8)), TileNet(channels=8, blocks=1, head=16)):
+        path = save_checkpoint(tmp_path / "m.pt", model, update=np.int64(7), args={"hidden": (16, 8)})
+        loaded, meta = load_checkpoint(path)
+        assert type(loaded) is type(model) and meta["model_config"] == model.config
+        assert meta["update"] == 7 and meta["args"] == {"hidden": [16, 8]} and meta["obs_name"] == OBS_NAME
+        for a, b in zip(model(o), loaded(o)):
+            assert torch.equal(a, b)
+
+
+def test_save_refuses_meta_that_would_not_load(tmp_path):
+    with pytest.raises(TypeError, match="meta\\['where'\\]"):
+        save_checkpoint(tmp_path / "m.pt", PolicyValueNet(hidden=(8,)), where=tmp_path)
+
+
+@pytest.mark.parametrize("key", ["state_dict", "model_config", "obs_version", "meta"])
+def test_missing_key(saved, tmp_path, key):
+    refused(rewrite(saved[1], tmp_path, lambda p: p.pop(key)), f"missing key '{key}'")
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda p: p.update(format="mj_agents.policy/0"), ["mj_agents.policy/0", CHECKPOINT_FORMAT]),
+    (lambda p: p.update(obs_version=2), ["mj_obs_v1", "version 2"]),
+    (lambda p: p.update(obs_name="mj_obs_v0"), ["mj_obs_v0", OBS_NAME]),
+    (lambda p: p.update(obs_version=True), ["'obs_version' is a bool"]),
+    (lambda p: p.update(obs_shape=[13, 34]), ["[13, 34]"]),
+    (lambda p: p.update(n_actions=126), ["126 actions"]),
+])
+def test_wrong_format_or_layout(saved, tmp_path, edit, words):
+    refused(rewrite(saved[1], tmp_path, edit), *words)
+
+
+@pytest.mark.parametrize("config, words", [
+    ({"arch": "mlp", "hidden": [True, 8]}, ["'hidden'", "True"]),
+    ({"arch": "mlp", "hidden": ["16", 8]}, ["'hidden'", "'16'"]),
+    ({"arch": "mlp", "hidden": [-16, 8]}, ["'hidden'", "-16"]),
+    ({"arch": "mlp", "hidden": 16}, ["'hidden'", "list"]),
+    ({"arch": "tiles", "channels": "8", "blocks": 1, "head": 16}, ["'channels'", "'8'"]),
+    ({"arch": "tiles", "channels": 8, "blocks": False, "head": 16}, ["'blocks'", "False"]),
+    ({"arch": "tiles", "channels": 10**9, "blocks": 1, "head": 16}, ["'channels'", str(10**9)]),
+    ({"arch": "transformer", "hidden": [16, 8]}, ["unknown network architecture 'transformer'"]),
+    ({"arch": ["mlp"], "hidden": [16, 8]}, ["unknown network architecture ['mlp']"]),
+    ({"arch": "mlp", "hidden": [16, 8], "dropout": 0.5}, ["'dropout'"]),
+])
+def test_bad_model_config(saved, tmp_path, config, words):
+    refused(rewrite(saved[1], tmp_path, lambda p: p.update(model_config=config)), *words)
+
+
+def _set_weight(key, value):
+    return lambda p: p["state_dict"].__setitem__(key, value)
+
+
+@pytest.mark.parametrize("edit, words", [
+    (_set_weight("trunk.0.weight", torch.zeros(16, 5)), ["'trunk.0.weight'", "[16, 5]"]),
+    (_set_weight("policy.bias", torch.full((127,), float("nan"))), ["'policy.bias'", "non-finite"]),
+    (_set_weight("value.weight", torch.full((1, 8), float("inf"))), ["'value.weight'", "non-finite"]),
+    (_set_weight("value.bias", torch.zeros(1, dtype=torch.float64)), ["'value.bias'", "float64"]),
+    (_set_weight("value.bias", [0.0]), ["'value.bias'", "list"]),
+    (_set_weight("extra.weight", torch.zeros(1)), ["'extra.weight'"]),
+    (lambda p: p["state_dict"].pop("trunk.2.bias"), ["'trunk.2.bias' is missing"]),
+])
+def test_bad_weights(saved, tmp_path, edit, words):
+    refused(rewrite(saved[1], tmp_path, edit), *words)
+
+
+def test_shape_mismatch_names_the_first_key(saved, tmp_path):
+    """A config that does not match the weights: the first weight whose shape differs is named."""
+    refused(rewrite(saved[1], tmp_path, lambda p: p.update(model_config={"arch": "mlp", "hidden": [16, 9]})),
+            "'trunk.2.weight'", "[8, 16]", "[9, 16]")
+
+
+@pytest.mark.parametrize("kind, words", [
+    ("garbage", ["weights_only"]), ("empty", ["empty"]), ("directory", ["not a file"]),
+    ("missing", ["no such file"]), ("list", ["holds a list"]),
+])
+def test_not_a_checkpoint(tmp_path, kind, words):
+    path = tmp_path / "x.pt"
+    if kind == "garbage":
+        path.write_bytes(np.random.default_rng(0).bytes(300))
+    elif kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "list":
+        torch.save([1, 2], path)
+    refused(path, *words)
+
+
+def test_arena_cli_reports_a_bad_checkpoint_and_exits_non_zero(saved, tmp_path, capsys):
+    bad = rewrite(saved[1], tmp_path, lambda p: p.update(model_config={"arch": "mlp", "hidden": [True]}))
+    with pytest.raises(SystemExit) as info:
+        arena_main(["--agents", f"{bad},rule", "--hands", "2", "--quiet"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert f"error: {bad}: model_config['hidden']" in err and "Traceback" not in err
