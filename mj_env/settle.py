@@ -139,9 +139,10 @@ class Settlements(Mapping):
                 raise KeyError(table)
             j = int(at[-1])
             obj = {"draw": True, "shaozhuang": int(self._lines[j])}
-            if table in self._kongs:
-                obj["kong_scores"] = self._kongs[table]
             obj["scores"] = [int(x) for x in self._scores[j]]
+            if table in self._kongs:  # as for wins: scores = hand_scores + kong_scores
+                obj["hand_scores"] = [a - b for a, b in zip(obj["scores"], self._kongs[table])]
+                obj["kong_scores"] = self._kongs[table]
             self._built[table] = obj
         return self._built[table]
 
@@ -200,6 +201,8 @@ def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray
         total = [int(x) for x in scores[j]]
         if len(wins) > 1:
             obj = {"wins": wins, "scores": total}
+            if kongs is not None:  # RULES.md 6.4: hand_scores are the wins alone
+                obj["hand_scores"] = [sum(w["scores"][i] for w in wins) for i in range(4)]
         else:
             # one winner: the calculator's object; with kong payments, "scores" is the total and
             # the calculator's own scores stay as "hand_scores"

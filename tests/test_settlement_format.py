@@ -1,0 +1,50 @@
+"""RULES.md 6.4 on settlements: ``scores`` are what the hand pays in total (kong payments
+included); where kong payments exist, ``hand_scores`` are the wins alone (summed over the
+winners when several win on one discard) and ``kong_scores`` the kong payments."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mj_env import actions as A
+from mj_env.engine import Engine
+
+
+def greedy_random(mask, rng):
+    act = (rng.random(mask.shape) * mask).argmax(axis=1)
+    # win when possible, and take kongs when offered, so that kong payments show up
+    kong = mask[:, A.KONG_SELF:A.KONG_SELF + 34].argmax(axis=1) + A.KONG_SELF
+    act = np.where(mask[:, A.KONG_SELF:A.KONG_SELF + 34].any(axis=1), kong, act)
+    act = np.where(mask[:, A.KONG], A.KONG, act)
+    return np.where(mask[:, A.WIN], A.WIN, act)
+
+
+@pytest.mark.parametrize("preset", ["hebei", "quemen"])
+def test_scores_are_hand_plus_kong_payments(preset):
+    eng = Engine(preset, num_tables=128, seed=0)
+    eng.reset()
+    rng = np.random.default_rng(0)
+    seen = {"kongs": 0, "multi": 0, "multi_kongs": 0}
+    for _ in range(700):
+        res = eng.step(greedy_random(eng.legal_mask(), rng))
+        for t in np.flatnonzero(res.hand_over):
+            s = res.settlements[t]
+            assert s["scores"] == res.rewards[t].tolist() and sum(s["scores"]) == 0
+            wins = s.get("wins", [s] if "legal" in s else [])
+            if len(wins) > 1:
+                seen["multi"] += 1
+            if "kong_scores" in s:
+                seen["kongs"] += 1
+                assert [a + b for a, b in zip(s["hand_scores"], s["kong_scores"])] == s["scores"]
+                if len(wins) > 1:   # each win's own object keeps the calculator's scores
+                    own = [sum(w["scores"][i] for w in wins) for i in range(4)]
+                    assert s["hand_scores"] == own
+                    seen["multi_kongs"] += 1
+            elif wins:
+                assert "hand_scores" not in s
+                assert [sum(w["scores"][i] for w in wins) for i in range(4)] == s["scores"]
+        if res.episode_over.any():
+            eng.reset(tables=np.flatnonzero(res.episode_over))
+    assert seen["kongs"] >= 5
+    if preset == "hebei":
+        assert seen["multi"] > 0
