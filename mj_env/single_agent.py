@@ -1,0 +1,451 @@
+"""The learner plays one seat against opponent agents: a single-agent Gymnasium environment,
+natively batched.
+
+::
+
+    import gymnasium as gym
+    import mj_env                                    # registers the ids below
+
+    env = gym.make("mj_env/Beijing-v0", opponents="rule")              # one table, gym.Env
+    envs = gym.make_vec("mj_env/Beijing-v0", num_envs=1024, vectorization_mode="vector_entry_point",
+                        opponents="rule")                              # 1024 tables, one VectorEnv
+    obs, infos = envs.reset(seed=0)
+    obs, rewards, terminations, truncations, infos = envs.step(actions)   # rewards (1024,)
+
+Every ``step`` takes the learner's decision at every table; the opponents then act, in batch,
+inside the step, until the learner decides again at every table (or its episode ended). Ids:
+``mj_env/Beijing-v0``, ``mj_env/Hebei-v0``, ``mj_env/Quemen-v0`` (one per rule set; any rule
+field can be overridden as a keyword, e.g. ``base=500``).
+
+| | |
+| --- | --- |
+| Observation | ``{"observation": Box(0, 255, (14, 34), uint8), "action_mask": Box(0, 1, (127,), int8)}``: ``mj_obs_v1`` planes of the learner's seat (``mj_env.observation``) |
+| Action | ``Discrete(127)`` (``mj_env.actions``); ``action_masks()`` gives the legal ones (bool) for SB3's ``MaskablePPO`` |
+| Reward | the learner's settled points when a hand ends (float; exact), else 0 |
+| Episode | one hand (or a match of ``hands_per_episode`` hands); never truncated |
+
+## Arguments
+
+- ``opponents``: ``"rule"`` (default), ``"random"``, or any object with the batched agent protocol
+  (``name`` and ``act(obs, rng) -> (n,) int64`` legal actions, see ``mj_env.baselines``), e.g.
+  a trained checkpoint ``agents.make_agent("runs/x/checkpoints/final.pt")``; or a list of three
+  such specs for the seats after the learner's (next, opposite, previous). Opponents see the
+  same observations as the learner would in their seat (``"seat"`` included).
+- ``seat``: the learner's seat, ``0``-``3``; ``"rotate"`` (table i starts at seat i % 4 and moves
+  on one seat each episode); or ``"random"`` (drawn every episode).
+- ``illegal_action``: ``"penalize"`` (default here, since Gymnasium's contract is that every
+  element of the action space may be stepped: ``check_env`` and unmasked samplers do) ends the
+  episode with ``-illegal_penalty`` for the learner; ``"raise"`` raises ``ActionError`` and
+  changes nothing, as ``mj_env.env`` does by default.
+- ``autoreset_mode`` (vector form): ``NEXT_STEP`` (default, what Gymnasium's wrappers expect) or
+  ``SAME_STEP`` (``infos["final_obs"]`` / ``infos["_final_obs"]``). With ``NEXT_STEP`` the row of
+  a table whose episode ended holds the learner's final observation, whose mask allows only
+  ``pass`` (so masked samplers keep working); the next action there is ignored and the table is
+  dealt anew.
+
+## Infos (vector form; dicts of arrays with ``_key`` masks)
+
+| key | shape, dtype | meaning |
+| --- | --- | --- |
+| ``seat`` | (N,) int64 | the learner's seat at each table |
+| ``scores`` | (N, 4) float64 | settled points of every seat, where a hand ended in this step |
+| ``win``, ``deal_in``, ``draw`` | (N,) bool | the learner won / discarded the winning tile / the hand was drawn |
+| ``fan`` | (N,) int64 | the learner's fan when it won (0 otherwise) |
+| ``illegal_action`` | (N,) bool | the learner's action was illegal and penalized (only when one was) |
+
+All are numeric so that ``DictInfoToList`` and ``NumpyToTorch`` take them; the full settlement
+objects (INTERFACES.md 2) of the last step are in ``env.last_settlements`` (table -> object).
+A hand that ends at the deal itself (四惠牌) is dealt again, and the learner's points from it are
+paid with the table's next reward. The single-table ``MahjongSingleAgentEnv`` gives the same
+keys for its one table.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from . import actions as A
+from .baselines import BASELINES, make_baseline
+from .engine import Engine
+from .observation import N_PLANES, OBS_NAME, observe
+from .render import render_table
+from .state import END
+from .tiles import N_KINDS
+
+INFO_KEYS = ("scores", "win", "deal_in", "draw", "fan")
+
+
+def single_observation_space() -> spaces.Dict:
+    return spaces.Dict({
+        "observation": spaces.Box(0, 255, (N_PLANES, N_KINDS), dtype=np.uint8),
+        "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),
+    })
+
+
+def _opponent(spec, rules):
+    if isinstance(spec, str):
+        if spec not in BASELINES:
+            raise ValueError(f"unknown opponent {spec[:40]!r}: use {' or '.join(BASELINES)}, or pass an agent "
+                             "object (e.g. agents.make_agent('path/to/checkpoint.pt'))")
+        return make_baseline(spec, rules)
+    if not callable(getattr(spec, "act", None)):
+        raise TypeError(f"opponent {str(spec)[:40]!r} has no act(obs, rng) method")
+    return spec
+
+
+class MahjongSingleAgentVectorEnv(VectorEnv):
+    """N tables; the learner plays one seat at each, the opponents act inside ``step``
+    (see the module docstring)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's convention)
+
+    def __init__(self, num_envs: int = 64, rules="beijing", opponents="rule", seat=0, seed=None,
+                 render_mode=None, illegal_action="penalize", illegal_penalty=10.0,
+                 autoreset_mode=AutoresetMode.NEXT_STEP, **overrides):
+        self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
+        self.rules = self.engine.rules
+        self.num_envs = n = int(num_envs)
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        if illegal_action not in ("raise", "penalize"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {str(illegal_action)[:40]!r}")
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+        mode = AutoresetMode(autoreset_mode)
+        if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
+            raise ValueError("autoreset_mode must be NEXT_STEP or SAME_STEP")
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
+        if isinstance(opponents, Sequence) and not isinstance(opponents, str):
+            if len(opponents) != 3:
+                raise ValueError(f"opponents: one spec or three (next, opposite, previous seat), got {len(opponents)}")
+            self.opponents = [_opponent(s, self.rules) for s in opponents]
+        else:
+            self.opponents = [_opponent(opponents, self.rules)] * 3  # one object: one act() per round
+        if not (seat in ("rotate", "random") or (isinstance(seat, (int, np.integer))
+                                                  and not isinstance(seat, bool) and 0 <= seat <= 3)):
+            raise ValueError(f"seat must be 0-3, 'rotate' or 'random', got {str(seat)[:40]!r}")
+        self.seat_mode = seat
+        self.observation_layout = OBS_NAME
+        self.single_observation_space = single_observation_space()
+        self.single_action_space = spaces.Discrete(A.N_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self.action_space = batch_space(self.single_action_space, n)
+        self.rng = np.random.default_rng(seed)        # opponents' and seat draws
+        self.seats = np.zeros(n, dtype=np.int64)
+        self._episodes = np.zeros(n, dtype=np.int64)  # episodes started per table ("rotate")
+        self._pending = np.zeros((n, 4), dtype=np.int64)
+        self._over = np.zeros(n, dtype=bool)          # NEXT_STEP: ended, dealt anew on the next step
+        self.last_settlements: dict[int, dict] = {}
+        self.closed = False
+        self._started = False
+
+    # ------------------------------------------------------------------ dealing and opponents
+    def _deal(self, tables, seed=None, walls=None, dealers=None) -> None:
+        """Start episodes at ``tables`` and choose the learner's seat there."""
+        if self.seat_mode == "rotate":
+            self.seats[tables] = (tables + self._episodes[tables]) % 4
+        elif self.seat_mode == "random":
+            self.seats[tables] = self.rng.integers(0, 4, size=len(tables))
+        else:
+            self.seats[tables] = self.seat_mode
+        self._episodes[tables] += 1
+        self._over[tables] = False
+        res = self.engine.reset(seed=seed, walls=walls, dealers=dealers, tables=tables)
+        self._pending += res.rewards  # a hand ended at the deal: _advance deals again
+
+    def _advance(self, tables, acc, fresh) -> np.ndarray:
+        """Let the opponents act at ``tables`` until the learner decides at each of them.
+
+        The hands' points go to ``acc`` (N, 4), and the tables whose episode ended are returned;
+        at ``fresh`` tables (just dealt, the learner has not decided yet) an episode that ends is
+        not the learner's: its points wait in ``_pending`` and the table is dealt again."""
+        st = self.engine.state
+        tables = np.asarray(tables, dtype=np.int64)
+        fresh = np.asarray(fresh, dtype=np.int64)
+        ended = []
+        while len(tables):
+            instant = fresh[st.phase[fresh] == END]  # the deal itself ended the hand (四惠牌)
+            if len(instant):
+                self._deal(instant)
+                continue
+            wait = tables[st.to_act[tables] != self.seats[tables]]
+            if not len(wait):
+                break
+            res = self._step_some(wait, self._opponent_actions(wait))
+            is_fresh = np.zeros(self.num_envs, dtype=bool)
+            is_fresh[fresh] = True
+            self._pending[is_fresh] += res.rewards[is_fresh]
+            acc[~is_fresh] += res.rewards[~is_fresh]
+            self._settled(res, ~is_fresh)
+            done = np.flatnonzero(res.episode_over & ~is_fresh)
+            if len(done):
+                ended.append(done)
+                tables = np.setdiff1d(tables, done, assume_unique=True)
+            redeal = np.flatnonzero(res.episode_over & is_fresh)
+            if len(redeal):
+                self._deal(redeal)
+        return np.concatenate(ended) if ended else np.zeros(0, dtype=np.int64)
+
+    def _opponent_actions(self, idx) -> np.ndarray:
+        st = self.engine.state
+        to_act = st.to_act[idx].astype(np.int64)
+        obs = {"observation": observe(self.rules, st, idx), "seat": to_act,
+               "action_mask": self.engine.legal_mask()[idx].view(np.int8)}
+        rel = (to_act - self.seats[idx]) % 4
+        out = np.empty(len(idx), dtype=np.int64)
+        groups = [(self.opponents[0], np.ones(len(idx), bool))] if len(set(map(id, self.opponents))) == 1 \
+            else [(self.opponents[k - 1], rel == k) for k in (1, 2, 3)]
+        for agent, sel in groups:
+            if sel.any():
+                sub = {k: v[sel] for k, v in obs.items()}
+                out[sel] = np.asarray(agent.act(sub, self.rng), dtype=np.int64)
+        return out
+
+    def _step_some(self, idx, acts):
+        """Engine step at ``idx`` only: the other live tables wait on the learner, so they are
+        shown to the engine as ended (it ignores those) and restored after.
+        TODO(engine): an ``Engine.step(actions, tables=...)`` would make this unnecessary."""
+        st = self.engine.state
+        full = np.zeros(self.num_envs, dtype=np.int64)
+        full[idx] = acts
+        parked = np.flatnonzero(st.phase != END)
+        parked = parked[~np.isin(parked, idx)]
+        saved = st.phase[parked].copy()
+        st.phase[parked] = END
+        try:
+            return self.engine.step(full)
+        finally:
+            st.phase[parked] = saved
+
+    def _settled(self, res, keep) -> None:
+        """Record the settlements of the learner's hands that ended (tables where ``keep``)."""
+        for b, s in res.settlements.items():
+            if not keep[b]:
+                continue
+            self.last_settlements[b] = s
+            seat = self.seats[b]
+            info = self._hand_info
+            info["_scores"][b] = True
+            info["scores"][b] += s["scores"]
+            wins = [] if s.get("draw") else s.get("wins", [s])
+            info["draw"][b] = not wins
+            for w in wins:
+                if w["input"]["winner"] == seat:
+                    info["win"][b] = True
+                    info["fan"][b] = w["fan"]
+                if w["input"].get("discarder") == seat:
+                    info["deal_in"][b] = True
+
+    def _new_hand_info(self) -> None:
+        n = self.num_envs
+        self._hand_info = {"scores": np.zeros((n, 4)), "_scores": np.zeros(n, dtype=bool),
+                           "win": np.zeros(n, dtype=bool), "deal_in": np.zeros(n, dtype=bool),
+                           "draw": np.zeros(n, dtype=bool), "fan": np.zeros(n, dtype=np.int64)}
+        self.last_settlements = {}
+
+    def _infos(self, extra=None) -> dict:
+        n = self.num_envs
+        infos = {"seat": self.seats.copy(), "_seat": np.ones(n, dtype=bool)}
+        hand = self._hand_info
+        if hand["_scores"].any():
+            for k in INFO_KEYS:
+                infos[k] = hand[k]
+                infos["_" + k] = hand["_scores"].copy()
+        infos.update(extra or {})
+        return infos
+
+    # ------------------------------------------------------------------ observations
+    def _obs(self, over) -> dict:
+        st = self.engine.state
+        obs = observe(self.rules, st, np.arange(self.num_envs), self.seats,
+                      out=np.empty((self.num_envs, N_PLANES, N_KINDS), dtype=np.uint8))
+        mask = self.engine.legal_mask().view(np.int8).copy()
+        if over.any():  # an ended episode's final observation: only `pass`, ignored (NEXT_STEP)
+            mask[over] = 0
+            mask[over, A.PASS] = 1
+        return {"observation": obs, "action_mask": mask}
+
+    def action_masks(self) -> np.ndarray:
+        """(N, 127) bool: the learner's legal actions (``MaskablePPO``'s hook)."""
+        return self._last_mask.astype(bool)
+
+    # ------------------------------------------------------------------ the Gymnasium API
+    def reset(self, *, seed=None, options=None):
+        """Deal anew. options: {"reset_mask": (N,) bool} (only those tables; NEXT_STEP's partial
+        reset), "walls": (n, W) tile codes/indices and "dealers": (n,) seats for the tables dealt."""
+        self._check_open()
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
+        options = dict(options or {})
+        unknown = set(options) - {"walls", "dealers", "reset_mask"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s): {', '.join(sorted(map(str, unknown)))}; "
+                             "use 'reset_mask', 'walls' and 'dealers'")
+        tables = np.arange(self.num_envs)
+        if options.get("reset_mask") is not None:
+            m = np.asarray(options["reset_mask"])
+            if m.shape != (self.num_envs,) or m.dtype != bool:
+                raise ValueError(f"reset_mask must be a bool array of shape ({self.num_envs},)")
+            if not self._started and not m.all():
+                raise ValueError("the first reset must deal every table")
+            tables = np.flatnonzero(m)
+        if seed is not None:
+            self.rng = np.random.default_rng([int(seed), 1])
+        self._new_hand_info()
+        if len(tables):
+            self._pending[tables] = 0
+            self._deal(tables, seed=seed, walls=options.get("walls"), dealers=options.get("dealers"))
+            self._advance(tables, np.zeros((self.num_envs, 4), dtype=np.int64), tables)
+        self._started = True
+        self._new_hand_info()
+        obs = self._obs(self._over)
+        self._last_mask = obs["action_mask"]
+        return obs, self._infos()
+
+    def step(self, actions):
+        """The learner's action at every table, (N,) integers. Returns obs, rewards (N,) float64,
+        terminations, truncations (always False), infos (see the module docstring)."""
+        self._check_open()
+        if not self._started:
+            raise A.ActionError("step() before reset(): call reset() first")
+        try:
+            acts = np.asarray(actions)
+        except (ValueError, TypeError, OverflowError) as e:
+            raise A.ActionError(f"expected {self.num_envs} integer actions: {str(e)[:80]}") from None
+        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
+            raise A.ActionError(f"expected {self.num_envs} integer actions, got shape {acts.shape} "
+                                f"dtype {acts.dtype}")
+        n, rows = self.num_envs, np.arange(self.num_envs)
+        acts = acts.astype(np.int64)
+        st = self.engine.state
+        restart = np.flatnonzero(self._over)   # NEXT_STEP: the action there is ignored
+        live = ~self._over
+        in_range = (acts >= 0) & (acts < A.N_ACTIONS)
+        legal = in_range & self.engine.legal_mask()[rows, np.where(in_range, acts, 0)]
+        illegal = live & ~legal
+        if illegal.any() and self.illegal_action == "raise":
+            b = int(np.flatnonzero(illegal)[0])
+            raise A.ActionError(self.engine.explain_illegal(b, int(acts[b])))
+        self._new_hand_info()
+        rewards = np.zeros(n)
+        rewards[live] = self._pending[live, self.seats[live]]  # points of hands ended at the deal
+        self._pending[live] = 0
+        terminated = np.zeros(n, dtype=bool)
+        extra = {}
+        if illegal.any():
+            bad = np.flatnonzero(illegal)
+            st.phase[bad] = END  # the hand is abandoned: dealt anew when the episode restarts
+            rewards[bad] -= self.illegal_penalty
+            terminated[bad] = True
+            extra = {"illegal_action": illegal.copy(), "_illegal_action": illegal.copy()}
+        acc = np.zeros((n, 4), dtype=np.int64)
+        res = self.engine.step(np.where(legal, acts, 0))  # ended and abandoned tables are ignored
+        acc += res.rewards
+        self._settled(res, live)
+        ended = [np.flatnonzero(res.episode_over)]
+        go_on = np.flatnonzero(live & ~illegal & ~res.episode_over)
+        if len(restart):
+            self._deal(restart)
+        ended.append(self._advance(np.concatenate([go_on, restart]), acc, restart))
+        terminated[np.concatenate(ended)] = True
+        rewards += acc[rows, self.seats]
+        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP and terminated.any():
+            done = np.flatnonzero(terminated)
+            final = self._obs(terminated)
+            extra["final_obs"] = np.empty(n, dtype=object)
+            for b in done:
+                extra["final_obs"][b] = {k: v[b] for k, v in final.items()}
+            extra["_final_obs"] = terminated.copy()
+            final_info = self._infos()
+            self._deal(done)
+            self._advance(done, np.zeros((n, 4), dtype=np.int64), done)
+            over = np.zeros(n, dtype=bool)
+        else:
+            final_info = None
+            self._over = terminated.copy()
+            over = self._over
+        obs = self._obs(over)
+        self._last_mask = obs["action_mask"]
+        infos = self._infos(extra)
+        if final_info is not None:
+            infos["seat"] = final_info["seat"]  # the seat the learner played in the ended episode
+        return obs, rewards, terminated, np.zeros(n, dtype=bool), infos
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise RuntimeError("this environment is closed")
+
+    def render(self):
+        if self.render_mode != "ansi":
+            return None
+        return "\n\n".join(render_table(self.rules, self.engine.state, b) for b in range(min(self.num_envs, 4)))
+
+    def close(self, **kwargs):
+        self.closed = True
+
+
+class MahjongSingleAgentEnv(gym.Env):
+    """One table of ``MahjongSingleAgentVectorEnv`` as a plain ``gymnasium.Env`` (what
+    ``gymnasium.make("mj_env/Beijing-v0")`` builds); same arguments, infos for the one table."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)
+
+    def __init__(self, rules="beijing", opponents="rule", seat=0, render_mode=None,
+                 illegal_action="penalize", illegal_penalty=10.0, **overrides):
+        self.venv = MahjongSingleAgentVectorEnv(1, rules=rules, opponents=opponents, seat=seat,
+                                                render_mode=render_mode, illegal_action=illegal_action,
+                                                illegal_penalty=illegal_penalty, **overrides)
+        self.rules = self.venv.rules
+        self.render_mode = render_mode
+        self.observation_space = self.venv.single_observation_space
+        self.action_space = self.venv.single_action_space
+        self._done = True
+
+    @staticmethod
+    def _one(obs) -> dict:
+        return {k: v[0] for k, v in obs.items()}
+
+    @staticmethod
+    def _one_info(infos) -> dict:
+        return {k: (v[0].item() if v[0].ndim == 0 else v[0])
+                for k, v in infos.items() if not k.startswith("_") and infos.get("_" + k, [True])[0]}
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        inner = int(self.np_random.integers(2**62))
+        opts = None
+        if options:
+            opts = dict(options)
+            for key, wrap in (("wall", "walls"), ("dealer", "dealers")):
+                if opts.get(key) is not None:
+                    opts[wrap] = [opts.pop(key)]
+        obs, infos = self.venv.reset(seed=inner, options=opts)
+        self._done = False
+        return self._one(obs), self._one_info(infos)
+
+    def step(self, action):
+        if self._done:
+            raise A.ActionError("the episode is over (or not started): call reset() first")
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
+                and not (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"):
+            raise A.ActionError(f"action {str(action)[:40]!r} is not an integer in 0-{A.N_ACTIONS - 1}")
+        obs, rew, term, _, infos = self.venv.step(np.array([int(action)], dtype=np.int64))
+        self._done = bool(term[0])
+        return self._one(obs), float(rew[0]), bool(term[0]), False, self._one_info(infos)
+
+    def action_masks(self) -> np.ndarray:
+        """(127,) bool: the learner's legal actions (``MaskablePPO``'s hook)."""
+        return self.venv.action_masks()[0]
+
+    def render(self):
+        return self.venv.render()
+
+    def close(self):
+        self.venv.close()
+

@@ -1,0 +1,196 @@
+"""The single-agent environment (learner against opponents): Gymnasium's checker and wrappers,
+registered ids, autoreset modes, rewards that add up, seats, opponents, illegal actions."""
+from __future__ import annotations
+
+import typing
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from gymnasium.vector import AutoresetMode
+
+import mj_env
+from mj_env import actions as A
+from mj_env.baselines import RandomAgent
+from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv
+
+
+def masked_random(obs, rng):
+    m = obs["action_mask"].astype(bool)
+    return np.where(m, rng.random(m.shape), -1.0).argmax(axis=1).astype(np.int64)
+
+
+@pytest.mark.parametrize("env_id", sorted(mj_env.RULE_IDS.values()))
+def test_check_env_on_every_registered_id(env_id):
+    env = gym.make(env_id, opponents="rule")
+    assert isinstance(env.unwrapped, MahjongSingleAgentEnv)
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, info = env.reset(seed=0)
+    assert obs in env.observation_space and info["seat"] == 0
+    assert env.unwrapped.action_masks().dtype == bool
+
+
+@pytest.mark.parametrize("preset", ["beijing", "hebei", "quemen"])
+def test_vector_form_plays_and_rewards_add_up(preset):
+    N = 16
+    envs = gym.make_vec(mj_env.RULE_IDS[preset], num_envs=N, vectorization_mode="vector_entry_point",
+                        opponents="rule", seat="rotate")
+    assert isinstance(envs, MahjongSingleAgentVectorEnv)
+    obs, infos = envs.reset(seed=1)
+    assert (infos["seat"] == np.arange(N) % 4).all()
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(200):
+        assert obs in envs.observation_space
+        assert (envs.action_masks() == (obs["action_mask"] != 0)).all()
+        prev_done = envs._over.copy()
+        obs, rew, term, trunc, infos = envs.step(masked_random(obs, rng))
+        assert rew.shape == (N,) and rew.dtype == np.float64 and not trunc.any()
+        assert not rew[prev_done].any() and not term[prev_done].any()  # NEXT_STEP: the reset step
+        if "_scores" in infos:
+            s = infos["scores"][infos["_scores"]]
+            assert np.allclose(s.sum(axis=1), 0)
+            # every hand of an episode of one hand ends it, and its points are the learner's reward
+            # (save points of a hand ended at the deal, paid with the next reward; rare)
+            rows = np.flatnonzero(infos["_scores"])
+            assert (term[rows]).all()
+            mine = infos["scores"][rows, infos["seat"][rows]]
+            assert np.mean(np.isclose(mine, rew[rows])) > 0.9
+            assert not (infos["win"] & infos["deal_in"]).any()
+        # a table whose episode ended shows its final observation, where only `pass` is allowed
+        assert (obs["action_mask"][term].sum(axis=1) == 1).all() and (obs["action_mask"][term, A.PASS] == 1).all()
+        ended += int(term.sum())
+    assert ended > 20
+
+
+def test_same_step_autoreset_gives_final_obs():
+    envs = MahjongSingleAgentVectorEnv(8, opponents="random", autoreset_mode=AutoresetMode.SAME_STEP, seed=0)
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    obs, _ = envs.reset(seed=0)
+    rng = np.random.default_rng(1)
+    seen = 0
+    for _ in range(200):
+        obs, _rew, term, _, infos = envs.step(masked_random(obs, rng))
+        assert obs["action_mask"].any(axis=1).all() and (obs["action_mask"].sum(axis=1) > 0).all()
+        if term.any():
+            assert (infos["_final_obs"] == term).all()
+            for b in np.flatnonzero(term):
+                assert infos["final_obs"][b] in envs.single_observation_space
+            seen += 1
+    assert seen
+
+
+def test_seeded_runs_repeat_and_seats_and_opponents():
+    def run(**kw):
+        envs = MahjongSingleAgentVectorEnv(4, **kw)
+        obs, _ = envs.reset(seed=3)
+        rng = np.random.default_rng(0)
+        out = []
+        for _ in range(60):
+            obs, rew, _term, _, infos = envs.step(masked_random(obs, rng))
+            out.append((rew.copy(), infos["seat"].copy()))
+        return out
+    a = run(opponents="rule", seat="random")
+    b = run(opponents="rule", seat="random")
+    assert all((x[0] == y[0]).all() and (x[1] == y[1]).all() for x, y in zip(a, b, strict=True))
+    seats = np.concatenate([x[1] for x in a])
+    assert len(set(seats.tolist())) > 1
+    c = run(opponents=["rule", RandomAgent(), "random"], seat=2)
+    assert all((x[1] == 2).all() for x in c)
+
+
+def test_opponent_objects_get_observations_of_their_seat():
+    class Spy(RandomAgent):
+        name = "spy"
+        seats: typing.ClassVar[set] = set()
+
+        def act(self, obs, rng):
+            assert obs["observation"].shape[1:] == (14, 34) and obs["action_mask"].any(axis=1).all()
+            Spy.seats.update(obs["seat"].tolist())
+            return super().act(obs, rng)
+
+    envs = MahjongSingleAgentVectorEnv(4, opponents=Spy(), seat=1, seed=0)
+    obs, _ = envs.reset(seed=0)
+    for _ in range(20):
+        obs, *_ = envs.step(masked_random(obs, np.random.default_rng(0)))
+    assert Spy.seats == {0, 2, 3}
+    with pytest.raises(ValueError, match="unknown opponent"):
+        MahjongSingleAgentVectorEnv(2, opponents="strong")
+    with pytest.raises(ValueError, match="seat"):
+        MahjongSingleAgentVectorEnv(2, seat=4)
+
+
+def test_illegal_actions_raise_or_end_the_episode():
+    envs = MahjongSingleAgentVectorEnv(2, illegal_action="raise", seed=0)
+    obs, _ = envs.reset(seed=0)
+    bad = np.array([int(np.flatnonzero(obs["action_mask"][0] == 0)[0]), 0])
+    before = envs.engine.state.copy()
+    with pytest.raises(A.ActionError, match="illegal"):
+        envs.step(bad)
+    st = envs.engine.state
+    assert all((getattr(before, f) == getattr(st, f)).all() for f in before.__dataclass_fields__)
+    with pytest.raises(A.ActionError, match="integer actions"):
+        envs.step(np.zeros(2))
+    pen = MahjongSingleAgentVectorEnv(2, illegal_penalty=5, seed=0)
+    obs, _ = pen.reset(seed=0)
+    acts = masked_random(obs, np.random.default_rng(0))
+    acts[0] = bad[0]
+    obs, rew, term, _, infos = pen.step(acts)
+    assert term[0] and rew[0] == -5 and infos["_illegal_action"][0] and not infos["_illegal_action"][1]
+    obs, rew, term, _, _ = pen.step(masked_random(obs, np.random.default_rng(0)))
+    assert rew[0] == 0 and not term[0] and obs["action_mask"][0].sum() >= 1
+
+
+def test_reset_mask_step_before_reset_and_close():
+    envs = MahjongSingleAgentVectorEnv(3, seed=0)
+    with pytest.raises(A.ActionError, match="reset"):
+        envs.step(np.zeros(3, dtype=np.int64))
+    obs, _ = envs.reset(seed=0)
+    keep = obs["observation"][1].copy()
+    obs2, _ = envs.reset(options={"reset_mask": np.array([True, False, True])})
+    assert (obs2["observation"][1] == keep).all()
+    with pytest.raises(ValueError, match="unknown reset option"):
+        envs.reset(options={"wal": 1})
+    envs.close()
+    assert envs.closed
+    with pytest.raises(RuntimeError, match="closed"):
+        envs.reset()
+
+
+def test_gymnasium_vector_wrappers():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("array_api_compat")  # NumpyToTorch needs gymnasium[torch]
+    from gymnasium.wrappers.vector import (
+        DictInfoToList,
+        FlattenObservation,
+        NormalizeReward,
+        NumpyToTorch,
+        RecordEpisodeStatistics,
+    )
+
+    envs = gym.make_vec("mj_env/Beijing-v0", num_envs=8, vectorization_mode="vector_entry_point")
+    envs = RecordEpisodeStatistics(NormalizeReward(FlattenObservation(envs)))
+    obs, _ = envs.reset(seed=0)
+    assert obs.shape == (8, 14 * 34 + 127)
+    rng = np.random.default_rng(0)
+    stats = 0
+    for _ in range(100):
+        mask = obs[:, :A.N_ACTIONS].astype(bool)  # Dict spaces flatten in key order: mask first
+        obs, _, _, _, infos = envs.step(np.where(mask, rng.random(mask.shape), -1).argmax(axis=1))
+        stats += int(infos.get("_episode", np.zeros(8, bool)).sum())
+    assert stats > 0 and envs.episode_count == stats
+    assert max(envs.return_queue) > -10 * 4  # learner played legally (no penalties)
+    listed = DictInfoToList(gym.make_vec("mj_env/Hebei-v0", num_envs=4, vectorization_mode="vector_entry_point"))
+    obs, infos = listed.reset(seed=0)
+    assert isinstance(infos, list) and len(infos) == 4 and "seat" in infos[0]
+    for _ in range(40):
+        obs, _, _, _, infos = listed.step(masked_random(obs, rng))
+    tt = NumpyToTorch(gym.make_vec("mj_env/Quemen-v0", num_envs=4, vectorization_mode="vector_entry_point"))
+    obs, infos = tt.reset(seed=0)
+    assert isinstance(obs["observation"], torch.Tensor)
+    for _ in range(40):
+        m = obs["action_mask"].bool()
+        a = torch.where(m, torch.rand(m.shape), -1.0).argmax(dim=1)
+        obs, rew, _term, _trunc, infos = tt.step(a)
+        assert isinstance(rew, torch.Tensor) and rew.shape == (4,)
