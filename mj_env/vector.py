@@ -20,12 +20,22 @@ What one step returns, for N tables:
 | ``rewards`` | (N, 4) float64 | settled points of each seat for the hands that ended in this step (exact: at most 2**53) |
 | ``terminations`` | (N,) bool | the episode (a hand, or a match of hands) ended |
 | ``truncations`` | (N,) bool | always False: every hand ends by the rules |
-| ``infos["settlement"]`` | mapping | ``infos["settlement"][i]``: the settlement of the hand that ended at table i (INTERFACES.md 2), for every i where ``infos["_settlement"][i]`` |
+| ``infos["settlement"]`` | (N,) object | ``infos["settlement"][i]``: the settlement of the hand that ended at table i (INTERFACES.md 2) where ``infos["_settlement"][i]``, else None |
 
-Rewards are per seat, not per table: mahjong has four players and a self-play learner needs
-each seat's points (they sum to zero). ``metadata["autoreset_mode"]`` is ``SAME_STEP``: a table
-whose episode ended is dealt anew inside the same step, and the observation returned for it is
-the new hand's first decision.
+Infos follow Gymnasium's vector convention (a dict of arrays, each with a ``_key`` mask), so
+``DictInfoToList`` takes them.
+
+Rewards are per seat, not per table, so their shape is (N, 4), not Gymnasium's (N,): mahjong
+has four players, every step can move every seat's points (a discard win pays the winner and
+charges the discarder), and a self-play learner needs each seat's points (they sum to zero).
+Wrappers that assume (N,) rewards (``RecordEpisodeStatistics``, ``NormalizeReward``) belong on
+the single-agent environment (``mj_env.single_agent``), where the learner is one seat.
+
+``autoreset_mode`` (an argument, shown in ``metadata["autoreset_mode"]``): ``SAME_STEP``
+(default) deals a table whose episode ended anew inside the same step, and the observation
+returned for it is the new hand's first decision. ``NEXT_STEP`` returns the ended table as it
+is (its mask allows only ``pass``); the next action there is ignored and the table is dealt
+anew in that step. ``reset(options={"reset_mask": (N,) bool})`` deals only the tables marked.
 
 ## Self-play with it
 
@@ -55,7 +65,12 @@ class MahjongVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's convention)
 
-    def __init__(self, num_envs: int = 64, rules="beijing", seed=None, render_mode=None, **overrides):
+    def __init__(self, num_envs: int = 64, rules="beijing", seed=None, render_mode=None,
+                 autoreset_mode=AutoresetMode.SAME_STEP, **overrides):
+        mode = AutoresetMode(autoreset_mode)
+        if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
+            raise ValueError("autoreset_mode must be SAME_STEP or NEXT_STEP")
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
         self.rules = self.engine.rules
         self.num_envs = int(num_envs)
@@ -71,6 +86,7 @@ class MahjongVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.instant_hands = 0  # deals that ended before any decision (四惠牌 at the deal), redealt
         self.pending_rewards = np.zeros((self.num_envs, 4), dtype=np.int64)
+        self._over = np.zeros(self.num_envs, dtype=bool)  # NEXT_STEP: ended, dealt anew on the next step
         self.closed = False
         self._started = False
 
@@ -90,21 +106,39 @@ class MahjongVectorEnv(VectorEnv):
         st = self.engine.state
         # fresh arrays every step (callers may keep them); the bool mask is reinterpreted as int8
         obs = observe(self.rules, st, out=np.empty((self.num_envs, N_PLANES, N_KINDS), dtype=np.uint8))
-        return {"observation": obs, "action_mask": self.engine.legal_mask().view(np.int8).copy(),
-                "seat": st.to_act.astype(np.int64)}
+        mask = self.engine.legal_mask().view(np.int8).copy()
+        if self._over.any():  # NEXT_STEP: an ended table's only "action" is pass, and it is ignored
+            mask[self._over] = 0
+            mask[self._over, A.PASS] = 1
+        return {"observation": obs, "action_mask": mask, "seat": st.to_act.astype(np.int64)}
 
     def reset(self, *, seed=None, options=None):
-        """Deal every table anew. options: {"walls": (N, W) tile codes/indices, "dealers": (N,)}."""
+        """Deal every table anew. options: {"walls": (n, W) tile codes/indices, "dealers": (n,),
+        "reset_mask": (N,) bool (only those n tables; the first reset deals all)}."""
         self._check_open()
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
         options = dict(options or {})
-        unknown = set(options) - {"walls", "dealers"}
+        unknown = set(options) - {"walls", "dealers", "reset_mask"}
         if unknown:
             raise ValueError(f"unknown reset option(s): {', '.join(sorted(map(str, unknown)))}; "
-                             "use 'walls' and 'dealers'")
-        res = self.engine.reset(seed=seed, walls=options.get("walls"), dealers=options.get("dealers"))
-        self.pending_rewards[:] = 0
+                             "use 'walls', 'dealers' and 'reset_mask'")
+        tables = None
+        if options.get("reset_mask") is not None:
+            m = options["reset_mask"]
+            if not isinstance(m, np.ndarray) or m.shape != (self.num_envs,) or m.dtype != bool:
+                raise ValueError(f"reset_mask must be a bool array of shape ({self.num_envs},)")
+            if not self._started and not m.all():
+                raise ValueError("the first reset must deal every table")
+            tables = np.flatnonzero(m)
+        res = self.engine.reset(seed=seed, walls=options.get("walls"), dealers=options.get("dealers"),
+                                tables=tables)
+        if tables is None:
+            self.pending_rewards[:] = 0
+            self._over[:] = False
+        else:
+            self.pending_rewards[tables] = 0
+            self._over[tables] = False
         self._redeal_instant(res)
         self._started = True
         return self._obs(), {}
@@ -117,13 +151,24 @@ class MahjongVectorEnv(VectorEnv):
         if not self._started:
             raise A.ActionError("step() before reset(): call reset() first")
         res = self.engine.step(np.asarray(actions))   # checks shape (N,), integer dtype, legality
-        done = res.episode_over
-        # settlement objects are built when read: infos["settlement"][i] for i where _settlement
-        infos = {"settlement": res.settlements, "_settlement": res.hand_over.copy()}
-        rewards = res.rewards + self.pending_rewards
-        self.pending_rewards[:] = 0
+        done = res.episode_over                       # (ended tables are ignored: NEXT_STEP)
+        settlement = np.full(self.num_envs, None, dtype=object)
+        for b, obj in res.settlements.items():
+            settlement[b] = obj
+        infos = {"settlement": settlement, "_settlement": res.hand_over.copy()}
+        restart = self._over.copy()
+        rewards = res.rewards.copy()
+        pay = ~restart  # hands ended at a deal are paid with the table's next real step
+        rewards[pay] += self.pending_rewards[pay]
+        self.pending_rewards[pay] = 0
+        if restart.any():
+            self._over[:] = False
+            self._redeal_instant(self.engine.reset(tables=np.flatnonzero(restart)))
         if done.any():
-            self._redeal_instant(self.engine.reset(tables=np.flatnonzero(done)))
+            if self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP:
+                self._over = done.copy()
+            else:
+                self._redeal_instant(self.engine.reset(tables=np.flatnonzero(done)))
         return (self._obs(), rewards.astype(np.float64), done.copy(), np.zeros(self.num_envs, dtype=bool),
                 infos)
 

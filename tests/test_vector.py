@@ -46,3 +46,49 @@ def test_vector_reset_is_seeded():
     assert (oa["observation"] == ob["observation"]).all()
     oc, _ = b.reset(seed=8)
     assert not (oa["observation"] == oc["observation"]).all()
+
+
+def test_vector_next_step_autoreset_and_reset_mask():
+    from gymnasium.vector import AutoresetMode
+
+    N = 8
+    venv = MahjongVectorEnv(num_envs=N, seed=0, autoreset_mode=AutoresetMode.NEXT_STEP)
+    assert venv.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    assert MahjongVectorEnv.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP  # the class default
+    obs, _ = venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(400):
+        prev = venv._over.copy()
+        obs, rewards, term, _, infos = venv.step((rng.random((N, 127)) * obs["action_mask"]).argmax(axis=1))
+        assert not term[prev].any() and not rewards[prev].any()
+        assert (obs["action_mask"][term].sum(axis=1) == 1).all()
+        for i in np.flatnonzero(infos["_settlement"]):
+            assert list(infos["settlement"][i]["scores"]) == rewards[i].tolist()
+        assert all(s is None for s in infos["settlement"][~infos["_settlement"]])
+        ended += int(term.sum())
+    assert ended > 5
+    keep = obs["observation"][1].copy()
+    obs, _ = venv.reset(options={"reset_mask": np.arange(N) != 1})
+    assert (obs["observation"][1] == keep).all()
+    with pytest.raises(ValueError, match="reset_mask"):
+        venv.reset(options={"reset_mask": [True] * N})
+    venv.close()
+    assert venv.closed
+
+
+def test_vector_infos_go_through_dict_info_to_list():
+    from gymnasium.wrappers.vector import DictInfoToList
+
+    venv = DictInfoToList(MahjongVectorEnv(num_envs=4, seed=0))
+    obs, infos = venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    got = 0
+    for _ in range(300):
+        obs, rewards, _term, _, infos = venv.step((rng.random((4, 127)) * obs["action_mask"]).argmax(axis=1))
+        assert isinstance(infos, list) and len(infos) == 4
+        for i, info in enumerate(infos):
+            if "settlement" in info:
+                assert list(info["settlement"]["scores"]) == rewards[i].tolist()
+                got += 1
+    assert got
