@@ -96,7 +96,7 @@ class MahjongVectorEnv(VectorEnv):
         and are paid with the next step's rewards, so that every hand's points reach the seats."""
         while True:
             self.pending_rewards += res.rewards
-            ended = np.flatnonzero(self.engine.state.phase == END)
+            ended = np.flatnonzero((self.engine.state.phase == END) & ~self._over)  # not NEXT_STEP's
             if not len(ended):
                 return
             self.instant_hands += len(ended)
@@ -161,14 +161,12 @@ class MahjongVectorEnv(VectorEnv):
         pay = ~restart  # hands ended at a deal are paid with the table's next real step
         rewards[pay] += self.pending_rewards[pay]
         self.pending_rewards[pay] = 0
+        next_step = self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+        self._over = done.copy() if next_step else np.zeros(self.num_envs, dtype=bool)
         if restart.any():
-            self._over[:] = False
             self._redeal_instant(self.engine.reset(tables=np.flatnonzero(restart)))
-        if done.any():
-            if self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP:
-                self._over = done.copy()
-            else:
-                self._redeal_instant(self.engine.reset(tables=np.flatnonzero(done)))
+        if done.any() and not next_step:
+            self._redeal_instant(self.engine.reset(tables=np.flatnonzero(done)))
         return (self._obs(), rewards.astype(np.float64), done.copy(), np.zeros(self.num_envs, dtype=bool),
                 infos)
 
