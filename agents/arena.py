@@ -49,9 +49,9 @@ import math
 import sys
 import time
 from dataclasses import dataclass
-from statistics import NormalDist
 
 import numpy as np
+from scipy import stats
 
 from mj_env.engine import Engine
 from mj_env.observation import observe
@@ -207,67 +207,13 @@ def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_dea
 # --------------------------------------------------------------------------- statistics
 
 
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the regularized incomplete beta (Numerical Recipes, Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 300):
-        m2 = 2 * m
-        even = m * (b - m) * x / ((qam + m2) * (a + m2))
-        odd = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        for aa in (even, odd):
-            d = 1.0 + aa * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + aa / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-14:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """Regularized incomplete beta I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    lbeta = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(lbeta) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(lbeta) * _betacf(b, a, 1.0 - x) / b
-
-
-def t_cdf(t: float, df: float) -> float:
-    """CDF of Student's t with ``df`` degrees of freedom."""
-    tail = 0.5 * _betainc(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - tail if t > 0 else tail
-
-
-def t_quantile(p: float, df: float) -> float:
-    """Quantile of Student's t (bisection on ``t_cdf``; exact to ~1e-10)."""
-    if df > 1e6:
-        return NormalDist().inv_cdf(p)
-    lo, hi = -1e3, 1e3
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if t_cdf(mid, df) < p:
-            lo = mid
-        else:
-            hi = mid
-    return 0.5 * (lo + hi)
-
-
 def mean_ci95(values: np.ndarray) -> tuple[float, float, float]:
-    """(mean, low, high): Student-t 95% interval of the mean of independent ``values``."""
+    """(mean, low, high): Student-t 95% interval (``scipy.stats.t``) of the mean of independent ``values``."""
     v = np.asarray(values, dtype=np.float64)
     m = float(v.mean())
     if len(v) < 2:
         return m, float("-inf"), float("inf")
-    half = t_quantile(0.975, len(v) - 1) * float(v.std(ddof=1)) / math.sqrt(len(v))
+    half = float(stats.t.ppf(0.975, len(v) - 1)) * float(v.std(ddof=1)) / math.sqrt(len(v))
     return m, m - half, m + half
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents import RandomAgent, RuleBasedAgent
-from agents.arena import main, mean_ci95, play_duplicate, seatings, short_name, summarize, t_quantile
+from agents.arena import main, mean_ci95, play_duplicate, seatings, short_name, summarize
 from agents.base import as_bool_mask
 
 
@@ -83,13 +83,17 @@ def test_statistics_match_the_hands():
     assert rule["avg_fan"] >= 1
 
 
-def test_student_t_interval():
-    assert t_quantile(0.975, 9) == pytest.approx(2.262157, abs=1e-5)
-    assert t_quantile(0.975, 1) == pytest.approx(12.706205, abs=1e-4)
-    m, lo, hi = mean_ci95(np.array([1.0, 2.0, 3.0, 4.0]))
-    half = 3.182446 * math.sqrt(np.var([1, 2, 3, 4], ddof=1)) / 2
-    assert m == 2.5
-    assert lo == pytest.approx(2.5 - half, abs=1e-5) and hi == pytest.approx(2.5 + half, abs=1e-5)
+@pytest.mark.parametrize("df, t975", [(1, 12.7062), (3, 3.1824), (9, 2.2622), (10, 2.2281), (399, 1.9659)])
+def test_student_t_interval(df, t975):
+    """The half-width is t(0.975, n - 1) * sd / sqrt(n), with the t quantiles of the tables."""
+    v = np.arange(df + 1, dtype=np.float64) ** 1.5
+    m, lo, hi = mean_ci95(v)
+    assert m == pytest.approx(v.mean()) and m - lo == pytest.approx(hi - m)
+    assert (hi - m) / (v.std(ddof=1) / math.sqrt(len(v))) == pytest.approx(t975, abs=1e-4)
+
+
+def test_interval_of_one_value_is_unbounded():
+    assert mean_ci95(np.array([2.0])) == (2.0, float("-inf"), float("inf"))
 
 
 def test_command_line_writes_the_json(tmp_path, capsys):
