@@ -54,6 +54,12 @@ the calculator input that reproduces it, or ``{"draw": true, "shaozhuang": S, "s
 with several winners (hebei) ``{"wins": [...], "scores": [...]}``. With ``hands_per_episode`` > 1
 an episode is a match: rewards come at the end of every hand and the episode ends after the last.
 
+## State (centralized critics)
+
+``state()`` is the full table as ``state_space``, ``Box(0, 255, (4, 14, 34), uint8)``: the
+``mj_obs_v1`` planes of seats 0, 1, 2, 3 in that (absolute) order, so it holds every concealed
+hand; it leaves out only the order of the wall.
+
 ## Reset options
 
 ``reset(seed=None, options={"wall": [136 or 144 tile codes], "dealer": seat})``: an explicit wall
@@ -116,6 +122,7 @@ class raw_env(AECEnv):
         act_space = spaces.Discrete(A.N_ACTIONS)
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: act_space for a in AGENTS}
+        self.state_space = spaces.Box(0, 255, (4, N_PLANES, N_KINDS), dtype=np.uint8)
         self.observation_layout = OBS_NAME
         self.agents = []
         self.rewards = {}
@@ -156,6 +163,11 @@ class raw_env(AECEnv):
         else:
             mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """(4, 14, 34) uint8: every seat's observation planes, seat 0 first (see the docstring)."""
+        st = self.engine.state
+        return np.stack([observe_one(self.rules, st, 0, seat) for seat in range(4)])
 
     def step(self, action):
         if not self.agents:

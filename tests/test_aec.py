@@ -130,3 +130,24 @@ def test_match_of_several_hands(preset):
     match = e.unwrapped.engine.state.match_scores[0]
     assert match.sum() == 0
     assert [total[f"player_{i}"] for i in range(4)] == match.tolist()  # rewards of every hand add up
+
+
+def test_raw_env_is_the_class_and_state_is_the_full_table():
+    assert isinstance(mj_env.raw_env, type)
+    e = mj_env.raw_env()
+    e.reset(seed=0)
+    s = e.state()
+    assert s in e.state_space and s.shape == (4, 14, 34)
+    assert (s[:, 0].sum(axis=1) == [14, 13, 13, 13]).all()  # every concealed hand is in it
+    for seat in range(4):
+        assert (s[seat] == e.observe(f"player_{seat}")["observation"]).all()
+
+
+def test_penalize_lets_unmasked_samplers_play_whole_episodes():
+    e = mj_env.env(illegal_action="penalize")
+    for seed in range(5):
+        e.reset(seed=seed)
+        for agent in e.agent_iter(max_iter=2000):
+            _, _, term, trunc, _ = e.last()
+            e.step(None if term or trunc else int(e.action_space(agent).sample()))
+        assert not e.agents
