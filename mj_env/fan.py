@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cache, cached_property, lru_cache
+from functools import cached_property, lru_cache
 from itertools import combinations_with_replacement, product
 from typing import NamedTuple
 
@@ -173,7 +173,17 @@ class Win:
 # Shape checks: fewest wildcards per suit (fast yes/no, used for the 捉五魁 wait test).
 
 
-@cache
+# Every cache here is an LRU with a fixed bound, so a long-running calculator or engine fed
+# many distinct hands keeps a flat memory footprint (an unbounded cache grew by ~80 MiB over
+# 233k distinct hands). Hits matter only within one hand (the 34 shape checks of `only_wait`
+# share three of their four suit keys; the readings of each meld interpretation share one
+# split), so small bounds lose nothing: measured ~0.5 KB per `standard_splits` entry and
+# ~0.2 KB per `_need` entry, i.e. at most ~2 MB and ~1.5 MB.
+NEED_CACHE_SIZE = 1 << 13
+SPLITS_CACHE_SIZE = 1 << 12
+
+
+@lru_cache(maxsize=NEED_CACHE_SIZE)
 def _need(counts: tuple[int, ...], seq: bool, pair: bool) -> int:
     """Fewest wildcards that turn the tiles of one suit (or the honors, ``seq=False``) into
     melds, plus exactly one pair when ``pair``. ``counts`` is the suit's count tuple."""
@@ -295,7 +305,7 @@ class Reading(NamedTuple):
         return {suit(k) for k in range(N_KINDS) if self.counts[k]}
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=SPLITS_CACHE_SIZE)
 def standard_splits(counts: tuple[int, ...], wild: int, melds: int) -> tuple[tuple, ...]:
     """All splits of natural counts (34,) + ``wild`` wildcards into ``melds`` melds and one
     pair. Each split is a sorted tuple of groups; FREE_PAIR / FREE_MELD stand for groups of
@@ -303,6 +313,10 @@ def standard_splits(counts: tuple[int, ...], wild: int, melds: int) -> tuple[tup
     out: set[tuple] = set()
     _split(list(counts), wild, melds, 1, [], out, 0)
     return tuple(sorted(out))
+
+
+CACHES = (_need, standard_splits)
+"""Every cache of this module (each an ``lru_cache`` with a bound), for tests and ``cache_clear``."""
 
 
 def _split(c: list[int], wild: int, melds: int, pair: int, acc: list, out: set, start: int) -> None:
@@ -631,6 +645,27 @@ TABLES: dict[str, tuple[PatternFn, tuple[str, ...]]] = {
     "hebei": (hebei_patterns, HEBEI_ORDER),
     "quemen": (quemen_patterns, QUEMEN_ORDER),
 }
+
+
+MAX_FLOWERS = 8
+"""Flowers a winner can lay out (``quemen``: 8 flower tiles, one copy each); 花牌 scores one each."""
+
+PATTERN_FAN: dict[str, dict[str, int]] = {
+    "beijing": {"庄": 1, "门清无惠": 1, "推倒和": 1, "对对和": 2, "大钓": 2, "捉五魁": 2, "海底捞月": 2,
+                "一条龙": 3, "七对子": 4, "杠上开花": 5, "清一色": 6, "豪华七对子": 8, "四惠牌": 8, "天和": 10,
+                "地和": 8},
+    "hebei": {"门清": 2, "抢杠胡": 2, "杠上开花": 2, "碰碰胡": 3, "大吊车": 2, "清一色": 3, "混一色": 2, "清风": 3,
+              "一条龙": 2, "七对": 2, "豪华七对": 8, "双豪华": 16, "三豪华": 32, "十三幺": 10, "海底捞月": 2,
+              "花龙": 5, "捉五": 5},
+    "quemen": {"平胡": 1, "混一色": 1, "碰碰胡": 2, "七对": 2, "清一色": 3, "清碰": 4, "杠上开花": 1, "海底捞月": 1,
+               "天胡": 3, "地胡": 2, "花牌": MAX_FLOWERS},
+}
+"""The most fan each pattern of each table can score (RULES.md 6; 花牌 is one per flower). A
+reading scores each pattern at most once, so the sum bounds a hand's fan."""
+
+MAX_FAN = {table: sum(fans.values()) for table, fans in PATTERN_FAN.items()}
+"""An upper bound on a hand's fan per table: beijing 63, hebei 101, quemen 28 (loose: many
+patterns exclude each other, e.g. 七对子 / 豪华七对子, 天和 / 地和, 四惠牌 / everything but 庄)."""
 
 
 def best_patterns(win: Win) -> tuple[dict[str, int] | None, bool]:

@@ -9,53 +9,115 @@ Output is UTF-8 with the Chinese pattern names as written in RULES.md (``ensure_
     $ echo '{"hand":"111m999p222s5z","melds":[{"type":"pong","tiles":"777s","from":2}],"win_tile":"5z"}' \\
         | python -m mj_env.score
     {"legal": true, "fan": 3, "patterns": {"庄": 1, "对对和": 2}, "shaozhuang": 0, "scores": [9, -3, -3, -3]}
+
+The whole cycle of a line (decoding, parsing, scoring and writing the answer as JSON) runs
+inside `respond`, which returns a line whatever happens, so nothing a line holds can end the
+stream: not bytes that are not UTF-8, NUL bytes, JSON nested past the recursion limit, ``NaN``
+or ``Infinity`` (not JSON: refused), an integer of 10,000 digits (decoded as a
+`~mj_env.scoring.HugeInt` that every field refuses, so Python's int/str conversion limit is
+never met), nor a bug. An error message is at most `MAX_ERROR` characters and quotes a bad
+value only by a short prefix.
 """
 from __future__ import annotations
 
 import json
 import sys
 
-from .scoring import InputError, evaluate
+from .scoring import HugeInt, InputError, evaluate
+
+MAX_ERROR = 300
+"""Longest error message; a longer one is cut (only a bug could make one)."""
+
+_FALLBACK = '{"error": "internal error: the answer to this line could not be written"}'
+# Characters that JSON leaves raw with ensure_ascii=False but that some line splitters
+# (str.splitlines) treat as line ends: written as \\u escapes, so one answer is one line.
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
 def _pairs(pairs):
     obj = {}
     for k, v in pairs:
         if k in obj:
-            raise InputError(f"field {k!r} is given twice")
+            raise InputError(f"field {_short_key(k)} is given twice")
         obj[k] = v
     return obj
 
 
+def _short_key(k: str) -> str:
+    text = repr(k[:40])
+    return text + "..." if len(k) > 40 else text
+
+
+def _parse_int(text: str):
+    return HugeInt(text) if len(text) > HugeInt.MAX_DIGITS else int(text)
+
+
+def _no_constant(name: str):
+    raise InputError(f"bad JSON: {name} is not a JSON number")
+
+
 def answer(line: str | bytes) -> dict:
-    """The output object for one input line."""
+    """The output object for one input line (never raises an Exception)."""
     try:
-        if isinstance(line, bytes):
-            try:
-                line = line.decode("utf-8")
-            except UnicodeDecodeError as e:
-                return {"error": f"line is not valid UTF-8: {e}"}
-        text = line.strip()
-        if not text:
-            return {"error": "empty line: expected a JSON object"}
-        try:
-            obj = json.loads(text, object_pairs_hook=_pairs)
-        except json.JSONDecodeError as e:
-            return {"error": f"bad JSON: {e.msg} at column {e.colno}"}
-        return evaluate(obj)
+        out = _answer(line)
     except InputError as e:
-        return {"error": str(e)}
+        out = {"error": str(e)}
     except RecursionError:
-        return {"error": "input is nested too deeply"}
+        out = {"error": "input is nested too deeply"}
     except Exception as e:  # noqa: BLE001 -- a bug must not stop the stream; say what happened
-        return {"error": f"internal error: {type(e).__name__}: {e}"}
+        out = {"error": f"internal error: {type(e).__name__}: {_safe_str(e)}"}
+    if "error" in out:
+        message = out["error"]
+        if len(message) > MAX_ERROR:
+            out = {"error": message[:MAX_ERROR - 3] + "..."}
+    return out
+
+
+def _safe_str(e: Exception) -> str:
+    try:
+        return str(e)[:200]
+    except Exception:  # noqa: BLE001
+        return "(no message)"
+
+
+def _answer(line: str | bytes) -> dict:
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return {"error": f"line is not valid UTF-8: {e.reason} at byte {e.start}"}
+    text = line.strip()
+    if not text:
+        return {"error": "empty line: expected a JSON object"}
+    try:
+        obj = json.loads(text, object_pairs_hook=_pairs, parse_int=_parse_int, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
+        return {"error": f"bad JSON: {e.msg.removesuffix(' at')} at column {e.colno}"}
+    return evaluate(obj)
+
+
+def respond(line: str | bytes) -> str:
+    """The output line for one input line, without its newline: one JSON object, always."""
+    try:
+        out = answer(line)
+        try:
+            text = json.dumps(out, ensure_ascii=False)
+            text.encode("utf-8")  # a lone surrogate (from a \\ud800 escape) cannot be written raw
+        except UnicodeEncodeError:
+            text = json.dumps(out)
+        return text.translate(_LINE_BREAKS)
+    except Exception as e:  # noqa: BLE001 -- e.g. a number json cannot write
+        try:
+            return json.dumps({"error": f"internal error: the answer could not be written ({type(e).__name__})"})
+        except Exception:  # noqa: BLE001
+            return _FALLBACK
 
 
 def main(stdin=None, stdout=None) -> int:
     stdin = sys.stdin.buffer if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     for line in stdin:
-        stdout.write(json.dumps(answer(line), ensure_ascii=False) + "\n")
+        stdout.write(respond(line) + "\n")
         stdout.flush()
     return 0
 

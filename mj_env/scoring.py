@@ -20,10 +20,20 @@ This is the library behind ``python -m mj_env.score`` (INTERFACES.md 1); the eng
 
 Input decisions (where INTERFACES.md leaves room):
 
-- ``rules`` is a preset name, or an object ``{"name": "beijing", <RuleSet field>: value, ...}``
-  naming a preset plus field overrides (so a non-default rule set round-trips through JSON;
-  `rules_json` writes it); Python callers may pass a RuleSet. ``base`` defaults to the rule
-  set's ``base`` (1 in the presets).
+- ``rules`` is a preset name, or an object ``{"name": "beijing", <field>: value, ...}`` naming a
+  preset plus overrides of the rule fields that bear on a hand's score (`SCORE_RULE_FIELDS`,
+  the fields this calculator reads; RULES.md 6.4). `rules_json` writes it. Other RuleSet fields
+  (``hands_per_episode``, ``reserve``, ``multiple_winners``, ``kong_payments``, ...) change
+  nothing the calculator computes and are refused in the object with an error that says so;
+  ``base`` is the line's own field and is refused inside the object too. ``n_tiles`` follows
+  ``flowers`` (144 with flowers, else 136). Python callers may pass a RuleSet. ``base``
+  defaults to the rule set's ``base`` (1 in the presets).
+- Numbers are bounded so that no input can make a huge score: ``base`` 1-`MAX_BASE`,
+  ``shaozhuang_rounds`` 0-`MAX_SHAOZHUANG_ROUNDS`, ``flowers`` 0-`MAX_FLOWERS`; ``hubao``
+  holds at most `MAX_HUBAO_PAIRS` pairs (a pair given twice binds the same two seats: it
+  counts once; a winner has at most 3 partners). Every settled score is then at most
+  `MAX_POINTS_PER_BASE` x base in absolute value.
+- Error messages quote a bad value cut to a short prefix (`short`), never in full.
 - A kong meld may be written with three tiles (``"555m"``) as shorthand for four.
 - Melds list their physical tiles. With ``hui_wild_in_melds`` a 惠牌 in a meld stands for the
   tile it completes (``"77m5z"`` with 惠牌 5z: a pong of 7m); a chi that more than one run
@@ -44,14 +54,19 @@ Scoring decisions are in the docstrings of ``mj_env.fan`` (readings, patterns) a
 from __future__ import annotations
 
 import dataclasses
+import reprlib
 
-from .fan import KONG, SEQ, TRIPLET, Meld, Situation, Win, best_patterns, four_hui
-from .rules import PRESETS, RuleError, RuleSet, get_rules
+from .fan import KONG, MAX_FAN, MAX_FLOWERS, SEQ, TRIPLET, Meld, Situation, Win, best_patterns, four_hui
+from .rules import MAX_BASE, PRESET_NAMES, PRESETS, RuleError, RuleSet, get_rules
 from .settlement import kong_payments, settle_draw, shaozhuang_line, win_scores
 from .tiles import CODES, N_KINDS, TileError, hui_of_indicator, parse_tiles
 
 __all__ = [
     "FIELDS",
+    "MAX_POINTS_PER_BASE",
+    "MAX_SHAOZHUANG_ROUNDS",
+    "SCORE_RULE_FIELDS",
+    "HugeInt",
     "InputError",
     "evaluate",
     "kong_payments",
@@ -67,14 +82,105 @@ class InputError(ValueError):
     """The calculator input is malformed; the message says what is wrong and where."""
 
 
+class HugeInt:
+    """Stands for a JSON integer with more digits than any field takes (``python -m
+    mj_env.score`` decodes those as this, never as an int): it is refused by every field, and
+    its repr names only its first digits, so no message prints or converts the whole number."""
+
+    __slots__ = ("digits",)
+    MAX_DIGITS = 40  # no field takes more than 7 digits
+
+    def __init__(self, digits: str) -> None:
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"{self.digits[:20]}... ({len(self.digits.lstrip('-'))} digits)"
+
+
+class _ShortRepr(reprlib.Repr):
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel, self.maxlist, self.maxtuple, self.maxdict = 2, 4, 4, 4
+        self.maxstring, self.maxother, self.maxlong = 20, 40, 40
+
+    def repr_int(self, x, level):  # reprlib converts the whole int first: refuse huge ones
+        if x.bit_length() > 128:
+            return f"<an integer of about {int(x.bit_length() * 0.30103) + 1} digits>"
+        return super().repr_int(x, level)
+
+    def repr_str(self, x, level):  # a prefix, not reprlib's middle cut
+        return repr(x[:self.maxstring]) + ("..." if len(x) > self.maxstring else "")
+
+
+_SHORT = _ShortRepr()
+
+
+def short(value, limit: int = 40) -> str:
+    """A value as an error message quotes it: its repr, cut to a prefix of ``limit``
+    characters + '...' (containers to a few items, huge integers to their size: never
+    converted in full)."""
+    if isinstance(value, str):
+        return repr(value[:limit]) + ("..." if len(value) > limit else "")
+    try:
+        text = _SHORT.repr(value)
+    except Exception:  # noqa: BLE001 -- a value that cannot be shown is named by its type
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 FIELDS = ("rules", "hand", "win_tile", "melds", "winner", "dealer", "discarder", "hui", "indicator",
           "situation", "shaozhuang_rounds", "hubao", "flowers", "ting", "base")
 REQUIRED = ("hand", "win_tile")
 MELD_TYPES = ("chi", "pong", "kong", "added_kong", "concealed_kong")
 MELD_FIELDS = ("type", "tiles", "from")
 SITUATION_FIELDS = tuple(f.name for f in dataclasses.fields(Situation))
-MAX_SHAOZHUANG_ROUNDS = 34  # 136 tiles, 4 discards a round
-MAX_FLOWERS = 8
+MAX_TILES_TEXT = 64
+"""Longest tile string taken (``hand``, ``win_tile``, a meld's ``tiles``, ``hui``): the longest
+well-formed one, 13 tiles each with its own suit letter, is 26 characters."""
+
+MAX_SHAOZHUANG_ROUNDS = (136 - 4 * 13 + 1) // 4
+"""= 21. R rounds of 烧庄 are 4R discards made from the dealer's first discard on with no
+claim in between, so only the last of them can have left the discard pile (won, or claimed
+once its round was complete). When the hand ends each of the four players holds at least 13
+tiles (melds included), none of them a discard of the rounds but that last one: 4R <= 136 -
+4 x 13 + 1 = 85, so R <= 21 (beijing sets have 136 tiles; the 惠坯 is never drawn, which
+only lowers it). Each round also spends all four copies of one kind: 34, the weaker bound."""
+
+MAX_HUBAO_PAIRS = 12
+"""Longest ``hubao`` list: each of the 6 pairs of seats, either way round."""
+
+SCORE_RULE_FIELDS = ("chi", "hui", "seven_pairs", "thirteen_orphans", "orphans_extra_dragon", "lack_suit",
+                     "flowers", "ting", "discard_win_concealed_only", "self_draw_only_hui", "four_hui_win",
+                     "hui_wild_in_melds", "shaozhuang", "hubao", "discard_bonus_all_pay")
+"""The RuleSet fields that bear on a hand's score: exactly those the calculator reads (besides
+``name``, which fixes ``scoring``, and ``base``, the line's own field). The others are read by
+the engine only (wall, dealing, turn order, episodes, kong payments, drawn hands)."""
+
+_SHAOZHUANG_MAX_LINE = 2 ** (MAX_SHAOZHUANG_ROUNDS - 1)  # 2^20 = 1,048,576
+
+MAX_POINTS_PER_BASE = max(
+    # beijing, hand fan F <= MAX_FAN (63), 烧庄 line L <= 2^20. The hand settlement is at most
+    # 3F (a self-draw). Under 互包 each of the winner's (at most 3) partners pays it whole, so
+    # the winner gets at most 9F and a payer pays at most 3F; 烧庄 adds +L to each non-dealer
+    # and -3L to the dealer. Largest |score|: the dealer paying a self-draw's 3F plus 3L, or a
+    # non-dealer winner's 9F + L (a dealer winner's 9F - 3L is smaller in size).
+    3 * MAX_FAN["beijing"] + 3 * _SHAOZHUANG_MAX_LINE,
+    9 * MAX_FAN["beijing"] + _SHAOZHUANG_MAX_LINE,
+    # hebei, bonus fan X <= 101: a dealer's self-draw takes 4 + X from each of three (12 + 3X);
+    # every other win takes less, and a payer pays at most 8 + X. No 烧庄, no 互包.
+    12 + 3 * MAX_FAN["hebei"],
+    # quemen, total T <= 28, doubled after 报听: a self-draw takes 2T from each of three.
+    3 * 2 * MAX_FAN["quemen"],
+)
+"""= 3 x 63 + 3 x 2^20 = 3,145,917: no seat's settled score for one calculator line exceeds
+this many times ``base`` in absolute value, for any input the calculator accepts under any
+rule set (``tests/test_calculator_hardening.py`` checks it by enumerating the settlement
+over every seat arrangement, 互包 set and the extreme fans and 烧庄 rounds). The environment's
+per-hand settlements stay under it too: a drawn hand settles 烧庄 only (at most 3L), and the
+kong payments and several winners of hebei / quemen add at most a few hundred. With
+``base`` <= MAX_BASE = 10^6 a hand moves at most ~3.1e12 points (exact in float64, < 2^53
+~ 9.0e15); 10,000 hands sum to at most ~3.1e16 (fits int64, < 2^63 ~ 9.2e18, though no longer
+exact in float64)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -119,15 +225,15 @@ def score_win(win: Win) -> dict:
 
 
 def rules_json(rules: RuleSet | str) -> str | dict:
-    """The ``rules`` value of an input object for a rule set: the preset name when it is one,
-    else ``{"name": preset, field: value, ...}`` with the fields that differ from the preset."""
+    """The ``rules`` value of a calculator line for a rule set (RULES.md 6.4): the preset name,
+    unless a rule field that bears on the score (`SCORE_RULE_FIELDS`) differs from the preset;
+    then ``{"name": preset, field: value, ...}`` holding only such fields. ``base`` is never in
+    it (it travels as the line's own field)."""
     rules = get_rules(rules)
     preset = PRESETS[rules.name]
-    if rules == preset:
-        return rules.name
-    diff = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)
-            if getattr(rules, f.name) != getattr(preset, f.name)}
-    return {"name": rules.name, **diff}
+    diff = {name: getattr(rules, name) for name in SCORE_RULE_FIELDS
+            if getattr(rules, name) != getattr(preset, name)}
+    return {"name": rules.name, **diff} if diff else rules.name
 
 
 def _illegal(reason: str) -> dict:
@@ -144,7 +250,7 @@ def parse_input(obj) -> Win:
         raise InputError(f"input must be a JSON object, got {_kind(obj)}")
     unknown = [k for k in obj if k not in FIELDS]
     if unknown:
-        raise InputError(f"unknown field(s) {', '.join(map(repr, unknown))}; known fields: {', '.join(FIELDS)}")
+        raise InputError(f"unknown field(s) {_names(unknown)}; known fields: {', '.join(FIELDS)}")
     for name in REQUIRED:
         if name not in obj:
             raise InputError(f"missing required field {name!r}")
@@ -161,7 +267,7 @@ def parse_input(obj) -> Win:
     hand = _tiles(obj["hand"], "hand")
     win_tile = _tiles(obj["win_tile"], "win_tile")
     if len(win_tile) != 1:
-        raise InputError(f"win_tile must be exactly one tile, got {len(win_tile)} in {obj['win_tile']!r}")
+        raise InputError(f"win_tile must be exactly one tile, got {len(win_tile)} in {short(obj['win_tile'])}")
     hui = _hui(obj, rules)
 
     raw_melds = obj.get("melds")
@@ -194,10 +300,10 @@ def parse_input(obj) -> Win:
     ting = obj.get("ting", False)
     ting = False if ting is None else ting
     if type(ting) is not bool:
-        raise InputError(f"ting must be true or false, got {ting!r}")
+        raise InputError(f"ting must be true or false, got {short(ting)}")
     if ting and not rules.ting:
         raise InputError(f"ting: rules {rules.name!r} have no 报听")
-    base = _int(obj.get("base", rules.base), "base", 1, None, default=rules.base)
+    base = _int(obj.get("base", rules.base), "base", 1, MAX_BASE, default=rules.base)
 
     return Win(rules=rules, hand=tuple(sorted(hand)), win_tile=win_tile[0], melds=melds, winner=winner,
                dealer=dealer, discarder=discarder, hui=hui, situation=situation,
@@ -205,34 +311,64 @@ def parse_input(obj) -> Win:
 
 
 def _kind(value) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-            int: "an integer", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "an integer",
+            float: "a number", type(None): "null", HugeInt: "an integer too large"}.get(type(value), type(value).__name__)
+
+
+def _names(keys: list) -> str:
+    """Field names for a message: the first few, each cut short."""
+    out = ", ".join(short(k, 30) for k in keys[:5])
+    return out + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+
+
+_RULE_FIELD_TYPES = {f.name: f.type for f in dataclasses.fields(RuleSet)}
 
 
 def _rules(value) -> RuleSet:
+    if value is None:
+        return get_rules("beijing")
+    if isinstance(value, RuleSet):
+        return value
+    if isinstance(value, str):
+        if value not in PRESET_NAMES:
+            raise InputError(f"unknown rules {short(value)}; choose one of {', '.join(PRESET_NAMES)}")
+        return get_rules(value)
+    if not isinstance(value, dict):
+        raise InputError(f"rules must be 'beijing', 'hebei', 'quemen' or an object, got {_kind(value)}")
+    if "name" not in value:
+        raise InputError('rules: an object must name its preset, e.g. {"name": "beijing", ...}')
+    name = value["name"]
+    if not isinstance(name, str) or name not in PRESET_NAMES:
+        raise InputError(f"rules.name must be one of {', '.join(PRESET_NAMES)}, got {short(name)}")
+    unknown = [k for k in value if k not in _RULE_FIELD_TYPES]
+    if unknown:
+        raise InputError(f"rules: unknown rule field(s): {_names(unknown)}")
+    overrides = {}
+    for k, v in value.items():
+        if k == "name":
+            continue
+        if k == "base":
+            raise InputError('rules.base: base is a field of the line itself ("base": 500), not of the rules object')
+        if k not in SCORE_RULE_FIELDS:
+            raise InputError(f"rules.{k}: this rule field does not bear on a hand's score, so a calculator line "
+                             f"does not take it (the fields that do: mj_env.scoring.SCORE_RULE_FIELDS)")
+        want = {"bool": bool, "int": int}[_RULE_FIELD_TYPES[k]]
+        if type(v) is not want:
+            raise InputError(f"rules.{k} must be {'true or false' if want is bool else 'an integer'}, got {short(v)}")
+        overrides[k] = v
+    if "flowers" in overrides:  # 144 tiles go with flowers (RuleSet checks the pair)
+        overrides["n_tiles"] = 144 if overrides["flowers"] else 136
     try:
-        if value is None:
-            return get_rules("beijing")
-        if isinstance(value, RuleSet):
-            return value
-        if isinstance(value, str):
-            return get_rules(value)
-        if isinstance(value, dict):
-            if "name" not in value:
-                raise InputError('rules: an object must name its preset, e.g. {"name": "beijing", ...}')
-            overrides = {k: v for k, v in value.items() if k != "name"}
-            return get_rules(value["name"], **overrides)
-    except (RuleError, TypeError) as e:
+        return get_rules(name, **overrides)
+    except RuleError as e:
         raise InputError(f"rules: {e}") from None
-    raise InputError(f"rules must be 'beijing', 'hebei', 'quemen' or an object, got {_kind(value)}")
 
 
-def _int(value, name: str, lo: int, hi: int | None, *, default: int) -> int:
+def _int(value, name: str, lo: int, hi: int, *, default: int) -> int:
     if value is None:
         return default
-    if type(value) is not int or value < lo or (hi is not None and value > hi):
-        span = f"{lo}-{hi}" if hi is not None else f">= {lo}"
-        raise InputError(f"{name} must be an integer {span}, got {value!r}")
+    if type(value) is not int or not lo <= value <= hi:
+        raise InputError(f"{name} must be an integer {lo}-{hi}, got {short(value)}")
     return value
 
 
@@ -240,13 +376,16 @@ def _seat(value, name: str, *, default: int | None = None) -> int:
     if value is None and default is not None:
         return default
     if type(value) is not int or not 0 <= value <= 3:
-        raise InputError(f"{name} must be a seat 0-3, got {value!r}")
+        raise InputError(f"{name} must be a seat 0-3, got {short(value)}")
     return value
 
 
 def _tiles(text, name: str) -> list[int]:
     if not isinstance(text, str):
         raise InputError(f"{name} must be a string in compact notation like '123m55z', got {_kind(text)}")
+    if len(text) > MAX_TILES_TEXT:
+        raise InputError(f"{name} is {len(text)} characters long; no tiles of a hand take more than "
+                         f"{MAX_TILES_TEXT}: {short(text)}")
     try:
         return parse_tiles(text)
     except TileError as e:
@@ -258,12 +397,12 @@ def _hui(obj: dict, rules: RuleSet) -> int | None:
     if obj.get("hui") is not None:
         t = _tiles(obj["hui"], "hui")
         if len(t) != 1:
-            raise InputError(f"hui must be exactly one tile code, got {obj['hui']!r}")
+            raise InputError(f"hui must be exactly one tile code, got {short(obj['hui'])}")
         hui = t[0]
     if obj.get("indicator") is not None:
         t = _tiles(obj["indicator"], "indicator")
         if len(t) != 1:
-            raise InputError(f"indicator must be exactly one tile code, got {obj['indicator']!r}")
+            raise InputError(f"indicator must be exactly one tile code, got {short(obj['indicator'])}")
         ind = hui_of_indicator(t[0])
         if hui is not None and hui != ind:
             raise InputError(f"hui {CODES[hui]} does not follow indicator {obj['indicator']} "
@@ -281,10 +420,10 @@ def _meld(raw, n: int, rules: RuleSet, winner: int, hui: int | None) -> Meld:
                          f"\"from\": 2}}, got {_kind(raw)}")
     unknown = [k for k in raw if k not in MELD_FIELDS]
     if unknown:
-        raise InputError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; known: type, tiles, from")
+        raise InputError(f"{where}: unknown field(s) {_names(unknown)}; known: type, tiles, from")
     kind = raw.get("type")
     if kind not in MELD_TYPES:
-        raise InputError(f"{where}.type must be one of {', '.join(MELD_TYPES)}, got {kind!r}")
+        raise InputError(f"{where}.type must be one of {', '.join(MELD_TYPES)}, got {short(kind)}")
     if "tiles" not in raw:
         raise InputError(f"{where}: missing field 'tiles'")
     tiles = sorted(_tiles(raw["tiles"], f"{where}.tiles"))
@@ -294,7 +433,7 @@ def _meld(raw, n: int, rules: RuleSet, winner: int, hui: int | None) -> Meld:
     source = raw.get("from")
     if kind == "concealed_kong":
         if source is not None:
-            raise InputError(f"{where}: a concealed kong is claimed from nobody; drop 'from' (got {source!r})")
+            raise InputError(f"{where}: a concealed kong is claimed from nobody; drop 'from' (got {short(source)})")
     elif source is not None:
         source = _seat(source, f"{where}.from")
         if source == winner:
@@ -355,11 +494,11 @@ def _situation(raw) -> Situation:
         raise InputError(f"situation must be an object of booleans {', '.join(SITUATION_FIELDS)}, got {_kind(raw)}")
     unknown = [k for k in raw if k not in SITUATION_FIELDS]
     if unknown:
-        raise InputError(f"situation: unknown field(s) {', '.join(map(repr, unknown))}; "
+        raise InputError(f"situation: unknown field(s) {_names(unknown)}; "
                          f"known: {', '.join(SITUATION_FIELDS)}")
     for k, v in raw.items():
         if type(v) is not bool:
-            raise InputError(f"situation.{k} must be true or false, got {v!r}")
+            raise InputError(f"situation.{k} must be true or false, got {short(v)}")
     return Situation(**raw)
 
 
@@ -368,10 +507,13 @@ def _hubao(raw) -> tuple[tuple[int, int], ...]:
         return ()
     if not isinstance(raw, list):
         raise InputError(f"hubao must be a list of seat pairs like [[1, 3]], got {_kind(raw)}")
+    if len(raw) > MAX_HUBAO_PAIRS:
+        raise InputError(f"hubao lists {len(raw)} pairs; four seats make at most {MAX_HUBAO_PAIRS} "
+                         f"(each of 6 pairs, either way round)")
     out = []
     for n, pair in enumerate(raw):
         if not isinstance(pair, list) or len(pair) != 2:
-            raise InputError(f"hubao[{n}] must be a pair of seats like [1, 3], got {pair!r}")
+            raise InputError(f"hubao[{n}] must be a pair of seats like [1, 3], got {short(pair)}")
         a, b = (_seat(x, f"hubao[{n}]") for x in pair)
         if a == b:
             raise InputError(f"hubao[{n}] binds seat {a} to itself")

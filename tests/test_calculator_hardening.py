@@ -1,0 +1,538 @@
+"""The hand calculator under hostile or extreme input: bounded numbers and the points bound
+(MAX_POINTS_PER_BASE), huge values and broken lines that must each get one short error line,
+bounded caches, the settlement's ``input`` form (RULES.md 6.4), and a property-based fuzz."""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import io
+import itertools
+import json
+import pkgutil
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import case_tables
+from ref_scoring import random_beijing_input
+
+import mj_env
+from mj_env import actions as A
+from mj_env import fan, score, scoring
+from mj_env import rules as rules_mod
+from mj_env.engine import Engine
+from mj_env.fan import MAX_FAN, PATTERN_FAN, TABLES
+from mj_env.rules import MAX_BASE, PRESETS, RuleSet, get_rules
+from mj_env.score import answer, respond
+from mj_env.scoring import (
+    MAX_POINTS_PER_BASE,
+    MAX_SHAOZHUANG_ROUNDS,
+    SCORE_RULE_FIELDS,
+    InputError,
+    evaluate,
+    parse_input,
+    rules_json,
+)
+from mj_env.settlement import settle_draw, win_scores
+from mj_env.tiles import CODES, format_tiles
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = [c for name in PRESETS for c in case_tables.load(name)]
+VALID_LINES = [c["input"] for c in CASES]
+VALID = {"hand": "123m456p789s23s55z", "win_tile": "4s", "hui": "9p", "winner": 1, "dealer": 0}
+EXAMPLE_1 = {"rules": "beijing", "hand": "111m999p222s5z", "melds": [{"type": "pong", "tiles": "777s", "from": 2}],
+             "win_tile": "5z", "hui": "9s", "winner": 0, "dealer": 0, "shaozhuang_rounds": 1, "base": 2000}
+EXAMPLE_2 = {"rules": "beijing", "hand": "123m456m789p23s9s5z", "win_tile": "5z", "hui": "9s", "winner": 1,
+             "dealer": 0, "discarder": 0, "shaozhuang_rounds": 3, "hubao": [[1, 3]], "base": 500}
+MAX_HANDS_PER_EPISODE = getattr(rules_mod, "MAX_HANDS_PER_EPISODE", 10_000)
+HUGE = "9" * 10_000  # a JSON integer Python cannot even convert to str by default
+
+
+def check_line(out: str) -> dict:
+    """One answer line: a single JSON object, writable as UTF-8, errors short."""
+    assert "\n" not in out and "\u2028" not in out and "\u2029" not in out and "\x85" not in out
+    out.encode("utf-8")
+    obj = json.loads(out)
+    assert isinstance(obj, dict)
+    if "error" in obj:
+        assert list(obj) == ["error"] and isinstance(obj["error"], str)
+        assert len(obj["error"]) < 300, obj["error"]
+    else:
+        assert isinstance(obj.get("legal"), bool), obj
+    return obj
+
+
+def with_raw(obj: dict, path: tuple, raw: str) -> str:
+    """The JSON text of ``obj`` with the value at ``path`` replaced by the raw JSON text ``raw``."""
+    obj = json.loads(json.dumps(obj))
+    node = obj
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = "@@RAW@@"
+    return json.dumps(obj, ensure_ascii=False).replace('"@@RAW@@"', raw)
+
+
+# ---------------------------------------------------------------------------------------------
+# (a) Number bounds and the bound on points.
+
+
+def test_the_worked_examples_still_hold():
+    assert respond(json.dumps(EXAMPLE_1)) == ('{"legal": true, "fan": 3, "patterns": {"庄": 1, "对对和": 2}, '
+                                              '"shaozhuang": 1, "scores": [12000, -4000, -4000, -4000]}')
+    assert respond(json.dumps(EXAMPLE_2)) == ('{"legal": true, "fan": 2, "patterns": {"庄": 1, "推倒和": 1}, '
+                                              '"shaozhuang": 4, "scores": [-6000, 3000, 2000, 1000]}')
+
+
+def test_pattern_table_bounds_match_the_tables():
+    """PATTERN_FAN lists exactly the patterns of each table (so a new pattern must be added
+    there, and with it to the bound); every case-table answer stays within it."""
+    for family, (_, order) in TABLES.items():
+        assert set(order) == set(PATTERN_FAN[family])
+    assert MAX_FAN == {"beijing": 63, "hebei": 101, "quemen": 28}
+    top = {family: {} for family in PATTERN_FAN}
+    for case in CASES:
+        exp = case["expect"]
+        if not exp["legal"]:
+            continue
+        family = get_rules(case["input"].get("rules", "beijing") if isinstance(case["input"].get("rules"), str)
+                           else case["input"].get("rules", {}).get("name", "beijing")).scoring
+        for name, value in exp["patterns"].items():
+            assert 1 <= value <= PATTERN_FAN[family][name], (name, value)
+            top[family][name] = max(top[family].get(name, 0), value)
+        assert exp["fan"] <= MAX_FAN[family]
+    # the tables score every pattern, each at its listed fan (花牌: one per flower, up to 8)
+    for family, fans in PATTERN_FAN.items():
+        assert top[family] == dict(fans, **({"花牌": top[family].get("花牌")} if "花牌" in fans else {}))
+
+
+def test_max_points_per_base_is_the_settlement_maximum():
+    """Each seat's settled score is affine in the fan F (everything else fixed) and affine in
+    the 烧庄 line L, so over F in [0, MAX_FAN] and L in [0, 2^20] its size is largest at the
+    ends: enumerate every seat arrangement, every set of 互包 pairs, 报听, the payment
+    decisions, and the extreme F and R. The largest |score| is MAX_POINTS_PER_BASE."""
+    worst = 0
+    pairs = list(itertools.combinations(range(4), 2))
+    variants = [get_rules("beijing"), get_rules("beijing", hubao=False), get_rules("hebei"),
+                get_rules("hebei", discard_bonus_all_pay=False), get_rules("quemen")]
+    for rules in variants:
+        fans = (0, 1, MAX_FAN[rules.scoring])
+        rounds = (0, 1, MAX_SHAOZHUANG_ROUNDS) if rules.shaozhuang else (0,)
+        hubaos = [c for k in range(7) for c in itertools.combinations(pairs, k)] if rules.hubao else [()]
+        tings = (False, True) if rules.ting else (False,)
+        for winner, dealer, f, r, ting in itertools.product(range(4), range(4), fans, rounds, tings):
+            for discarder in [None] + [s for s in range(4) if s != winner]:
+                for hubao in hubaos:
+                    s = win_scores(rules, f, winner, dealer, discarder, hubao=hubao, shaozhuang_rounds=r,
+                                   ting=ting, base=1)
+                    assert sum(s) == 0
+                    worst = max(worst, max(map(abs, s)))
+        for dealer in range(4):
+            drawn = settle_draw(rules, dealer, max(rounds), base=1)["scores"]
+            assert max(map(abs, drawn)) <= MAX_POINTS_PER_BASE
+    assert worst == MAX_POINTS_PER_BASE == 3 * 63 + 3 * 2 ** 20 == 3_145_917
+
+
+def test_points_fit_float64_per_hand_and_int64_per_match():
+    assert MAX_POINTS_PER_BASE * MAX_BASE < 2 ** 53
+    assert MAX_POINTS_PER_BASE * MAX_BASE * MAX_HANDS_PER_EPISODE < 2 ** 63
+
+
+def test_an_extreme_line_is_within_the_bound_and_exact():
+    """The dealer pays a self-draw whole under 互包 and the longest 烧庄, at the largest base."""
+    obj = {"hand": "123m456p789s23s55z", "win_tile": "4s", "hui": "9p", "winner": 1, "dealer": 0,
+           "hubao": [[1, 0], [1, 2], [1, 3]], "shaozhuang_rounds": MAX_SHAOZHUANG_ROUNDS, "base": MAX_BASE}
+    out = json.loads(respond(json.dumps(obj)))
+    assert out["legal"] and out["shaozhuang"] == 2 ** 20
+    f = out["fan"]
+    assert out["scores"][0] == -(3 * f + 3 * 2 ** 20) * MAX_BASE
+    assert max(map(abs, out["scores"])) <= MAX_POINTS_PER_BASE * MAX_BASE
+    assert all(float(s) == s for s in out["scores"])
+
+
+@pytest.mark.parametrize("field,value,words", [
+    ("base", MAX_BASE + 1, "base must be an integer 1-1000000"),
+    ("base", 0, "base must be an integer 1-1000000"),
+    ("shaozhuang_rounds", MAX_SHAOZHUANG_ROUNDS + 1, f"0-{MAX_SHAOZHUANG_ROUNDS}"),
+    ("hubao", [[1, 2]] * 13, "hubao lists 13 pairs"),
+])
+def test_numbers_that_scale_points_are_bounded(field, value, words):
+    with pytest.raises(InputError, match=words):
+        evaluate(dict(VALID, **{field: value}))
+    assert evaluate(dict(VALID, base=MAX_BASE))["scores"] == [-2 * MAX_BASE, 6 * MAX_BASE, -2 * MAX_BASE, -2 * MAX_BASE]
+    q = {"rules": "quemen", "hand": "123m456m789s23s55z", "win_tile": "4s", "flowers": 8, "ting": True}
+    assert evaluate(q)["patterns"]["花牌"] == 8
+    with pytest.raises(InputError, match="flowers must be an integer 0-8"):
+        evaluate(dict(q, flowers=9))
+
+
+# (JSON text of a value, words the error quotes it by, whether any place gives those words)
+NASTY_VALUES = [
+    (HUGE, "99999999999999999999... (10000 digits)", False),
+    ("-" + HUGE, "-9999999999999999999... (10000 digits)", False),
+    (json.dumps("7" * 1_000_000), "'7777777777777777777777777777777777777777'...", False),
+    ("1.0", "got 1.0", False),
+    ("1e400", "got inf", False),
+    ("true", "got True", False),
+    ("[" * 500 + "]" * 500, "got [[[...]]]", False),
+    ("NaN", "bad JSON: NaN is not a JSON number", True),
+    ("-Infinity", "bad JSON: -Infinity is not a JSON number", True),
+    ("[" * 50_000 + "]" * 50_000, "input is nested too deeply", True),
+    ("{" + ", ".join(f'"k{i}": {i}' for i in range(10_000)) + "}", "", True),
+]
+MELD = dict(VALID, hand="123m456p789s5z", melds=[{"type": "pong", "tiles": "111z", "from": 2}], win_tile="5z")
+# places that quote the bad value itself (the others name its kind: "got a string")
+QUOTING = [(VALID, ("base",)), (VALID, ("winner",)), (VALID, ("dealer",)), (VALID, ("discarder",)),
+           (VALID, ("shaozhuang_rounds",)), (MELD, ("melds", 0, "from")), (MELD, ("melds", 0, "type")),
+           (dict(VALID, hubao=[[1, 3]]), ("hubao", 0, 1)), (dict(VALID, rules={"name": "beijing"}), ("rules", "name")),
+           (dict(VALID, situation={"last_tile": False}), ("situation", "last_tile")),
+           (dict(VALID, rules={"name": "beijing", "hubao": True}), ("rules", "hubao"))]
+NAMING = [(VALID, (name,)) for name in ("hand", "win_tile", "hui", "indicator", "hubao", "situation", "melds",
+                                         "rules")] + [(MELD, ("melds", 0, "tiles")), (MELD, ("melds", 0))]
+
+
+@pytest.mark.parametrize("raw,words,everywhere", NASTY_VALUES, ids=[r[:12] for r, _, _ in NASTY_VALUES])
+def test_huge_and_odd_values_give_short_errors(raw, words, everywhere):
+    for obj, path in QUOTING + NAMING:
+        out = check_line(respond(with_raw(obj, path, raw)))
+        if raw == "true" and path[-1] in ("last_tile", "hubao") and path[0] != "hubao":
+            assert "error" not in out  # a boolean is what these take
+            continue
+        assert "error" in out, (path, out)
+        if everywhere or (obj, path) in QUOTING:
+            assert words in out["error"], (path, out)
+        else:
+            assert str(path[0]) in out["error"], (path, out)
+
+
+def test_a_huge_key_or_tile_code_is_quoted_by_a_prefix():
+    big = "k" * 1_000_000
+    for line in (json.dumps(dict(VALID, **{big: 1})), json.dumps(dict(VALID, win_tile=big)),
+                 json.dumps(dict(VALID, hand="1m" * 500_000)), json.dumps(dict(VALID, situation={big: True})),
+                 json.dumps(dict(VALID, rules={"name": "beijing", big: True})), json.dumps(dict(VALID, rules=big)),
+                 '{"' + big + '": 1, "' + big + '": 2}'):
+        out = check_line(respond(line))
+        assert "kkkkkkkkkk" in out["error"] or "1m1m1m" in out["error"] or "characters long" in out["error"]
+
+
+@pytest.mark.parametrize("line,words", [
+    (b'{"hand": "\xff"}', "not valid UTF-8"),
+    (b"\xc3\x28", "not valid UTF-8"),
+    (b"\x00", "bad JSON"),
+    (b'{"hand": "12\x003m"}', "bad JSON: Invalid control character at column"),
+    (b'{"hand": "123m\\u0000", "win_tile": "1m"}', "unexpected character '\\x00'"),
+    (b"[" * 100_000, "nested too deeply"),
+    (b'{"a":' * 100_000, "nested too deeply"),
+    (b"[1, 2]", "must be a JSON object, got a list"),
+    (b'"text"', "must be a JSON object, got a string"),
+    (b"3", "must be a JSON object, got an integer"),
+    (HUGE.encode(), "must be a JSON object, got an integer too large"),
+    (b"null", "must be a JSON object, got null"),
+    (b"NaN", "NaN is not a JSON number"),
+    (b"   ", "empty line"),
+    (b'{"hand": "123m456p789s23s55z", "win_tile": "4s", "winner": 1e0}', "winner must be a seat 0-3, got 1.0"),
+    (b'{"hand": "123m456p789s23s55z", "win_tile": "4s", "winner": false}', "winner must be a seat 0-3, got False"),
+    (b'{"hand": "123m456p789s23s55z", "win_tile": "4s", "ting": 1}', "ting must be true or false, got 1"),
+    (b'{"hand": "123m456p789s23s55z", "win_tile": "\\ud800"}', "unexpected character"),
+])
+def test_broken_lines_get_clean_errors(line, words):
+    out = check_line(respond(line))
+    assert words in out.get("error", ""), out
+
+
+def test_nothing_outside_the_line_handler_can_end_the_stream(monkeypatch):
+    """A score json cannot write (more than 4300 digits), an answer that raises, a lone
+    surrogate or a line separator in the output: each still gives one line, the stream goes on."""
+    lines = [json.dumps(VALID), "huge", json.dumps(VALID), "raise", json.dumps(dict(VALID, win_tile="\u2028")),
+             json.dumps(VALID)]
+    real_answer = score.answer
+
+    def fake_answer(line):
+        text = line.decode() if isinstance(line, bytes) else line
+        if text.strip() == "huge":
+            return {"legal": True, "scores": [10 ** 5000, 0, 0, 0]}
+        if text.strip() == "raise":
+            raise RuntimeError("boom")
+        return real_answer(line)
+
+    monkeypatch.setattr(score, "answer", fake_answer)
+    stdout = io.StringIO()
+    assert score.main(io.BytesIO(("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")), stdout) == 0
+    out = [check_line(x) for x in stdout.getvalue().split("\n")[:-1]]
+    assert len(out) == len(lines)
+    assert [("error" in o) for o in out] == [False, True, False, True, True, False]
+    assert "could not be written" in out[1]["error"] and "could not be written" in out[3]["error"]
+
+
+def test_internal_errors_are_cut_short(monkeypatch):
+    monkeypatch.setattr(score, "evaluate", lambda obj: (_ for _ in ()).throw(KeyError("x" * 100_000)))
+    out = check_line(respond(json.dumps(VALID)))
+    assert out["error"].startswith("internal error: KeyError:")
+
+
+def test_cli_survives_hostile_lines_without_a_traceback():
+    lines = [json.dumps(EXAMPLE_1).encode(), b"[" * 200_000, b'{"hand":"1m","win_tile":"1m","base":' + HUGE.encode() + b"}",
+             b"\xff\xfe\x00", b'{"hand": "\\ud800", "win_tile": "1m"}', b"NaN", b'{"hand": "' + b"z" * 1_000_000 + b'"}',
+             json.dumps(EXAMPLE_2).encode()]
+    p = subprocess.run([sys.executable, "-m", "mj_env.score"], input=b"\n".join(lines) + b"\n", capture_output=True,
+                       cwd=ROOT, timeout=120, check=False)
+    assert p.returncode == 0 and p.stderr == b""
+    out = p.stdout.decode("utf-8").split("\n")
+    assert out[-1] == "" and len(out) == len(lines) + 1
+    parsed = [check_line(x) for x in out[:-1]]
+    assert parsed[0]["scores"] == [12000, -4000, -4000, -4000] and parsed[-1]["scores"] == [-6000, 3000, 2000, 1000]
+    assert all("error" in o for o in parsed[1:-1])
+
+
+# ---------------------------------------------------------------------------------------------
+# (b) Every cache is bounded.
+
+
+def _mj_modules():
+    return [importlib.import_module(m.name) for m in pkgutil.walk_packages(mj_env.__path__, "mj_env.")
+            if not m.name.endswith("__main__")]
+
+
+def _module_containers():
+    """Size of every module-level dict, list and set of the package (what a run could fill)."""
+    out = {}
+    for mod in _mj_modules():
+        for name, value in vars(mod).items():
+            if isinstance(value, (dict, list, set)) and not name.startswith("__"):
+                out[f"{mod.__name__}.{name}"] = len(value)
+    return out
+
+
+def test_every_function_cache_has_a_bound():
+    caches = []
+    for mod in _mj_modules():
+        for name, value in vars(mod).items():
+            if hasattr(value, "cache_info") and getattr(value, "__module__", None) == mod.__name__:
+                caches.append(f"{mod.__name__}.{name}")
+                assert value.cache_info().maxsize is not None, f"{mod.__name__}.{name} is an unbounded cache"
+    assert {"mj_env.fan._need", "mj_env.fan.standard_splits"} <= set(caches)
+    assert set(fan.CACHES) == {fan._need, fan.standard_splits}
+    for path in (ROOT / "mj_env").glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "@cache\n" not in text and "functools.cache(" not in text and "maxsize=None" not in text, path
+
+
+def test_caches_stay_within_their_bounds_over_many_distinct_hands():
+    for c in fan.CACHES:
+        c.cache_clear()
+    containers = _module_containers()
+    rng = random.Random(7)
+    seen = set()
+    n_lines = fan.SPLITS_CACHE_SIZE + 600
+    while len(seen) < n_lines:
+        counts = [0] * 34
+        tiles = []
+        while len(tiles) < 14:
+            t = rng.randrange(34) if rng.random() < 0.5 else rng.randrange(9)
+            if counts[t] < 4:
+                counts[t] += 1
+                tiles.append(t)
+        key = tuple(sorted(tiles[:13])) + (tiles[13],)
+        if key in seen:
+            continue
+        seen.add(key)
+        line = {"hand": format_tiles(tiles[:13]), "win_tile": CODES[tiles[13]], "hui": CODES[rng.randrange(34)]}
+        check_line(respond(json.dumps(line)))
+    # the 捉五魁 wait test is the one user of _need: drive its shape check with distinct counts
+    for _ in range(5000):
+        counts = [0] * 34
+        for _ in range(13):
+            t = rng.randrange(34)
+            counts[t] = min(4, counts[t] + 1)
+        fan.standard_ok(counts, rng.randrange(3))
+    for c, bound in ((fan._need, fan.NEED_CACHE_SIZE), (fan.standard_splits, fan.SPLITS_CACHE_SIZE)):
+        info = c.cache_info()
+        assert info.maxsize == bound and info.currsize <= bound
+        assert info.misses > bound, f"the test did not push {c.__name__} past its bound: {info}"
+    assert _module_containers() == containers  # no module-level container grew
+
+
+# ---------------------------------------------------------------------------------------------
+# (c) The settlement's input (RULES.md 6.4).
+
+
+def test_score_rule_fields_are_exactly_what_the_calculator_reads(monkeypatch):
+    """Record the RuleSet attributes read while scoring every case of the three tables."""
+    seen = set()
+    original = RuleSet.__getattribute__
+
+    def recording(self, name):
+        seen.add(name)
+        return original(self, name)
+
+    lines = [c["input"] for c in CASES if not isinstance(c["input"].get("rules"), dict)]
+    monkeypatch.setattr(RuleSet, "__getattribute__", recording)
+    for obj in lines:
+        try:
+            evaluate(obj)
+        except InputError:
+            pass
+    monkeypatch.undo()
+    fields = {f.name for f in dataclasses.fields(RuleSet)}
+    read = seen & fields
+    assert read - {"name", "scoring", "base"} == set(SCORE_RULE_FIELDS)
+
+
+RULE_SETS = [
+    (("beijing", {}), "beijing"),
+    (("beijing", {"hands_per_episode": 3, "base": 500}), "beijing"),
+    (("beijing", {"multiple_winners": True, "reserve": 10, "dealer_rotation": "next"}), "beijing"),
+    (("beijing", {"hui_wild_in_melds": True, "base": 7}), {"name": "beijing", "hui_wild_in_melds": True}),
+    (("beijing", {"hui": False, "shaozhuang": False}), {"name": "beijing", "hui": False, "shaozhuang": False}),
+    (("hebei", {"kong_payments": False, "tail_stacks_kept": 3}), "hebei"),
+    (("hebei", {"discard_bonus_all_pay": False}), {"name": "hebei", "discard_bonus_all_pay": False}),
+    (("quemen", {"flowers": False, "n_tiles": 136}), {"name": "quemen", "flowers": False}),
+    (("quemen", {"ting": False, "lack_suit": False}), {"name": "quemen", "lack_suit": False, "ting": False}),
+]
+
+
+@pytest.mark.parametrize("spec,want", RULE_SETS, ids=[f"{n}-{'-'.join(o)}" for (n, o), _ in RULE_SETS])
+def test_rules_json_names_only_fields_that_bear_on_the_score(spec, want):
+    rules = get_rules(spec[0], **spec[1])
+    got = rules_json(rules)
+    assert got == want
+    # the calculator takes that form back, with the same scoring fields
+    parsed = parse_input({"hand": "123m456m789s23s55z", "win_tile": "4s", "rules": json.loads(json.dumps(got))})
+    assert {f: getattr(parsed.rules, f) for f in SCORE_RULE_FIELDS} == {f: getattr(rules, f) for f in SCORE_RULE_FIELDS}
+    assert parsed.base == 1  # base is never carried inside rules
+
+
+WIN = A.index("win")
+
+
+def engine_settlements(rules: str, want: int, max_steps: int, **overrides):
+    """Settlements of random legal play (a win is taken when offered), over several hands."""
+    eng = Engine(rules, num_tables=128, seed=0, **overrides)
+    rng = np.random.default_rng(0)
+    found, wins = [], 0
+    res = eng.reset()
+    for _ in range(max_steps):
+        mask = eng.legal_mask()
+        r = rng.random(mask.shape) * mask
+        r[:, WIN] *= 50
+        res = eng.step(r.argmax(axis=1))
+        batch = [res]
+        done = np.flatnonzero(res.episode_over)
+        while len(done):
+            dealt = eng.reset(tables=done)
+            batch.append(dealt)
+            done = np.flatnonzero(dealt.hand_over)
+        for part in batch:
+            for b in part.settlements:
+                s = part.settlements[b]
+                found.append(s)
+                wins += "draw" not in s
+        if wins >= want:
+            break
+    return eng.rules, found, wins
+
+
+@pytest.mark.parametrize("preset,overrides,want_rules,n_wins,steps", [
+    ("beijing", {"hands_per_episode": 3, "base": 500}, "beijing", 15, 3000),
+    ("beijing", {"hui_wild_in_melds": True}, {"name": "beijing", "hui_wild_in_melds": True}, 15, 3000),
+    ("hebei", {"base": 7, "hands_per_episode": 2, "discard_bonus_all_pay": False},
+     {"name": "hebei", "discard_bonus_all_pay": False}, 6, 3000),
+    ("quemen", {"base": 3, "flowers": False, "n_tiles": 136}, {"name": "quemen", "flowers": False}, 6, 3000),
+])
+def test_engine_settlement_input_pipes_through_the_calculator(preset, overrides, want_rules, n_wins, steps):
+    rules, found, wins = engine_settlements(preset, n_wins, steps, **overrides)
+    assert wins >= n_wins
+    for s in found:
+        assert max(map(abs, s["scores"])) <= MAX_POINTS_PER_BASE * rules.base
+        for w in s.get("wins", [s] if "draw" not in s else []):
+            obj = w["input"]
+            assert obj["rules"] == want_rules
+            assert obj["base"] == rules.base
+            out = answer(json.dumps(obj, ensure_ascii=False))
+            calc = {k: v for k, v in w.items() if k not in ("input", "kong_scores", "hand_scores")}
+            if "hand_scores" in w:
+                calc["scores"] = w["hand_scores"]
+            assert out == calc
+
+
+# ---------------------------------------------------------------------------------------------
+# (d) Property-based: any line gets exactly one short JSON object line.
+
+json_leaf = (st.none() | st.booleans() | st.integers(-10, 10) | st.integers() | st.floats(allow_nan=False)
+             | st.text(max_size=12) | st.sampled_from(["1m", "5z", "9s", "beijing", "hebei", "quemen", "pong"]))
+json_value = st.recursive(json_leaf, lambda kids: st.lists(kids, max_size=4)
+                          | st.dictionaries(st.text(max_size=8), kids, max_size=4), max_leaves=8)
+raw_text = st.sampled_from([HUGE, "-" + HUGE, "1" * 41, "NaN", "Infinity", "-Infinity", "1e999", "-0", "1.0",
+                            "[" * 3000 + "]" * 3000, '"' + "x" * 100_000 + '"', '"\\ud800"', '"\\u2028"', '"\\u0000"'])
+
+
+def _paths(obj, prefix=()):
+    """Every place in a line a value could be replaced, nested ones included."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield prefix + (k,)
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield prefix + (i,)
+            yield from _paths(v, prefix + (i,))
+
+
+@st.composite
+def mutated_lines(draw):
+    base = draw(st.sampled_from(VALID_LINES + [EXAMPLE_1, EXAMPLE_2]))
+    paths = list(_paths(base)) + [(name,) for name in scoring.FIELDS] + [("extra",)]
+    path = draw(st.sampled_from(paths))
+    if draw(st.booleans()):
+        raw = draw(raw_text)
+    else:
+        raw = json.dumps(draw(json_value), ensure_ascii=draw(st.booleans()))
+    return with_raw(base, path, raw)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(mutated_lines() | st.binary(max_size=60) | st.text(max_size=40), min_size=1, max_size=4))
+def test_any_lines_get_one_json_object_line_each(lines):
+    data = [x.encode("utf-8", "surrogatepass") if isinstance(x, str) else x for x in lines]
+    data = [x.replace(b"\n", b" ") for x in data]
+    stdout = io.StringIO()
+    assert score.main(io.BytesIO(b"".join(x + b"\n" for x in data)), stdout) == 0
+    out = stdout.getvalue().split("\n")
+    assert out[-1] == "" and len(out) == len(data) + 1
+    for line, text in zip(data, out[:-1]):
+        got = check_line(text)
+        if "error" not in got:  # a line that scores scores as the library says
+            assert got == evaluate(json.loads(line))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(min_value=0, max_value=len(VALID_LINES) - 1), st.integers(min_value=-10 ** 60, max_value=10 ** 60))
+def test_any_integer_in_any_numeric_field_is_handled(k, n):
+    obj = dict(VALID_LINES[k])
+    for name in ("base", "winner", "dealer", "discarder", "shaozhuang_rounds", "flowers"):
+        got = check_line(respond(json.dumps(dict(obj, **{name: n}))))
+        if got.get("legal"):
+            assert max(map(abs, got["scores"])) <= MAX_POINTS_PER_BASE * (n if name == "base" else 1_000)
+
+
+def test_random_beijing_hands_stay_within_the_fan_bound():
+    rng = random.Random(3)
+    done = 0
+    while done < 300:
+        obj = random_beijing_input(rng)
+        if obj is None:
+            continue
+        obj["shaozhuang_rounds"] = rng.choice([0, MAX_SHAOZHUANG_ROUNDS])
+        out = evaluate(obj)
+        if out["legal"]:
+            assert out["fan"] <= MAX_FAN["beijing"]
+            assert all(1 <= v <= PATTERN_FAN["beijing"][k] for k, v in out["patterns"].items())
+            assert max(map(abs, out["scores"])) <= MAX_POINTS_PER_BASE * obj["base"]
+        done += 1
