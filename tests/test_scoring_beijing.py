@@ -144,14 +144,15 @@ def test_hui_wild_in_melds_field():
 
 
 def test_rules_json_round_trip():
+    """RULES.md 6.4: the preset name unless a field that bears on the score differs; base apart."""
     assert rules_json("beijing") == "beijing"
     assert rules_json(get_rules("hebei")) == "hebei"
-    custom = get_rules("beijing", base=5, multiple_winners=True)
-    assert get_rules(rules_json(custom)["name"], **{k: v for k, v in rules_json(custom).items() if k != "name"}) == custom
-    out = evaluate(dict(PLAIN, rules=rules_json(custom)))
-    assert out["scores"] == [-10, 30, -10, -10]  # base from the rule set
-    out = evaluate(dict(PLAIN, rules=rules_json(custom), base=2))
-    assert out["scores"] == [-4, 12, -4, -4]  # an explicit base wins
+    assert rules_json(get_rules("beijing", base=5, multiple_winners=True)) == "beijing"
+    custom = get_rules("beijing", base=5, discard_win_concealed_only=False)
+    assert rules_json(custom) == {"name": "beijing", "discard_win_concealed_only": False}
+    assert evaluate(dict(PLAIN, rules=rules_json(custom)))["scores"] == [-2, 6, -2, -2]
+    assert evaluate(dict(PLAIN, rules=custom))["scores"] == [-10, 30, -10, -10]
+    assert evaluate(dict(PLAIN, rules=custom, base=2))["scores"] == [-4, 12, -4, -4]
 
 
 # ---------------------------------------------------------------------------------------------
