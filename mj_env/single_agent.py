@@ -110,8 +110,8 @@ class MahjongSingleAgentVectorEnv(VectorEnv):
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
         self.rules = self.engine.rules
         self.num_envs = n = int(num_envs)
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        # only "ansi" renders; other modes are accepted and render nothing (SB3's make_vec_env
+        # asks every environment for "rgb_array")
         self.render_mode = render_mode
         if illegal_action not in ("raise", "penalize"):
             raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {str(illegal_action)[:40]!r}")
@@ -270,6 +270,11 @@ class MahjongSingleAgentVectorEnv(VectorEnv):
             mask[over] = 0
             mask[over, A.PASS] = 1
         return {"observation": obs, "action_mask": mask}
+
+    @property
+    def autoreset_mode(self) -> AutoresetMode:
+        """``metadata["autoreset_mode"]`` (TorchRL's ``GymWrapper`` reads this attribute)."""
+        return self.metadata["autoreset_mode"]
 
     def action_masks(self) -> np.ndarray:
         """(N, 127) bool: the learner's legal actions (``MaskablePPO``'s hook)."""

@@ -112,6 +112,11 @@ class MahjongVectorEnv(VectorEnv):
             mask[self._over, A.PASS] = 1
         return {"observation": obs, "action_mask": mask, "seat": st.to_act.astype(np.int64)}
 
+    @property
+    def autoreset_mode(self) -> AutoresetMode:
+        """``metadata["autoreset_mode"]`` (TorchRL's ``GymWrapper`` reads this attribute)."""
+        return self.metadata["autoreset_mode"]
+
     def reset(self, *, seed=None, options=None):
         """Deal every table anew. options: {"walls": (n, W) tile codes/indices, "dealers": (n,),
         "reset_mask": (N,) bool (only those n tables; the first reset deals all)}."""

@@ -1,0 +1,38 @@
+"""Every example in examples/ runs in its --smoke mode (skipped when its library is missing;
+CI installs the ``examples`` extra so that they run)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_smoke(script: str, timeout: int = 240) -> str:
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--smoke"], cwd=ROOT, check=False,
+                         capture_output=True, text=True, timeout=timeout)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
+    return out.stdout
+
+
+def test_sb3_maskable_ppo_smoke():
+    pytest.importorskip("sb3_contrib")
+    assert "points/hand" in run_smoke("sb3_maskable_ppo.py")
+
+
+def test_tianshou_smoke():
+    pytest.importorskip("tianshou")
+    assert "collected 2 hands" in run_smoke("tianshou_pettingzoo.py")
+
+
+def test_torchrl_smoke():
+    pytest.importorskip("torchrl")
+    assert "200 steps" in run_smoke("torchrl_pettingzoo.py")
+
+
+def test_rllib_smoke():
+    pytest.importorskip("ray.rllib")
+    assert "iter 1:" in run_smoke("rllib_ppo.py")
