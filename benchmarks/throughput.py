@@ -14,6 +14,10 @@ and then ``--seconds`` of timed play:
 - ``vector``  MahjongVectorEnv at every ``--batch-sizes`` value: observation and mask every step;
 - ``engine``  the bare Engine.step + legal_mask, no observation, at the same batch sizes;
 - ``aec``     the PettingZoo AEC environment, one table;
+- ``single_rule``  the single-agent env (``mj_env.single_agent``) at every ``--batch-sizes``
+  value: a random learner against three rule-based opponents, who act inside its step. A
+  decision here is one of the learner's (what a trainer sees as a step); the opponents'
+  decisions (about three per learner decision) and the rule agent's thinking are inside it;
 - ``rlcard``, ``riichienv``, ``riichienv_encode``: the peers, if installed (``pip install -e
   '.[peers]'``), each through its own API (benchmarks/_peers.py says what a decision is).
 
@@ -44,13 +48,14 @@ if str(HERE) not in sys.path:
 from _common import SINGLE_THREAD_ENV, code_version, machine_info
 
 PEERS = ("rlcard", "riichienv", "riichienv_encode")
-BATCHED = ("vector", "engine")
-ALL_IMPLS = ("vector", "engine", "aec") + PEERS
+BATCHED = ("vector", "engine", "single_rule")
+ALL_IMPLS = ("vector", "engine", "single_rule", "aec") + PEERS
 PEER_MODULE = {"rlcard": "rlcard", "riichienv": "riichienv", "riichienv_encode": "riichienv"}
 RATIO_PEERS = ("rlcard", "riichienv")     # the "x peer" columns: the peers' plain loops
 LABELS = {
     "vector": "MahjongVectorEnv (obs + masks)",
     "engine": "Engine.step (no obs)",
+    "single_rule": "single-agent env vs 3 rule agents (learner decisions)",
     "aec": "AEC env, 1 table",
     "rlcard": "RLCard mahjong",
     "riichienv": "RiichiEnv",
@@ -63,6 +68,29 @@ AIM_X_RIICHI = 15
 
 
 # ----------------------------------------------------------------------------- child process
+def make_single_rule(batch: int, rules: str, seed: int):
+    """Step function of the single-agent env against rule-based opponents (random learner)."""
+    from _common import MaskedSampler
+
+    from mj_env.single_agent import MahjongSingleAgentVectorEnv
+
+    env = MahjongSingleAgentVectorEnv(batch, rules=rules, opponents="rule", seat="rotate", seed=seed)
+    sampler = MaskedSampler(seed + 1)
+    box = [env.reset(seed=seed)[0]]
+    perf = time.perf_counter
+
+    def step():
+        t = perf()
+        actions = sampler(box[0]["action_mask"])
+        ts = perf() - t
+        obs, _, term, _, _ = env.step(actions)
+        box[0] = obs
+        return batch, int(term.sum()), ts
+
+    return step, {"state_bytes": env.engine.state.nbytes(), "last_mask": lambda: box[0]["action_mask"],
+                  "decision": "one learner decision per table per step (opponents act inside)"}
+
+
 def _maxrss_mb() -> float:
     import resource
 
@@ -80,6 +108,7 @@ def run_child(spec: dict) -> None:
     from _common import MaskedSampler, float_argmax_sample
     from _peers import FACTORIES
 
+    FACTORIES = {**FACTORIES, "single_rule": make_single_rule}
     impl, batch, seconds, warmup = spec["impl"], spec["batch"], spec["seconds"], spec["warmup"]
     perf = time.perf_counter
     baseline_rss = _maxrss_mb()
