@@ -35,33 +35,37 @@ and the rule-based agents is logged; the run ends with a longer one, printed as 
 """
 from __future__ import annotations
 
-import argparse
-import ast
 import copy
 import csv
 import dataclasses
-import inspect
-import itertools
 import json
 import random
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Literal
 
 import numpy as np
 import torch
+import tyro
 from torch import nn, optim
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
+from tyro.constructors import PrimitiveConstructorSpec
 
 from agents import arena
-from agents.networks import ARCHS, NetworkAgent, build_network, save_checkpoint
+from agents.networks import NetworkAgent, build_network, check_config, save_checkpoint
 from agents.random_agent import RandomAgent
-from agents.rewards import REWARD_KINDS, RewardTransform
+from agents.rewards import RewardTransform
 from agents.rule_based import RuleBasedAgent
 from mj_env.observation import OBS_NAME
 from mj_env.vector import MahjongVectorEnv
+
+# A float or "none" on the command line, in any case (tyro by itself takes only "None").
+FloatOrNone = Annotated[float | None, PrimitiveConstructorSpec(
+    nargs=1, metavar="FLOAT|none", instance_from_str=lambda s: None if s[0].lower() == "none" else float(s[0]),
+    is_instance=lambda x: x is None or isinstance(x, float), str_from_instance=lambda x: [str(x)])]
 
 
 @dataclass
@@ -110,9 +114,9 @@ class Args:
     """value loss weight"""
     max_grad_norm: float = 0.5
     """gradient clipping norm"""
-    target_kl: float | None = None
+    target_kl: FloatOrNone = None
     """stop an update's epochs early above this approximate KL (none: never)"""
-    arch: str = "mlp"
+    arch: Literal["mlp", "tiles"] = "mlp"
     """network: mlp (features into an MLP) or tiles (per-tile convolutions, agents/networks.py)"""
     hidden: str = "256,256"
     """mlp: hidden layer widths, comma-separated"""
@@ -122,7 +126,7 @@ class Args:
     """tiles: residual blocks"""
 
     # reward
-    reward: str = "points"
+    reward: Literal["points", "scaled", "sign", "shaped"] = "points"
     """reward option: points, scaled, sign or shaped (see agents/rewards.py)"""
     reward_scale: float = 4.0
     """points are divided by this for 'scaled' and 'shaped'"""
@@ -146,9 +150,8 @@ class Args:
     """walls of the final evaluation against each baseline (0: skip)"""
     eval_seed: int = 12345
     """seed of the evaluation walls (the same walls every time, so evaluations compare)"""
-    max_minutes: float | None = 9.5
-    """stop training after this many minutes, a cap for slow machines (none: always run total_steps,
-    which makes a run exactly repeatable)"""
+    max_minutes: FloatOrNone = 9.5
+    """stop training after this many minutes, for slow machines (none: never, so a run repeats exactly)"""
     progress: bool = True
     """show a progress bar"""
 
@@ -156,37 +159,47 @@ class Args:
 # --------------------------------------------------------------------------- command line
 
 
-def _field_docs(cls) -> dict[str, str]:
-    """The one-line docstring under each dataclass field (as tyro reads them)."""
-    tree = ast.parse(inspect.getsource(cls))
-    body = tree.body[0].body
-    docs = {}
-    for a, b in itertools.pairwise(body):
-        if isinstance(a, ast.AnnAssign) and isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant):
-            docs[a.target.id] = str(b.value.value).strip()
-    return docs
+def network_config(args: Args) -> dict:
+    """The ``agents.networks`` config that ``--arch`` and its sizes describe."""
+    if args.arch == "mlp":
+        return {"arch": "mlp", "hidden": [int(h) for h in args.hidden.split(",")]}
+    return {"arch": args.arch, "channels": args.channels, "blocks": args.blocks}
+
+
+def check_args(args: Args) -> str | None:
+    """What is wrong with ``args`` for a run (None: nothing), found before anything is built or written."""
+    at_least = {"total_steps": 1, "num_envs": 1, "num_steps": 1, "num_minibatches": 1, "update_epochs": 1,
+                "pool_size": 1, "snapshot_every": 1, "eval_every": 0, "eval_hands": 1, "final_eval_hands": 0}
+    for name, low in at_least.items():
+        if getattr(args, name) < low:
+            return f"--{name.replace('_', '-')} must be at least {low}, not {getattr(args, name)}"
+    if not 0.0 <= args.opponent_prob <= 1.0:
+        return f"--opponent-prob must be in [0, 1], not {args.opponent_prob}"
+    try:
+        config = network_config(args)
+    except ValueError:
+        return f"--hidden must be layer widths separated by commas (like 256,256), not {args.hidden!r}"
+    try:
+        check_config(config)
+    except ValueError as e:
+        return f"network: {e}"
+    try:
+        RewardTransform(args.reward, args.rules, scale=args.reward_scale)  # checks the rules and the scale
+        torch.device(args.device)
+    except (ValueError, RuntimeError) as e:
+        return str(e)
+    return None
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    """A CLI over ``Args``: ``--field-name value``, booleans as ``--flag`` / ``--no-flag``."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    docs = _field_docs(Args)
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        kind = str(f.type)
-        if kind == "bool":
-            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default,
-                           help=docs.get(f.name))
-        else:
-            base = {"int": int, "float": float, "str": str}[kind.split(" |")[0]]
-            conv = base
-            if "None" in kind:
-                def conv(s, base=base):
-                    return None if s.lower() == "none" else base(s)
-            choices = {"reward": REWARD_KINDS, "arch": tuple(ARCHS)}.get(f.name)
-            p.add_argument(flag, type=conv, default=f.default, choices=choices, help=docs.get(f.name))
-    return Args(**vars(p.parse_args(argv)))
+    """The command line over ``Args`` (tyro): ``--field-name value``, booleans as ``--flag`` / ``--no-flag``.
+    A bad value ends the program with status 2 and a message, as argparse does."""
+    args = tyro.cli(Args, args=argv, prog="train.py", description=__doc__.split("\n")[0])
+    problem = check_args(args)
+    if problem:
+        print(f"usage: train.py [-h] [OPTIONS]\ntrain.py: error: {problem}", file=sys.stderr)
+        raise SystemExit(2)
+    return args
 
 
 # --------------------------------------------------------------------------- rollout storage
@@ -277,6 +290,179 @@ class Rollout:
         return adv, adv + self.value[:n], trainable
 
 
+# --------------------------------------------------------------------------- self-play seating
+
+
+class SeatPlan:
+    """Who plays where. ``learner[table, seat]``: the learner decides there; ``opp[table]``: the
+    snapshot in the table's other seats (-1: none, pure self-play). Snapshots are kept by id; one that
+    leaves the pool stays alive until the hands that use it are over."""
+
+    def __init__(self, args: Args, rng: np.random.Generator, device):
+        self.args, self.rng, self.device = args, rng, device
+        self.learner = np.ones((args.num_envs, 4), dtype=bool)
+        self.opp = np.full(args.num_envs, -1, dtype=np.int64)
+        self.snapshots: dict[int, NetworkAgent] = {}
+        self.pool_ids: list[int] = []
+
+    def add_snapshot(self, model: nn.Module, tag: str) -> None:
+        """A frozen copy of ``model`` joins the pool; the oldest leaves beyond ``pool_size``."""
+        frozen = copy.deepcopy(model).eval()
+        for p in frozen.parameters():
+            p.requires_grad_(False)
+        new_id = max(self.snapshots, default=-1) + 1
+        self.snapshots[new_id] = NetworkAgent(frozen, name=tag, device=self.device)
+        self.pool_ids.append(new_id)
+        del self.pool_ids[:-self.args.pool_size]
+        for k in [k for k in self.snapshots if k not in self.pool_ids and not (self.opp == k).any()]:
+            del self.snapshots[k]
+
+    def deal(self, tables: np.ndarray) -> None:
+        """Seat new hands: self-play, or with ``opponent_prob`` the learner against a pool snapshot."""
+        vs_pool = self.rng.random(len(tables)) < self.args.opponent_prob
+        self.learner[tables] = True
+        self.opp[tables] = -1
+        t = tables[vs_pool]
+        first = self.rng.integers(0, 2, size=len(t))            # learner in seats {0, 2} or {1, 3}
+        self.learner[t] = (np.arange(4)[None, :] % 2) == first[:, None]
+        self.opp[t] = self.rng.choice(np.asarray(self.pool_ids), size=len(t))
+
+    def opponents_act(self, obs: dict, theirs: np.ndarray, actions: np.ndarray) -> None:
+        """Fill ``actions`` at the tables where a snapshot is to act (``theirs``: (N,) bool)."""
+        for k in np.unique(self.opp[theirs]):
+            sel = np.flatnonzero(theirs & (self.opp == k))
+            sub = {key: obs[key][sel] for key in ("observation", "action_mask", "seat")}
+            actions[sel] = self.snapshots[k].act(sub, self.rng)
+
+
+# --------------------------------------------------------------------------- rollout
+
+
+def collect_rollout(envs, obs: dict, model: nn.Module, seats: SeatPlan, store: Rollout, shaper: RewardTransform,
+                    args: Args, device) -> tuple[dict, dict]:
+    """Step every table ``num_steps`` times, the learner's decisions into ``store``.
+
+    Returns the next observation and the counts of the hands that ended (``tally_hands``)."""
+    store.start()
+    stats = {"hands": 0, "drawn": 0, "self_hands": 0, "self_wins": 0, "self_fan": 0.0,
+             "pool_hands": 0, "pool_points": 0.0, "pool_wins": 0, "pool_deal_ins": 0}
+    model.eval()
+    torch.set_num_threads(1)
+    rows = np.arange(args.num_envs)
+    for _ in range(args.num_steps):
+        seat = obs["seat"]
+        mine = seats.learner[rows, seat]
+        actions = np.zeros(args.num_envs, dtype=np.int64)
+        L = np.flatnonzero(mine)
+        if len(L):
+            o = torch.as_tensor(obs["observation"][L], device=device)
+            m = torch.as_tensor(obs["action_mask"][L] != 0, device=device)
+            with torch.no_grad():
+                a, logp, _, value = model.get_action_and_value(o, m)
+            a_np = a.cpu().numpy()
+            actions[L] = a_np
+            store.add(L, seat[L], obs["observation"][L], obs["action_mask"][L] != 0, a_np,
+                      logp.cpu().numpy(), value.cpu().numpy(), shaper.potential(obs["observation"][L]),
+                      args.gamma)
+        seats.opponents_act(obs, ~mine, actions)
+
+        obs, rewards, term, _, infos = envs.step(actions)
+        store.pay(shaper.hand_end(rewards), infos["_settlement"], term)
+        tally_hands(stats, infos, rewards, seats)
+        if term.any():
+            seats.deal(np.flatnonzero(term))
+    return obs, stats
+
+
+def tally_hands(stats: dict, infos: dict, rewards: np.ndarray, seats: SeatPlan) -> None:
+    """Add the hands that ended in this step to ``stats``, seen from the learner's seats: hands, draws,
+    wins and their fan; against the pool also points and deal-ins."""
+    for b in np.flatnonzero(infos["_settlement"]):
+        s = infos["settlement"][b]
+        wins = [] if s.get("draw") else s.get("wins", [s])
+        won = np.zeros(4, bool)
+        dealt = np.zeros(4, bool)
+        for w in wins:
+            won[w["input"]["winner"]] = True
+            if w["input"]["discarder"] is not None:
+                dealt[w["input"]["discarder"]] = True
+            if seats.learner[b, w["input"]["winner"]]:
+                stats["self_fan"] += w["fan"]
+        stats["hands"] += 1
+        stats["drawn"] += not wins
+        mine = np.flatnonzero(seats.learner[b])
+        stats["self_hands"] += len(mine)
+        stats["self_wins"] += int(won[mine].sum())
+        if seats.opp[b] >= 0:
+            stats["pool_hands"] += len(mine)
+            stats["pool_points"] += float(rewards[b, mine].sum())
+            stats["pool_wins"] += int(won[mine].sum())
+            stats["pool_deal_ins"] += int(dealt[mine].sum())
+
+
+# --------------------------------------------------------------------------- PPO update
+
+
+def ppo_update(model: nn.Module, optimizer: optim.Optimizer, store: Rollout, advantages: np.ndarray,
+               returns: np.ndarray, trainable: np.ndarray, args: Args, rng: np.random.Generator,
+               device) -> dict:
+    """``update_epochs`` epochs of clipped PPO over the trainable decisions, in ``num_minibatches``
+    shuffled minibatches. Returns the losses of the last minibatch and the update's diagnostics."""
+    b_inds = np.flatnonzero(trainable)
+    n_samples = len(b_inds)
+    model.train()
+    torch.set_num_threads(max(1, args.threads))
+    b_obs = torch.as_tensor(store.obs[b_inds], device=device)
+    b_mask = torch.as_tensor(store.mask[b_inds], device=device)
+    b_act = torch.as_tensor(store.action[b_inds], device=device)
+    b_logp = torch.as_tensor(store.logp[b_inds], device=device)
+    b_val = torch.as_tensor(store.value[b_inds], device=device)
+    b_adv = torch.as_tensor(advantages[b_inds], device=device)
+    b_ret = torch.as_tensor(returns[b_inds], device=device)
+    mb_size = max(1, n_samples // args.num_minibatches)
+    clipfracs, approx_kl, old_approx_kl = [], torch.zeros(()), torch.zeros(())
+    pg_loss = v_loss = entropy_loss = torch.zeros(())
+    order = np.arange(n_samples)
+    for epoch in range(args.update_epochs):
+        rng.shuffle(order)
+        for s0 in range(0, n_samples, mb_size):
+            mb = torch.as_tensor(order[s0:s0 + mb_size], device=device)
+            _, newlogp, entropy, newvalue = model.get_action_and_value(b_obs[mb], b_mask[mb], b_act[mb])
+            logratio = newlogp - b_logp[mb]
+            ratio = logratio.exp()
+            with torch.no_grad():
+                old_approx_kl = (-logratio).mean()
+                approx_kl = ((ratio - 1) - logratio).mean()
+                clipfracs.append(((ratio - 1.0).abs() > args.clip_coef).float().mean().item())
+            mb_adv = b_adv[mb]
+            if args.norm_adv and len(mb) > 1:
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+            clipped = torch.clamp(ratio, 1 - args.clip_coef, 1 + args.clip_coef)
+            pg_loss = torch.max(-mb_adv * ratio, -mb_adv * clipped).mean()
+            if args.clip_vloss:
+                v_unclipped = (newvalue - b_ret[mb]) ** 2
+                v_clipped = b_val[mb] + torch.clamp(newvalue - b_val[mb], -args.clip_coef, args.clip_coef)
+                v_loss = 0.5 * torch.max(v_unclipped, (v_clipped - b_ret[mb]) ** 2).mean()
+            else:
+                v_loss = 0.5 * ((newvalue - b_ret[mb]) ** 2).mean()
+            entropy_loss = entropy.mean()
+            loss = pg_loss - args.ent_coef * entropy_loss + v_loss * args.vf_coef
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
+            optimizer.step()
+        if args.target_kl is not None and approx_kl > args.target_kl:
+            break
+    y_pred, y_true = b_val.cpu().numpy(), b_ret.cpu().numpy()
+    var_y = np.var(y_true)
+    return {
+        "samples": n_samples, "value_loss": v_loss.item(), "policy_loss": pg_loss.item(),
+        "entropy": entropy_loss.item(), "old_approx_kl": old_approx_kl.item(), "approx_kl": approx_kl.item(),
+        "clipfrac": float(np.mean(clipfracs)) if clipfracs else 0.0,
+        "explained_variance": np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y,
+    }
+
+
 # --------------------------------------------------------------------------- evaluation
 
 
@@ -295,272 +481,172 @@ def evaluate(model: nn.Module, args: Args, hands: int, device) -> dict:
     return out
 
 
+# --------------------------------------------------------------------------- logging
+
+
+def progress_row(update: int, global_step: int, elapsed: float, lr: float, losses: dict, stats: dict,
+                 pool_size: int, rollout_s: float, evaluation: dict) -> dict:
+    """One row of progress.csv: the update's losses, its hands' rates, and ``evaluation``'s results
+    (empty cells when the update was not evaluated)."""
+    row = {"update": update, "global_step": global_step, "seconds": round(elapsed, 1),
+           "SPS": int(global_step / elapsed), "samples": losses["samples"], "learning_rate": lr}
+    row.update({k: v for k, v in losses.items() if k != "samples"})
+    row.update({
+        "hands": stats["hands"], "draw_rate": stats["drawn"] / max(stats["hands"], 1),
+        "win_rate": stats["self_wins"] / max(stats["self_hands"], 1),
+        "avg_fan": stats["self_fan"] / max(stats["self_wins"], 1),
+        "pool_points": stats["pool_points"] / max(stats["pool_hands"], 1),
+        "pool_win_rate": stats["pool_wins"] / max(stats["pool_hands"], 1),
+        "pool_deal_in_rate": stats["pool_deal_ins"] / max(stats["pool_hands"], 1),
+        "pool_size": pool_size, "rollout_seconds": round(rollout_s, 2),
+    })
+    for base in ("random", "rule"):
+        a = evaluation.get(base, {}).get("agents", [{}])[0] if evaluation else {}
+        row[f"vs_{base}_points"] = a.get("mean_points", "")
+        row[f"vs_{base}_ci_low"] = a.get("ci95", ["", ""])[0]
+        row[f"vs_{base}_ci_high"] = a.get("ci95", ["", ""])[1]
+        row[f"vs_{base}_win_rate"] = a.get("win_rate", "")
+    return row
+
+
+class RunLog:
+    """What a run writes to ``runs/<exp_name>/`` and shows: args.json, TensorBoard scalars
+    (``charts/*``, ``losses/*``, ``eval/*``), progress.csv (one row per update) and a progress bar."""
+
+    def __init__(self, args: Args, num_updates: int):
+        self.dir = Path("runs") / args.exp_name
+        self.ckpt_dir = self.dir / "checkpoints"
+        self.ckpt_dir.mkdir(parents=True, exist_ok=True)
+        self.writer = SummaryWriter(str(self.dir))
+        table = "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(args).items())
+        self.writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + table)
+        (self.dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+        self.csv_file = open(self.dir / "progress.csv", "w", newline="")  # noqa: SIM115 (closed in end_training)
+        self.csv: csv.DictWriter | None = None
+        self.bar = tqdm(total=num_updates, unit="update", desc=args.exp_name, disable=not args.progress,
+                        dynamic_ncols=True)
+
+    def update(self, row: dict, global_step: int, evaluated: bool, last_eval: dict) -> None:
+        """Write one update's row to progress.csv and TensorBoard; show it on the bar with ``last_eval``."""
+        if self.csv is None:
+            self.csv = csv.DictWriter(self.csv_file, fieldnames=list(row))
+            self.csv.writeheader()
+        self.csv.writerow(row)
+        self.csv_file.flush()
+        w = self.writer
+        w.add_scalar("charts/learning_rate", row["learning_rate"], global_step)
+        for k in ("value_loss", "policy_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac",
+                  "explained_variance"):
+            w.add_scalar(f"losses/{k}", row[k], global_step)
+        for k in ("draw_rate", "win_rate", "avg_fan", "pool_points", "pool_win_rate", "pool_deal_in_rate"):
+            w.add_scalar(f"charts/{k}", row[k], global_step)
+        w.add_scalar("charts/SPS", row["SPS"], global_step)
+        if evaluated:
+            for base in ("random", "rule"):
+                w.add_scalar(f"eval/vs_{base}_points", row[f"vs_{base}_points"], global_step)
+                w.add_scalar(f"eval/vs_{base}_win_rate", row[f"vs_{base}_win_rate"], global_step)
+        post = {"SPS": row["SPS"], "win": f"{row['win_rate']:.2f}", "vs_pool": f"{row['pool_points']:+.2f}"}
+        if last_eval:
+            post["vs_random"] = f"{last_eval['random']['agents'][0]['mean_points']:+.2f}"
+            post["vs_rule"] = f"{last_eval['rule']['agents'][0]['mean_points']:+.2f}"
+        self.bar.set_postfix(post)
+        self.bar.update(1)
+
+    def end_training(self) -> None:
+        self.bar.close()
+        self.csv_file.close()
+
+
 # --------------------------------------------------------------------------- training
 
 
-def main(argv: list[str] | None = None) -> dict:
-    args = parse_args(argv)
-    device = torch.device(args.device)
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise SystemExit("--device cuda was asked for but torch sees no GPU")
-    run_dir = Path("runs") / args.exp_name
-    ckpt_dir = run_dir / "checkpoints"
-    ckpt_dir.mkdir(parents=True, exist_ok=True)
-    writer = SummaryWriter(str(run_dir))
-    table = "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(args).items())
-    writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + table)
-    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
-
+def seed_everything(args: Args) -> np.random.Generator:
+    """Seed Python, NumPy and torch; set torch's determinism and threads. Returns the run's generator
+    (seating, snapshot opponents' sampling, minibatch shuffles)."""
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
     torch.backends.cudnn.deterministic = args.torch_deterministic
     torch.set_num_threads(max(1, args.threads))
-    rng = np.random.default_rng(args.seed)
+    return np.random.default_rng(args.seed)
 
-    envs = MahjongVectorEnv(num_envs=args.num_envs, rules=args.rules, seed=args.seed)
-    N = args.num_envs
-    if args.arch == "mlp":
-        config = {"arch": "mlp", "hidden": [int(h) for h in args.hidden.split(",")]}
-    else:
-        config = {"arch": args.arch, "channels": args.channels, "blocks": args.blocks}
-    model = build_network(config).to(device)
-    optimizer = optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
-    shaper = RewardTransform(args.reward, args.rules, scale=args.reward_scale,
-                             shaping_coef=args.shaping_coef, gamma=args.gamma)
-    steps_per_update = N * args.num_steps
-    num_updates = max(1, args.total_steps // steps_per_update)
-    store = Rollout(steps_per_update + 4 * N, N, envs.single_observation_space["observation"].shape,
-                    envs.single_action_space.n)
 
-    # opponent pool: frozen snapshots by id; table i plays snapshot opp[i] in its other seats (-1: none).
-    # A snapshot that leaves the pool stays alive until the hands that use it are over.
-    learner = np.ones((N, 4), dtype=bool)
-    opp = np.full(N, -1, dtype=np.int64)
-    snapshots: dict[int, NetworkAgent] = {}
-    pool_ids: list[int] = []
-
-    def snapshot(tag: str) -> None:
-        frozen = copy.deepcopy(model).eval()
-        for p in frozen.parameters():
-            p.requires_grad_(False)
-        new_id = max(snapshots, default=-1) + 1
-        snapshots[new_id] = NetworkAgent(frozen, name=tag, device=device)
-        pool_ids.append(new_id)
-        del pool_ids[:-args.pool_size]
-        for k in [k for k in snapshots if k not in pool_ids and not (opp == k).any()]:
-            del snapshots[k]
-
-    snapshot("init")
-
-    def deal_seats(tables: np.ndarray) -> None:
-        vs_pool = rng.random(len(tables)) < args.opponent_prob
-        learner[tables] = True
-        opp[tables] = -1
-        t = tables[vs_pool]
-        first = rng.integers(0, 2, size=len(t))            # learner in seats {0, 2} or {1, 3}
-        learner[t] = (np.arange(4)[None, :] % 2) == first[:, None]
-        opp[t] = rng.choice(np.asarray(pool_ids), size=len(t))
-
-    deal_seats(np.arange(N))
-    obs, _ = envs.reset(seed=args.seed)
-
-    csv_file = open(run_dir / "progress.csv", "w", newline="")  # noqa: SIM115 (closed after the loop)
-    csv_writer = None
-    global_step, start = 0, time.time()
-    bar = tqdm(total=num_updates, unit="update", desc=args.exp_name, disable=not args.progress,
-               dynamic_ncols=True)
-    last_eval: dict = {}
-    for update in range(1, num_updates + 1):
-        if args.anneal_lr:
-            optimizer.param_groups[0]["lr"] = (1.0 - (update - 1.0) / num_updates) * args.learning_rate
-        store.start()
-        # per-rollout statistics of the learner's seats
-        st = {"hands": 0, "drawn": 0, "self_hands": 0, "self_wins": 0, "self_fan": 0.0,
-              "pool_hands": 0, "pool_points": 0.0, "pool_wins": 0, "pool_deal_ins": 0}
-        t_roll = time.time()
-        model.eval()
-        torch.set_num_threads(1)
-        for _ in range(args.num_steps):
-            global_step += N
-            rows = np.arange(N)
-            seat = obs["seat"]
-            mine = learner[rows, seat]
-            actions = np.zeros(N, dtype=np.int64)
-            L = np.flatnonzero(mine)
-            if len(L):
-                o = torch.as_tensor(obs["observation"][L], device=device)
-                m = torch.as_tensor(obs["action_mask"][L] != 0, device=device)
-                with torch.no_grad():
-                    a, logp, _, value = model.get_action_and_value(o, m)
-                a_np = a.cpu().numpy()
-                actions[L] = a_np
-                store.add(L, seat[L], obs["observation"][L], obs["action_mask"][L] != 0, a_np,
-                          logp.cpu().numpy(), value.cpu().numpy(), shaper.potential(obs["observation"][L]),
-                          args.gamma)
-            for k in np.unique(opp[~mine]):
-                sel = np.flatnonzero(~mine & (opp == k))
-                sub = {key: obs[key][sel] for key in ("observation", "action_mask", "seat")}
-                actions[sel] = snapshots[k].act(sub, rng)
-
-            obs, rewards, term, _, infos = envs.step(actions)
-            over = infos["_settlement"]
-            store.pay(shaper.hand_end(rewards), over, term)
-            for b in np.flatnonzero(over):
-                s = infos["settlement"][b]
-                wins = [] if s.get("draw") else s.get("wins", [s])
-                won = np.zeros(4, bool)
-                dealt = np.zeros(4, bool)
-                for w in wins:
-                    won[w["input"]["winner"]] = True
-                    if w["input"]["discarder"] is not None:
-                        dealt[w["input"]["discarder"]] = True
-                    if learner[b, w["input"]["winner"]]:
-                        st["self_fan"] += w["fan"]
-                st["hands"] += 1
-                st["drawn"] += not wins
-                seats = np.flatnonzero(learner[b])
-                st["self_hands"] += len(seats)
-                st["self_wins"] += int(won[seats].sum())
-                if opp[b] >= 0:
-                    st["pool_hands"] += len(seats)
-                    st["pool_points"] += float(rewards[b, seats].sum())
-                    st["pool_wins"] += int(won[seats].sum())
-                    st["pool_deal_ins"] += int(dealt[seats].sum())
-            if term.any():
-                deal_seats(np.flatnonzero(term))
-        rollout_s = time.time() - t_roll
-
-        # ---- PPO update on the trainable decisions of this rollout
-        adv_np, ret_np, trainable = store.advantages(args.gamma, args.gae_lambda)
-        b_inds = np.flatnonzero(trainable)
-        n_samples = len(b_inds)
-        model.train()
-        torch.set_num_threads(max(1, args.threads))
-        b_obs = torch.as_tensor(store.obs[b_inds], device=device)
-        b_mask = torch.as_tensor(store.mask[b_inds], device=device)
-        b_act = torch.as_tensor(store.action[b_inds], device=device)
-        b_logp = torch.as_tensor(store.logp[b_inds], device=device)
-        b_val = torch.as_tensor(store.value[b_inds], device=device)
-        b_adv = torch.as_tensor(adv_np[b_inds], device=device)
-        b_ret = torch.as_tensor(ret_np[b_inds], device=device)
-        mb_size = max(1, n_samples // args.num_minibatches)
-        clipfracs, approx_kl, old_approx_kl = [], torch.zeros(()), torch.zeros(())
-        pg_loss = v_loss = entropy_loss = torch.zeros(())
-        order = np.arange(n_samples)
-        for epoch in range(args.update_epochs):
-            rng.shuffle(order)
-            for s0 in range(0, n_samples, mb_size):
-                mb = torch.as_tensor(order[s0:s0 + mb_size], device=device)
-                _, newlogp, entropy, newvalue = model.get_action_and_value(b_obs[mb], b_mask[mb], b_act[mb])
-                logratio = newlogp - b_logp[mb]
-                ratio = logratio.exp()
-                with torch.no_grad():
-                    old_approx_kl = (-logratio).mean()
-                    approx_kl = ((ratio - 1) - logratio).mean()
-                    clipfracs.append(((ratio - 1.0).abs() > args.clip_coef).float().mean().item())
-                mb_adv = b_adv[mb]
-                if args.norm_adv and len(mb) > 1:
-                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                clipped = torch.clamp(ratio, 1 - args.clip_coef, 1 + args.clip_coef)
-                pg_loss = torch.max(-mb_adv * ratio, -mb_adv * clipped).mean()
-                if args.clip_vloss:
-                    v_unclipped = (newvalue - b_ret[mb]) ** 2
-                    v_clipped = b_val[mb] + torch.clamp(newvalue - b_val[mb], -args.clip_coef, args.clip_coef)
-                    v_loss = 0.5 * torch.max(v_unclipped, (v_clipped - b_ret[mb]) ** 2).mean()
-                else:
-                    v_loss = 0.5 * ((newvalue - b_ret[mb]) ** 2).mean()
-                entropy_loss = entropy.mean()
-                loss = pg_loss - args.ent_coef * entropy_loss + v_loss * args.vf_coef
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
-                optimizer.step()
-            if args.target_kl is not None and approx_kl > args.target_kl:
-                break
-        y_pred, y_true = b_val.cpu().numpy(), b_ret.cpu().numpy()
-        var_y = np.var(y_true)
-        explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
-
-        # ---- snapshots, evaluation, logs
-        if update % args.snapshot_every == 0 or update == num_updates:
-            snapshot(f"update_{update}")
-            save_checkpoint(ckpt_dir / f"update_{update:05d}.pt", model, rules=args.rules, update=update,
-                            global_step=global_step, args=dataclasses.asdict(args))
-        evaluated = args.eval_every > 0 and (update % args.eval_every == 0 or update == 1)
-        if evaluated:
-            last_eval = evaluate(model, args, args.eval_hands, device)
-        elapsed = time.time() - start
-        row = {
-            "update": update, "global_step": global_step, "seconds": round(elapsed, 1),
-            "SPS": int(global_step / elapsed), "samples": n_samples,
-            "learning_rate": optimizer.param_groups[0]["lr"],
-            "value_loss": v_loss.item(), "policy_loss": pg_loss.item(), "entropy": entropy_loss.item(),
-            "old_approx_kl": old_approx_kl.item(), "approx_kl": approx_kl.item(),
-            "clipfrac": float(np.mean(clipfracs)) if clipfracs else 0.0, "explained_variance": explained_var,
-            "hands": st["hands"], "draw_rate": st["drawn"] / max(st["hands"], 1),
-            "win_rate": st["self_wins"] / max(st["self_hands"], 1),
-            "avg_fan": st["self_fan"] / max(st["self_wins"], 1),
-            "pool_points": st["pool_points"] / max(st["pool_hands"], 1),
-            "pool_win_rate": st["pool_wins"] / max(st["pool_hands"], 1),
-            "pool_deal_in_rate": st["pool_deal_ins"] / max(st["pool_hands"], 1),
-            "pool_size": len(pool_ids), "rollout_seconds": round(rollout_s, 2),
-        }
-        for base in ("random", "rule"):
-            a = last_eval.get(base, {}).get("agents", [{}])[0] if evaluated else {}
-            row[f"vs_{base}_points"] = a.get("mean_points", "")
-            row[f"vs_{base}_ci_low"] = a.get("ci95", ["", ""])[0]
-            row[f"vs_{base}_ci_high"] = a.get("ci95", ["", ""])[1]
-            row[f"vs_{base}_win_rate"] = a.get("win_rate", "")
-        if csv_writer is None:
-            csv_writer = csv.DictWriter(csv_file, fieldnames=list(row))
-            csv_writer.writeheader()
-        csv_writer.writerow(row)
-        csv_file.flush()
-        for k in ("learning_rate",):
-            writer.add_scalar(f"charts/{k}", row[k], global_step)
-        for k in ("value_loss", "policy_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac",
-                  "explained_variance"):
-            writer.add_scalar(f"losses/{k}", row[k], global_step)
-        for k in ("draw_rate", "win_rate", "avg_fan", "pool_points", "pool_win_rate", "pool_deal_in_rate"):
-            writer.add_scalar(f"charts/{k}", row[k], global_step)
-        writer.add_scalar("charts/SPS", row["SPS"], global_step)
-        if evaluated:
-            for base in ("random", "rule"):
-                writer.add_scalar(f"eval/vs_{base}_points", row[f"vs_{base}_points"], global_step)
-                writer.add_scalar(f"eval/vs_{base}_win_rate", row[f"vs_{base}_win_rate"], global_step)
-        post = {"SPS": row["SPS"], "win": f"{row['win_rate']:.2f}", "vs_pool": f"{row['pool_points']:+.2f}"}
-        if last_eval:
-            post["vs_random"] = f"{last_eval['random']['agents'][0]['mean_points']:+.2f}"
-            post["vs_rule"] = f"{last_eval['rule']['agents'][0]['mean_points']:+.2f}"
-        bar.set_postfix(post)
-        bar.update(1)
-        if args.max_minutes is not None and elapsed > 60 * args.max_minutes:
-            tqdm.write(f"stopping after {elapsed / 60:.1f} minutes (--max-minutes)")
-            break
-    bar.close()
-    csv_file.close()
-
-    final = save_checkpoint(ckpt_dir / "final.pt", model, rules=args.rules, update=update,
+def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, global_step: int,
+               start: float) -> dict:
+    """Save ``final.pt``, run the final evaluation (printed as tables, logged as ``eval/final_*``) and
+    write final_eval.json. Returns what it holds."""
+    final = save_checkpoint(log.ckpt_dir / "final.pt", model, rules=args.rules, update=update,
                             global_step=global_step, args=dataclasses.asdict(args))
     result = {"checkpoint": str(final), "global_step": global_step, "updates": update,
               "train_seconds": round(time.time() - start, 1), "observation": OBS_NAME}
     if args.final_eval_hands > 0:
         t0 = time.time()
-        final_eval = evaluate(model, args, args.final_eval_hands, device)
-        result["eval"] = final_eval
+        result["eval"] = evaluate(model, args, args.final_eval_hands, device)
         print(f"\nfinal evaluation ({args.final_eval_hands} walls, duplicate, seed {args.eval_seed}, "
               f"{time.time() - t0:.0f} s):")
-        for base, summary in final_eval.items():
+        for base, summary in result["eval"].items():
             print(f"\n  trained vs {base}")
             print("  " + arena.format_table(summary).replace("\n", "\n  "))
             for name in ("mean_points", "win_rate", "deal_in_rate"):
-                writer.add_scalar(f"eval/final_vs_{base}_{name}", summary["agents"][0][name], global_step)
-    (run_dir / "final_eval.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
-    writer.close()
-    envs.close()
-    print(f"\ncheckpoint: {final}\nlogs: {run_dir}/ (progress.csv, TensorBoard)")
+                log.writer.add_scalar(f"eval/final_vs_{base}_{name}", summary["agents"][0][name], global_step)
+    (log.dir / "final_eval.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    log.writer.close()
+    print(f"\ncheckpoint: {final}\nlogs: {log.dir}/ (progress.csv, TensorBoard)")
     return result
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """One run: set up, then per update a rollout, GAE, the PPO update, snapshots, evaluation and logs."""
+    args = parse_args(argv)
+    device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("--device cuda was asked for but torch sees no GPU")
+    steps_per_update = args.num_envs * args.num_steps
+    num_updates = max(1, args.total_steps // steps_per_update)
+    log = RunLog(args, num_updates)
+    rng = seed_everything(args)
+
+    envs = MahjongVectorEnv(num_envs=args.num_envs, rules=args.rules, seed=args.seed)
+    model = build_network(network_config(args)).to(device)
+    optimizer = optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
+    shaper = RewardTransform(args.reward, args.rules, scale=args.reward_scale,
+                             shaping_coef=args.shaping_coef, gamma=args.gamma)
+    store = Rollout(steps_per_update + 4 * args.num_envs, args.num_envs,
+                    envs.single_observation_space["observation"].shape, envs.single_action_space.n)
+    seats = SeatPlan(args, rng, device)
+    seats.add_snapshot(model, "init")
+    seats.deal(np.arange(args.num_envs))
+    obs, _ = envs.reset(seed=args.seed)
+
+    global_step, start, last_eval = 0, time.time(), {}
+    for update in range(1, num_updates + 1):
+        if args.anneal_lr:
+            optimizer.param_groups[0]["lr"] = (1.0 - (update - 1.0) / num_updates) * args.learning_rate
+        t_roll = time.time()
+        obs, stats = collect_rollout(envs, obs, model, seats, store, shaper, args, device)
+        global_step += steps_per_update
+        rollout_s = time.time() - t_roll
+
+        advantages, returns, trainable = store.advantages(args.gamma, args.gae_lambda)
+        losses = ppo_update(model, optimizer, store, advantages, returns, trainable, args, rng, device)
+
+        if update % args.snapshot_every == 0 or update == num_updates:
+            seats.add_snapshot(model, f"update_{update}")
+            save_checkpoint(log.ckpt_dir / f"update_{update:05d}.pt", model, rules=args.rules, update=update,
+                            global_step=global_step, args=dataclasses.asdict(args))
+        evaluated = args.eval_every > 0 and (update % args.eval_every == 0 or update == 1)
+        if evaluated:
+            last_eval = evaluate(model, args, args.eval_hands, device)
+        elapsed = time.time() - start
+        row = progress_row(update, global_step, elapsed, optimizer.param_groups[0]["lr"], losses, stats,
+                           len(seats.pool_ids), rollout_s, last_eval if evaluated else {})
+        log.update(row, global_step, evaluated, last_eval)
+        if args.max_minutes is not None and elapsed > 60 * args.max_minutes:
+            tqdm.write(f"stopping after {elapsed / 60:.1f} minutes (--max-minutes)")
+            break
+    log.end_training()
+    envs.close()
+    return finish_run(model, args, device, log, update, global_step, start)
 
 
 if __name__ == "__main__":

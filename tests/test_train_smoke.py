@@ -3,18 +3,22 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # train.py lives at the repo root
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # train.py lives at the repo root
 
 import train
 from agents import make_agent
-from agents.networks import load_checkpoint
+from agents.networks import ARCHS, load_checkpoint
+from agents.rewards import REWARD_KINDS
 from mj_env.observation import OBS_NAME
 from mj_env.vector import MahjongVectorEnv
 
@@ -53,13 +57,58 @@ def test_tiny_run_writes_a_checkpoint_that_loads(tmp_path, monkeypatch):
 
 
 def test_command_line_over_the_dataclass():
+    assert train.parse_args([]) == train.Args()
     args = train.parse_args(["--num-envs", "8", "--no-anneal-lr", "--target-kl", "0.02", "--reward", "sign"])
     assert args.num_envs == 8 and args.anneal_lr is False and args.target_kl == 0.02 and args.reward == "sign"
     assert train.parse_args(["--target-kl", "none"]).target_kl is None
-    with pytest.raises(SystemExit):
-        train.parse_args(["--reward", "bogus"])
-    docs = train._field_docs(train.Args)
-    assert all(f in docs for f in ("total_steps", "reward", "opponent_prob"))
+    assert train.parse_args(["--max-minutes", "None"]).max_minutes is None
+    assert train.parse_args(["--max-minutes", "3"]).max_minutes == 3.0
+    # the choices on the command line are the ones the libraries know
+    hints = typing.get_type_hints(train.Args)
+    assert typing.get_args(hints["arch"]) == tuple(ARCHS)
+    assert typing.get_args(hints["reward"]) == REWARD_KINDS
+
+
+def test_help_shows_every_flag_with_its_docstring(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        train.parse_args(["--help"])
+    assert exit_.value.code == 0
+    text = " ".join(capsys.readouterr().out.replace("\u2502", " ").split())   # box edges and wrapping out
+    for flag, doc in [("--total-steps", "environment steps (one decision at every table each) over the whole run"),
+                      ("--exp-name", "name of the run: output goes to runs/<exp_name>/"),
+                      ("--opponent-prob", "fraction of hands dealt against the opponent pool"),
+                      ("--no-anneal-lr", "decay the learning rate linearly to zero"),
+                      ("--arch {mlp,tiles}", "(default: mlp)"), ("--seed", "(default: 1)")]:
+        assert flag in text and doc in text, flag
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--hidden", "abc"], "--hidden must be layer widths"),
+    (["--hidden", "0"], "must hold ints in [1, 4096]"),
+    (["--hidden=-4,8"], "must hold ints in [1, 4096]"),
+    (["--arch", "tiles", "--blocks=-1"], "'blocks'"),
+    (["--num-envs=-1"], "--num-envs must be at least 1"),
+    (["--total-steps", "0"], "--total-steps must be at least 1"),
+    (["--snapshot-every", "0"], "--snapshot-every must be at least 1"),
+    (["--opponent-prob", "1.5"], "--opponent-prob must be in [0, 1]"),
+    (["--rules", "nope"], "unknown rules 'nope'"),
+    (["--reward-scale", "0"], "reward scale must be positive"),
+    (["--reward", "bogus"], "bogus"),
+    (["--learning-rate", "fast"], "fast"),
+])
+def test_bad_values_are_usage_errors(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        train.parse_args(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and message in " ".join(err.replace("\u2502", " ").split())
+    assert "Traceback" not in err
+
+
+def test_bad_value_from_the_shell_has_no_traceback(tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--hidden", "64,x"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 2 and "--hidden must be layer widths" in proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "runs").exists()
 
 
 def test_rollout_chains_and_gae_per_seat():
