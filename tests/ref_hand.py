@@ -1,5 +1,9 @@
 """A slow, plainly correct reference for ``mj_env.hand``: recursive search, no tables.
 
+This is the tests' one winning-shape checker: the reference engine (tests/ref_engine_rules.py)
+and the reference scorers (tests/ref_scoring.py) ask it too, so that a hand is judged a win by
+one plain piece of code everywhere outside ``mj_env``.
+
 One hand at a time, as plain tuples of 34 counts. Nothing here is clever: every group that
 can hold the lowest tile left is tried, with every choice of natural tile or wildcard for each
 of its other slots. Only two facts are used, both plain from the rules: a meld never spans two
@@ -63,7 +67,7 @@ def part_need(part: tuple[int, ...], sequences: bool, pair: bool) -> int:
 
 def _ints(counts) -> tuple[int, ...]:
     """Counts as a tuple of Python ints (a tuple is taken to be one already)."""
-    return counts if type(counts) is tuple else tuple(int(x) for x in counts)
+    return counts if type(counts) is tuple else tuple(map(int, counts))
 
 
 def _parts(counts: tuple[int, ...]) -> list[tuple[tuple[int, ...], bool]]:
@@ -73,10 +77,9 @@ def _parts(counts: tuple[int, ...]) -> list[tuple[tuple[int, ...], bool]]:
 def standard_need(counts) -> int:
     """Fewest wildcards for melds plus one pair: the pair in one part, melds in the others."""
     parts = _parts(_ints(counts))
-    return min(
-        sum(part_need(p, seq, j == pair_part) for j, (p, seq) in enumerate(parts))
-        for pair_part in range(len(parts))
-    )
+    melds_only = [part_need(p, seq, False) for p, seq in parts]
+    with_pair = [part_need(p, seq, True) for p, seq in parts]
+    return sum(melds_only) + min(w - m for m, w in zip(melds_only, with_pair))
 
 
 def seven_pairs_need(counts) -> int:
@@ -98,10 +101,21 @@ def orphans_need(counts, extra_dragon: bool = True) -> int:
     return best
 
 
-def is_win(counts, wild: int, *, seven_pairs=True, thirteen_orphans=False, extra_dragon=True) -> bool:
-    """The natural tiles ``counts`` and ``wild`` wildcards make a winning shape."""
+def is_win(counts, wild: int, *, seven_pairs=True, thirteen_orphans=False, extra_dragon=True,
+           melds: int | None = None) -> bool:
+    """The natural tiles ``counts`` and ``wild`` wildcards make a winning shape (RULES.md 5):
+    standard (melds + one pair), or, with all 14 tiles concealed, seven pairs (a four is two
+    pairs) or thirteen orphans (the 14th tile a dragon when ``extra_dragon``).
+
+    ``melds``: the declared melds beside these concealed tiles, if the caller wants the tile
+    count checked: the concealed tiles must then number 14 - 3 x melds (ValueError otherwise).
+    Either way seven pairs and thirteen orphans need 14 concealed tiles, i.e. no declared meld.
+    """
     counts = _ints(counts)
     total = sum(counts) + wild
+    if melds is not None and total != 14 - 3 * melds:
+        raise ValueError(f"a hand with {melds} declared melds has {14 - 3 * melds} concealed tiles "
+                         f"when it wins, not {total}")
     need = standard_need(counts)
     # the wildcards the natural tiles do not need must make whole triplets
     if need <= wild and (wild - need) % 3 == 0:

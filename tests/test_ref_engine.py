@@ -1,6 +1,7 @@
 """Tests of the reference engine (tests/ref_engine.py) itself: the wall builder, the
-winning-shape helpers against brute force and the riichi ``mahjong`` package, and random play
-with invariants.
+winning-shape checker it uses (``ref_hand.is_win``, the tests' one reference checker, through
+``ref_engine_rules.is_winning_shape``) against brute force and the riichi ``mahjong`` package,
+and random play with invariants.
 
 The scripted hands from explicit walls are in tests/test_scenarios.py, where each runs on both
 the reference engine and the batched engine.
@@ -14,7 +15,8 @@ from collections import Counter
 import pytest
 from mahjong.agari import Agari
 from ref_engine import END, RefGame
-from ref_engine_rules import ORPHANS, is_seven_pairs, is_thirteen_orphans, is_winning_shape, melds_and_pair
+from ref_engine_rules import is_winning_shape
+from ref_hand import ORPHANS, is_win, orphans_need, seven_pairs_need, standard_need
 from walls import build_wall
 
 from mj_env.actions import PASS, TING, WIN, name
@@ -61,7 +63,7 @@ def test_build_wall_keeps_unplaced_flowers_out_of_scripted_places():
 
 
 # ---------------------------------------------------------------------------------------------
-# Winning shapes (ref_engine_rules), checked against brute force and the mahjong package
+# Winning shapes (ref_hand, as ref_engine_rules asks it), against brute force and the mahjong package
 # ---------------------------------------------------------------------------------------------
 
 def counts_of(text: str) -> list[int]:
@@ -92,15 +94,31 @@ def test_thirteen_orphans_needs_a_dragon_as_the_extra_tile():
     assert is_winning_shape(HEBEI, counts_of("19m19p19s12345677z"), 0, 0)
     assert not is_winning_shape(HEBEI, counts_of("119m19p19s1234567z"), 0, 0)
     assert is_winning_shape(HEBEI.replace(orphans_extra_dragon=False), counts_of("119m19p19s1234567z"), 0, 0)
-    assert is_thirteen_orphans(counts_of("19m19p19s1234567z"), 1, True)
-    assert is_thirteen_orphans(counts_of("19m19p19s1234577z"), 1, True)  # wildcard is the 6z
-    assert not is_thirteen_orphans(counts_of("19m19p19s1123456z"), 1, True)  # extra 1z, not a dragon
+    assert is_winning_shape(HEBEI, counts_of("19m19p19s1234567z"), 1, 0)
+    assert is_winning_shape(HEBEI, counts_of("19m19p19s1234577z"), 1, 0)  # wildcard is the 6z
+    assert not is_winning_shape(HEBEI, counts_of("19m19p19s1123456z"), 1, 0)  # extra 1z, not a dragon
+    assert orphans_need(counts_of("19m19p19s1123456z"), False) == 1
+    assert not is_winning_shape(BEIJING, counts_of("19m19p19s12345677z"), 0, 0)  # no orphans in beijing
 
 
 def test_seven_pairs_counts_a_four_as_two_pairs_and_needs_no_melds():
     assert is_winning_shape(BEIJING, counts_of("1111m3355p77s1177z"), 0, 0)
     assert not is_winning_shape(BEIJING.replace(seven_pairs=False), counts_of("1111m3355p77s1177z"), 0, 0)
-    assert is_seven_pairs(counts_of("1111m3355p77s117z"), 1)
+    assert is_winning_shape(BEIJING, counts_of("1111m3355p77s117z"), 1, 0)
+    assert seven_pairs_need(counts_of("1111m3355p77s117z")) == 1
+
+
+def test_declared_melds_fix_the_tile_count():
+    """Beside k declared melds a winning hand holds 14 - 3k concealed tiles, so seven pairs and
+    thirteen orphans (14 concealed tiles) need k = 0; a wrong count is an error."""
+    assert is_win(counts_of("1133m5577s1122z"), 2, melds=0)  # seven pairs, the wildcards a pair
+    assert not is_win(counts_of("1133m5577s1122z"), 2, melds=0, seven_pairs=False)
+    assert is_winning_shape(QUEMEN, counts_of("123m456m789s22z"), 0, 1)
+    assert is_winning_shape(QUEMEN, counts_of("22z"), 0, 4)
+    with pytest.raises(ValueError, match="1 declared melds has 11 concealed tiles when it wins, not 12"):
+        is_winning_shape(BEIJING, counts_of("123m456m789s22z"), 1, 1)
+    with pytest.raises(ValueError, match="not 13"):
+        is_win(counts_of("123m456m789s22z12p"), 0, melds=0)
 
 
 def random_complete_hand(rng) -> list[int]:
@@ -131,7 +149,8 @@ def test_shapes_without_wildcards_agree_with_the_mahjong_package():
         # The package's seven pairs needs seven different kinds; its orphans take any extra orphan.
         riichi_seven_pairs = sorted(c).count(2) == 7
         riichi_orphans = all(c[k] >= 1 for k in ORPHANS) and sum(c[k] for k in ORPHANS) == 14
-        ours = melds_and_pair(c, 0) or riichi_seven_pairs or riichi_orphans
+        ours = standard_need(c) == 0 or riichi_seven_pairs or riichi_orphans
+        assert (standard_need(c) == 0) == is_win(c, 0, seven_pairs=False)
         assert ours == agari.is_agari(c), c
         outcomes[ours] += 1
     assert min(outcomes.values()) > 500
@@ -155,7 +174,7 @@ def test_wildcards_agree_with_trying_every_kind():
             d = list(c)
             for k in kinds:
                 d[k] += 1
-            if melds_and_pair(d, 0) or is_seven_pairs(d, 0):
+            if is_win(d, 0):
                 brute = True
                 break
         assert is_winning_shape(BEIJING, c, wild, 0) == brute, (c, wild)
