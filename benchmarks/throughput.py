@@ -14,7 +14,7 @@ and then ``--seconds`` of timed play:
 - ``vector``  MahjongVectorEnv at every ``--batch-sizes`` value: observation and mask every step;
 - ``engine``  the bare Engine.step + legal_mask, no observation, at the same batch sizes;
 - ``aec``     the PettingZoo AEC environment, one table;
-- ``single_rule``  the single-agent env (``mj_env.single_agent``) at every ``--batch-sizes``
+- ``single_rule`` (with ``--impls single_rule``) the single-agent env (``mj_env.single_agent``) at every ``--batch-sizes``
   value: a random learner against three rule-based opponents, who act inside its step. A
   decision here is one of the learner's (what a trainer sees as a step); the opponents'
   decisions (about three per learner decision) and the rule agent's thinking are inside it;
@@ -50,6 +50,7 @@ from _common import SINGLE_THREAD_ENV, code_version, machine_info
 PEERS = ("rlcard", "riichienv", "riichienv_encode")
 BATCHED = ("vector", "engine", "single_rule")
 ALL_IMPLS = ("vector", "engine", "single_rule", "aec") + PEERS
+DEFAULT_IMPLS = ("vector", "engine", "aec") + PEERS  # single_rule on request: --impls single_rule
 PEER_MODULE = {"rlcard": "rlcard", "riichienv": "riichienv", "riichienv_encode": "riichienv"}
 RATIO_PEERS = ("rlcard", "riichienv")     # the "x peer" columns: the peers' plain loops
 LABELS = {
@@ -365,8 +366,8 @@ def parse_args(argv=None):
                    help="comma-separated batch sizes for vector and engine (default 1,64,1024,4096)")
     p.add_argument("--rules", default="beijing", choices=["beijing", "hebei", "quemen"],
                    help="rule set of our environments (the peers play their own game)")
-    p.add_argument("--impls", default=",".join(ALL_IMPLS),
-                   help=f"comma-separated subset of {','.join(ALL_IMPLS)}")
+    p.add_argument("--impls", default=",".join(DEFAULT_IMPLS),
+                   help=f"comma-separated subset of {','.join(ALL_IMPLS)} (default: all but single_rule)")
     p.add_argument("--no-peers", action="store_true", help="measure only mj_env (vector, engine, aec)")
     p.add_argument("--repeat", type=int, default=1,
                    help="measure every configuration this many times, interleaved, and keep each one's best")
