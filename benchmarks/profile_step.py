@@ -68,7 +68,7 @@ CATEGORIES: list[tuple[str, dict]] = [
     ("masks", {"engine.py": {"_update_masks", "legal_mask"},
                "legal.py": {"self_kongs", "ting_discards", "self_draw_win"}}),
     ("observation", {"observation.py": ALL, "vector.py": {"_obs"}}),
-    ("settlement", {"settle.py": ALL, "scoring.py": ALL, "fan.py": ALL, "settlement.py": ALL,
+    ("settlement", {"hand_end.py": ALL, "calculator.py": ALL, "patterns.py": ALL, "payments.py": ALL,
                     "engine.py": {"_finish", "_record_win"}}),
     ("turn actions", {"engine.py": {"_do_turn", "_discard", "_self_kong", "_complete_added_kong", "_add_meld",
                                     "_shaozhuang"}}),

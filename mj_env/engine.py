@@ -5,7 +5,7 @@ each kind of update to the subset of tables that chose it (boolean masks and fan
 then runs every table on through draws, empty claim windows and automatic wins until it waits
 on a real decision again (docs/game_flow.md), and computes the legal masks for the next step.
 Loops in here run over the 4 seats, the 3 places of a claim queue or a few phases, never over
-tables. Settlement of a won hand calls the rules core once per won hand (``settle.py``).
+tables. Settlement of a won hand calls the rules core once per won hand (``hand_end.py``).
 
 An illegal action raises ``ActionError`` naming the table, the seat, the action and why, and
 changes nothing.
@@ -18,8 +18,8 @@ import numpy as np
 
 from . import actions as A
 from . import legal
+from .hand_end import Settlements, hand_results
 from .rules import RuleSet, get_rules
-from .settle import Settlements, hand_results
 from .state import (
     ADDED_KONG,
     C_CHI_HIGH,

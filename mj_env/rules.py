@@ -157,7 +157,7 @@ def _short(value) -> str:
 
 
 MAX_BASE = 10**6
-"""Largest 底分. One hand moves at most MAX_POINTS_PER_BASE x base points per seat (mj_env.scoring),
+"""Largest 底分. One hand moves at most MAX_POINTS_PER_BASE x base points per seat (mj_env.calculator),
 so with this bound every reward is an exact integer in float64 (< 2**53) and a match of
 MAX_HANDS_PER_EPISODE hands sums exactly in int64."""
 MAX_HANDS_PER_EPISODE = 10_000

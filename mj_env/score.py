@@ -14,7 +14,7 @@ The whole cycle of a line (decoding, parsing, scoring and writing the answer as 
 inside `respond`, which returns a line whatever happens, so nothing a line holds can end the
 stream: not bytes that are not UTF-8, NUL bytes, JSON nested past the recursion limit, ``NaN``
 or ``Infinity`` (not JSON: refused), an integer of 10,000 digits (decoded as a
-`~mj_env.scoring.HugeInt` that every field refuses, so Python's int/str conversion limit is
+`~mj_env.calculator.HugeInt` that every field refuses, so Python's int/str conversion limit is
 never met), nor a bug. An error message is at most `MAX_ERROR` characters and quotes a bad
 value only by a short prefix.
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import sys
 
-from .scoring import HugeInt, InputError, evaluate
+from .calculator import HugeInt, InputError, evaluate
 
 MAX_ERROR = 300
 """Longest error message; a longer one is cut (only a bug could make one)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mj_env.scoring import evaluate
+from mj_env.calculator import evaluate
 
 CASES_DIR = Path(__file__).parent / "cases"
 

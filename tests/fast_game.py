@@ -35,7 +35,7 @@ from ref_engine import Meld
 from mj_env import actions as A
 from mj_env import wall as W
 from mj_env.engine import Engine
-from mj_env.settle import hubao_pairs, kong_list
+from mj_env.hand_end import hubao_pairs, kong_list
 from mj_env.state import CHI, CONCEALED_KONG, END, MELD_NAMES, PHASE_NAMES, PONG
 
 

@@ -7,7 +7,7 @@ settlements. One hand only::
     g = RefGame(get_rules("beijing"), wall, dealer=0)
     while g.phase != "END":
         g.step(choose(g.to_act, g.legal()))
-    g.result        # the settlement (needs mj_env.scoring)
+    g.result        # the settlement (needs mj_env.calculator)
 
 State, all plain Python:
     phase            "TURN" | "CLAIM" | "ROB" | "END"
@@ -37,7 +37,7 @@ from collections import namedtuple
 
 from ref_engine_rules import is_winning_shape, lacks_a_suit, tiles_for_meld
 
-from mj_env import scoring
+from mj_env import calculator
 from mj_env.actions import (
     CHI,
     DISCARD,
@@ -52,7 +52,7 @@ from mj_env.actions import (
     chi_start,
     name,
 )
-from mj_env.scoring import rules_json
+from mj_env.calculator import rules_json
 from mj_env.tiles import FIRST_FLOWER, N_KINDS, code, format_tiles, full_set, hui_of_indicator
 
 Meld = namedtuple("Meld", "type tiles from_seat")
@@ -602,7 +602,7 @@ class RefGame:
 
     @property
     def result(self) -> dict:
-        """The settlement at END, from ``mj_env.scoring``: a win -> ``evaluate(input)`` plus
+        """The settlement at END, from ``mj_env.calculator``: a win -> ``evaluate(input)`` plus
         ``"input"``; several winners -> ``{"wins": [...], "scores": summed}``; a drawn hand ->
         ``settle_draw(...)``. Kong payments (hebei, quemen) are added into ``scores``."""
         if self.phase != END:
@@ -610,10 +610,10 @@ class RefGame:
         if self._result is None:
             rules = self.rules
             if not self.wins:
-                res = dict(scoring.settle_draw(rules, self.dealer, self.shaozhuang_rounds, rules.base))
+                res = dict(calculator.settle_draw(rules, self.dealer, self.shaozhuang_rounds, rules.base))
                 pay_kongs = rules.kong_payments and rules.kong_payments_on_draw
             else:
-                settled = [dict(scoring.evaluate(w), input=w) for w in self.wins]
+                settled = [dict(calculator.evaluate(w), input=w) for w in self.wins]
                 if len(settled) == 1:
                     res = settled[0]
                 else:
@@ -621,7 +621,7 @@ class RefGame:
                            "scores": [sum(s["scores"][i] for s in settled) for i in range(4)]}
                 pay_kongs = rules.kong_payments
             if pay_kongs:
-                extra = scoring.kong_payments(rules, self.kongs)
+                extra = calculator.kong_payments(rules, self.kongs)
                 res["scores"] = [a + b for a, b in zip(res["scores"], extra)]
             self._result = res
         return self._result

@@ -1,7 +1,7 @@
-"""Slow, plain reference scorers for the three presets, to check ``mj_env.scoring``.
+"""Slow, plain reference scorers for the three presets, to check ``mj_env.calculator``.
 
-Written straight from RULES.md 6.1-6.3 (for ``beijing`` also the decisions ``mj_env.fan`` documents),
-sharing no code with ``mj_env``'s fan and scoring modules: only the tile parser is shared, and
+Written straight from RULES.md 6.1-6.3 (for ``beijing`` also the decisions ``mj_env.patterns`` documents),
+sharing no code with ``mj_env``'s patterns and calculator modules: only the tile parser is shared, and
 winning shapes are judged by the tests' one reference checker, ``ref_hand.is_win``. Each hand
 is read in every possible way: every wildcard as every one of the 34 kinds (all multisets; a
 multiset is only followed while ``ref_hand.is_win`` says the wildcards still left can finish

@@ -93,7 +93,7 @@ def test_profile_categories_by_file_and_function():
     assert cat(str(mj / "legal.py"), "claim_options") == "claims"
     assert cat(str(mj / "observation.py"), "observe") == "observation"
     assert cat(str(mj / "wall.py"), "draw") == "draw"
-    assert cat(str(mj / "settle.py"), "hand_results") == "settlement"
+    assert cat(str(mj / "hand_end.py"), "hand_results") == "settlement"
     assert cat(str(mj / "legal.py"), "split_wild") is None          # a helper: its caller's category
     assert cat("/elsewhere/hand.py", "is_win") is None             # same name, another package
 

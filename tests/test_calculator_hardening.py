@@ -26,13 +26,9 @@ from ref_scoring import random_beijing_input
 
 import mj_env
 from mj_env import actions as A
-from mj_env import fan, score, scoring
+from mj_env import calculator, patterns, score
 from mj_env import rules as rules_mod
-from mj_env.engine import Engine
-from mj_env.fan import MAX_FAN, PATTERN_FAN, TABLES
-from mj_env.rules import MAX_BASE, PRESETS, RuleSet, get_rules
-from mj_env.score import answer, respond
-from mj_env.scoring import (
+from mj_env.calculator import (
     MAX_POINTS_PER_BASE,
     MAX_SHAOZHUANG_ROUNDS,
     SCORE_RULE_FIELDS,
@@ -41,7 +37,11 @@ from mj_env.scoring import (
     parse_input,
     rules_json,
 )
-from mj_env.settlement import settle_draw, win_scores
+from mj_env.engine import Engine
+from mj_env.patterns import MAX_FAN, PATTERN_FAN, TABLES
+from mj_env.payments import settle_draw, win_scores
+from mj_env.rules import MAX_BASE, PRESETS, RuleSet, get_rules
+from mj_env.score import answer, respond
 from mj_env.tiles import CODES, format_tiles
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -317,20 +317,20 @@ def test_every_function_cache_has_a_bound():
             if hasattr(value, "cache_info") and getattr(value, "__module__", None) == mod.__name__:
                 caches.append(f"{mod.__name__}.{name}")
                 assert value.cache_info().maxsize is not None, f"{mod.__name__}.{name} is an unbounded cache"
-    assert {"mj_env.fan._need", "mj_env.fan.standard_splits"} <= set(caches)
-    assert set(fan.CACHES) == {fan._need, fan.standard_splits}
+    assert {"mj_env.patterns._need", "mj_env.patterns.standard_splits"} <= set(caches)
+    assert set(patterns.CACHES) == {patterns._need, patterns.standard_splits}
     for path in (ROOT / "mj_env").glob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert "@cache\n" not in text and "functools.cache(" not in text and "maxsize=None" not in text, path
 
 
 def test_caches_stay_within_their_bounds_over_many_distinct_hands():
-    for c in fan.CACHES:
+    for c in patterns.CACHES:
         c.cache_clear()
     containers = _module_containers()
     rng = random.Random(7)
     seen = set()
-    n_lines = fan.SPLITS_CACHE_SIZE + 600
+    n_lines = patterns.SPLITS_CACHE_SIZE + 600
     while len(seen) < n_lines:
         counts = [0] * 34
         tiles = []
@@ -351,8 +351,9 @@ def test_caches_stay_within_their_bounds_over_many_distinct_hands():
         for _ in range(13):
             t = rng.randrange(34)
             counts[t] = min(4, counts[t] + 1)
-        fan.standard_ok(counts, rng.randrange(3))
-    for c, bound in ((fan._need, fan.NEED_CACHE_SIZE), (fan.standard_splits, fan.SPLITS_CACHE_SIZE)):
+        patterns.standard_ok(counts, rng.randrange(3))
+    for c, bound in ((patterns._need, patterns.NEED_CACHE_SIZE),
+                     (patterns.standard_splits, patterns.SPLITS_CACHE_SIZE)):
         info = c.cache_info()
         assert info.maxsize == bound and info.currsize <= bound
         assert info.misses > bound, f"the test did not push {c.__name__} past its bound: {info}"
@@ -488,7 +489,7 @@ def _paths(obj, prefix=()):
 @st.composite
 def mutated_lines(draw):
     base = draw(st.sampled_from(VALID_LINES + [EXAMPLE_1, EXAMPLE_2]))
-    paths = list(_paths(base)) + [(name,) for name in scoring.FIELDS] + [("extra",)]
+    paths = list(_paths(base)) + [(name,) for name in calculator.FIELDS] + [("extra",)]
     path = draw(st.sampled_from(paths))
     if draw(st.booleans()):
         raw = draw(raw_text)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from mj_env.calculator import InputError, evaluate
 from mj_env.score import answer
-from mj_env.scoring import InputError, evaluate
 
 ROOT = Path(__file__).resolve().parent.parent
 

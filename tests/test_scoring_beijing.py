@@ -14,9 +14,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 import case_tables
 from ref_scoring import random_beijing_input, ref_evaluate
 
-from mj_env.fan import BEIJING_ORDER
+from mj_env.calculator import InputError, evaluate, rules_json, settle_draw, shaozhuang_line
+from mj_env.patterns import BEIJING_ORDER
 from mj_env.rules import get_rules
-from mj_env.scoring import InputError, evaluate, rules_json, settle_draw, shaozhuang_line
 
 CASES = case_tables.load("beijing")
 check = case_tables.check

@@ -16,8 +16,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 import case_tables
 from ref_scoring import HEBEI_ORDER, random_plain_input, ref_evaluate_hebei
 
+from mj_env.calculator import evaluate, kong_payments, settle_draw
 from mj_env.rules import get_rules
-from mj_env.scoring import evaluate, kong_payments, settle_draw
 
 CASES = case_tables.load("hebei")
 

@@ -1,6 +1,6 @@
 """Fan (番): how a won hand can be read, and the pattern tables of RULES.md 6.
 
-A won hand is a `Win` (built and validated by ``mj_env.scoring``): the concealed tiles
+A won hand is a `Win` (built and validated by ``mj_env.calculator``): the concealed tiles
 (``hand`` + ``win_tile``), the declared melds and the situation. A *reading* of it is one way to
 split the concealed tiles into a winning shape, with every wildcard given a kind. The pattern
 table of the rule set's ``scoring`` family turns a reading into ``{pattern: fan}``; the reading
@@ -103,7 +103,7 @@ class Situation:
 
 @dataclass(frozen=True)
 class Win:
-    """One won hand, validated (see ``mj_env.scoring.parse_input``). Tiles are indices 0-33."""
+    """One won hand, validated (see ``mj_env.calculator.parse_input``). Tiles are indices 0-33."""
 
     rules: RuleSet
     hand: tuple[int, ...]  # concealed tiles before the winning tile, 13 - 3 x len(melds)

@@ -48,17 +48,17 @@ Input decisions (where INTERFACES.md leaves room):
 - Counting hand + melds + winning tile, no kind may have more than 4 tiles; the hand holds
   13 - 3 x (number of melds) tiles; at most 4 melds.
 
-Scoring decisions are in the docstrings of ``mj_env.fan`` (readings, patterns) and
-``mj_env.settlement`` (payments).
+Scoring decisions are in the docstrings of ``mj_env.patterns`` (readings, patterns) and
+``mj_env.payments`` (payments).
 """
 from __future__ import annotations
 
 import dataclasses
 import reprlib
 
-from .fan import KONG, MAX_FAN, MAX_FLOWERS, SEQ, TRIPLET, Meld, Situation, Win, best_patterns, four_hui
+from .patterns import KONG, MAX_FAN, MAX_FLOWERS, SEQ, TRIPLET, Meld, Situation, Win, best_patterns, four_hui
+from .payments import kong_payments, settle_draw, shaozhuang_line, win_scores
 from .rules import MAX_BASE, PRESET_NAMES, PRESETS, RuleError, RuleSet, get_rules
-from .settlement import kong_payments, settle_draw, shaozhuang_line, win_scores
 from .tiles import CODES, N_KINDS, TileError, hui_of_indicator, parse_tiles
 
 __all__ = [
@@ -199,8 +199,8 @@ def score_win(win: Win) -> dict:
     ``rules.discard_win_concealed_only`` and the hand has a chi, pong, exposed or added kong
     (concealed kongs are fine), or when ``rules.self_draw_only_hui`` > 0 and the hand held that
     many 惠牌 before the winning tile (a 惠牌-kind winning tile is not counted). Then 四惠牌
-    (beijing), then the best reading (``mj_env.fan``), then the settlement
-    (``mj_env.settlement``)."""
+    (beijing), then the best reading (``mj_env.patterns``), then the settlement
+    (``mj_env.payments``)."""
     rules = win.rules
     if win.discarder is not None:
         if rules.discard_win_concealed_only and win.claimed:

@@ -1,7 +1,7 @@
 """End of a hand: the calculator input that describes each win, and the settled points.
 
 The engine never scores a hand itself: it writes down the win as a hand-calculator input object
-(INTERFACES.md 1) and asks the rules core (``mj_env.scoring``), so that the settlement in the
+(INTERFACES.md 1) and asks the rules core (``mj_env.calculator``), so that the settlement in the
 environment's info can be piped to ``python -m mj_env.score`` and gives the same result.
 Drawn hands are settled here with arithmetic over the batch (烧庄 only, kong payments where the
 rules settle them in a drawn hand).
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import scoring
+from . import calculator
 from .rules import RuleSet
 from .state import ADDED_KONG, CHI, CONCEALED_KONG, KONG, MELD_NAMES, PONG, GameState
 from .tiles import CODES, format_hand, format_tiles
@@ -70,7 +70,7 @@ def win_input(rules: RuleSet, st: GameState, b: int, winner: int) -> dict:
     if self_draw:
         hand[tile] -= 1
     obj = {
-        "rules": scoring.rules_json(rules),
+        "rules": calculator.rules_json(rules),
         "hand": format_hand(hand),
         "win_tile": CODES[tile],
         "melds": meld_list(st, b, winner),
@@ -100,7 +100,7 @@ def win_input(rules: RuleSet, st: GameState, b: int, winner: int) -> dict:
 
 def _kong_scores(rules: RuleSet, st: GameState, b: int) -> list[int]:
     kongs = kong_list(st, b)
-    return scoring.kong_payments(rules, kongs) if kongs else [0, 0, 0, 0]
+    return calculator.kong_payments(rules, kongs) if kongs else [0, 0, 0, 0]
 
 
 class Settlements(Mapping):
@@ -185,7 +185,7 @@ def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray
         wins = []
         for w in seats:
             obj = win_input(rules, st, b, w)
-            result = scoring.evaluate(obj)
+            result = calculator.evaluate(obj)
             if not result.get("legal"):
                 raise AssertionError(f"engine let seat {w} win at table {b} but the rules core says "
                                      f"{result}: {obj}")
