@@ -18,23 +18,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from .tiles import CODES, N_KINDS
+from .tiles import CODES, N_KINDS, N_SUITS, SUIT_SIZE
 
 DISCARD = 0
-KONG_SELF = 34
-WIN = 68
-PASS = 69
-PONG = 70
-KONG = 71
-CHI = 72
-N_CHI = 21
+KONG_SELF = DISCARD + N_KINDS  # 34
+WIN = KONG_SELF + N_KINDS  # 68
+PASS = WIN + 1  # 69
+PONG = PASS + 1  # 70
+KONG = PONG + 1  # 71
+CHI = KONG + 1  # 72
+RUNS_PER_SUIT = SUIT_SIZE - 2  # 123 .. 789
+N_CHI = N_SUITS * RUNS_PER_SUIT  # 21
 TING = CHI + N_CHI  # 93
 N_ACTIONS = TING + N_KINDS  # 127
 
 
 def chi_start(chi_id: int) -> int:
     """Tile index of the lowest tile of chi action ``chi_id`` (0-20, not the action id)."""
-    return 9 * (chi_id // 7) + chi_id % 7
+    return SUIT_SIZE * (chi_id // RUNS_PER_SUIT) + chi_id % RUNS_PER_SUIT
 
 
 def _names() -> list[str]:
@@ -43,7 +44,8 @@ def _names() -> list[str]:
     out += ["win", "pass", "pong", "kong"]
     for c in range(N_CHI):
         s = chi_start(c)
-        out.append(f"chi {s % 9 + 1}{s % 9 + 2}{s % 9 + 3}{'mps'[s // 9]}")
+        rank = s % SUIT_SIZE + 1
+        out.append(f"chi {rank}{rank + 1}{rank + 2}{'mps'[s // SUIT_SIZE]}")
     out += [f"ting {CODES[t]}" for t in range(N_KINDS)]
     assert len(out) == N_ACTIONS
     return out

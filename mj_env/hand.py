@@ -35,12 +35,22 @@ from __future__ import annotations
 import numpy as np
 
 from . import tables as _tables
-from .tables import DIFF_BIAS, DIFF_SHIFT, HONOR_OFFSET, MAX_COUNT, MAX_MELDS, ODD_SHIFT, TILES_SHIFT
+from .tables import (
+    DIFF_BIAS,
+    DIFF_SHIFT,
+    HONOR_OFFSET,
+    MAX_COUNT,
+    MAX_MELDS,
+    ODD_SHIFT,
+    SUIT_KINDS,
+    TILES_SHIFT,
+)
+from .tiles import N_KINDS, N_SUITED, N_SUITS, SUIT_OF, SUIT_SIZE
 
-N_KINDS = 34
 IMPOSSIBLE = 99
 """orphans_need of a hand that can never be thirteen orphans (more wildcards than any hand)."""
-ORPHAN_KINDS = np.array([0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33])
+ORPHAN_KINDS = np.concatenate([(np.arange(N_SUITS)[:, None] * SUIT_SIZE + [0, SUIT_SIZE - 1]).ravel(),
+                               np.arange(N_SUITED, N_KINDS)])
 """1m 9m 1p 9p 1s 9s and the seven honors; the last three (5z 6z 7z) are the dragons."""
 _N_ORPHANS = ORPHAN_KINDS.size
 _DRAGON_SLOTS = slice(10, 13)
@@ -48,10 +58,10 @@ _IS_DRAGON = np.arange(_N_ORPHANS) >= _DRAGON_SLOTS.start
 _NON_ORPHAN = np.setdiff1d(np.arange(N_KINDS), ORPHAN_KINDS)
 
 # Part of each kind (0-2 suits m p s, 3 honors) and its place value in that part's key.
-_PART_OF = np.array([k // 9 if k < 27 else 3 for k in range(N_KINDS)])
-_POS_OF = np.array([k % 9 if k < 27 else k - 27 for k in range(N_KINDS)])
+_PART_OF = SUIT_OF
+_POS_OF = np.arange(N_KINDS) - SUIT_SIZE * _PART_OF
 _PLACE_OF = (5 ** _POS_OF).astype(np.int32)
-_PART_COLS = [np.arange(0, 9), np.arange(9, 18), np.arange(18, 27), np.arange(27, 34)]
+_PART_COLS = [np.flatnonzero(_PART_OF == j) for j in range(N_SUITS + 1)]
 
 # counts (N, 34) @ _WEIGHTS (34, 4) + _OFFSETS = part indices (N, 4). float32 because the matrix
 # product then runs in BLAS, several times faster than numpy's integer matmul; every key is an
@@ -60,11 +70,13 @@ _WEIGHTS = np.zeros((N_KINDS, 4), dtype=np.float32)
 _WEIGHTS[np.arange(N_KINDS), _PART_OF] = _PLACE_OF
 _OFFSETS = np.array([0, 0, 0, HONOR_OFFSET], dtype=np.float32)
 
-_BYTE = np.uint32(0xFF)
-_TILES = np.uint32(TILES_SHIFT)
-_ODD = np.uint32(ODD_SHIFT)
-_DIFF = np.uint32(DIFF_SHIFT)
-_BIAS = np.uint32(DIFF_BIAS)
+# Fields of the packed values. Plain integers: on the uint32 arrays NumPy keeps uint32, and the
+# small-batch path evaluates the same expressions on Python integers.
+_BYTE = 0xFF
+_TILES = TILES_SHIFT
+_ODD = ODD_SHIFT
+_DIFF = DIFF_SHIFT
+_BIAS = DIFF_BIAS
 
 
 # --------------------------------------------------------------------------- input handling
@@ -91,7 +103,8 @@ def _flat_wild(wild, lead: tuple[int, ...]) -> np.ndarray:
         try:
             w = np.broadcast_to(w, lead).reshape(-1)
         except ValueError:
-            raise ValueError(f"wild of shape {w.shape} does not broadcast to the batch shape {lead}") from None
+            raise ValueError(f"wild of shape {w.shape} does not broadcast to the batch shape {lead}") \
+                from None
     if w.size and w.dtype.kind == "i" and w.min() < 0:
         raise ValueError(f"wild must be >= 0, got {int(w.min())}")
     return w.astype(np.uint32)
@@ -168,9 +181,10 @@ def _sum_min(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return a + b + c + d, np.minimum(np.minimum(a, b), np.minimum(c, d))
 
 
-def _decide(S, M, w, orphans, seven_pairs: bool) -> np.ndarray:
-    """The win decision from summed (S) and min (M) packed fields, wildcards w (uint32), and
-    the thirteen-orphans need (or None)."""
+def _decide(S, M, w, orphans, seven_pairs: bool):
+    """The win decision from summed (S) and min (M) packed fields, wildcards w, and the
+    thirteen-orphans need (or None): (N,) uint32 arrays for a batch, or Python integers for one
+    hand (the small-batch path of ``is_win``); returns bool of the same kind."""
     total = ((S >> _TILES) & _BYTE) + w
     # standard: need0 summed over parts, plus the cheapest part's extra for the pair
     # (biased by +1 in the table; the bias moves to the right-hand side to stay unsigned)
@@ -244,40 +258,30 @@ def is_win(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bool = F
     """
     c2, lead = _flat_counts(counts)
     w = _flat_wild(wild, lead)
+    P = _packed_parts(c2)
     if c2.shape[0] <= _SMALL:
-        return _is_win_small(c2, w, seven_pairs, thirteen_orphans, extra_dragon).reshape(lead)
-    S, M = _sum_min(_packed_parts(c2))
+        return _decide_few(P, w, c2, seven_pairs, thirteen_orphans, extra_dragon).reshape(lead)
+    S, M = _sum_min(P)
     orphans = orphans_need(c2, extra_dragon) if thirteen_orphans else None
     return _decide(S, M, w, orphans, seven_pairs).reshape(lead)
 
 
 _SMALL = 2
-"""Batches up to this size take the plain-Python path: a single-table engine step checks one or
-two hands at a time, where the ~30 NumPy calls of the batched path cost more than the work."""
-_PLACES = [5 ** i for i in range(9)]
+"""Batches up to this size are decided on Python integers (``_decide_few``): a single-table engine
+step checks one or two hands at a time, where the decision's dozen NumPy calls on length-1 arrays
+cost more than the work (benchmarks/throughput.py, engine and AEC at one table)."""
 
 
-def _is_win_small(c2: np.ndarray, w: np.ndarray, seven_pairs: bool, thirteen_orphans: bool,
-                  extra_dragon: bool) -> np.ndarray:
-    """``is_win`` for a few hands, the same decision as ``_decide`` with Python integers."""
-    packed = _tables.get("packed")
-    out = np.zeros(c2.shape[0], dtype=bool)
-    for i, (row, wi) in enumerate(zip(c2.tolist(), w.tolist())):
-        if min(row) < 0 or max(row) > MAX_COUNT:  # a fifth copy: the general path
-            one = c2[i:i + 1]
-            orphans = orphans_need(one, extra_dragon) if thirteen_orphans else None
-            out[i] = _decide(*_sum_min(_packed_parts(one)), w[i:i + 1], orphans, seven_pairs)[0]
-            continue
-        parts = [int(packed[sum(c * p for c, p in zip(row[9 * j:9 * j + 9], _PLACES))]) for j in range(3)]
-        parts.append(int(packed[HONOR_OFFSET + sum(c * p for c, p in zip(row[27:], _PLACES))]))
-        S, M = sum(parts), min(parts)
-        total = ((S >> TILES_SHIFT) & 0xFF) + wi
-        win = (S & 0xFF) + (M >> DIFF_SHIFT) <= wi + DIFF_BIAS and total % 3 == 2
-        if total == 14 and not win:
-            if seven_pairs:
-                win = ((S >> ODD_SHIFT) & 0xFF) <= wi
-            if thirteen_orphans and not win:
-                win = int(orphans_need(c2[i], extra_dragon)) <= wi
+def _decide_few(P: np.ndarray, w: np.ndarray, c2: np.ndarray, seven_pairs: bool, thirteen_orphans: bool,
+                extra_dragon: bool) -> np.ndarray:
+    """``_decide`` hand by hand on Python integers, from the packed parts ``P`` (n, 4) of the
+    counts ``c2`` (n, 34); the thirteen-orphans need is computed only where nothing else wins."""
+    out = np.zeros(len(P), dtype=bool)
+    for i, (parts, wi) in enumerate(zip(P.tolist(), w.tolist())):
+        S = sum(parts)
+        win = _decide(S, min(parts), wi, None, seven_pairs)
+        if not win and thirteen_orphans and ((S >> _TILES) & _BYTE) + wi == 14:
+            win = _decide(S, min(parts), wi, int(orphans_need(c2[i], extra_dragon)), False)
         out[i] = win
     return out
 
@@ -319,10 +323,10 @@ def waits(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bool = Fa
     # need with t added is the cheaper of: the pair in another part, or in t's part. (N, 36):
     # 9 columns per part, flat so that every operation runs along one long contiguous axis.
     plus = _tables.get("plus")
-    need = np.repeat((need0_other + diff_other).astype(np.uint8), 9, axis=1)  # pair elsewhere
-    need += plus[0].take(idx, axis=0).reshape(n, 36)
-    here = np.repeat((need0_other + _BIAS).astype(np.uint8), 9, axis=1)  # pair in t's part
-    here += plus[1].take(idx, axis=0).reshape(n, 36)
+    need = np.repeat((need0_other + diff_other).astype(np.uint8), SUIT_KINDS, axis=1)  # pair elsewhere
+    need += plus[0].take(idx, axis=0).reshape(n, 4 * SUIT_KINDS)
+    here = np.repeat((need0_other + _BIAS).astype(np.uint8), SUIT_KINDS, axis=1)  # pair in t's part
+    here += plus[1].take(idx, axis=0).reshape(n, 4 * SUIT_KINDS)
     need = np.minimum(need, here, out=need)[:, :N_KINDS]  # honors have 7 kinds of 9: drop 2
 
     # a win needs the biased need <= wild + 1, and 3k+2 tiles with t; need >= 1, so a limit

@@ -18,16 +18,27 @@ import numpy as np
 
 N_KINDS = 34
 """Number of tile kinds that can be held in a hand."""
+N_SUITS = 3
+"""The suits m, p, s; kinds are laid out suit by suit."""
+SUIT_SIZE = 9
+"""Kinds in a suit (1-9): a suited kind t is of suit ``t // SUIT_SIZE``, rank ``t % SUIT_SIZE`` (0-8)."""
+N_SUITED = N_SUITS * SUIT_SIZE
+"""27 suited kinds (0-26); the honors are the kinds N_SUITED-33."""
+N_HONORS = N_KINDS - N_SUITED
+"""7 honors: 4 winds, 3 dragons."""
 N_FLOWERS = 8
 """Flower tiles (``quemen``), indices 34-41, one copy each."""
 FIRST_FLOWER = 34
 COPIES = 4
 
-_SUIT_OFFSET = {"m": 0, "p": 9, "s": 18, "z": 27, "f": 34}
-_SUIT_SIZE = {"m": 9, "p": 9, "s": 9, "z": 7, "f": 8}
+SUIT_OF = np.minimum(np.arange(N_KINDS) // SUIT_SIZE, N_SUITS)
+"""SUIT_OF[t]: 0, 1, 2 for a kind of m, p, s; 3 (= N_SUITS) for an honor. (34,) int64."""
+
+_SUIT_OFFSET = {"m": 0, "p": SUIT_SIZE, "s": 2 * SUIT_SIZE, "z": N_SUITED, "f": FIRST_FLOWER}
+_LETTER_KINDS = {"m": SUIT_SIZE, "p": SUIT_SIZE, "s": SUIT_SIZE, "z": N_HONORS, "f": N_FLOWERS}
 
 CODES: tuple[str, ...] = tuple(
-    f"{n}{suit}" for suit in "mpszf" for n in range(1, _SUIT_SIZE[suit] + 1)
+    f"{n}{suit}" for suit in "mpszf" for n in range(1, _LETTER_KINDS[suit] + 1)
 )
 """CODES[i] is the code of tile index i (0-41)."""
 _INDEX = {c: i for i, c in enumerate(CODES)}
@@ -93,10 +104,11 @@ def parse_tiles(text: str, *, allow_flowers: bool = False) -> list[int]:
             if not digits:
                 raise TileError(f"suit letter {ch!r} at position {pos} of {text!r} has no digits before it")
             if ch == "f" and not allow_flowers:
-                raise TileError(f"flower tiles ({digits[0][1]}f at position {digits[0][0]} of {text!r}) are not allowed here")
+                raise TileError(f"flower tiles ({digits[0][1]}f at position {digits[0][0]} of {text!r}) "
+                                "are not allowed here")
             for dpos, d in digits:
                 n = int(d)
-                if not 1 <= n <= _SUIT_SIZE[ch]:
+                if not 1 <= n <= _LETTER_KINDS[ch]:
                     raise TileError(f"no tile {d}{ch} (digit at position {dpos} of {text!r})")
                 out.append(_SUIT_OFFSET[ch] + n - 1)
             digits = []
@@ -104,7 +116,8 @@ def parse_tiles(text: str, *, allow_flowers: bool = False) -> list[int]:
         raise TileError(f"unexpected character {ch!r} at position {pos} of {text!r}")
     if digits:
         pos, d = digits[0]
-        raise TileError(f"digit {d!r} at position {pos} of {text!r} has no suit letter after it (m, p, s or z)")
+        raise TileError(f"digit {d!r} at position {pos} of {text!r} has no suit letter after it "
+                        "(m, p, s or z)")
     return out
 
 
@@ -147,7 +160,7 @@ def format_hand(counts) -> str:
 
 def suit_of(index: int) -> int:
     """0, 1, 2 for m, p, s; 3 for honors; 4 for flowers."""
-    return min(int(index) // 9, 3) if index < FIRST_FLOWER else 4
+    return min(int(index) // SUIT_SIZE, N_SUITS) if index < FIRST_FLOWER else N_SUITS + 1
 
 
 def hui_of_indicator(indicator: int) -> int:
@@ -163,11 +176,11 @@ def hui_of_indicator(indicator: int) -> int:
 
 def _hui_table() -> np.ndarray:
     t = np.zeros(N_KINDS, dtype=np.int64)
-    for s in range(3):
-        for n in range(9):
-            t[9 * s + n] = 9 * s + (n + 1) % 9
-    for n in range(4):
-        t[27 + n] = 27 + (n + 1) % 4
+    for s in range(N_SUITS):
+        for n in range(SUIT_SIZE):
+            t[SUIT_SIZE * s + n] = SUIT_SIZE * s + (n + 1) % SUIT_SIZE
+    for n in range(4):  # winds
+        t[N_SUITED + n] = N_SUITED + (n + 1) % 4
     t[33], t[32], t[31] = 32, 31, 33  # 中 -> 发 -> 白 -> 中
     return t
 
