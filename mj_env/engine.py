@@ -4,8 +4,13 @@
 each kind of update to the subset of tables that chose it (boolean masks and fancy indexing),
 then runs every table on through draws, empty claim windows and automatic wins until it waits
 on a real decision again (docs/game_flow.md), and computes the legal masks for the next step.
-Loops in here run over the 4 seats, the 3 places of a claim queue or a few phases, never over
-tables. Settlement of a won hand calls the rules core once per won hand (``hand_end.py``).
+Loops in here run over the 4 seats or a few phases, never over tables.
+
+The engine owns the flow of a hand: the own turn (discard, kongs, self-draw win), draws and
+replacement draws (``wall.py``), when a claim window opens and what follows when it closes, and
+the end of a hand: ``_finish(idx, won=...)`` settles it (``hand_end.py``, which calls the rules
+core once per won hand) and deals the next hand of a match. What is legal is ``legal.py``; the
+claim window itself (queue, priorities, pending claims, taking a meld) is ``claims.py``.
 
 An illegal action raises ``ActionError`` naming the table, the seat, the action and why, and
 changes nothing.
@@ -17,39 +22,24 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import actions as A
-from . import legal
+from . import claims, legal
 from .hand_end import Settlements, hand_results
 from .rules import RuleSet, get_rules
 from .state import (
-    ADDED_KONG,
-    C_CHI_HIGH,
-    C_CHI_LOW,
-    C_CHI_MID,
-    C_KONG,
-    C_PONG,
     C_WIN,
-    CHI,
     CLAIM,
-    CLAIM_CATEGORY,
-    CONCEALED_KONG,
     END,
-    KONG,
-    NO_CATEGORY,
+    MELD_ADDED_KONG,
+    MELD_CONCEALED_KONG,
+    MELD_PONG,
     PHASE_NAMES,
-    PONG,
     ROB,
     TURN,
     GameState,
     K,
-    Q,
     allocate,
 )
 from .wall import WallError, deal, draw, parse_wall, shuffled_walls
-
-# chi action id of the run starting at tile t (t in a suit, t % 9 <= 6)
-_CHI_ID = np.full(K + 3, -1, dtype=np.int64)
-_CHI_ID[A.CHI_START] = A.CHI + np.arange(A.N_CHI)
-
 
 MAX_TABLES = 1 << 22  # 4M tables: about 4 GiB of state
 
@@ -98,7 +88,8 @@ class Engine:
         self.rules = get_rules(rules, **overrides)
         if isinstance(num_tables, (bool, np.bool_)) or not isinstance(num_tables, (int, np.integer)) \
                 or not 1 <= num_tables <= MAX_TABLES:
-            raise ValueError(f"num_tables must be an integer in 1-{MAX_TABLES:,}, got {str(num_tables)[:40]!r}")
+            raise ValueError(f"num_tables must be an integer in 1-{MAX_TABLES:,}, "
+                             f"got {str(num_tables)[:40]!r}")
         self.num_tables = int(num_tables)
         self.rng = np.random.default_rng() if seed is None else _new_rng(seed)
         self.state: GameState = allocate(self.num_tables, self.rules.n_tiles)
@@ -141,7 +132,7 @@ class Engine:
         self._dealt(idx)
         res = self._new_result()
         self._start_turn(idx, res)
-        self._finish(idx[empty], np.zeros(0, dtype=np.int64), res)
+        self._finish(idx[empty], res, won=False)
         self._update_masks(None if tables is None else idx)
         return res
 
@@ -209,23 +200,9 @@ class Engine:
                 mask[turn[maybe], A.WIN] = legal.self_draw_win(rules, st, turn[maybe], s[maybe])
             if rules.ting:
                 mask[turn, A.TING:A.TING + K] = legal.ting_discards(rules, st, turn, s)
-        claim = base[phase == CLAIM]
-        if len(claim):
-            s = st.to_act[claim].astype(np.int64)
-            ok = st.claim_ok[claim, s] & (CLAIM_CATEGORY[None, :] < st.pend_cat[claim, None])
-            mask[claim, A.WIN] = ok[:, C_WIN]
-            mask[claim, A.PONG] = ok[:, C_PONG]
-            mask[claim, A.KONG] = ok[:, C_KONG]
-            mask[claim, A.PASS] = True
-            t = st.claim_tile[claim].astype(np.int64)
-            for which, c in ((0, C_CHI_LOW), (1, C_CHI_MID), (2, C_CHI_HIGH)):
-                rows = np.flatnonzero(ok[:, c])
-                mask[claim[rows], _CHI_ID[t[rows] - which]] = True
-        rob = base[phase == ROB]
-        if len(rob):
-            s = st.to_act[rob].astype(np.int64)
-            mask[rob, A.WIN] = st.claim_ok[rob, s, C_WIN]
-            mask[rob, A.PASS] = True
+        asked = base[(phase == CLAIM) | (phase == ROB)]
+        if len(asked):
+            claims.window_mask(st, asked, mask)
 
     def explain_illegal(self, table: int, action: int) -> str:
         """Why ``action`` is not legal at ``table`` now, in words."""
@@ -287,7 +264,7 @@ class Engine:
         if win.any():
             w, ws = idx[win], s[win]
             self._record_win(w, ws, np.full(len(w), -1), st.drawn[w].astype(np.int64))
-            self._finish(np.zeros(0, dtype=np.int64), w, res)
+            self._finish(w, res, won=True)
         kong = (a >= A.KONG_SELF) & (a < A.KONG_SELF + K)
         if kong.any():
             self._self_kong(idx[kong], s[kong], a[kong] - A.KONG_SELF, res)
@@ -308,7 +285,7 @@ class Engine:
             st.meld_counts[c, cs, ct] += 4
             st.hidden[c, cs, ct] += 4
             st.n_hidden[c, cs] += 1
-            self._add_meld(c, cs, CONCEALED_KONG, ct, np.full(len(c), -1))
+            claims.add_meld(st, c, cs, MELD_CONCEALED_KONG, ct, -1)
             self._replacement(c, res)
         added = ~conc
         if added.any():
@@ -317,7 +294,7 @@ class Engine:
             ok = legal.claim_options(self.rules, st, b, bs, bt, robbing=True)
             robbers = ok[:, :, C_WIN].any(axis=1)
             if robbers.any():
-                self._open_window(b[robbers], bs[robbers], bt[robbers], ok[robbers], ROB)
+                claims.open_window(st, b[robbers], bs[robbers], bt[robbers], ok[robbers], ROB)
             if (~robbers).any():
                 self._complete_added_kong(b[~robbers], bs[~robbers], bt[~robbers], res)
 
@@ -326,20 +303,10 @@ class Engine:
         st.ponged[idx, s, tile] = False
         st.hands[idx, s, tile] -= 1
         st.meld_counts[idx, s, tile] += 1
-        slot = np.argmax((st.meld_type[idx, s] == PONG) & (st.meld_tile[idx, s] == tile[:, None]), axis=1)
-        st.meld_type[idx, s, slot] = ADDED_KONG
+        pong = (st.meld_type[idx, s] == MELD_PONG) & (st.meld_tile[idx, s] == tile[:, None])
+        slot = np.argmax(pong, axis=1)
+        st.meld_type[idx, s, slot] = MELD_ADDED_KONG
         self._replacement(idx, res)
-
-    def _add_meld(self, idx, s, kind, tile, frm, wild=0) -> None:
-        st = self.state
-        slot = st.n_melds[idx, s].astype(np.int64)
-        st.meld_wild[idx, s, slot] = wild
-        st.meld_type[idx, s, slot] = kind
-        st.meld_tile[idx, s, slot] = tile
-        st.meld_from[idx, s, slot] = frm
-        st.n_melds[idx, s] += 1
-        st.any_meld[idx] = True
-        st.open_hand[idx, s] |= np.asarray(kind) != CONCEALED_KONG
 
     def _discard(self, idx, s, tile, res) -> None:
         st, rules = self.state, self.rules
@@ -353,7 +320,7 @@ class Engine:
         ok = legal.claim_options(rules, st, idx, s, tile, robbing=False)
         anyone = ok.any(axis=(1, 2))
         if anyone.any():
-            self._open_window(idx[anyone], s[anyone], tile[anyone], ok[anyone], CLAIM)
+            claims.open_window(st, idx[anyone], s[anyone], tile[anyone], ok[anyone], CLAIM)
         rest = idx[~anyone]
         if len(rest):
             self._next_draw(rest, res)
@@ -378,31 +345,6 @@ class Engine:
         st.sz_count[done] = 0
         st.sz_alive[idx[~(start | cont)]] = False
 
-    def _open_window(self, idx, s, tile, ok, phase) -> None:
-        """Queue the seats that may claim (win first in play order, then pong/kong, then chi)."""
-        st = self.state
-        n = len(idx)
-        rows = np.arange(n)[:, None]
-        # best category of each seat: win 0, pong/kong 1, chi 2, nothing 3
-        cat = np.where(ok[:, :, C_WIN], 0, np.where(ok[:, :, C_PONG] | ok[:, :, C_KONG], 1,
-                       np.where(ok[:, :, C_CHI_LOW:].any(axis=2), 2, NO_CATEGORY)))
-        offs = np.array([1, 2, 3])
-        seats = (s[:, None] + offs[None, :]) % 4                           # play order
-        cats = cat[rows, seats]                                             # (n, 3)
-        order = np.argsort(cats * 4 + offs[None, :], axis=1, kind="stable")
-        st.queue_seat[idx] = seats[rows, order]
-        st.queue_cat[idx] = cats[rows, order]
-        st.q_len[idx] = (cats < NO_CATEGORY).sum(axis=1)
-        st.q_pos[idx] = 0
-        st.claim_ok[idx] = ok
-        st.claim_tile[idx] = tile
-        st.pend_action[idx] = -1
-        st.pend_cat[idx] = NO_CATEGORY
-        st.winners[idx] = False
-        st.turn_seat[idx] = s
-        st.phase[idx] = phase
-        st.to_act[idx] = st.queue_seat[idx, 0]
-
     # ------------------------------------------------------------ claim window
     def _do_claim(self, idx, acts, res) -> None:
         if not len(idx):
@@ -415,122 +357,54 @@ class Engine:
             w = idx[win]
             self._record_win(w, s[win], st.turn_seat[w].astype(np.int64), st.claim_tile[w].astype(np.int64))
             if not rules.multiple_winners:
-                self._finish(np.zeros(0, dtype=np.int64), w, res)
+                self._finish(w, res, won=True)
         meld = (a == A.PONG) | (a == A.KONG) | ((a >= A.CHI) & (a < A.CHI + A.N_CHI))
         if meld.any():
             m, ma, ms = idx[meld], a[meld], s[meld]
-            waiting = self._accept(m, np.where(ma >= A.CHI, 2, 1), ma, ms)
-            if (~waiting).any():
-                self._carry_out(m[~waiting], ms[~waiting], ma[~waiting], res)
-            if waiting.any():
-                self._advance(m[waiting], res)
+            pending = claims.accept(st, m, ma, ms)
+            if (~pending).any():
+                self._carry_out(m[~pending], ms[~pending], ma[~pending], res)
+            if pending.any():
+                self._advance(m[pending], res)
         passed = idx[a == A.PASS]
         if len(passed):
             self._advance(passed, res)
         if rules.multiple_winners and win.any():
-            self._accept(idx[win], 0, None, None)
+            claims.accept_win(st, idx[win])
             self._advance(idx[win], res)
 
-    def _accept(self, idx, cat, action, seat) -> np.ndarray:
-        """A seat accepted a claim of category ``cat``: seats later in the queue whose best
-        category is not better leave it. Returns (n,) bool: higher-priority seats remain, so the
-        claim waits as pending (always True for hebei's several winners)."""
-        st = self.state
-        cat = np.broadcast_to(np.asarray(cat), (len(idx),))
-        # a win keeps the later winners in the queue (hebei); any other claim only better ones
-        beaten_by = np.where(cat == 0, 1, cat)
-        pos = st.q_pos[idx].astype(np.int64)
-        later = np.arange(Q)[None, :] > pos[:, None]
-        keep = later & (st.queue_cat[idx] < beaten_by[:, None]) & (np.arange(Q)[None, :] < st.q_len[idx, None])
-        remaining = keep.sum(axis=1)
-        st.q_len[idx] = pos + 1 + remaining
-        if action is None:  # hebei: a win; the remaining winners are still asked, wins only
-            st.pend_cat[idx] = 1
-            return np.ones(len(idx), dtype=bool)
-        still = remaining > 0
-        p = idx[still]
-        st.pend_action[p] = action[still]
-        st.pend_seat[p] = seat[still]
-        st.pend_cat[p] = cat[still]
-        return still
-
     def _advance(self, idx, res) -> None:
-        """Ask the next seat in the queue, or close the window."""
+        """Ask the next seat in the queue; where the window closes, play on."""
+        closed = claims.advance(self.state, idx)
+        if len(closed):
+            self._close_window(closed, res)
+
+    def _close_window(self, idx, res) -> None:
+        """Nobody is left to ask: winners end the hand; else a robbed kong's window completes the
+        kong, a pending claim is carried out, or the seat after the discarder draws."""
         st = self.state
-        st.q_pos[idx] += 1
-        done = st.q_pos[idx] >= st.q_len[idx]
-        ask = idx[~done]
-        st.to_act[ask] = st.queue_seat[ask, st.q_pos[ask].astype(np.int64)]
-        closed = idx[done]
-        if not len(closed):
-            return
-        won = st.winners[closed].any(axis=1)
+        won = st.winners[idx].any(axis=1)
         if won.any():
-            self._finish(np.zeros(0, dtype=np.int64), closed[won], res)
-        closed = closed[~won]
-        rob = st.phase[closed] == ROB
+            self._finish(idx[won], res, won=True)
+        idx = idx[~won]
+        rob = st.phase[idx] == ROB
         if rob.any():
-            r = closed[rob]
-            self._complete_added_kong(r, st.turn_seat[r].astype(np.int64), st.claim_tile[r].astype(np.int64), res)
-        closed = closed[~rob]
-        pend = st.pend_action[closed] >= 0
+            r = idx[rob]
+            self._complete_added_kong(r, st.turn_seat[r].astype(np.int64), st.claim_tile[r].astype(np.int64),
+                                      res)
+        idx = idx[~rob]
+        pend = st.pend_action[idx] >= 0
         if pend.any():
-            p = closed[pend]
+            p = idx[pend]
             self._carry_out(p, st.pend_seat[p].astype(np.int64), st.pend_action[p].astype(np.int64), res)
-        rest = closed[~pend]
+        rest = idx[~pend]
         if len(rest):
             self._next_draw(rest, res)
 
     def _carry_out(self, idx, s, a, res) -> None:
-        """Execute an accepted pong, exposed kong or chi of the claim tile."""
-        st, rules = self.state, self.rules
-        d = st.turn_seat[idx].astype(np.int64)
-        t = st.claim_tile[idx].astype(np.int64)
-        st.river[idx, d, t] -= 1
-        st.meld_counts[idx, s, t] += 1
-        hui = st.hui[idx].astype(np.int64)
-        chi = a >= A.CHI
-        same = ~chi
-        if same.any():
-            b, bs, bt = idx[same], s[same], t[same]
-            need = np.where(a[same] == A.KONG, 3, 2)
-            nat = np.minimum(st.hands[b, bs, bt], need)
-            wild = need - nat
-            st.hands[b, bs, bt] -= nat
-            st.meld_counts[b, bs, bt] += nat
-            if rules.hui_wild_in_melds and wild.any():
-                bh = hui[same]
-                st.hands[b, bs, bh] -= wild
-                st.meld_counts[b, bs, bh] += wild
-            kind = np.where(a[same] == A.KONG, KONG, PONG)
-            self._add_meld(b, bs, kind, bt, d[same], wild if rules.hui_wild_in_melds else 0)
-            st.ponged[b, bs, bt] = kind == PONG
-        if chi.any():
-            b, bs, bt, bh = idx[chi], s[chi], t[chi], hui[chi]
-            start = A.CHI_START[a[chi] - A.CHI]
-            wild_bits = np.zeros(len(b), dtype=np.int64)
-            for k in range(3):
-                o = start + k
-                other = o != bt
-                have = st.hands[b, bs, o] > 0
-                use_nat = other & have
-                use_wild = other & ~have
-                st.hands[b[use_nat], bs[use_nat], o[use_nat]] -= 1
-                st.meld_counts[b[use_nat], bs[use_nat], o[use_nat]] += 1
-                st.hands[b[use_wild], bs[use_wild], bh[use_wild]] -= 1
-                st.meld_counts[b[use_wild], bs[use_wild], bh[use_wild]] += 1
-                wild_bits |= use_wild.astype(np.int64) << k
-            self._add_meld(b, bs, CHI, start, d[chi], wild_bits)
-        st.claims[idx, s, d] += 1
-        st.sz_alive[idx] = False
-        st.turn_seat[idx] = s
-        st.to_act[idx] = s
-        st.drawn[idx] = -1
-        st.after_kong[idx] = False
-        st.last_draw[idx] = False
+        """The accepted pong, exposed kong or chi of the claim tile; a kong draws its replacement."""
+        claims.take_meld(self.rules, self.state, idx, s, a)
         kong = a == A.KONG
-        st.claimed_turn[idx] = ~kong
-        st.phase[idx] = TURN
         if kong.any():
             self._replacement(idx[kong], res)
 
@@ -547,10 +421,10 @@ class Engine:
                              st.claim_tile[w].astype(np.int64))
             st.robbed[w] = True
             if self.rules.multiple_winners:
-                self._accept(w, 0, None, None)
+                claims.accept_win(st, w)
                 self._advance(w, res)
             else:
-                self._finish(np.zeros(0, dtype=np.int64), w, res)
+                self._finish(w, res, won=True)
         passed = idx[a == A.PASS]
         if len(passed):
             self._advance(passed, res)
@@ -560,12 +434,12 @@ class Engine:
         st = self.state
         st.turn_seat[idx] = (st.turn_seat[idx] + 1) % 4
         empty = draw(self.rules, st, idx, replacement=False)
-        self._finish(idx[empty], np.zeros(0, dtype=np.int64), res)
+        self._finish(idx[empty], res, won=False)
         self._start_turn(idx[~empty], res)
 
     def _replacement(self, idx, res) -> None:
         empty = draw(self.rules, self.state, idx, replacement=True)
-        self._finish(idx[empty], np.zeros(0, dtype=np.int64), res)
+        self._finish(idx[empty], res, won=False)
         self._start_turn(idx[~empty], res)
 
     def _dealt(self, idx) -> None:
@@ -578,14 +452,14 @@ class Engine:
     def _start_turn(self, idx, res) -> None:
         """A turn that begins with a draw or the dealer's first turn: 四惠牌 wins at once."""
         st, rules = self.state, self.rules
-        if not rules.four_hui_win or not len(idx):
+        if not (rules.hui and rules.four_hui_win) or not len(idx):
             return
         s = st.turn_seat[idx].astype(np.int64)
         four = st.hands[idx, s, st.hui[idx].astype(np.int64)] == 4
         if four.any():
             w = idx[four]
             self._record_win(w, s[four], np.full(len(w), -1), st.drawn[w].astype(np.int64))
-            self._finish(np.zeros(0, dtype=np.int64), w, res)
+            self._finish(w, res, won=True)
 
     # ------------------------------------------------------------ end of hand
     def _record_win(self, idx, seat, frm, tile) -> None:
@@ -594,19 +468,19 @@ class Engine:
         st.win_from[idx] = frm
         st.win_tile[idx] = tile
 
-    def _finish(self, drawn_idx, won_idx, res) -> None:
-        """Settle hands that ended (drawn or won), then deal the next hand of a match."""
-        idx = np.concatenate([np.asarray(drawn_idx, dtype=np.int64), np.asarray(won_idx, dtype=np.int64)])
+    def _finish(self, idx, res, *, won: bool) -> None:
+        """Settle the hands at ``idx`` that ended, ``won`` (the winners recorded) or drawn (荒牌),
+        then deal the next hand of a match."""
         if not len(idx):
             return
         st, rules = self.state, self.rules
-        won = np.concatenate([np.zeros(len(drawn_idx), bool), np.ones(len(won_idx), bool)])
-        if not won.all():
-            st.winners[idx[~won]] = False
-        robbed = idx[won & st.robbed[idx]]
-        if len(robbed):
-            st.hands[robbed, st.win_from[robbed].astype(np.int64), st.win_tile[robbed].astype(np.int64)] -= 1
-        scores = hand_results(rules, st, idx, won, res.settlements)
+        if won:
+            r = idx[st.robbed[idx]]  # the robbed tile goes from the declarer to the winner
+            if len(r):
+                st.hands[r, st.win_from[r].astype(np.int64), st.win_tile[r].astype(np.int64)] -= 1
+        else:
+            st.winners[idx] = False
+        scores = hand_results(rules, st, idx, np.full(len(idx), won), res.settlements)
         res.rewards[idx] += scores
         res.hand_over[idx] = True
         st.match_scores[idx] += scores
@@ -614,7 +488,7 @@ class Engine:
         st.phase[idx] = END
         # Dealer: stays after a dealer win or a drawn hand (连庄), else rotates.
         dealer = st.dealer[idx].astype(np.int64)
-        keep = ~won | st.winners[idx, dealer]
+        keep = st.winners[idx, dealer] if won else np.ones(len(idx), dtype=bool)
         step = -1 if rules.dealer_rotation == "previous" else 1
         next_dealer = np.where(keep, dealer, (dealer + step) % 4).astype(np.int8)
         more = st.hands_played[idx] < rules.hands_per_episode
@@ -625,4 +499,4 @@ class Engine:
             empty = deal(rules, st, m, walls, next_dealer[more])
             self._dealt(m)
             self._start_turn(m, res)
-            self._finish(m[empty], np.zeros(0, dtype=np.int64), res)
+            self._finish(m[empty], res, won=False)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import calculator
+from .claims import hubao_bound
 from .rules import RuleSet
 from .state import ADDED_KONG, CHI, CONCEALED_KONG, KONG, MELD_NAMES, PONG, GameState
 from .tiles import CODES, format_hand, format_tiles
@@ -21,10 +22,11 @@ _KONG_KIND = {KONG: "exposed", ADDED_KONG: "added", CONCEALED_KONG: "concealed"}
 
 
 def hubao_pairs(rules: RuleSet, claims: np.ndarray) -> list[list[int]]:
-    """互包 pairs [a, b] (a < b) of one table: a claimed ``hubao_claims`` discards from b or b from a."""
+    """互包 pairs [a, b] (a < b) of one table from its claims (4, 4) (``state.claims``): a claimed
+    ``hubao_claims`` discards from b or b from a (``claims.hubao_bound``)."""
     if not rules.hubao:
         return []
-    bound = (claims >= rules.hubao_claims) | (claims >= rules.hubao_claims).T
+    bound = hubao_bound(claims, claims.T, rules.hubao_claims)
     return [[a, b] for a in range(4) for b in range(a + 1, 4) if bound[a, b]]
 
 

@@ -3,7 +3,12 @@
 Every function takes a subset of tables ``idx`` (int array, n tables) and the seats concerned
 (n,), and returns arrays with a leading n. The win tests are the rules core's (``mj_env.hand``);
 this module only says which tiles are natural, which are wild, and which restrictions apply
-(RULES.md 5, docs/game_flow.md).
+(RULES.md 5, docs/game_flow.md). Whether a kong is possible at all is the wall's
+(``wall.kong_possible``); who is asked about a claim, and in which order, is ``claims.py``.
+
+``claim_options`` has a plain-Python path for one table (``_claim_options_one``), which the
+single-table environments take at every discard; it uses the same helpers (``discard_win``,
+``_natural_chi``, ``kong_possible``) and a test holds it equal to the batched path.
 """
 from __future__ import annotations
 
@@ -12,16 +17,16 @@ import numpy as np
 from . import hand
 from .rules import RuleSet
 from .state import (
-    C_CHI_HIGH,
-    C_CHI_LOW,
-    C_CHI_MID,
+    C_CHI,
     C_KONG,
     C_PONG,
     C_WIN,
     C,
     GameState,
     K,
+    S,
 )
+from .tiles import N_SUITED, N_SUITS, SUIT_OF, SUIT_SIZE
 from .wall import kong_possible
 
 _rows_cache: dict[int, np.ndarray] = {}
@@ -51,11 +56,15 @@ def concealed(st: GameState, idx, seats) -> np.ndarray:
     return ~st.open_hand[idx, seats]
 
 
+def _suits_held(total) -> np.ndarray:
+    """Which of the three suits the tiles ``total`` (n, K) hold any of: (n, 3) bool."""
+    return total[:, :N_SUITED].reshape(-1, N_SUITS, SUIT_SIZE).sum(axis=2) > 0
+
+
 def lacks_a_suit(st: GameState, idx, seats, counts) -> np.ndarray:
     """缺一门: concealed ``counts`` (n, K) plus the seat's melds hold at most two suits. (n,) bool."""
     total = counts.astype(np.int16) + st.meld_counts[idx, seats]
-    suits = total[:, :27].reshape(-1, 3, 9).sum(axis=2) > 0
-    return suits.sum(axis=1) <= 2
+    return _suits_held(total).sum(axis=1) < N_SUITS
 
 
 def _shape_win(rules: RuleSet, nat, wild) -> np.ndarray:
@@ -106,7 +115,8 @@ def chi_fill(rules: RuleSet, st: GameState, idx, seats, tile, which: int):
     each of them (n, 2) bool).
     """
     start = tile - which
-    in_suit = (tile < 27) & (start >= 0) & (start // 9 == tile // 9) & (start % 9 <= 6)
+    in_suit = ((tile < N_SUITED) & (start >= 0) & (start // SUIT_SIZE == tile // SUIT_SIZE)
+               & (start % SUIT_SIZE <= _LAST_RUN_START))
     others = np.stack([start + (1 if which == 0 else 0), start + (2 if which != 2 else 1)], axis=1)
     others = np.where(in_suit[:, None], others, 0)
     counts = st.hands[idx, seats]
@@ -131,11 +141,11 @@ def claim_options(rules: RuleSet, st: GameState, idx, discarder, tile, robbing: 
     n = len(idx)
     if n == 1 and not rules.hui_wild_in_melds:
         return _claim_options_one(rules, st, int(idx[0]), int(discarder[0]), int(tile[0]), robbing)
-    ok = np.zeros((n, 4, C), dtype=bool)
+    ok = np.zeros((n, S, C), dtype=bool)
     rows = _rows(n)
     d = discarder.astype(np.int64)
     tile = tile.astype(np.int64)
-    others = (d[:, None] + np.array([1, 2, 3])[None, :]) % 4            # (n, 3) in play order
+    others = (d[:, None] + _OTHERS[None, :]) % S                        # (n, 3) in play order
     r3 = rows[:, None]
     b3 = idx[:, None]
     may_win = st.ready[b3, others]
@@ -158,33 +168,44 @@ def claim_options(rules: RuleSet, st: GameState, idx, discarder, tile, robbing: 
     if rules.chi:
         nxt = others[:, 0]
         if rules.hui_wild_in_melds:
-            for which, c in ((0, C_CHI_LOW), (1, C_CHI_MID), (2, C_CHI_HIGH)):
+            for which, c in enumerate(C_CHI):
                 ok[rows, nxt, c] = free[:, 0] & chi_fill(rules, st, idx, nxt, tile, which)[0]
         else:
             # natural tiles only: the next seat's tiles two below .. two above the discard
-            pos = tile % 9
-            chi_ok = free[:, 0] & (tile < 27)
             near = np.minimum(np.maximum(tile[:, None] + _NEAR[None, :], 0), K - 1)
-            have_near = st.hands.reshape(-1, K)[(idx * 4 + nxt)[:, None], near] > 0   # (n, 4)
-            ok[rows, nxt, C_CHI_LOW] = chi_ok & (pos <= 6) & have_near[:, 2] & have_near[:, 3]
-            ok[rows, nxt, C_CHI_MID] = chi_ok & (pos >= 1) & (pos <= 7) & have_near[:, 1] & have_near[:, 2]
-            ok[rows, nxt, C_CHI_HIGH] = chi_ok & (pos >= 2) & have_near[:, 0] & have_near[:, 1]
+            have_near = st.hands.reshape(-1, K)[(idx * S + nxt)[:, None], near] > 0   # (n, 4)
+            chi_ok = free[:, 0] & (tile < N_SUITED)
+            for c, run in zip(C_CHI, _natural_chi(tile % SUIT_SIZE, *have_near.T)):
+                ok[rows, nxt, c] = chi_ok & run
     return ok
 
 
+_OTHERS = np.arange(1, S)
 _NEAR = np.array([-2, -1, 1, 2])
+_C_CHI = np.array(C_CHI)
+_LAST_RUN_START = SUIT_SIZE - 3  # the rank of 7 in 789
+
+
+def _natural_chi(rank, below2, below1, above1, above2):
+    """Chi of a suited discard of ``rank`` (0-8) with natural tiles, from whether the claimer holds
+    the tiles two below, one below, one above and two above it (bools, or bool arrays of one
+    shape). Returns whether it completes a run with the discard as the lowest, the middle and the
+    highest tile (C_CHI's order)."""
+    return ((rank <= _LAST_RUN_START) & above1 & above2,
+            (rank >= 1) & (rank <= _LAST_RUN_START + 1) & below1 & above1,
+            (rank >= 2) & below2 & below1)
 
 
 def _claim_options_one(rules: RuleSet, st: GameState, b: int, d: int, t: int, robbing: bool) -> np.ndarray:
     """``claim_options`` for one table with natural-tile melds, in plain Python: the single-table
-    environment asks this at every discard, where two dozen NumPy calls on length-1 arrays cost
-    more than the work. The batched path is the definition; the batch-equivalence test holds
-    the two together."""
-    ok = np.zeros((1, 4, C), dtype=bool)
+    environments ask this at every discard, where the batched path's NumPy calls on length-1
+    arrays cost about ten times the work (benchmarks/throughput.py, engine and AEC at one table).
+    Same helpers as the batched path; the batch-equivalence test holds the two together."""
+    ok = np.zeros((1, S, C), dtype=bool)
     one = np.array([b])
     can_kong = None
-    for k in (1, 2, 3):
-        s = (d + k) % 4
+    for k in _OTHERS.tolist():
+        s = (d + k) % S
         if st.ready[b, s] and not (rules.discard_win_concealed_only and st.open_hand[b, s]):
             ok[0, s, C_WIN] = discard_win(rules, st, one, np.array([s]), np.array([t]))[0]
         if robbing or st.ting[b, s]:
@@ -197,15 +218,9 @@ def _claim_options_one(rules: RuleSet, st: GameState, b: int, d: int, t: int, ro
                 if can_kong is None:
                     can_kong = bool(kong_possible(rules, st, one)[0])
                 ok[0, s, C_KONG] = can_kong
-        if rules.chi and k == 1 and t < 27:
-            pos = t % 9
-            below2 = pos >= 2 and hand_s[t - 2] > 0
-            below1 = pos >= 1 and hand_s[t - 1] > 0
-            above1 = pos <= 7 and hand_s[t + 1] > 0
-            above2 = pos <= 6 and hand_s[t + 2] > 0
-            ok[0, s, C_CHI_LOW] = above1 and above2
-            ok[0, s, C_CHI_MID] = below1 and above1
-            ok[0, s, C_CHI_HIGH] = below2 and below1
+        if rules.chi and k == 1 and t < N_SUITED:
+            near = [hand_s[min(max(t + o, 0), K - 1)] > 0 for o in _NEAR.tolist()]
+            ok[0, s, _C_CHI] = _natural_chi(t % SUIT_SIZE, *near)
     return ok
 
 
@@ -243,12 +258,10 @@ def ting_discards(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
     total = rest.astype(np.int16) + st.meld_counts[idx[r], seats[r]]
     waits &= total < 4
     if rules.lack_suit:
-        present = total[:, :27].reshape(-1, 3, 9).sum(axis=2) > 0          # (m, 3)
-        n_suits = present.sum(axis=1)
-        wait_suit = np.minimum(np.arange(K) // 9, 3)                         # 3 = honors
+        present = _suits_held(total)                                         # (m, 3)
         adds_suit = np.zeros((len(r), K), dtype=bool)
-        adds_suit[:, :27] = ~present[:, wait_suit[:27]]
-        waits &= (n_suits[:, None] + adds_suit) <= 2
+        adds_suit[:, :N_SUITED] = ~present[:, SUIT_OF[:N_SUITED]]
+        waits &= (present.sum(axis=1)[:, None] + adds_suit) < N_SUITS
     out[r, x] = waits.any(axis=1)
     return out
 

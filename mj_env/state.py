@@ -8,7 +8,8 @@ Named dimensions::
     C  = 6 claim kinds per seat: win, pong, kong, chi with the discard lowest / middle / highest
 
 Every array below is (B, ...) and is documented where it is allocated. Tile values are kind
-indices (0-33, flowers 34-41); -1 means "none". Phases and meld types are small ints named here.
+indices (0-33, flowers 34-41); -1 means "none". Phases, meld types, claim kinds and claim
+categories are small ints named here.
 """
 from __future__ import annotations
 
@@ -28,14 +29,24 @@ C = 6
 TURN, CLAIM, ROB, END = 0, 1, 2, 3
 PHASE_NAMES = ("TURN", "CLAIM", "ROB", "END")
 
-# meld_type
-NO_MELD, CHI, PONG, KONG, ADDED_KONG, CONCEALED_KONG = 0, 1, 2, 3, 4, 5
+# meld_type (MELD_KONG is the exposed kong 明杠). Not the actions A.CHI, A.PONG, A.KONG.
+NO_MELD, MELD_CHI, MELD_PONG, MELD_KONG, MELD_ADDED_KONG, MELD_CONCEALED_KONG = 0, 1, 2, 3, 4, 5
 MELD_NAMES = ("", "chi", "pong", "kong", "added_kong", "concealed_kong")
+"""MELD_NAMES[meld_type]: the meld's ``type`` in a calculator input (INTERFACES.md 1)."""
+KONG_MELDS = (MELD_KONG, MELD_ADDED_KONG, MELD_CONCEALED_KONG)
+# The old names of the meld types, for modules that still import them (mj_env.hand_end); new code
+# uses the MELD_ names, which cannot be mistaken for the actions of the same name.
+CHI, PONG, KONG, ADDED_KONG, CONCEALED_KONG = (MELD_CHI, MELD_PONG, MELD_KONG, MELD_ADDED_KONG,
+                                                MELD_CONCEALED_KONG)
 
-# claim kinds (last axis of claim_ok) and their priority category (lower is asked first)
+# claim kinds (last axis of claim_ok)
 C_WIN, C_PONG, C_KONG, C_CHI_LOW, C_CHI_MID, C_CHI_HIGH = range(C)
-CLAIM_CATEGORY = np.array([0, 1, 1, 2, 2, 2], dtype=np.int8)
-NO_CATEGORY = 3
+C_CHI = (C_CHI_LOW, C_CHI_MID, C_CHI_HIGH)
+"""The chi kinds, by the place of the claimed tile in the run (lowest, middle, highest)."""
+# claim categories (queue_cat, pend_cat): the priority of a claim, lower is asked first
+CAT_WIN, CAT_PONG_KONG, CAT_CHI, NO_CATEGORY = 0, 1, 2, 3
+CLAIM_CATEGORY = np.array([CAT_WIN, CAT_PONG_KONG, CAT_PONG_KONG, CAT_CHI, CAT_CHI, CAT_CHI], dtype=np.int8)
+"""CLAIM_CATEGORY[claim kind]: its category."""
 
 
 @dataclass
@@ -44,7 +55,7 @@ class GameState:
 
     wall: np.ndarray            # (B, W) int8   the wall, in dealing order (RULES.md 3)
     hands: np.ndarray           # (B, S, K) int8 concealed tiles
-    meld_type: np.ndarray       # (B, S, M) int8 NO_MELD/CHI/PONG/KONG/ADDED_KONG/CONCEALED_KONG
+    meld_type: np.ndarray       # (B, S, M) int8 NO_MELD or a MELD_ type
     meld_tile: np.ndarray       # (B, S, M) int8 the kind (chi: its lowest tile)
     meld_from: np.ndarray       # (B, S, M) int8 seat the claimed tile came from, -1 for own kongs
     meld_wild: np.ndarray       # (B, S, M) int8 惠牌 filling in (hui_wild_in_melds): pong/kong: how many;
@@ -55,7 +66,7 @@ class GameState:
     n_hidden: np.ndarray        # (B, S) int8   concealed kongs declared
     river: np.ndarray           # (B, S, K) int8 each seat's discards not claimed by anyone
     flowers: np.ndarray         # (B, S) int8   flowers laid out (quemen)
-    indicator: np.ndarray       # (B,) int8     惠坯, -1 without 惠牌
+    indicator: np.ndarray       # (B,) int8     惠坯 (wall[-1], indicator layout), -1 with the tail layout
     hui: np.ndarray             # (B,) int8     惠牌 kind, -1 without 惠牌
     live_pos: np.ndarray        # (B,) int16    wall index of the next live draw
     tail_pos: np.ndarray        # (B,) int16    wall index of the next replacement draw (moves down)
@@ -71,14 +82,15 @@ class GameState:
     claim_last: np.ndarray      # (B,) bool     that discard was made in a last-draw turn
     claim_ok: np.ndarray        # (B, S, C) bool each seat's possible claims on claim_tile
     queue_seat: np.ndarray      # (B, Q) int8   seats to ask, in order
-    queue_cat: np.ndarray       # (B, Q) int8   their best claim category
+    queue_cat: np.ndarray       # (B, Q) int8   their best claim category (CAT_, NO_CATEGORY)
     q_pos: np.ndarray           # (B,) int8     place in the queue being asked
     q_len: np.ndarray           # (B,) int8     places still in the queue
     pend_action: np.ndarray     # (B,) int16    accepted claim waiting for higher-priority seats, -1
     pend_seat: np.ndarray       # (B,) int8
     pend_cat: np.ndarray        # (B,) int8     its category, NO_CATEGORY when none
     winners: np.ndarray         # (B, S) bool   seats that accepted a win in this window (hebei: several)
-    win_from: np.ndarray        # (B,) int8     seat that discarded the winning tile / was robbed, -1 self-draw
+    win_from: np.ndarray        # (B,) int8     seat that discarded the winning tile / was robbed;
+                                #               -1 self-draw
     win_tile: np.ndarray        # (B,) int8     the winning tile
     robbed: np.ndarray          # (B,) bool     the win robs an added kong (抢杠)
     ting: np.ndarray            # (B, S) bool   报听 declared (quemen)
@@ -131,7 +143,8 @@ def allocate(num_tables: int, wall_len: int) -> GameState:
         wall=z((wall_len,), np.int8), hands=z((S, K), np.int8),
         meld_type=z((S, M), np.int8), meld_tile=full((S, M), -1, np.int8),
         meld_from=full((S, M), -1, np.int8), meld_wild=z((S, M), np.int8), n_melds=z((S,), np.int8),
-        meld_counts=z((S, K), np.int8), hidden=z((S, K), np.int8), n_hidden=z((S,), np.int8), river=z((S, K), np.int8), flowers=z((S,), np.int8),
+        meld_counts=z((S, K), np.int8), hidden=z((S, K), np.int8), n_hidden=z((S,), np.int8),
+        river=z((S, K), np.int8), flowers=z((S,), np.int8),
         indicator=full((), -1, np.int8), hui=full((), -1, np.int8),
         live_pos=z((), np.int16), tail_pos=z((), np.int16), replaced=z((), np.int16),
         phase=full((), END, np.int8), to_act=z((), np.int8), turn_seat=z((), np.int8),

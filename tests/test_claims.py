@@ -1,0 +1,151 @@
+"""mj_env.claims: the claim window's queue order, pending claims, several winners, the offered
+actions, and the 互包 binding, on hand-set states (docs/game_flow.md, "After a discard")."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mj_env import actions as A
+from mj_env import claims
+from mj_env.rules import BEIJING
+from mj_env.state import (
+    C_CHI_HIGH,
+    C_CHI_LOW,
+    C_CHI_MID,
+    C_KONG,
+    C_PONG,
+    C_WIN,
+    CAT_CHI,
+    CAT_PONG_KONG,
+    CAT_WIN,
+    CLAIM,
+    MELD_PONG,
+    NO_CATEGORY,
+    TURN,
+    C,
+    allocate,
+)
+
+ONE = np.array([0])
+
+
+def window(discarder: int, offers: dict, tile: int = 4):
+    """A state with one table whose claim window on ``tile`` is open; ``offers``: seat -> claim kinds."""
+    st = allocate(1, 136)
+    ok = np.zeros((1, 4, C), dtype=bool)
+    for seat, kinds in offers.items():
+        ok[0, seat, list(kinds)] = True
+    claims.open_window(st, ONE, np.array([discarder]), np.array([tile]), ok, CLAIM)
+    return st
+
+
+def queue(st) -> list[tuple[int, int]]:
+    """(seat, best category) of the places still to be asked, the one asked first."""
+    places = range(int(st.q_pos[0]), int(st.q_len[0]))
+    return [(int(st.queue_seat[0, q]), int(st.queue_cat[0, q])) for q in places]
+
+
+def offered(st) -> list[str]:
+    mask = np.zeros((1, A.N_ACTIONS), dtype=bool)
+    claims.window_mask(st, ONE, mask)
+    return [A.name(a) for a in np.flatnonzero(mask[0])]
+
+
+QUEUES = [
+    # discarder, claims per seat, queue: wins in play order, then pong/kong, then chi
+    (0, {1: [C_CHI_LOW], 2: [C_PONG], 3: [C_WIN]}, [(3, CAT_WIN), (2, CAT_PONG_KONG), (1, CAT_CHI)]),
+    (2, {3: [C_WIN], 0: [C_WIN, C_PONG]}, [(3, CAT_WIN), (0, CAT_WIN)]),
+    (3, {2: [C_WIN], 1: [C_WIN], 0: [C_CHI_MID, C_PONG, C_KONG]},
+     [(1, CAT_WIN), (2, CAT_WIN), (0, CAT_PONG_KONG)]),
+    (1, {2: [C_CHI_HIGH]}, [(2, CAT_CHI)]),
+]
+
+
+@pytest.mark.parametrize("discarder, offers, want", QUEUES)
+def test_queue_order(discarder, offers, want):
+    st = window(discarder, offers)
+    assert queue(st) == want
+    assert int(st.to_act[0]) == want[0][0] and int(st.turn_seat[0]) == discarder
+    assert st.pend_action[0] == -1 and st.pend_cat[0] == NO_CATEGORY
+
+
+def test_best_category_of_each_seat():
+    ok = np.zeros((4, C), dtype=bool)
+    ok[0, [C_WIN, C_PONG]] = ok[1, C_KONG] = ok[2, C_CHI_MID] = True
+    assert claims.best_category(ok).tolist() == [CAT_WIN, CAT_PONG_KONG, CAT_CHI, NO_CATEGORY]
+
+
+def test_the_seat_asked_is_offered_its_claims_and_pass():
+    st = window(0, {1: [C_CHI_LOW, C_CHI_MID, C_CHI_HIGH, C_PONG]}, tile=4)  # 5m
+    assert offered(st) == ["pass", "pong", "chi 345m", "chi 456m", "chi 567m"]
+
+
+def test_a_claim_beaten_by_a_later_seat_waits_as_pending():
+    # seat 1 may chi, seat 3 may pong: seat 3 is asked first (pong beats chi)
+    st = window(0, {1: [C_CHI_LOW], 2: [C_WIN], 3: [C_PONG]})
+    assert queue(st) == [(2, CAT_WIN), (3, CAT_PONG_KONG), (1, CAT_CHI)]
+    assert claims.advance(st, ONE).size == 0  # seat 2 passes the win
+    pending = claims.accept(st, ONE, np.array([A.PONG]), np.array([3]))
+    assert not pending[0]  # nobody better is left: carried out at once
+    assert queue(st) == [(3, CAT_PONG_KONG)]   # seat 1's chi left the queue
+
+
+def test_a_claim_that_a_later_seat_could_beat_waits_as_pending():
+    # the next seat may win or chi 5m; seat 2 may pong it
+    st = window(0, {1: [C_WIN, C_CHI_LOW], 2: [C_PONG]}, tile=4)
+    assert queue(st) == [(1, CAT_WIN), (2, CAT_PONG_KONG)]
+    assert offered(st) == ["win", "pass", "chi 567m"]
+    chi = A.index("chi 567m")
+    assert claims.accept(st, ONE, np.array([chi]), np.array([1]))[0]  # seat 2's pong beats a chi
+    assert (st.pend_action[0], st.pend_seat[0], st.pend_cat[0]) == (chi, 1, CAT_CHI)
+    assert claims.advance(st, ONE).size == 0 and int(st.to_act[0]) == 2
+    assert offered(st) == ["pass", "pong"]  # only what beats the pending chi
+    passed = st.copy()
+    assert claims.advance(passed, ONE).tolist() == [0]  # seat 2 passes: the window closes on the chi
+    # seat 2 pongs instead: nobody is left who could beat it, so it is carried out at once
+    assert not claims.accept(st, ONE, np.array([A.PONG]), np.array([2]))[0]
+
+
+def test_several_winners_are_each_asked_about_the_win_only():
+    st = window(0, {1: [C_WIN], 2: [C_WIN, C_PONG], 3: [C_PONG]})
+    assert queue(st) == [(1, CAT_WIN), (2, CAT_WIN), (3, CAT_PONG_KONG)]
+    claims.accept_win(st, ONE)
+    assert queue(st) == [(1, CAT_WIN), (2, CAT_WIN)]  # the pong left
+    assert claims.advance(st, ONE).size == 0 and int(st.to_act[0]) == 2
+    assert offered(st) == ["win", "pass"]
+    assert claims.advance(st, ONE).tolist() == [0]
+
+
+def test_taking_a_pong_makes_a_meld_and_counts_the_claim():
+    st = window(0, {2: [C_PONG]}, tile=4)
+    st.river[0, 0, 4] = 1
+    st.hands[0, 2, 4] = 2
+    st.sz_alive[0] = True
+    claims.take_meld(BEIJING, st, ONE, np.array([2]), np.array([A.PONG]))
+    assert (st.hands[0, 2, 4], st.meld_counts[0, 2, 4], st.river[0, 0, 4]) == (0, 3, 0)
+    assert (st.meld_type[0, 2, 0], st.meld_tile[0, 2, 0], st.meld_from[0, 2, 0]) == (MELD_PONG, 4, 0)
+    assert st.claims[0, 2, 0] == 1 and st.ponged[0, 2, 4] and not st.sz_alive[0]
+    assert (st.phase[0], st.to_act[0], st.claimed_turn[0]) == (TURN, 2, True)
+
+
+HUBAO = [
+    # claims[a, b] = discards a claimed from b; hubao_claims; bound pairs
+    ({(0, 1): 3}, 3, {(0, 1)}),
+    ({(1, 0): 3}, 3, {(0, 1)}),
+    ({(0, 1): 2, (1, 0): 2}, 3, set()),          # claims in both directions do not add up
+    ({(2, 3): 1, (3, 0): 4}, 1, {(2, 3), (0, 3)}),
+    ({}, 1, set()),
+]
+
+
+@pytest.mark.parametrize("counts, n, want", HUBAO)
+def test_hubao_binding(counts, n, want):
+    c = np.zeros((4, 4), dtype=np.int8)
+    for (a, b), k in counts.items():
+        c[a, b] = k
+    bound = claims.hubao_bound(c, c.T, n)
+    assert {(a, b) for a in range(4) for b in range(a + 1, 4) if bound[a, b]} == want
+    assert (bound == bound.T).all() and not bound.diagonal().any()
+    # any leading shape: a batch of tables at once
+    many = claims.hubao_bound(np.stack([c, c]), np.stack([c.T, c.T]), n)
+    assert many.shape == (2, 4, 4) and (many == bound).all()
