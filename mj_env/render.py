@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .rules import RuleSet
-from .state import CHI, CONCEALED_KONG, END, MELD_NAMES, PHASE_NAMES, PONG, GameState
+from .state import END, MELD_CHI, MELD_NAMES, MELD_PONG, PHASE_NAMES, TURN, GameState
 from .tiles import CODES, format_hand, glyph
 from .wall import live_left
 
@@ -18,29 +18,33 @@ def _tiles(counts) -> str:
 
 
 def _meld(kind: int, tile: int) -> str:
-    if kind == CHI:
+    if kind == MELD_CHI:
         tiles = [tile, tile + 1, tile + 2]
     else:
-        tiles = [tile] * (3 if kind == PONG else 4)
-    shown = "".join(glyph(t) for t in tiles)
-    return f"{MELD_NAMES[kind]} {shown}" if kind != CONCEALED_KONG else f"concealed_kong {shown}"
+        tiles = [tile] * (3 if kind == MELD_PONG else 4)
+    return f"{MELD_NAMES[kind]} {''.join(glyph(t) for t in tiles)}"
 
 
 def render_table(rules: RuleSet, st: GameState, b: int = 0) -> str:
     """A multi-line text picture of table ``b``."""
     lines = []
     phase = PHASE_NAMES[st.phase[b]]
-    head = f"{rules.name} | dealer {SEAT_NAMES[st.dealer[b]]} | live wall {int(live_left(rules, st, np.array([b]))[0])}"
+    live = int(live_left(rules, st, np.array([b]))[0])
+    head = f"{rules.name} | dealer {SEAT_NAMES[st.dealer[b]]} | live wall {live}"
+    if rules.wall_layout == "indicator":
+        ind = int(st.indicator[b])
+        head += f" | 惠坯 {glyph(ind)} {CODES[ind]}"
     if rules.hui:
-        ind, hui = int(st.indicator[b]), int(st.hui[b])
-        head += f" | 惠坯 {glyph(ind)} {CODES[ind]} -> 惠牌 {glyph(hui)} {CODES[hui]}"
+        hui = int(st.hui[b])
+        head += f" -> 惠牌 {glyph(hui)} {CODES[hui]}"
     if rules.shaozhuang and st.sz_rounds[b]:
         head += f" | 烧庄 x{st.sz_rounds[b]}"
     lines.append(head)
     for s in range(4):
         mark = ">" if st.phase[b] != END and st.to_act[b] == s else " "
         lines.append(f"{mark} {s} {SEAT_NAMES[s]:5s} hand  {_tiles(st.hands[b, s])}")
-        melds = [_meld(int(st.meld_type[b, s, m]), int(st.meld_tile[b, s, m])) for m in range(st.n_melds[b, s])]
+        melds = [_meld(int(st.meld_type[b, s, m]), int(st.meld_tile[b, s, m]))
+                 for m in range(st.n_melds[b, s])]
         if melds:
             lines.append(f"          melds {' | '.join(melds)}")
         lines.append(f"          river {_tiles(st.river[b, s])}")
@@ -52,7 +56,7 @@ def render_table(rules: RuleSet, st: GameState, b: int = 0) -> str:
         lines.append("hand over")
     else:
         what = f"{phase}: seat {st.to_act[b]} ({SEAT_NAMES[st.to_act[b]]}) to act"
-        if st.phase[b] != 0:
+        if st.phase[b] != TURN:
             t = int(st.claim_tile[b])
             what += f" on {glyph(t)} {CODES[t]} from seat {st.turn_seat[b]}"
         lines.append(what)

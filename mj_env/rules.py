@@ -16,6 +16,8 @@ from dataclasses import dataclass, fields
 from typing import Literal
 
 Scoring = Literal["beijing", "hebei", "quemen"]
+WallLayout = Literal["indicator", "tail"]
+WALL_LAYOUTS = ("indicator", "tail")
 
 
 class RuleError(ValueError):
@@ -37,7 +39,12 @@ class RuleSet:
     chi: bool = True
     """Chi (吃) by the next player is allowed."""
     hui: bool = True
-    """An indicator 惠坯 is turned up and its successor 惠牌 is wild (beijing)."""
+    """The successor of the indicator 惠坯 is the wildcard 惠牌 (beijing); needs the indicator layout."""
+    wall_layout: WallLayout = "indicator"
+    """How the wall ends (RULES.md 3). 'indicator' (beijing): wall[-1] is the indicator 惠坯, turned
+    up and never drawn, and the ``reserve`` beside it gives the kong replacements. 'tail' (hebei,
+    quemen): replacement draws (kongs, flowers) come from wall[-1] inward, and the hand is drawn
+    when only the ``tail_stacks_kept`` are left."""
     reserve: int = 14
     """Tiles next to the indicator kept for kong replacements, never drawn normally (保留牌)."""
     tail_stacks_kept: int = 0
@@ -104,6 +111,12 @@ class RuleSet:
                "flowers are scored only by the quemen fan table (花牌)")
         _check(not self.hui or self.scoring == "beijing", "hui",
                "惠牌 (the indicator, its reserve and the 惠牌 patterns) exist only under beijing scoring")
+        _check(self.wall_layout in WALL_LAYOUTS, "wall_layout",
+               f"must be 'indicator' or 'tail', got {_short(self.wall_layout)}")
+        _check(not self.hui or self.wall_layout == "indicator", "wall_layout",
+               "the 惠牌 is named by the indicator at the wall's end: hui=True needs wall_layout='indicator'")
+        _check(not self.flowers or self.wall_layout == "tail", "wall_layout",
+               "flowers are replaced from the tail: flowers=True needs wall_layout='tail'")
         _check(not self.ting or self.scoring == "quemen", "ting", "报听 and its doubling exist only in quemen")
         _check(not self.ting or not self.chi, "ting", "报听 is only defined for rule sets without chi")
         _check(not self.shaozhuang or self.scoring == "beijing", "shaozhuang", "烧庄 is a beijing payment")
@@ -165,11 +178,13 @@ MAX_HANDS_PER_EPISODE = 10_000
 # Fields that only some rule sets read: (is it read?, where it is read). Setting one that the
 # rules would ignore is refused instead of being silently dropped.
 _USED_WHEN = {
-    "reserve": (lambda r: r.hui, "with 惠牌 (hui=True): the reserve lies beside the indicator"),
+    "reserve": (lambda r: r.wall_layout == "indicator",
+                "with the indicator wall layout (wall_layout='indicator'): the reserve lies beside the indicator"),
     "hui_wild_in_melds": (lambda r: r.hui, "with 惠牌 (hui=True)"),
     "four_hui_win": (lambda r: r.hui, "with 惠牌 (hui=True)"),
     "self_draw_only_hui": (lambda r: r.hui, "with 惠牌 (hui=True)"),
-    "tail_stacks_kept": (lambda r: not r.hui, "without 惠牌 (hui=False): a beijing wall ends at its reserve"),
+    "tail_stacks_kept": (lambda r: r.wall_layout == "tail",
+                         "with the tail wall layout (wall_layout='tail'): an indicator wall ends at its reserve"),
     "shaozhuang_on_draw": (lambda r: r.shaozhuang, "with 烧庄 (shaozhuang=True)"),
     "hubao_claims": (lambda r: r.hubao, "with 互包 (hubao=True)"),
     "kong_payments_on_draw": (lambda r: r.kong_payments, "with kong payments (kong_payments=True)"),
@@ -184,7 +199,7 @@ PRESETS: dict[str, RuleSet] = {}
 BEIJING = RuleSet(name="beijing", scoring="beijing")
 
 HEBEI = RuleSet(
-    name="hebei", scoring="hebei", chi=False, hui=False, reserve=0, tail_stacks_kept=6,
+    name="hebei", scoring="hebei", chi=False, hui=False, wall_layout="tail", reserve=0, tail_stacks_kept=6,
     thirteen_orphans=True, multiple_winners=True, discard_win_concealed_only=False,
     self_draw_only_hui=0, four_hui_win=False, shaozhuang=False, hubao=False,
     dealer_rotation="next", first_dealer="random", kong_payments=True,
@@ -192,7 +207,7 @@ HEBEI = RuleSet(
 
 QUEMEN = RuleSet(
     name="quemen", scoring="quemen", n_tiles=144, flowers=True, chi=False, hui=False,
-    reserve=0, lack_suit=True, ting=True, discard_win_concealed_only=False,
+    wall_layout="tail", reserve=0, lack_suit=True, ting=True, discard_win_concealed_only=False,
     self_draw_only_hui=0, four_hui_win=False, shaozhuang=False, hubao=False,
     dealer_rotation="next", first_dealer="random", kong_payments=True,
     kong_payments_on_draw=True,

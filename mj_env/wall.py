@@ -1,13 +1,17 @@
 """The wall: shuffling, explicit walls, the deal, live and replacement draws (RULES.md 3).
 
-All functions act on a subset of tables ``idx`` (an int index array) of a GameState at once.
+Where the wall ends is ``rules.wall_layout``: 'indicator' (beijing: the indicator at wall[-1],
+never drawn, the reserve beside it for kong replacements) or 'tail' (replacements from wall[-1]
+inward, ``tail_stacks_kept`` stacks left when the live wall ends). ``live_pos`` counts up from
+the deal, ``tail_pos`` down from the end. All functions act on a subset of tables ``idx`` (an int
+index array) of a GameState at once.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .rules import RuleSet
-from .state import TURN, GameState, K, S
+from .state import NO_CATEGORY, TURN, GameState, K, S
 from .tiles import CODES, FIRST_FLOWER, HUI_OF_INDICATOR, TileError, full_set
 from .tiles import index as tile_index
 
@@ -56,10 +60,9 @@ def parse_wall(rules: RuleSet, wall) -> np.ndarray:
 
 def live_end(rules: RuleSet, st: GameState, idx) -> np.ndarray:
     """Wall index one past the last tile a normal draw may take, per table in ``idx``."""
-    W = st.wall.shape[1]
-    if rules.hui:
-        # beijing: the indicator and the reserve beside it are never drawn normally.
-        return np.full(len(idx), W - 1 - rules.reserve, dtype=np.int64)
+    if rules.wall_layout == "indicator":
+        # the indicator and the reserve beside it are never drawn normally
+        return np.full(len(idx), reserve_start(rules, st), dtype=np.int64)
     kept = 2 * rules.tail_stacks_kept
     if kept:
         # hebei: 6 stacks stay; an odd replacement tile at the tail is not a stack.
@@ -73,12 +76,28 @@ def live_left(rules: RuleSet, st: GameState, idx) -> np.ndarray:
 
 
 def kong_possible(rules: RuleSet, st: GameState, idx) -> np.ndarray:
-    """A kong may be declared: a replacement tile is there to draw (beijing: the reserve; elsewhere
-    any undrawn tile, hebei's kept stacks included: RULES.md 6.4)."""
-    if rules.hui:
-        W = st.wall.shape[1]
-        return st.tail_pos[idx] >= W - 1 - rules.reserve
-    return st.tail_pos[idx] >= st.live_pos[idx]
+    """A kong may be declared: a replacement tile is there to draw (indicator layout: the reserve;
+    tail layout: any undrawn tile, hebei's kept stacks included: RULES.md 6.4)."""
+    return st.tail_pos[idx] >= replacement_floor(rules, st, idx)
+
+
+def reserve_start(rules: RuleSet, st: GameState) -> int:
+    """Indicator layout: wall index of the reserve's first tile (wall[reserve_start:-1])."""
+    return st.wall.shape[1] - 1 - rules.reserve
+
+
+def replacement_floor(rules: RuleSet, st: GameState, idx) -> np.ndarray:
+    """Lowest wall index a replacement draw may take, per table in ``idx``: the reserve's start
+    (indicator layout) or the next live tile (tail layout)."""
+    if rules.wall_layout == "indicator":
+        return reserve_start(rules, st)
+    return st.live_pos[idx]
+
+
+def replacements_left(rules: RuleSet, st: GameState, idx) -> np.ndarray:
+    """Tiles a replacement draw may still take, per table in ``idx`` (the reserve, or every undrawn
+    tile of a tail-layout wall)."""
+    return np.maximum(st.tail_pos[idx] + 1 - replacement_floor(rules, st, idx), 0)
 
 
 def _add_tiles(st: GameState, idx, seats, tiles) -> None:
@@ -103,7 +122,7 @@ def _replace_flowers(rules: RuleSet, st: GameState, idx, seats, pending) -> tupl
             return last, empty
         j = np.flatnonzero(need)
         b = idx[j]
-        out = st.tail_pos[b] < st.live_pos[b]
+        out = st.tail_pos[b] < st.live_pos[b]  # flowers come with the tail layout (RuleSet)
         empty[j[out]] = True
         j, b = j[~out], b[~out]
         t = st.wall[b, st.tail_pos[b]]
@@ -124,8 +143,9 @@ def deal(rules: RuleSet, st: GameState, idx, walls: np.ndarray, dealers: np.ndar
     W = walls.shape[1]
     st.wall[idx] = walls
     st.dealer[idx] = dealers
-    for name in ("hands", "meld_counts", "hidden", "n_hidden", "river", "flowers", "n_melds", "n_discards", "claims",
-                 "ting", "ready", "open_hand", "ponged", "winners", "claim_ok", "sz_count", "sz_rounds", "replaced"):
+    for name in ("hands", "meld_counts", "hidden", "n_hidden", "river", "flowers", "n_melds",
+                 "n_discards", "claims", "ting", "ready", "open_hand", "ponged", "winners", "claim_ok",
+                 "sz_count", "sz_rounds", "replaced"):
         getattr(st, name)[idx] = 0
     st.meld_type[idx] = 0
     st.meld_wild[idx] = 0
@@ -141,7 +161,7 @@ def deal(rules: RuleSet, st: GameState, idx, walls: np.ndarray, dealers: np.ndar
     st.win_tile[idx] = -1
     st.robbed[idx] = False
     st.pend_action[idx] = -1
-    st.pend_cat[idx] = 3
+    st.pend_cat[idx] = NO_CATEGORY
     st.q_len[idx] = 0
     st.q_pos[idx] = 0
     st.sz_alive[idx] = rules.shaozhuang
@@ -155,9 +175,9 @@ def deal(rules: RuleSet, st: GameState, idx, walls: np.ndarray, dealers: np.ndar
     st.hands[idx] = counts[:, :, :K]
     flowers = counts[:, :, K:].sum(axis=2)
     st.live_pos[idx] = N_DEALT
-    if rules.hui:
+    if rules.wall_layout == "indicator":
         st.indicator[idx] = walls[:, -1]
-        st.hui[idx] = HUI_OF_INDICATOR[walls[:, -1]]
+        st.hui[idx] = HUI_OF_INDICATOR[walls[:, -1]] if rules.hui else -1
         st.tail_pos[idx] = W - 2
     else:
         st.indicator[idx] = -1
@@ -183,14 +203,14 @@ def deal(rules: RuleSet, st: GameState, idx, walls: np.ndarray, dealers: np.ndar
 
 def draw(rules: RuleSet, st: GameState, idx, replacement: bool) -> np.ndarray:
     """The seat ``turn_seat`` draws at tables ``idx``: from the live wall, or a replacement from
-    the tail (beijing: the reserve). Flowers are laid out and replaced (quemen).
+    the tail (indicator layout: the reserve). Flowers are laid out and replaced (quemen).
 
     Returns a bool (n,) of tables where no tile could be drawn (the hand is drawn: 荒牌); at the
     others the seat now holds the tile and it is their TURN.
     """
     seats = st.turn_seat[idx].astype(np.int64)
     if replacement:
-        empty = st.tail_pos[idx] < st.live_pos[idx]
+        empty = st.tail_pos[idx] < replacement_floor(rules, st, idx)
     else:
         empty = live_left(rules, st, idx) <= 0
     ok = np.flatnonzero(~empty)

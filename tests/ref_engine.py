@@ -80,17 +80,18 @@ class RefGame:
             raise ValueError("the wall is not one full set of tiles")
         if dealer not in (0, 1, 2, 3):
             raise ValueError(f"dealer must be a seat 0-3, got {dealer!r}")
-        if rules.hui and rules.flowers:
-            raise ValueError("the rules define no indicator among flowers: hui with flowers is not supported")
+        if rules.wall_layout == "indicator" and rules.flowers:
+            raise ValueError("the rules define no indicator among flowers: the indicator layout with flowers "
+                             "is not supported")
         self.rules, self.wall, self.dealer = rules, wall, dealer
         n = len(wall)
 
         # Where the next tiles come from (RULES.md 3, game_flow.md "Deal").
         self.live_next = FIRST_LIVE
         self.replacements_taken = 0
-        if rules.hui:
+        if rules.wall_layout == "indicator":
             self.indicator = wall[-1]
-            self.hui = hui_of_indicator(self.indicator)
+            self.hui = hui_of_indicator(self.indicator) if rules.hui else None
             self.reserve_start = n - 1 - rules.reserve  # reserve = wall[reserve_start : n-1]
             self.live_end = self.reserve_start  # live wall = wall[53 : live_end]
             self.tail_next = n - 2  # kong replacements: wall[-2], wall[-3], ...
@@ -156,13 +157,13 @@ class RefGame:
 
     def undrawn(self) -> list[int]:
         """Tiles still in the wall (live part and tail/reserve), the indicator excluded."""
-        if self.rules.hui:
+        if self.rules.wall_layout == "indicator":
             return self.wall[self.live_next:self.live_end] + self.wall[self.reserve_start:self.tail_next + 1]
         return self.wall[self.live_next:self.tail_next + 1]
 
     def can_draw(self) -> bool:
         """May the next normal (live) draw happen? If not, a player who must draw ends the hand."""
-        if self.rules.hui:
+        if self.rules.wall_layout == "indicator":
             return self.live_next < self.live_end
         undrawn = self.tail_next - self.live_next + 1
         kept = 2 * self.rules.tail_stacks_kept
@@ -173,13 +174,13 @@ class RefGame:
     def kong_possible(self) -> bool:
         """beijing: the reserve is not empty; elsewhere: at least one undrawn tile, hebei's kept
         stacks included (RULES.md 6.4)."""
-        if self.rules.hui:
+        if self.rules.wall_layout == "indicator":
             return self.tail_next >= self.reserve_start
         return self.tail_next >= self.live_next
 
     def _take_replacement(self):
         """The next replacement tile from the tail (beijing: the reserve), or None if none."""
-        floor = self.reserve_start if self.rules.hui else self.live_next
+        floor = self.reserve_start if self.rules.wall_layout == "indicator" else self.live_next
         if self.tail_next < floor:
             return None
         tile = self.wall[self.tail_next]
@@ -208,7 +209,7 @@ class RefGame:
         self.turn_source = source
         self.after_claim = source == "claim"
         self.drew_last = source == "live" and not self.can_draw()  # the 海底 tile, before any kong
-        if (self.rules.four_hui_win and source != "claim"
+        if (self.rules.hui and self.rules.four_hui_win and source != "claim"
                 and self.hands[seat][self.hui] == 4):
             # 四惠牌, also when the fourth 惠牌 is a kong replacement (RULES.md 6.4)
             self._end_with_wins([self._win_input(seat, tile, discarder=None)])

@@ -34,7 +34,7 @@ def tile_census(eng: Engine) -> np.ndarray:
     for b in range(B):
         undrawn = st.wall[b, st.live_pos[b]: st.tail_pos[b] + 1]
         out[b] += np.bincount(undrawn.astype(np.int64), minlength=42)
-        if rules.hui:
+        if rules.wall_layout == "indicator":
             out[b, st.indicator[b]] += 1
         if rules.flowers:
             taken = np.concatenate([st.wall[b, :st.live_pos[b]], st.wall[b, st.tail_pos[b] + 1:]])
@@ -57,6 +57,15 @@ def test_random_play_invariants(preset):
     check_random_play(preset, max(FUZZ_HANDS // 3, 50))
 
 
+WALL_VARIANTS = {"beijing_without_hui": get_rules("beijing", hui=False),
+                 "hebei_indicator_wall": get_rules("hebei", wall_layout="indicator", reserve=10)}
+
+
+@pytest.mark.parametrize("variant", sorted(WALL_VARIANTS))
+def test_random_play_invariants_other_wall_layouts(variant):
+    check_random_play(WALL_VARIANTS[variant], 60)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", PRESETS)
 def test_random_play_invariants_long(preset):
@@ -64,7 +73,8 @@ def test_random_play_invariants_long(preset):
     check_random_play(preset, 20_000)
 
 
-def check_random_play(preset: str, per_preset: int) -> None:
+def check_random_play(preset, per_preset: int) -> None:
+    """Random play at 32 tables of ``preset`` (a name or a RuleSet) until ``per_preset`` hands end."""
     rules = get_rules(preset)
     B = 32
     eng = Engine(rules, num_tables=B, seed=11)

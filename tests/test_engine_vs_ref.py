@@ -101,3 +101,15 @@ def test_many_hands_match_reference(preset):
     rules = get_rules("beijing", hui_wild_in_melds=True) if preset == "beijing_hui_in_melds" else get_rules(preset)
     for seed in range(40):
         play_both(rules, 32, 1000 + seed)
+
+
+WALL_VARIANTS = {  # the wall layout apart from 惠牌 (RuleSet.wall_layout)
+    "beijing_without_hui": get_rules("beijing", hui=False),  # the indicator and reserve, no wildcard
+    "beijing_tail_wall": get_rules("beijing", hui=False, wall_layout="tail", tail_stacks_kept=6),
+    "hebei_indicator_wall": get_rules("hebei", wall_layout="indicator", reserve=10),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(WALL_VARIANTS))
+def test_wall_layouts_match_reference(variant):
+    play_both(WALL_VARIANTS[variant], 16, 400)

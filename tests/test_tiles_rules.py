@@ -61,6 +61,19 @@ def test_glyphs(i, g):
 @pytest.mark.parametrize("i, suit", [(0, 0), (8, 0), (9, 1), (17, 1), (18, 2), (26, 2), (27, 3), (33, 3), (34, 4), (41, 4)])
 def test_suit_of(i, suit):
     assert T.suit_of(i) == suit
+    if i < T.N_KINDS:
+        assert T.SUIT_OF[i] == suit
+
+
+def test_suit_constants_describe_the_layout():
+    assert (T.N_SUITS, T.SUIT_SIZE, T.N_SUITED, T.N_HONORS) == (3, 9, 27, 7)
+    assert T.N_SUITED + T.N_HONORS == T.N_KINDS == T.FIRST_FLOWER
+    for t in range(T.N_KINDS):
+        c = T.code(t)
+        if t < T.N_SUITED:
+            assert c == f"{t % T.SUIT_SIZE + 1}{'mps'[t // T.SUIT_SIZE]}"
+        else:
+            assert c[1] == "z" and T.SUIT_OF[t] == T.N_SUITS
 
 
 # --------------------------------------------------------------------------- compact notation
@@ -235,6 +248,7 @@ def test_presets_follow_rules_md():
     assert (h.tail_stacks_kept, h.kong_payments, h.kong_payments_on_draw, h.dealer_rotation) == (6, True, False, "next")
     q = QUEMEN
     assert (q.n_tiles, q.flowers, q.lack_suit, q.ting, q.chi, q.kong_payments_on_draw) == (144, True, True, True, False, True)
+    assert (b.wall_layout, h.wall_layout, q.wall_layout) == ("indicator", "tail", "tail")
     for r in PRESETS.values():
         assert r.live_wall_start == 53
 
@@ -297,6 +311,11 @@ BAD_FIELDS = [
     (BEIJING, {"seven_pairs": 1}, "seven_pairs"),
     (BEIJING, {"orphans_extra_dragon": "yes"}, "orphans_extra_dragon"),
     (BEIJING, {"name": 3}, "name"),
+    (BEIJING, {"wall_layout": "tail"}, "wall_layout"),      # 惠牌 is named by the indicator
+    (BEIJING, {"wall_layout": "middle"}, "wall_layout"),
+    (QUEMEN, {"wall_layout": "indicator"}, "wall_layout"),  # flowers are replaced from the tail
+    (HEBEI, {"wall_layout": "indicator", "tail_stacks_kept": 3}, "tail_stacks_kept"),  # no tail stacks
+    (BEIJING, {"hui": False, "wall_layout": "tail", "reserve": 10}, "reserve"),      # no reserve
 ]
 
 
@@ -314,3 +333,7 @@ def test_valid_variants_are_accepted():
     assert BEIJING.replace(hui=False, reserve=0, four_hui_win=False).hui is False
     assert QUEMEN.replace(flowers=True, n_tiles=144) == QUEMEN
     assert BEIJING.replace(dealer_rotation="next", first_dealer="random").dealer_rotation == "next"
+    # the wall layout on its own: beijing's wall without 惠牌, or the tail layout; hebei with a reserve
+    assert BEIJING.replace(hui=False).wall_layout == "indicator"
+    assert BEIJING.replace(hui=False, wall_layout="tail", tail_stacks_kept=6).tail_stacks_kept == 6
+    assert HEBEI.replace(wall_layout="indicator", reserve=10).reserve == 10

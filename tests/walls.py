@@ -51,15 +51,15 @@ def build_wall(rules="beijing", hands=None, draws: str = "", indicator=None, tai
         for pos, t in zip(slots, tiles):
             place(pos, t, f"hand of seat {seat}")
     if indicator is not None:
-        if not rules.hui:
+        if rules.wall_layout != "indicator":
             raise ValueError(f"rules {rules.name!r} have no indicator")
         place(n - 1, parse_tiles(indicator)[0], "indicator")
-    first_tail = n - 2 if rules.hui else n - 1
+    first_tail = n - 2 if rules.wall_layout == "indicator" else n - 1
     tail_tiles = parse_tiles(tail, allow_flowers=True)
     for i, t in enumerate(tail_tiles):
         place(first_tail - i, t, "tail")
     live_end = first_tail - len(tail_tiles) + 1  # live draws must stay below the scripted tail
-    if rules.hui:
+    if rules.wall_layout == "indicator":
         live_end = min(live_end, n - 1 - rules.reserve)
     draw_tiles = parse_tiles(draws, allow_flowers=True)
     if 53 + len(draw_tiles) > live_end:
