@@ -6,11 +6,11 @@ float features inside the network (the environment stays integer):
 =============================  ========  ================================================
 feature                        size      from
 =============================  ========  ================================================
-natural hand, thermometer      4 x 34    plane 0 without the 惠牌: count >= 1, 2, 3, 4
-melds, rivers of 4 seats       8 x 34    planes 1-8, counts / 4
-indicator, 惠牌, claim, drawn   4 x 34    planes 9-12, one-hot
-惠牌 held, thermometer          4         plane 0 at the 惠牌 kind: >= 1, 2, 3, 4
-scalars                        34        plane 13, each column divided by its range
+natural hand, thermometer      4 x 34    P_HAND without the 惠牌: count >= 1, 2, 3, 4
+melds, rivers of 4 seats       8 x 34    P_MELDS, P_RIVERS, counts / 4
+indicator, 惠牌, claim, drawn   4 x 34    P_INDICATOR, P_HUI, P_CLAIM, P_DRAWN, one-hot
+惠牌 held, thermometer          4         P_HAND at the 惠牌 kind: >= 1, 2, 3, 4
+scalars                        34        P_SCALARS, each column divided by its range
 =============================  ========  ================================================
 
 Two architectures (``build_network``; ``train.py --arch``):
@@ -45,8 +45,32 @@ from torch import nn
 from torch.distributions import Categorical
 
 from mj_env.actions import N_ACTIONS
-from mj_env.observation import N_PLANES, OBS_NAME
-from mj_env.tiles import N_KINDS
+from mj_env.observation import (
+    COL_ASKER,
+    COL_CLAIM_CATEGORY,
+    COL_CLAIMED_BY_SELF,
+    COL_CLAIMED_FROM_SELF,
+    COL_CONCEALED_KONGS,
+    COL_DEALER,
+    COL_FLOWERS,
+    COL_HUBAO_COUNT,
+    COL_LIVE_LEFT,
+    COL_PHASE,
+    COL_REPLACEMENTS_LEFT,
+    COL_SZ_ROUNDS,
+    N_PLANES,
+    N_SCALARS,
+    OBS_NAME,
+    P_CLAIM,
+    P_DRAWN,
+    P_HAND,
+    P_HUI,
+    P_INDICATOR,
+    P_MELDS,
+    P_RIVERS,
+    P_SCALARS,
+)
+from mj_env.tiles import N_KINDS, N_SUITED, SUIT_SIZE
 
 from .base import as_bool_mask, check_rows_have_actions
 
@@ -54,12 +78,23 @@ OBS_VERSION = int(re.search(r"_v(\d+)$", OBS_NAME).group(1))
 """Version number of the observation layout, from its name (``mj_obs_v1`` -> 1)."""
 CHECKPOINT_FORMAT = "mj_agents.policy/1"
 
-# plane 13 columns, divided by these (see mj_env.observation for their meaning)
-_SCALAR_RANGE = np.array(
-    [70, 20, 3, 2, 1, 3, 4, 1, 3, 1, 1, 1]   # 0-11: wall, reserve, dealer, phase, ..., 互包
-    + [4] * 4 + [1] * 4 + [8] * 4              # 12-23: concealed kongs, 报听, flowers
-    + [1, 3] + [4] * 8,                        # 24-33: first turn, claim category, claims
-    dtype=np.float32)
+
+def _scalar_range() -> np.ndarray:
+    """The columns of the scalar plane (mj_env.observation) are divided by these (N_SCALARS,)."""
+    r = np.ones(N_SCALARS, dtype=np.float32)  # 0/1 flags stay as they are
+    r[COL_LIVE_LEFT], r[COL_REPLACEMENTS_LEFT] = 70, 20
+    r[COL_DEALER], r[COL_PHASE], r[COL_ASKER] = 3, 2, 3
+    r[COL_SZ_ROUNDS], r[COL_HUBAO_COUNT], r[COL_CLAIM_CATEGORY] = 4, 3, 3
+    r[COL_CONCEALED_KONGS], r[COL_FLOWERS] = 4, 8
+    r[COL_CLAIMED_BY_SELF], r[COL_CLAIMED_FROM_SELF] = 4, 4
+    # 1 stays for the flags: COL_MUST_DISCARD, COL_SZ_ALIVE, COL_HUBAO, COL_TING, COL_FIRST_TURN
+    return r
+
+
+_SCALAR_RANGE = _scalar_range()
+_TABLE_PLANES = slice(P_MELDS.start, P_RIVERS.stop)  # melds and rivers of the 4 seats (adjacent)
+_ONE_HOT_PLANES = slice(P_INDICATOR, P_DRAWN + 1)     # indicator, 惠牌, claimed tile, drawn tile
+assert P_MELDS.stop == P_RIVERS.start and (P_HUI, P_CLAIM, P_DRAWN) == tuple(P_INDICATOR + np.arange(1, 4))
 N_FEATURES = (4 + 8 + 4) * N_KINDS + 4 + N_KINDS
 
 
@@ -73,7 +108,7 @@ def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> 
 def features(obs: torch.Tensor) -> torch.Tensor:
     """(B, 14, 34) uint8 observations -> (B, N_FEATURES) float32 (table in the module docstring)."""
     x = obs.to(torch.float32)
-    hand, hui = x[:, 0], x[:, 10]
+    hand, hui = x[:, P_HAND], x[:, P_HUI]
     wild = (hand * hui).sum(dim=1, keepdim=True)                      # (B, 1) 惠牌 held
     nat = hand * (1.0 - hui)
     levels = torch.arange(1, 5, device=x.device, dtype=torch.float32)
@@ -81,8 +116,8 @@ def features(obs: torch.Tensor) -> torch.Tensor:
     wild_thermo = (wild >= levels[None, :]).to(torch.float32)                   # (B, 4)
     scale = torch.as_tensor(_SCALAR_RANGE, device=x.device)
     return torch.cat([
-        nat_thermo.flatten(1), (x[:, 1:9] / 4.0).flatten(1), x[:, 9:13].flatten(1),
-        wild_thermo, x[:, 13] / scale,
+        nat_thermo.flatten(1), (x[:, _TABLE_PLANES] / 4.0).flatten(1), x[:, _ONE_HOT_PLANES].flatten(1),
+        wild_thermo, x[:, P_SCALARS] / scale,
     ], dim=1)
 
 
@@ -136,8 +171,8 @@ class PolicyValueNet(nn.Module):
 
 
 _RANK_CHANNELS = np.zeros((10, N_KINDS), dtype=np.float32)   # rank one-hot for suit tiles, then "honor"
-_RANK_CHANNELS[np.arange(27) % 9, np.arange(27)] = 1.0
-_RANK_CHANNELS[9, 27:] = 1.0
+_RANK_CHANNELS[np.arange(N_SUITED) % SUIT_SIZE, np.arange(N_SUITED)] = 1.0
+_RANK_CHANNELS[SUIT_SIZE, N_SUITED:] = 1.0
 N_TILE_CHANNELS = 4 + 1 + 8 + 3 + 1 + 10
 N_GLOBALS = N_KINDS + 4
 
@@ -150,18 +185,18 @@ def tile_features(obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     Globals: the plane-13 scalars scaled, and the 惠牌 held as a thermometer (4).
     """
     x = obs.to(torch.float32)
-    hand, hui = x[:, 0], x[:, 10]
+    hand, hui = x[:, P_HAND], x[:, P_HUI]
     wild = (hand * hui).sum(dim=1, keepdim=True)
     nat = hand * (1.0 - hui)
     levels = torch.arange(1, 5, device=x.device, dtype=torch.float32)
-    seen = (hand + x[:, 1:9].sum(dim=1) + x[:, 9]) / 4.0
+    seen = (hand + x[:, _TABLE_PLANES].sum(dim=1) + x[:, P_INDICATOR]) / 4.0
     ranks = torch.as_tensor(_RANK_CHANNELS, device=x.device).expand(x.shape[0], -1, -1)
     per_tile = torch.cat([
-        (nat[:, None, :] >= levels[None, :, None]).to(torch.float32), hui[:, None], x[:, 1:9] / 4.0,
-        x[:, [9, 11, 12]], seen[:, None], ranks,
+        (nat[:, None, :] >= levels[None, :, None]).to(torch.float32), hui[:, None], x[:, _TABLE_PLANES] / 4.0,
+        x[:, [P_INDICATOR, P_CLAIM, P_DRAWN]], seen[:, None], ranks,
     ], dim=1)
     scale = torch.as_tensor(_SCALAR_RANGE, device=x.device)
-    glob = torch.cat([x[:, 13] / scale, (wild >= levels[None, :]).to(torch.float32)], dim=1)
+    glob = torch.cat([x[:, P_SCALARS] / scale, (wild >= levels[None, :]).to(torch.float32)], dim=1)
     return per_tile, glob
 
 

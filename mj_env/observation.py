@@ -2,42 +2,92 @@
 
 Layout ``OBS_NAME`` = "mj_obs_v1": an array (N_PLANES, 34) uint8 per table. Seat offsets are
 relative to the acting seat: 0 = self, 1 = the next seat (下家), 2 = opposite, 3 = the previous.
+The names below (``P_`` planes, ``COL_`` columns of the scalar plane) are the layout; a slice
+covers the four seat offsets (or, for ``COL_HUBAO``, offsets 1-3).
 
 ::
 
-    plane  content (one value per tile kind unless said otherwise)
-    0      own concealed hand, counts 0-4
-    1-4    melds of offset 0-3: tiles lying in chi, pong, exposed and added kongs, counts;
-           own concealed kongs are in plane 1, others' concealed kongs are face down (row 13)
-    5-8    river of offset 0-3: discards not claimed, counts
-    9      indicator 惠坯 (one-hot; zero without 惠牌)
-    10     惠牌 kind (one-hot; zero without 惠牌)
-    11     tile being claimed: the discard (claim window) or the added kong's tile (rob window)
-    12     tile drawn this turn (own turn only)
-    13     scalars, by column:
-             0 live tiles left   1 replacement tiles left (beijing: the reserve)
-             2 dealer offset     3 phase (0 own turn, 1 claim window, 2 rob window)
-             4 must discard (turn after own chi/pong)   5 offset of the discarder / kong declarer
-             6 烧庄 rounds      7 烧庄 still alive      8 seats bound to self by 互包
-             9-11 互包 with offset 1-3 (0/1)            12-15 concealed kongs of offset 0-3
-             16-19 报听 of offset 0-3                   20-23 flowers of offset 0-3
-             24 no discard yet and no meld by anyone (天和/地和 timing)
-             25 best claim category still open (0 win, 1 pong/kong, 2 chi, 3 any)
-             26-29 discards self claimed from offset 0-3   30-33 discards offset 0-3 claimed from self
+    plane  name          content (one value per tile kind unless said otherwise)
+    0      P_HAND        own concealed hand, counts 0-4
+    1-4    P_MELDS       melds of offset 0-3: tiles lying in chi, pong, exposed and added kongs,
+                         counts; own concealed kongs are in plane 1, others' concealed kongs are
+                         face down (COL_CONCEALED_KONGS)
+    5-8    P_RIVERS      river of offset 0-3: discards not claimed, counts
+    9      P_INDICATOR   the indicator 惠坯 (one-hot; zero with the tail wall layout)
+    10     P_HUI         惠牌 kind (one-hot; zero without 惠牌)
+    11     P_CLAIM       tile being claimed: the discard (claim window) or the added kong's tile
+                         (rob window)
+    12     P_DRAWN       tile drawn this turn (own turn only)
+    13     P_SCALARS     scalars, by column:
+
+    column  name                   content
+    0       COL_LIVE_LEFT          live tiles left
+    1       COL_REPLACEMENTS_LEFT  replacement tiles left (indicator layout: the reserve)
+    2       COL_DEALER             dealer offset
+    3       COL_PHASE              0 own turn, 1 claim window, 2 rob window
+    4       COL_MUST_DISCARD       turn after own chi/pong (discard or 报听 only)
+    5       COL_ASKER              offset of the discarder / kong declarer (0 on own turn)
+    6       COL_SZ_ROUNDS          烧庄 rounds
+    7       COL_SZ_ALIVE           烧庄 still alive
+    8       COL_HUBAO_COUNT        seats bound to self by 互包
+    9-11    COL_HUBAO              互包 with offset 1-3 (0/1)
+    12-15   COL_CONCEALED_KONGS    concealed kongs of offset 0-3
+    16-19   COL_TING               报听 of offset 0-3
+    20-23   COL_FLOWERS            flowers of offset 0-3
+    24      COL_FIRST_TURN         no discard yet and no meld by anyone (天和/地和 timing)
+    25      COL_CLAIM_CATEGORY     best claim category still open (0 win, 1 pong/kong, 2 chi, 3 any)
+    26-29   COL_CLAIMED_BY_SELF    discards self claimed from offset 0-3
+    30-33   COL_CLAIMED_FROM_SELF  discards offset 0-3 claimed from self
 
 Nothing of another seat's concealed hand or of the wall order reaches an observation.
+
+``observe`` builds the planes of many tables with batched gathers; ``observe_one`` builds the
+same planes of one table from a few slices (the single-table AEC path, where the batched
+gathers' fixed cost is most of the work). Both use the names above and the same helpers
+(``claims.hubao_bound``, ``wall.live_left``, ``wall.replacements_left``); a test holds them equal.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .claims import hubao_bound
 from .rules import RuleSet
-from .state import CLAIM, ROB, TURN, GameState, K
-from .wall import live_left
+from .state import CLAIM, NO_CATEGORY, ROB, TURN, GameState, K, S
+from .wall import live_left, replacements_left
 
 OBS_NAME = "mj_obs_v1"
 N_PLANES = 14
 OBS_SHAPE = (N_PLANES, K)
+
+P_HAND = 0
+P_MELDS = slice(1, 1 + S)
+P_RIVERS = slice(5, 5 + S)
+P_INDICATOR = 9
+P_HUI = 10
+P_CLAIM = 11
+P_DRAWN = 12
+P_SCALARS = 13
+
+N_SCALARS = K
+COL_LIVE_LEFT = 0
+COL_REPLACEMENTS_LEFT = 1
+COL_DEALER = 2
+COL_PHASE = 3
+COL_MUST_DISCARD = 4
+COL_ASKER = 5
+COL_SZ_ROUNDS = 6
+COL_SZ_ALIVE = 7
+COL_HUBAO_COUNT = 8
+COL_HUBAO = slice(9, 12)
+COL_CONCEALED_KONGS = slice(12, 12 + S)
+COL_TING = slice(16, 16 + S)
+COL_FLOWERS = slice(20, 20 + S)
+COL_FIRST_TURN = 24
+COL_CLAIM_CATEGORY = 25
+COL_CLAIMED_BY_SELF = slice(26, 26 + S)
+COL_CLAIMED_FROM_SELF = slice(30, 30 + S)
+
+_OTHER_MELDS = slice(P_MELDS.start + 1, P_MELDS.stop)  # melds of offsets 1-3
 
 
 def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np.ndarray:
@@ -51,109 +101,106 @@ def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np
     seats = st.to_act[idx].astype(np.int64) if seats is None else np.asarray(seats, dtype=np.int64)
     obs = np.empty((n, N_PLANES, K), dtype=np.uint8) if out is None else out
     rows = np.arange(n)
-    rel = (seats[:, None] + np.arange(4)[None, :]) % 4          # (n, 4) absolute seat of offset k
-    flat = (idx[:, None] * 4 + rel)                             # rows of the (B*4, K) seat arrays
+    rel = (seats[:, None] + np.arange(S)[None, :]) % S          # (n, 4) absolute seat of offset k
+    flat = (idx[:, None] * S + rel)                             # rows of the (B*4, K) seat arrays
     by_seat = lambda a: np.take(a.reshape(-1, K), flat, axis=0)
-    obs[:, 0] = np.take(st.hands.reshape(-1, K), flat[:, 0], axis=0)
-    obs[:, 1:5] = by_seat(st.meld_counts)
+    obs[:, P_HAND] = np.take(st.hands.reshape(-1, K), flat[:, 0], axis=0)
+    obs[:, P_MELDS] = by_seat(st.meld_counts)
     n_hidden = np.take(st.n_hidden.reshape(-1), flat)           # (n, 4) concealed kongs
     h = np.flatnonzero(n_hidden[:, 1:].any(axis=1))
     if len(h):                                                   # others' concealed kongs face down
-        obs[h, 2:5] -= by_seat(st.hidden)[h, 1:].astype(np.uint8)
-    obs[:, 5:9] = by_seat(st.river)
-    obs[:, 9:14] = 0
+        obs[h, _OTHER_MELDS] -= by_seat(st.hidden)[h, 1:].astype(np.uint8)
+    obs[:, P_RIVERS] = by_seat(st.river)
+    obs[:, P_INDICATOR:] = 0
     phase = st.phase[idx]
+    if rules.wall_layout == "indicator":
+        obs[rows, P_INDICATOR, st.indicator[idx]] = 1
     if rules.hui:
-        obs[rows, 9, st.indicator[idx]] = 1
-        obs[rows, 10, st.hui[idx]] = 1
+        obs[rows, P_HUI, st.hui[idx]] = 1
     asking = (phase == CLAIM) | (phase == ROB)
     a = np.flatnonzero(asking)
-    obs[a, 11, st.claim_tile[idx[a]]] = 1
+    obs[a, P_CLAIM, st.claim_tile[idx[a]]] = 1
     own = np.flatnonzero((phase == TURN) & (st.drawn[idx] >= 0) & (st.turn_seat[idx] == seats))
-    obs[own, 12, st.drawn[idx[own]]] = 1
-    sc = obs[:, 13]
-    sc[:, 0] = live_left(rules, st, idx)
-    if rules.hui:
-        sc[:, 1] = np.maximum(st.tail_pos[idx] - (st.wall.shape[1] - 2 - rules.reserve), 0)
-    else:
-        sc[:, 1] = np.maximum(st.tail_pos[idx] + 1 - st.live_pos[idx], 0)
-    sc[:, 2] = (st.dealer[idx] - seats) % 4
-    sc[:, 3] = np.minimum(phase, 2)
-    sc[:, 4] = st.claimed_turn[idx]
-    sc[:, 5] = np.where(asking, (st.turn_seat[idx] - seats) % 4, 0)
-    sc[:, 6] = st.sz_rounds[idx]
-    sc[:, 7] = st.sz_alive[idx]
-    claims = st.claims.reshape(-1, 4)                            # rows: (table, claimer)
+    obs[own, P_DRAWN, st.drawn[idx[own]]] = 1
+    sc = obs[:, P_SCALARS]
+    sc[:, COL_LIVE_LEFT] = live_left(rules, st, idx)
+    sc[:, COL_REPLACEMENTS_LEFT] = replacements_left(rules, st, idx)
+    sc[:, COL_DEALER] = (st.dealer[idx] - seats) % S
+    sc[:, COL_PHASE] = np.minimum(phase, ROB)
+    sc[:, COL_MUST_DISCARD] = st.claimed_turn[idx]
+    sc[:, COL_ASKER] = np.where(asking, (st.turn_seat[idx] - seats) % S, 0)
+    sc[:, COL_SZ_ROUNDS] = st.sz_rounds[idx]
+    sc[:, COL_SZ_ALIVE] = st.sz_alive[idx]
+    claims = st.claims.reshape(-1, S)                            # rows: (table, claimer)
     by_self = claims[flat[:, :1], rel]                                        # self from offset k
     from_self = claims[flat, seats[:, None]]                                  # offset k from self
     if rules.hubao:
-        bound = (by_self >= rules.hubao_claims) | (from_self >= rules.hubao_claims)
-        bound[:, 0] = False
-        sc[:, 9:12] = bound[:, 1:]
-        sc[:, 8] = np.count_nonzero(bound, axis=1)
-    else:
-        sc[:, 8:12] = 0
-    sc[:, 12:16] = n_hidden
-    sc[:, 16:20] = np.take(st.ting.reshape(-1), flat)
-    sc[:, 20:24] = np.take(st.flowers.reshape(-1), flat)
-    sc[:, 24] = (st.n_discards[idx, seats] == 0) & ~st.any_meld[idx]
-    sc[:, 25] = np.where(asking, st.pend_cat[idx], 3)
-    sc[:, 26:30] = by_self
-    sc[:, 30:34] = from_self
+        bound = hubao_bound(by_self, from_self, rules.hubao_claims)           # (n, 4): offset 0 False
+        sc[:, COL_HUBAO] = bound[:, 1:]
+        sc[:, COL_HUBAO_COUNT] = np.count_nonzero(bound, axis=1)
+    sc[:, COL_CONCEALED_KONGS] = n_hidden
+    sc[:, COL_TING] = np.take(st.ting.reshape(-1), flat)
+    sc[:, COL_FLOWERS] = np.take(st.flowers.reshape(-1), flat)
+    sc[:, COL_FIRST_TURN] = (st.n_discards[idx, seats] == 0) & ~st.any_meld[idx]
+    sc[:, COL_CLAIM_CATEGORY] = np.where(asking, st.pend_cat[idx], NO_CATEGORY)
+    sc[:, COL_CLAIMED_BY_SELF] = by_self
+    sc[:, COL_CLAIMED_FROM_SELF] = from_self
     return obs
 
 
-_REL = np.array([[(s + k) % 4 for k in range(4)] for s in range(4)])
+_REL = np.array([[(s + k) % S for k in range(S)] for s in range(S)])
 """_REL[seat] = the absolute seats of offsets 0-3."""
 
 
 def observe_one(rules: RuleSet, st: GameState, b: int, seat: int) -> np.ndarray:
-    """The observation (N_PLANES, 34) uint8 of ``seat`` at table ``b``: the same planes as
-    ``observe``, written with a few small slices (the single-table AEC path, where the fixed
-    cost of the batched gathers dominates); tested equal to ``observe``."""
+    """The observation (N_PLANES, 34) uint8 of ``seat`` at table ``b``: the planes of ``observe``,
+    written with a few small slices (the single-table AEC path)."""
     o = np.zeros((N_PLANES, K), dtype=np.uint8)
-    o[0] = st.hands[b, seat]
-    sc = o[13]
+    o[P_HAND] = st.hands[b, seat]
+    sc = o[P_SCALARS]
     phase = int(st.phase[b])
     asking = phase in (CLAIM, ROB)
     rel = _REL[seat]
-    o[1:5] = st.meld_counts[b, rel]
+    o[P_MELDS] = st.meld_counts[b, rel]
     if st.n_hidden[b].any():
-        o[2:5] -= st.hidden[b, rel[1:]].astype(np.uint8)
-    o[5:9] = st.river[b, rel]
-    sc[12:16] = st.n_hidden[b, rel]
-    sc[16:20] = st.ting[b, rel]
-    sc[20:24] = st.flowers[b, rel]
+        o[_OTHER_MELDS] -= st.hidden[b, rel[1:]].astype(np.uint8)
+    o[P_RIVERS] = st.river[b, rel]
+    sc[COL_CONCEALED_KONGS] = st.n_hidden[b, rel]
+    sc[COL_TING] = st.ting[b, rel]
+    sc[COL_FLOWERS] = st.flowers[b, rel]
     by_self, from_self = st.claims[b, seat, rel], st.claims[b, rel, seat]
-    sc[26:30] = by_self
-    sc[30:34] = from_self
+    sc[COL_CLAIMED_BY_SELF] = by_self
+    sc[COL_CLAIMED_FROM_SELF] = from_self
     if rules.hubao:
-        bound = (by_self >= rules.hubao_claims) | (from_self >= rules.hubao_claims)
-        bound[0] = False
-        sc[9:12] = bound[1:]
-        sc[8] = bound.sum()
+        bound = hubao_bound(by_self, from_self, rules.hubao_claims)
+        sc[COL_HUBAO] = bound[1:]
+        sc[COL_HUBAO_COUNT] = bound.sum()
+    if rules.wall_layout == "indicator":
+        o[P_INDICATOR, st.indicator[b]] = 1
     if rules.hui:
-        o[9, st.indicator[b]] = 1
-        o[10, st.hui[b]] = 1
+        o[P_HUI, st.hui[b]] = 1
     if asking:
-        o[11, st.claim_tile[b]] = 1
+        o[P_CLAIM, st.claim_tile[b]] = 1
     if phase == TURN and st.drawn[b] >= 0 and st.turn_seat[b] == seat:
-        o[12, st.drawn[b]] = 1
+        o[P_DRAWN, st.drawn[b]] = 1
     one = np.array([b])
-    sc[0] = live_left(rules, st, one)[0]
-    if rules.hui:
-        sc[1] = max(int(st.tail_pos[b]) - (st.wall.shape[1] - 2 - rules.reserve), 0)
-    else:
-        sc[1] = max(int(st.tail_pos[b]) + 1 - int(st.live_pos[b]), 0)
-    sc[2] = (int(st.dealer[b]) - seat) % 4
-    sc[3] = min(phase, 2)
-    sc[4] = st.claimed_turn[b]
-    sc[5] = (int(st.turn_seat[b]) - seat) % 4 if asking else 0
-    sc[6] = st.sz_rounds[b]
-    sc[7] = st.sz_alive[b]
-    sc[24] = st.n_discards[b, seat] == 0 and not st.any_meld[b]
-    sc[25] = st.pend_cat[b] if asking else 3
+    sc[COL_LIVE_LEFT] = live_left(rules, st, one)[0]
+    sc[COL_REPLACEMENTS_LEFT] = replacements_left(rules, st, one)[0]
+    sc[COL_DEALER] = (int(st.dealer[b]) - seat) % S
+    sc[COL_PHASE] = min(phase, ROB)
+    sc[COL_MUST_DISCARD] = st.claimed_turn[b]
+    sc[COL_ASKER] = (int(st.turn_seat[b]) - seat) % S if asking else 0
+    sc[COL_SZ_ROUNDS] = st.sz_rounds[b]
+    sc[COL_SZ_ALIVE] = st.sz_alive[b]
+    sc[COL_FIRST_TURN] = st.n_discards[b, seat] == 0 and not st.any_meld[b]
+    sc[COL_CLAIM_CATEGORY] = st.pend_cat[b] if asking else NO_CATEGORY
     return o
 
 
-__all__ = ["N_PLANES", "OBS_NAME", "OBS_SHAPE", "observe", "observe_one"]
+__all__ = [
+    "COL_ASKER", "COL_CLAIMED_BY_SELF", "COL_CLAIMED_FROM_SELF", "COL_CLAIM_CATEGORY", "COL_CONCEALED_KONGS",
+    "COL_DEALER", "COL_FIRST_TURN", "COL_FLOWERS", "COL_HUBAO", "COL_HUBAO_COUNT", "COL_LIVE_LEFT",
+    "COL_MUST_DISCARD", "COL_PHASE", "COL_REPLACEMENTS_LEFT", "COL_SZ_ALIVE", "COL_SZ_ROUNDS", "COL_TING",
+    "N_PLANES", "N_SCALARS", "OBS_NAME", "OBS_SHAPE", "P_CLAIM", "P_DRAWN", "P_HAND", "P_HUI", "P_INDICATOR",
+    "P_MELDS", "P_RIVERS", "P_SCALARS", "observe", "observe_one",
+]

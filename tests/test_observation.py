@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from mj_env import actions as A
+from mj_env import observation as O
 from mj_env.engine import Engine
-from mj_env.observation import N_PLANES, OBS_NAME, observe
-from mj_env.state import CLAIM, TURN
+from mj_env.observation import N_PLANES, OBS_NAME, observe, observe_one
+from mj_env.rules import get_rules
+from mj_env.state import CLAIM, END, TURN
 from mj_env.tiles import HUI_OF_INDICATOR
 from mj_env.wall import live_left
 
@@ -18,43 +21,108 @@ def test_planes_match_the_state_from_every_seat():
     seen_claim = seen_turn = 0
     for _ in range(200):
         st = eng.state
-        live = np.flatnonzero(st.phase != 3)
+        live = np.flatnonzero(st.phase != END)
         for seat in range(4):
             obs = observe(eng.rules, st, live, np.full(len(live), seat))
             assert obs.shape == (len(live), N_PLANES, 34) and obs.dtype == np.uint8
             for j, b in enumerate(live):
                 o = obs[j]
-                assert (o[0] == st.hands[b, seat]).all()
+                sc = o[O.P_SCALARS]
+                assert (o[O.P_HAND] == st.hands[b, seat]).all()
                 for k in range(4):
                     other = (seat + k) % 4
-                    assert (o[5 + k] == st.river[b, other]).all()
+                    assert (o[O.P_RIVERS][k] == st.river[b, other]).all()
                     shown = st.meld_counts[b, other] - (st.hidden[b, other] if k else 0)
-                    assert (o[1 + k] == shown).all()
-                    assert o[13, 12 + k] == st.n_hidden[b, other]
-                assert o[9].argmax() == st.indicator[b] and o[9].sum() == 1
-                assert o[10].argmax() == HUI_OF_INDICATOR[st.indicator[b]] and o[10].sum() == 1
-                assert o[13, 0] == live_left(eng.rules, st, np.array([b]))[0]
-                assert o[13, 2] == (st.dealer[b] - seat) % 4
+                    assert (o[O.P_MELDS][k] == shown).all()
+                    assert sc[O.COL_CONCEALED_KONGS][k] == st.n_hidden[b, other]
+                assert o[O.P_INDICATOR].argmax() == st.indicator[b] and o[O.P_INDICATOR].sum() == 1
+                assert o[O.P_HUI].argmax() == HUI_OF_INDICATOR[st.indicator[b]] and o[O.P_HUI].sum() == 1
+                assert sc[O.COL_LIVE_LEFT] == live_left(eng.rules, st, np.array([b]))[0]
+                reserve_start = st.wall.shape[1] - 1 - eng.rules.reserve
+                assert sc[O.COL_REPLACEMENTS_LEFT] == st.tail_pos[b] + 1 - reserve_start
+                assert sc[O.COL_DEALER] == (st.dealer[b] - seat) % 4
                 if st.phase[b] == CLAIM:
-                    assert o[11].argmax() == st.claim_tile[b] and o[11].sum() == 1
-                    assert o[13, 5] == (st.turn_seat[b] - seat) % 4
+                    assert o[O.P_CLAIM].argmax() == st.claim_tile[b] and o[O.P_CLAIM].sum() == 1
+                    assert sc[O.COL_ASKER] == (st.turn_seat[b] - seat) % 4
                     seen_claim += 1
                 else:
-                    assert o[11].sum() == 0
+                    assert o[O.P_CLAIM].sum() == 0
                 if st.phase[b] == TURN and st.turn_seat[b] == seat and st.drawn[b] >= 0:
-                    assert o[12].argmax() == st.drawn[b] and o[12].sum() == 1
+                    assert o[O.P_DRAWN].argmax() == st.drawn[b] and o[O.P_DRAWN].sum() == 1
                     seen_turn += 1
                 elif st.turn_seat[b] != seat:
-                    assert o[12].sum() == 0  # another seat's drawn tile is never shown
+                    assert o[O.P_DRAWN].sum() == 0  # another seat's drawn tile is never shown
                 by_me = st.claims[b, seat, [(seat + k) % 4 for k in range(4)]]
-                assert (o[13, 26:30] == by_me).all()
+                assert (sc[O.COL_CLAIMED_BY_SELF] == by_me).all()
         mask = eng.legal_mask()
         eng.step((rng.random(mask.shape) * mask).argmax(axis=1))
-        done = np.flatnonzero(eng.state.phase == 3)
+        done = np.flatnonzero(eng.state.phase == END)
         if len(done):
             eng.reset(tables=done)
     assert seen_claim > 20 and seen_turn > 20
     assert OBS_NAME == "mj_obs_v1"
+
+
+def test_the_layout_names_cover_every_plane_and_column_once():
+    planes, columns = [], []
+    for name, value in vars(O).items():
+        if name.startswith(("P_", "COL_")):
+            span = list(range(value.start, value.stop)) if isinstance(value, slice) else [value]
+            (planes if name.startswith("P_") else columns).extend(span)
+    assert sorted(planes) == list(range(N_PLANES))
+    assert sorted(columns) == list(range(O.N_SCALARS)) and O.N_SCALARS == 34
+    per_offset = ("P_MELDS", "P_RIVERS", "COL_CONCEALED_KONGS", "COL_TING", "COL_FLOWERS",
+                  "COL_CLAIMED_BY_SELF", "COL_CLAIMED_FROM_SELF")
+    for name in per_offset:
+        value = getattr(O, name)
+        assert value.stop - value.start == 4, name
+    assert O.COL_HUBAO.stop - O.COL_HUBAO.start == 3  # offsets 1-3
+
+
+def test_hubao_columns():
+    """互包 (RULES.md 6.1): seats a and b are bound once a claimed hubao_claims discards from b, or b
+    from a."""
+    rules = get_rules("beijing", hubao_claims=1)  # bound after one claim: common in random play
+    eng = Engine(rules, num_tables=16, seed=5)
+    eng.reset()
+    rng = np.random.default_rng(2)
+    bound_seen = 0
+    for _ in range(300):
+        st = eng.state
+        for b in np.flatnonzero(st.phase != END):
+            c = st.claims[b]
+            for seat in range(4):
+                sc = observe_one(rules, st, int(b), seat)[O.P_SCALARS]
+                want = [bool(c[seat, (seat + k) % 4] >= 1 or c[(seat + k) % 4, seat] >= 1) for k in (1, 2, 3)]
+                assert sc[O.COL_HUBAO].tolist() == want and sc[O.COL_HUBAO_COUNT] == sum(want)
+                bound_seen += sum(want)
+        mask = eng.legal_mask()
+        eng.step((rng.random(mask.shape) * mask).argmax(axis=1))
+        done = np.flatnonzero(eng.state.phase == END)
+        if len(done):
+            eng.reset(tables=done)
+    assert bound_seen > 100
+
+
+@pytest.mark.parametrize("overrides, indicator_shown", [
+    ({"hui": False}, True),                                          # the indicator, no 惠牌
+    ({"hui": False, "wall_layout": "tail", "tail_stacks_kept": 6}, False),
+])
+def test_wall_layout_planes(overrides, indicator_shown):
+    rules = get_rules("beijing", **overrides)
+    eng = Engine(rules, num_tables=4, seed=1)
+    eng.reset()
+    st = eng.state
+    obs = observe(rules, st)
+    assert not obs[:, O.P_HUI].any()
+    assert (obs[:, O.P_INDICATOR].sum(axis=1) == indicator_shown).all()
+    if indicator_shown:
+        assert (obs[:, O.P_INDICATOR].argmax(axis=1) == st.wall[:, -1]).all()
+        assert (obs[:, O.P_SCALARS, O.COL_REPLACEMENTS_LEFT] == rules.reserve).all()
+        assert (obs[:, O.P_SCALARS, O.COL_LIVE_LEFT] == 136 - 53 - 1 - rules.reserve).all()
+    else:
+        assert (obs[:, O.P_SCALARS, O.COL_REPLACEMENTS_LEFT] == 136 - 53).all()
+        assert (obs[:, O.P_SCALARS, O.COL_LIVE_LEFT] == 136 - 53 - 12).all()
 
 
 def test_actions_names_round_trip():
@@ -64,21 +132,21 @@ def test_actions_names_round_trip():
     assert A.index("kong") == A.KONG and A.index("kong 5m") == A.KONG_SELF + 4
 
 
-def test_single_table_path_equals_the_batched_one():
-    from mj_env.observation import observe_one
-
-    for preset in ("beijing", "hebei", "quemen"):
-        eng = Engine(preset, num_tables=6, seed=2)
-        eng.reset()
-        rng = np.random.default_rng(4)
-        for _ in range(150):
-            st = eng.state
-            for seat in range(4):
-                batched = observe(eng.rules, st, np.arange(6), np.full(6, seat))
-                for b in range(6):
-                    assert (observe_one(eng.rules, st, b, seat) == batched[b]).all()
-            mask = eng.legal_mask()
-            eng.step((rng.random(mask.shape) * mask).argmax(axis=1))
-            done = np.flatnonzero(eng.state.phase == 3)
-            if len(done):
-                eng.reset(tables=done)
+@pytest.mark.parametrize("rules", [get_rules("beijing"), get_rules("hebei"), get_rules("quemen"),
+                                   get_rules("beijing", hui=False)],
+                         ids=["beijing", "hebei", "quemen", "beijing_without_hui"])
+def test_single_table_path_equals_the_batched_one(rules):
+    eng = Engine(rules, num_tables=6, seed=2)
+    eng.reset()
+    rng = np.random.default_rng(4)
+    for _ in range(150):
+        st = eng.state
+        for seat in range(4):
+            batched = observe(eng.rules, st, np.arange(6), np.full(6, seat))
+            for b in range(6):
+                assert (observe_one(eng.rules, st, b, seat) == batched[b]).all()
+        mask = eng.legal_mask()
+        eng.step((rng.random(mask.shape) * mask).argmax(axis=1))
+        done = np.flatnonzero(eng.state.phase == END)
+        if len(done):
+            eng.reset(tables=done)
