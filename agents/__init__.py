@@ -37,4 +37,4 @@ def make_agent(spec: str, rules="beijing", device: str = "cpu"):
 
     if not Path(path).is_file():
         raise ValueError(f"unknown agent {spec!r}: use random, rule or the path of a checkpoint")
-    return NetworkAgent.from_checkpoint(path, greedy=greedy, device=device, name=spec)
+    return NetworkAgent.from_checkpoint(path, greedy=greedy, device=device, name=spec, rules=rules)

@@ -1,7 +1,10 @@
 """PyTorch policy/value networks over the count-array observation, and their checkpoints.
 
-Input: the planes of ``mj_obs_v1`` (``mj_env.observation``), (B, 14, 34) uint8, turned into
-float features inside the network (the environment stays integer):
+Input: the planes of ``mj_obs_v1`` (``mj_env.observation``), (B, 14, 34) uint8, or of ``mj_obs_v2``
+(``mj_env.features``: the same 14 planes and 4 computed from them), (B, 18, 34), turned into float
+features inside the network (the environment stays integer). A network's layout is its config's
+``obs`` (absent: ``mj_obs_v1``); ``model_inputs`` turns the environment's v1 planes into what a network
+takes, so agents and the trainer feed either kind the same way. The v1 features:
 
 =============================  ========  ================================================
 feature                        size      from
@@ -11,6 +14,21 @@ melds, rivers of 4 seats       8 x 34    P_MELDS, P_RIVERS, counts / 4
 indicator, 惠牌, claim, drawn   4 x 34    P_INDICATOR, P_HUI, P_CLAIM, P_DRAWN, one-hot
 惠牌 held, thermometer          4         P_HAND at the 惠牌 kind: >= 1, 2, 3, 4
 scalars                        34        P_SCALARS, each column divided by its range
+=============================  ========  ================================================
+
+and with ``mj_obs_v2`` besides (``V2_FEATURES``; for ``tiles`` the first three are per-tile channels, the
+others go to the pooled summary):
+
+=============================  ========  ================================================
+feature                        size      from
+=============================  ========  ================================================
+need after each discard        34        P_DISCARD_NEED / 8
+a discard of least need        34        P_DISCARD_NEED at its minimum over held kinds
+improving tiles                34        P_DISCARD_IMPROVE / 32
+need after each option         34        P_OPTION_NEED / 8
+option better than as is       34        0 < P_OPTION_NEED < its column OPT_NOW
+option as good as as is        34        P_OPTION_NEED == its column OPT_NOW (> 0)
+improving tiles of options     34        P_OPTION_IMPROVE / 32
 =============================  ========  ================================================
 
 Two architectures (``build_network``; ``train.py --arch``):
@@ -44,6 +62,7 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
+from mj_env import features as mjf
 from mj_env.actions import N_ACTIONS
 from mj_env.observation import (
     COL_ASKER,
@@ -76,6 +95,9 @@ from .base import as_bool_mask, check_rows_have_actions
 
 OBS_VERSION = int(re.search(r"_v(\d+)$", OBS_NAME).group(1))
 """Version number of the observation layout, from its name (``mj_obs_v1`` -> 1)."""
+LAYOUTS = {OBS_NAME: (OBS_VERSION, [N_PLANES, N_KINDS]),
+           mjf.FEATURES_NAME: (mjf.FEATURES_VERSION, [mjf.N_PLANES_V2, N_KINDS])}
+"""Observation layouts a network may take: name -> (version, shape of one observation)."""
 CHECKPOINT_FORMAT = "mj_agents.policy/1"
 
 
@@ -96,6 +118,7 @@ _TABLE_PLANES = slice(P_MELDS.start, P_RIVERS.stop)  # melds and rivers of the 4
 _ONE_HOT_PLANES = slice(P_INDICATOR, P_DRAWN + 1)     # indicator, 惠牌, claimed tile, drawn tile
 assert P_MELDS.stop == P_RIVERS.start and (P_HUI, P_CLAIM, P_DRAWN) == tuple(P_INDICATOR + np.arange(1, 4))
 N_FEATURES = (4 + 8 + 4) * N_KINDS + 4 + N_KINDS
+V2_FEATURES = 7 * N_KINDS
 
 
 def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> nn.Linear:
@@ -121,6 +144,39 @@ def features(obs: torch.Tensor) -> torch.Tensor:
     ], dim=1)
 
 
+def _v2_parts(x: torch.Tensor) -> list[torch.Tensor]:
+    """The seven (B, 34) ``mj_obs_v2`` features of the module docstring from float planes (B, 18, 34)."""
+    need, imp = x[:, mjf.P_DISCARD_NEED], x[:, mjf.P_DISCARD_IMPROVE]
+    held = need > 0
+    best = torch.where(held, need, torch.full_like(need, 255.0)).amin(dim=1, keepdim=True)
+    opt, opt_imp = x[:, mjf.P_OPTION_NEED], x[:, mjf.P_OPTION_IMPROVE]
+    now = opt[:, mjf.OPT_NOW:mjf.OPT_NOW + 1]
+    legal = opt > 0
+    return [need / 8.0, (held & (need == best)).float(), imp / 32.0, opt / 8.0,
+            (legal & (opt < now)).float(), (legal & (opt == now)).float(), opt_imp / 32.0]
+
+
+def v2_features(obs: torch.Tensor) -> torch.Tensor:
+    """(B, 18, 34) ``mj_obs_v2`` observations -> (B, N_FEATURES + V2_FEATURES) float32."""
+    return torch.cat([features(obs[:, :N_PLANES]), *_v2_parts(obs.to(torch.float32))], dim=1)
+
+
+def model_inputs(model: nn.Module, planes: np.ndarray, mask: np.ndarray, rules="beijing") -> np.ndarray:
+    """What ``model`` takes, from the environment's planes (n, 14, 34) uint8 and masks (n, 127): the
+    planes themselves for ``mj_obs_v1`` networks, ``mj_env.features.observe_v2`` for ``mj_obs_v2`` ones
+    (computed for rule set ``rules``). Planes that are already v2 (n, 18, 34) pass through."""
+    planes = np.asarray(planes)
+    if obs_layout(model) == mjf.FEATURES_NAME and planes.shape[1] == N_PLANES:
+        return mjf.observe_v2(rules, planes, mask)
+    return planes
+
+
+def obs_layout(model_or_config) -> str:
+    """The observation layout a network (or a network config) takes."""
+    config = model_or_config if isinstance(model_or_config, dict) else model_or_config.config
+    return config.get("obs", OBS_NAME)
+
+
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Illegal entries (mask False) set to the dtype's minimum: probability exactly 0 after softmax
     as long as one entry is legal, and no inf/nan in gradients (CleanRL's invalid-action masking)."""
@@ -142,10 +198,11 @@ class MaskedCategorical(Categorical):
 class PolicyValueNet(nn.Module):
     """MLP over ``features(obs)``: a shared trunk, 127 policy logits and a scalar value."""
 
-    def __init__(self, hidden: tuple[int, ...] = (256, 256)):
+    def __init__(self, hidden: tuple[int, ...] = (256, 256), obs: str = OBS_NAME):
         super().__init__()
-        self.config = {"arch": "mlp", "hidden": list(hidden)}
-        layers, width = [], N_FEATURES
+        self.config = {"arch": "mlp", "hidden": list(hidden), **({"obs": obs} if obs != OBS_NAME else {})}
+        self.features = v2_features if obs == mjf.FEATURES_NAME else features
+        layers, width = [], N_FEATURES + (V2_FEATURES if obs == mjf.FEATURES_NAME else 0)
         for h in hidden:
             layers += [layer_init(nn.Linear(width, h)), nn.ReLU()]
             width = h
@@ -154,12 +211,12 @@ class PolicyValueNet(nn.Module):
         self.value = layer_init(nn.Linear(width, 1), std=1.0)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(B, 14, 34) uint8 -> (raw logits (B, 127), value (B,))."""
-        h = self.trunk(features(obs))
+        """(B, 14 or 18, 34) uint8 (its layout) -> (raw logits (B, 127), value (B,))."""
+        h = self.trunk(self.features(obs))
         return self.policy(h), self.value(h).squeeze(-1)
 
     def get_value(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.value(self.trunk(features(obs))).squeeze(-1)
+        return self.value(self.trunk(self.features(obs))).squeeze(-1)
 
     def get_action_and_value(self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None):
         """CleanRL's interface: (action, log-prob, entropy, value); samples when ``action`` is None."""
@@ -175,6 +232,8 @@ _RANK_CHANNELS[np.arange(N_SUITED) % SUIT_SIZE, np.arange(N_SUITED)] = 1.0
 _RANK_CHANNELS[SUIT_SIZE, N_SUITED:] = 1.0
 N_TILE_CHANNELS = 4 + 1 + 8 + 3 + 1 + 10
 N_GLOBALS = N_KINDS + 4
+V2_TILE_CHANNELS = 3      # need after each discard, least need, improving tiles
+V2_GLOBALS = 4 * N_KINDS  # the option features
 
 
 def tile_features(obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -197,6 +256,10 @@ def tile_features(obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     ], dim=1)
     scale = torch.as_tensor(_SCALAR_RANGE, device=x.device)
     glob = torch.cat([x[:, P_SCALARS] / scale, (wild >= levels[None, :]).to(torch.float32)], dim=1)
+    if x.shape[1] > N_PLANES:  # mj_obs_v2
+        parts = _v2_parts(x)
+        per_tile = torch.cat([per_tile, torch.stack(parts[:V2_TILE_CHANNELS], dim=1)], dim=1)
+        glob = torch.cat([glob, *parts[V2_TILE_CHANNELS:]], dim=1)
     return per_tile, glob
 
 
@@ -219,13 +282,16 @@ class TileNet(nn.Module):
     """Per-tile policy/value network (module docstring). ``channels`` per tile, ``blocks`` residual
     blocks, ``head`` width of the pooled layer that gives the claim logits and the value."""
 
-    def __init__(self, channels: int = 32, blocks: int = 2, head: int = 128):
+    def __init__(self, channels: int = 32, blocks: int = 2, head: int = 128, obs: str = OBS_NAME):
         super().__init__()
-        self.config = {"arch": "tiles", "channels": channels, "blocks": blocks, "head": head}
+        self.config = {"arch": "tiles", "channels": channels, "blocks": blocks, "head": head,
+                       **({"obs": obs} if obs != OBS_NAME else {})}
         c = channels
-        self.glob = nn.Linear(N_GLOBALS, c)
-        self.suit_in = nn.Conv2d(N_TILE_CHANNELS, c, (1, 3), padding=(0, 1))
-        self.honor_in = nn.Conv2d(N_TILE_CHANNELS, c, 1)
+        v2 = obs == mjf.FEATURES_NAME
+        n_in = N_TILE_CHANNELS + (V2_TILE_CHANNELS if v2 else 0)
+        self.glob = nn.Linear(N_GLOBALS + (V2_GLOBALS if v2 else 0), c)
+        self.suit_in = nn.Conv2d(n_in, c, (1, 3), padding=(0, 1))
+        self.honor_in = nn.Conv2d(n_in, c, 1)
         self.blocks = nn.ModuleList(_TileBlock(c) for _ in range(blocks))
         self.tile_head = nn.Conv2d(c, 3, 1)           # discard, kong, 报听 of each tile
         self.chi_head = nn.Conv2d(c, 1, (1, 3))        # run starting at ranks 1-7 of each suit
@@ -286,6 +352,10 @@ def check_config(config: dict) -> dict:
     for key, value in config.items():
         if key == "arch":
             continue
+        if key == "obs":
+            if not isinstance(value, str) or value not in LAYOUTS:
+                raise ValueError(f"model_config['obs'] must be one of {', '.join(LAYOUTS)}, not {_brief(value)}")
+            continue
         if key not in _SIZES[arch]:
             raise ValueError(f"model_config has key {_brief(key)}, which {arch} networks do not take")
         low, high = _SIZES[arch][key]
@@ -341,9 +411,9 @@ def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {
         "format": CHECKPOINT_FORMAT,
-        "obs_name": OBS_NAME,
-        "obs_version": OBS_VERSION,
-        "obs_shape": [N_PLANES, N_KINDS],
+        "obs_name": obs_layout(model),
+        "obs_version": LAYOUTS[obs_layout(model)][0],
+        "obs_shape": LAYOUTS[obs_layout(model)][1],
         "n_actions": N_ACTIONS,
         "model_config": _plain(model.config, "model_config"),
         "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
@@ -390,11 +460,12 @@ def _check_payload(payload) -> nn.Module:
         if not isinstance(payload[key], typ) or (typ is int and isinstance(payload[key], bool)):
             raise CheckpointError(f"{key!r} is a {type(payload[key]).__name__}, not a {typ.__name__}")
     name, version, shape = payload["obs_name"], payload["obs_version"], payload["obs_shape"]
-    shape_ok = all(type(d) is int for d in shape) and shape == [N_PLANES, N_KINDS]
-    if name != OBS_NAME or version != OBS_VERSION or not shape_ok:
+    known = LAYOUTS.get(name)
+    shape_ok = known is not None and all(type(d) is int for d in shape) and shape == known[1]
+    if known is None or version != known[0] or not shape_ok:
+        layouts = " or ".join(f"{k} (version {v}, shape {sh})" for k, (v, sh) in LAYOUTS.items())
         raise CheckpointError(f"trained on observation layout {_brief(name)} (version {version}, shape "
-                              f"{_brief(shape)}); this environment produces {OBS_NAME} (version {OBS_VERSION}, "
-                              f"shape {[N_PLANES, N_KINDS]})")
+                              f"{_brief(shape)}); networks here take {layouts}")
     if payload["n_actions"] != N_ACTIONS:
         raise CheckpointError(f"has {payload['n_actions']} actions; this environment has {N_ACTIONS}")
     if not all(isinstance(k, str) for k in payload["meta"]):
@@ -404,6 +475,8 @@ def _check_payload(payload) -> nn.Module:
         model = build_network(config)
     except (TypeError, ValueError) as e:  # check_config's message
         raise CheckpointError(str(e)) from None
+    if obs_layout(model) != name:
+        raise CheckpointError(f"its observation layout is {name} but its model_config takes {obs_layout(model)}")
     weights, expected = payload["state_dict"], model.state_dict()
     for key in [*expected, *(k for k in weights if k not in expected)]:
         v, ref = weights.get(key), expected.get(key)
@@ -450,22 +523,26 @@ class NetworkAgent:
     (Gumbel-max on the log-probabilities), so arena runs are repeatable for a seed."""
 
     def __init__(self, model: nn.Module, name: str = "policy", greedy: bool = False,
-                 device: str | torch.device = "cpu"):
+                 device: str | torch.device = "cpu", rules="beijing"):
         self.model = model
         self.name = name
         self.greedy = greedy
         self.device = torch.device(device)
+        self.rules = rules  # what mj_obs_v2 features are computed for
 
     @classmethod
-    def from_checkpoint(cls, path: str | Path, greedy: bool = False, device="cpu", name: str | None = None):
-        model, _ = load_checkpoint(path, device=device)
-        return cls(model, name=name or str(path), greedy=greedy, device=device)
+    def from_checkpoint(cls, path: str | Path, greedy: bool = False, device="cpu", name: str | None = None,
+                        rules=None):
+        """The agent of a checkpoint; ``rules`` (default: the checkpoint's own) for ``mj_obs_v2`` features."""
+        model, meta = load_checkpoint(path, device=device)
+        rules = rules or meta.get("rules") or "beijing"
+        return cls(model, name=name or str(path), greedy=greedy, device=device, rules=rules)
 
     @torch.no_grad()
     def act(self, obs: dict, rng: np.random.Generator) -> np.ndarray:
         mask = as_bool_mask(obs["action_mask"])
         check_rows_have_actions(mask)
-        o = torch.as_tensor(np.asarray(obs["observation"]), device=self.device)
+        o = torch.as_tensor(model_inputs(self.model, obs["observation"], mask, self.rules), device=self.device)
         logits, _ = self.model(o)
         logp = torch.log_softmax(masked_logits(logits, torch.as_tensor(mask, device=self.device)), dim=-1)
         logp = logp.cpu().numpy().astype(np.float64)

@@ -161,3 +161,42 @@ def test_arena_cli_reports_a_bad_checkpoint_and_exits_non_zero(saved, tmp_path, 
     err = capsys.readouterr().err
     assert info.value.code == 2
     assert f"error: {bad}: model_config['hidden']" in err and "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- mj_obs_v2 networks
+
+
+def test_v2_networks_round_trip_and_play_legal_moves(tmp_path):
+    from agents import make_agent
+    from agents.arena import play_duplicate, summarize
+    from mj_env.features import FEATURES_NAME, N_PLANES_V2
+
+    o = torch.randint(0, 4, (6, N_PLANES_V2, 34), dtype=torch.uint8)
+    for model in (PolicyValueNet(hidden=(16, 8), obs=FEATURES_NAME),
+                  TileNet(channels=8, blocks=1, head=16, obs=FEATURES_NAME)):
+        path = save_checkpoint(tmp_path / "v2.pt", model, rules="quemen")
+        loaded, meta = load_checkpoint(path)
+        assert meta["obs_name"] == FEATURES_NAME and meta["obs_version"] == 2
+        assert meta["model_config"]["obs"] == FEATURES_NAME
+        for a, b in zip(model(o), loaded(o)):
+            assert torch.equal(a, b)
+        agent = make_agent(str(path), rules="quemen")  # computes the v2 planes from the env's v1 planes
+        rule = make_agent("rule", rules="quemen")
+        summary = summarize(play_duplicate([agent, rule], 2, seed=0, rules="quemen"))  # the engine checks legality
+        assert summary["agents"][0]["hands"] > 0
+
+
+def test_a_v1_checkpoint_keeps_loading_with_v1_config(saved):
+    _, meta = load_checkpoint(saved[1])
+    assert "obs" not in meta["model_config"] and meta["obs_name"] == OBS_NAME
+
+
+@pytest.mark.parametrize("edit, words", [
+    # v1 weights said to be v2: the layout and the config disagree
+    (lambda p: p.update(obs_name="mj_obs_v2", obs_version=2, obs_shape=[18, 34]),
+     ["mj_obs_v2", "model_config takes mj_obs_v1"]),
+    (lambda p: p.update(obs_name="mj_obs_v2", obs_version=2), ["mj_obs_v2", "[14, 34]", "[18, 34]"]),
+    (lambda p: p["model_config"].update(obs="mj_obs_v9"), ["mj_obs_v9"]),
+])
+def test_layout_mismatch_is_a_checkpoint_error(saved, tmp_path, edit, words):
+    refused(rewrite(saved[1], tmp_path, edit), *words)

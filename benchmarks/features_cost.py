@@ -1,0 +1,75 @@
+"""Cost of the mj_obs_v2 planes (mj_env.features) per batch, next to the rule-based agent's decision.
+
+::
+
+    python benchmarks/features_cost.py                      # beijing, hebei, quemen; batches 64, 256, 1024
+    python benchmarks/features_cost.py --rules beijing --batch 256 --steps 40
+
+Positions come from four rule-based agents playing (the decisions a trainer sees); each row times
+``extra_planes`` and ``RuleBasedAgent.act`` on the same batches, in milliseconds per batch, and the
+hands ``hand.tiles_to_win`` evaluated per batch. The machine's load average is printed with it: on a
+shared machine the numbers are upper bounds.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+import mj_env.features as F
+from mj_env.baselines import RuleBasedAgent
+from mj_env.vector import MahjongVectorEnv
+
+
+def measure(rules: str, batch: int, steps: int, seed: int = 0) -> dict:
+    env = MahjongVectorEnv(num_envs=batch, rules=rules, seed=seed)
+    obs, _ = env.reset(seed=seed)
+    agent, rng = RuleBasedAgent(rules), np.random.default_rng(seed)
+    t_feat = t_rule = 0.0
+    evals = 0
+    counted = F.tiles_needed
+
+    def counting(r, hands, hui):
+        nonlocal evals
+        evals += len(hands)
+        return counted(r, hands, hui)
+
+    F.tiles_needed = counting
+    try:
+        for _ in range(steps):
+            t0 = time.perf_counter()
+            F.extra_planes(rules, obs["observation"], obs["action_mask"])
+            t1 = time.perf_counter()
+            actions = agent.act(obs, rng)
+            t2 = time.perf_counter()
+            t_feat, t_rule = t_feat + t1 - t0, t_rule + t2 - t1
+            obs, *_ = env.step(actions)
+    finally:
+        F.tiles_needed = counted
+    return {"rules": rules, "batch": batch, "features_ms": 1000 * t_feat / steps, "rule_agent_ms": 1000 * t_rule / steps,
+            "features_per_s": batch * steps / t_feat, "hands_per_batch": evals / steps}
+
+
+def main(argv=None) -> list[dict]:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--rules", default="beijing,hebei,quemen")
+    p.add_argument("--batch", default="64,256,1024")
+    p.add_argument("--steps", type=int, default=30)
+    a = p.parse_args(argv)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print("| rules | batch | mj_obs_v2 planes ms/batch | rule agent ms/batch | observations/s | tiles_to_win hands/batch |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    rows = []
+    for rules in a.rules.split(","):
+        for batch in (int(b) for b in a.batch.split(",")):
+            r = measure(rules, batch, a.steps)
+            rows.append(r)
+            print(f"| {rules} | {batch} | {r['features_ms']:.1f} | {r['rule_agent_ms']:.1f} | "
+                  f"{r['features_per_s']:,.0f} | {r['hands_per_batch']:,.0f} |", flush=True)
+    return rows
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,283 @@
+"""Observation layout ``mj_obs_v2``: the planes of ``mj_obs_v1`` plus what the rules core computes
+about the acting seat's own hand, for many tables at once.
+
+``mj_obs_v2`` is an array (N_PLANES_V2, 34) uint8 per table: planes 0-13 are exactly
+``mj_env.observation`` (``mj_obs_v1``), planes 14-17 are computed from them (and the action mask)
+by ``extra_planes``, so they use only what the acting seat can see. The measure is the rule-based
+agent's (``mj_env.baselines.hand_distance``: ``hand.tiles_to_win`` with the held 惠牌 as wildcards,
+and the 缺一门 exchanges under ``lack_suit``), written here as *tiles needed*:
+
+    need(hand) = hand_distance(hand) + (1 if the concealed hand has 3k+1 tiles else 0)
+
+the number of tiles the hand must still take in to win (a 3k+2 winning hand needs 0, a ready 3k+1
+hand needs 1), so hands of both sizes compare. A tile *improves* a 3k+1 hand when drawing it
+lowers the need (drawing the 惠牌 kind adds a wildcard). *Unseen* copies of a kind are 4 minus
+the copies the seat sees (own hand, all melds face up, all rivers, the indicator), at least 0.
+
+::
+
+    plane  name                 content (one value per tile kind unless said otherwise)
+    0-13   (mj_obs_v1)          mj_env.observation, unchanged
+    14     P_DISCARD_NEED       own turn (3k+2 hand): need after discarding this kind, 1-14;
+                                0 where the kind is not held, and at every other decision
+    15     P_DISCARD_IMPROVE    own turn, for the discards of least need (P_DISCARD_NEED equal to its
+                                minimum): unseen tiles that improve the hand left (the unseen
+                                copies of every improving kind, summed), 0-136; 0 elsewhere
+    16     P_OPTION_NEED        per option, by column (below): need after taking the option and
+                                then the best discard (the one of least need); 0 where the option
+                                is not legal
+    17     P_OPTION_IMPROVE     per option: unseen tiles that improve the hand left by it (after
+                                the best discard; the most among equally needed discards)
+
+    column  option (planes 16, 17)
+    0       OPT_NOW             the hand as it is: a 3k+1 hand (claim or rob window) as it
+                                stands, a 3k+2 hand (own turn) after its best discard; plane 16
+                                column 0 of a 3k+2 hand is its own need (0: it wins)
+    1       OPT_PONG            pong the claimed tile (legal in the mask)
+    2       OPT_KONG            exposed kong of the claimed tile (no discard: a replacement comes)
+    3-23    OPT_CHI             chi action CHI + c in column 3 + c (c = 0-20)
+
+Claims take the 惠牌 into the meld where a natural copy is missing, as the engine allows under
+``hui_wild_in_melds`` (the rule-based agent's reading). Values above 255 cannot occur.
+
+``extra_planes(rules, planes, mask)`` -> (n, 4, 34) uint8; ``observe_v2`` -> (n, 18, 34) uint8
+with the v1 planes first. Nothing loops over tables: every (table, discard, draw) hand of the
+batch goes through ``hand.tiles_to_win`` in one call. ``benchmarks/features_cost.py`` measures it.
+
+Version history: v1 (``mj_env.observation``), v2 (this module).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import actions as A
+from .baselines import hand_distance
+from .hand import ORPHAN_KINDS
+from .observation import (
+    COL_PHASE,
+    N_PLANES,
+    OBS_NAME,
+    P_CLAIM,
+    P_HAND,
+    P_HUI,
+    P_INDICATOR,
+    P_MELDS,
+    P_RIVERS,
+    P_SCALARS,
+)
+from .rules import RuleSet, get_rules
+from .tiles import N_KINDS, N_SUITED, SUIT_SIZE
+
+K = N_KINDS
+FEATURES_NAME = "mj_obs_v2"
+FEATURES_VERSION = 2
+N_EXTRA = 4
+N_PLANES_V2 = N_PLANES + N_EXTRA
+OBS_SHAPE_V2 = (N_PLANES_V2, K)
+assert OBS_NAME == "mj_obs_v1", "mj_obs_v2 extends mj_obs_v1; check the layout before changing this"
+
+P_DISCARD_NEED = N_PLANES
+P_DISCARD_IMPROVE = N_PLANES + 1
+P_OPTION_NEED = N_PLANES + 2
+P_OPTION_IMPROVE = N_PLANES + 3
+
+OPT_NOW = 0
+OPT_PONG = 1
+OPT_KONG = 2
+OPT_CHI = 3
+N_OPTIONS = OPT_CHI + A.N_CHI
+
+_EYE = np.eye(K, dtype=np.int8)
+_PART = np.minimum(np.arange(K) // SUIT_SIZE, 3)   # 0-2 the suits, 3 the honors
+_SAME_SUIT = {s: (np.arange(s, N_SUITED) // SUIT_SIZE) == (np.arange(N_SUITED - s) // SUIT_SIZE) for s in (1, 2)}
+_ORPHAN = np.isin(np.arange(K), ORPHAN_KINDS)
+
+
+def hui_kind(planes: np.ndarray) -> np.ndarray:
+    """(n,) the 惠牌 kind of each row of (n, >=14, 34) planes, -1 without 惠牌."""
+    hui = planes[:, P_HUI]
+    return np.where(hui.any(axis=1), hui.argmax(axis=1), -1)
+
+
+def unseen_counts(planes: np.ndarray) -> np.ndarray:
+    """(n, 34) int16: 4 minus the copies the acting seat sees (hand, melds, rivers, indicator), >= 0."""
+    p = planes.astype(np.int16)
+    visible = p[:, P_HAND] + p[:, P_MELDS].sum(axis=1) + p[:, P_RIVERS].sum(axis=1) + p[:, P_INDICATOR]
+    return np.clip(4 - visible, 0, 4)
+
+
+def tiles_needed(rules: RuleSet, hands: np.ndarray, hui: np.ndarray) -> np.ndarray:
+    """need (module docstring) of concealed hands (m, 34) with their 惠牌 kinds (m,) -> (m,) int16."""
+    if len(hands) == 0:
+        return np.zeros(0, dtype=np.int16)
+    d = hand_distance(rules, hands, hui).astype(np.int16)
+    return d + (hands.sum(axis=1) % 3 == 1)
+
+
+def _near(hands: np.ndarray, hui: np.ndarray) -> np.ndarray:
+    """(m, 34) bool: kinds a natural tile of the hand can share a group with (the same kind, or within two
+    ranks in its suit), and the 惠牌 kind."""
+    nat = (hands > 0) & (np.arange(K) != hui[:, None])
+    near = nat.copy()
+    for shift in (1, 2):
+        near[:, shift:N_SUITED] |= nat[:, :N_SUITED - shift] & _SAME_SUIT[shift]
+        near[:, :N_SUITED - shift] |= nat[:, shift:N_SUITED] & _SAME_SUIT[shift]
+    near[np.arange(len(hands)), np.maximum(hui, 0)] |= hui >= 0
+    return near
+
+
+def improvement(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, unseen: np.ndarray,
+                need: np.ndarray) -> np.ndarray:
+    """Unseen tiles that lower the need of 3k+1 hands: hands (m, 34), hui (m,), unseen (m, 34), need (m,)
+    the hands' own need -> (m,) int16.
+
+    A kind no natural tile can group with ("far") can only start a group of its own, so every far kind
+    of one part (suit or honors; orphans apart when thirteen orphans count) answers alike: one of them is
+    evaluated for all. Every (hand, kind) pair left is one row of one batched call."""
+    m = len(hands)
+    near = _near(hands, hui)
+    far = ~near
+    if rules.thirteen_orphans:
+        near |= _ORPHAN
+        far &= ~_ORPHAN
+    cls = np.where(far, _PART, -1)
+    # the first far kind of each part stands for the part
+    rep = np.full((m, 4), -1)
+    for part in range(4):
+        has = (cls == part).any(axis=1)
+        rep[has, part] = (cls == part).argmax(axis=1)[has]
+    r1, t1 = np.nonzero(near & (unseen > 0))
+    r2, p2 = np.nonzero(rep >= 0)
+    r = np.concatenate([r1, r2])
+    t = np.concatenate([t1, rep[r2, p2]])
+    out = np.zeros(m, dtype=np.int16)
+    if len(r):
+        better = tiles_needed(rules, hands[r] + _EYE[t], hui[r]) < need[r]
+        n1 = len(r1)
+        np.add.at(out, r1[better[:n1]], unseen[r1[better[:n1]], t1[better[:n1]]])
+        good_part = np.zeros((m, 4), dtype=bool)
+        good_part[r2, p2] = better[n1:]
+        far_unseen = np.where(far, unseen, 0)
+        for part in range(4):
+            out += np.where(good_part[:, part], far_unseen[:, _PART == part].sum(axis=1), 0).astype(np.int16)
+    return out
+
+
+def discard_table(rules: RuleSet, hands: np.ndarray, hui: np.ndarray,
+                  unseen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For 3k+2 hands (m, 34): (need after discarding each kind, 0 where the kind is not held; improving
+    unseen tiles after each discard of least need, 0 for the others), both (m, 34) int16. The worse
+    discards get no count: they are not worth comparing, and leaving them out halves the cost."""
+    need = np.zeros(hands.shape, dtype=np.int16)
+    imp = np.zeros(hands.shape, dtype=np.int16)
+    r, d = np.nonzero(hands > 0)
+    if len(r):
+        after = hands[r] - _EYE[d]
+        n = tiles_needed(rules, after, hui[r])
+        need[r, d] = n
+        best = np.where(need > 0, need, np.iinfo(np.int16).max).min(axis=1)
+        top = n == best[r]
+        imp[r[top], d[top]] = improvement(rules, after[top], hui[r[top]], unseen[r[top]], n[top])
+    return need, imp
+
+
+def best_discard(need: np.ndarray, imp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(least need over the held kinds, the most improving tiles among the discards of that need),
+    both (m,), from ``discard_table``'s arrays."""
+    held = need > 0
+    best = np.where(held, need, np.iinfo(np.int16).max).min(axis=1)
+    at_best = held & (need == best[:, None])
+    return best.astype(np.int16), np.where(at_best, imp, -1).max(axis=1).astype(np.int16)
+
+
+def _claim_hands(rules: RuleSet, hands, hui, tile, rows, option) -> np.ndarray:
+    """Concealed hands of ``rows`` after taking claim ``option`` (OPT_PONG, OPT_KONG or OPT_CHI + c) of
+    ``tile``: naturals first, the 惠牌 for a missing copy (as the engine takes them)."""
+    after = hands[rows].astype(np.int8)
+    i = np.arange(len(rows))
+    h = np.maximum(hui[rows], 0)
+    t = tile[rows]
+    if option in (OPT_PONG, OPT_KONG):
+        need = 2 if option == OPT_PONG else 3
+        nat = np.minimum(after[i, t], need)
+        after[i, t] -= nat
+        if rules.hui_wild_in_melds:
+            after[i, h] -= (need - nat).astype(np.int8)
+        return after
+    start = A.CHI_START[option - OPT_CHI]
+    for k in range(3):
+        kind = np.full(len(rows), start + k)
+        other = kind != t
+        have = after[i, kind] > 0
+        after[i[other & have], kind[other & have]] -= 1
+        after[i[other & ~have], h[other & ~have]] -= 1
+    return after
+
+
+def extra_planes(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Planes 14-17 of ``mj_obs_v2`` (module docstring): planes (n, 14, 34) uint8 of ``mj_obs_v1``,
+    mask (n, 127) the legal actions -> (n, 4, 34) uint8."""
+    rules = get_rules(rules)
+    planes = np.asarray(planes)
+    mask = np.asarray(mask) != 0
+    n = len(planes)
+    out = np.zeros((n, N_EXTRA, K), dtype=np.int16)
+    if n == 0:
+        return out.astype(np.uint8)
+    hands = planes[:, P_HAND].astype(np.int8)
+    hui = hui_kind(planes)
+    unseen = unseen_counts(planes)
+    size = hands.sum(axis=1, dtype=np.int16)
+    turn = np.flatnonzero(size % 3 == 2)        # own turn: a discard is due
+    wait = np.flatnonzero(size % 3 == 1)        # claim or rob window
+
+    if len(turn):
+        need, imp = discard_table(rules, hands[turn], hui[turn], unseen[turn])
+        out[turn, P_DISCARD_NEED - N_PLANES] = need
+        out[turn, P_DISCARD_IMPROVE - N_PLANES] = imp
+        out[turn, P_OPTION_NEED - N_PLANES, OPT_NOW] = tiles_needed(rules, hands[turn], hui[turn])
+        out[turn, P_OPTION_IMPROVE - N_PLANES, OPT_NOW] = best_discard(need, imp)[1]
+    if len(wait):
+        now = tiles_needed(rules, hands[wait], hui[wait])
+        out[wait, P_OPTION_NEED - N_PLANES, OPT_NOW] = now
+        out[wait, P_OPTION_IMPROVE - N_PLANES, OPT_NOW] = improvement(
+            rules, hands[wait], hui[wait], unseen[wait], now)
+
+    claiming = planes[:, P_SCALARS, COL_PHASE] == 1
+    tile = planes[:, P_CLAIM].argmax(axis=1)
+    legal = {OPT_PONG: mask[:, A.PONG], OPT_KONG: mask[:, A.KONG]}
+    legal.update({OPT_CHI + c: mask[:, A.CHI + c] for c in range(A.N_CHI)})
+    opts = [(o, np.flatnonzero(claiming & ok & (size % 3 == 1))) for o, ok in legal.items()]
+    opts = [(o, rows) for o, rows in opts if len(rows)]
+    if opts:  # all claim options of the batch in one discard table (kongs: no discard)
+        after = [_claim_hands(rules, hands, hui, tile, rows, o) for o, rows in opts]
+        rows_of = np.concatenate([rows for _, rows in opts])
+        col_of = np.concatenate([np.full(len(rows), o) for o, rows in opts])
+        after = np.concatenate(after)
+        kong = col_of == OPT_KONG
+        need = np.zeros(len(after), dtype=np.int16)
+        imp = np.zeros(len(after), dtype=np.int16)
+        if (~kong).any():
+            d_need, d_imp = discard_table(rules, after[~kong], hui[rows_of[~kong]], unseen[rows_of[~kong]])
+            need[~kong], imp[~kong] = best_discard(d_need, d_imp)
+        if kong.any():
+            k_rows = rows_of[kong]
+            need[kong] = tiles_needed(rules, after[kong], hui[k_rows])
+            imp[kong] = improvement(rules, after[kong], hui[k_rows], unseen[k_rows], need[kong])
+        out[rows_of, P_OPTION_NEED - N_PLANES, col_of] = need
+        out[rows_of, P_OPTION_IMPROVE - N_PLANES, col_of] = imp
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def observe_v2(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``mj_obs_v2`` observations (n, 18, 34) uint8: the v1 planes (n, 14, 34) and ``extra_planes``."""
+    planes = np.asarray(planes)
+    return np.concatenate([planes, extra_planes(rules, planes, mask)], axis=1)
+
+
+__all__ = [
+    "FEATURES_NAME", "FEATURES_VERSION", "N_EXTRA", "N_OPTIONS", "N_PLANES_V2", "OBS_SHAPE_V2", "OPT_CHI",
+    "OPT_KONG", "OPT_NOW", "OPT_PONG", "P_DISCARD_IMPROVE", "P_DISCARD_NEED", "P_OPTION_IMPROVE",
+    "P_OPTION_NEED", "discard_table", "extra_planes", "improvement", "observe_v2", "tiles_needed",
+    "unseen_counts",
+]

@@ -1,0 +1,168 @@
+"""mj_obs_v2 planes (mj_env/features.py) against a plain per-hand reference on random positions."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mj_env import actions as A
+from mj_env import features as F
+from mj_env import observation as O
+from mj_env.rules import get_rules
+from mj_env.vector import MahjongVectorEnv
+from tests import ref_hand
+
+
+def ref_need(rules, counts: list[int], hui: int) -> int:
+    """Tiles still needed to win, one hand, in plain Python (the docstring's definition)."""
+    nat = list(counts)
+    wild = 0
+    if hui >= 0:
+        wild, nat[hui] = nat[hui], 0
+    kw = {"seven_pairs": rules.seven_pairs, "thirteen_orphans": rules.thirteen_orphans,
+          "extra_dragon": rules.orphans_extra_dragon}
+    if rules.lack_suit:  # drop the cheapest suit: each of its tiles is one exchange
+        best = None
+        for suit in range(3):
+            dropped = sum(nat[9 * suit:9 * suit + 9])
+            rest = [0 if 9 * suit <= k < 9 * suit + 9 else c for k, c in enumerate(nat)]
+            d = ref_hand.tiles_to_win(rest, wild + dropped, **kw) + dropped
+            best = d if best is None else min(best, d)
+        dist = best
+    else:
+        dist = ref_hand.tiles_to_win(nat, wild, **kw)
+    return dist + (sum(counts) % 3 == 1)
+
+
+def ref_improve(rules, counts: list[int], hui: int, unseen: list[int]) -> int:
+    now = ref_need(rules, counts, hui)
+    total = 0
+    for t in range(34):
+        if unseen[t]:
+            more = list(counts)
+            more[t] += 1
+            if ref_need(rules, more, hui) < now:
+                total += unseen[t]
+    return total
+
+
+def ref_discards(rules, counts, hui, unseen):
+    """{kind: (need, improving tiles)} over the held kinds of a 3k+2 hand (tiles counted for the discards
+    of least need only)."""
+    out = {}
+    for d in range(34):
+        if counts[d]:
+            after = list(counts)
+            after[d] -= 1
+            out[d] = ref_need(rules, after, hui)
+    best = min(out.values())
+    return {d: (need, ref_improve(rules, [c - (k == d) for k, c in enumerate(counts)], hui, unseen)
+                if need == best else 0) for d, need in out.items()}
+
+
+def ref_best(table: dict) -> tuple[int, int]:
+    best = min(n for n, _ in table.values())
+    return best, max(i for n, i in table.values() if n == best)
+
+
+def ref_claim_hand(counts, hui, tile, option):
+    """The concealed hand after a claim: the claimed tile's other copies from the hand, the 惠牌 for one
+    that is missing."""
+    after = list(counts)
+    if option in (F.OPT_PONG, F.OPT_KONG):
+        wanted = [tile] * (2 if option == F.OPT_PONG else 3)
+    else:
+        start = int(A.CHI_START[option - F.OPT_CHI])
+        wanted = [k for k in (start, start + 1, start + 2) if k != tile]
+    for k in wanted:
+        if after[k] > 0:
+            after[k] -= 1
+        else:
+            after[hui] -= 1
+    return after
+
+
+def check_position(rules, planes, mask, extra):
+    hand = [int(c) for c in planes[O.P_HAND]]
+    hui = int(planes[O.P_HUI].argmax()) if planes[O.P_HUI].any() else -1
+    visible = (planes[O.P_HAND].astype(int) + planes[O.P_MELDS].sum(0) + planes[O.P_RIVERS].sum(0)
+               + planes[O.P_INDICATOR])
+    unseen = [max(0, 4 - int(v)) for v in visible]
+    e = {p: extra[p - O.N_PLANES].astype(int) for p in range(O.N_PLANES, F.N_PLANES_V2)}
+    if sum(hand) % 3 == 2:
+        table = ref_discards(rules, hand, hui, unseen)
+        for d in range(34):
+            need, imp = table.get(d, (0, 0))
+            assert e[F.P_DISCARD_NEED][d] == need, (d, hand, hui)
+            assert e[F.P_DISCARD_IMPROVE][d] == imp, (d, hand, hui)
+        assert e[F.P_OPTION_NEED][F.OPT_NOW] == ref_need(rules, hand, hui)
+        assert e[F.P_OPTION_IMPROVE][F.OPT_NOW] == ref_best(table)[1]
+        assert not e[F.P_OPTION_NEED][1:].any()
+        return "turn"
+    assert not e[F.P_DISCARD_NEED].any() and not e[F.P_DISCARD_IMPROVE].any()
+    assert e[F.P_OPTION_NEED][F.OPT_NOW] == ref_need(rules, hand, hui)
+    assert e[F.P_OPTION_IMPROVE][F.OPT_NOW] == ref_improve(rules, hand, hui, unseen)
+    legal = {F.OPT_PONG: mask[A.PONG], F.OPT_KONG: mask[A.KONG]}
+    legal.update({F.OPT_CHI + c: mask[A.CHI + c] for c in range(A.N_CHI)})
+    claiming = planes[O.P_SCALARS, O.COL_PHASE] == 1
+    tile = int(planes[O.P_CLAIM].argmax())
+    for option, ok in legal.items():
+        if not (ok and claiming):
+            assert e[F.P_OPTION_NEED][option] == 0 and e[F.P_OPTION_IMPROVE][option] == 0
+            continue
+        after = ref_claim_hand(hand, hui, tile, option)
+        if option == F.OPT_KONG:
+            want = (ref_need(rules, after, hui), ref_improve(rules, after, hui, unseen))
+        else:
+            want = ref_best(ref_discards(rules, after, hui, unseen))
+        assert (e[F.P_OPTION_NEED][option], e[F.P_OPTION_IMPROVE][option]) == want, (option, hand, tile)
+    return "claim" if any(ok for ok in legal.values()) and claiming else "wait"
+
+
+@pytest.mark.parametrize("rules_name", ["beijing", "hebei", "quemen"])
+def test_planes_match_the_reference_on_random_play(rules_name):
+    rules = get_rules(rules_name)
+    env = MahjongVectorEnv(num_envs=32, rules=rules_name, seed=7)
+    obs, _ = env.reset(seed=7)
+    rng = np.random.default_rng(7)
+    seen: dict[tuple[int, str], int] = {}
+    for step in range(90):
+        extra = F.extra_planes(rules, obs["observation"], obs["action_mask"])
+        assert extra.shape == (32, F.N_EXTRA, 34) and extra.dtype == np.uint8
+        if step % 3 == 0:
+            for i in range(step % 6, 32, 6):
+                kind = check_position(rules, obs["observation"][i], obs["action_mask"][i], extra[i])
+                key = (int(obs["seat"][i]), kind)
+                seen[key] = seen.get(key, 0) + 1
+        mask = obs["action_mask"] != 0
+        # random play, but claims taken often so that claim positions with options come up
+        claim = mask[:, A.PONG:A.CHI + A.N_CHI]
+        u = rng.random(mask.shape) * mask
+        u[:, A.PONG:A.CHI + A.N_CHI] += 2 * claim
+        obs, *_ = env.step(u.argmax(axis=1))
+    assert all(seen.get((seat, "turn"), 0) > 0 for seat in range(4))  # every seat to act on its turn
+    assert sum(v for (_, k), v in seen.items() if k == "claim") > 0     # claim windows with options
+
+
+def test_observe_v2_keeps_the_v1_planes_and_handles_empty_batches():
+    env = MahjongVectorEnv(num_envs=4, rules="beijing", seed=0)
+    obs, _ = env.reset(seed=0)
+    v2 = F.observe_v2("beijing", obs["observation"], obs["action_mask"])
+    assert v2.shape == (4, *F.OBS_SHAPE_V2) and (v2[:, :O.N_PLANES] == obs["observation"]).all()
+    assert F.extra_planes("beijing", obs["observation"][:0], obs["action_mask"][:0]).shape == (0, F.N_EXTRA, 34)
+    assert F.FEATURES_NAME == "mj_obs_v2" and F.FEATURES_VERSION == 2
+
+
+def test_hand_examples():
+    """Hands drawn out: 123m 456m 789m 11p 2p 9s 1z (14 tiles, no 惠牌): discarding 9s or 1z leaves a hand
+    one tile from ready (need 2); the tiles that improve it are 1p 2p 3p 4p and 1z or 9s."""
+    rules = get_rules("hebei")  # no 惠牌 plane needed: hebei has none
+    planes = np.zeros((1, O.N_PLANES, 34), dtype=np.uint8)
+    for k in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 10, 26, 27]:
+        planes[0, O.P_HAND, k] += 1
+    mask = np.zeros((1, A.N_ACTIONS), dtype=bool)
+    extra = F.extra_planes(rules, planes, mask)[0]
+    need = extra[F.P_DISCARD_NEED - O.N_PLANES]
+    assert need[26] == need[27] == 2 and need[9] == 2 and need[0] == 3
+    imp = extra[F.P_DISCARD_IMPROVE - O.N_PLANES]
+    # after 9s: 11p 2p 1z: 1p (2 unseen), 2p (3), 3p (4), 4p (4), 1z (3) improve
+    assert imp[26] == 2 + 3 + 4 + 4 + 3
