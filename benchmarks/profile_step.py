@@ -71,6 +71,8 @@ CATEGORIES: list[tuple[str, dict]] = [
                "legal.py": {"self_kongs", "ting_discards", "self_draw_win"}}),
     ("observation", {"observation.py": ALL, "vector.py": {"_obs"}}),
     ("settlement", {"hand_end.py": ALL, "calculator.py": ALL, "patterns.py": ALL, "payments.py": ALL,
+                    "families/family.py": ALL, "families/beijing.py": ALL, "families/hebei.py": ALL,
+                    "families/quemen.py": ALL,
                     "engine.py": {"_finish", "_record_win"}}),
     ("turn actions", {"engine.py": {"_do_turn", "_discard", "_self_kong", "_complete_added_kong", "_shaozhuang"}}),
     ("reset", {"engine.py": {"reset"}, "vector.py": {"reset", "_redeal_instant"}}),

@@ -13,10 +13,12 @@ This is the library behind ``python -m mj_env.score`` (INTERFACES.md 1); the eng
          | {"legal": False, "reason": "..."}
         raises InputError (a ValueError) naming the field, tile or count that is malformed.
 
+    rules_json(rules) -> the ``rules`` field value that names a RuleSet in an input object
+
+    and from ``mj_env.payments``, for a hand's other points:
     settle_draw(rules, dealer, shaozhuang_rounds=0, base=None) -> {"draw": True, "shaozhuang": S, "scores": [...]}
     shaozhuang_line(rounds) -> 2^(R-1), 0 when R = 0
     kong_payments(rules, kongs, base=None, drawn=False) -> [4 ints]   (hebei, quemen)
-    rules_json(rules) -> the ``rules`` field value that names a RuleSet in an input object
 
 Input decisions (where INTERFACES.md leaves room):
 
@@ -48,18 +50,19 @@ Input decisions (where INTERFACES.md leaves room):
 - Counting hand + melds + winning tile, no kind may have more than 4 tiles; the hand holds
   13 - 3 x (number of melds) tiles; at most 4 melds.
 
-Scoring decisions are in the docstrings of ``mj_env.patterns`` (readings, patterns) and
-``mj_env.payments`` (payments).
+Scoring decisions are in the docstrings of ``mj_env.patterns`` (readings), the rule families
+(``mj_env.families``: patterns and payment rules of each) and ``mj_env.payments`` (互包, 烧庄).
 """
 from __future__ import annotations
 
 import dataclasses
 import reprlib
 
-from .patterns import KONG, MAX_FAN, MAX_FLOWERS, SEQ, TRIPLET, Meld, Situation, Win, best_patterns, four_hui
+from .families import FAMILIES
+from .patterns import KONG, SEQ, TRIPLET, Meld, Situation, Win, best_patterns
 from .payments import kong_payments, settle_draw, shaozhuang_line, win_scores
 from .rules import MAX_BASE, PRESET_NAMES, PRESETS, RuleError, RuleSet, get_rules
-from .tiles import CODES, N_KINDS, TileError, hui_of_indicator, parse_tiles
+from .tiles import CODES, N_FLOWERS, N_KINDS, TileError, hui_of_indicator, parse_tiles
 
 __all__ = [
     "FIELDS",
@@ -149,6 +152,9 @@ only lowers it). Each round also spends all four copies of one kind: 34, the wea
 MAX_HUBAO_PAIRS = 12
 """Longest ``hubao`` list: each of the 6 pairs of seats, either way round."""
 
+MAX_FLOWERS = N_FLOWERS
+"""Flowers a winner can lay out (``quemen``: 8 flower tiles, one copy each); 花牌 scores one each."""
+
 SCORE_RULE_FIELDS = ("chi", "hui", "seven_pairs", "thirteen_orphans", "orphans_extra_dragon", "lack_suit",
                      "flowers", "ting", "discard_win_concealed_only", "self_draw_only_hui", "four_hui_win",
                      "hui_wild_in_melds", "shaozhuang", "hubao", "discard_bonus_all_pay")
@@ -158,23 +164,13 @@ the engine only (wall, dealing, turn order, episodes, kong payments, drawn hands
 
 _SHAOZHUANG_MAX_LINE = 2 ** (MAX_SHAOZHUANG_ROUNDS - 1)  # 2^20 = 1,048,576
 
-MAX_POINTS_PER_BASE = max(
-    # beijing, hand fan F <= MAX_FAN (63), 烧庄 line L <= 2^20. The hand settlement is at most
-    # 3F (a self-draw). Under 互包 each of the winner's (at most 3) partners pays it whole, so
-    # the winner gets at most 9F and a payer pays at most 3F; 烧庄 adds +L to each non-dealer
-    # and -3L to the dealer. Largest |score|: the dealer paying a self-draw's 3F plus 3L, or a
-    # non-dealer winner's 9F + L (a dealer winner's 9F - 3L is smaller in size).
-    3 * MAX_FAN["beijing"] + 3 * _SHAOZHUANG_MAX_LINE,
-    9 * MAX_FAN["beijing"] + _SHAOZHUANG_MAX_LINE,
-    # hebei, bonus fan X <= 101: a dealer's self-draw takes 4 + X from each of three (12 + 3X);
-    # every other win takes less, and a payer pays at most 8 + X. No 烧庄, no 互包.
-    12 + 3 * MAX_FAN["hebei"],
-    # quemen, total T <= 28, doubled after 报听: a self-draw takes 2T from each of three.
-    3 * 2 * MAX_FAN["quemen"],
-)
-"""= 3 x 63 + 3 x 2^20 = 3,145,917: no seat's settled score for one calculator line exceeds
-this many times ``base`` in absolute value, for any input the calculator accepts under any
-rule set (``tests/test_calculator_hardening.py`` checks it by enumerating the settlement
+# Each family bounds one win's points (``Family.max_points_per_base``): beijing with F <= 63
+# and the 烧庄 line L <= 2^20 at most max(3F + 3L, 9F + L); hebei 12 + 3X with X <= 101; quemen
+# 2T from each of three with T <= 28.
+MAX_POINTS_PER_BASE = max(f.max_points_per_base(_SHAOZHUANG_MAX_LINE) for f in FAMILIES.values())
+"""= 3 x 63 + 3 x 2^20 = 3,145,917 (beijing's): no seat's settled score for one calculator line
+exceeds this many times ``base`` in absolute value, for any input the calculator accepts under
+any rule set (``tests/test_calculator_hardening.py`` checks it by enumerating the settlement
 over every seat arrangement, 互包 set and the extreme fans and 烧庄 rounds). The environment's
 per-hand settlements stay under it too: a drawn hand settles 烧庄 only (at most 3L), and the
 kong payments and several winners of hebei / quemen add at most a few hundred. With
@@ -198,9 +194,9 @@ def score_win(win: Win) -> dict:
     A win on a discard or a robbed kong (``discarder`` set) is refused (``legal: false``) when
     ``rules.discard_win_concealed_only`` and the hand has a chi, pong, exposed or added kong
     (concealed kongs are fine), or when ``rules.self_draw_only_hui`` > 0 and the hand held that
-    many 惠牌 before the winning tile (a 惠牌-kind winning tile is not counted). Then 四惠牌
-    (beijing), then the best reading (``mj_env.patterns``), then the settlement
-    (``mj_env.payments``)."""
+    many 惠牌 before the winning tile (a 惠牌-kind winning tile is not counted). Then the best
+    reading under the rule set's family (``mj_env.patterns``, ``mj_env.families``; 四惠牌 first
+    in beijing), then the settlement (``mj_env.payments``)."""
     rules = win.rules
     if win.discarder is not None:
         if rules.discard_win_concealed_only and win.claimed:
@@ -209,13 +205,10 @@ def score_win(win: Win) -> dict:
         if win.hui is not None and rules.self_draw_only_hui and win.hand_hui >= rules.self_draw_only_hui:
             return _illegal(f"a hand holding {win.hand_hui} 惠牌 ({CODES[win.hui]}) may only win by "
                             f"self-draw, not on a discard or a robbed kong")
-    patterns = four_hui(win) if rules.scoring == "beijing" else None
+    family = FAMILIES[rules.scoring]
+    patterns, shaped = best_patterns(win, family)
     if patterns is None:
-        patterns, shaped = best_patterns(win)
-        if patterns is None:
-            if shaped:
-                return _illegal("the hand holds all three suits; a win must lack one (缺一门)")
-            return _illegal("the tiles do not form a winning shape")
+        return _illegal(family.refusal if shaped else "the tiles do not form a winning shape")
     fan = sum(patterns.values())
     rounds = win.shaozhuang_rounds if rules.shaozhuang else 0
     scores = win_scores(rules, fan, win.winner, win.dealer, win.discarder, hubao=win.hubao,

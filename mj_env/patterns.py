@@ -1,10 +1,10 @@
-"""Fan (番): how a won hand can be read, and the pattern tables of RULES.md 6.
+"""The won hand: how it can be read, the pattern tests every rule family shares, the best reading.
 
 A won hand is a `Win` (built and validated by ``mj_env.calculator``): the concealed tiles
 (``hand`` + ``win_tile``), the declared melds and the situation. A *reading* of it is one way to
 split the concealed tiles into a winning shape, with every wildcard given a kind. The pattern
-table of the rule set's ``scoring`` family turns a reading into ``{pattern: fan}``; the reading
-that scores the most total fan is the one scored (`best_patterns`).
+function of the rule set's family (``mj_env.families``) turns a reading into ``{pattern: fan}``;
+the reading that scores the most total fan is the one scored (`best_patterns`).
 
 Wildcards (惠牌, ``beijing``), the decisions taken here:
 
@@ -25,14 +25,19 @@ Wildcards (惠牌, ``beijing``), the decisions taken here:
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from itertools import combinations_with_replacement, product
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
 
 from .rules import RuleSet
-from .tiles import N_KINDS
+from .tiles import N_KINDS, N_SUITED, N_SUITS, SUIT_SIZE
+
+if TYPE_CHECKING:
+    from .families import Family
 
 # ---------------------------------------------------------------------------------------------
 # Groups: (kind letter, tile index). A sequence is named by its lowest tile.
@@ -44,6 +49,9 @@ FIVE_M = 4  # 5m, the tile of 捉五魁 / 捉五
 FOUR_M = 3  # 4m: the sequence 456m is (SEQ, 3)
 DRAGONS = (31, 32, 33)
 ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+HONORS = N_SUITS  # `suit` of an honor
+ONE_SUIT = ({0}, {1}, {2})  # `Reading.suits` of a one-suit hand without honors (清一色)
+ONE_SUIT_AND_HONORS = ({0, HONORS}, {1, HONORS}, {2, HONORS})  # (混一色)
 
 # The kinds a free group can take that may change a pattern: 5m (捉五魁), a kind of each suit
 # (清一色 / 混一色), an honor (混一色 / 清风); sequences 123/456/789 of each suit (一条龙, 花龙).
@@ -56,8 +64,20 @@ _FREE_CHOICES = {
 
 
 def suit(kind: int) -> int:
-    """0, 1, 2 for m, p, s; 3 for honors."""
-    return min(kind // 9, 3)
+    """0, 1, 2 for m, p, s; 3 (HONORS) for honors."""
+    return min(kind // SUIT_SIZE, HONORS)
+
+
+def suits_held(counts) -> np.ndarray:
+    """Which of the three suits some tiles hold: counts (..., 34) -> (..., 3) bool."""
+    c = np.asarray(counts)
+    return c[..., :N_SUITED].reshape(c.shape[:-1] + (N_SUITS, SUIT_SIZE)).any(axis=-1)
+
+
+def lacks_a_suit(counts) -> np.ndarray:
+    """缺一门: the tiles hold at most two of the three suits (honors do not count).
+    counts (..., 34), any integer dtype, melds included by the caller -> (...) bool."""
+    return suits_held(counts).sum(axis=-1) < N_SUITS
 
 
 def group_tiles(group: tuple[str, int]) -> tuple[int, ...]:
@@ -411,27 +431,28 @@ def readings(win: Win) -> Iterator[Reading]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Patterns shared by the tables.
+# Pattern tests shared by the families.
 
 
-def _all_triplets(r: Reading) -> bool:
+def all_triplets(r: Reading) -> bool:
+    """对对和 / 碰碰胡: the standard shape with every group a triplet or kong, melds included."""
     return r.shape == "standard" and all(g != SEQ for g, _ in r.groups())
 
 
-def _dragon(r: Reading) -> bool:
+def dragon(r: Reading) -> bool:
     """一条龙: 123, 456, 789 of one suit among the sequences."""
     seqs = r.sequences()
-    return any({9 * s, 9 * s + 3, 9 * s + 6} <= seqs for s in range(3))
+    return any({SUIT_SIZE * s, SUIT_SIZE * s + 3, SUIT_SIZE * s + 6} <= seqs for s in range(N_SUITS))
 
 
-def _flower_dragon(r: Reading) -> bool:
+def flower_dragon(r: Reading) -> bool:
     """花龙: 123, 456, 789 each of a different suit."""
     seqs = r.sequences()
-    return any(all(9 * s + 3 * part in seqs for part, s in enumerate(perm))
+    return any(all(SUIT_SIZE * s + 3 * part in seqs for part, s in enumerate(perm))
                for perm in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)))
 
 
-def _catch_five(win: Win, r: Reading, memo: dict) -> bool:
+def catch_five(win: Win, r: Reading, memo: dict) -> bool:
     """捉五魁 / 捉五: the winning tile is 5m, the middle of a concealed 4m5m6m of the reading,
     and 5m was the hand's only winning tile (`only_wait`: no other kind, added at face value to
     the 13 - 3k tile hand, its own 惠牌 still wild, completes a winning shape; kinds the hand
@@ -449,233 +470,29 @@ def _catch_five(win: Win, r: Reading, memo: dict) -> bool:
     return memo["only_wait"]
 
 
-def _single_wait_all_melds(win: Win) -> bool:
+def single_wait_all_melds(win: Win) -> bool:
     """大钓 / 大吊车: four declared melds, winning on the single tile left in hand."""
     return len(win.melds) == 4
 
 
 # ---------------------------------------------------------------------------------------------
-# beijing (RULES.md 6.1)
-
-BEIJING_ORDER = ("庄", "门清无惠", "推倒和", "对对和", "大钓", "捉五魁", "海底捞月", "一条龙", "七对子",
-                 "杠上开花", "清一色", "豪华七对子", "四惠牌", "天和", "地和")
-_NOT_TUIDAO = set(BEIJING_ORDER[3:])
+# The best reading.
 
 
-def beijing_patterns(win: Win, r: Reading, memo: dict) -> dict[str, int] | None:
-    """The beijing fan of one reading (四惠牌 is settled before any reading: `four_hui`).
+def best_patterns(win: Win, family: Family) -> tuple[dict[str, int] | None, bool]:
+    """The patterns of the reading that scores the most fan, in the family's order.
 
-    Decisions, following RULES.md 6.1:
-
-    - 庄 1: the winner is the dealer, or the dealer discarded the winning tile (or had the kong
-      robbed); not when a non-dealer self-draws; not with 天和.
-    - 门清无惠 1: no chi, pong, exposed or added kong (concealed kongs are fine) and no tile of
-      the 惠牌 kind anywhere: concealed tiles, melds, winning tile.
-    - 对对和 2: standard shape, every group a triplet or kong, declared melds included.
-    - 大钓 2: four declared melds (concealed kongs count), winning on the single tile left.
-    - 捉五魁 2: see `_catch_five`.
-    - 海底捞月: 2 for a self-draw on the last live tile, 1 for a win on its discard.
-    - 一条龙 3: 123, 456 and 789 of one suit among the sequences, chi melds included.
-    - 七对子 4, or 豪华七对子 8 in its place when some kind is held four times or more (a
-      wildcard may make the four); only without declared melds.
-    - 杠上开花 5: a self-draw with ``situation.after_kong``.
-    - 清一色 6: all tiles, melds included, wildcards as read, of one suit, no honors.
-    - 天和 10: ``first_turn``, the dealer self-draws, no melds. 地和 8: ``first_turn``, a
-      non-dealer, no melds, on a self-draw or a discard.
-    - 推倒和 1: only when none of the patterns above but 庄 and 门清无惠 applies.
-    """
-    s = win.situation
-    p: dict[str, int] = {}
-    tianhe = s.first_turn and win.winner == win.dealer and win.self_draw and not win.melds
-    dihe = s.first_turn and win.winner != win.dealer and not win.melds
-    if not tianhe and (win.winner == win.dealer or win.discarder == win.dealer):
-        p["庄"] = 1
-    if not win.claimed and win.hui_tiles == 0:
-        p["门清无惠"] = 1
-    if _all_triplets(r):
-        p["对对和"] = 2
-    if _single_wait_all_melds(win):
-        p["大钓"] = 2
-    if _catch_five(win, r, memo):
-        p["捉五魁"] = 2
-    if s.last_tile:
-        p["海底捞月"] = 2 if win.self_draw else 1
-    if r.shape == "standard" and _dragon(r):
-        p["一条龙"] = 3
-    if r.shape == "seven_pairs":
-        if max(r.counts) >= 4:
-            p["豪华七对子"] = 8
-        else:
-            p["七对子"] = 4
-    if s.after_kong and win.self_draw:
-        p["杠上开花"] = 5
-    if r.suits() in ({0}, {1}, {2}):
-        p["清一色"] = 6
-    if tianhe:
-        p["天和"] = 10
-    if dihe:
-        p["地和"] = 8
-    if not _NOT_TUIDAO & p.keys():
-        p["推倒和"] = 1
-    return p
-
-
-def four_hui(win: Win) -> dict[str, int] | None:
-    """四惠牌: a self-draw with all four 惠牌 in hand + winning tile wins whatever the shape,
-    scored 四惠牌 8 plus 庄 1 when the winner is the dealer, nothing else (no 天和)."""
-    if not (win.rules.four_hui_win and win.hui is not None and win.self_draw):
-        return None
-    if win.hand_hui + int(win.win_tile == win.hui) < 4:
-        return None
-    p = {"庄": 1} if win.winner == win.dealer else {}
-    p["四惠牌"] = 8
-    return p
-
-
-# ---------------------------------------------------------------------------------------------
-# hebei (RULES.md 6.2): bonus patterns X on top of the base score of the win type.
-
-HEBEI_ORDER = ("门清", "抢杠胡", "杠上开花", "碰碰胡", "大吊车", "清一色", "混一色", "清风", "一条龙",
-               "七对", "豪华七对", "双豪华", "三豪华", "十三幺", "海底捞月", "花龙", "捉五")
-
-
-def hebei_patterns(win: Win, r: Reading, memo: dict) -> dict[str, int] | None:
-    """The hebei bonus patterns of one reading. 门清: no claimed meld (concealed kongs are
-    fine). 海底捞月: the last drawable tile, self-drawn or its discard. 豪华七对 / 双豪华 /
-    三豪华: one, two, three kinds held four times, each replacing 七对 and the smaller ones."""
-    s = win.situation
-    p: dict[str, int] = {}
-    if not win.claimed:
-        p["门清"] = 2
-    if s.robbed_kong:
-        p["抢杠胡"] = 2
-    if s.after_kong and win.self_draw:
-        p["杠上开花"] = 2
-    if _all_triplets(r):
-        p["碰碰胡"] = 3
-    if _single_wait_all_melds(win):
-        p["大吊车"] = 2
-    suits = r.suits()
-    if suits in ({0}, {1}, {2}):
-        p["清一色"] = 3
-    elif suits in ({0, 3}, {1, 3}, {2, 3}):
-        p["混一色"] = 2
-    elif suits == {3}:
-        p["清风"] = 3
-    if r.shape == "standard" and _dragon(r):
-        p["一条龙"] = 2
-    if r.shape == "seven_pairs":
-        fours = sum(1 for n in r.counts if n >= 4)
-        name, fan = (("七对", 2), ("豪华七对", 8), ("双豪华", 16), ("三豪华", 32))[min(fours, 3)]
-        p[name] = fan
-    if r.shape == "thirteen_orphans":
-        p["十三幺"] = 10
-    if s.last_tile:
-        p["海底捞月"] = 2
-    if r.shape == "standard" and _flower_dragon(r):
-        p["花龙"] = 5
-    if _catch_five(win, r, memo):
-        p["捉五"] = 5
-    return p
-
-
-# ---------------------------------------------------------------------------------------------
-# quemen (RULES.md 6.3): one shape pattern plus additive ones.
-
-QUEMEN_ORDER = ("平胡", "混一色", "碰碰胡", "七对", "清一色", "清碰", "杠上开花", "海底捞月", "天胡", "地胡",
-                "花牌")
-
-
-def lacks_a_suit(r: Reading) -> bool:
-    """缺一门: at most two of the three suits, melds included (honors are free)."""
-    return len(r.suits() - {3}) <= 2
-
-
-def quemen_patterns(win: Win, r: Reading, memo: dict) -> dict[str, int] | None:
-    """The quemen fan of one reading. Shape: 平胡 1, 混一色 1, 碰碰胡 2, 七对 2, 清一色 3,
-    清碰 4 (清一色 + 碰碰胡, replacing both); 混一色 adds to 碰碰胡 or 七对, 清一色 adds to 七对.
-    Additive: 杠上开花 1, 海底捞月 1 (self-draw on the last tile only), 天胡 3 (dealer,
-    first turn, self-draw, no melds), 地胡 2 (non-dealer self-draws on the first draw, no
-    melds), 花牌 1 per flower. Readings that do not lack a suit are no win (None)."""
-    if win.rules.lack_suit and not lacks_a_suit(r):
-        return None
-    s = win.situation
-    p: dict[str, int] = {}
-    suits = r.suits()
-    pure = suits in ({0}, {1}, {2})
-    mixed = suits in ({0, 3}, {1, 3}, {2, 3})
-    if r.shape == "seven_pairs":
-        p["七对"] = 2
-        if pure:
-            p["清一色"] = 3
-        elif mixed:
-            p["混一色"] = 1
-    elif r.shape == "standard":
-        pph = _all_triplets(r)
-        if pure and pph:
-            p["清碰"] = 4
-        elif pure:
-            p["清一色"] = 3
-        else:
-            if mixed:
-                p["混一色"] = 1
-            if pph:
-                p["碰碰胡"] = 2
-            if not p:
-                p["平胡"] = 1
-    first_draw = s.first_turn and win.self_draw and not win.melds
-    if s.after_kong and win.self_draw:
-        p["杠上开花"] = 1
-    if s.last_tile and win.self_draw:
-        p["海底捞月"] = 1
-    if first_draw and win.winner == win.dealer:
-        p["天胡"] = 3
-    if first_draw and win.winner != win.dealer:
-        p["地胡"] = 2
-    if win.flowers:
-        p["花牌"] = win.flowers
-    return {name: p[name] for name in QUEMEN_ORDER if name in p}
-
-
-# ---------------------------------------------------------------------------------------------
-
-PatternFn = Callable[[Win, Reading, dict], "dict[str, int] | None"]
-TABLES: dict[str, tuple[PatternFn, tuple[str, ...]]] = {
-    "beijing": (beijing_patterns, BEIJING_ORDER),
-    "hebei": (hebei_patterns, HEBEI_ORDER),
-    "quemen": (quemen_patterns, QUEMEN_ORDER),
-}
-
-
-MAX_FLOWERS = 8
-"""Flowers a winner can lay out (``quemen``: 8 flower tiles, one copy each); 花牌 scores one each."""
-
-PATTERN_FAN: dict[str, dict[str, int]] = {
-    "beijing": {"庄": 1, "门清无惠": 1, "推倒和": 1, "对对和": 2, "大钓": 2, "捉五魁": 2, "海底捞月": 2,
-                "一条龙": 3, "七对子": 4, "杠上开花": 5, "清一色": 6, "豪华七对子": 8, "四惠牌": 8, "天和": 10,
-                "地和": 8},
-    "hebei": {"门清": 2, "抢杠胡": 2, "杠上开花": 2, "碰碰胡": 3, "大吊车": 2, "清一色": 3, "混一色": 2, "清风": 3,
-              "一条龙": 2, "七对": 2, "豪华七对": 8, "双豪华": 16, "三豪华": 32, "十三幺": 10, "海底捞月": 2,
-              "花龙": 5, "捉五": 5},
-    "quemen": {"平胡": 1, "混一色": 1, "碰碰胡": 2, "七对": 2, "清一色": 3, "清碰": 4, "杠上开花": 1, "海底捞月": 1,
-               "天胡": 3, "地胡": 2, "花牌": MAX_FLOWERS},
-}
-"""The most fan each pattern of each table can score (RULES.md 6; 花牌 is one per flower). A
-reading scores each pattern at most once, so the sum bounds a hand's fan."""
-
-MAX_FAN = {table: sum(fans.values()) for table, fans in PATTERN_FAN.items()}
-"""An upper bound on a hand's fan per table: beijing 63, hebei 101, quemen 28 (loose: many
-patterns exclude each other, e.g. 七对子 / 豪华七对子, 天和 / 地和, 四惠牌 / everything but 庄)."""
-
-
-def best_patterns(win: Win) -> tuple[dict[str, int] | None, bool]:
-    """The patterns of the reading that scores the most fan, in the table's order.
-
-    Returns (patterns, shaped): patterns is None when no reading is a win; shaped tells
-    whether the tiles form a winning shape at all (a quemen hand may have the shape but not
-    lack a suit). Ties between readings of equal fan go to the pattern set that comes first
-    in the table order (a fixed rule, so the result does not depend on search order)."""
-    table, order = TABLES[win.rules.scoring]
+    ``family``: the rule set's `mj_env.families.Family`. A hand that is a win whatever its shape
+    (``family.special_win``: 四惠牌) scores that alone. Returns (patterns, shaped): patterns is
+    None when no reading is a win; shaped tells whether the tiles form a winning shape at all (a
+    quemen hand may have the shape but not lack a suit). Ties between readings of equal fan go
+    to the pattern set that comes first in the family's order (a fixed rule, so the result does
+    not depend on search order)."""
+    if family.special_win is not None:
+        special = family.special_win(win)
+        if special is not None:
+            return special, True
+    table, order = family.patterns_of, family.order
     memo: dict = {}  # facts of the hand computed once, on first need (the 捉五魁 wait test)
     best_key, best, shaped = None, None, False
     for r in readings(win):

@@ -1,26 +1,26 @@
-"""Settlement: who pays whom for a won or drawn hand (RULES.md 6).
+"""Who pays whom for a won or drawn hand (RULES.md 6), for every rule family.
 
 Every function returns points for the four seats, ``[s0, s1, s2, s3]``, zero-sum, with the
-底分 ``base`` already applied. The steps of a won hand:
+底分 ``base`` already applied. The steps of a won hand with fan F (`win_scores`):
 
-1. the hand settlement of the rule set's ``scoring`` family, as ``{payer: amount}``:
+1. the family's hand payment (``mj_env.families``: ``hand_payments``), ``{payer: amount}``, on
+   the fan doubled after 报听 where the family doubles (``ting_doubles``, quemen):
 
-   - ``beijing``: self-draw, each other player pays F; win on a discard, the discarder pays F;
-   - ``hebei``: the base score of the win type (table below) plus the bonus fan X: on a
-     self-draw each payer pays base + X; on a discard the discarder pays base + X and, when
-     X > 0 and ``discard_bonus_all_pay``, each other non-winner pays X;
-   - ``quemen``: total T (doubled after 报听): the discarder pays T, or on a self-draw each of
-     the three others pays T;
+   - ``beijing``, ``quemen``: self-draw, each other player pays F; discard, the discarder pays F;
+   - ``hebei``: the base score of the win type plus the bonus fan, see ``families/hebei.py``;
 
 2. 互包 (``rules.hubao``): if the winner is bound to one seat, that seat pays the whole hand
    settlement and nobody else does; bound to two or more, each of them pays it once;
 3. 烧庄 (``rules.shaozhuang``) with R rounds: the dealer pays 3 x 2^(R-1), each other seat
-   gets 2^(R-1); never redirected by 互包.
+   gets 2^(R-1) (`shaozhuang_line`); never redirected by 互包;
+4. everything times base.
 
-Kong payments (hebei, quemen) are settled by the environment with `kong_payments`.
+A drawn hand settles 烧庄 only (`settle_draw`). Kong payments follow the family's kong table
+(`kong_payments`); the environment adds them to the hand's scores.
 """
 from __future__ import annotations
 
+from .families import FAMILIES, KONG_TYPES
 from .rules import RuleSet, get_rules
 
 
@@ -36,53 +36,23 @@ def shaozhuang_scores(dealer: int, rounds: int) -> list[int]:
     return [-3 * line if seat == dealer else line for seat in range(4)]
 
 
-# hebei base score of the win type: {payer: points}, see RULES.md 6.2.
-HEBEI_DEALER_SELF_DRAW = 4  # each other player
-HEBEI_SELF_DRAW_DEALER_PAYS = 4  # a non-dealer self-draws: the dealer pays 4 ...
-HEBEI_SELF_DRAW_OTHER_PAYS = 2  # ... and the two others 2 each
-HEBEI_DEALER_WINS_DISCARD = 8
-HEBEI_DEALER_DISCARDS = 6
-HEBEI_OTHER_DISCARDS = 5
-
-
-def hebei_base(winner: int, dealer: int, discarder: int | None) -> dict[int, int]:
-    """The base score (基础分) each payer owes the winner for the win type, before bonus fan."""
-    if discarder is None:
-        if winner == dealer:
-            return {s: HEBEI_DEALER_SELF_DRAW for s in range(4) if s != winner}
-        return {s: HEBEI_SELF_DRAW_DEALER_PAYS if s == dealer else HEBEI_SELF_DRAW_OTHER_PAYS
-                for s in range(4) if s != winner}
-    if winner == dealer:
-        return {discarder: HEBEI_DEALER_WINS_DISCARD}
-    return {discarder: HEBEI_DEALER_DISCARDS if discarder == dealer else HEBEI_OTHER_DISCARDS}
-
-
-def hand_payments(rules: RuleSet, fan: int, winner: int, dealer: int, discarder: int | None,
-                  ting: bool = False) -> dict[int, int]:
-    """What each payer owes the winner for the hand itself, before 互包, 烧庄 and base."""
-    others = [s for s in range(4) if s != winner]
-    if rules.scoring == "hebei":
-        pay = hebei_base(winner, dealer, discarder)
-        if discarder is None:
-            return {s: v + fan for s, v in pay.items()}
-        if fan > 0:
-            pay[discarder] += fan
-            if rules.discard_bonus_all_pay:
-                for s in others:
-                    if s != discarder:
-                        pay[s] = fan
-        return pay
-    total = fan * 2 if (rules.scoring == "quemen" and ting) else fan
-    if discarder is None:
-        return {s: total for s in others}
-    return {discarder: total}
+def hubao_partners(rules: RuleSet, winner: int, hubao) -> list[int]:
+    """The seats the winner is bound to by 互包 (``hubao``: seat pairs), sorted; none without
+    ``rules.hubao``."""
+    if not rules.hubao:
+        return []
+    return sorted({b if a == winner else a for a, b in hubao if winner in (a, b)})
 
 
 def win_scores(rules: RuleSet, fan: int, winner: int, dealer: int, discarder: int | None, *,
                hubao=(), shaozhuang_rounds: int = 0, ting: bool = False, base: int = 1) -> list[int]:
-    """Points of the four seats for a won hand: hand settlement, 互包, 烧庄, times base."""
-    pay = hand_payments(rules, fan, winner, dealer, discarder, ting)
-    partners = sorted({b if a == winner else a for a, b in hubao if winner in (a, b)}) if rules.hubao else []
+    """Points of the four seats for a won hand: hand settlement, 互包, 烧庄, times base.
+    ``discarder`` None is a self-draw; ``ting``: the winner had declared 报听."""
+    family = FAMILIES[rules.scoring]
+    if ting and family.ting_doubles:
+        fan *= 2
+    pay = family.hand_payments(rules, fan, winner, dealer, discarder)
+    partners = hubao_partners(rules, winner, hubao)
     if partners:
         whole = sum(pay.values())
         pay = {p: whole for p in partners}
@@ -114,6 +84,7 @@ def settle_draw(rules, dealer: int, shaozhuang_rounds: int = 0, base: int | None
 
 _KONG_TYPES = {"exposed": "exposed", "kong": "exposed", "added": "added", "added_kong": "added",
                "concealed": "concealed", "concealed_kong": "concealed"}
+assert set(_KONG_TYPES.values()) == set(KONG_TYPES)
 
 
 def kong_payments(rules, kongs, *, base: int | None = None, drawn: bool = False) -> list[int]:
@@ -121,11 +92,10 @@ def kong_payments(rules, kongs, *, base: int | None = None, drawn: bool = False)
 
     ``kongs``: iterable of ``(seat, type, from_seat_or_None)``, type ``"exposed"`` (明杠 on a
     discard; ``from_seat`` is the discarder), ``"added"`` (补杠) or ``"concealed"`` (暗杠); the
-    meld type names ``kong`` / ``added_kong`` / ``concealed_kong`` are accepted too.
-
-    - hebei: exposed, the discarder pays 3; added, each other pays 1; concealed, each other 2;
-    - quemen: exposed, the discarder pays 1; concealed, each other pays 1; added, nothing;
-    - rule sets without ``kong_payments`` (beijing): all zero.
+    meld type names ``kong`` / ``added_kong`` / ``concealed_kong`` are accepted too. An exposed
+    kong is paid by the discarder, the others by each other seat, the amount of the family's
+    kong table (``hebei``: 3 / 1 / 2, ``quemen``: 1 / 0 / 1); a family without a kong table
+    (``beijing``) or rules without ``kong_payments`` pay nothing.
 
     In a drawn hand (``drawn=True``) the payments are void unless ``kong_payments_on_draw``.
     A robbed kong did not complete: do not list it.
@@ -135,8 +105,7 @@ def kong_payments(rules, kongs, *, base: int | None = None, drawn: bool = False)
     scores = [0] * 4
     if not rules.kong_payments or (drawn and not rules.kong_payments_on_draw):
         return scores
-    table = {"hebei": {"exposed": 3, "added": 1, "concealed": 2},
-             "quemen": {"exposed": 1, "added": 0, "concealed": 1}}.get(rules.scoring)
+    table = FAMILIES[rules.scoring].kong_table
     if table is None:
         return scores
     for n, kong in enumerate(kongs):

@@ -38,7 +38,7 @@ from mj_env.calculator import (
     rules_json,
 )
 from mj_env.engine import Engine
-from mj_env.patterns import MAX_FAN, PATTERN_FAN, TABLES
+from mj_env.families import FAMILIES
 from mj_env.payments import settle_draw, win_scores
 from mj_env.rules import MAX_BASE, PRESETS, RuleSet, get_rules
 from mj_env.score import answer, respond
@@ -52,6 +52,8 @@ EXAMPLE_1 = {"rules": "beijing", "hand": "111m999p222s5z", "melds": [{"type": "p
              "win_tile": "5z", "hui": "9s", "winner": 0, "dealer": 0, "shaozhuang_rounds": 1, "base": 2000}
 EXAMPLE_2 = {"rules": "beijing", "hand": "123m456m789p23s9s5z", "win_tile": "5z", "hui": "9s", "winner": 1,
              "dealer": 0, "discarder": 0, "shaozhuang_rounds": 3, "hubao": [[1, 3]], "base": 500}
+PATTERN_FAN = {name: f.pattern_fan for name, f in FAMILIES.items()}
+MAX_FAN = {name: f.max_fan for name, f in FAMILIES.items()}
 MAX_HANDS_PER_EPISODE = getattr(rules_mod, "MAX_HANDS_PER_EPISODE", 10_000)
 HUGE = "9" * 10_000  # a JSON integer Python cannot even convert to str by default
 
@@ -92,10 +94,10 @@ def test_the_worked_examples_still_hold():
 
 
 def test_pattern_table_bounds_match_the_tables():
-    """PATTERN_FAN lists exactly the patterns of each table (so a new pattern must be added
-    there, and with it to the bound); every case-table answer stays within it."""
-    for family, (_, order) in TABLES.items():
-        assert set(order) == set(PATTERN_FAN[family])
+    """A family's pattern_fan lists exactly the patterns of its order (so a new pattern must be
+    added there, and with it to the bound); every case-table answer stays within it."""
+    for f in FAMILIES.values():
+        assert set(f.order) == set(f.pattern_fan)
     assert MAX_FAN == {"beijing": 63, "hebei": 101, "quemen": 28}
     top = {family: {} for family in PATTERN_FAN}
     for case in CASES:

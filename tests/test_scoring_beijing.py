@@ -15,7 +15,7 @@ import case_tables
 from ref_scoring import random_beijing_input, ref_evaluate
 
 from mj_env.calculator import InputError, evaluate, rules_json, settle_draw, shaozhuang_line
-from mj_env.patterns import BEIJING_ORDER
+from mj_env.families.beijing import ORDER as BEIJING_ORDER
 from mj_env.rules import get_rules
 
 CASES = case_tables.load("beijing")

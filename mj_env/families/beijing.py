@@ -1,0 +1,102 @@
+"""The ``beijing`` family (RULES.md 6.1): fan patterns added together, 四惠牌, fan paid by the
+discarder or by each other seat; 互包 and 烧庄 (``mj_env.payments``); no kong payments.
+
+Decisions, following RULES.md 6.1:
+
+- 庄 1: the winner is the dealer, or the dealer discarded the winning tile (or had the kong
+  robbed); not when a non-dealer self-draws; not with 天和.
+- 门清无惠 1: no chi, pong, exposed or added kong (concealed kongs are fine) and no tile of
+  the 惠牌 kind anywhere: concealed tiles, melds, winning tile.
+- 对对和 2: standard shape, every group a triplet or kong, declared melds included.
+- 大钓 2: four declared melds (concealed kongs count), winning on the single tile left.
+- 捉五魁 2: see ``mj_env.patterns.catch_five``.
+- 海底捞月: 2 for a self-draw on the last live tile, 1 for a win on its discard.
+- 一条龙 3: 123, 456 and 789 of one suit among the sequences, chi melds included.
+- 七对子 4, or 豪华七对子 8 in its place when some kind is held four times or more (a
+  wildcard may make the four); only without declared melds.
+- 杠上开花 5: a self-draw with ``situation.after_kong``.
+- 清一色 6: all tiles, melds included, wildcards as read, of one suit, no honors.
+- 天和 10: ``first_turn``, the dealer self-draws, no melds. 地和 8: ``first_turn``, a
+  non-dealer, no melds, on a self-draw or a discard.
+- 推倒和 1: only when none of the patterns above but 庄 and 门清无惠 applies.
+- 四惠牌 8 (`four_hui`): settled before any reading, whatever the shape.
+"""
+from __future__ import annotations
+
+from ..patterns import ONE_SUIT, Reading, Win, all_triplets, catch_five, dragon, single_wait_all_melds
+from .family import Family, fan_from_each_payer
+
+ORDER = ("庄", "门清无惠", "推倒和", "对对和", "大钓", "捉五魁", "海底捞月", "一条龙", "七对子",
+         "杠上开花", "清一色", "豪华七对子", "四惠牌", "天和", "地和")
+PATTERN_FAN = {"庄": 1, "门清无惠": 1, "推倒和": 1, "对对和": 2, "大钓": 2, "捉五魁": 2, "海底捞月": 2,
+               "一条龙": 3, "七对子": 4, "杠上开花": 5, "清一色": 6, "豪华七对子": 8, "四惠牌": 8, "天和": 10,
+               "地和": 8}
+_NOT_TUIDAO = set(ORDER[3:])
+
+
+def patterns_of(win: Win, r: Reading, memo: dict) -> dict[str, int]:
+    """The beijing fan of one reading (see the module docstring)."""
+    s = win.situation
+    p: dict[str, int] = {}
+    tianhe = s.first_turn and win.winner == win.dealer and win.self_draw and not win.melds
+    dihe = s.first_turn and win.winner != win.dealer and not win.melds
+    if not tianhe and (win.winner == win.dealer or win.discarder == win.dealer):
+        p["庄"] = 1
+    if not win.claimed and win.hui_tiles == 0:
+        p["门清无惠"] = 1
+    if all_triplets(r):
+        p["对对和"] = 2
+    if single_wait_all_melds(win):
+        p["大钓"] = 2
+    if catch_five(win, r, memo):
+        p["捉五魁"] = 2
+    if s.last_tile:
+        p["海底捞月"] = 2 if win.self_draw else 1
+    if r.shape == "standard" and dragon(r):
+        p["一条龙"] = 3
+    if r.shape == "seven_pairs":
+        if max(r.counts) >= 4:
+            p["豪华七对子"] = 8
+        else:
+            p["七对子"] = 4
+    if s.after_kong and win.self_draw:
+        p["杠上开花"] = 5
+    if r.suits() in ONE_SUIT:
+        p["清一色"] = 6
+    if tianhe:
+        p["天和"] = 10
+    if dihe:
+        p["地和"] = 8
+    if not _NOT_TUIDAO & p.keys():
+        p["推倒和"] = 1
+    return p
+
+
+def four_hui(win: Win) -> dict[str, int] | None:
+    """四惠牌: a self-draw with all four 惠牌 in hand + winning tile wins whatever the shape,
+    scored 四惠牌 8 plus 庄 1 when the winner is the dealer, nothing else (no 天和)."""
+    if not (win.rules.four_hui_win and win.hui is not None and win.self_draw):
+        return None
+    if win.hand_hui + int(win.win_tile == win.hui) < 4:
+        return None
+    p = {"庄": 1} if win.winner == win.dealer else {}
+    p["四惠牌"] = 8
+    return p
+
+
+def max_points_per_base(max_line: int) -> int:
+    """The largest |score| of a seat for one beijing win, per base. The hand settlement is at
+    most 3F (a self-draw), F <= the most fan. Under 互包 each of the winner's (at most 3)
+    partners pays it whole, so the winner gets at most 9F and a payer pays at most 3F; 烧庄
+    (line L <= ``max_line``) adds +L to each non-dealer and -3L to the dealer. Largest: the
+    dealer paying a self-draw's 3F plus 3L, or a non-dealer winner's 9F + L (a dealer winner's
+    9F - 3L is smaller in size)."""
+    fan = sum(PATTERN_FAN.values())
+    return max(3 * fan + 3 * max_line, 9 * fan + max_line)
+
+
+FAMILY = Family(
+    name="beijing", patterns_of=patterns_of, order=ORDER, pattern_fan=PATTERN_FAN,
+    hand_payments=fan_from_each_payer, kong_table=None, max_points_per_base=max_points_per_base,
+    special_win=four_hui,
+)

@@ -1,0 +1,78 @@
+"""The ``quemen`` family (RULES.md 6.3): a win must lack a suit (缺一门); one shape pattern plus
+additive ones; doubled after 报听; kong payments at the end of the hand, drawn or won.
+
+Shape: 平胡 1, 混一色 1, 碰碰胡 2, 七对 2, 清一色 3, 清碰 4 (清一色 + 碰碰胡, replacing both);
+混一色 adds to 碰碰胡 or 七对, 清一色 adds to 七对. Additive: 杠上开花 1, 海底捞月 1 (self-draw on
+the last tile only), 天胡 3 (dealer, first turn, self-draw, no melds), 地胡 2 (non-dealer
+self-draws on the first draw, no melds), 花牌 1 per flower. Readings that do not lack a suit
+(``rules.lack_suit``) are no win. Win on a discard: the discarder pays the total; self-draw:
+each of the three others pays it.
+"""
+from __future__ import annotations
+
+from ..patterns import ONE_SUIT, ONE_SUIT_AND_HONORS, Reading, Win, all_triplets, lacks_a_suit
+from ..tiles import N_FLOWERS
+from .family import Family, fan_from_each_payer
+
+ORDER = ("平胡", "混一色", "碰碰胡", "七对", "清一色", "清碰", "杠上开花", "海底捞月", "天胡", "地胡", "花牌")
+PATTERN_FAN = {"平胡": 1, "混一色": 1, "碰碰胡": 2, "七对": 2, "清一色": 3, "清碰": 4, "杠上开花": 1, "海底捞月": 1,
+               "天胡": 3, "地胡": 2, "花牌": N_FLOWERS}
+"""花牌 scores one per flower laid out, at most the 8 flower tiles."""
+
+KONG_TABLE = {"exposed": 1, "added": 0, "concealed": 1}
+"""Kong payments: exposed, the discarder pays 1; concealed, each other pays 1; added, nothing."""
+
+
+def patterns_of(win: Win, r: Reading, memo: dict) -> dict[str, int] | None:
+    """The quemen fan of one reading, or None when it does not lack a suit (module docstring)."""
+    if win.rules.lack_suit and not lacks_a_suit(r.counts):
+        return None
+    s = win.situation
+    p: dict[str, int] = {}
+    suits = r.suits()
+    pure = suits in ONE_SUIT
+    mixed = suits in ONE_SUIT_AND_HONORS
+    if r.shape == "seven_pairs":
+        p["七对"] = 2
+        if pure:
+            p["清一色"] = 3
+        elif mixed:
+            p["混一色"] = 1
+    elif r.shape == "standard":
+        pph = all_triplets(r)
+        if pure and pph:
+            p["清碰"] = 4
+        elif pure:
+            p["清一色"] = 3
+        else:
+            if mixed:
+                p["混一色"] = 1
+            if pph:
+                p["碰碰胡"] = 2
+            if not p:
+                p["平胡"] = 1
+    first_draw = s.first_turn and win.self_draw and not win.melds
+    if s.after_kong and win.self_draw:
+        p["杠上开花"] = 1
+    if s.last_tile and win.self_draw:
+        p["海底捞月"] = 1
+    if first_draw and win.winner == win.dealer:
+        p["天胡"] = 3
+    if first_draw and win.winner != win.dealer:
+        p["地胡"] = 2
+    if win.flowers:
+        p["花牌"] = win.flowers
+    return {name: p[name] for name in ORDER if name in p}
+
+
+def max_points_per_base(max_line: int) -> int:
+    """The largest |score| of a seat for one quemen win, per base: a self-draw after 报听 takes
+    the doubled total 2T from each of three. No 烧庄 (``max_line`` does not apply), no 互包."""
+    return 3 * 2 * sum(PATTERN_FAN.values())
+
+
+FAMILY = Family(
+    name="quemen", patterns_of=patterns_of, order=ORDER, pattern_fan=PATTERN_FAN,
+    hand_payments=fan_from_each_payer, kong_table=KONG_TABLE, max_points_per_base=max_points_per_base,
+    ting_doubles=True, refusal="the hand holds all three suits; a win must lack one (缺一门)",
+)
