@@ -182,7 +182,6 @@ def claim_options(rules: RuleSet, st: GameState, idx, discarder, tile, robbing: 
 
 _OTHERS = np.arange(1, S)
 _NEAR = np.array([-2, -1, 1, 2])
-_C_CHI = np.array(C_CHI)
 _LAST_RUN_START = SUIT_SIZE - 3  # the rank of 7 in 789
 
 
@@ -204,7 +203,7 @@ def _claim_options_one(rules: RuleSet, st: GameState, b: int, d: int, t: int, ro
     ok = np.zeros((1, S, C), dtype=bool)
     one = np.array([b])
     can_kong = None
-    for k in _OTHERS.tolist():
+    for k in (1, 2, 3):
         s = (d + k) % S
         if st.ready[b, s] and not (rules.discard_win_concealed_only and st.open_hand[b, s]):
             ok[0, s, C_WIN] = discard_win(rules, st, one, np.array([s]), np.array([t]))[0]
@@ -219,8 +218,10 @@ def _claim_options_one(rules: RuleSet, st: GameState, b: int, d: int, t: int, ro
                     can_kong = bool(kong_possible(rules, st, one)[0])
                 ok[0, s, C_KONG] = can_kong
         if rules.chi and k == 1 and t < N_SUITED:
-            near = [hand_s[min(max(t + o, 0), K - 1)] > 0 for o in _NEAR.tolist()]
-            ok[0, s, _C_CHI] = _natural_chi(t % SUIT_SIZE, *near)
+            h = hand_s.tolist()  # a neighbour outside the suit (t - 2 may wrap) is masked by the rank
+            runs = _natural_chi(t % SUIT_SIZE, h[t - 2] > 0, h[t - 1] > 0, h[t + 1] > 0, h[t + 2] > 0)
+            for c, run in zip(C_CHI, runs):
+                ok[0, s, c] = run
     return ok
 
 

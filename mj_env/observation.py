@@ -183,9 +183,8 @@ def observe_one(rules: RuleSet, st: GameState, b: int, seat: int) -> np.ndarray:
         o[P_CLAIM, st.claim_tile[b]] = 1
     if phase == TURN and st.drawn[b] >= 0 and st.turn_seat[b] == seat:
         o[P_DRAWN, st.drawn[b]] = 1
-    one = np.array([b])
-    sc[COL_LIVE_LEFT] = live_left(rules, st, one)[0]
-    sc[COL_REPLACEMENTS_LEFT] = replacements_left(rules, st, one)[0]
+    sc[COL_LIVE_LEFT] = live_left(rules, st, b)
+    sc[COL_REPLACEMENTS_LEFT] = replacements_left(rules, st, b)
     sc[COL_DEALER] = (int(st.dealer[b]) - seat) % S
     sc[COL_PHASE] = min(phase, ROB)
     sc[COL_MUST_DISCARD] = st.claimed_turn[b]

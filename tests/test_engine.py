@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from mj_env import actions as A
+from mj_env import wall as W
 from mj_env.engine import Engine
 from mj_env.observation import observe
 from mj_env.rules import get_rules
@@ -263,3 +264,24 @@ def test_hui_wild_in_melds_changes_the_masks():
     assert not masks[False][A.PONG]
     assert masks[True][A.PONG]
     assert (masks[True] != masks[False]).any()
+
+
+@pytest.mark.parametrize("rules", [get_rules(p) for p in PRESETS] + list(WALL_VARIANTS.values()),
+                         ids=PRESETS + sorted(WALL_VARIANTS))
+def test_wall_counts_of_one_table_equal_the_batched_ones(rules):
+    """wall.live_left / replacements_left / live_end / replacement_floor take an index array or
+    one table number (the single-table observation uses the latter)."""
+    eng = Engine(rules, num_tables=8, seed=2)
+    eng.reset()
+    rng = np.random.default_rng(6)
+    idx = np.arange(8)
+    for _ in range(300):
+        st = eng.state
+        for f in (W.live_left, W.replacements_left, W.live_end, W.replacement_floor):
+            batched = np.broadcast_to(f(rules, st, idx), (8,))
+            assert [int(np.asarray(f(rules, st, b))) for b in range(8)] == batched.tolist(), f.__name__
+        assert (W.live_left(rules, st, idx) >= 0).all() and (W.replacements_left(rules, st, idx) >= 0).all()
+        eng.step(random_actions(eng.legal_mask(), rng))
+        done = np.flatnonzero(eng.state.phase == END)
+        if len(done):
+            eng.reset(tables=done)
