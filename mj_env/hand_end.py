@@ -3,8 +3,8 @@
 The engine never scores a hand itself: it writes down the win as a hand-calculator input object
 (INTERFACES.md 1) and asks the rules core (``mj_env.calculator``), so that the settlement in the
 environment's info can be piped to ``python -m mj_env.score`` and gives the same result.
-Drawn hands are settled here with arithmetic over the batch (烧庄 only, kong payments where the
-rules settle them in a drawn hand).
+Drawn hands are settled here over the batch (``payments.draw_scores``: 烧庄 only; kong payments
+where the rules settle them in a drawn hand).
 """
 from __future__ import annotations
 
@@ -14,11 +14,21 @@ import numpy as np
 
 from . import calculator
 from .claims import hubao_bound
+from .payments import draw_scores, kong_payments
 from .rules import RuleSet
-from .state import ADDED_KONG, CHI, CONCEALED_KONG, KONG, MELD_NAMES, PONG, GameState
+from .state import (
+    KONG_MELDS,
+    MELD_ADDED_KONG,
+    MELD_CHI,
+    MELD_CONCEALED_KONG,
+    MELD_KONG,
+    MELD_NAMES,
+    MELD_PONG,
+    GameState,
+)
 from .tiles import CODES, format_hand, format_tiles
 
-_KONG_KIND = {KONG: "exposed", ADDED_KONG: "added", CONCEALED_KONG: "concealed"}
+_KONG_KIND = {MELD_KONG: "exposed", MELD_ADDED_KONG: "added", MELD_CONCEALED_KONG: "concealed"}
 
 
 def hubao_pairs(rules: RuleSet, claims: np.ndarray) -> list[list[int]]:
@@ -39,13 +49,13 @@ def meld_list(st: GameState, b: int, seat: int) -> list[dict]:
         kind = int(st.meld_type[b, seat, m])
         t = int(st.meld_tile[b, seat, m])
         wild = int(st.meld_wild[b, seat, m])
-        if kind == CHI:
+        if kind == MELD_CHI:
             tiles = [hui if wild >> k & 1 else t + k for k in range(3)]
         else:
-            size = 3 if kind == PONG else 4
+            size = 3 if kind == MELD_PONG else 4
             tiles = [t] * (size - wild) + [hui] * wild
         meld = {"type": MELD_NAMES[kind], "tiles": format_tiles(tiles)}
-        if kind != CONCEALED_KONG:
+        if kind != MELD_CONCEALED_KONG:
             meld["from"] = int(st.meld_from[b, seat, m])
         out.append(meld)
     return out
@@ -58,7 +68,7 @@ def kong_list(st: GameState, b: int) -> list[tuple]:
         for m in range(int(st.n_melds[b, seat])):
             kind = int(st.meld_type[b, seat, m])
             if kind in _KONG_KIND:
-                frm = int(st.meld_from[b, seat, m]) if kind == KONG else None
+                frm = int(st.meld_from[b, seat, m]) if kind == MELD_KONG else None
                 out.append((seat, _KONG_KIND[kind], frm))
     return out
 
@@ -102,7 +112,7 @@ def win_input(rules: RuleSet, st: GameState, b: int, winner: int) -> dict:
 
 def _kong_scores(rules: RuleSet, st: GameState, b: int) -> list[int]:
     kongs = kong_list(st, b)
-    return calculator.kong_payments(rules, kongs) if kongs else [0, 0, 0, 0]
+    return kong_payments(rules, kongs) if kongs else [0, 0, 0, 0]
 
 
 class Settlements(Mapping):
@@ -164,16 +174,11 @@ def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray
     drawn = np.flatnonzero(~won)
     if len(drawn):
         b = idx[drawn]
-        if rules.shaozhuang and rules.shaozhuang_on_draw:
-            rounds = st.sz_rounds[b].astype(np.int64)
-        else:
-            rounds = np.zeros(len(b), np.int64)
-        line = np.where(rounds > 0, 2 ** np.maximum(rounds - 1, 0), 0)
-        sc = np.repeat(line[:, None] * rules.base, 4, axis=1)
-        sc[np.arange(len(b)), st.dealer[b].astype(np.int64)] = -3 * line * rules.base
+        line, sc = draw_scores(rules, st.dealer[b].astype(np.int64), st.sz_rounds[b].astype(np.int64),
+                               rules.base)
         kongs = {}
         if rules.kong_payments and rules.kong_payments_on_draw:
-            has_kong = np.flatnonzero(np.isin(st.meld_type[b], (KONG, ADDED_KONG, CONCEALED_KONG)).any(axis=(1, 2)))
+            has_kong = np.flatnonzero(np.isin(st.meld_type[b], KONG_MELDS).any(axis=(1, 2)))
             for k in has_kong.tolist():
                 pay = _kong_scores(rules, st, int(b[k]))
                 if any(pay):

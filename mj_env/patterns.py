@@ -6,6 +6,9 @@ split the concealed tiles into a winning shape, with every wildcard given a kind
 function of the rule set's family (``mj_env.families``) turns a reading into ``{pattern: fan}``;
 the reading that scores the most total fan is the one scored (`best_patterns`).
 
+Shape questions that need no reading (is a kind a wait of the hand, is it thirteen orphans) are
+``mj_env.hand``'s, the batched table look-ups the engine uses too.
+
 Wildcards (惠牌, ``beijing``), the decisions taken here:
 
 - The wildcards are the 惠牌 tiles in the concealed ``hand``, plus the winning tile when it is
@@ -33,6 +36,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from .hand import ORPHAN_KINDS, orphans_need, waits_rules
 from .rules import RuleSet
 from .tiles import N_KINDS, N_SUITED, N_SUITS, SUIT_SIZE
 
@@ -47,8 +51,9 @@ GROUP_SIZE = {PAIR: 2, TRIPLET: 3, KONG: 4, SEQ: 3}
 
 FIVE_M = 4  # 5m, the tile of 捉五魁 / 捉五
 FOUR_M = 3  # 4m: the sequence 456m is (SEQ, 3)
-DRAGONS = (31, 32, 33)
-ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+ORPHANS = tuple(ORPHAN_KINDS.tolist())  # 1 and 9 of each suit, the seven honors
+DRAGONS = ORPHANS[-3:]  # 5z 6z 7z
+_NOT_ORPHANS = tuple(k for k in range(N_KINDS) if k not in ORPHANS)
 HONORS = N_SUITS  # `suit` of an honor
 ONE_SUIT = ({0}, {1}, {2})  # `Reading.suits` of a one-suit hand without honors (清一色)
 ONE_SUIT_AND_HONORS = ({0, HONORS}, {1, HONORS}, {2, HONORS})  # (混一色)
@@ -190,110 +195,25 @@ class Win:
 
 
 # ---------------------------------------------------------------------------------------------
-# Shape checks: fewest wildcards per suit (fast yes/no, used for the 捉五魁 wait test).
-
-
-# Every cache here is an LRU with a fixed bound, so a long-running calculator or engine fed
-# many distinct hands keeps a flat memory footprint (an unbounded cache grew by ~80 MiB over
-# 233k distinct hands). Hits matter only within one hand (the 34 shape checks of `only_wait`
-# share three of their four suit keys; the readings of each meld interpretation share one
-# split), so small bounds lose nothing: measured ~0.5 KB per `standard_splits` entry and
-# ~0.2 KB per `_need` entry, i.e. at most ~2 MB and ~1.5 MB.
-NEED_CACHE_SIZE = 1 << 13
-SPLITS_CACHE_SIZE = 1 << 12
-
-
-@lru_cache(maxsize=NEED_CACHE_SIZE)
-def _need(counts: tuple[int, ...], seq: bool, pair: bool) -> int:
-    """Fewest wildcards that turn the tiles of one suit (or the honors, ``seq=False``) into
-    melds, plus exactly one pair when ``pair``. ``counts`` is the suit's count tuple."""
-    i = next((j for j, n in enumerate(counts) if n), None)
-    if i is None:
-        return 2 if pair else 0
-    c = list(counts)
-    n = c[i]
-    best = 99
-    if pair:
-        use = min(n, 2)
-        c[i] -= use
-        best = min(best, 2 - use + _need(tuple(c), seq, False))
-        c[i] += use
-    use = min(n, 3)
-    c[i] -= use
-    best = min(best, 3 - use + _need(tuple(c), seq, pair))
-    c[i] += use
-    if seq:
-        for s in (i - 2, i - 1, i):
-            if s < 0 or s + 2 >= len(c):
-                continue
-            taken = [p for p in (s, s + 1, s + 2) if p >= i and c[p]]
-            for p in taken:
-                c[p] -= 1
-            best = min(best, 3 - len(taken) + _need(tuple(c), seq, pair))
-            for p in taken:
-                c[p] += 1
-    return best
-
-
-def standard_ok(counts, wild: int) -> bool:
-    """Counts (34,) plus ``wild`` wildcards make melds + one pair (tile total must fit)."""
-    parts = [(tuple(counts[0:9]), True), (tuple(counts[9:18]), True),
-             (tuple(counts[18:27]), True), (tuple(counts[27:34]), False)]
-    plain = [_need(p, s, False) for p, s in parts]
-    total = sum(plain)
-    return any(total - plain[j] + _need(p, s, True) <= wild for j, (p, s) in enumerate(parts))
-
-
-def seven_pairs_ok(counts, wild: int) -> bool:
-    """14 concealed tiles make seven pairs (a four is two pairs; a wildcard pairs a single)."""
-    return sum(n % 2 for n in counts) <= wild
-
-
-def thirteen_orphans_ok(counts, wild: int, extra_dragon: bool) -> bool:
-    """One of each orphan plus one more (a dragon when ``extra_dragon``)."""
-    if any(counts[k] for k in range(N_KINDS) if k not in ORPHANS):
-        return False
-    if any(counts[k] > 2 for k in ORPHANS):
-        return False
-    doubles = [k for k in ORPHANS if counts[k] == 2]
-    missing = sum(1 for k in ORPHANS if counts[k] == 0)
-    if len(doubles) > 1:
-        return False
-    if doubles:
-        return wild == missing and (not extra_dragon or doubles[0] in DRAGONS)
-    return wild == missing + 1  # the last wildcard is the 14th tile, a dragon if need be
-
-
-def shape_ok(rules: RuleSet, counts, wild: int, n_melds: int) -> bool:
-    """Counts (34,) + ``wild`` wildcards (14 - 3 x n_melds tiles) form a winning shape."""
-    if standard_ok(counts, wild):
-        return True
-    if n_melds == 0 and rules.seven_pairs and seven_pairs_ok(counts, wild):
-        return True
-    return n_melds == 0 and rules.thirteen_orphans and thirteen_orphans_ok(
-        counts, wild, rules.orphans_extra_dragon)
+# The only wait (捉五魁 / 捉五).
 
 
 def only_wait(win: Win, tile: int) -> bool:
     """``tile`` was the hand's only winning tile: no other kind, added at face value to the
-    13 - 3k tile hand (its own 惠牌 still wild), completes a winning shape. A kind of which
-    the hand and melds already hold four tiles cannot be drawn, so it is no wait."""
-    base = [0] * N_KINDS
-    for t in win.hand:
-        if t != win.hui:
-            base[t] += 1
+    13 - 3k tile hand (its own 惠牌 still wild), completes a winning shape of the rule set
+    (``mj_env.hand.waits_rules``). A kind of which the hand and melds already hold four tiles
+    cannot be drawn, so it is no wait."""
+    natural = np.zeros(N_KINDS, dtype=np.int8)
     held = [0] * N_KINDS
-    for t in win.hand + tuple(t for m in win.melds for t in m.tiles):
+    for t in win.hand:
         held[t] += 1
-    for t in range(N_KINDS):
-        if t == tile or held[t] >= 4:
-            continue
-        base[t] += 1
-        won = shape_ok(win.rules, base, win.hand_hui, len(win.melds))
-        base[t] -= 1
-        if won:
-            return False
-    return True
+        if t != win.hui:
+            natural[t] += 1
+    for m in win.melds:
+        for t in m.tiles:
+            held[t] += 1
+    waits = waits_rules(natural, win.hand_hui, win.rules).tolist()
+    return not any(waits[t] and held[t] < 4 for t in range(N_KINDS) if t != tile)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -325,6 +245,13 @@ class Reading(NamedTuple):
         return {suit(k) for k in range(N_KINDS) if self.counts[k]}
 
 
+# A bounded LRU, so a long-running calculator or engine fed many distinct hands keeps a flat
+# memory footprint (an unbounded cache grew by ~80 MiB over 233k distinct hands). Hits matter
+# only within one hand (the readings of each meld interpretation share one split), so a small
+# bound loses nothing: ~0.5 KB per entry, at most ~2 MB.
+SPLITS_CACHE_SIZE = 1 << 12
+
+
 @lru_cache(maxsize=SPLITS_CACHE_SIZE)
 def standard_splits(counts: tuple[int, ...], wild: int, melds: int) -> tuple[tuple, ...]:
     """All splits of natural counts (34,) + ``wild`` wildcards into ``melds`` melds and one
@@ -335,7 +262,7 @@ def standard_splits(counts: tuple[int, ...], wild: int, melds: int) -> tuple[tup
     return tuple(sorted(out))
 
 
-CACHES = (_need, standard_splits)
+CACHES = (standard_splits,)
 """Every cache of this module (each an ``lru_cache`` with a bound), for tests and ``cache_clear``."""
 
 
@@ -391,7 +318,10 @@ def _seven_pairs_counts(counts: tuple[int, ...], wild: int) -> Iterator[tuple[in
 
 
 def _orphans_counts(counts: tuple[int, ...], wild: int, extra_dragon: bool) -> Iterator[tuple[int, ...]]:
-    if not thirteen_orphans_ok(counts, wild, extra_dragon):
+    """Interpreted concealed counts of the thirteen-orphans readings of 14 concealed tiles."""
+    if any(counts[k] for k in _NOT_ORPHANS):  # a quick no for most hands; mj_env.hand decides
+        return
+    if orphans_need(np.array(counts, dtype=np.int8), extra_dragon) > wild:
         return
     c = [max(counts[k], 1) if k in ORPHANS else 0 for k in range(N_KINDS)]
     if sum(c) == 13:  # the pair is a wildcard's

@@ -15,25 +15,33 @@ Every function returns points for the four seats, ``[s0, s1, s2, s3]``, zero-sum
    gets 2^(R-1) (`shaozhuang_line`); never redirected by 互包;
 4. everything times base.
 
-A drawn hand settles 烧庄 only (`settle_draw`). Kong payments follow the family's kong table
-(`kong_payments`); the environment adds them to the hand's scores.
+A drawn hand settles 烧庄 only (`settle_draw`, `draw_scores`). Kong payments follow the family's
+kong table (`kong_payments`); the environment adds them to the hand's scores.
 """
 from __future__ import annotations
+
+import numpy as np
 
 from .families import FAMILIES, KONG_TYPES
 from .rules import RuleSet, get_rules
 
 
-def shaozhuang_line(rounds: int) -> int:
-    """The 烧庄 line: 2^(R-1) for R >= 1 rounds, 0 for none. Each non-dealer gets it, the
-    dealer pays it three times."""
-    return 0 if rounds <= 0 else 2 ** (rounds - 1)
+def shaozhuang_line(rounds):
+    """The 烧庄 line L: 2^(R-1) for R >= 1 rounds, 0 for none. Each non-dealer gets L, the
+    dealer pays 3L. ``rounds``: an int -> int, or an int64 array (...) -> (...) int64."""
+    on = rounds > 0
+    return on * 2 ** ((rounds - 1) * on)  # one expression for Python ints (exact) and arrays
 
 
-def shaozhuang_scores(dealer: int, rounds: int) -> list[int]:
-    """烧庄 points before base: dealer -3L, each other +L, L = `shaozhuang_line`."""
+def shaozhuang_scores(dealer, rounds, base=1):
+    """烧庄 points, times ``base``: the dealer -3L, each other seat +L (L = `shaozhuang_line`).
+    ``dealer``, ``rounds``: ints -> [4 ints]; or int64 arrays (n,) -> (n, 4) int64."""
     line = shaozhuang_line(rounds)
-    return [-3 * line if seat == dealer else line for seat in range(4)]
+    if np.ndim(line) == 0:
+        return [(-3 * line if seat == dealer else line) * base for seat in range(4)]
+    scores = np.repeat(line[:, None] * base, 4, axis=1)
+    scores[np.arange(len(scores)), dealer] = -3 * line * base
+    return scores
 
 
 def hubao_partners(rules: RuleSet, winner: int, hubao) -> list[int]:
@@ -67,19 +75,24 @@ def win_scores(rules: RuleSet, fan: int, winner: int, dealer: int, discarder: in
     return scores
 
 
-def settle_draw(rules, dealer: int, shaozhuang_rounds: int = 0, base: int | None = None) -> dict:
-    """The settlement of a drawn hand (荒牌): ``{"draw": True, "shaozhuang": S, "scores": [...]}``.
+def draw_scores(rules: RuleSet, dealer, shaozhuang_rounds, base: int):
+    """The 烧庄 line and points of a drawn hand (荒牌): no hand settlement; 烧庄 when
+    ``rules.shaozhuang`` and ``rules.shaozhuang_on_draw``, else nothing. ``dealer`` and
+    ``shaozhuang_rounds``: ints -> (line, [4 ints]); or int64 arrays (n,) -> ((n,), (n, 4))."""
+    settled = rules.shaozhuang and rules.shaozhuang_on_draw
+    rounds = shaozhuang_rounds if settled else shaozhuang_rounds * 0
+    return shaozhuang_line(rounds), shaozhuang_scores(dealer, rounds, base)
 
-    No hand settlement; 烧庄 is settled when ``rules.shaozhuang`` and ``rules.shaozhuang_on_draw``
-    (S is then 2^(R-1), else 0). ``rules``: a RuleSet or a preset name; ``base`` defaults to
-    ``rules.base``."""
+
+def settle_draw(rules, dealer: int, shaozhuang_rounds: int = 0, base: int | None = None) -> dict:
+    """The settlement of a drawn hand (荒牌): ``{"draw": True, "shaozhuang": S, "scores": [...]}``
+    (`draw_scores`; S is 2^(R-1) when 烧庄 is settled, else 0). ``rules``: a RuleSet or a preset
+    name; ``base`` defaults to ``rules.base``."""
     rules = get_rules(rules)
     base = rules.base if base is None else base
     _check_seat(dealer, "dealer")
-    settled = rules.shaozhuang and rules.shaozhuang_on_draw
-    rounds = shaozhuang_rounds if settled else 0
-    scores = [s * base for s in shaozhuang_scores(dealer, rounds)]
-    return {"draw": True, "shaozhuang": shaozhuang_line(rounds), "scores": scores}
+    line, scores = draw_scores(rules, dealer, shaozhuang_rounds, base)
+    return {"draw": True, "shaozhuang": line, "scores": scores}
 
 
 _KONG_TYPES = {"exposed": "exposed", "kong": "exposed", "added": "added", "added_kong": "added",

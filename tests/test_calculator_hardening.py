@@ -319,9 +319,9 @@ def test_every_function_cache_has_a_bound():
             if hasattr(value, "cache_info") and getattr(value, "__module__", None) == mod.__name__:
                 caches.append(f"{mod.__name__}.{name}")
                 assert value.cache_info().maxsize is not None, f"{mod.__name__}.{name} is an unbounded cache"
-    assert {"mj_env.patterns._need", "mj_env.patterns.standard_splits"} <= set(caches)
-    assert set(patterns.CACHES) == {patterns._need, patterns.standard_splits}
-    for path in (ROOT / "mj_env").glob("*.py"):
+    assert {"mj_env.patterns.standard_splits"} <= set(caches)
+    assert set(patterns.CACHES) == {patterns.standard_splits}
+    for path in (ROOT / "mj_env").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert "@cache\n" not in text and "functools.cache(" not in text and "maxsize=None" not in text, path
 
@@ -347,18 +347,9 @@ def test_caches_stay_within_their_bounds_over_many_distinct_hands():
         seen.add(key)
         line = {"hand": format_tiles(tiles[:13]), "win_tile": CODES[tiles[13]], "hui": CODES[rng.randrange(34)]}
         check_line(respond(json.dumps(line)))
-    # the 捉五魁 wait test is the one user of _need: drive its shape check with distinct counts
-    for _ in range(5000):
-        counts = [0] * 34
-        for _ in range(13):
-            t = rng.randrange(34)
-            counts[t] = min(4, counts[t] + 1)
-        patterns.standard_ok(counts, rng.randrange(3))
-    for c, bound in ((patterns._need, patterns.NEED_CACHE_SIZE),
-                     (patterns.standard_splits, patterns.SPLITS_CACHE_SIZE)):
-        info = c.cache_info()
-        assert info.maxsize == bound and info.currsize <= bound
-        assert info.misses > bound, f"the test did not push {c.__name__} past its bound: {info}"
+    info = patterns.standard_splits.cache_info()
+    assert info.maxsize == patterns.SPLITS_CACHE_SIZE and info.currsize <= patterns.SPLITS_CACHE_SIZE
+    assert info.misses > patterns.SPLITS_CACHE_SIZE, f"the test did not push the cache past its bound: {info}"
     assert _module_containers() == containers  # no module-level container grew
 
 
