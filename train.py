@@ -55,11 +55,20 @@ from tqdm import tqdm
 from tyro.constructors import PrimitiveConstructorSpec
 
 from agents import arena
-from agents.networks import NetworkAgent, build_network, check_config, save_checkpoint
+from agents.networks import (
+    LAYOUTS,
+    NetworkAgent,
+    build_network,
+    check_config,
+    masked_logits,
+    model_inputs,
+    obs_layout,
+    save_checkpoint,
+)
 from agents.random_agent import RandomAgent
 from agents.rewards import RewardTransform
 from agents.rule_based import RuleBasedAgent
-from mj_env.observation import OBS_NAME
+from mj_env.features import FEATURES_NAME
 from mj_env.vector import MahjongVectorEnv
 
 # A float or "none" on the command line, in any case (tyro by itself takes only "None").
@@ -124,6 +133,14 @@ class Args:
     """tiles: channels per tile"""
     blocks: int = 2
     """tiles: residual blocks"""
+    obs: Literal["v1", "v2"] = "v1"
+    """observation layout the network takes: v1 (the env's planes) or v2 (plus mj_env.features' planes)"""
+
+    # imitation
+    bc_steps: int = 0
+    """behaviour cloning first: steps of four rule-based agents playing (num_envs decisions each) to imitate"""
+    bc_learning_rate: float = 1e-3
+    """Adam learning rate of the behaviour cloning phase"""
 
     # reward
     reward: Literal["points", "scaled", "sign", "shaped"] = "points"
@@ -140,6 +157,8 @@ class Args:
     """past snapshots kept in the opponent pool"""
     snapshot_every: int = 10
     """updates between snapshots added to the pool (each is also saved as a checkpoint)"""
+    opponent_rule: float = 0.0
+    """share of the opponent-pool hands played against the rule-based agent instead of a snapshot"""
 
     # evaluation and logging
     eval_every: int = 15
@@ -161,20 +180,23 @@ class Args:
 
 def network_config(args: Args) -> dict:
     """The ``agents.networks`` config that ``--arch`` and its sizes describe."""
+    layout = {"obs": FEATURES_NAME} if args.obs == "v2" else {}
     if args.arch == "mlp":
-        return {"arch": "mlp", "hidden": [int(h) for h in args.hidden.split(",")]}
-    return {"arch": args.arch, "channels": args.channels, "blocks": args.blocks}
+        return {"arch": "mlp", "hidden": [int(h) for h in args.hidden.split(",")], **layout}
+    return {"arch": args.arch, "channels": args.channels, "blocks": args.blocks, **layout}
 
 
 def check_args(args: Args) -> str | None:
     """What is wrong with ``args`` for a run (None: nothing), found before anything is built or written."""
     at_least = {"total_steps": 1, "num_envs": 1, "num_steps": 1, "num_minibatches": 1, "update_epochs": 1,
-                "pool_size": 1, "snapshot_every": 1, "eval_every": 0, "eval_hands": 1, "final_eval_hands": 0}
+                "pool_size": 1, "snapshot_every": 1, "eval_every": 0, "eval_hands": 1, "final_eval_hands": 0,
+                "bc_steps": 0}
     for name, low in at_least.items():
         if getattr(args, name) < low:
             return f"--{name.replace('_', '-')} must be at least {low}, not {getattr(args, name)}"
-    if not 0.0 <= args.opponent_prob <= 1.0:
-        return f"--opponent-prob must be in [0, 1], not {args.opponent_prob}"
+    for name in ("opponent_prob", "opponent_rule"):
+        if not 0.0 <= getattr(args, name) <= 1.0:
+            return f"--{name.replace('_', '-')} must be in [0, 1], not {getattr(args, name)}"
     try:
         config = network_config(args)
     except ValueError:
@@ -295,14 +317,17 @@ class Rollout:
 
 class SeatPlan:
     """Who plays where. ``learner[table, seat]``: the learner decides there; ``opp[table]``: the
-    snapshot in the table's other seats (-1: none, pure self-play). Snapshots are kept by id; one that
-    leaves the pool stays alive until the hands that use it are over."""
+    opponent in the table's other seats (-1: none, pure self-play; ``RULE``: the rule-based agent; else
+    a snapshot). Snapshots are kept by id; one that leaves the pool stays alive until the hands that use
+    it are over."""
+
+    RULE = -2
 
     def __init__(self, args: Args, rng: np.random.Generator, device):
         self.args, self.rng, self.device = args, rng, device
         self.learner = np.ones((args.num_envs, 4), dtype=bool)
         self.opp = np.full(args.num_envs, -1, dtype=np.int64)
-        self.snapshots: dict[int, NetworkAgent] = {}
+        self.snapshots: dict[int, NetworkAgent | RuleBasedAgent] = {self.RULE: RuleBasedAgent(args.rules)}
         self.pool_ids: list[int] = []
 
     def add_snapshot(self, model: nn.Module, tag: str) -> None:
@@ -310,22 +335,24 @@ class SeatPlan:
         frozen = copy.deepcopy(model).eval()
         for p in frozen.parameters():
             p.requires_grad_(False)
-        new_id = max(self.snapshots, default=-1) + 1
-        self.snapshots[new_id] = NetworkAgent(frozen, name=tag, device=self.device)
+        new_id = max(0, max(self.snapshots) + 1)  # ids >= 0; -1 is self-play, RULE the rule agent
+        self.snapshots[new_id] = NetworkAgent(frozen, name=tag, device=self.device, rules=self.args.rules)
         self.pool_ids.append(new_id)
         del self.pool_ids[:-self.args.pool_size]
-        for k in [k for k in self.snapshots if k not in self.pool_ids and not (self.opp == k).any()]:
+        for k in [k for k in self.snapshots if k not in (*self.pool_ids, self.RULE) and not (self.opp == k).any()]:
             del self.snapshots[k]
 
     def deal(self, tables: np.ndarray) -> None:
-        """Seat new hands: self-play, or with ``opponent_prob`` the learner against a pool snapshot."""
+        """Seat new hands: self-play, or with ``opponent_prob`` the learner against a pool snapshot (or,
+        for a share ``opponent_rule`` of those, the rule-based agent)."""
         vs_pool = self.rng.random(len(tables)) < self.args.opponent_prob
         self.learner[tables] = True
         self.opp[tables] = -1
         t = tables[vs_pool]
         first = self.rng.integers(0, 2, size=len(t))            # learner in seats {0, 2} or {1, 3}
         self.learner[t] = (np.arange(4)[None, :] % 2) == first[:, None]
-        self.opp[t] = self.rng.choice(np.asarray(self.pool_ids), size=len(t))
+        self.opp[t] = np.where(self.rng.random(len(t)) < self.args.opponent_rule, self.RULE,
+                               self.rng.choice(np.asarray(self.pool_ids), size=len(t)))
 
     def opponents_act(self, obs: dict, theirs: np.ndarray, actions: np.ndarray) -> None:
         """Fill ``actions`` at the tables where a snapshot is to act (``theirs``: (N,) bool)."""
@@ -355,15 +382,15 @@ def collect_rollout(envs, obs: dict, model: nn.Module, seats: SeatPlan, store: R
         actions = np.zeros(args.num_envs, dtype=np.int64)
         L = np.flatnonzero(mine)
         if len(L):
-            o = torch.as_tensor(obs["observation"][L], device=device)
+            x = model_inputs(model, obs["observation"][L], obs["action_mask"][L], args.rules)
+            o = torch.as_tensor(x, device=device)
             m = torch.as_tensor(obs["action_mask"][L] != 0, device=device)
             with torch.no_grad():
                 a, logp, _, value = model.get_action_and_value(o, m)
             a_np = a.cpu().numpy()
             actions[L] = a_np
-            store.add(L, seat[L], obs["observation"][L], obs["action_mask"][L] != 0, a_np,
-                      logp.cpu().numpy(), value.cpu().numpy(), shaper.potential(obs["observation"][L]),
-                      args.gamma)
+            store.add(L, seat[L], x, obs["action_mask"][L] != 0, a_np, logp.cpu().numpy(), value.cpu().numpy(),
+                      shaper.potential(obs["observation"][L]), args.gamma)
         seats.opponents_act(obs, ~mine, actions)
 
         obs, rewards, term, _, infos = envs.step(actions)
@@ -393,11 +420,79 @@ def tally_hands(stats: dict, infos: dict, rewards: np.ndarray, seats: SeatPlan) 
         mine = np.flatnonzero(seats.learner[b])
         stats["self_hands"] += len(mine)
         stats["self_wins"] += int(won[mine].sum())
-        if seats.opp[b] >= 0:
+        if seats.opp[b] != -1:
             stats["pool_hands"] += len(mine)
             stats["pool_points"] += float(rewards[b, mine].sum())
             stats["pool_wins"] += int(won[mine].sum())
             stats["pool_deal_ins"] += int(dealt[mine].sum())
+
+
+# --------------------------------------------------------------------------- behaviour cloning
+
+
+def behaviour_cloning(envs, obs: dict, model: nn.Module, optimizer: optim.Optimizer, store: Rollout,
+                      shaper: RewardTransform, args: Args, rng: np.random.Generator, log: RunLog | None,
+                      device) -> dict:
+    """Imitate the rule-based agent before PPO: four rule agents play ``bc_steps`` steps at every table; each
+    rollout of their decisions trains the policy (cross-entropy on the masked logits) and the value (the
+    GAE returns of their play), ``update_epochs`` times in ``num_minibatches``. Before training on a
+    rollout, the share of its decisions where the network's most likely action is the rule agent's is
+    logged (``bc/agreement``: on positions it has not been trained on). Returns the next observation."""
+    teacher = RuleBasedAgent(args.rules)
+    rows = np.arange(args.num_envs)
+    optimizer.param_groups[0]["lr"] = args.bc_learning_rate
+    done = 0
+    while done < args.bc_steps:
+        store.start()
+        model.eval()
+        torch.set_num_threads(1)
+        for _ in range(min(args.num_steps, args.bc_steps - done)):
+            x = model_inputs(model, obs["observation"], obs["action_mask"], args.rules)
+            with torch.no_grad():
+                value = model.get_value(torch.as_tensor(x, device=device))
+            actions = teacher.act(obs, rng)
+            store.add(rows, obs["seat"], x, obs["action_mask"] != 0, actions, np.zeros(len(rows), np.float32),
+                      value.cpu().numpy(), shaper.potential(obs["observation"]), args.gamma)
+            obs, rewards, term, _, infos = envs.step(actions)
+            store.pay(shaper.hand_end(rewards), infos["_settlement"], term)
+            done += 1
+        _, returns, trainable = store.advantages(args.gamma, args.gae_lambda)
+        n = store.size
+        agreement = bc_update(model, optimizer, store, returns[:n], np.flatnonzero(trainable), args, rng, device)
+        if log is not None:
+            log.writer.add_scalar("bc/agreement", agreement, done * args.num_envs)
+            log.bar.set_postfix({"bc_step": done, "agreement": f"{agreement:.3f}"})
+    store.pending[:] = -1  # PPO starts its own chains
+    optimizer.param_groups[0]["lr"] = args.learning_rate
+    return obs
+
+
+def bc_update(model: nn.Module, optimizer: optim.Optimizer, store: Rollout, returns: np.ndarray,
+              b_inds: np.ndarray, args: Args, rng: np.random.Generator, device) -> float:
+    """Epochs of cross-entropy (policy) and squared error (value) over the decisions ``b_inds`` of ``store``.
+    Returns the agreement with the stored actions before the first gradient step."""
+    model.train()
+    torch.set_num_threads(max(1, args.threads))
+    b_obs = torch.as_tensor(store.obs[b_inds], device=device)
+    b_mask = torch.as_tensor(store.mask[b_inds], device=device)
+    b_act = torch.as_tensor(store.action[b_inds], device=device)
+    b_ret = torch.as_tensor(returns[b_inds], device=device)
+    with torch.no_grad():
+        agreement = (masked_logits(model(b_obs)[0], b_mask).argmax(dim=1) == b_act).float().mean().item()
+    mb_size = max(1, len(b_inds) // args.num_minibatches)
+    order = np.arange(len(b_inds))
+    for _ in range(args.update_epochs):
+        rng.shuffle(order)
+        for s0 in range(0, len(order), mb_size):
+            mb = torch.as_tensor(order[s0:s0 + mb_size], device=device)
+            logits, value = model(b_obs[mb])
+            ce = nn.functional.cross_entropy(masked_logits(logits, b_mask[mb]), b_act[mb])
+            loss = ce + args.vf_coef * 0.5 * ((value - b_ret[mb]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
+            optimizer.step()
+    return agreement
 
 
 # --------------------------------------------------------------------------- PPO update
@@ -471,7 +566,7 @@ def evaluate(model: nn.Module, args: Args, hands: int, device) -> dict:
     model.eval()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    me = NetworkAgent(model, name="trained", device=device)
+    me = NetworkAgent(model, name="trained", device=device, rules=args.rules)
     out = {}
     for base in (RandomAgent(), RuleBasedAgent(args.rules)):
         res = arena.play_duplicate([me, base], hands, seed=args.eval_seed, rules=args.rules, batch_walls=256)
@@ -578,7 +673,7 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
     final = save_checkpoint(log.ckpt_dir / "final.pt", model, rules=args.rules, update=update,
                             global_step=global_step, args=dataclasses.asdict(args))
     result = {"checkpoint": str(final), "global_step": global_step, "updates": update,
-              "train_seconds": round(time.time() - start, 1), "observation": OBS_NAME}
+              "train_seconds": round(time.time() - start, 1), "observation": obs_layout(model)}
     if args.final_eval_hands > 0:
         t0 = time.time()
         result["eval"] = evaluate(model, args, args.final_eval_hands, device)
@@ -611,14 +706,16 @@ def main(argv: list[str] | None = None) -> dict:
     optimizer = optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
     shaper = RewardTransform(args.reward, args.rules, scale=args.reward_scale,
                              shaping_coef=args.shaping_coef, gamma=args.gamma)
-    store = Rollout(steps_per_update + 4 * args.num_envs, args.num_envs,
-                    envs.single_observation_space["observation"].shape, envs.single_action_space.n)
+    store = Rollout(steps_per_update + 4 * args.num_envs, args.num_envs, tuple(LAYOUTS[obs_layout(model)][1]),
+                    envs.single_action_space.n)
     seats = SeatPlan(args, rng, device)
+    obs, _ = envs.reset(seed=args.seed)
+    global_step, start, last_eval = 0, time.time(), {}
+    if args.bc_steps:
+        obs = behaviour_cloning(envs, obs, model, optimizer, store, shaper, args, rng, log, device)
     seats.add_snapshot(model, "init")
     seats.deal(np.arange(args.num_envs))
-    obs, _ = envs.reset(seed=args.seed)
 
-    global_step, start, last_eval = 0, time.time(), {}
     for update in range(1, num_updates + 1):
         if args.anneal_lr:
             optimizer.param_groups[0]["lr"] = (1.0 - (update - 1.0) / num_updates) * args.learning_rate

@@ -163,3 +163,31 @@ def test_cuda_device_is_refused_cleanly_without_a_gpu(tmp_path, monkeypatch):
     with pytest.raises(SystemExit, match="no GPU"):
         train.main(["--device", "cuda", "--total-steps", "64", "--num-envs", "4", "--num-steps", "16",
                     "--no-progress"])
+
+
+def test_tiny_run_with_v2_imitation_and_rule_opponents(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = train.main([
+        "--exp-name", "tiny_v2", "--total-steps", "1024", "--num-envs", "16", "--num-steps", "32", "--obs", "v2",
+        "--bc-steps", "40", "--opponent-prob", "1", "--opponent-rule", "0.5", "--eval-every", "0",
+        "--final-eval-hands", "4", "--hidden", "32", "--threads", "1", "--no-progress",
+    ])
+    _, meta = load_checkpoint(result["checkpoint"])
+    assert meta["obs_name"] == "mj_obs_v2" and meta["model_config"]["obs"] == "mj_obs_v2"
+    assert result["observation"] == "mj_obs_v2" and set(result["eval"]) == {"random", "rule"}
+    with open(tmp_path / "runs" / "tiny_v2" / "progress.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert sum(float(r["pool_hands"]) if "pool_hands" in r else 0 for r in rows) >= 0
+    assert all(r["pool_win_rate"] != "" for r in rows)
+
+
+def test_rule_opponents_are_seated_in_their_share_of_the_pool_hands():
+    args = train.parse_args(["--num-envs", "2000", "--opponent-prob", "0.5", "--opponent-rule", "0.5"])
+    seats = train.SeatPlan(args, np.random.default_rng(0), "cpu")
+    seats.add_snapshot(torch.nn.Linear(1, 1), "s")
+    seats.deal(np.arange(2000))
+    share = np.bincount(seats.opp + 2, minlength=3) / 2000      # rule (-2), self-play (-1), snapshot 0
+    assert abs(share[0] - 0.25) < 0.04 and abs(share[1] - 0.5) < 0.04 and abs(share[2] - 0.25) < 0.04
+    assert (seats.learner[seats.opp == train.SeatPlan.RULE].sum(axis=1) == 2).all()
+    seats.add_snapshot(torch.nn.Linear(1, 1), "t")                   # pool turnover never drops the rule agent
+    assert train.SeatPlan.RULE in seats.snapshots
