@@ -13,7 +13,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
-sys.path.insert(0, str(BENCH))
 
 import _common
 import profile_step

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import json
 import random
-import sys
-from pathlib import Path
-
-import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 import case_tables
+import pytest
 from ref_scoring import random_beijing_input, ref_evaluate
 
 from mj_env.calculator import InputError, evaluate, rules_json, settle_draw, shaozhuang_line
@@ -144,7 +139,7 @@ def test_hui_wild_in_melds_field():
 
 
 def test_rules_json_round_trip():
-    """RULES.md 6.4: the preset name unless a field that bears on the score differs; base apart."""
+    """docs/RULES.md 6.4: the preset name unless a field that bears on the score differs; base apart."""
     assert rules_json("beijing") == "beijing"
     assert rules_json(get_rules("hebei")) == "hebei"
     assert rules_json(get_rules("beijing", base=5, multiple_winners=True)) == "beijing"

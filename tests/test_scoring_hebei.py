@@ -1,19 +1,14 @@
 """Hebei scoring: the case table (every bonus pattern, every win type of the base-score table,
 the discard-bonus decision), kong payments, and random hands against the plain reference scorer
-(tests/ref_scoring.py, written from RULES.md 6.2): legality, fan, patterns and scores."""
+(tests/ref_scoring.py, written from docs/RULES.md 6.2): legality, fan, patterns and scores."""
 from __future__ import annotations
 
 import json
 import random
-import sys
 from collections import Counter
-from pathlib import Path
-
-import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 import case_tables
+import pytest
 from ref_scoring import HEBEI_ORDER, random_plain_input, ref_evaluate_hebei
 
 from mj_env.calculator import evaluate, kong_payments, settle_draw
@@ -57,7 +52,7 @@ def win_type(obj: dict, fan: int) -> tuple:
 
 def test_catch_five_needs_no_fifth_copy():
     """捉五: 4444m666m + 5m also completes with a fifth 4m, which cannot come: 5m is the only
-    winning tile that can (the reading RULES.md 6.4 takes for 报听's wait, and the beijing
+    winning tile that can (the reading docs/RULES.md 6.4 takes for 报听's wait, and the beijing
     reference's for 捉五魁)."""
     obj = {"rules": "hebei", "hand": "4444666m222777s", "win_tile": "5m", "winner": 0, "dealer": 0}
     want = {"legal": True, "fan": 7, "patterns": {"门清": 2, "捉五": 5}, "shaozhuang": 0, "scores": [33, -11, -11, -11]}
@@ -85,7 +80,7 @@ def test_random_hands_match_reference():
         legal[got["legal"]] += 1
         if not got["legal"]:
             continue
-        if len(ties) > 1:  # equal bonus fan read two ways: RULES.md leaves the choice open
+        if len(ties) > 1:  # equal bonus fan read two ways: docs/RULES.md leaves the choice open
             assert got["patterns"] in ties and got["fan"] == want["fan"] and got["scores"] == want["scores"], line
         else:
             assert got == want, line
@@ -99,7 +94,7 @@ def test_random_hands_match_reference():
 
 
 # ---------------------------------------------------------------------------------------------
-# Kong payments (RULES.md 6.2): exposed 3 from the discarder, added 1 and concealed 2 from each.
+# Kong payments (docs/RULES.md 6.2): exposed 3 from the discarder, added 1 and concealed 2 from each.
 
 
 @pytest.mark.parametrize("kongs,scores", [

@@ -1,19 +1,14 @@
 """缺门 (quemen) scoring: the case table (every shape and additive pattern, 报听 doubling, the
 payments), kong payments, and random hands against the plain reference scorer
-(tests/ref_scoring.py, written from RULES.md 6.3): legality, fan, patterns and scores."""
+(tests/ref_scoring.py, written from docs/RULES.md 6.3): legality, fan, patterns and scores."""
 from __future__ import annotations
 
 import json
 import random
-import sys
 from collections import Counter
-from pathlib import Path
-
-import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 import case_tables
+import pytest
 from ref_scoring import QUEMEN_ORDER, random_plain_input, ref_evaluate_quemen
 
 from mj_env.calculator import evaluate, kong_payments, settle_draw
@@ -59,7 +54,7 @@ def test_random_hands_match_reference():
             assert ("缺一门" in got["reason"]) == ("缺一门" in want["reason"]), (line, got)
             continue
         legal[True] += 1
-        if len(ties) > 1:  # equal fan read two ways: RULES.md leaves the choice open
+        if len(ties) > 1:  # equal fan read two ways: docs/RULES.md leaves the choice open
             assert got["patterns"] in ties and got["fan"] == want["fan"] and got["scores"] == want["scores"], line
         else:
             assert got == want, line
@@ -73,7 +68,7 @@ def test_random_hands_match_reference():
 
 
 # ---------------------------------------------------------------------------------------------
-# Kong payments (RULES.md 6.3): exposed 1 from the discarder, concealed 1 from each, added none;
+# Kong payments (docs/RULES.md 6.3): exposed 1 from the discarder, concealed 1 from each, added none;
 # settled in a drawn hand too.
 
 
