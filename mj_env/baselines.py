@@ -45,7 +45,10 @@ import numpy as np
 
 from . import actions as A
 from . import hand as H
+from .observation import COL_PHASE, P_CLAIM, P_HAND, P_HUI, P_INDICATOR, P_MELDS, P_RIVERS, P_SCALARS
 from .rules import RuleSet, get_rules
+from .state import CLAIM, TURN, K
+from .tiles import N_SUITS, SUIT_OF, SUIT_SIZE
 
 
 def as_bool_mask(mask) -> np.ndarray:
@@ -62,13 +65,18 @@ def check_rows_have_actions(mask: np.ndarray) -> None:
                          "pass only tables that wait on a decision")
 
 
-def uniform_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One action per row drawn uniformly from the legal ones. mask (n, A) bool -> (n,) int64.
+def uniform_legal(mask: np.ndarray, rng: np.random.Generator, *, empty_ok: bool = False) -> np.ndarray:
+    """One action per row drawn uniformly from the legal ones. mask (n, A) bool or 0/1 ints ->
+    (n,) int64. The project's one random-legal-action sampler (agents, tests, examples).
 
-    Gumbel-max over the mask: argmax of independent uniforms restricted to legal entries picks
-    each legal action with equal probability, with one vectorised draw for the whole batch.
+    Argmax of independent uniforms restricted to legal entries picks each legal action with
+    equal probability, with one vectorised draw for the whole batch. A row with no legal action
+    is an error, or action 0 with ``empty_ok`` (the bare engine's ended tables, whose action is
+    ignored). ``benchmarks/_common.MaskedSampler`` is a faster sampler kept for the timed loops.
     """
-    check_rows_have_actions(mask)
+    mask = as_bool_mask(mask)
+    if not empty_ok:
+        check_rows_have_actions(mask)
     u = rng.random(mask.shape)
     return np.where(mask, u, -1.0).argmax(axis=1).astype(np.int64)
 
@@ -83,15 +91,11 @@ class RandomAgent:
         return uniform_legal(as_bool_mask(obs["action_mask"]), rng)
 
 
-K = 34
-P_HAND, P_MELDS, P_RIVERS, P_INDICATOR, P_HUI, P_CLAIM, P_SCALARS = 0, slice(1, 5), slice(5, 9), 9, 10, 11, 13
-COL_PHASE = 3  # plane 13 column: 0 own turn, 1 claim window, 2 rob window
-
 _EYE = np.eye(K, dtype=np.int8)
-_SUIT = np.array([t // 9 if t < 27 else 3 for t in range(K)])
-_RANK = np.array([t % 9 if t < 27 else -1 for t in range(K)])
+_SUIT = SUIT_OF                                      # 0-2 the suits, N_SUITS (3) the honors
+_RANK = np.where(SUIT_OF < N_SUITS, np.arange(K) % SUIT_SIZE, -1)
 # Discard preference among equally distant, equally connected tiles: honors, then 1/9, then 2/8.
-_EDGE_BONUS = np.where(_SUIT == 3, 0.3,
+_EDGE_BONUS = np.where(_SUIT == N_SUITS, 0.3,
                        np.select([np.isin(_RANK, (0, 8)), np.isin(_RANK, (1, 7))], [0.2, 0.1], 0.0))
 
 UNREACHABLE = 1e9
@@ -119,8 +123,8 @@ def hand_distance(rules: RuleSet, counts: np.ndarray, hui: np.ndarray) -> np.nda
     # 缺一门: treat the dropped suit's tiles as free slots (still counted in the size) and pay
     # one exchange for each of them; the best suit to drop is the cheapest.
     best = None
-    for suit in range(3):
-        cols = slice(9 * suit, 9 * suit + 9)
+    for suit in range(N_SUITS):
+        cols = slice(SUIT_SIZE * suit, SUIT_SIZE * (suit + 1))
         n_suit = nat[..., cols].sum(axis=-1, dtype=np.int16)
         rest = nat.copy()
         rest[..., cols] = 0
@@ -150,7 +154,7 @@ def connectedness(nat: np.ndarray) -> np.ndarray:
         for sign in (-1, 1):
             src = np.arange(K) + sign * d
             ok = (src >= 0) & (src < K)
-            ok[ok] &= (_SUIT[src[ok]] == _SUIT[np.arange(K)[ok]]) & (_SUIT[np.arange(K)[ok]] < 3)
+            ok[ok] &= (_SUIT[src[ok]] == _SUIT[np.arange(K)[ok]]) & (_SUIT[np.arange(K)[ok]] < N_SUITS)
             score[:, ok] += w * c[:, src[ok]]
     return score
 
@@ -177,8 +181,8 @@ class RuleBasedAgent:
         phase = o[:, P_SCALARS, COL_PHASE]
         win = mask[:, A.WIN]
         out[win] = A.WIN
-        turn = np.flatnonzero(~win & (phase == 0))
-        claim = np.flatnonzero(~win & (phase == 1))
+        turn = np.flatnonzero(~win & (phase == TURN))
+        claim = np.flatnonzero(~win & (phase == CLAIM))
         if len(turn):
             out[turn] = self._turn(o[turn], hands[turn], hui[turn], mask[turn], rng)
         if len(claim):

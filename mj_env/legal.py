@@ -3,7 +3,7 @@
 Every function takes a subset of tables ``idx`` (int array, n tables) and the seats concerned
 (n,), and returns arrays with a leading n. The win tests are the rules core's (``mj_env.hand``);
 this module only says which tiles are natural, which are wild, and which restrictions apply
-(RULES.md 5, docs/game_flow.md). Whether a kong is possible at all is the wall's
+(docs/RULES.md 5, docs/game_flow.md). Whether a kong is possible at all is the wall's
 (``wall.kong_possible``); who is asked about a claim, and in which order, is ``claims.py``.
 
 ``claim_options`` has a plain-Python path for one table (``_claim_options_one``), which the
@@ -26,17 +26,19 @@ from .state import (
     K,
     S,
 )
-from .tiles import N_SUITED, N_SUITS, SUIT_OF, SUIT_SIZE
+from .tiles import N_SUITED, N_SUITS, SUIT_OF, SUIT_SIZE, lacks_a_suit, suits_held
 from .wall import kong_possible
 
-_rows_cache: dict[int, np.ndarray] = {}
+_ROWS = [np.arange(0)]  # one read-only arange, grown to the largest batch seen (memory stays bounded)
 
 
 def _rows(n: int) -> np.ndarray:
-    r = _rows_cache.get(n)
-    if r is None:
-        r = _rows_cache[n] = np.arange(n)
-    return r
+    """``np.arange(n)`` without allocating it at every call: a read-only view of one shared array."""
+    if len(_ROWS[0]) < n:
+        rows = np.arange(n)
+        rows.flags.writeable = False
+        _ROWS[0] = rows
+    return _ROWS[0][:n]
 
 
 def split_wild(rules: RuleSet, st: GameState, idx, seats) -> tuple[np.ndarray, np.ndarray]:
@@ -56,15 +58,9 @@ def concealed(st: GameState, idx, seats) -> np.ndarray:
     return ~st.open_hand[idx, seats]
 
 
-def _suits_held(total) -> np.ndarray:
-    """Which of the three suits the tiles ``total`` (n, K) hold any of: (n, 3) bool."""
-    return total[:, :N_SUITED].reshape(-1, N_SUITS, SUIT_SIZE).sum(axis=2) > 0
-
-
-def lacks_a_suit(st: GameState, idx, seats, counts) -> np.ndarray:
-    """缺一门: concealed ``counts`` (n, K) plus the seat's melds hold at most two suits. (n,) bool."""
-    total = counts.astype(np.int16) + st.meld_counts[idx, seats]
-    return _suits_held(total).sum(axis=1) < N_SUITS
+def lacks_a_suit_with_melds(st: GameState, idx, seats, counts) -> np.ndarray:
+    """缺一门 (``tiles.lacks_a_suit``) of concealed ``counts`` (n, K) plus the seat's melds. (n,) bool."""
+    return lacks_a_suit(counts.astype(np.int16) + st.meld_counts[idx, seats])
 
 
 def _shape_win(rules: RuleSet, nat, wild) -> np.ndarray:
@@ -87,7 +83,7 @@ def self_draw_win(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
     nat, wild = split_wild(rules, st, idx, seats)
     ok = _shape_win(rules, nat, wild)
     if rules.lack_suit:
-        ok &= lacks_a_suit(st, idx, seats, st.hands[idx, seats])
+        ok &= lacks_a_suit_with_melds(st, idx, seats, st.hands[idx, seats])
     return ok
 
 
@@ -104,7 +100,7 @@ def discard_win(rules: RuleSet, st: GameState, idx, seats, tile) -> np.ndarray:
     if rules.lack_suit:
         full = st.hands[idx, seats]
         full[rows, tile] += 1
-        ok &= lacks_a_suit(st, idx, seats, full)
+        ok &= lacks_a_suit_with_melds(st, idx, seats, full)
     return ok
 
 
@@ -235,7 +231,7 @@ def self_kongs(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
 
 
 def ting_discards(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
-    """报听 (quemen): discards after which the hand waits on at least one tile (RULES.md 6.4) whose
+    """报听 (quemen): discards after which the hand waits on at least one tile (docs/RULES.md 6.4) whose
     win lacks a suit; a kind the seat holds all four of cannot come and is no wait. (n, K).
 
     Two stages keep this cheap: a discard X can only be ready if the hand minus X plus one
@@ -259,7 +255,7 @@ def ting_discards(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
     total = rest.astype(np.int16) + st.meld_counts[idx[r], seats[r]]
     waits &= total < 4
     if rules.lack_suit:
-        present = _suits_held(total)                                         # (m, 3)
+        present = suits_held(total)                                         # (m, 3)
         adds_suit = np.zeros((len(r), K), dtype=bool)
         adds_suit[:, :N_SUITED] = ~present[:, SUIT_OF[:N_SUITED]]
         waits &= (present.sum(axis=1)[:, None] + adds_suit) < N_SUITS

@@ -38,7 +38,7 @@ import numpy as np
 
 from .hand import ORPHAN_KINDS, orphans_need, waits_rules
 from .rules import RuleSet
-from .tiles import N_KINDS, N_SUITED, N_SUITS, SUIT_SIZE
+from .tiles import N_KINDS, N_SUITS, SUIT_SIZE
 
 if TYPE_CHECKING:
     from .families import Family
@@ -71,18 +71,6 @@ _FREE_CHOICES = {
 def suit(kind: int) -> int:
     """0, 1, 2 for m, p, s; 3 (HONORS) for honors."""
     return min(kind // SUIT_SIZE, HONORS)
-
-
-def suits_held(counts) -> np.ndarray:
-    """Which of the three suits some tiles hold: counts (..., 34) -> (..., 3) bool."""
-    c = np.asarray(counts)
-    return c[..., :N_SUITED].reshape(c.shape[:-1] + (N_SUITS, SUIT_SIZE)).any(axis=-1)
-
-
-def lacks_a_suit(counts) -> np.ndarray:
-    """缺一门: the tiles hold at most two of the three suits (honors do not count).
-    counts (..., 34), any integer dtype, melds included by the caller -> (...) bool."""
-    return suits_held(counts).sum(axis=-1) < N_SUITS
 
 
 def group_tiles(group: tuple[str, int]) -> tuple[int, ...]:
@@ -118,7 +106,7 @@ class Meld:
 
 @dataclass(frozen=True)
 class Situation:
-    """The situation flags of INTERFACES.md 1."""
+    """The situation flags of docs/INTERFACES.md 1."""
 
     last_tile: bool = False
     after_kong: bool = False

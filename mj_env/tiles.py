@@ -1,4 +1,4 @@
-"""Tiles: the 34-kind index, tile codes and the compact hand notation (RULES.md 1).
+"""Tiles: the 34-kind index, tile codes and the compact hand notation (docs/RULES.md 1).
 
 Index layout (the common 34-array convention)::
 
@@ -164,7 +164,7 @@ def suit_of(index: int) -> int:
 
 
 def hui_of_indicator(indicator: int) -> int:
-    """The 惠牌 (wildcard) kind named by the indicator 惠坯 (RULES.md 3).
+    """The 惠牌 (wildcard) kind named by the indicator 惠坯 (docs/RULES.md 3).
 
     Suits n -> n+1 and 9 -> 1; winds E -> S -> W -> N -> E; dragons 中 -> 发 -> 白 -> 中.
     """
@@ -197,3 +197,16 @@ def full_set(n_tiles: int = 136) -> np.ndarray:
     elif n_tiles != 136:
         raise TileError(f"a set has 136 or 144 tiles, not {n_tiles}")
     return tiles
+
+
+def suits_held(counts) -> np.ndarray:
+    """Which of the three suits some tiles hold: counts (..., 34) -> (..., 3) bool."""
+    c = np.asarray(counts)
+    return c[..., :N_SUITED].reshape(c.shape[:-1] + (N_SUITS, SUIT_SIZE)).any(axis=-1)
+
+
+def lacks_a_suit(counts) -> np.ndarray:
+    """缺一门: the tiles hold at most two of the three suits (honors do not count).
+    counts (..., 34), any integer dtype, melds included by the caller -> (...) bool. The one
+    缺一门 test: legal moves and 报听 waits (``legal``) and scoring (``families.quemen``) use it."""
+    return suits_held(counts).sum(axis=-1) < N_SUITS

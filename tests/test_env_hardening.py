@@ -16,6 +16,7 @@ from walls import build_wall
 
 import mj_env
 from mj_env import actions as A
+from mj_env.baselines import uniform_legal
 from mj_env.engine import Engine
 from mj_env.rules import MAX_BASE, PRESETS, RuleError, RuleSet, get_rules
 from mj_env.state import END
@@ -38,7 +39,7 @@ def assert_same(a: dict, b: dict) -> None:
 
 def greedy_random(mask, rng) -> np.ndarray:
     """A random legal action, but always win when a win is legal (so that hands get won)."""
-    act = (rng.random(mask.shape) * mask).argmax(axis=1)
+    act = uniform_legal(mask, rng, empty_ok=True)
     return np.where(mask[:, A.WIN] > 0, A.WIN, act)
 
 
@@ -377,3 +378,15 @@ def test_vector_reset_with_arbitrary_values_is_played_or_refused_unchanged(optio
         assert np.array_equal(pending, venv.pending_rewards)
         return
     assert (venv.engine.state.phase != END).all()
+
+
+def test_legal_row_indices_stay_one_bounded_array():
+    from mj_env import legal
+
+    for n in (5, 3000, 17, 4096, 1):
+        rows = legal._rows(n)
+        assert rows.tolist() == list(range(n)) and not rows.flags.writeable
+    assert len(legal._ROWS) == 1 and len(legal._ROWS[0]) >= 4096
+    for n in range(1, 300):  # many distinct batch sizes allocate nothing new
+        legal._rows(n)
+    assert len(legal._ROWS) == 1

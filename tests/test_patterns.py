@@ -2,19 +2,14 @@
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 import ref_hand
 
 from mj_env.calculator import parse_input
-from mj_env.patterns import FIVE_M, lacks_a_suit, only_wait, suits_held
-from mj_env.tiles import CODES, format_tiles, parse_hand
+from mj_env.patterns import FIVE_M, only_wait
+from mj_env.tiles import CODES, format_tiles, lacks_a_suit, parse_hand, suits_held
 
 
 def plain_only_wait(win, tile: int) -> bool:

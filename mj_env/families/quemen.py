@@ -1,4 +1,4 @@
-"""The ``quemen`` family (RULES.md 6.3): a win must lack a suit (缺一门); one shape pattern plus
+"""The ``quemen`` family (docs/RULES.md 6.3): a win must lack a suit (缺一门); one shape pattern plus
 additive ones; doubled after 报听; kong payments at the end of the hand, drawn or won.
 
 Shape: 平胡 1, 混一色 1, 碰碰胡 2, 七对 2, 清一色 3, 清碰 4 (清一色 + 碰碰胡, replacing both);
@@ -10,8 +10,8 @@ each of the three others pays it.
 """
 from __future__ import annotations
 
-from ..patterns import ONE_SUIT, ONE_SUIT_AND_HONORS, Reading, Win, all_triplets, lacks_a_suit
-from ..tiles import N_FLOWERS
+from ..patterns import ONE_SUIT, ONE_SUIT_AND_HONORS, Reading, Win, all_triplets
+from ..tiles import N_FLOWERS, lacks_a_suit
 from .family import Family, fan_from_each_payer
 
 ORDER = ("平胡", "混一色", "碰碰胡", "七对", "清一色", "清碰", "杠上开花", "海底捞月", "天胡", "地胡", "花牌")
