@@ -1,6 +1,6 @@
 """The hand calculator under hostile or extreme input: bounded numbers and the points bound
 (MAX_POINTS_PER_BASE), huge values and broken lines that must each get one short error line,
-bounded caches, the settlement's ``input`` form (RULES.md 6.4), and a property-based fuzz."""
+bounded caches, the settlement's ``input`` form (docs/RULES.md 6.4), and a property-based fuzz."""
 from __future__ import annotations
 
 import dataclasses
@@ -14,14 +14,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import case_tables
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-import case_tables
 from ref_scoring import random_beijing_input
 
 import mj_env
@@ -354,7 +351,7 @@ def test_caches_stay_within_their_bounds_over_many_distinct_hands():
 
 
 # ---------------------------------------------------------------------------------------------
-# (c) The settlement's input (RULES.md 6.4).
+# (c) The settlement's input (docs/RULES.md 6.4).
 
 
 def test_score_rule_fields_are_exactly_what_the_calculator_reads(monkeypatch):
@@ -414,7 +411,7 @@ def engine_settlements(rules: str, want: int, max_steps: int, **overrides):
     res = eng.reset()
     for _ in range(max_steps):
         mask = eng.legal_mask()
-        r = rng.random(mask.shape) * mask
+        r = rng.random(mask.shape) * mask  # random play that wins whenever it can
         r[:, WIN] *= 50
         res = eng.step(r.argmax(axis=1))
         batch = [res]

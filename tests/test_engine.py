@@ -9,6 +9,7 @@ import pytest
 
 from mj_env import actions as A
 from mj_env import wall as W
+from mj_env.baselines import uniform_legal
 from mj_env.engine import Engine
 from mj_env.observation import observe
 from mj_env.rules import get_rules
@@ -22,8 +23,7 @@ PRESETS = ["beijing", "hebei", "quemen"]
 
 def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per table (0 where nothing is legal)."""
-    r = rng.random(mask.shape) * mask
-    return r.argmax(axis=1)
+    return uniform_legal(mask, rng, empty_ok=True)
 
 
 def tile_census(eng: Engine) -> np.ndarray:

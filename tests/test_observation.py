@@ -6,6 +6,7 @@ import pytest
 
 from mj_env import actions as A
 from mj_env import observation as O
+from mj_env.baselines import uniform_legal
 from mj_env.engine import Engine
 from mj_env.observation import N_PLANES, OBS_NAME, observe, observe_one
 from mj_env.rules import get_rules
@@ -55,7 +56,7 @@ def test_planes_match_the_state_from_every_seat():
                 by_me = st.claims[b, seat, [(seat + k) % 4 for k in range(4)]]
                 assert (sc[O.COL_CLAIMED_BY_SELF] == by_me).all()
         mask = eng.legal_mask()
-        eng.step((rng.random(mask.shape) * mask).argmax(axis=1))
+        eng.step(uniform_legal(mask, rng, empty_ok=True))
         done = np.flatnonzero(eng.state.phase == END)
         if len(done):
             eng.reset(tables=done)
@@ -80,7 +81,7 @@ def test_the_layout_names_cover_every_plane_and_column_once():
 
 
 def test_hubao_columns():
-    """互包 (RULES.md 6.1): seats a and b are bound once a claimed hubao_claims discards from b, or b
+    """互包 (docs/RULES.md 6.1): seats a and b are bound once a claimed hubao_claims discards from b, or b
     from a."""
     rules = get_rules("beijing", hubao_claims=1)  # bound after one claim: common in random play
     eng = Engine(rules, num_tables=16, seed=5)
@@ -97,7 +98,7 @@ def test_hubao_columns():
                 assert sc[O.COL_HUBAO].tolist() == want and sc[O.COL_HUBAO_COUNT] == sum(want)
                 bound_seen += sum(want)
         mask = eng.legal_mask()
-        eng.step((rng.random(mask.shape) * mask).argmax(axis=1))
+        eng.step(uniform_legal(mask, rng, empty_ok=True))
         done = np.flatnonzero(eng.state.phase == END)
         if len(done):
             eng.reset(tables=done)
@@ -146,7 +147,7 @@ def test_single_table_path_equals_the_batched_one(rules):
             for b in range(6):
                 assert (observe_one(eng.rules, st, b, seat) == batched[b]).all()
         mask = eng.legal_mask()
-        eng.step((rng.random(mask.shape) * mask).argmax(axis=1))
+        eng.step(uniform_legal(mask, rng, empty_ok=True))
         done = np.flatnonzero(eng.state.phase == END)
         if len(done):
             eng.reset(tables=done)

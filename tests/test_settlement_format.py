@@ -1,4 +1,4 @@
-"""RULES.md 6.4 on settlements: ``scores`` are what the hand pays in total (kong payments
+"""docs/RULES.md 6.4 on settlements: ``scores`` are what the hand pays in total (kong payments
 included); where kong payments exist, ``hand_scores`` are the wins alone (summed over the
 winners when several win on one discard) and ``kong_scores`` the kong payments."""
 from __future__ import annotations
@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 
 from mj_env import actions as A
+from mj_env.baselines import uniform_legal
 from mj_env.engine import Engine
 
 
 def greedy_random(mask, rng):
-    act = (rng.random(mask.shape) * mask).argmax(axis=1)
+    act = uniform_legal(mask, rng, empty_ok=True)
     # win when possible, and take kongs when offered, so that kong payments show up
     kong = mask[:, A.KONG_SELF:A.KONG_SELF + 34].argmax(axis=1) + A.KONG_SELF
     act = np.where(mask[:, A.KONG_SELF:A.KONG_SELF + 34].any(axis=1), kong, act)

@@ -12,13 +12,12 @@ from gymnasium.vector import AutoresetMode
 
 import mj_env
 from mj_env import actions as A
-from mj_env.baselines import RandomAgent
+from mj_env.baselines import RandomAgent, uniform_legal
 from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv
 
 
 def masked_random(obs, rng):
-    m = obs["action_mask"].astype(bool)
-    return np.where(m, rng.random(m.shape), -1.0).argmax(axis=1).astype(np.int64)
+    return uniform_legal(obs["action_mask"], rng)
 
 
 @pytest.mark.parametrize("env_id", sorted(mj_env.RULE_IDS.values()))

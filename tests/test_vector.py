@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mj_env.observation import N_PLANES, OBS_NAME
+from mj_env.baselines import uniform_legal
+from mj_env.observation import N_PLANES, OBS_NAME, P_HAND, P_MELDS, P_RIVERS
 from mj_env.vector import MahjongVectorEnv
 
 
@@ -18,22 +19,31 @@ def test_vector_loop_with_autoreset(preset):
     rng = np.random.default_rng(0)
     finished = 0
     totals = np.zeros(4)
+    settled = np.zeros(4)
     for step in range(1500):
         assert obs["observation"].shape == (N, N_PLANES, 34) and obs["observation"].dtype == np.uint8
         assert obs["action_mask"].shape == (N, 127) and obs["action_mask"].dtype == np.int8
         assert obs["seat"].shape == (N,) and ((obs["seat"] >= 0) & (obs["seat"] < 4)).all()
         assert obs["action_mask"].any(axis=1).all()
         assert obs in venv.observation_space
-        actions = (rng.random((N, 127)) * obs["action_mask"]).argmax(axis=1)
+        actions = uniform_legal(obs["action_mask"], rng)
         obs, rewards, term, trunc, infos = venv.step(actions)
         assert rewards.shape == (N, 4) and rewards.dtype == np.float64
         assert term.shape == (N,) and term.dtype == bool and not trunc.any()
         assert np.allclose(rewards.sum(axis=1), 0)
         for i in np.flatnonzero(infos["_settlement"]):
             assert list(infos["settlement"][i]["scores"]) == rewards[i].tolist()
+            settled += infos["settlement"][i]["scores"]
+        assert (rewards[~term] == 0).all()  # points move only when a hand ends
+        # SAME_STEP autoreset: a table whose hand ended already shows the first decision of a new deal
+        o = obs["observation"][term]
+        assert not o[:, P_RIVERS].any() and not o[:, P_MELDS].any()
+        assert (o[:, P_HAND].sum(axis=1) == 14).all()  # the dealer, to discard
         finished += int(term.sum())
         totals += rewards.sum(axis=0)
     assert finished > 100
+    assert totals.tolist() == settled.tolist() and totals.sum() == 0  # every hand's points, nothing else
+    assert np.abs(totals).sum() > 0
     assert venv.single_observation_space["observation"].contains(obs["observation"][0])
     assert venv.single_observation_space["action_mask"].contains(obs["action_mask"][0])
 
@@ -60,7 +70,7 @@ def test_vector_next_step_autoreset_and_reset_mask():
     ended = 0
     for _ in range(400):
         prev = venv._over.copy()
-        obs, rewards, term, _, infos = venv.step((rng.random((N, 127)) * obs["action_mask"]).argmax(axis=1))
+        obs, rewards, term, _, infos = venv.step(uniform_legal(obs["action_mask"], rng))
         assert not term[prev].any() and not rewards[prev].any()
         assert (obs["action_mask"][term].sum(axis=1) == 1).all()
         for i in np.flatnonzero(infos["_settlement"]):
@@ -85,7 +95,7 @@ def test_vector_infos_go_through_dict_info_to_list():
     rng = np.random.default_rng(0)
     got = 0
     for _ in range(300):
-        obs, rewards, _term, _, infos = venv.step((rng.random((4, 127)) * obs["action_mask"]).argmax(axis=1))
+        obs, rewards, _term, _, infos = venv.step(uniform_legal(obs["action_mask"], rng))
         assert isinstance(infos, list) and len(infos) == 4
         for i, info in enumerate(infos):
             if "settlement" in info:
