@@ -12,7 +12,7 @@
     72-92     chi 123m..789s  chi (吃) the discard, forming that sequence (21 sequences)
     93-126    ting 1m..7z     报听 (declare ready) and discard that tile (quemen)
 
-``name(i)`` and ``index(name)`` convert; names are exactly those of INTERFACES.md 2.
+``name(i)`` and ``index(name)`` convert; names are exactly those of docs/INTERFACES.md 2.
 """
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ No other seat's concealed tiles and nothing of the wall order are in it.
 
 ## Rewards and info
 
-When the hand ends every agent's reward is its settled points (RULES.md 6, base applied) and
+When the hand ends every agent's reward is its settled points (docs/RULES.md 6, base applied) and
 ``infos[agent]["settlement"]`` holds the hand calculator's output for the win, with ``"input"``
 the calculator input that reproduces it, or ``{"draw": true, "shaozhuang": S, "scores": [...]}``;
 with several winners (hebei) ``{"wins": [...], "scores": [...]}``. With ``hands_per_episode`` > 1
@@ -63,7 +63,7 @@ hand; it leaves out only the order of the wall.
 ## Reset options
 
 ``reset(seed=None, options={"wall": [136 or 144 tile codes], "dealer": seat})``: an explicit wall
-in dealing order (RULES.md 3) and the first dealer; both optional.
+in dealing order (docs/RULES.md 3) and the first dealer; both optional.
 
 ## Version history
 

@@ -1,12 +1,12 @@
 """The hand calculator: one won hand in, its fan, patterns and settled points out.
 
-This is the library behind ``python -m mj_env.score`` (INTERFACES.md 1); the engine calls
+This is the library behind ``python -m mj_env.score`` (docs/INTERFACES.md 1); the engine calls
 `evaluate` once per won hand with the same input object it stores in the settlement info.
 
 ::
 
     evaluate(obj: dict) -> dict
-        obj: the calculator input of INTERFACES.md 1 (JSON-decoded), e.g.
+        obj: the calculator input of docs/INTERFACES.md 1 (JSON-decoded), e.g.
              {"hand": "123m456m789p23s9s5z", "win_tile": "5z", "hui": "9s", "winner": 1,
               "discarder": 0, "shaozhuang_rounds": 3, "hubao": [[1, 3]], "base": 500}
         -> {"legal": True, "fan": F, "patterns": {"庄": 1, ...}, "shaozhuang": S, "scores": [4 ints]}
@@ -20,11 +20,11 @@ This is the library behind ``python -m mj_env.score`` (INTERFACES.md 1); the eng
     shaozhuang_line(rounds) -> 2^(R-1), 0 when R = 0
     kong_payments(rules, kongs, base=None, drawn=False) -> [4 ints]   (hebei, quemen)
 
-Input decisions (where INTERFACES.md leaves room):
+Input decisions (where docs/INTERFACES.md leaves room):
 
 - ``rules`` is a preset name, or an object ``{"name": "beijing", <field>: value, ...}`` naming a
   preset plus overrides of the rule fields that bear on a hand's score (`SCORE_RULE_FIELDS`,
-  the fields this calculator reads; RULES.md 6.4). `rules_json` writes it. Other RuleSet fields
+  the fields this calculator reads; docs/RULES.md 6.4). `rules_json` writes it. Other RuleSet fields
   (``hands_per_episode``, ``reserve``, ``multiple_winners``, ``kong_payments``, ...) change
   nothing the calculator computes and are refused in the object with an error that says so;
   ``base`` is the line's own field and is refused inside the object too. ``n_tiles`` follows
@@ -184,7 +184,7 @@ exact in float64)."""
 
 
 def evaluate(obj) -> dict:
-    """Score one calculator input object (INTERFACES.md 1); see the module docstring."""
+    """Score one calculator input object (docs/INTERFACES.md 1); see the module docstring."""
     return score_win(parse_input(obj))
 
 
@@ -218,7 +218,7 @@ def score_win(win: Win) -> dict:
 
 
 def rules_json(rules: RuleSet | str) -> str | dict:
-    """The ``rules`` value of a calculator line for a rule set (RULES.md 6.4): the preset name,
+    """The ``rules`` value of a calculator line for a rule set (docs/RULES.md 6.4): the preset name,
     unless a rule field that bears on the score (`SCORE_RULE_FIELDS`) differs from the preset;
     then ``{"name": preset, field: value, ...}`` holding only such fields. ``base`` is never in
     it (it travels as the line's own field)."""

@@ -1,5 +1,5 @@
 """The claim window: who is asked about a discard (or an added kong's tile), in which order, with
-which claims, and what an accepted claim does (RULES.md 4.2; docs/game_flow.md, "After a
+which claims, and what an accepted claim does (docs/RULES.md 4.2; docs/game_flow.md, "After a
 discard: the claim window").
 
 A window is a queue of at most Q = 3 seats per table (state.py: ``queue_seat``, ``queue_cat``,

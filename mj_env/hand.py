@@ -1,4 +1,4 @@
-"""Batched shape, wait and distance checks over tile count arrays (RULES.md 5).
+"""Batched shape, wait and distance checks over tile count arrays (docs/RULES.md 5).
 
 Every function takes ``counts`` of shape (..., 34), any integer dtype (int8 from the engine is
 the fast case): the *natural* tiles of a concealed hand, i.e. without the 惠牌 that are held as

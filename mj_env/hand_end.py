@@ -1,7 +1,7 @@
 """End of a hand: the calculator input that describes each win, and the settled points.
 
 The engine never scores a hand itself: it writes down the win as a hand-calculator input object
-(INTERFACES.md 1) and asks the rules core (``mj_env.calculator``), so that the settlement in the
+(docs/INTERFACES.md 1) and asks the rules core (``mj_env.calculator``), so that the settlement in the
 environment's info can be piped to ``python -m mj_env.score`` and gives the same result.
 Drawn hands are settled here over the batch (``payments.draw_scores``: 烧庄 only; kong payments
 where the rules settle them in a drawn hand).
@@ -116,7 +116,7 @@ def _kong_scores(rules: RuleSet, st: GameState, b: int) -> list[int]:
 
 
 class Settlements(Mapping):
-    """table -> settlement object (INTERFACES.md 2) of the hands that ended in one step.
+    """table -> settlement object (docs/INTERFACES.md 2) of the hands that ended in one step.
 
     Wins are stored as built by the rules core; drawn hands are kept as arrays and their small
     objects are built only when read, so that a step with many drawn hands costs no Python
@@ -208,7 +208,7 @@ def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray
         total = [int(x) for x in scores[j]]
         if len(wins) > 1:
             obj = {"wins": wins, "scores": total}
-            if kongs is not None:  # RULES.md 6.4: hand_scores are the wins alone
+            if kongs is not None:  # docs/RULES.md 6.4: hand_scores are the wins alone
                 obj["hand_scores"] = [sum(w["scores"][i] for w in wins) for i in range(4)]
         else:
             # one winner: the calculator's object; with kong payments, "scores" is the total and

@@ -1,4 +1,4 @@
-"""Who pays whom for a won or drawn hand (RULES.md 6), for every rule family.
+"""Who pays whom for a won or drawn hand (docs/RULES.md 6), for every rule family.
 
 Every function returns points for the four seats, ``[s0, s1, s2, s3]``, zero-sum, with the
 底分 ``base`` already applied. The steps of a won hand with fan F (`win_scores`):
@@ -101,7 +101,7 @@ assert set(_KONG_TYPES.values()) == set(KONG_TYPES)
 
 
 def kong_payments(rules, kongs, *, base: int | None = None, drawn: bool = False) -> list[int]:
-    """Kong payments of one hand (RULES.md 6.2, 6.3), times base, as 4 seat scores.
+    """Kong payments of one hand (docs/RULES.md 6.2, 6.3), times base, as 4 seat scores.
 
     ``kongs``: iterable of ``(seat, type, from_seat_or_None)``, type ``"exposed"`` (明杠 on a
     discard; ``from_seat`` is the discarder), ``"added"`` (补杠) or ``"concealed"`` (暗杠); the

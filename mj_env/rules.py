@@ -1,8 +1,8 @@
-"""Rule sets: one frozen dataclass, three presets (RULES.md).
+"""Rule sets: one frozen dataclass, three presets (docs/RULES.md).
 
 A preset is data: the engine, the scorer and the masks read these fields and nothing else
 decides what differs between ``beijing``, ``hebei`` and ``quemen``. Every **Decision** of
-RULES.md is a field (marked "Decision" below), so a user can change it::
+docs/RULES.md is a field (marked "Decision" below), so a user can change it::
 
     from mj_env.rules import get_rules
     rules = get_rules("beijing", hui_wild_in_melds=True, base=500)
@@ -26,22 +26,22 @@ class RuleError(ValueError):
 
 @dataclass(frozen=True)
 class RuleSet:
-    """One rule set. Field names follow RULES.md's glossary."""
+    """One rule set. Field names follow docs/RULES.md's glossary."""
 
     name: str
     """Preset name this rule set derives from: 'beijing', 'hebei' or 'quemen'."""
     scoring: Scoring
-    """Which fan table and settlement of RULES.md 6 applies."""
+    """Which fan table and settlement of docs/RULES.md 6 applies."""
     n_tiles: int = 136
     """136, or 144 with 8 flowers (quemen)."""
     flowers: bool = False
-    """Flowers are laid out and replaced from the tail (RULES.md 3, quemen)."""
+    """Flowers are laid out and replaced from the tail (docs/RULES.md 3, quemen)."""
     chi: bool = True
     """Chi (吃) by the next player is allowed."""
     hui: bool = True
     """The successor of the indicator 惠坯 is the wildcard 惠牌 (beijing); needs the indicator layout."""
     wall_layout: WallLayout = "indicator"
-    """How the wall ends (RULES.md 3). 'indicator' (beijing): wall[-1] is the indicator 惠坯, turned
+    """How the wall ends (docs/RULES.md 3). 'indicator' (beijing): wall[-1] is the indicator 惠坯, turned
     up and never drawn, and the ``reserve`` beside it gives the kong replacements. 'tail' (hebei,
     quemen): replacement draws (kongs, flowers) come from wall[-1] inward, and the hand is drawn
     when only the ``tail_stacks_kept`` are left."""
@@ -60,7 +60,7 @@ class RuleSet:
     ting: bool = False
     """报听 (declare ready with a discard) exists and doubles a win (quemen)."""
     multiple_winners: bool = False
-    """Decision: several players may win on one discard (一炮多响). RULES.md 4.2."""
+    """Decision: several players may win on one discard (一炮多响). docs/RULES.md 4.2."""
     discard_win_concealed_only: bool = True
     """Only a concealed hand (门清; concealed kongs allowed) may win on a discard or rob a kong."""
     self_draw_only_hui: int = 3
@@ -68,11 +68,11 @@ class RuleSet:
     four_hui_win: bool = True
     """四惠牌: holding all four 惠牌 at the start of a turn wins at once."""
     hui_wild_in_melds: bool = False
-    """Decision: 惠牌 in hand may complete a chi, pong or exposed kong. RULES.md 5."""
+    """Decision: 惠牌 in hand may complete a chi, pong or exposed kong. docs/RULES.md 5."""
     shaozhuang: bool = True
     """烧庄 is detected and settled (beijing)."""
     shaozhuang_on_draw: bool = True
-    """Decision: 烧庄 is settled in a drawn hand too. RULES.md 6.1."""
+    """Decision: 烧庄 is settled in a drawn hand too. docs/RULES.md 6.1."""
     hubao: bool = True
     """互包 binds two seats after enough claims between them (beijing)."""
     hubao_claims: int = 3
@@ -84,7 +84,7 @@ class RuleSet:
     """The first hand's dealer: East, or drawn at random from the seed."""
     discard_bonus_all_pay: bool = True
     """Decision (hebei): on a discard win with bonus fan X > 0, each other non-winner pays X
-    ('小胡点炮则由点炮者出，大胡所有人都出'). RULES.md 6.2."""
+    ('小胡点炮则由点炮者出，大胡所有人都出'). docs/RULES.md 6.2."""
     kong_payments: bool = False
     """Kongs are paid at the end of the hand (hebei, quemen)."""
     kong_payments_on_draw: bool = False
@@ -122,7 +122,7 @@ class RuleSet:
         _check(not self.shaozhuang or self.scoring == "beijing", "shaozhuang", "烧庄 is a beijing payment")
         _check(not self.hubao or self.scoring == "beijing", "hubao", "互包 is a beijing payment")
         _check(not self.kong_payments or self.scoring != "beijing", "kong_payments",
-               "beijing has no kong payments (RULES.md 6.1)")
+               "beijing has no kong payments (docs/RULES.md 6.1)")
         _check(0 <= self.reserve <= 40, "reserve", f"must be 0-40, got {self.reserve}")
         _check(0 <= self.tail_stacks_kept <= 20, "tail_stacks_kept", f"must be 0-20, got {self.tail_stacks_kept}")
         _check(0 <= self.self_draw_only_hui <= 4, "self_draw_only_hui", f"must be 0-4, got {self.self_draw_only_hui}")

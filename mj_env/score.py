@@ -1,10 +1,10 @@
-"""``python -m mj_env.score``: the hand calculator (INTERFACES.md 1).
+"""``python -m mj_env.score``: the hand calculator (docs/INTERFACES.md 1).
 
 Reads one JSON object per line on standard input and writes one JSON object per line on
 standard output, in the same order, flushing each; exits 0 when input ends. Every input line
 gets exactly one output line, so a bad line (not JSON, not an object, malformed fields, even an
 empty line) answers ``{"error": "<what is wrong and where>"}`` and never stops the stream.
-Output is UTF-8 with the Chinese pattern names as written in RULES.md (``ensure_ascii=False``).
+Output is UTF-8 with the Chinese pattern names as written in docs/RULES.md (``ensure_ascii=False``).
 
     $ echo '{"hand":"111m999p222s5z","melds":[{"type":"pong","tiles":"777s","from":2}],"win_tile":"5z"}' \\
         | python -m mj_env.score

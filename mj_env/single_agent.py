@@ -54,7 +54,7 @@ field can be overridden as a keyword, e.g. ``base=500``).
 | ``illegal_action`` | (N,) bool | the learner's action was illegal and penalized (only when one was) |
 
 All are numeric so that ``DictInfoToList`` and ``NumpyToTorch`` take them; the full settlement
-objects (INTERFACES.md 2) of the last step are in ``env.last_settlements`` (table -> object).
+objects (docs/INTERFACES.md 2) of the last step are in ``env.last_settlements`` (table -> object).
 A hand that ends at the deal itself (四惠牌) is dealt again, and the learner's points from it are
 paid with the table's next reward. The single-table ``MahjongSingleAgentEnv`` gives the same
 keys for its one table.

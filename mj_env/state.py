@@ -25,14 +25,14 @@ M = 4
 Q = 3
 C = 6
 
-# phase (RULES.md 4; docs/game_flow.md)
+# phase (docs/RULES.md 4; docs/game_flow.md)
 TURN, CLAIM, ROB, END = 0, 1, 2, 3
 PHASE_NAMES = ("TURN", "CLAIM", "ROB", "END")
 
 # meld_type (MELD_KONG is the exposed kong 明杠). Not the actions A.CHI, A.PONG, A.KONG.
 NO_MELD, MELD_CHI, MELD_PONG, MELD_KONG, MELD_ADDED_KONG, MELD_CONCEALED_KONG = 0, 1, 2, 3, 4, 5
 MELD_NAMES = ("", "chi", "pong", "kong", "added_kong", "concealed_kong")
-"""MELD_NAMES[meld_type]: the meld's ``type`` in a calculator input (INTERFACES.md 1)."""
+"""MELD_NAMES[meld_type]: the meld's ``type`` in a calculator input (docs/INTERFACES.md 1)."""
 KONG_MELDS = (MELD_KONG, MELD_ADDED_KONG, MELD_CONCEALED_KONG)
 # The old names of the meld types, for modules that still import them (mj_env.hand_end); new code
 # uses the MELD_ names, which cannot be mistaken for the actions of the same name.
@@ -53,7 +53,7 @@ CLAIM_CATEGORY = np.array([CAT_WIN, CAT_PONG_KONG, CAT_PONG_KONG, CAT_CHI, CAT_C
 class GameState:
     """All state of B tables. Shapes in the field comments; see the module docstring."""
 
-    wall: np.ndarray            # (B, W) int8   the wall, in dealing order (RULES.md 3)
+    wall: np.ndarray            # (B, W) int8   the wall, in dealing order (docs/RULES.md 3)
     hands: np.ndarray           # (B, S, K) int8 concealed tiles
     meld_type: np.ndarray       # (B, S, M) int8 NO_MELD or a MELD_ type
     meld_tile: np.ndarray       # (B, S, M) int8 the kind (chi: its lowest tile)

@@ -11,7 +11,7 @@ The tables below are indexed by a *part index*: the key itself for a suit, and
 
 - ``need`` (N, 2) uint8: ``need[k, 0]`` is the fewest wildcards that turn the part into
   complete melds (triplets, sequences); ``need[k, 1]`` into melds plus exactly one pair. A
-  wildcard may stand for any tile, a fifth copy of a kind included (RULES.md 5), so nothing is
+  wildcard may stand for any tile, a fifth copy of a kind included (docs/RULES.md 5), so nothing is
   impossible and no entry is a sentinel.
 - ``kept`` (N, 5, 2) uint8: ``kept[k, m, p]`` is the most tiles of the part that fit into ``m``
   melds (0-4) and ``p`` pairs (0-1), the other slots being free (wildcards, or tiles still to

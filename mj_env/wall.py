@@ -1,4 +1,4 @@
-"""The wall: shuffling, explicit walls, the deal, live and replacement draws (RULES.md 3).
+"""The wall: shuffling, explicit walls, the deal, live and replacement draws (docs/RULES.md 3).
 
 Where the wall ends is ``rules.wall_layout``: 'indicator' (beijing: the indicator at wall[-1],
 never drawn, the reserve beside it for kong replacements) or 'tail' (replacements from wall[-1]
@@ -105,7 +105,7 @@ def replacements_left(rules: RuleSet, st: GameState, idx):
 
 def kong_possible(rules: RuleSet, st: GameState, idx) -> np.ndarray:
     """A kong may be declared: a replacement tile is there to draw (indicator layout: the reserve;
-    tail layout: any undrawn tile, hebei's kept stacks included: RULES.md 6.4). (n,) bool."""
+    tail layout: any undrawn tile, hebei's kept stacks included: docs/RULES.md 6.4). (n,) bool."""
     return st.tail_pos[idx] >= replacement_floor(rules, st, idx)
 
 

@@ -24,7 +24,7 @@ State, all plain Python:
                      where: "deal", "live", "kong" (a replacement) or "claim"
     claims_from[a][b], kongs, shaozhuang_rounds, ting_declared, has_discarded: bookkeeping
     undrawn(), can_draw(), kong_possible(), hubao_pairs(), waits_after_discard(seat, tile)
-    wins             at END: one calculator input (INTERFACES.md 1) per winner; [] for a draw
+    wins             at END: one calculator input (docs/INTERFACES.md 1) per winner; [] for a draw
     winners          their seats; next_dealer: the dealer of the next hand
     result           at END: the settlement (see ``result``)
 
@@ -86,7 +86,7 @@ class RefGame:
         self.rules, self.wall, self.dealer = rules, wall, dealer
         n = len(wall)
 
-        # Where the next tiles come from (RULES.md 3, game_flow.md "Deal").
+        # Where the next tiles come from (docs/RULES.md 3, game_flow.md "Deal").
         self.live_next = FIRST_LIVE
         self.replacements_taken = 0
         if rules.wall_layout == "indicator":
@@ -173,7 +173,7 @@ class RefGame:
 
     def kong_possible(self) -> bool:
         """beijing: the reserve is not empty; elsewhere: at least one undrawn tile, hebei's kept
-        stacks included (RULES.md 6.4)."""
+        stacks included (docs/RULES.md 6.4)."""
         if self.rules.wall_layout == "indicator":
             return self.tail_next >= self.reserve_start
         return self.tail_next >= self.live_next
@@ -211,7 +211,7 @@ class RefGame:
         self.drew_last = source == "live" and not self.can_draw()  # the 海底 tile, before any kong
         if (self.rules.hui and self.rules.four_hui_win and source != "claim"
                 and self.hands[seat][self.hui] == 4):
-            # 四惠牌, also when the fourth 惠牌 is a kong replacement (RULES.md 6.4)
+            # 四惠牌, also when the fourth 惠牌 is a kong replacement (docs/RULES.md 6.4)
             self._end_with_wins([self._win_input(seat, tile, discarder=None)])
 
     def _draw_for(self, seat: int):
@@ -273,7 +273,7 @@ class RefGame:
     def waits_after_discard(self, seat: int, discard: int) -> list[int]:
         """Kinds that would complete the hand after discarding ``discard`` (quemen: lacking a suit).
         A kind of which the seat already holds all four (hand and melds) cannot come and is left out.
-        报听 needs at least one (RULES.md 6.4)."""
+        报听 needs at least one (docs/RULES.md 6.4)."""
         return list(self._waits(seat, discard))
 
     def _waits(self, seat: int, discard: int):
@@ -346,7 +346,7 @@ class RefGame:
         self._open_claim_window(seat, tile)
 
     def _count_shaozhuang(self, seat: int, tile: int):
-        """RULES.md 6.4: only a claim (``_carry_out``) or a discard that differs from the round's
+        """docs/RULES.md 6.4: only a claim (``_carry_out``) or a discard that differs from the round's
         tile or comes out of turn ends 烧庄; kongs between the round's discards do not."""
         if not self.shaozhuang_alive:
             return
@@ -544,7 +544,7 @@ class RefGame:
                 if self.claims_from[a][b] >= n or self.claims_from[b][a] >= n]
 
     def _win_input(self, winner: int, win_tile: int, discarder, robbed: bool = False) -> dict:
-        """The calculator input (INTERFACES.md 1) that describes this win."""
+        """The calculator input (docs/INTERFACES.md 1) that describes this win."""
         hand = list(self.hands[winner])
         if discarder is None:
             hand[win_tile] -= 1  # a self-drawn winning tile is in the hand; the input holds it apart
@@ -569,7 +569,7 @@ class RefGame:
                 "last_tile": last_tile,
                 "after_kong": after_kong,
                 "robbed_kong": robbed,
-                # 天和/地和/地胡: void once anyone declared a chi, pong or kong (RULES.md 6.4)
+                # 天和/地和/地胡: void once anyone declared a chi, pong or kong (docs/RULES.md 6.4)
                 "first_turn": not self.has_discarded[winner] and not self.any_call,
             },
             "shaozhuang_rounds": self.shaozhuang_rounds,

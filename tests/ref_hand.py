@@ -103,7 +103,7 @@ def orphans_need(counts, extra_dragon: bool = True) -> int:
 
 def is_win(counts, wild: int, *, seven_pairs=True, thirteen_orphans=False, extra_dragon=True,
            melds: int | None = None) -> bool:
-    """The natural tiles ``counts`` and ``wild`` wildcards make a winning shape (RULES.md 5):
+    """The natural tiles ``counts`` and ``wild`` wildcards make a winning shape (docs/RULES.md 5):
     standard (melds + one pair), or, with all 14 tiles concealed, seven pairs (a four is two
     pairs) or thirteen orphans (the 14th tile a dragon when ``extra_dragon``).
 

@@ -1,17 +1,17 @@
 """Slow, plain reference scorers for the three presets, to check ``mj_env.calculator``.
 
-Written straight from RULES.md 6.1-6.3 (for ``beijing`` also the decisions ``mj_env.patterns`` documents),
+Written straight from docs/RULES.md 6.1-6.3 (for ``beijing`` also the decisions ``mj_env.patterns`` documents),
 sharing no code with ``mj_env``'s patterns and calculator modules: only the tile parser is shared, and
 winning shapes are judged by the tests' one reference checker, ``ref_hand.is_win``. Each hand
 is read in every possible way: every wildcard as every one of the 34 kinds (all multisets; a
 multiset is only followed while ``ref_hand.is_win`` says the wildcards still left can finish
 the hand), every split of the tiles into melds and a pair by a plain recursion (`splits`), and
 seven pairs / thirteen orphans where they apply; every pattern is scored on every reading and
-the reading that scores most is taken (RULES.md 6). Slow on purpose; only for tests. Takes
+the reading that scores most is taken (docs/RULES.md 6). Slow on purpose; only for tests. Takes
 well-formed input.
 
 - `ref_evaluate`: ``beijing`` (the default rules); `random_beijing_input` makes test hands.
-- `ref_evaluate_hebei`, `ref_evaluate_quemen`: ``hebei`` (RULES.md 6.2) and ``quemen`` (6.3);
+- `ref_evaluate_hebei`, `ref_evaluate_quemen`: ``hebei`` (docs/RULES.md 6.2) and ``quemen`` (6.3);
   `random_plain_input` makes test hands for both.
 """
 from __future__ import annotations
@@ -332,20 +332,20 @@ def _attempt(rng: random.Random) -> dict | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# hebei and quemen (RULES.md 6.2, 6.3): no wildcards, so a hand's readings are its splits into
+# hebei and quemen (docs/RULES.md 6.2, 6.3): no wildcards, so a hand's readings are its splits into
 # melds and a pair, seven pairs, and (hebei) thirteen orphans.
 
 HEBEI_ORDER = ("门清", "抢杠胡", "杠上开花", "碰碰胡", "大吊车", "清一色", "混一色", "清风", "一条龙", "七对",
                "十三幺", "海底捞月", "豪华七对", "双豪华", "三豪华", "花龙", "捉五")
-"""The bonus patterns in the order RULES.md 6.2 lists them."""
+"""The bonus patterns in the order docs/RULES.md 6.2 lists them."""
 QUEMEN_ORDER = ("平胡", "混一色", "碰碰胡", "七对", "清一色", "清碰", "杠上开花", "海底捞月", "天胡", "地胡", "花牌")
-"""The patterns in the order RULES.md 6.3 lists them."""
+"""The patterns in the order docs/RULES.md 6.3 lists them."""
 SEVEN_PAIRS_FAN = {0: ("七对", 2), 1: ("豪华七对", 8), 2: ("双豪华", 16), 3: ("三豪华", 32)}
 """hebei: seven pairs by the number of fours among them (each replaces the smaller ones)."""
 PLAIN_RULES = {"hebei": {"seven_pairs": True, "thirteen_orphans": True, "orphans_extra_dragon": True,
                          "discard_bonus_all_pay": True},
                "quemen": {"seven_pairs": True, "lack_suit": True}}
-"""The rule fields these references read, with the presets' values (RULES.md 5, 6)."""
+"""The rule fields these references read, with the presets' values (docs/RULES.md 5, 6)."""
 
 
 def plain_rules(obj: dict) -> dict:
@@ -410,7 +410,7 @@ def one_suit_kind(suits: set) -> str | None:
 
 
 def best_of(candidates: list) -> tuple[dict | None, list]:
-    """The pattern sets that score most (RULES.md 6: the reading that scores most is scored);
+    """The pattern sets that score most (docs/RULES.md 6: the reading that scores most is scored);
     the first of them, and all distinct ones (a tie the rules leave open shows as several)."""
     if not candidates:
         return None, []
@@ -445,7 +445,7 @@ def only_wait(h: dict, rules: dict, kind: int) -> bool:
 
 
 def hebei_candidates(obj: dict) -> tuple[list, dict]:
-    """The bonus patterns of every reading of a hebei hand (RULES.md 6.2)."""
+    """The bonus patterns of every reading of a hebei hand (docs/RULES.md 6.2)."""
     rules = plain_rules(obj)
     h = plain_hand(obj)
     sit, self_draw, melds = h["situation"], h["self_draw"], h["melds"]
@@ -489,7 +489,7 @@ def hebei_candidates(obj: dict) -> tuple[list, dict]:
 
 
 def hebei_scores(x: int, winner: int, dealer: int, discarder, base: int, all_pay: bool = True) -> list:
-    """RULES.md 6.2: the base score by win type, plus the bonus X as the settlement decision says."""
+    """docs/RULES.md 6.2: the base score by win type, plus the bonus X as the settlement decision says."""
     s = [0] * 4
 
     def pay(payer: int, amount: int) -> None:
@@ -525,8 +525,8 @@ def ref_evaluate_hebei(obj: dict, ties: list | None = None) -> dict:
 
 
 def quemen_candidates(obj: dict) -> tuple[list, dict]:
-    """The patterns of every reading of a quemen hand (RULES.md 6.3); none when the hand holds
-    all three suits (缺一门, RULES.md 5)."""
+    """The patterns of every reading of a quemen hand (docs/RULES.md 6.3); none when the hand holds
+    all three suits (缺一门, docs/RULES.md 5)."""
     rules = plain_rules(obj)
     h = plain_hand(obj)
     readings = plain_readings(h, rules)
@@ -535,7 +535,7 @@ def quemen_candidates(obj: dict) -> tuple[list, dict]:
     sit, self_draw, melds = h["situation"], h["self_draw"], h["melds"]
     colour = one_suit_kind(h["suits"])
     winner, dealer = obj.get("winner", 0), obj.get("dealer", 0)
-    first = sit.get("first_turn") and self_draw and not melds  # void after any kong (RULES.md 6.4)
+    first = sit.get("first_turn") and self_draw and not melds  # void after any kong (docs/RULES.md 6.4)
     out = []
     for shape, groups in readings:
         p = {}

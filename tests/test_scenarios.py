@@ -10,7 +10,7 @@ A few tests need the batched engine's own features (shuffled walls by seed, matc
 hands) and use ``Engine`` directly.
 
 Beijing scripts use indicator 9s unless they say otherwise, so the 惠牌 (wildcard) is 1s.
-Expected fan and scores are worked out from RULES.md 6 in the comments.
+Expected fan and scores are worked out from docs/RULES.md 6 in the comments.
 """
 from __future__ import annotations
 
@@ -224,7 +224,7 @@ def test_dihe_is_gone_once_anyone_has_claimed(new_game):
     assert settled(g) == [0, 0, -4, 4] and g.next_dealer == 3
 
 
-# RULES.md 6.4: 地和 / 地胡 is void once anyone has declared a chi, pong or kong before it, in
+# docs/RULES.md 6.4: 地和 / 地胡 is void once anyone has declared a chi, pong or kong before it, in
 # every rule set. The dealer may declare a concealed kong of 5m before its first discard (1z,
 # which nobody can claim); seat 1 then self-draws 6s on its first draw.
 DIHE_KONG = {"hands": {0: "5555m123p789p1234z", 1: "234p567p345s789s6s", 2: "11m22m33m44p55p66p7z",
@@ -260,7 +260,7 @@ def test_dihe_is_void_after_any_kong(new_game, rules, kong):
         assert res["patterns"] == patterns and settled(g) == hand
         return
     assert res["patterns"] == patterns_k
-    # RULES.md 6.4: "scores" is the hand's total with the kong payments, "hand_scores" the win alone
+    # docs/RULES.md 6.4: "scores" is the hand's total with the kong payments, "hand_scores" the win alone
     total = hand_k if kongs is None else [a + b for a, b in zip(hand_k, kongs)]
     assert settled(g) == total
     if isinstance(g, FastGame) and kongs is not None:
@@ -482,7 +482,7 @@ KEPT_STACKS = {0: "179m147p258s12345z", 1: "666m258p369s5677z", 2: "348m369p147s
 
 @pytest.mark.parametrize("kept", [6, 0], ids=["six-stacks-kept", "no-stack-kept"])
 def test_hebei_kongs_use_the_kept_stacks(new_game, kept):
-    # RULES.md 6.4: a hebei kong is legal while at least one undrawn tile remains, the kept
+    # docs/RULES.md 6.4: a hebei kong is legal while at least one undrawn tile remains, the kept
     # stacks included. With tail_stacks_kept=0 the last live draw leaves none: no kong.
     rules = HEBEI.replace(tail_stacks_kept=kept)
     wall = build_wall(rules, hands=KEPT_STACKS)
@@ -586,7 +586,7 @@ def test_four_hui_wins_at_once_after_a_draw(new_game):
 
 @pytest.mark.parametrize("kind", ["concealed", "exposed"])
 def test_four_hui_wins_on_a_kong_replacement(new_game, kind):
-    # RULES.md 6.4: 四惠牌 wins on drawing the fourth 惠牌, also as a kong replacement (the
+    # docs/RULES.md 6.4: 四惠牌 wins on drawing the fourth 惠牌, also as a kong replacement (the
     # reserve's first tile, wall[-2], is the fourth 1s). No decision is asked for it.
     if kind == "concealed":  # the dealer, three 1s, kongs 5m on its first turn
         g = new_game(hands={0: "5555m111s2468p135z"}, tail="1s")
@@ -712,7 +712,7 @@ def test_a_claim_ends_shaozhuang(new_game):
 
 
 def test_a_concealed_kong_between_the_rounds_discards_keeps_shaozhuang(new_game):
-    # RULES.md 6.4: only a claim, or a discard that differs from the round's tile or comes out
+    # docs/RULES.md 6.4: only a claim, or a discard that differs from the round's tile or comes out
     # of turn, ends 烧庄; a concealed kong between the round's discards does not. (An added kong
     # cannot come while 烧庄 lives: it needs a pong, a claim, first.) Seat 2 draws the third 5z,
     # kongs its four 6m, takes the replacement 7z from the reserve and then discards 5z.
@@ -794,7 +794,7 @@ def test_hebei_several_winners_on_one_discard(new_game):
     assert [w["input"]["winner"] for w in res["wins"]] == [1, 3]
     # Each a non-dealer on the dealer's discard (base 6); X > 0: the dealer pays 6 + X and each
     # other seat X. Seat 1: 门清 2 + 捉五 5 = 7; seat 3: 门清 2 + 一条龙 2 = 4. The wins "settle
-    # one by one" (RULES.md 6.2): the rules core scores each on its own, so the other winner
+    # one by one" (docs/RULES.md 6.2): the rules core scores each on its own, so the other winner
     # counts as a non-winner of this win and pays its X too.
     assert [w["patterns"] for w in res["wins"]] == [{"门清": 2, "捉五": 5}, {"门清": 2, "一条龙": 2}]
     assert [w["scores"] for w in res["wins"]] == [[-13, 27, -7, -7], [-10, -4, -4, 18]]
@@ -872,7 +872,7 @@ def test_quemen_ting_and_a_hand_holding_three_suits(new_game):
 
 
 def test_quemen_ting_needs_a_wait_that_can_still_come(new_game):
-    # RULES.md 6.4: 报听 only with a discard that leaves the hand waiting on at least one tile.
+    # docs/RULES.md 6.4: 报听 only with a discard that leaves the hand waiting on at least one tile.
     # Seat 1 pongs the dealer's 5z holding the fourth: 123456789m 5z 7z. Discarding 7z would
     # leave a single wait on 5z, of which the seat holds all four: no 报听 with it. Discarding 5z
     # leaves a wait on 7z; any other discard leaves no wait.

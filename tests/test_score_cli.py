@@ -190,7 +190,7 @@ def test_error_paths(obj, words):
 
 
 def test_defaults_and_nulls_are_accepted():
-    """Optional fields may be null or absent; the defaults of INTERFACES.md 1 apply."""
+    """Optional fields may be null or absent; the defaults of docs/INTERFACES.md 1 apply."""
     full = dict(VALID, rules=None, melds=None, discarder=None, indicator=None, situation=None,
                 shaozhuang_rounds=None, hubao=None, flowers=None, ting=None, base=None)
     assert evaluate(full) == evaluate(VALID)

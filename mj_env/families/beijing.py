@@ -1,7 +1,7 @@
-"""The ``beijing`` family (RULES.md 6.1): fan patterns added together, 四惠牌, fan paid by the
+"""The ``beijing`` family (docs/RULES.md 6.1): fan patterns added together, 四惠牌, fan paid by the
 discarder or by each other seat; 互包 and 烧庄 (``mj_env.payments``); no kong payments.
 
-Decisions, following RULES.md 6.1:
+Decisions, following docs/RULES.md 6.1:
 
 - 庄 1: the winner is the dealer, or the dealer discarded the winning tile (or had the kong
   robbed); not when a non-dealer self-draws; not with 天和.

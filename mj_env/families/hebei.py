@@ -1,4 +1,4 @@
-"""The ``hebei`` family (RULES.md 6.2): a base score (基础分) by win type plus bonus patterns X;
+"""The ``hebei`` family (docs/RULES.md 6.2): a base score (基础分) by win type plus bonus patterns X;
 kong payments at the end of a won hand.
 
 Decisions: 门清 needs no claimed meld (concealed kongs are fine); 海底捞月 is the last drawable
@@ -31,7 +31,7 @@ PATTERN_FAN = {"门清": 2, "抢杠胡": 2, "杠上开花": 2, "碰碰胡": 3, "
                "一条龙": 2, "七对": 2, "豪华七对": 8, "双豪华": 16, "三豪华": 32, "十三幺": 10, "海底捞月": 2,
                "花龙": 5, "捉五": 5}
 
-# The base score of the win type (RULES.md 6.2): what each payer owes before bonus fan.
+# The base score of the win type (docs/RULES.md 6.2): what each payer owes before bonus fan.
 DEALER_SELF_DRAW = 4  # the dealer self-draws: each other player
 SELF_DRAW_DEALER_PAYS = 4  # a non-dealer self-draws: the dealer pays 4 ...
 SELF_DRAW_OTHER_PAYS = 2  # ... and the two others 2 each
