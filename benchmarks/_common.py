@@ -135,7 +135,8 @@ def code_version(root) -> dict:
             return ""
 
     commit = git("rev-parse", "HEAD")
-    changed = [line[3:] for line in git("status", "--porcelain", "--", "mj_env").splitlines() if line.strip()]
+    changed = [line.split(None, 1)[1] for line in git("status", "--porcelain", "--", "mj_env").splitlines()
+               if line.strip()]  # "XY path"; the output was stripped, so the first line may start at Y
     return {"commit": commit or None, "mj_env_uncommitted_changes": changed}
 
 

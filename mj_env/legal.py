@@ -134,9 +134,15 @@ def claim_options(rules: RuleSet, st: GameState, idx, discarder, tile, robbing: 
     The three other seats are handled together; the exact win test runs only for seats whose
     hand is ready (``st.ready``) and may win on a discard at all.
     """
-    n = len(idx)
-    if n == 1 and not rules.hui_wild_in_melds:
+    if len(idx) == 1 and not rules.hui_wild_in_melds:
         return _claim_options_one(rules, st, int(idx[0]), int(discarder[0]), int(tile[0]), robbing)
+    return claim_options_batched(rules, st, idx, discarder, tile, robbing)
+
+
+def claim_options_batched(rules: RuleSet, st: GameState, idx, discarder, tile, robbing: bool) -> np.ndarray:
+    """``claim_options`` over arrays, for any number of tables (benchmarks/fast_paths.py times it
+    against the one-table path)."""
+    n = len(idx)
     ok = np.zeros((n, S, C), dtype=bool)
     rows = _rows(n)
     d = discarder.astype(np.int64)

@@ -149,3 +149,29 @@ def test_hubao_binding(counts, n, want):
     # any leading shape: a batch of tables at once
     many = claims.hubao_bound(np.stack([c, c]), np.stack([c.T, c.T]), n)
     assert many.shape == (2, 4, 4) and (many == bound).all()
+
+
+@pytest.mark.parametrize("preset", ["beijing", "hebei", "quemen"])
+def test_one_table_claim_options_equal_the_batched_path(preset):
+    """legal.claim_options answers one table in plain Python; it must equal the batched path on every
+    claim and rob window that random play reaches (every seat's claims, pong/kong/chi/win)."""
+    from mj_env import legal
+    from mj_env.baselines import uniform_legal
+    from mj_env.engine import Engine
+    from mj_env.state import ROB
+
+    eng = Engine(preset, num_tables=32, seed=5)
+    eng.reset()
+    rng = np.random.default_rng(1)
+    windows, offered = 0, 0
+    for _ in range(400):
+        st = eng.state
+        for b in np.flatnonzero((st.phase == CLAIM) | (st.phase == ROB)).tolist():
+            args = (np.array([b]), st.turn_seat[[b]].astype(np.int64), st.claim_tile[[b]].astype(np.int64))
+            robbing = bool(st.phase[b] == ROB)
+            one = legal.claim_options(eng.rules, st, *args, robbing=robbing)
+            assert (one == legal.claim_options_batched(eng.rules, st, *args, robbing=robbing)).all()
+            windows += 1
+            offered += int(one.any())
+        eng.step(uniform_legal(eng.legal_mask(), rng, empty_ok=True))
+    assert windows > 200 and offered > 50

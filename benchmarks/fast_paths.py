@@ -1,0 +1,114 @@
+"""Do the single-table fast paths pay? The AEC env (one table, what RLCard-style loops step) with
+each one switched off in turn, in the same run.
+
+::
+
+    python benchmarks/fast_paths.py                         # beijing and hebei, 3 interleaved rounds
+    python benchmarks/fast_paths.py --rules hebei --seconds 3 --repeat 5
+
+Three code paths answer one table in plain Python beside their batched form; each has a test
+holding it equal to the batched one (tests/test_claims.py, tests/test_observation.py,
+tests/test_hand.py). A path stays only while this benchmark shows it pays:
+
+- ``claims``: ``legal.claim_options`` for one table (``_claim_options_one``) instead of
+  ``legal.claim_options_batched`` (every discard asks it);
+- ``observe``: ``observation.observe_one`` instead of ``observe`` on a length-1 batch (every
+  ``last()``);
+- ``hand``: ``hand._decide_few`` on Python integers for batches of up to ``hand._SMALL`` hands.
+
+Each variant plays random legal actions (one sampler, ``mj_env.baselines.uniform_legal``) for
+``--seconds``; the rounds are interleaved and each variant keeps its best, so that a shared
+machine's load spreads over all of them. Decisions per second; higher is better.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from _common import code_version, machine_info
+
+import mj_env
+import mj_env.aec as aec_mod
+from mj_env import hand, legal
+from mj_env.baselines import uniform_legal
+from mj_env.observation import observe
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _observe_batched(rules, st, b, seat):
+    return observe(rules, st, np.array([b]), np.array([seat]))[0]
+
+
+@contextlib.contextmanager
+def switched_off(paths: tuple[str, ...]):
+    """Route the named single-table paths to their batched forms for the duration."""
+    saved = (legal.claim_options, aec_mod.observe_one, hand._SMALL)
+    try:
+        if "claims" in paths:
+            legal.claim_options = legal.claim_options_batched
+        if "observe" in paths:
+            aec_mod.observe_one = _observe_batched
+        if "hand" in paths:
+            hand._SMALL = 0
+        yield
+    finally:
+        legal.claim_options, aec_mod.observe_one, hand._SMALL = saved
+
+
+def aec_rate(rules: str, seconds: float, seed: int) -> float:
+    """Decisions per second of the AEC env under random legal play."""
+    env = mj_env.env(rules=rules)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    decisions, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for agent in env.agent_iter(max_iter=500):
+            obs, _r, term, trunc, _i = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(int(uniform_legal(obs["action_mask"][None], rng)[0]))
+            decisions += 1
+        if not env.agents:
+            env.reset(seed=int(rng.integers(1 << 31)))
+    return decisions / (time.perf_counter() - t0)
+
+
+VARIANTS = {"all fast paths": (), "claims off": ("claims",), "observe off": ("observe",),
+            "hand off": ("hand",), "all off": ("claims", "observe", "hand")}
+
+
+def main(argv=None) -> dict:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--rules", default="beijing,hebei")
+    p.add_argument("--seconds", type=float, default=2.0)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--json", type=Path)
+    a = p.parse_args(argv)
+    if a.seconds <= 0 or a.repeat < 1:
+        p.error("--seconds must be > 0 and --repeat >= 1")
+    best: dict[tuple[str, str], float] = {}
+    for rnd in range(a.repeat):
+        for rules in a.rules.split(","):
+            for name, paths in VARIANTS.items():
+                with switched_off(paths):
+                    rate = aec_rate(rules, a.seconds, seed=rnd)
+                best[rules, name] = max(best.get((rules, name), 0.0), rate)
+    out = {"machine": machine_info(), "code": code_version(ROOT), "seconds": a.seconds, "repeat": a.repeat,
+           "rows": [{"rules": r, "variant": v, "decisions_per_s": round(x)} for (r, v), x in best.items()]}
+    print(f"{out['machine']}\n{out['code']}")
+    print(f"{'rules':8} {'variant':16} {'decisions/s':>12} {'vs all fast paths':>18}")
+    for (rules, name), rate in best.items():
+        print(f"{rules:8} {name:16} {rate:12,.0f} {rate / best[rules, 'all fast paths']:17.2f}x")
+    if a.json:
+        a.json.write_text(json.dumps(out, indent=1))
+    return out
+
+
+if __name__ == "__main__":
+    main()
