@@ -62,7 +62,7 @@ ALL = "*"
 CATEGORIES: list[tuple[str, dict]] = [
     ("draw", {"wall.py": {"draw", "deal", "shuffled_walls", "parse_wall", "_add_tiles", "_replace_flowers"},
               "engine.py": {"_next_draw", "_replacement", "_start_turn", "_dealt"}}),
-    ("claims", {"legal.py": {"claim_options", "discard_win", "chi_fill"},
+    ("claims", {"legal.py": {"claim_options", "claim_options_batched", "_claim_options_one", "discard_win", "chi_fill"},
                 "claims.py": {"open_window", "best_category", "accept", "accept_win", "_keep_better", "advance",
                               "take_meld"},
                 "engine.py": {"_do_claim", "_advance", "_close_window", "_carry_out", "_do_rob"}}),
