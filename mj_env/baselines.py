@@ -45,6 +45,7 @@ import numpy as np
 
 from . import actions as A
 from . import hand as H
+from .hand import hand_distance, split_hui
 from .observation import COL_PHASE, P_CLAIM, P_HAND, P_HUI, P_INDICATOR, P_MELDS, P_RIVERS, P_SCALARS
 from .rules import RuleSet, get_rules
 from .state import CLAIM, TURN, K
@@ -102,35 +103,6 @@ UNREACHABLE = 1e9
 """Key of a discard that is not legal."""
 HUI_DISCARD = 1e6
 """Added to the key of discarding a 惠牌: done only when no other discard is legal."""
-
-
-def split_hui(counts: np.ndarray, hui: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(natural counts without the 惠牌, number of 惠牌). counts (..., 34), hui (...) kind or -1."""
-    is_hui = np.arange(K) == np.asarray(hui)[..., None]
-    wild = (counts * is_hui).sum(axis=-1)
-    return np.where(is_hui, 0, counts).astype(np.int8), wild.astype(np.int8)
-
-
-def hand_distance(rules: RuleSet, counts: np.ndarray, hui: np.ndarray) -> np.ndarray:
-    """Distance of concealed hands: counts (..., 34) with the 惠牌 tiles in them, hui (...) the
-    惠牌 kind or -1. Returns (...) int16 (``tiles_to_win`` with the rule set's shapes)."""
-    counts = np.asarray(counts, dtype=np.int8)
-    nat, wild = split_hui(counts, np.broadcast_to(hui, counts.shape[:-1]))
-    kw = {"seven_pairs": rules.seven_pairs, "thirteen_orphans": rules.thirteen_orphans,
-          "extra_dragon": rules.orphans_extra_dragon}
-    if not rules.lack_suit:
-        return H.tiles_to_win(nat, wild, **kw)
-    # 缺一门: treat the dropped suit's tiles as free slots (still counted in the size) and pay
-    # one exchange for each of them; the best suit to drop is the cheapest.
-    best = None
-    for suit in range(N_SUITS):
-        cols = slice(SUIT_SIZE * suit, SUIT_SIZE * (suit + 1))
-        n_suit = nat[..., cols].sum(axis=-1, dtype=np.int16)
-        rest = nat.copy()
-        rest[..., cols] = 0
-        d = H.tiles_to_win(rest, wild + n_suit, **kw) + n_suit
-        best = d if best is None else np.minimum(best, d)
-    return best.astype(np.int16)
 
 
 def discard_distances(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, legal: np.ndarray) -> np.ndarray:

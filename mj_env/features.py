@@ -4,7 +4,7 @@ about the acting seat's own hand, for many tables at once.
 ``mj_obs_v2`` is an array (N_PLANES_V2, 34) uint8 per table: planes 0-13 are exactly
 ``mj_env.observation`` (``mj_obs_v1``), planes 14-17 are computed from them (and the action mask)
 by ``extra_planes``, so they use only what the acting seat can see. The measure is the rule-based
-agent's (``mj_env.baselines.hand_distance``: ``hand.tiles_to_win`` with the held 惠牌 as wildcards,
+agent's (``mj_env.hand.hand_distance``: ``hand.tiles_to_win`` with the held 惠牌 as wildcards,
 and the 缺一门 exchanges under ``lack_suit``), written here as *tiles needed*:
 
     need(hand) = hand_distance(hand) + (1 if the concealed hand has 3k+1 tiles else 0)
@@ -51,8 +51,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import actions as A
-from .baselines import hand_distance
-from .hand import ORPHAN_KINDS
+from .hand import ORPHAN_KINDS, hand_distance
 from .observation import (
     COL_PHASE,
     N_PLANES,

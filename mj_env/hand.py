@@ -438,3 +438,33 @@ def tiles_to_win(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bo
         k13 = (t13 > 0).sum(axis=1, dtype=np.int16) + (doubled >= 2).any(axis=1)
         best = np.where(full, np.maximum(best, k13), best)
     return (n - best).astype(np.int16).reshape(lead)
+
+
+def split_hui(counts: np.ndarray, hui: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(natural counts without the 惠牌, number of 惠牌). counts (..., 34), hui (...) kind or -1."""
+    is_hui = np.arange(N_KINDS) == np.asarray(hui)[..., None]
+    wild = (counts * is_hui).sum(axis=-1)
+    return np.where(is_hui, 0, counts).astype(np.int8), wild.astype(np.int8)
+
+
+def hand_distance(rules, counts: np.ndarray, hui: np.ndarray) -> np.ndarray:
+    """Distance of concealed hands: counts (..., 34) with the 惠牌 tiles in them, hui (...) the
+    惠牌 kind or -1. Returns (...) int16 (``tiles_to_win`` with the rule set's shapes, and with
+    缺一门 when ``rules.lack_suit``). The rule agent and the mj_obs_v2 planes both use it."""
+    counts = np.asarray(counts, dtype=np.int8)
+    nat, wild = split_hui(counts, np.broadcast_to(hui, counts.shape[:-1]))
+    kw = {"seven_pairs": rules.seven_pairs, "thirteen_orphans": rules.thirteen_orphans,
+          "extra_dragon": rules.orphans_extra_dragon}
+    if not rules.lack_suit:
+        return tiles_to_win(nat, wild, **kw)
+    # 缺一门: treat the dropped suit's tiles as free slots (still counted in the size) and pay
+    # one exchange for each of them; the best suit to drop is the cheapest.
+    best = None
+    for suit in range(N_SUITS):
+        cols = slice(SUIT_SIZE * suit, SUIT_SIZE * (suit + 1))
+        n_suit = nat[..., cols].sum(axis=-1, dtype=np.int16)
+        rest = nat.copy()
+        rest[..., cols] = 0
+        d = tiles_to_win(rest, wild + n_suit, **kw) + n_suit
+        best = d if best is None else np.minimum(best, d)
+    return best.astype(np.int16)
