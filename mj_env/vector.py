@@ -163,9 +163,10 @@ class MahjongVectorEnv(VectorEnv):
         infos = {"settlement": settlement, "_settlement": res.hand_over.copy()}
         restart = self._over.copy()
         rewards = res.rewards.copy()
-        pay = ~restart  # hands ended at a deal are paid with the table's next real step
-        rewards[pay] += self.pending_rewards[pay]
-        self.pending_rewards[pay] = 0
+        if self.pending_rewards.any():  # rare: hands ended at a deal are paid with the table's next real step
+            pay = np.flatnonzero(~restart & self.pending_rewards.any(axis=1))
+            rewards[pay] += self.pending_rewards[pay]
+            self.pending_rewards[pay] = 0
         next_step = self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
         self._over = done.copy() if next_step else np.zeros(self.num_envs, dtype=bool)
         if restart.any():
