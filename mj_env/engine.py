@@ -17,7 +17,7 @@ changes nothing.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from .state import (
 from .wall import WallError, deal, draw, parse_wall, shuffled_walls
 
 MAX_TABLES = 1 << 22  # 4M tables: about 4 GiB of state
+_STATE_FIELDS = tuple(f.name for f in fields(GameState))
 
 
 def _new_rng(seed) -> np.random.Generator:
@@ -162,6 +163,121 @@ class Engine:
             except WallError as e:
                 raise WallError(f"wall of table {j} of this reset: {e}") from None
         return out
+
+    # ------------------------------------------------------------ copies (search)
+    def clone(self, tables=None, seed=None) -> Engine:
+        """A new, independent Engine of ``len(tables)`` tables holding copies of this engine's
+        tables ``tables`` (default: all, in order): row j of the clone is table ``tables[j]``. A
+        table may be listed several times (``clone([b] * 256)``: 256 copies of one position).
+
+        The clone has the same rules, a copy of every GameState field of those tables, their
+        legal masks, and shares no array with this engine: playing on either leaves the other as
+        it was. Its random generator (used only to deal the next hand of a match, and by
+        ``reset``) is its own: ``seed`` None spawns a child of this engine's generator (NumPy
+        ``Generator.spawn``: this engine's own draws are not advanced, each clone gets a
+        different stream, reproducible when this engine was seeded); an int seeds a new one;
+        a ``np.random.Generator`` is used as is.
+
+        Refused (ValueError or TypeError, nothing changes) for tables that are not table
+        numbers of this engine or were never dealt (``reset`` first).
+        """
+        rng = self._clone_rng(seed)
+        idx = self._rows if tables is None else self._table_arg(tables, "tables", repeats=True)
+        if idx.ndim == 0:
+            idx = idx.reshape(1)
+        if not len(idx):
+            raise ValueError("clone needs at least one table (tables is empty)")
+        self._check_dealt(idx, "")
+        new = Engine.__new__(Engine)
+        new.rules = self.rules
+        new.num_tables = len(idx)
+        new.rng = rng if rng is not None else self.rng.spawn(1)[0]
+        st = self.state
+        new.state = st.copy() if tables is None else GameState(**{f: getattr(st, f)[idx] for f in _STATE_FIELDS})
+        new._mask = self._mask[idx]
+        new._rows = np.arange(new.num_tables)
+        new._dealt_ever = self._dealt_ever[idx]
+        return new
+
+    def restore(self, source: Engine, src_tables, dst_tables) -> None:
+        """Copy the state of tables ``src_tables`` of ``source`` (an Engine with the same rules;
+        this engine itself is allowed) into this engine's tables ``dst_tables``: every GameState
+        field and the legal masks. ``src_tables`` may repeat a table, or be one table number
+        for all of ``dst_tables`` (``eng.restore(root, 0, range(256))``: one position in 256
+        rows); ``dst_tables`` are distinct. This engine's generator and its other tables are
+        left as they are.
+
+        Everything is checked first; a refused call (TypeError for a non-Engine or non-integer
+        table numbers, ValueError for other rules, tables out of range, repeated destinations,
+        lengths that differ, never-dealt source tables) changes nothing.
+        """
+        if not isinstance(source, Engine):
+            raise TypeError(f"source must be an Engine, got {type(source).__name__}")
+        if source.rules != self.rules:
+            diff = [f"{f.name}={getattr(source.rules, f.name)!r} (here {getattr(self.rules, f.name)!r})"
+                    for f in fields(self.rules) if getattr(source.rules, f.name) != getattr(self.rules, f.name)]
+            raise ValueError("restore needs the same rules; the source engine has " + ", ".join(diff[:6]))
+        src = source._table_arg(src_tables, "src_tables", repeats=True, where="the source engine")
+        dst = self._table_arg(dst_tables, "dst_tables", repeats=False)
+        dst = dst.reshape(-1)
+        if src.ndim == 0:
+            src = np.full(len(dst), int(src), dtype=np.int64)
+        elif len(src) != len(dst):
+            raise ValueError(f"{len(src)} source tables given for {len(dst)} destination tables "
+                             "(give as many, or one source table number for all)")
+        source._check_dealt(src, " of the source engine")
+        if not len(dst):
+            return
+        mine, theirs = self.state, source.state
+        one = int(src[0]) if len(src) and (src == src[0]).all() else None
+        if one is not None:     # one position into many rows: broadcast its row (a view, or a copy here)
+            own = source is self
+            for f in _STATE_FIELDS:
+                row = getattr(theirs, f)[one]
+                getattr(mine, f)[dst] = row.copy() if own else row
+        else:                   # fancy indexing reads the source rows into a new array first
+            for f in _STATE_FIELDS:
+                getattr(mine, f)[dst] = getattr(theirs, f)[src]
+        self._mask[dst] = source._mask[src]
+        self._dealt_ever[dst] = True
+
+    def _clone_rng(self, seed) -> np.random.Generator | None:
+        """The clone's generator from ``seed`` (None: spawned later, after every check)."""
+        if seed is None:
+            return None
+        if isinstance(seed, np.random.Generator):
+            return seed
+        return _new_rng(seed)
+
+    def _table_arg(self, tables, what: str, *, repeats: bool, where: str = "") -> np.ndarray:
+        """``tables`` (one table number or a 1-D list of them) as int64, checked against this
+        engine: TypeError for anything but integers, ValueError out of range or (unless
+        ``repeats``) listed twice. A single number comes back 0-dimensional."""
+        if isinstance(tables, (bool, np.bool_, str, bytes)):
+            raise TypeError(f"{what} must be table numbers (integers), got {str(tables)[:40]!r}")
+        try:
+            arr = np.asarray(tables)
+        except (ValueError, TypeError) as e:
+            raise TypeError(f"{what} must be table numbers (integers): {str(e)[:80]}") from None
+        if arr.size == 0 and arr.ndim == 1:
+            return np.zeros(0, dtype=np.int64)
+        if arr.dtype.kind not in "iu":
+            raise TypeError(f"{what} must be table numbers (integers), got dtype {arr.dtype}")
+        if arr.ndim > 1:
+            raise ValueError(f"{what} must be one table number or a 1-D list of them, got shape {arr.shape}")
+        bad = arr[(arr < 0) | (arr >= self.num_tables)].reshape(-1)
+        if bad.size:
+            raise ValueError(f"{what}: {where or 'this engine'} has no table {int(bad[0])} "
+                             f"(its tables are 0-{self.num_tables - 1})")
+        arr = arr.astype(np.int64)
+        if not repeats and arr.ndim == 1 and len(np.unique(arr)) != len(arr):
+            raise ValueError(f"{what} lists a table more than once")
+        return arr
+
+    def _check_dealt(self, idx, where: str) -> None:
+        never = np.asarray(idx).reshape(-1)[~self._dealt_ever[idx].reshape(-1)]
+        if never.size:
+            raise ValueError(f"table {int(never[0])}{where} has never been dealt: reset() it before copying")
 
     # ------------------------------------------------------------------ masks
     def legal_mask(self) -> np.ndarray:

@@ -1,0 +1,459 @@
+"""Determinization for imperfect-information search (ISMCTS, rollouts from one seat's view).
+
+A seat sees its own concealed hand, every river, the exposed melds, how many concealed kongs
+the others hold (not of which kind), the 惠坯 indicator (beijing), the flowers laid out
+(quemen), who declared 报听 and how many tiles are left; not the other seats' concealed hands,
+the kinds of their concealed kongs, nor the order of the undrawn wall. ``determinize`` copies a
+table n times and in each copy deals those unseen tiles afresh, at random among the deals that
+agree with what the seat has seen; ``redeal`` does the same in place, at chosen tables of an
+engine (one copy per table, e.g. after ``Engine.restore``).
+
+What a redeal keeps and changes:
+
+- every other seat keeps its number of concealed tiles and of concealed kongs; a concealed
+  kong gets a kind of which all four tiles are unseen. The seat's own tiles, every visible tile
+  and all public state (rivers, melds, claims, 烧庄, scores, positions in the wall) are kept;
+- the undrawn part of the wall, ``wall[live_pos:tail_pos + 1]`` (live wall, reserve or tail
+  still to draw), is refilled; positions already dealt or drawn and the indicator (wall[-1])
+  are not touched (the engine never reads dealt positions again). Flowers (quemen) stay in the
+  wall: a hand never holds one;
+- the unseen tiles are dealt uniformly at random: each arrangement of the unseen physical
+  tiles over the hidden places (hands, concealed kongs, undrawn wall) that keeps the rules
+  below is equally likely. No seat may hold all four 惠牌 (四惠牌 would have won at the start
+  of its turn): such deals are drawn again (rejection sampling, which keeps the draw uniform);
+- a seat that declared 报听 (quemen) must hold a hand with a wait as 报听 requires
+  (``legal.ting_discards``). Such hands are too rare for rejection (about 1 in 10,000 random
+  13-tile hands), so that seat's hand comes from a Metropolis chain over swaps with the unseen
+  tiles, started at its real hand: ``mcmc_steps`` proposals (default 500), each accepted when
+  the hand still waits (weighted by the concealed-kong kinds left to the others, so that the
+  chain's stationary distribution is the uniform one above). The chain forgets its start
+  slowly: after 500 steps a redealt hand still shares about 0.4-0.55 of the real hand's tiles,
+  against about 0.3-0.47 after 5,000 (``benchmarks/search.py --ting-mixing``; benchmarks/
+  README.md): raise ``mcmc_steps`` when that matters, 0 keeps the real hand. The seat's
+  concealed kong kinds are kept;
+- another seat's turn (it drew): its drawn tile is one of its new tiles;
+- a claim (or rob) window is redealt only from the view of the seat being asked. The other
+  seats' claims on the tile are recomputed from their new hands and the queue rebuilt in the
+  engine's order (``claims.open_window``): the seats ahead of the asked seat count as asked
+  (they passed), the ones after it with a claim the pending one does not beat are still to be
+  asked. A seat whose accepted claim waits as the pending one and seats that accepted a win
+  (several winners, hebei) keep their concealed hands, which the window's state depends on;
+  the added kong's tile in a rob window stays in its declarer's hand. ``drawn`` is cleared
+  there (-1): the engine does not read it before the next draw.
+
+So the seat's observation (``observation.observe`` for that seat) and its legal mask are
+bit-identical in every copy, and every kind still totals four tiles (flowers one each).
+
+Vectorized over tables: the loops run over the four seats, retry rounds and chain steps.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import hand, legal
+from .claims import best_category
+from .engine import MAX_TABLES, Engine
+from .state import CLAIM, CLAIM_CATEGORY, END, MELD_CONCEALED_KONG, NO_CATEGORY, ROB, TURN, K, M, S
+from .tiles import FIRST_FLOWER, N_FLOWERS, N_SUITED, N_SUITS, SUIT_OF, suits_held
+
+N_CODES = FIRST_FLOWER + N_FLOWERS  # tile indices a wall may hold (0-41)
+_OFFSETS = np.arange(1, S)
+
+
+def determinize(engine: Engine, table: int, seat: int, n: int = 1, rng=None, *,
+                max_tries: int = 64, mcmc_steps: int = 500) -> Engine:
+    """A new Engine of ``n`` copies of ``table``, each with the tiles ``seat`` cannot see dealt
+    afresh (module docstring). ``rng``: a np.random.Generator, an int seed or None (fresh
+    entropy). The copies' own generator (for ``reset`` and the next hand of a match) is seeded
+    from ``rng``. ``max_tries``: deals tried per copy before a copy that keeps breaking the
+    四惠牌 rule keeps its real tiles (never seen in practice; ``redeal`` reports it).
+
+    >>> eng = Engine("beijing", num_tables=1, seed=0); eng.reset()
+    >>> worlds = determinize(eng, 0, seat=int(eng.state.to_act[0]), n=256, rng=1)
+    """
+    if not isinstance(engine, Engine):
+        raise TypeError(f"engine must be an Engine, got {type(engine).__name__}")
+    b = _int_in(table, "table", engine.num_tables)
+    s = _int_in(seat, "seat", S)
+    count = _int_in(n, "n", MAX_TABLES + 1)
+    if count < 1:
+        raise ValueError("n must be at least 1")
+    gen = _generator(rng)
+    _check_positions(engine, np.array([b]), np.array([s]))
+    _check_budget(max_tries, mcmc_steps)
+    out = engine.clone(np.full(count, b), seed=int(gen.integers(2**63)))
+    redeal(out, s, gen, max_tries=max_tries, mcmc_steps=mcmc_steps)
+    return out
+
+
+def redeal(engine: Engine, seat, rng=None, tables=None, *, max_tries: int = 64,
+           mcmc_steps: int = 500) -> np.ndarray:
+    """In place: at each of ``tables`` (default all), deal the tiles ``seat`` (one seat, or one
+    per table) cannot see afresh (module docstring). Checked first: a refused call changes
+    nothing. Returns (len(tables),) bool: True where the table was redealt, False where every
+    one of ``max_tries`` deals broke the 四惠牌 rule and the table kept its tiles."""
+    if not isinstance(engine, Engine):
+        raise TypeError(f"engine must be an Engine, got {type(engine).__name__}")
+    idx = engine._rows if tables is None else engine._table_arg(tables, "tables", repeats=False).reshape(-1)
+    seats = _seats(seat, len(idx))
+    gen = _generator(rng)
+    _check_positions(engine, idx, seats)
+    _check_budget(max_tries, mcmc_steps)
+    if not len(idx):
+        return np.zeros(0, dtype=bool)
+    return _redeal(engine, idx, seats, gen, max_tries, mcmc_steps)
+
+
+# ----------------------------------------------------------------------------- checks
+def _int_in(value, what: str, upper: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be an integer, got {str(value)[:40]!r}")
+    if not 0 <= value < upper:
+        raise ValueError(f"{what} must be in 0-{upper - 1}, got {int(value)}")
+    return int(value)
+
+
+def _seats(seat, n: int) -> np.ndarray:
+    if isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)):
+        return np.full(n, _int_in(seat, "seat", S), dtype=np.int64)
+    arr = np.asarray(seat)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"seat must be a seat number or an array of them, got dtype {arr.dtype}")
+    if arr.shape != (n,):
+        raise ValueError(f"seat must be one seat or one per table ({n}), got shape {arr.shape}")
+    if ((arr < 0) | (arr >= S)).any():
+        raise ValueError(f"seat must be 0-3, got {int(arr[(arr < 0) | (arr >= S)][0])}")
+    return arr.astype(np.int64)
+
+
+def _generator(rng) -> np.random.Generator:
+    if rng is None or isinstance(rng, np.random.Generator):
+        return np.random.default_rng() if rng is None else rng
+    if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (int, np.integer)):
+        raise TypeError(f"rng must be a np.random.Generator, an int seed or None, got {str(rng)[:40]!r}")
+    if rng < 0:
+        raise ValueError(f"rng seed must be non-negative, got {int(rng)}")
+    return np.random.default_rng(int(rng))
+
+
+def _check_budget(max_tries, mcmc_steps) -> None:
+    for what, v, low in (("max_tries", max_tries, 1), ("mcmc_steps", mcmc_steps, 0)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{what} must be an integer, got {str(v)[:40]!r}")
+        if not low <= v <= 1_000_000:
+            raise ValueError(f"{what} must be in {low}-1,000,000, got {int(v)}")
+
+
+def _check_positions(engine: Engine, idx, seats) -> None:
+    st = engine.state
+    never = idx[~engine._dealt_ever[idx]]
+    if len(never):
+        raise ValueError(f"table {int(never[0])} has never been dealt: reset() it first")
+    over = idx[st.phase[idx] == END]
+    if len(over):
+        raise ValueError(f"table {int(over[0])} is in END (the hand is over): nothing is hidden to redeal")
+    window = (st.phase[idx] == CLAIM) | (st.phase[idx] == ROB)
+    other = np.flatnonzero(window & (st.to_act[idx] != seats))
+    if len(other):
+        j = int(other[0])
+        raise ValueError(f"table {int(idx[j])} is in a claim window asking seat {int(st.to_act[idx[j]])}: "
+                         f"it can be redealt only from the asked seat's view, not seat {int(seats[j])}'s")
+
+
+# ----------------------------------------------------------------------------- the redeal
+def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) -> np.ndarray:
+    rules, st = engine.rules, engine.state
+    n = len(idx)
+    rows = np.arange(n)
+    phase = st.phase[idx]
+    window = (phase == CLAIM) | (phase == ROB)
+    hands = st.hands[idx].astype(np.int64)                                    # (n, S, K)
+
+    # Who is redealt, and which of their concealed tiles stay.
+    other = np.arange(S)[None, :] != seats[:, None]                           # (n, S)
+    kept = window[:, None] & (st.winners[idx] | ((st.pend_action[idx] >= 0)[:, None]
+                                                 & (np.arange(S)[None, :] == st.pend_seat[idx, None])))
+    redealt = other & ~kept
+    fixed = np.where(redealt[:, :, None], 0, hands)
+    rob = np.flatnonzero(phase == ROB)
+    if len(rob):                                   # the added kong's tile, shown to everyone
+        fixed[rob, st.turn_seat[idx[rob]], st.claim_tile[idx[rob]]] += 1
+    free = hands - fixed                                                      # redealt seats' tiles
+    ting = redealt & st.ting[idx]
+    kong = np.where(redealt & ~ting, st.n_hidden[idx], 0).astype(np.int64)   # (n, S) kongs to redeal
+    turn_seat = st.turn_seat[idx].astype(np.int64)
+    drawn = st.drawn[idx].astype(np.int64)
+    drawn_seat = np.where((phase == TURN) & redealt[rows, turn_seat] & (drawn >= 0), turn_seat, -1)
+
+    pool = np.zeros((n, N_CODES), dtype=np.int64)
+    pool[:, :K] = free.sum(axis=1) + np.where(kong[:, :, None] > 0, st.hidden[idx], 0).sum(axis=1)
+    lo = st.live_pos[idx].astype(np.int64)
+    width = np.maximum(st.tail_pos[idx].astype(np.int64) + 1 - lo, 0)
+    W = st.wall.shape[1]
+    undrawn = (np.arange(W)[None, :] >= lo[:, None]) & (np.arange(W)[None, :] < (lo + width)[:, None])
+    r_w, c_w = np.nonzero(undrawn)
+    pool += np.bincount(r_w * N_CODES + st.wall[idx[r_w], c_w], minlength=n * N_CODES).reshape(n, N_CODES)
+
+    # 报听 seats: their hand (less a drawn tile) from the chain; only the drawn tile is dealt below.
+    part = np.zeros((n, S, K), dtype=np.int64)
+    slots = free.sum(axis=2)                                                  # (n, S) places to deal
+    if ting.any():
+        part = np.where(ting[:, :, None], free, 0)
+        d = np.flatnonzero(drawn_seat >= 0)
+        on_turn = d[ting[d, drawn_seat[d]]]
+        part[on_turn, drawn_seat[on_turn], drawn[on_turn]] -= 1
+        pool[:, :K] -= part.sum(axis=1)
+        slots = np.where(ting, (drawn_seat[:, None] == np.arange(S)[None, :]).astype(np.int64), slots)
+        t_rows = np.flatnonzero(ting.any(axis=1))
+        part[t_rows], pool[t_rows] = _ting_chain(rules, st.meld_counts[idx[t_rows]].astype(np.int16), ting[t_rows], part[t_rows],
+                                                 pool[t_rows], kong[t_rows].sum(axis=1), mcmc_steps, rng)
+
+    # Deal the rest; retry the rows whose deal breaks 四惠牌.
+    hui = st.hui[idx].astype(np.int64)
+    check_hui = rules.hui and rules.four_hui_win
+    done = np.zeros(n, dtype=bool)
+    todo = rows
+    tries = np.zeros(n, dtype=np.int64)
+    batch = 1
+    while len(todo):
+        cand = np.repeat(todo, batch)
+        deal = _deal(pool[cand], slots[cand], kong[cand], width[cand], drawn_seat[cand], rng)
+        new_hands = fixed[cand] + part[cand] + deal["hands"]
+        ok = np.ones(len(cand), dtype=bool)
+        if check_hui:
+            four = (new_hands[np.arange(len(cand)), :, hui[cand]] == 4) & redealt[cand]
+            ok = ~four.any(axis=1)
+        first = ok.reshape(len(todo), batch)
+        got = first.any(axis=1)
+        pick = np.arange(len(todo)) * batch + first.argmax(axis=1)
+        win_rows, win_cand = todo[got], pick[got]
+        _write(engine, idx[win_rows], redealt[win_rows], new_hands[win_cand], kong[win_rows],
+               deal["kinds"][win_cand], deal["wall"][win_cand], lo[win_rows], width[win_rows],
+               drawn_seat[win_rows], deal["drawn"][win_cand], window[win_rows])
+        done[win_rows] = True
+        tries[todo] += batch
+        todo = todo[~got & (tries[todo] < max_tries)]
+        batch = int(min(batch * 8, max_tries - tries[todo].max() if len(todo) else 1))
+    ok_rows = np.flatnonzero(done)
+    b_ok = idx[ok_rows]
+    _recompute_ready(rules, st, b_ok, redealt[ok_rows])
+    w = ok_rows[window[ok_rows]]
+    if len(w):
+        _rebuild_windows(rules, st, idx[w], seats[w])
+    engine._update_masks(b_ok)
+    return done
+
+
+def _deal(pool, slots, kong, width, drawn_seat, rng) -> dict:
+    """m random deals: ``pool`` (m, 42) unseen tile counts, ``slots`` (m, S) concealed places per
+    seat, ``kong`` (m, S) concealed kongs per seat, ``width`` (m,) undrawn wall places,
+    ``drawn_seat`` (m,) a seat whose last place is its drawn tile, or -1.
+
+    Concealed kongs first (distinct kinds of which all four are in the pool, uniformly), then
+    the natural tiles in a uniform random order: the first ``slots.sum()`` go to the seats'
+    places in seat order, the rest with the flowers to the wall in a second uniform order.
+    Returns hands (m, S, K), kong kinds (m, S, M) (-1 unused), wall (m, max width), drawn (m,).
+    """
+    m = len(pool)
+    rows = np.arange(m)
+    pool = pool.copy()
+    kinds = np.full((m, S, M), -1, dtype=np.int64)
+    n_kong = kong.sum(axis=1)
+    if n_kong.any():
+        keys = rng.random((m, K))
+        keys[pool[:, :K] != 4] = 2.0
+        most = int(n_kong.max())
+        order = np.argsort(keys, axis=1)[:, :most]                            # (m, most) kinds
+        j = np.arange(most)
+        cum = np.cumsum(kong, axis=1)
+        seat_of = (j[None, :, None] >= cum[:, None, :]).sum(axis=2)           # (m, most)
+        rank = j[None, :] - (cum - kong)[rows[:, None], np.minimum(seat_of, S - 1)]
+        use = j[None, :] < n_kong[:, None]
+        r, c = np.nonzero(use)
+        kinds[r, seat_of[r, c], rank[r, c]] = order[r, c]
+        pool[r, order[r, c]] -= 4
+    nat = pool[:, :K]
+    n_nat = nat.sum(axis=1)
+    flat = np.repeat(np.tile(np.arange(K), m), nat.ravel())
+    owner = np.repeat(rows, n_nat)
+    tiles = flat[np.argsort(owner + rng.random(len(owner)), kind="stable")]   # rows stay in order
+    start = np.cumsum(n_nat) - n_nat
+    pos = np.arange(len(owner)) - start[owner]
+    cum = np.cumsum(slots, axis=1)
+    placed = slots.sum(axis=1)
+    in_hand = pos < placed[owner]
+    seat_at = (pos[:, None] >= cum[owner]).sum(axis=1)
+    hands = np.bincount(((owner * S + np.minimum(seat_at, S - 1)) * K + tiles)[in_hand],
+                        minlength=m * S * K).reshape(m, S, K)
+    drawn = np.full(m, -1, dtype=np.int64)
+    d = np.flatnonzero(drawn_seat >= 0)
+    drawn[d] = tiles[start[d] + cum[d, drawn_seat[d]] - 1]
+    # the wall: the natural tiles left, and the flowers, in a second random order per row
+    rest_owner, rest_tiles = owner[~in_hand], tiles[~in_hand]
+    n_flowers = pool[:, FIRST_FLOWER:]
+    if n_flowers.any():
+        f_flat = np.repeat(np.tile(np.arange(FIRST_FLOWER, N_CODES), m), n_flowers.ravel())
+        f_owner = np.repeat(rows, n_flowers.sum(axis=1))
+        rest_owner = np.concatenate([rest_owner, f_owner])
+        rest_tiles = np.concatenate([rest_tiles, f_flat])
+        order = np.argsort(rest_owner + rng.random(len(rest_owner)), kind="stable")
+        rest_owner, rest_tiles = rest_owner[order], rest_tiles[order]
+    wall = np.full((m, max(int(width.max(initial=0)), 1)), -1, dtype=np.int64)
+    w_start = np.cumsum(width) - width
+    wall[rest_owner, np.arange(len(rest_owner)) - w_start[rest_owner]] = rest_tiles
+    return {"hands": hands, "kinds": kinds, "wall": wall, "drawn": drawn}
+
+
+def _write(engine: Engine, b, redealt, new_hands, kong, kinds, wall, lo, width, drawn_seat, drawn, window) -> None:
+    """Write accepted deals into tables ``b`` (only the redealt seats' tiles change)."""
+    st = engine.state
+    if not len(b):
+        return
+    n = len(b)
+    rows = np.arange(n)
+    old = st.hands[b]
+    st.hands[b] = np.where(redealt[:, :, None], new_hands, old).astype(np.int8)
+    r, o = np.nonzero(kong > 0)
+    if len(r):
+        tb = b[r]
+        new_hidden = np.zeros((len(r), K), dtype=np.int64)
+        for j in range(M):
+            have = kinds[r, o, j] >= 0
+            new_hidden[np.flatnonzero(have), kinds[r[have], o[have], j]] = 4
+        st.meld_counts[tb, o] += (new_hidden - st.hidden[tb, o]).astype(np.int8)
+        st.hidden[tb, o] = new_hidden
+        conc = st.meld_type[tb, o] == MELD_CONCEALED_KONG                    # (len(r), M)
+        rank = np.cumsum(conc, axis=1) - 1
+        rr, slot = np.nonzero(conc)
+        st.meld_tile[tb[rr], o[rr], slot] = kinds[r[rr], o[rr], rank[rr, slot]]
+    cols = np.arange(wall.shape[1])
+    rw, cw = np.nonzero(cols[None, :] < width[:, None])
+    st.wall[b[rw], lo[rw] + cw] = wall[rw, cw]
+    d = np.flatnonzero(drawn_seat >= 0)
+    st.drawn[b[d]] = drawn[d]
+    st.drawn[b[window[rows]]] = -1
+
+
+def _recompute_ready(rules, st, b, redealt) -> None:
+    """``ready`` of the redealt seats from their new hands: the 3k+1 hand (less the drawn tile on
+    its own turn); False for a 3k+2 hand the engine does not read it for (after a chi or pong,
+    or a rob window's declarer) until its next discard recomputes it."""
+    for o in range(S):
+        t = b[redealt[:, o]]
+        if not len(t):
+            continue
+        seat = np.full(len(t), o, dtype=np.int64)
+        size = st.hands[t, o].sum(axis=1, dtype=np.int64)
+        own = (st.phase[t] == TURN) & (st.turn_seat[t] == o) & (st.drawn[t] >= 0)
+        res = np.zeros(len(t), dtype=bool)
+        plain = np.flatnonzero(size % 3 == 1)
+        if len(plain):
+            res[plain] = legal.ready(rules, st, t[plain], seat[plain])
+        d = np.flatnonzero(own & (size % 3 == 2))
+        if len(d):
+            td, tile = t[d], st.drawn[t[d]].astype(np.int64)
+            st.hands[td, o, tile] -= 1
+            res[d] = legal.ready(rules, st, td, seat[d])
+            st.hands[td, o, tile] += 1
+        st.ready[t, o] = res
+
+
+def _rebuild_windows(rules, st, b, seats) -> None:
+    """The claim (rob) windows at ``b``, asking ``seats``, with the other seats' claims from
+    their new hands (module docstring)."""
+    asker = st.turn_seat[b].astype(np.int64)
+    tile = st.claim_tile[b].astype(np.int64)
+    ok = np.zeros((len(b), S, len(CLAIM_CATEGORY)), dtype=bool)
+    for phase, robbing in ((CLAIM, False), (ROB, True)):
+        j = np.flatnonzero(st.phase[b] == phase)
+        if len(j):
+            ok[j] = legal.claim_options(rules, st, b[j], asker[j], tile[j], robbing=robbing)
+    n = len(b)
+    rows = np.arange(n)
+    if not (ok[rows, seats] == st.claim_ok[b, seats]).all():
+        raise RuntimeError("determinize: the asked seat's claims changed with the others' tiles (a bug)")
+    if (best_category(ok[rows, seats]) >= NO_CATEGORY).any():
+        raise RuntimeError("determinize: the asked seat has no claim (a bug)")
+    play = (asker[:, None] + _OFFSETS[None, :]) % S                           # (n, 3) play order
+    cats = best_category(ok)[rows[:, None], play]
+    order = np.argsort(cats * S + _OFFSETS[None, :], axis=1, kind="stable")
+    queue, qcat = play[rows[:, None], order], cats[rows[:, None], order]
+    pos = np.argmax(queue == seats[:, None], axis=1)
+    later = (np.arange(S - 1)[None, :] > pos[:, None]) & (qcat < st.pend_cat[b, None])
+    st.claim_ok[b] = ok
+    st.queue_seat[b] = queue
+    st.queue_cat[b] = qcat
+    st.q_pos[b] = pos
+    st.q_len[b] = pos + 1 + later.sum(axis=1)
+
+
+# ----------------------------------------------------------------------------- 报听 hands
+def ting_waits(rules, counts, melds) -> np.ndarray:
+    """Whether concealed 3k+1 ``counts`` (m, K) with the seat's ``melds`` (m, K) wait as 报听
+    requires: some kind completes the shape, not one the seat holds all four of, and (缺一门)
+    the win lacks a suit. The test ``legal.ting_discards`` applies after each discard. (m,) bool."""
+    counts = np.asarray(counts, dtype=np.int8)
+    waits = hand.waits(counts, np.zeros(len(counts), dtype=np.int8), seven_pairs=rules.seven_pairs,
+                       thirteen_orphans=rules.thirteen_orphans, extra_dragon=rules.orphans_extra_dragon)
+    total = counts.astype(np.int16) + melds
+    waits &= total < 4
+    if rules.lack_suit:
+        present = suits_held(total)
+        adds_suit = np.zeros_like(waits)
+        adds_suit[:, :N_SUITED] = ~present[:, SUIT_OF[:N_SUITED]]
+        waits &= (present.sum(axis=1)[:, None] + adds_suit) < N_SUITS
+    return waits.any(axis=1)
+
+
+def _kong_weight(pool, n_kong) -> np.ndarray:
+    """Ways to give ``n_kong`` concealed kongs distinct kinds of which the pool holds four."""
+    e = (pool[:, :K] == 4).sum(axis=1)
+    w = np.ones(len(pool))
+    for j in range(int(n_kong.max(initial=0))):
+        w *= np.where(j < n_kong, np.maximum(e - j, 0), 1)
+    return w
+
+
+def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng):
+    """Metropolis over 报听 hands. Each step, at every table, one of its 报听 seats (at random)
+    proposes to swap a random tile of its hand with a random unseen natural tile (a symmetric
+    proposal); the swap is accepted when the hand still waits, with probability min(1, w'/w)
+    for the kong weight w. The chain starts at the real hands (which wait); its stationary
+    distribution is the uniform one over the deals that keep the rules. melds (m, S, K),
+    ting (m, S), part (m, S, K), pool (m, 42): the hands and the rest of the unseen tiles."""
+    part, pool = part.copy(), pool.copy()
+    m = len(part)
+    rows = np.arange(m)
+    has_kongs = bool(n_kong.any())
+    for _ in range(steps):
+        o = np.argmax(np.where(ting, rng.random((m, S)), -1.0), axis=1)
+        h = part[rows, o]
+        nat = pool[:, :K]
+        give = _pick(h, rng)                                       # a tile of the hand
+        take = _pick(nat, rng)                                     # an unseen natural tile
+        new = h.copy()
+        new[rows, give] -= 1
+        new[rows, take] += 1
+        ok = (give != take) & (nat.sum(axis=1) > 0)
+        ok[ok] = ting_waits(rules, new[ok], melds[rows[ok], o[ok]])
+        if has_kongs:
+            after = pool.copy()
+            after[rows, give] += 1
+            after[rows, take] -= 1
+            ratio = _kong_weight(after, n_kong) / np.maximum(_kong_weight(pool, n_kong), 1)
+            ok &= rng.random(m) < ratio
+        a = rows[ok]
+        part[a, o[ok]] = new[ok]
+        pool[a, give[ok]] += 1
+        pool[a, take[ok]] -= 1
+    return part, pool
+
+
+def _pick(counts, rng) -> np.ndarray:
+    """One kind per row, each physical tile of ``counts`` (m, K) equally likely."""
+    cum = np.cumsum(counts, axis=1)
+    u = rng.random(len(counts)) * cum[:, -1]
+    return (cum <= u[:, None]).sum(axis=1)
+
+
+__all__ = ["determinize", "redeal", "ting_waits"]

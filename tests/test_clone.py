@@ -1,0 +1,645 @@
+"""Copies for search: Engine.clone, Engine.restore and determinization (mj_env.determinize).
+
+- a copy played on with the same actions equals the original played on (rewards, hand and
+  episode ends, settlements, masks, observations, every state field), mid-hand and in claim
+  windows, for the three presets;
+- a copy shares no array with the original: stepping one leaves the other bit-identical;
+- one position restored into many rows and played on with different random actions stays a
+  legal game in every row (4 tiles of each kind across hands, melds, rivers, undrawn wall) and
+  every row finishes its hand;
+- a determinized copy keeps the seat's observation and legal mask, every public field and the
+  tile totals, really varies the hidden tiles, keeps 报听 hands waiting, and plays on legally;
+- bad inputs are refused with a message naming what is wrong, and change nothing.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import fields
+
+import numpy as np
+import pytest
+from walls import build_wall
+
+import mj_env.determinize as D
+from mj_env import actions as A
+from mj_env import legal
+from mj_env.baselines import RuleBasedAgent, uniform_legal
+from mj_env.claims import best_category
+from mj_env.determinize import determinize, redeal, ting_waits
+from mj_env.engine import Engine
+from mj_env.observation import observe
+from mj_env.state import CLAIM, END, MELD_CONCEALED_KONG, PHASE_NAMES, ROB, TURN, GameState
+from mj_env.tiles import FIRST_FLOWER
+from mj_env.wall import reserve_start
+
+PRESETS = ["beijing", "hebei", "quemen"]
+FIELDS = [f.name for f in fields(GameState)]
+
+
+# ----------------------------------------------------------------------------- helpers
+def random_step(eng: Engine, rng) -> np.ndarray:
+    """Uniform random legal actions (0 at tables in END, where the action is ignored)."""
+    mask = eng.legal_mask()
+    live = mask.any(axis=1)
+    acts = np.zeros(eng.num_tables, dtype=np.int64)
+    if live.any():
+        acts[live] = uniform_legal(mask[live], rng)
+    return acts
+
+
+def rule_step(eng: Engine, agent, rng) -> np.ndarray:
+    mask = eng.legal_mask()
+    live = np.flatnonzero(mask.any(axis=1))
+    acts = np.zeros(eng.num_tables, dtype=np.int64)
+    if len(live):
+        obs = {"observation": observe(eng.rules, eng.state, live), "action_mask": mask[live]}
+        acts[live] = agent.act(obs, rng)
+    return acts
+
+
+def census(eng: Engine) -> np.ndarray:
+    """(B, 35): every tile of each table: hands, melds, rivers, the undrawn wall, the indicator;
+    flowers (column 34) as laid out plus undrawn (which flowers were laid out is not kept)."""
+    st, rules = eng.state, eng.rules
+    B = eng.num_tables
+    out = np.zeros((B, FIRST_FLOWER + 8), dtype=np.int64)
+    out[:, :34] += st.hands.sum(axis=1) + st.meld_counts.sum(axis=1) + st.river.sum(axis=1)
+    pos = np.arange(st.wall.shape[1])[None, :]
+    r, c = np.nonzero((pos >= st.live_pos[:, None]) & (pos <= st.tail_pos[:, None]))
+    out += np.bincount(r * out.shape[1] + st.wall[r, c], minlength=out.size).reshape(out.shape)
+    if rules.wall_layout == "indicator":
+        out[np.arange(B), st.indicator] += 1
+    folded = out[:, :35].copy()
+    folded[:, 34] = out[:, 34:].sum(axis=1) + st.flowers.sum(axis=1)
+    return folded
+
+
+def full_census(rules) -> np.ndarray:
+    want = np.zeros(35, dtype=np.int64)
+    want[:34] = 4
+    want[34] = 8 if rules.flowers else 0
+    return want
+
+
+def assert_legal_tiles(eng: Engine) -> None:
+    live = eng.state.phase != END
+    bad = np.flatnonzero(live & (census(eng) != full_census(eng.rules)).any(axis=1))
+    assert not len(bad), f"table {bad[0]}: tiles lost or doubled: {census(eng)[bad[0]] - full_census(eng.rules)}"
+
+
+def snapshot(eng: Engine) -> dict:
+    snap = {name: getattr(eng.state, name).copy() for name in FIELDS}
+    snap["_mask"] = eng._mask.copy()
+    snap["_dealt_ever"] = eng._dealt_ever.copy()
+    snap["_rng"] = copy.deepcopy(eng.rng.bit_generator.state)
+    snap["num_tables"] = eng.num_tables
+    return snap
+
+
+def assert_same(a: dict, b: dict) -> None:
+    for key, value in a.items():
+        if isinstance(value, np.ndarray):
+            assert value.dtype == b[key].dtype and np.array_equal(value, b[key]), key
+        else:
+            assert value == b[key], key
+
+
+def play_until(eng: Engine, rng, want, limit: int = 400) -> None:
+    """Random play until ``want(eng)`` (re-dealing finished tables)."""
+    for _ in range(limit):
+        if want(eng):
+            return
+        eng.step(random_step(eng, rng))
+        done = np.flatnonzero(eng.state.phase == END)
+        if len(done):
+            eng.reset(tables=done)
+    raise AssertionError("the wanted position did not come up")
+
+
+def mid_hand_with_window(eng: Engine) -> bool:
+    st = eng.state
+    return bool((st.phase == CLAIM).any() and (st.n_discards.sum(axis=1) >= 8).all() and (st.phase != END).all())
+
+
+# ----------------------------------------------------------------------------- clone
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_clone_plays_on_like_the_original(preset):
+    rng = np.random.default_rng(1)
+    eng = Engine(preset, num_tables=8, seed=3)
+    eng.reset()
+    play_until(eng, rng, mid_hand_with_window)
+    phases = {PHASE_NAMES[p] for p in eng.state.phase}
+    assert "CLAIM" in phases and "TURN" in phases
+    subset = [6, 1, 4]
+    whole, part = eng.clone(), eng.clone(subset)
+    assert (whole.num_tables, part.num_tables) == (8, 3)
+    steps = 0
+    while (eng.state.phase != END).any():
+        acts = random_step(eng, rng)
+        res, res_w, res_p = eng.step(acts), whole.step(acts), part.step(acts[subset])
+        for r, rows in ((res_w, slice(None)), (res_p, subset)):
+            assert np.array_equal(r.rewards, res.rewards[rows])
+            assert np.array_equal(r.hand_over, res.hand_over[rows])
+            assert np.array_equal(r.episode_over, res.episode_over[rows])
+        assert dict(res_w.settlements) == dict(res.settlements)
+        assert dict(res_p.settlements) == {j: res.settlements[b] for j, b in enumerate(subset) if b in res.settlements}
+        for c, rows in ((whole, np.arange(8)), (part, np.array(subset))):
+            assert np.array_equal(c.legal_mask(), eng.legal_mask()[rows])
+            assert np.array_equal(observe(c.rules, c.state), observe(eng.rules, eng.state, rows))
+            for name in FIELDS:
+                assert np.array_equal(getattr(c.state, name), getattr(eng.state, name)[rows]), name
+        steps += 1
+    assert steps > 10
+
+
+def test_a_clone_with_a_copied_generator_plays_a_match_on_identically():
+    """hands_per_episode=2: the next hand is dealt from the generator; a clone given a copy of
+    it deals the same walls."""
+    rng = np.random.default_rng(2)
+    eng = Engine("beijing", num_tables=4, seed=5, hands_per_episode=2)
+    eng.reset()
+    play_until(eng, rng, lambda e: (e.state.n_discards.sum(axis=1) >= 6).all())
+    twin = eng.clone(seed=copy.deepcopy(eng.rng))
+    redealt = 0
+    while not (eng.state.phase == END).all():
+        acts = random_step(eng, rng)
+        res, res_t = eng.step(acts), twin.step(acts)
+        redealt += int(res.hand_over.sum()) - int(res.episode_over.sum())
+        assert np.array_equal(res.rewards, res_t.rewards) and dict(res.settlements) == dict(res_t.settlements)
+        for name in FIELDS:
+            assert np.array_equal(getattr(twin.state, name), getattr(eng.state, name)), name
+    assert redealt >= 4
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_clone_shares_nothing_with_the_original(preset):
+    rng = np.random.default_rng(4)
+    eng = Engine(preset, num_tables=6, seed=7)
+    eng.reset()
+    play_until(eng, rng, mid_hand_with_window)
+    before = snapshot(eng)
+    for c in (eng.clone(), eng.clone([2, 2, 5]), eng.clone(3)):
+        assert set(vars(c)) == set(vars(eng))
+        assert c.rules == eng.rules
+        for name in FIELDS:
+            assert not np.shares_memory(getattr(c.state, name), getattr(eng.state, name)), name
+        for attr in ("_mask", "_rows", "_dealt_ever"):
+            assert not np.shares_memory(getattr(c, attr), getattr(eng, attr)), attr
+        assert c.rng is not eng.rng
+        while (c.state.phase != END).any():
+            c.step(random_step(c, rng))
+        c.reset()
+        assert_same(before, snapshot(eng))          # playing the copy left the original alone
+        mine_after = snapshot(c)
+        eng2 = eng.clone(seed=0)
+        eng2.step(random_step(eng2, rng))
+        assert_same(mine_after, snapshot(c))        # and the copies are independent of each other
+
+
+def test_clone_generators():
+    eng = Engine("hebei", num_tables=3, seed=11)
+    eng.reset()
+    state = copy.deepcopy(eng.rng.bit_generator.state)
+    a, b = eng.clone(), eng.clone()
+    assert eng.rng.bit_generator.state == state     # spawning does not advance the original
+    draws = [g.random(4).tolist() for g in (a.rng, b.rng, eng.rng)]
+    assert draws[0] != draws[1] and draws[0] != draws[2]
+    # reproducible: a second engine seeded alike spawns the same children
+    eng2 = Engine("hebei", num_tables=3, seed=11)
+    eng2.reset()
+    assert eng2.clone().rng.random(4).tolist() == draws[0]
+    assert eng.clone(seed=5).rng.random(3).tolist() == np.random.default_rng(5).random(3).tolist()
+    g = np.random.default_rng(9)
+    assert eng.clone(seed=g).rng is g
+
+
+# ----------------------------------------------------------------------------- restore
+@pytest.mark.parametrize("preset", PRESETS)
+def test_one_position_restored_into_many_rows_plays_out_legally(preset):
+    rng = np.random.default_rng(6)
+    root = Engine(preset, num_tables=4, seed=8)
+    root.reset()
+    play_until(root, rng, mid_hand_with_window)
+    b = int(np.flatnonzero(root.state.phase == CLAIM)[0])
+    rows = Engine(preset, num_tables=128, seed=1)
+    rows.reset()
+    rows.restore(root, b, np.arange(128))
+    for name in FIELDS:
+        assert (getattr(rows.state, name) == getattr(root.state, name)[b]).all(), name
+    assert (rows.legal_mask() == root.legal_mask()[b]).all()
+    finished = np.zeros(128, dtype=bool)
+    for _ in range(700):
+        if finished.all():
+            break
+        assert_legal_tiles(rows)
+        live = rows.state.phase != END
+        assert rows.legal_mask()[live].any(axis=1).all() and not rows.legal_mask()[~live].any()
+        res = rows.step(random_step(rows, rng))
+        assert (res.rewards.sum(axis=1) == 0).all()
+        for t in np.flatnonzero(res.hand_over):
+            assert list(res.settlements[t]["scores"]) == res.rewards[t].tolist()
+        finished |= res.hand_over
+    assert finished.all(), "a row did not finish its hand"
+    # the rows really played different games
+    assert len({tuple(r) for r in rows.state.river.reshape(128, -1).tolist()}) > 100
+
+
+def test_restore_within_one_engine_and_from_a_bigger_one():
+    rng = np.random.default_rng(3)
+    eng = Engine("beijing", num_tables=6, seed=2)
+    eng.reset()
+    play_until(eng, rng, mid_hand_with_window)
+    want = {name: getattr(eng.state, name)[[4, 4, 0]].copy() for name in FIELDS}
+    mask = eng.legal_mask()[[4, 4, 0]].copy()
+    eng.restore(eng, [4, 4, 0], [0, 1, 4])          # overlapping rows: the sources are read first
+    for name in FIELDS:
+        assert np.array_equal(getattr(eng.state, name)[[0, 1, 4]], want[name]), name
+    assert np.array_equal(eng.legal_mask()[[0, 1, 4]], mask)
+    small = Engine("beijing", num_tables=2)          # never reset: restore deals its rows
+    small.restore(eng, [1, 4], [1, 0])
+    assert small._dealt_ever.all()
+    small.step(random_step(small, rng))
+    eng.restore(eng, [], [])                         # nothing to copy
+
+
+# ----------------------------------------------------------------------------- refusals
+def test_bad_copies_are_refused_and_change_nothing():
+    rng = np.random.default_rng(0)
+    eng = Engine("beijing", num_tables=4, seed=1)
+    eng.reset()
+    play_until(eng, rng, mid_hand_with_window)
+    other = Engine("beijing", num_tables=4, seed=2)
+    other.reset()
+    fresh = Engine("beijing", num_tables=2)
+    wild = Engine("beijing", num_tables=4, hui_wild_in_melds=True)
+    wild.reset()
+    ended = Engine("beijing", num_tables=1, seed=3)
+    ended.reset()
+    while ended.state.phase[0] != END:
+        ended.step(random_step(ended, rng))
+    claim_b = int(np.flatnonzero(eng.state.phase == CLAIM)[0])
+    wrong_seat = (int(eng.state.to_act[claim_b]) + 1) % 4
+    engines = (eng, other, fresh, wild, ended)
+    cases = [
+        (lambda: eng.clone([0.5]), TypeError, "integers"),
+        (lambda: eng.clone([True, False]), TypeError, "integers"),
+        (lambda: eng.clone("1"), TypeError, "integers"),
+        (lambda: eng.clone([4]), ValueError, "has no table 4"),
+        (lambda: eng.clone([-1]), ValueError, "has no table -1"),
+        (lambda: eng.clone([[0, 1]]), ValueError, "1-D"),
+        (lambda: eng.clone([]), ValueError, "at least one table"),
+        (lambda: eng.clone(seed=-1), ValueError, "seed"),
+        (lambda: eng.clone(seed="x"), ValueError, "seed"),
+        (lambda: fresh.clone(), ValueError, "never been dealt"),
+        (lambda: other.restore("eng", 0, [0]), TypeError, "must be an Engine"),
+        (lambda: other.restore(wild, 0, [0]), ValueError, "hui_wild_in_melds=True"),
+        (lambda: other.restore(Engine("hebei"), 0, [0]), ValueError, "same rules"),
+        (lambda: other.restore(eng, 4, [0]), ValueError, "source engine has no table 4"),
+        (lambda: other.restore(eng, 0, [4]), ValueError, "this engine has no table 4"),
+        (lambda: other.restore(eng, 0, [1, 1]), ValueError, "more than once"),
+        (lambda: other.restore(eng, [0, 1], [0, 1, 2]), ValueError, "2 source tables given for 3"),
+        (lambda: other.restore(eng, [0.0], [0]), TypeError, "integers"),
+        (lambda: other.restore(eng, 0, [1.0]), TypeError, "integers"),
+        (lambda: other.restore(eng, 0, True), TypeError, "integers"),
+        (lambda: other.restore(fresh, 0, [0]), ValueError, "never been dealt"),
+        (lambda: determinize("eng", 0, 0), TypeError, "must be an Engine"),
+        (lambda: determinize(eng, 4, 0), ValueError, "table must be in 0-3"),
+        (lambda: determinize(eng, 0, 4), ValueError, "seat must be in 0-3"),
+        (lambda: determinize(eng, 0, 1.0), TypeError, "seat must be an integer"),
+        (lambda: determinize(eng, 0, 0, n=0), ValueError, "at least 1"),
+        (lambda: determinize(eng, 0, 0, rng="x"), TypeError, "rng"),
+        (lambda: determinize(eng, 0, 0, rng=-2), ValueError, "non-negative"),
+        (lambda: determinize(eng, 0, 0, mcmc_steps=-1), ValueError, "mcmc_steps"),
+        (lambda: determinize(eng, claim_b, wrong_seat), ValueError, "claim window asking seat"),
+        (lambda: determinize(ended, 0, 0), ValueError, "END"),
+        (lambda: determinize(fresh, 0, 0), ValueError, "never been dealt"),
+        (lambda: redeal(eng, [0, 1], tables=[0, 1, 2]), ValueError, "one per table"),
+        (lambda: redeal(eng, 0, tables=[0, 0]), ValueError, "more than once"),
+        (lambda: redeal(eng, wrong_seat, tables=[claim_b]), ValueError, "claim window"),
+        (lambda: redeal(ended, 0), ValueError, "END"),
+    ]
+    before = [snapshot(e) for e in engines]
+    for call, error, words in cases:
+        with pytest.raises(error, match=words):
+            call()
+        for e, snap in zip(engines, before):
+            assert_same(snap, snapshot(e))
+
+
+# ----------------------------------------------------------------------------- determinization
+PUBLIC = [name for name in FIELDS if name not in
+          ("hands", "hidden", "meld_counts", "meld_tile", "wall", "drawn", "ready", "claim_ok",
+           "queue_seat", "queue_cat", "q_pos", "q_len")]
+"""Fields a redeal never changes (the others are checked one by one in check_determinized)."""
+
+
+def check_determinized(src: Engine, b: int, seat: int, worlds: Engine) -> None:
+    """Everything ``seat`` sees at table ``b`` of ``src`` is the same in every row of ``worlds``,
+    and every row is a legal game."""
+    st, ws = src.state, worlds.state
+    n = worlds.num_tables
+    rules = src.rules
+    o0 = observe(rules, st, np.array([b]), seats=np.array([seat]))
+    assert np.array_equal(observe(rules, ws, np.arange(n), seats=np.full(n, seat)), np.repeat(o0, n, axis=0))
+    if st.to_act[b] == seat:
+        assert np.array_equal(worlds.legal_mask(), np.repeat(src.legal_mask()[b:b + 1], n, axis=0))
+    for name in PUBLIC:
+        assert (getattr(ws, name) == getattr(st, name)[b]).all(), name
+    assert (ws.hands[:, seat] == st.hands[b, seat]).all() and (ws.hidden[:, seat] == st.hidden[b, seat]).all()
+    assert (ws.hands.sum(axis=2) == st.hands[b].sum(axis=1)).all()              # concealed counts
+    assert (ws.meld_counts - ws.hidden == st.meld_counts[b] - st.hidden[b]).all()  # what lies face up
+    conc = ws.meld_type == MELD_CONCEALED_KONG
+    assert (ws.meld_tile[~conc] == np.broadcast_to(st.meld_tile[b], ws.meld_tile.shape)[~conc]).all()
+    r, s, j = np.nonzero(conc)
+    assert (ws.hidden[r, s, ws.meld_tile[r, s, j]] == 4).all()                  # kong kinds agree
+    assert (ws.hidden.sum(axis=2) == 4 * ws.n_hidden).all()
+    lo, hi = int(st.live_pos[b]), int(st.tail_pos[b])
+    assert (ws.wall[:, :lo] == st.wall[b, :lo]).all() and (ws.wall[:, hi + 1:] == st.wall[b, hi + 1:]).all()
+    assert (census(worlds) == full_census(rules)).all()
+    assert (ws.to_act == st.to_act[b]).all() and (ws.phase == st.phase[b]).all()
+    window = st.phase[b] in (CLAIM, ROB)
+    if window:
+        rows = np.arange(n)
+        assert (ws.queue_seat[rows, ws.q_pos] == seat).all()
+        assert (ws.claim_ok[:, seat] == st.claim_ok[b, seat]).all()
+        # every seat's claims are those of its new hand, and the queue is in the engine's order
+        fresh = legal.claim_options(rules, ws, rows, ws.turn_seat.astype(np.int64), ws.claim_tile.astype(np.int64),
+                                    robbing=bool(st.phase[b] == ROB))
+        assert np.array_equal(ws.claim_ok, fresh)
+        cats = best_category(fresh)[rows[:, None], ws.queue_seat]
+        assert np.array_equal(cats, ws.queue_cat)
+        assert (np.diff(cats, axis=1) >= 0).all()
+        later = np.arange(3)[None, :] > ws.q_pos[:, None]
+        assert np.array_equal(ws.q_len, ws.q_pos + 1 + (later & (cats < ws.pend_cat[:, None])).sum(axis=1))
+        assert (ws.drawn == -1).all()
+    for o in range(4):
+        if o != seat:   # the engine's own ready flag, recomputed (3k+1 hands not on their turn)
+            quiet = (ws.hands[:, o].sum(axis=1) % 3 == 1)
+            if quiet.any():
+                rows = np.flatnonzero(quiet)
+                assert (ws.ready[rows, o] == legal.ready(rules, ws, rows, np.full(len(rows), o))).all()
+        if o != seat and st.ting[b, o]:
+            h = ws.hands[:, o].copy()
+            if st.phase[b] == TURN and st.turn_seat[b] == o and st.drawn[b] >= 0:
+                h[np.arange(n), ws.drawn] -= 1
+            assert ting_waits(rules, h, ws.meld_counts[:, o]).all()
+    if rules.hui and rules.four_hui_win:
+        others = np.arange(4) != seat
+        assert not (ws.hands[:, others, st.hui[b]] == 4).any()
+
+
+def hidden_varies(src: Engine, b: int, seat: int, worlds: Engine) -> bool:
+    st, ws = src.state, worlds.state
+    others = [o for o in range(4) if o != seat and st.hands[b, o].sum()]
+    lo, hi = int(st.live_pos[b]), int(st.tail_pos[b])
+    hands_vary = any(len({w.tobytes() for w in ws.hands[:, o]}) > 1 for o in others)
+    forced = (st.wall[b, lo:hi + 1] >= FIRST_FLOWER).all()   # nothing, or only flowers (quemen) left
+    wall_varies = forced or len({w.tobytes() for w in ws.wall[:, lo:hi + 1]}) > 1
+    return hands_vary and wall_varies
+
+
+def play_out(worlds: Engine, rng) -> None:
+    for _ in range(700):
+        if (worlds.state.phase == END).all():
+            return
+        assert_legal_tiles(worlds)
+        worlds.step(random_step(worlds, rng))
+    raise AssertionError("a determinized copy did not finish its hand")
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_determinized_copies_keep_what_the_seat_sees(preset):
+    rng = np.random.default_rng(12)
+    eng = Engine(preset, num_tables=16, seed=4)
+    eng.reset()
+    seen = {"TURN": 0, "CLAIM": 0, "other seat": 0, "others' concealed kongs": 0}
+    for step in range(160):
+        st = eng.state
+        live = np.flatnonzero(st.phase != END)
+        if step % 4 == 0 and len(live):
+            b = int(rng.choice(live))
+            seat = int(st.to_act[b])
+            if st.phase[b] == TURN and step % 8 == 0:
+                seat = (seat + 1 + step % 3) % 4          # another seat's view of someone's turn
+                seen["other seat"] += 1
+            seen[PHASE_NAMES[st.phase[b]]] = seen.get(PHASE_NAMES[st.phase[b]], 0) + 1
+            seen["others' concealed kongs"] += int(np.delete(st.n_hidden[b], seat).any())
+            before = snapshot(eng)
+            worlds = determinize(eng, b, seat, n=12, rng=rng)
+            assert_same(before, snapshot(eng))           # the source is left as it was
+            check_determinized(eng, b, seat, worlds)
+            assert hidden_varies(eng, b, seat, worlds)
+            if step % 16 == 0:
+                play_out(worlds, rng)
+        eng.step(random_step(eng, rng))
+        done = np.flatnonzero(eng.state.phase == END)
+        if len(done):
+            eng.reset(tables=done)
+    assert seen["TURN"] and seen["CLAIM"] and seen["other seat"], seen
+
+
+def test_determinized_concealed_kongs_get_fully_unseen_kinds():
+    """A table where another seat declared a concealed kong: its kind varies over the copies,
+    and a kind one of whose tiles the seat has seen never shows up."""
+    rng = np.random.default_rng(5)
+    eng = Engine("hebei", num_tables=64, seed=6)
+    eng.reset()
+
+    def has_kong(e):
+        st = e.state
+        return bool(((st.phase == TURN) & (st.n_hidden.sum(axis=1) > 0)
+                     & (st.n_hidden[np.arange(64), st.to_act] == 0)).any())
+
+    play_until(eng, rng, has_kong)
+    st = eng.state
+    b = int(np.flatnonzero((st.phase == TURN) & (st.n_hidden.sum(axis=1) > 0)
+                           & (st.n_hidden[np.arange(64), st.to_act] == 0))[0])
+    seat = int(st.to_act[b])
+    worlds = determinize(eng, b, seat, n=200, rng=1)
+    check_determinized(eng, b, seat, worlds)
+    o = int(np.flatnonzero(st.n_hidden[b])[0])
+    kinds = {tuple(np.flatnonzero(h)) for h in worlds.state.hidden[:, o]}
+    assert len(kinds) > 5
+    seen = st.hands[b, seat] + st.river[b].sum(axis=0) + st.meld_counts[b].sum(axis=0) - st.hidden[b].sum(axis=0)
+    seen_kinds = set(np.flatnonzero(seen).tolist())
+    assert not any(set(k) & seen_kinds for k in kinds)
+
+
+SCENARIO_MOVES = {
+    # beijing: seat 1 pongs the dealer's 5m, draws the fourth and adds it: seat 3 may rob it
+    "rob": ("beijing", {"hands": {0: "111z222z333z44z5m", 1: "55m789p234s567s6z7z", 2: "11m22m33m77s88s99s6z",
+                                  3: "46m123p456p789p22s"}, "draws": "5z5z5z5m", "tail": "3m"},
+            [(0, "discard 5m"), (3, "pass"), (1, "pong"), (1, "discard 7z"), (2, "discard 5z"), (3, "discard 5z"),
+             (0, "discard 5z"), (1, "kong 5m")], ROB),
+    # beijing: seat 1 may win or chi the 5m; it chis, which waits as pending while seat 2 may pong
+    "pending chi": ("beijing", {"hands": {0: "111z222z333z44z5m", 1: "46m234p567p789p55z", 2: "55m789m345s678s6z7z",
+                                          3: "123p456p789p222s3z"}},
+                    [(0, "discard 5m"), (1, "chi 456m")], CLAIM),
+    # hebei: seats 1 and 3 may both win on the 5m; seat 1 has accepted, seat 3 is asked
+    "second winner": ("hebei", {"hands": {0: "111z222z333z44z5m", 1: "46m234p567p789p55z", 2: "55m789m345s678s6z7z",
+                                          3: "123p456p789p222s5m"}},
+                      [(0, "discard 5m"), (1, "win")], CLAIM),
+    # beijing: the third seat asked about a discard (the two before it passed)
+    "third asked": ("beijing", {"hands": {0: "111z222z333z44z5m", 1: "46m234p567p79p55z9s", 2: "55m789m345s678s6z7z",
+                                          3: "123p456p789p222s5m"}},
+                    [(0, "discard 5m"), (3, "pass"), (2, "pass")], CLAIM),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIO_MOVES))
+def test_determinized_claim_windows(name):
+    rules, layout, moves, phase = SCENARIO_MOVES[name]
+    if rules == "beijing":
+        layout = {**layout, "indicator": "9s"}
+    eng = Engine(rules, num_tables=1, seed=0)
+    eng.reset(walls=[build_wall(rules, dealer=0, **layout)], dealers=[0])
+    for seat, action in moves:
+        assert eng.state.to_act[0] == seat
+        eng.step(np.array([A.index(action)]))
+    st = eng.state
+    assert st.phase[0] == phase
+    seat = int(st.to_act[0])
+    worlds = determinize(eng, 0, seat, n=64, rng=7)
+    check_determinized(eng, 0, seat, worlds)
+    assert hidden_varies(eng, 0, seat, worlds)
+    ws = worlds.state
+    if st.pend_action[0] >= 0:      # the pending seat keeps its hand, and its claim
+        p = int(st.pend_seat[0])
+        assert (ws.hands[:, p] == st.hands[0, p]).all() and (ws.pend_action == st.pend_action[0]).all()
+    for w in np.flatnonzero(st.winners[0]):
+        assert (ws.hands[:, w] == st.hands[0, w]).all()
+    if phase == ROB:                # the added tile stays with its declarer
+        assert (ws.hands[:, st.turn_seat[0], st.claim_tile[0]] >= 1).all()
+    play_out(worlds, np.random.default_rng(0))
+
+
+def test_ting_hands_keep_their_wait():
+    """quemen with the rule-based agent (which declares 报听 whenever it may): the 报听 seats'
+    redealt hands still wait, differ from the real ones, and the copies play on."""
+    rng = np.random.default_rng(8)
+    eng = Engine("quemen", num_tables=32, seed=9)
+    eng.reset()
+    agent = RuleBasedAgent("quemen")
+    checked = 0
+    for _ in range(300):
+        st = eng.state
+        cand = np.flatnonzero((st.phase != END) & (st.ting.sum(axis=1) - st.ting[np.arange(32), st.to_act] > 0))
+        if len(cand):
+            b = int(cand[0])
+            seat = int(st.to_act[b])
+            worlds = determinize(eng, b, seat, n=16, rng=rng, mcmc_steps=60)
+            check_determinized(eng, b, seat, worlds)
+            o = next(o for o in range(4) if o != seat and st.ting[b, o])
+            assert (worlds.state.hands[:, o] != st.hands[b, o]).any(axis=1).sum() >= 8
+            if checked == 0:
+                play_out(worlds, rng)
+            checked += 1
+            if checked == 4:
+                return
+        eng.step(rule_step(eng, agent, rng))
+        done = np.flatnonzero(eng.state.phase == END)
+        if len(done):
+            eng.reset(tables=done)
+    raise AssertionError(f"only {checked} positions with another seat's 报听 came up")
+
+
+def test_ting_waits_is_the_test_of_ting_discards():
+    """ting_waits(hand less X) is legal.ting_discards(hand)[X] on the turns of quemen play by the
+    rule-based agent (random hands are seldom ready)."""
+    rng = np.random.default_rng(2)
+    eng = Engine("quemen", num_tables=64, seed=3)
+    eng.reset()
+    agent = RuleBasedAgent("quemen")
+    agreed = 0
+    for _ in range(60):
+        st = eng.state
+        idx = np.flatnonzero((st.phase == TURN) & ~st.ting[np.arange(64), st.to_act])
+        seats = st.to_act[idx].astype(np.int64)
+        want = legal.ting_discards(eng.rules, st, idx, seats)
+        r, x = np.nonzero(st.hands[idx, seats] > 0)
+        rest = st.hands[idx[r], seats[r]].copy()
+        rest[np.arange(len(r)), x] -= 1
+        got = ting_waits(eng.rules, rest, st.meld_counts[idx[r], seats[r]])
+        assert np.array_equal(got, want[r, x])
+        agreed += int(got.sum())
+        eng.step(rule_step(eng, agent, rng))
+        done = np.flatnonzero(eng.state.phase == END)
+        if len(done):
+            eng.reset(tables=done)
+    assert agreed > 20
+
+
+def test_hidden_tiles_are_dealt_uniformly():
+    """At the dealer's first turn, seen from the dealer: the next live tile and the tiles of the
+    next seat's hand follow the counts of the unseen tiles (within 5 standard deviations)."""
+    eng = Engine("beijing", num_tables=1, seed=21)
+    eng.reset()
+    st = eng.state
+    seat = int(st.to_act[0])
+    n = 4000
+    worlds = determinize(eng, 0, seat, n=n, rng=3)
+    unseen = np.full(34, 4) - st.hands[0, seat]
+    unseen[st.indicator[0]] -= 1
+    p = unseen / unseen.sum()
+    got = np.bincount(worlds.state.wall[:, int(st.live_pos[0])], minlength=34) / n
+    assert (np.abs(got - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-12).all()
+    nxt = (seat + 1) % 4
+    got = worlds.state.hands[:, nxt].sum(axis=0) / (13 * n)
+    assert (np.abs(got - p) <= 5 * np.sqrt(p * (1 - p) / (13 * n)) + 1e-12).all()
+
+
+def test_redeal_in_place_and_the_four_hui_retry(monkeypatch):
+    rng = np.random.default_rng(4)
+    root = Engine("beijing", num_tables=2, seed=5)
+    root.reset()
+    play_until(root, rng, lambda e: (e.state.phase == TURN).all() and (e.state.n_discards.sum(axis=1) > 4).all())
+    seat = int(root.state.to_act[0])
+    rows = Engine("beijing", num_tables=40)
+    rows.restore(root, 0, np.arange(40))
+    assert redeal(rows, seat, rng=1, tables=np.arange(8, 40)).all()
+    assert (rows.state.hands[:8] == root.state.hands[0]).all()              # rows not asked for: kept
+    check_determinized(root, 0, seat, rows.clone(np.arange(8, 40)))
+    # every deal gives a seat all four 惠牌: after max_tries, each table keeps its tiles
+    real = D._deal
+    hui = int(root.state.hui[0])
+    victim = (seat + 1) % 4
+    calls = []
+
+    def four_hui(pool, slots, kong, width, drawn_seat, gen):
+        out = real(pool, slots, kong, width, drawn_seat, gen)
+        calls.append(len(pool))
+        if len(calls) <= 2:         # the first two rounds break the rule, later ones do not
+            out["hands"][:, victim, hui] = 4
+        return out
+
+    monkeypatch.setattr(D, "_deal", four_hui)
+    again = Engine("beijing", num_tables=5)
+    again.restore(root, 0, np.arange(5))
+    before = snapshot(again)
+    assert not redeal(again, seat, rng=2, max_tries=9).any()                # rounds of 1 and 8 deals
+    assert calls == [5, 40] and all(np.array_equal(before[k], v) for k, v in snapshot(again).items()
+                                    if isinstance(v, np.ndarray))
+    calls.clear()
+    assert redeal(again, seat, rng=2, max_tries=100).all()                  # the third round succeeds
+    assert calls == [5, 40, 320]
+    check_determinized(root, 0, seat, again)
+
+
+def test_determinize_reaches_the_reserve_and_a_drained_wall():
+    """Late positions: an empty live wall (beijing draws only from the reserve) still redeals."""
+    rng = np.random.default_rng(9)
+    eng = Engine("beijing", num_tables=32, seed=10)
+    eng.reset()
+
+    def late(e):
+        st = e.state
+        left = reserve_start(e.rules, st) - st.live_pos
+        return bool(((st.phase == TURN) & (left <= 2)).any())
+
+    play_until(eng, rng, late, limit=600)
+    st = eng.state
+    b = int(np.flatnonzero((st.phase == TURN) & (reserve_start(eng.rules, st) - st.live_pos <= 2))[0])
+    seat = int(st.to_act[b])
+    worlds = determinize(eng, b, seat, n=32, rng=rng)
+    check_determinized(eng, b, seat, worlds)
+    play_out(worlds, rng)
