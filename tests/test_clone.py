@@ -643,3 +643,35 @@ def test_determinize_reaches_the_reserve_and_a_drained_wall():
     worlds = determinize(eng, b, seat, n=32, rng=rng)
     check_determinized(eng, b, seat, worlds)
     play_out(worlds, rng)
+
+
+# ----------------------------------------------------------------------------- the benchmark
+def _run_search_benchmark(tmp_path, *args) -> dict:
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "search.json"
+    proc = subprocess.run([sys.executable, str(root / "benchmarks" / "search.py"), *args, "--json", str(out)],
+                          cwd=root, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "machine:" in proc.stdout and "code: commit" in proc.stdout
+    return json.loads(out.read_text())
+
+
+def test_search_benchmark_smoke(tmp_path):
+    data = _run_search_benchmark(tmp_path, "--seconds", "0.05", "--batch-sizes", "8", "--tables", "4")
+    rows = {r["row"]: r for r in data["results"]}
+    assert set(rows) == {"clone 1 table", "restore 1 -> 8", "rollout 8", "determinize 8"}
+    assert all(r["per_sec"] > 0 and 0 < r["cpu_share"] <= 1.5 for r in rows.values())
+    assert rows["rollout 8"]["decisions_per_rollout"] > 0 and data["machine"]["cores"] >= 1
+    assert set(data["code"]) == {"commit", "mj_env_uncommitted_changes"}
+
+
+@pytest.mark.slow
+def test_search_benchmark_ting_mixing_smoke(tmp_path):
+    data = _run_search_benchmark(tmp_path, "--ting-mixing", "--ting-steps", "0,20", "--ting-positions", "3")
+    first = data["results"][0]
+    assert first["mcmc_steps"] == 0 and all(v == 1.0 for v in first["kept_by_size"].values())
