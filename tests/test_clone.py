@@ -675,3 +675,19 @@ def test_search_benchmark_ting_mixing_smoke(tmp_path):
     data = _run_search_benchmark(tmp_path, "--ting-mixing", "--ting-steps", "0,20", "--ting-positions", "3")
     first = data["results"][0]
     assert first["mcmc_steps"] == 0 and all(v == 1.0 for v in first["kept_by_size"].values())
+
+
+def test_the_readme_search_example_runs(tmp_path):
+    """The code block of README.md's "Search: copies and determinization" section."""
+    import runpy
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Search: copies and determinization", 1)[1].split("\n## ", 1)[0]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    script = tmp_path / "readme_search.py"
+    script.write_text(code, encoding="utf-8")
+    names = runpy.run_path(str(script))
+    worlds, legal_actions = names["worlds"], names["legal"]
+    assert (worlds.state.phase == END).all() and names["best"] in legal_actions
+    assert len(legal_actions) > 1 and names["points"].shape == (256,)
