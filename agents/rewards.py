@@ -1,6 +1,6 @@
 """Reward options for training: what a learner is paid, and what that makes it optimise.
 
-The environment pays each seat its settled points when a hand ends (RULES.md 6, zero-sum).
+The environment pays each seat its settled points when a hand ends (docs/RULES.md 6, zero-sum).
 ``RewardTransform`` turns those into the learner's reward and, for shaping, adds a potential
 term at the learner's decisions. Choose with ``train.py --reward``:
 

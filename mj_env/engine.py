@@ -73,7 +73,7 @@ class StepResult:
     rewards: np.ndarray        # (B, 4) int64 settled points of the hands that ended in this step
     hand_over: np.ndarray      # (B,) bool    a hand ended at this table in this step
     episode_over: np.ndarray   # (B,) bool    the episode (match of hands_per_episode) ended
-    settlements: Settlements = field(default_factory=Settlements)  # table -> settlement (INTERFACES.md 2)
+    settlements: Settlements = field(default_factory=Settlements)  # table -> settlement (docs/INTERFACES.md 2)
 
 
 class Engine:
@@ -107,7 +107,7 @@ class Engine:
         settlements here, and need another reset to play on.
 
         walls: None (shuffled from the engine's generator), or an array/list (n, W) of tile
-        indices or codes, each a full set (RULES.md 3). dealers: None (RULES.md 2: East, or at
+        indices or codes, each a full set (docs/RULES.md 3). dealers: None (docs/RULES.md 2: East, or at
         random for hebei/quemen) or (n,) seats.
         """
         # Everything is checked before anything changes: a refused reset leaves the tables and

@@ -30,3 +30,21 @@ def test_no_tracked_file_points_outside_the_repository():
         if "../shared" in path.read_text(encoding="utf-8", errors="replace"):
             hits.append(str(path.relative_to(ROOT)))
     assert not hits, f"these point at ../shared, which a clone does not have: {hits}"
+
+
+def test_spec_citations_point_at_the_repository_copy():
+    """A citation of the spec names docs/RULES.md or docs/INTERFACES.md (a clone has no other copy)."""
+    import re
+
+    bare = re.compile(r"(?<![/\w`\"])(RULES|INTERFACES)\.md")
+    hits = []
+    for top in ("mj_env", "agents", "tests", "benchmarks", "examples"):
+        for path in (ROOT / top).rglob("*.py"):
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if bare.search(line) and path != Path(__file__).resolve():
+                    hits.append(f"{path.relative_to(ROOT)}:{n}")
+    for path in (ROOT / "train.py", ROOT / "README.md"):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if bare.search(line) and "docs/" not in line:
+                hits.append(f"{path.relative_to(ROOT)}:{n}")
+    assert not hits, f"cite docs/RULES.md / docs/INTERFACES.md: {hits}"
