@@ -336,8 +336,13 @@ class Engine:
                 f"{phase}; legal now: {shown}")
 
     # ------------------------------------------------------------------ step
-    def step(self, actions) -> StepResult:
-        """Apply one action per table (ignored at tables in END). Returns rewards and ends."""
+    def step(self, actions, tables=None) -> StepResult:
+        """Apply one action per table (ignored at tables in END). Returns rewards and ends.
+
+        ``tables``: step only these tables (distinct table numbers); the others wait as they are
+        and their entries of ``actions`` are ignored (``actions`` is still one per table). Used where
+        some tables wait on a decision made elsewhere (the single-agent env's opponents' turns)."""
+        sel = None if tables is None else self._table_index(tables)
         try:
             acts = np.asarray(actions)
         except (ValueError, TypeError, OverflowError) as e:
@@ -351,13 +356,17 @@ class Engine:
         acts = acts.astype(np.int64)
         st = self.state
         live = st.phase != END
+        if sel is not None:
+            chosen = np.zeros(self.num_tables, dtype=bool)
+            chosen[sel] = True
+            live &= chosen
         in_range = (acts >= 0) & (acts < A.N_ACTIONS)
         ok = ~live | (in_range & self._mask[self._rows, np.where(in_range, acts, 0)])
         if not ok.all():
             b = int(np.flatnonzero(~ok)[0])
             raise A.ActionError(self.explain_illegal(b, int(acts[b])))
         res = self._new_result()
-        phase = st.phase.copy()
+        phase = np.where(live, st.phase, END) if sel is not None else st.phase.copy()
         touched = self._rows[live]
         self._do_turn(self._rows[phase == TURN], acts, res)
         self._do_claim(self._rows[phase == CLAIM], acts, res)

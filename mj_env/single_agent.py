@@ -208,20 +208,10 @@ class MahjongSingleAgentVectorEnv(VectorEnv):
         return out
 
     def _step_some(self, idx, acts):
-        """Engine step at ``idx`` only: the other live tables wait on the learner, so they are
-        shown to the engine as ended (it ignores those) and restored after.
-        TODO(engine): an ``Engine.step(actions, tables=...)`` would make this unnecessary."""
-        st = self.engine.state
+        """Engine step at ``idx`` only: the other live tables wait on the learner."""
         full = np.zeros(self.num_envs, dtype=np.int64)
         full[idx] = acts
-        parked = np.flatnonzero(st.phase != END)
-        parked = parked[~np.isin(parked, idx)]
-        saved = st.phase[parked].copy()
-        st.phase[parked] = END
-        try:
-            return self.engine.step(full)
-        finally:
-            st.phase[parked] = saved
+        return self.engine.step(full, tables=idx)
 
     def _settled(self, res, keep) -> None:
         """Record the settlements of the learner's hands that ended (tables where ``keep``)."""

@@ -285,3 +285,37 @@ def test_wall_counts_of_one_table_equal_the_batched_ones(rules):
         done = np.flatnonzero(eng.state.phase == END)
         if len(done):
             eng.reset(tables=done)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_step_on_chosen_tables_leaves_the_others_waiting(preset):
+    """Engine.step(actions, tables=...) plays only those tables: each one as a copy of it played
+    alone, every other table (and its mask) bit-identical; bad ``tables`` refused, nothing changed."""
+    eng = Engine(preset, num_tables=6, seed=2)
+    eng.reset()
+    rng = np.random.default_rng(3)
+    for step in range(120):
+        chosen = np.flatnonzero(rng.random(6) < 0.5)
+        if not len(chosen):
+            chosen = np.array([int(rng.integers(6))])
+        acts = random_actions(eng.legal_mask(), rng)
+        alone = eng.clone(chosen)
+        before = {f: getattr(eng.state, f).copy() for f in eng.state.__dataclass_fields__}
+        mask_before = eng.legal_mask().copy()
+        res = eng.step(acts, tables=chosen)
+        ref = alone.step(acts[chosen])
+        others = np.setdiff1d(np.arange(6), chosen)
+        for f, old in before.items():
+            now = getattr(eng.state, f)
+            assert np.array_equal(now[others], old[others]), f
+            assert np.array_equal(now[chosen], getattr(alone.state, f)), f
+        assert np.array_equal(eng.legal_mask()[others], mask_before[others])
+        assert np.array_equal(res.rewards[chosen], ref.rewards) and not res.rewards[others].any()
+        over = np.flatnonzero(res.episode_over)
+        if len(over):
+            eng.reset(tables=over)
+    snapshot = {f: getattr(eng.state, f).copy() for f in eng.state.__dataclass_fields__}
+    for bad in ([0, 0], [6], [-1], [1.5], [[0, 1]]):
+        with pytest.raises(ValueError, match="table"):
+            eng.step(random_actions(eng.legal_mask(), rng), tables=bad)
+    assert all(np.array_equal(getattr(eng.state, f), v) for f, v in snapshot.items())
