@@ -1,0 +1,105 @@
+"""The learning curve of a ``train.py`` run: points per hand against the baselines over wall-clock minutes.
+
+::
+
+    python -m agents.curve runs/<exp>/progress.csv --out docs/learning_curve.png
+    python -m agents.curve runs/a/progress.csv runs/b/progress.csv --labels "seed 1,seed 2" --out curve.png
+
+Reads the quick evaluations ``train.py`` logs every ``--eval-every`` updates (columns
+``vs_<opponent>_points`` with ``vs_<opponent>_ci_low`` / ``_ci_high``, and ``seconds``) and draws,
+for each run and each opponent (``rule`` first), the mean with its 95% band; rows without an
+evaluation are skipped. Needs the ``plot`` extra (matplotlib).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+from pathlib import Path
+
+
+class CurveError(ValueError):
+    """A progress file that cannot be drawn (missing, no evaluation columns, bad numbers)."""
+
+
+def read_curves(path) -> dict[str, list[tuple[float, float, float, float]]]:
+    """``{opponent: [(minutes, points, ci_low, ci_high), ...]}`` from one progress.csv."""
+    path = Path(path)
+    try:
+        with path.open(newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            columns, rows = reader.fieldnames or [], list(reader)
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise CurveError(f"{path}: cannot read it ({getattr(e, 'strerror', None) or e})") from None
+    if "seconds" not in columns:
+        raise CurveError(f"{path}: not a train.py progress.csv (no 'seconds' column)")
+    opponents = [c[3:-7] for c in columns if c.startswith("vs_") and c.endswith("_points")]
+    if not opponents:
+        raise CurveError(f"{path}: no evaluation columns (vs_<opponent>_points)")
+    out: dict[str, list[tuple[float, float, float, float]]] = {}
+    for i, row in enumerate(rows, 2):
+        for opp in opponents:
+            cells = [row.get(f"vs_{opp}_{k}") or "" for k in ("points", "ci_low", "ci_high")]
+            if not all(cells):
+                continue
+            try:
+                values = [float(row["seconds"]) / 60, *map(float, cells)]
+            except ValueError:
+                raise CurveError(f"{path}, line {i}: a number was expected in the {opp} columns") from None
+            if not all(math.isfinite(v) for v in values):
+                raise CurveError(f"{path}, line {i}: non-finite value in the {opp} columns")
+            out.setdefault(opp, []).append(tuple(values))
+    if not out:
+        raise CurveError(f"{path}: no row has an evaluation yet")
+    return out
+
+
+def plot(paths, out: str, labels=None, title: str | None = None) -> None:
+    """Draw every run's curves into one PNG (one panel per opponent, the rule agent first)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = [read_curves(p) for p in paths]
+    labels = list(labels) if labels else [Path(p).parent.name for p in paths]
+    if len(labels) != len(runs):
+        raise CurveError(f"{len(labels)} labels for {len(runs)} runs")
+    opponents = sorted({o for r in runs for o in r}, key=lambda o: (o != "rule", o))
+    fig, axes = plt.subplots(1, len(opponents), figsize=(5.5 * len(opponents), 4), squeeze=False)
+    for ax, opp in zip(axes[0], opponents):
+        for run, label in zip(runs, labels):
+            pts = run.get(opp)
+            if not pts:
+                continue
+            t, m, lo, hi = zip(*pts)
+            ax.plot(t, m, marker="o", ms=3, label=label)
+            ax.fill_between(t, lo, hi, alpha=0.2)
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_xlabel("wall-clock minutes")
+        ax.set_ylabel(f"points/hand vs {opp} (95% interval)")
+        ax.set_title(f"against the {opp} agent")
+        ax.legend()
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("progress", nargs="+", help="progress.csv of one or more train.py runs")
+    p.add_argument("--out", required=True, help="PNG to write")
+    p.add_argument("--labels", default=None, help="comma-separated run names (default: the run directories)")
+    p.add_argument("--title", default=None)
+    a = p.parse_args(argv)
+    try:
+        plot(a.progress, a.out, a.labels.split(",") if a.labels else None, a.title)
+    except CurveError as e:
+        p.error(str(e))
+    print(f"wrote {a.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""agents.curve: the learning-curve picture from train.py's progress.csv."""
+from __future__ import annotations
+
+import pytest
+
+from agents import curve
+
+HEADER = "update,global_step,seconds,SPS,vs_random_points,vs_random_ci_low,vs_random_ci_high,vs_rule_points," \
+         "vs_rule_ci_low,vs_rule_ci_high\n"
+
+
+def write(tmp_path, body: str, name="run"):
+    d = tmp_path / name
+    d.mkdir()
+    (d / "progress.csv").write_text(HEADER + body, encoding="utf-8")
+    return d / "progress.csv"
+
+
+def test_reads_only_rows_with_an_evaluation(tmp_path):
+    p = write(tmp_path, "1,100,60,5,1.0,0.8,1.2,-0.5,-0.7,-0.3\n2,200,120,5,,,,,,\n3,300,180,5,1.1,0.9,1.3,0.1,-0.1,0.3\n")
+    got = curve.read_curves(p)
+    assert got["rule"] == [(1.0, -0.5, -0.7, -0.3), (3.0, 0.1, -0.1, 0.3)]
+    assert [t for t, *_ in got["random"]] == [1.0, 3.0]
+
+
+@pytest.mark.parametrize("body,match", [
+    ("", "no row has an evaluation"),
+    ("1,100,60,5,1.0,0.8,x,-0.5,-0.7,-0.3\n", "line 2: a number was expected in the random columns"),
+    ("1,100,60,5,1.0,0.8,inf,-0.5,-0.7,-0.3\n", "non-finite"),
+])
+def test_bad_files_get_a_clear_error(tmp_path, body, match):
+    with pytest.raises(curve.CurveError, match=match):
+        curve.read_curves(write(tmp_path, body))
+
+
+def test_missing_file_and_foreign_csv(tmp_path):
+    with pytest.raises(curve.CurveError, match="cannot read"):
+        curve.read_curves(tmp_path / "nope.csv")
+    (tmp_path / "other.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    with pytest.raises(curve.CurveError, match="not a train.py progress.csv"):
+        curve.read_curves(tmp_path / "other.csv")
+
+
+def test_draws_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    a = write(tmp_path, "1,100,60,5,1.0,0.8,1.2,-0.5,-0.7,-0.3\n3,300,180,5,1.1,0.9,1.3,0.1,-0.1,0.3\n", "a")
+    b = write(tmp_path, "1,100,30,5,0.9,0.7,1.1,-0.6,-0.8,-0.4\n", "b")
+    out = tmp_path / "curve.png"
+    curve.main([str(a), str(b), "--out", str(out), "--labels", "seed 1,seed 2"])
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(SystemExit):
+        curve.main([str(a), "--out", str(out), "--labels", "x,y"])
