@@ -1,52 +1,153 @@
-"""TorchRL: the PettingZoo environment through ``PettingZooWrapper(use_mask=True)``.
+"""TorchRL: PPO with a masked categorical policy on the batched single-agent environment.
 
-TorchRL groups the four seats into one ``"player"`` group (a tensordict of shape [4]) with the
-action mask in ``("player", "action_mask")``; a masked policy (here a uniform one over the legal
-actions) fills ``("player", "action")``. This is the entry point for TorchRL's multi-agent PPO
-(MAPPO/IPPO) recipes, with ``env.state()`` available to a centralized critic.
+TorchRL's ``GymWrapper`` takes ``gymnasium.make_vec("mj_env/Beijing-v0", num_envs=N,
+vectorization_mode="vector_entry_point")`` through ``mj_env.wrappers.ResetByMask`` (autoreset
+``DISABLED``: TorchRL deals ended tables anew with a reset mask), so one TorchRL env is N tables,
+batch size [N]. The learner plays seat 0 at every table against three rule-based (or random)
+opponents that act inside the step. The policy is a ``ProbabilisticActor`` over
+``MaskedCategorical`` (logits from a small MLP over the (14, 34) planes, mask from
+``"action_mask"``), the critic a ``ValueOperator``; each iteration collects ``--frames`` learner
+decisions with a ``Collector``, computes GAE and takes a few epochs of ``ClipPPOLoss``
+minibatch steps. The file keeps its old name: it went through ``PettingZooWrapper`` before the
+adapter existed (that wrapper still works on ``mj_env.env()``, see the README).
 
     pip install -e '.[examples]'
-    python examples/torchrl_pettingzoo.py --steps 2000
-    python examples/torchrl_pettingzoo.py --smoke
+    python examples/torchrl_pettingzoo.py                          # a few minutes on 2 cores
+    python examples/torchrl_pettingzoo.py --opponents random --iterations 40
+    python examples/torchrl_pettingzoo.py --smoke                  # seconds, what CI runs
 """
 from __future__ import annotations
 
 import argparse
 import time
 
+import gymnasium as gym
 import torch
-from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+from tensordict.nn import TensorDictModule
+from torch import nn
+from torchrl.collectors import Collector
+from torchrl.data import LazyTensorStorage, ReplayBuffer, SamplerWithoutReplacement
+from torchrl.envs import GymWrapper
+from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
+from torchrl.objectives import ClipPPOLoss
+from torchrl.objectives.value import GAE
 
-import mj_env
+import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
+from mj_env.observation import N_PLANES
+from mj_env.tiles import N_KINDS
+from mj_env.wrappers import ResetByMask
+
+N_IN = N_PLANES * N_KINDS
 
 
-def masked_uniform(td):
-    """A uniform choice among each agent's legal actions, written as ``("player", "action")``."""
-    mask = td["player", "action_mask"]  # (4, 127); ("player", "mask") says which seat acts
-    logits = torch.where(mask.bool(), torch.rand(mask.shape), torch.tensor(-1.0))
-    td["player", "action"] = logits.argmax(dim=-1)
-    return td
+def make_env(rules: str, opponents: str, tables: int, seed: int) -> GymWrapper:
+    envs = gym.make_vec(f"mj_env/{rules.capitalize()}-v0", num_envs=tables,
+                        vectorization_mode="vector_entry_point", opponents=opponents)
+    env = GymWrapper(ResetByMask(envs), categorical_action_encoding=True)
+    env.set_seed(seed)
+    return env
+
+
+def mlp(n_out: int, hidden: int) -> nn.Sequential:
+    return nn.Sequential(nn.Flatten(-2), nn.Linear(N_IN, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(),
+                         nn.Linear(hidden, n_out))
+
+
+class Logits(nn.Module):
+    """(14, 34) uint8 planes and the int8 mask -> logits and the bool mask MaskedCategorical takes."""
+
+    def __init__(self, n_actions: int, hidden: int):
+        super().__init__()
+        self.net = mlp(n_actions, hidden)
+
+    def forward(self, obs, mask):
+        return self.net(obs.float()), mask.bool()
+
+
+class Value(nn.Module):
+    def __init__(self, hidden: int):
+        super().__init__()
+        self.net = mlp(1, hidden)
+
+    def forward(self, obs):
+        return self.net(obs.float())
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rules", default="beijing", help="beijing, hebei or quemen")
-    p.add_argument("--steps", type=int, default=2000, help="environment steps to roll out")
+    p.add_argument("--opponents", default="rule", help="rule or random")
+    p.add_argument("--tables", type=int, default=64, help="tables played at once (the env's batch size)")
+    p.add_argument("--frames", type=int, default=4096, help="learner decisions collected per iteration")
+    p.add_argument("--iterations", type=int, default=30)
+    p.add_argument("--epochs", type=int, default=4, help="passes over each batch")
+    p.add_argument("--minibatch", type=int, default=512)
+    p.add_argument("--hidden", type=int, default=256)
+    p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--smoke", action="store_true", help="tiny settings: a few seconds")
     args = p.parse_args(argv)
     if args.smoke:
-        args.steps = 200
+        args.tables, args.frames, args.iterations, args.epochs, args.minibatch = 8, 256, 1, 1, 128
     torch.manual_seed(args.seed)
-    env = PettingZooWrapper(mj_env.env(rules=args.rules), use_mask=True, group_map={"player": list(
-        mj_env.raw_env().possible_agents)}, seed=args.seed)
-    t0 = time.time()
-    td = env.rollout(args.steps, policy=masked_uniform, break_when_any_done=False)
+    torch.set_num_threads(1)  # small networks: extra threads only contend with the env for the cores
+    env = make_env(args.rules, args.opponents, args.tables, args.seed)
+    n_actions = env.action_spec.space.n
+
+    actor = ProbabilisticActor(
+        TensorDictModule(Logits(n_actions, args.hidden), in_keys=["observation", "action_mask"],
+                         out_keys=["logits", "mask"]),
+        in_keys=["logits", "mask"], distribution_class=MaskedCategorical, spec=env.action_spec,
+        return_log_prob=True)
+    critic = ValueOperator(Value(args.hidden), in_keys=["observation"])
+    advantage = GAE(gamma=0.99, lmbda=0.95, value_network=critic, average_gae=True)
+    loss_fn = ClipPPOLoss(actor, critic, clip_epsilon=0.2, entropy_coeff=0.01, critic_coeff=0.5,
+                          normalize_advantage=True, loss_critic_type="smooth_l1")
+    optim = torch.optim.Adam(loss_fn.parameters(), lr=args.lr)
+    frames = max(args.frames // args.tables, 1) * args.tables
+    minibatch = min(args.minibatch, frames)
+    collector = Collector(env, actor, frames_per_batch=frames, total_frames=frames * args.iterations,
+                          auto_register_policy_transforms=False)
+    buffer = ReplayBuffer(storage=LazyTensorStorage(frames), sampler=SamplerWithoutReplacement(),
+                          batch_size=minibatch)
+
+    t0, t_env, total, per_iter = time.time(), 0.0, 0, []
+    t_collect = time.time()
+    for it, data in enumerate(collector, 1):
+        t_env += time.time() - t_collect
+        done = data["next", "done"]
+        points = data["next", "reward"][done]  # the reward is paid when the hand ends
+        hands = points.numel()
+        per_iter.append(points)
+        total += data.numel()
+        losses = []
+        for _ in range(args.epochs):
+            with torch.no_grad():
+                advantage(data)
+            buffer.extend(data.reshape(-1))
+            for _ in range(frames // minibatch):
+                out = loss_fn(buffer.sample())
+                loss = out["loss_objective"] + out["loss_critic"] + out["loss_entropy"]
+                optim.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(loss_fn.parameters(), 1.0)
+                optim.step()
+                losses.append(loss.item())
+        print(f"iter {it}: {data.numel()} decisions, {hands} hands, "
+              f"{points.mean().item():+.3f} ± {points.std().item() / max(hands, 1) ** 0.5:.3f} points/hand "
+              f"vs {args.opponents}, "
+              f"loss {sum(losses) / len(losses):.4f}, entropy {out['entropy'].item():.3f}", flush=True)
+        t_collect = time.time()
+    collector.shutdown()
     dt = time.time() - t0
-    hands = int(td["next", "done"].sum())
-    print(f"{td.shape[0]} steps ({hands} hands ended) at {td.shape[0] / dt:.0f} steps/s; "
-          f"points summed over seats {td['next', 'player', 'reward'].sum().item():.0f}")
-    return td
+    print(f"{total} learner decisions in {dt:.0f}s: {total / dt:.0f} decisions/s training, "
+          f"{total / t_env:.0f} decisions/s collecting")
+    if len(per_iter) >= 4:
+        q = len(per_iter) // 4
+        first, last = torch.cat(per_iter[:q]), torch.cat(per_iter[-q:])
+        print(f"points/hand vs {args.opponents}: first {q} iterations {first.mean().item():+.3f} ± "
+              f"{first.std().item() / first.numel() ** 0.5:.3f}, last {q} {last.mean().item():+.3f} ± "
+              f"{last.std().item() / last.numel() ** 0.5:.3f}")
 
 
 if __name__ == "__main__":

@@ -25,12 +25,14 @@ def test_sb3_maskable_ppo_smoke():
 
 def test_tianshou_smoke():
     pytest.importorskip("tianshou")
-    assert "collected 2 hands" in run_smoke("tianshou_pettingzoo.py")
+    out = run_smoke("tianshou_pettingzoo.py")  # one epoch of DQN at player_0 against 3 random seats
+    assert "epoch 1: " in out and "greedy learner" in out and "trained on" in out
 
 
 def test_torchrl_smoke():
     pytest.importorskip("torchrl")
-    assert "200 steps" in run_smoke("torchrl_pettingzoo.py")
+    out = run_smoke("torchrl_pettingzoo.py")  # one PPO iteration on GymWrapper(ResetByMask(make_vec(...)))
+    assert "iter 1: 256 decisions" in out and "loss" in out and "decisions/s training" in out
 
 
 def test_rllib_smoke():

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from pettingzoo.test import api_test
 
 import mj_env
@@ -31,3 +32,78 @@ def test_numeric_infos_hold_numbers_only():
             scores = info["scores"]
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert scores is not None and scores.dtype == np.int64 and scores.sum() == 0
+
+
+def _reset_by_mask(num_envs=8):
+    import gymnasium as gym
+
+    from mj_env.wrappers import ResetByMask
+    return ResetByMask(gym.make_vec("mj_env/Beijing-v0", num_envs=num_envs, vectorization_mode="vector_entry_point",
+                                    opponents="random"))
+
+
+def _masked_random(mask, rng):
+    return np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+
+
+def test_reset_by_mask_deals_only_the_masked_tables():
+    import gymnasium as gym
+    from gymnasium.vector import AutoresetMode
+
+    from mj_env.wrappers import ResetByMask
+    envs = _reset_by_mask()
+    assert envs.autoreset_mode == AutoresetMode.DISABLED == envs.metadata["autoreset_mode"]
+    rng = np.random.default_rng(0)
+    obs, _ = envs.reset(seed=0)
+    ended = np.zeros(envs.num_envs, dtype=bool)
+    for _ in range(200):
+        obs, _, term, trunc, _ = envs.step(_masked_random(obs["action_mask"], rng))
+        ended |= term | trunc
+        if ended.any() and not ended.all():
+            break
+    assert ended.any() and not ended.all()
+    pass_only = obs["action_mask"].sum(1) == 1
+    assert pass_only[ended].all() and not pass_only[~ended].any()  # final observations wait for the reset
+    again, _ = envs.reset(options={"reset_mask": ended})
+    assert not (again["action_mask"].sum(1) == 1).any()  # the ended tables were dealt anew
+    assert (again["observation"][~ended] == obs["observation"][~ended]).all()  # the others untouched
+    with pytest.raises(ValueError, match="NEXT_STEP"):
+        ResetByMask(gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                                 autoreset_mode=AutoresetMode.SAME_STEP))
+
+
+def test_reset_by_mask_under_torchrl_gym_wrapper():
+    torch = pytest.importorskip("torch")
+    envs_lib = pytest.importorskip("torchrl.envs")
+    env = envs_lib.GymWrapper(_reset_by_mask(), categorical_action_encoding=True)
+    env.set_seed(0)
+    assert env.batch_size == (8,)
+
+    def policy(td):
+        mask = td["action_mask"].bool()
+        td["action"] = torch.where(mask, torch.rand(mask.shape), torch.tensor(-1.0)).argmax(-1)
+        return td
+
+    td = env.rollout(120, policy=policy, break_when_any_done=False)
+    done = td["next", "done"].squeeze(-1)
+    assert done.sum() >= 8
+    after = td["action_mask"][:, 1:][done[:, :-1]]  # the observation after each ended hand
+    assert ((after.sum(-1)) > 1).all()  # a new deal, not the final observation (pass only)
+    assert td["next", "reward"][done].ne(0).any()  # the points are paid when the hand ends
+
+
+def test_torchrl_pettingzoo_wrapper_needs_no_adapter():
+    """TorchRL's own PettingZoo path (the AEC env as one "player" group, masked) takes the env as it is."""
+    torch = pytest.importorskip("torch")
+    pz = pytest.importorskip("torchrl.envs.libs.pettingzoo")
+    env = pz.PettingZooWrapper(mj_env.env(), use_mask=True, group_map={"player": list(mj_env.raw_env().possible_agents)},
+                               seed=0)
+
+    def policy(td):
+        mask = td["player", "action_mask"].bool()
+        td["player", "action"] = torch.where(mask, torch.rand(mask.shape), torch.tensor(-1.0)).argmax(-1)
+        return td
+
+    td = env.rollout(150, policy=policy, break_when_any_done=False)
+    assert td.shape == (150,) and td["next", "done"].any()
+    assert (td["player", "mask"].sum(-1) == 1).all()  # one seat acts at a time
