@@ -34,12 +34,12 @@ def test_numeric_infos_hold_numbers_only():
     assert scores is not None and scores.dtype == np.int64 and scores.sum() == 0
 
 
-def _reset_by_mask(num_envs=8):
+def _reset_by_mask(num_envs=8, opponents="random"):
     import gymnasium as gym
 
     from mj_env.wrappers import ResetByMask
     return ResetByMask(gym.make_vec("mj_env/Beijing-v0", num_envs=num_envs, vectorization_mode="vector_entry_point",
-                                    opponents="random"))
+                                    opponents=opponents))
 
 
 def _masked_random(mask, rng):
@@ -75,8 +75,9 @@ def test_reset_by_mask_deals_only_the_masked_tables():
 def test_reset_by_mask_under_torchrl_gym_wrapper():
     torch = pytest.importorskip("torch")
     envs_lib = pytest.importorskip("torchrl.envs")
-    env = envs_lib.GymWrapper(_reset_by_mask(), categorical_action_encoding=True)
+    env = envs_lib.GymWrapper(_reset_by_mask(opponents="rule"), categorical_action_encoding=True)
     env.set_seed(0)
+    torch.manual_seed(0)
     assert env.batch_size == (8,)
 
     def policy(td):
@@ -89,7 +90,7 @@ def test_reset_by_mask_under_torchrl_gym_wrapper():
     assert done.sum() >= 8
     after = td["action_mask"][:, 1:][done[:, :-1]]  # the observation after each ended hand
     assert ((after.sum(-1)) > 1).all()  # a new deal, not the final observation (pass only)
-    assert td["next", "reward"][done].ne(0).any()  # the points are paid when the hand ends
+    assert td["next", "reward"][done].ne(0).any()  # the points are paid when the hand ends (rule agents win)
 
 
 def test_torchrl_pettingzoo_wrapper_needs_no_adapter():
