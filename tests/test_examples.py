@@ -31,7 +31,7 @@ def test_tianshou_smoke():
 
 def test_torchrl_smoke():
     pytest.importorskip("torchrl")
-    out = run_smoke("torchrl_pettingzoo.py")  # one PPO iteration on GymWrapper(ResetByMask(make_vec(...)))
+    out = run_smoke("torchrl_ppo.py")  # one PPO iteration on GymWrapper(ResetByMask(make_vec(...)))
     assert "iter 1: 256 decisions" in out and "loss" in out and "decisions/s training" in out
 
 

@@ -8,13 +8,13 @@ opponents that act inside the step. The policy is a ``ProbabilisticActor`` over
 ``MaskedCategorical`` (logits from a small MLP over the (14, 34) planes, mask from
 ``"action_mask"``), the critic a ``ValueOperator``; each iteration collects ``--frames`` learner
 decisions with a ``Collector``, computes GAE and takes a few epochs of ``ClipPPOLoss``
-minibatch steps. The file keeps its old name: it went through ``PettingZooWrapper`` before the
-adapter existed (that wrapper still works on ``mj_env.env()``, see the README).
+minibatch steps. TorchRL's ``PettingZooWrapper(use_mask=True)`` also takes ``mj_env.env()`` as it
+is (tests/test_wrappers.py), for multi-agent setups.
 
     pip install -e '.[examples]'
-    python examples/torchrl_pettingzoo.py                          # a few minutes on 2 cores
-    python examples/torchrl_pettingzoo.py --opponents random --iterations 40
-    python examples/torchrl_pettingzoo.py --smoke                  # seconds, what CI runs
+    python examples/torchrl_ppo.py                          # a few minutes on 2 cores
+    python examples/torchrl_ppo.py --opponents random --iterations 40
+    python examples/torchrl_ppo.py --smoke                  # seconds, what CI runs
 """
 from __future__ import annotations
 
