@@ -61,6 +61,20 @@ class ActionError(ValueError):
     """An action is unknown, or illegal in the current state."""
 
 
+def action_batch(actions, n: int) -> np.ndarray:
+    """``actions`` as an int64 array of shape (n,), or an ActionError saying what it is instead.
+
+    Only an integer array (or a sequence of ints) of shape (n,) is an action batch: other shapes,
+    floats (3.7 is not 3), strings, bools and objects are refused; nothing is reshaped or cast."""
+    try:
+        acts = np.asarray(actions)
+    except (ValueError, TypeError, OverflowError) as e:
+        raise ActionError(f"expected {n} integer actions: {str(e)[:80]}") from None
+    if acts.shape != (n,) or acts.dtype.kind not in "iu":
+        raise ActionError(f"expected {n} integer actions, got shape {acts.shape} dtype {acts.dtype}")
+    return acts.astype(np.int64)
+
+
 def name(i: int) -> str:
     """The name of action ``i``, e.g. ``name(4) == 'discard 5m'``."""
     try:

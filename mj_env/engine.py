@@ -343,17 +343,10 @@ class Engine:
         and their entries of ``actions`` are ignored (``actions`` is still one per table). Used where
         some tables wait on a decision made elsewhere (the single-agent env's opponents' turns)."""
         sel = None if tables is None else self._table_index(tables)
-        try:
-            acts = np.asarray(actions)
-        except (ValueError, TypeError, OverflowError) as e:
-            raise A.ActionError(f"expected {self.num_tables} integer actions: {str(e)[:80]}") from None
-        if acts.shape != (self.num_tables,) or acts.dtype.kind not in "iu":
-            raise A.ActionError(f"expected {self.num_tables} integer actions, got shape {acts.shape} "
-                                f"dtype {acts.dtype}")
+        acts = A.action_batch(actions, self.num_tables)
         if not self._dealt_ever.all():
             raise A.ActionError(f"table {int(np.flatnonzero(~self._dealt_ever)[0])} has not been dealt: "
                                 "call reset() before step()")
-        acts = acts.astype(np.int64)
         st = self.state
         live = st.phase != END
         if sel is not None:

@@ -309,15 +309,8 @@ class MahjongSingleAgentVectorEnv(VectorEnv):
         self._check_open()
         if not self._started:
             raise A.ActionError("step() before reset(): call reset() first")
-        try:
-            acts = np.asarray(actions)
-        except (ValueError, TypeError, OverflowError) as e:
-            raise A.ActionError(f"expected {self.num_envs} integer actions: {str(e)[:80]}") from None
-        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
-            raise A.ActionError(f"expected {self.num_envs} integer actions, got shape {acts.shape} "
-                                f"dtype {acts.dtype}")
+        acts = A.action_batch(actions, self.num_envs)
         n, rows = self.num_envs, np.arange(self.num_envs)
-        acts = acts.astype(np.int64)
         st = self.engine.state
         restart = np.flatnonzero(self._over)   # NEXT_STEP: the action there is ignored
         live = ~self._over
