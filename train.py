@@ -94,7 +94,7 @@ class Args:
 
     # algorithm
     total_steps: int = 5_000_000
-    """environment steps (one decision at every table each) over the whole run"""
+    """environment steps (one decision at every table each) over the whole run, after --bc-steps (0: cloning only)"""
     num_envs: int = 256
     """tables stepped together"""
     num_steps: int = 64
@@ -107,9 +107,9 @@ class Args:
     """discount per decision of a seat (a hand is short and its points come at its end)"""
     gae_lambda: float = 0.95
     """GAE lambda"""
-    num_minibatches: int = 4
+    num_minibatches: int = 8
     """minibatches per epoch"""
-    update_epochs: int = 3
+    update_epochs: int = 4
     """epochs over each rollout"""
     norm_adv: bool = True
     """normalise advantages per minibatch"""
@@ -117,7 +117,7 @@ class Args:
     """PPO surrogate clipping"""
     clip_vloss: bool = False
     """clip the value loss as in the PPO paper (off: with rewards in points a 0.2 clip slows the value)"""
-    ent_coef: float = 0.01
+    ent_coef: float = 0.001
     """entropy bonus"""
     vf_coef: float = 0.5
     """value loss weight"""
@@ -125,22 +125,26 @@ class Args:
     """gradient clipping norm"""
     target_kl: FloatOrNone = None
     """stop an update's epochs early above this approximate KL (none: never)"""
-    arch: Literal["mlp", "tiles"] = "mlp"
+    arch: Literal["mlp", "tiles"] = "tiles"
     """network: mlp (features into an MLP) or tiles (per-tile convolutions, agents/networks.py)"""
     hidden: str = "256,256"
     """mlp: hidden layer widths, comma-separated"""
-    channels: int = 32
+    channels: int = 16
     """tiles: channels per tile"""
     blocks: int = 2
     """tiles: residual blocks"""
-    obs: Literal["v1", "v2"] = "v1"
+    obs: Literal["v1", "v2"] = "v2"
     """observation layout the network takes: v1 (the env's planes) or v2 (plus mj_env.features' planes)"""
 
     # imitation
-    bc_steps: int = 0
+    bc_steps: int = 256
     """behaviour cloning first: steps of four rule-based agents playing (num_envs decisions each) to imitate"""
-    bc_learning_rate: float = 1e-3
+    bc_learning_rate: float = 2e-3
     """Adam learning rate of the behaviour cloning phase"""
+    bc_epochs: int = 6
+    """epochs over each behaviour cloning rollout (its decisions are cheap to make and worth many passes)"""
+    bc_vf_coef: float = 0.1
+    """value loss weight while cloning (returns are in points: a larger weight swamps the policy's loss)"""
 
     # reward
     reward: Literal["points", "scaled", "sign", "shaped"] = "points"
@@ -151,22 +155,24 @@ class Args:
     """'shaped': potential per tile still needed to win (in scaled points)"""
 
     # self-play
-    opponent_prob: float = 0.5
+    opponent_prob: float = 1.0
     """fraction of hands dealt against the opponent pool (the rest is pure self-play)"""
     pool_size: int = 8
     """past snapshots kept in the opponent pool"""
     snapshot_every: int = 10
     """updates between snapshots added to the pool (each is also saved as a checkpoint)"""
-    opponent_rule: float = 0.0
+    opponent_rule: float = 0.75
     """share of the opponent-pool hands played against the rule-based agent instead of a snapshot"""
 
     # evaluation and logging
-    eval_every: int = 15
+    eval_every: int = 5
     """updates between quick duplicate evaluations against random and rule (0: never)"""
     eval_hands: int = 64
     """walls of each quick evaluation (each played in 2 seatings)"""
     final_eval_hands: int = 400
     """walls of the final evaluation against each baseline (0: skip)"""
+    eval_greedy: bool = False
+    """evaluations play the network's most likely action (greedy) instead of sampling from it"""
     eval_seed: int = 12345
     """seed of the evaluation walls (the same walls every time, so evaluations compare)"""
     max_minutes: FloatOrNone = 9.5
@@ -188,9 +194,9 @@ def network_config(args: Args) -> dict:
 
 def check_args(args: Args) -> str | None:
     """What is wrong with ``args`` for a run (None: nothing), found before anything is built or written."""
-    at_least = {"total_steps": 1, "num_envs": 1, "num_steps": 1, "num_minibatches": 1, "update_epochs": 1,
+    at_least = {"total_steps": 0, "num_envs": 1, "num_steps": 1, "num_minibatches": 1, "update_epochs": 1,
                 "pool_size": 1, "snapshot_every": 1, "eval_every": 0, "eval_hands": 1, "final_eval_hands": 0,
-                "bc_steps": 0}
+                "bc_steps": 0, "bc_epochs": 1}
     for name, low in at_least.items():
         if getattr(args, name) < low:
             return f"--{name.replace('_', '-')} must be at least {low}, not {getattr(args, name)}"
@@ -435,9 +441,11 @@ def behaviour_cloning(envs, obs: dict, model: nn.Module, optimizer: optim.Optimi
                       device) -> dict:
     """Imitate the rule-based agent before PPO: four rule agents play ``bc_steps`` steps at every table; each
     rollout of their decisions trains the policy (cross-entropy on the masked logits) and the value (the
-    GAE returns of their play), ``update_epochs`` times in ``num_minibatches``. Before training on a
-    rollout, the share of its decisions where the network's most likely action is the rule agent's is
-    logged (``bc/agreement``: on positions it has not been trained on). Returns the next observation."""
+    GAE returns of their play, weighted ``bc_vf_coef``), ``bc_epochs`` times in ``num_minibatches``. Before
+    training on a rollout, the share of its decisions with a choice (two or more legal actions) where the
+    network's most likely action is the rule agent's is logged (``bc/agreement``: on positions it has not
+    been trained on; the rule agent breaks exact ties at random, so 1.0 is out of reach). Returns the next
+    observation."""
     teacher = RuleBasedAgent(args.rules)
     rows = np.arange(args.num_envs)
     optimizer.param_groups[0]["lr"] = args.bc_learning_rate
@@ -469,8 +477,9 @@ def behaviour_cloning(envs, obs: dict, model: nn.Module, optimizer: optim.Optimi
 
 def bc_update(model: nn.Module, optimizer: optim.Optimizer, store: Rollout, returns: np.ndarray,
               b_inds: np.ndarray, args: Args, rng: np.random.Generator, device) -> float:
-    """Epochs of cross-entropy (policy) and squared error (value) over the decisions ``b_inds`` of ``store``.
-    Returns the agreement with the stored actions before the first gradient step."""
+    """``bc_epochs`` epochs of cross-entropy (policy) and squared error (value, weighted ``bc_vf_coef``) over
+    the decisions ``b_inds`` of ``store``. Returns the agreement with the stored actions before the first
+    gradient step, over the decisions with a choice."""
     model.train()
     torch.set_num_threads(max(1, args.threads))
     b_obs = torch.as_tensor(store.obs[b_inds], device=device)
@@ -478,16 +487,17 @@ def bc_update(model: nn.Module, optimizer: optim.Optimizer, store: Rollout, retu
     b_act = torch.as_tensor(store.action[b_inds], device=device)
     b_ret = torch.as_tensor(returns[b_inds], device=device)
     with torch.no_grad():
-        agreement = (masked_logits(model(b_obs)[0], b_mask).argmax(dim=1) == b_act).float().mean().item()
-    mb_size = max(1, len(b_inds) // args.num_minibatches)
+        same = masked_logits(model(b_obs)[0], b_mask).argmax(dim=1) == b_act
+        choice = b_mask.sum(dim=1) > 1
+        agreement = same[choice].float().mean().item() if choice.any() else 1.0
     order = np.arange(len(b_inds))
-    for _ in range(args.update_epochs):
+    for _ in range(args.bc_epochs):
         rng.shuffle(order)
-        for s0 in range(0, len(order), mb_size):
-            mb = torch.as_tensor(order[s0:s0 + mb_size], device=device)
+        for part in np.array_split(order, min(args.num_minibatches, len(order))) if len(order) else []:
+            mb = torch.as_tensor(part, device=device)
             logits, value = model(b_obs[mb])
             ce = nn.functional.cross_entropy(masked_logits(logits, b_mask[mb]), b_act[mb])
-            loss = ce + args.vf_coef * 0.5 * ((value - b_ret[mb]) ** 2).mean()
+            loss = ce + args.bc_vf_coef * 0.5 * ((value - b_ret[mb]) ** 2).mean()
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
@@ -514,14 +524,13 @@ def ppo_update(model: nn.Module, optimizer: optim.Optimizer, store: Rollout, adv
     b_val = torch.as_tensor(store.value[b_inds], device=device)
     b_adv = torch.as_tensor(advantages[b_inds], device=device)
     b_ret = torch.as_tensor(returns[b_inds], device=device)
-    mb_size = max(1, n_samples // args.num_minibatches)
     clipfracs, approx_kl, old_approx_kl = [], torch.zeros(()), torch.zeros(())
     pg_loss = v_loss = entropy_loss = torch.zeros(())
     order = np.arange(n_samples)
     for epoch in range(args.update_epochs):
         rng.shuffle(order)
-        for s0 in range(0, n_samples, mb_size):
-            mb = torch.as_tensor(order[s0:s0 + mb_size], device=device)
+        for part in np.array_split(order, min(args.num_minibatches, n_samples)) if n_samples else []:  # no runt
+            mb = torch.as_tensor(part, device=device)
             _, newlogp, entropy, newvalue = model.get_action_and_value(b_obs[mb], b_mask[mb], b_act[mb])
             logratio = newlogp - b_logp[mb]
             ratio = logratio.exp()
@@ -566,7 +575,7 @@ def evaluate(model: nn.Module, args: Args, hands: int, device) -> dict:
     model.eval()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    me = NetworkAgent(model, name="trained", device=device, rules=args.rules)
+    me = NetworkAgent(model, name="trained", greedy=args.eval_greedy, device=device, rules=args.rules)
     out = {}
     for base in (RandomAgent(), RuleBasedAgent(args.rules)):
         res = arena.play_duplicate([me, base], hands, seed=args.eval_seed, rules=args.rules, batch_walls=256)
@@ -697,7 +706,7 @@ def main(argv: list[str] | None = None) -> dict:
     if device.type == "cuda" and not torch.cuda.is_available():
         raise SystemExit("--device cuda was asked for but torch sees no GPU")
     steps_per_update = args.num_envs * args.num_steps
-    num_updates = max(1, args.total_steps // steps_per_update)
+    num_updates = max(1, args.total_steps // steps_per_update) if args.total_steps else 0  # 0: cloning only
     log = RunLog(args, num_updates)
     rng = seed_everything(args)
 
@@ -710,7 +719,7 @@ def main(argv: list[str] | None = None) -> dict:
                     envs.single_action_space.n)
     seats = SeatPlan(args, rng, device)
     obs, _ = envs.reset(seed=args.seed)
-    global_step, start, last_eval = 0, time.time(), {}
+    global_step, start, last_eval, update = 0, time.time(), {}, 0
     if args.bc_steps:
         obs = behaviour_cloning(envs, obs, model, optimizer, store, shaper, args, rng, log, device)
     seats.add_snapshot(model, "init")

@@ -28,6 +28,7 @@ def test_tiny_run_writes_a_checkpoint_that_loads(tmp_path, monkeypatch):
     result = train.main([
         "--exp-name", "tiny", "--total-steps", "1536", "--num-envs", "16", "--num-steps", "32",
         "--snapshot-every", "1", "--eval-every", "2", "--eval-hands", "4", "--final-eval-hands", "4",
+        "--arch", "mlp", "--obs", "v1", "--bc-steps", "0", "--opponent-prob", "0.5", "--opponent-rule", "0",
         "--hidden", "32", "--threads", "1", "--no-progress", "--reward", "shaped", "--pool-size", "2",
     ])
     run = tmp_path / "runs" / "tiny"
@@ -78,17 +79,18 @@ def test_help_shows_every_flag_with_its_docstring(capsys):
                       ("--exp-name", "name of the run: output goes to runs/<exp_name>/"),
                       ("--opponent-prob", "fraction of hands dealt against the opponent pool"),
                       ("--no-anneal-lr", "decay the learning rate linearly to zero"),
-                      ("--arch {mlp,tiles}", "(default: mlp)"), ("--seed", "(default: 1)")]:
+                      ("--arch {mlp,tiles}", "(default: tiles)"), ("--seed", "(default: 1)")]:
         assert flag in text and doc in text, flag
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--hidden", "abc"], "--hidden must be layer widths"),
-    (["--hidden", "0"], "must hold ints in [1, 4096]"),
-    (["--hidden=-4,8"], "must hold ints in [1, 4096]"),
+    (["--arch", "mlp", "--hidden", "abc"], "--hidden must be layer widths"),
+    (["--arch", "mlp", "--hidden", "0"], "must hold ints in [1, 4096]"),
+    (["--arch", "mlp", "--hidden=-4,8"], "must hold ints in [1, 4096]"),
     (["--arch", "tiles", "--blocks=-1"], "'blocks'"),
     (["--num-envs=-1"], "--num-envs must be at least 1"),
-    (["--total-steps", "0"], "--total-steps must be at least 1"),
+    (["--total-steps=-1"], "--total-steps must be at least 0"),
+    (["--bc-epochs", "0"], "--bc-epochs must be at least 1"),
     (["--snapshot-every", "0"], "--snapshot-every must be at least 1"),
     (["--opponent-prob", "1.5"], "--opponent-prob must be in [0, 1]"),
     (["--rules", "nope"], "unknown rules 'nope'"),
@@ -105,7 +107,7 @@ def test_bad_values_are_usage_errors(argv, message, capsys):
 
 
 def test_bad_value_from_the_shell_has_no_traceback(tmp_path):
-    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--hidden", "64,x"], cwd=tmp_path,
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--arch", "mlp", "--hidden", "64,x"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 2 and "--hidden must be layer widths" in proc.stderr
     assert "Traceback" not in proc.stderr and not (tmp_path / "runs").exists()
@@ -170,7 +172,7 @@ def test_tiny_run_with_v2_imitation_and_rule_opponents(tmp_path, monkeypatch):
     result = train.main([
         "--exp-name", "tiny_v2", "--total-steps", "1024", "--num-envs", "16", "--num-steps", "32", "--obs", "v2",
         "--bc-steps", "40", "--opponent-prob", "1", "--opponent-rule", "0.5", "--eval-every", "0",
-        "--final-eval-hands", "4", "--hidden", "32", "--threads", "1", "--no-progress",
+        "--final-eval-hands", "4", "--arch", "mlp", "--hidden", "32", "--threads", "1", "--no-progress",
     ])
     _, meta = load_checkpoint(result["checkpoint"])
     assert meta["obs_name"] == "mj_obs_v2" and meta["model_config"]["obs"] == "mj_obs_v2"
@@ -191,3 +193,16 @@ def test_rule_opponents_are_seated_in_their_share_of_the_pool_hands():
     assert (seats.learner[seats.opp == train.SeatPlan.RULE].sum(axis=1) == 2).all()
     seats.add_snapshot(torch.nn.Linear(1, 1), "t")                   # pool turnover never drops the rule agent
     assert train.SeatPlan.RULE in seats.snapshots
+
+
+def test_cloning_only_run(tmp_path, monkeypatch):
+    """--total-steps 0: behaviour cloning, then the checkpoint and the final evaluation, no PPO update."""
+    monkeypatch.chdir(tmp_path)
+    result = train.main([
+        "--exp-name", "bc_only", "--total-steps", "0", "--num-envs", "16", "--num-steps", "16", "--obs", "v2",
+        "--bc-steps", "32", "--bc-epochs", "2", "--final-eval-hands", "2", "--arch", "mlp", "--hidden", "32", "--threads", "1",
+        "--no-progress",
+    ])
+    assert result["updates"] == 0 and result["global_step"] == 0 and set(result["eval"]) == {"random", "rule"}
+    _, meta = load_checkpoint(result["checkpoint"])
+    assert meta["obs_name"] == "mj_obs_v2"
