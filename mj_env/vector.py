@@ -54,7 +54,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import actions as A
 from .engine import Engine
-from .observation import N_PLANES, OBS_NAME, observe
+from .observation import N_PLANES, OBS_NAME, observe, observe_one
 from .render import render_table
 from .state import END
 from .tiles import N_KINDS
@@ -71,6 +71,7 @@ class MahjongVectorEnv(VectorEnv):
         if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
             raise ValueError("autoreset_mode must be SAME_STEP or NEXT_STEP")
         self.metadata = {**self.metadata, "autoreset_mode": mode}
+        self._next_step = mode == AutoresetMode.NEXT_STEP
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
         self.rules = self.engine.rules
         self.num_envs = int(num_envs)
@@ -105,9 +106,12 @@ class MahjongVectorEnv(VectorEnv):
     def _obs(self) -> dict:
         st = self.engine.state
         # fresh arrays every step (callers may keep them); the bool mask is reinterpreted as int8
-        obs = observe(self.rules, st, out=np.empty((self.num_envs, N_PLANES, N_KINDS), dtype=np.uint8))
+        if self.num_envs == 1:  # the one-table path (benchmarks/fast_paths.py: +20-28% on observing)
+            obs = observe_one(self.rules, st, 0, int(st.to_act[0]))[None]
+        else:
+            obs = observe(self.rules, st, out=np.empty((self.num_envs, N_PLANES, N_KINDS), dtype=np.uint8))
         mask = self.engine.legal_mask().view(np.int8).copy()
-        if self._over.any():  # NEXT_STEP: an ended table's only "action" is pass, and it is ignored
+        if self._next_step and self._over.any():  # NEXT_STEP: an ended table's only "action" is pass, and it is ignored
             mask[self._over] = 0
             mask[self._over, A.PASS] = 1
         return {"observation": obs, "action_mask": mask, "seat": st.to_act.astype(np.int64)}
@@ -155,23 +159,25 @@ class MahjongVectorEnv(VectorEnv):
         self._check_open()
         if not self._started:
             raise A.ActionError("step() before reset(): call reset() first")
-        res = self.engine.step(np.asarray(actions))   # checks shape (N,), integer dtype, legality
-        done = res.episode_over                       # (ended tables are ignored: NEXT_STEP)
+        res = self.engine.step(actions)           # checks shape (N,), integer dtype, legality
+        done = res.episode_over                   # (ended tables are ignored: NEXT_STEP)
         settlement = np.full(self.num_envs, None, dtype=object)
-        for b, obj in res.settlements.items():
-            settlement[b] = obj
-        infos = {"settlement": settlement, "_settlement": res.hand_over.copy()}
-        restart = self._over.copy()
-        rewards = res.rewards.copy()
+        hand_over = res.hand_over.copy()
+        if hand_over.any():
+            for b, obj in res.settlements.items():
+                settlement[b] = obj
+        infos = {"settlement": settlement, "_settlement": hand_over}
+        rewards = res.rewards
         if self.pending_rewards.any():  # rare: hands ended at a deal are paid with the table's next real step
-            pay = np.flatnonzero(~restart & self.pending_rewards.any(axis=1))
+            pay = np.flatnonzero(~self._over & self.pending_rewards.any(axis=1))
             rewards[pay] += self.pending_rewards[pay]
             self.pending_rewards[pay] = 0
-        next_step = self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
-        self._over = done.copy() if next_step else np.zeros(self.num_envs, dtype=bool)
-        if restart.any():
-            self._redeal_instant(self.engine.reset(tables=np.flatnonzero(restart)))
-        if done.any() and not next_step:
+        if self._next_step:
+            restart = np.flatnonzero(self._over)
+            self._over = done.copy()
+            if len(restart):
+                self._redeal_instant(self.engine.reset(tables=restart))
+        elif done.any():
             self._redeal_instant(self.engine.reset(tables=np.flatnonzero(done)))
         return (self._obs(), rewards.astype(np.float64), done.copy(), np.zeros(self.num_envs, dtype=bool),
                 infos)
