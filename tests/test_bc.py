@@ -1,13 +1,8 @@
 """Behaviour cloning (train.py --bc-steps): the network learns to make the rule-based agent's decisions."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import torch
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # train.py lives at the repo root
 
 import train
 from agents.networks import build_network, masked_logits, model_inputs

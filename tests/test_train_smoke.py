@@ -13,7 +13,6 @@ import pytest
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # train.py lives at the repo root
 
 import train
 from agents import make_agent
