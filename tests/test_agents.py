@@ -210,7 +210,7 @@ def test_checkpoint_round_trip_and_layout_check(tmp_path):
     agent = make_agent(str(path) + ":greedy")
     assert agent.greedy and agent.name.endswith(":greedy")
     # a checkpoint of another observation layout is refused
-    payload = torch.load(path, weights_only=False)
+    payload = torch.load(path, weights_only=True)
     payload["obs_name"] = "mj_obs_v0"
     torch.save(payload, tmp_path / "old.pt")
     with pytest.raises(ValueError, match="mj_obs_v0"):
