@@ -73,9 +73,9 @@ from . import actions as A
 from .baselines import BASELINES, make_baseline
 from .engine import Engine
 from .observation import N_PLANES, OBS_NAME, observe
-from .render import render_table
 from .state import END
 from .tiles import N_KINDS
+from .vector import TablesEnvBasics
 
 INFO_KEYS = ("scores", "win", "deal_in", "draw", "fan")
 
@@ -98,7 +98,7 @@ def _opponent(spec, rules):
     return spec
 
 
-class MahjongSingleAgentVectorEnv(VectorEnv):
+class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
     """N tables; the learner plays one seat at each, the opponents act inside ``step``
     (see the module docstring)."""
 
@@ -365,17 +365,6 @@ class MahjongSingleAgentVectorEnv(VectorEnv):
             infos["seat"] = final_info["seat"]  # the seat the learner played in the ended episode
         return obs, rewards, terminated, np.zeros(n, dtype=bool), infos
 
-    def _check_open(self) -> None:
-        if self.closed:
-            raise RuntimeError("this environment is closed")
-
-    def render(self):
-        if self.render_mode != "ansi":
-            return None
-        return "\n\n".join(render_table(self.rules, self.engine.state, b) for b in range(min(self.num_envs, 4)))
-
-    def close(self, **kwargs):
-        self.closed = True
 
 
 class MahjongSingleAgentEnv(gym.Env):

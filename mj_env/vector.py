@@ -60,7 +60,26 @@ from .state import END
 from .tiles import N_KINDS
 
 
-class MahjongVectorEnv(VectorEnv):
+class TablesEnvBasics:
+    """What the batched environments (this one and ``mj_env.single_agent``'s) share over their
+    ``engine``: ``render`` (``"ansi"``: the first four tables as text), ``close`` and ``closed``."""
+
+    closed = False
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise RuntimeError(f"this {type(self).__name__} is closed")
+
+    def render(self):
+        if self.render_mode != "ansi":
+            return None
+        return "\n\n".join(render_table(self.rules, self.engine.state, b) for b in range(min(self.num_envs, 4)))
+
+    def close(self, **kwargs):
+        self.closed = True
+
+
+class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
     """N tables stepped together; one decision per table per step (see the module docstring)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's convention)
@@ -182,14 +201,3 @@ class MahjongVectorEnv(VectorEnv):
         return (self._obs(), rewards.astype(np.float64), done.copy(), np.zeros(self.num_envs, dtype=bool),
                 infos)
 
-    def _check_open(self) -> None:
-        if self.closed:
-            raise RuntimeError("this MahjongVectorEnv is closed")
-
-    def render(self):
-        if self.render_mode != "ansi":
-            return None
-        return "\n\n".join(render_table(self.rules, self.engine.state, b) for b in range(min(self.num_envs, 4)))
-
-    def close(self, **kwargs):
-        self.closed = True
