@@ -63,3 +63,26 @@ def test_the_package_never_imports_agents_or_training():
     for path in PKG.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"^\s*(from|import) (agents|train|torch)\b", text, re.MULTILINE), path
+
+
+def test_each_module_imports_only_what_the_map_says():
+    """The "may import" column of docs/modules.md is exact enough to hold: nothing outside it."""
+    order = documented_order()
+    allowed: dict[str, set[str]] = {}
+    for line in (ROOT / "docs" / "modules.md").read_text(encoding="utf-8").splitlines():
+        cells = line.split("|")
+        if len(cells) < 6:
+            continue
+        names = re.findall(r"`mj_env/([a-z_]+)(?:\.py|/)`", cells[2])
+        may = set(re.findall(r"[a-z_]+", cells[4])) & set(order)
+        for name in names:
+            allowed[name] = may
+    bad = []
+    for path in [*PKG.glob("*.py"), *(PKG / "families").glob("*.py")]:
+        if path.name == "__init__.py" and path.parent == PKG:
+            continue
+        me = "families" if path.parent.name == "families" else path.stem
+        extra = imports_of(path) - {me} - allowed[me]
+        if extra:
+            bad.append(f"{path.relative_to(ROOT)} imports {sorted(extra)}, not in its row of docs/modules.md")
+    assert not bad, bad
