@@ -104,9 +104,12 @@ CPU = {}
 on the machine took the core, and the wall-clock figures are then lower bounds."""
 
 
-def timed(fn, seconds: float) -> tuple[int, float]:
-    """Call ``fn(i)`` until ``seconds`` have passed (at least twice); returns (calls, seconds)."""
-    fn(0)                                                        # warm-up
+def timed(fn, seconds: float, warmup: int = 0, after_warmup=None) -> tuple[int, float]:
+    """Call ``fn(i)`` for i = 0, 1, ... until ``seconds`` have passed (at least twice), after one
+    untimed ``fn(warmup)`` and then ``after_warmup()`` if given; returns (calls, seconds)."""
+    fn(warmup)
+    if after_warmup is not None:
+        after_warmup()
     n, t0, c0 = 0, time.perf_counter(), time.process_time()
     while True:
         fn(n)
@@ -151,16 +154,8 @@ def rollout_row(root: Engine, N: int, seconds: float, seed: int) -> dict:
             stats["sampler"] += time.perf_counter() - t1
             rows.step(acts)
 
-    rollout(T - 1)                                               # warm-up
-    stats.update(decisions=0, sampler=0.0, restore=0.0)
-    n, t0, c0 = 0, time.perf_counter(), time.process_time()
-    while True:
-        rollout(n)
-        n += 1
-        dt = time.perf_counter() - t0
-        if dt >= seconds and n >= 2:
-            CPU["share"] = (time.process_time() - c0) / dt
-            break
+    n, dt = timed(rollout, seconds, warmup=T - 1,
+                  after_warmup=lambda: stats.update(decisions=0, sampler=0.0, restore=0.0))
     return {"row": f"rollout {N}", "batch": N, "per_sec": N * n / dt, "us_each": 1e6 * dt / (N * n),
             "decisions_per_sec": stats["decisions"] / dt, "decisions_per_rollout": stats["decisions"] / (N * n),
             "sampler_share": stats["sampler"] / dt, "restore_share": stats["restore"] / dt}
