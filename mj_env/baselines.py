@@ -165,11 +165,19 @@ class RuleBasedAgent:
             raise AssertionError(f"rule agent chose illegal action {A.name(int(out[i]))!r} in row {i}")
         return out
 
-    def _turn(self, o, hands, hui, mask, rng) -> np.ndarray:
-        """Own turn: kong when it costs nothing, else the best discard (报听 with it if legal)."""
-        m = len(o)
-        rows = np.arange(m)
+    ILLEGAL_KEY = UNREACHABLE * 1000
+    """``discard_keys`` of a kind that may not be discarded."""
+
+    def discard_keys(self, o, mask, rng) -> np.ndarray:
+        """How the agent ranks the discards of own-turn rows: (m, 34) keys, the smallest discarded,
+        ``ILLEGAL_KEY`` where the kind may not be discarded. ``o`` (m, 14, 34) planes, ``mask`` (m, 127)."""
+        hands = o[:, P_HAND].astype(np.int8)
+        hui = np.where(o[:, P_HUI].any(axis=1), o[:, P_HUI].argmax(axis=1), -1)
         discard_ok = mask[:, A.DISCARD:A.DISCARD + K] | mask[:, A.TING:A.TING + K]
+        return self._discard_keys(o, hands, hui, discard_ok, rng)[0]
+
+    def _discard_keys(self, o, hands, hui, discard_ok, rng) -> tuple[np.ndarray, np.ndarray]:
+        """(keys (m, 34), distance after the best discard (m,)); see ``discard_keys``."""
         dist = discard_distances(self.rules, hands, hui, discard_ok)
         key = dist * 1000.0 + np.where(np.arange(K) == hui[:, None], HUI_DISCARD, 0.0)
         best = np.where(discard_ok, dist, UNREACHABLE).min(axis=1)
@@ -186,7 +194,15 @@ class RuleBasedAgent:
             live = np.clip(4 - visible, 0, 4)
             tie[r, t] = -(w * live).sum(axis=1)  # more live winning tiles: smaller key
         key = key + np.clip(tie, -100, 100) + 0.01 * rng.random(key.shape)
-        key[~discard_ok] = UNREACHABLE * 1000
+        key[~discard_ok] = self.ILLEGAL_KEY
+        return key, best
+
+    def _turn(self, o, hands, hui, mask, rng) -> np.ndarray:
+        """Own turn: kong when it costs nothing, else the best discard (报听 with it if legal)."""
+        m = len(o)
+        rows = np.arange(m)
+        discard_ok = mask[:, A.DISCARD:A.DISCARD + K] | mask[:, A.TING:A.TING + K]
+        key, best = self._discard_keys(o, hands, hui, discard_ok, rng)
         choice = key.argmin(axis=1)
         out = A.DISCARD + choice
         if self.rules.ting:
