@@ -143,6 +143,13 @@ class Settlements(Mapping):
         self._scores = np.concatenate([self._scores, scores])
         self._kongs.update(kongs)
 
+    def _draw_object(self, table: int, line: int, scores: list[int]) -> dict:
+        obj = {"draw": True, "shaozhuang": line, "scores": scores}
+        if table in self._kongs:  # as for wins: scores = hand_scores + kong_scores
+            obj["hand_scores"] = [a - b for a, b in zip(scores, self._kongs[table])]
+            obj["kong_scores"] = self._kongs[table]
+        return obj
+
     def __getitem__(self, table) -> dict:
         table = int(table)
         if table not in self._built:
@@ -150,13 +157,20 @@ class Settlements(Mapping):
             if not len(at):
                 raise KeyError(table)
             j = int(at[-1])
-            obj = {"draw": True, "shaozhuang": int(self._lines[j])}
-            obj["scores"] = [int(x) for x in self._scores[j]]
-            if table in self._kongs:  # as for wins: scores = hand_scores + kong_scores
-                obj["hand_scores"] = [a - b for a, b in zip(obj["scores"], self._kongs[table])]
-                obj["kong_scores"] = self._kongs[table]
-            self._built[table] = obj
+            self._built[table] = self._draw_object(table, int(self._lines[j]), self._scores[j].tolist())
         return self._built[table]
+
+    def items(self):
+        """(table, settlement) in table order, every drawn hand's object built in one pass (what the
+        vector env reads at every step; ``Mapping.items`` would look each table up on its own)."""
+        if len(self._tables):
+            # in order, so that a table drawn twice in one step (a match) keeps its later hand, as in __getitem__
+            for t, line, sc in zip(self._tables.tolist(), self._lines.tolist(), self._scores.tolist(), strict=True):
+                self._built[t] = self._draw_object(t, line, sc)
+            self._tables = self._tables[:0]
+            self._lines = self._lines[:0]
+            self._scores = self._scores[:0]
+        return sorted(self._built.items())
 
     def __iter__(self):
         return iter(sorted(set(self._built) | set(self._tables.tolist())))
