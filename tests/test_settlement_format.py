@@ -47,3 +47,26 @@ def test_scores_are_hand_plus_kong_payments(preset):
         if res.episode_over.any():
             eng.reset(tables=np.flatnonzero(res.episode_over))
     assert seen["kongs"] >= 5
+
+
+def test_settlements_items_equal_lookups_one_by_one():
+    from mj_env.hand_end import Settlements
+
+    def build():
+        s = Settlements()
+        s.add(3, {"winner": 1, "scores": [-1, 3, -1, -1]})
+        s.add_draws(np.array([5, 7]), np.array([0, 2]), np.array([[0, 0, 0, 0], [-6, 2, 2, 2]]), {7: [1, -1, 0, 0]})
+        s.add_draws(np.array([5, 3]), np.array([1, 0]), np.array([[-3, 1, 1, 1], [0, 0, 0, 0]]), {})  # a match's next hand
+        s.add(9, {"winner": 0, "scores": [3, -1, -1, -1]})
+        return s
+
+    one_by_one = build()
+    want = [(t, one_by_one[t]) for t in one_by_one]
+    got = build().items()
+    assert list(got) == want
+    assert [t for t, _ in got] == [3, 5, 7, 9]
+    assert dict(got)[5]["scores"] == [-3, 1, 1, 1] and dict(got)[3]["draw"] is True
+    assert dict(got)[7]["hand_scores"] == [-7, 3, 2, 2] and dict(got)[7]["kong_scores"] == [1, -1, 0, 0]
+    looked = build()
+    _ = looked[5]          # a lookup first, then the bulk build: the same objects
+    assert list(looked.items()) == want
