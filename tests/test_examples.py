@@ -38,3 +38,9 @@ def test_torchrl_smoke():
 def test_rllib_smoke():
     pytest.importorskip("ray.rllib")
     assert "iter 1:" in run_smoke("rllib_ppo.py")
+
+
+def test_rollout_improvement_smoke():
+    pytest.importorskip("torch")
+    out = run_smoke("rollout_improvement.py")  # a tiny clone, 2 s of rollout targets, one epoch, 8 walls
+    assert "positions labelled" in out and "held-out gain" in out and "vs rule:" in out
