@@ -136,6 +136,28 @@ def label_positions(engine: Engine, agent: RuleBasedAgent, rng: np.random.Genera
             "observation": obs["observation"][lab], "action_mask": obs["action_mask"][lab]}
 
 
+def labelled_play(rules, num_tables: int, seconds: float, seed: int, max_discards: int = 3):
+    """Rule agents play at ``num_tables`` tables (seeded ``seed``, finished hands dealt afresh) for at
+    least ``seconds`` and at least one step; before every step, yields ``label_positions``' targets
+    for the positions waiting there."""
+    agent, rng = RuleBasedAgent(rules), np.random.default_rng([seed, 1])
+    eng = Engine(rules, num_tables=num_tables, seed=seed)
+    eng.reset()
+    start, first = time.time(), True
+    while first or time.time() - start < seconds:
+        first = False
+        ended = np.flatnonzero(eng.state.phase == END)
+        if len(ended):
+            eng.reset(tables=ended)
+        yield label_positions(eng, agent, rng, max_discards)
+        live = np.flatnonzero(eng.state.phase != END)
+        actions = np.zeros(eng.num_tables, dtype=np.int64)
+        actions[live] = agent.act({"observation": observe(eng.rules, eng.state, idx=live),
+                                   "action_mask": eng.legal_mask()[live],
+                                   "seat": eng.state.to_act[live].astype(np.int64)}, rng)
+        eng.step(actions)
+
+
 def action_kind(actions: np.ndarray) -> np.ndarray:
     """A word per action id: discard, ting, kong_self, win, pass, pong, kong, chi."""
     a = np.asarray(actions)
@@ -176,28 +198,14 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if not 1 <= args.tables <= 4096 or args.max_discards < 1 or not args.seconds > 0:
         p.error("--tables must be 1-4096, --max-discards at least 1, --seconds above 0")
-    rng = np.random.default_rng([args.seed, 1])
-    agent = RuleBasedAgent(args.rules)
-    eng = Engine(args.rules, num_tables=args.tables, seed=args.seed)
-    eng.reset()
     cands, qs, start = [], [], time.time()
-    while time.time() - start < args.seconds:
-        ended = np.flatnonzero(eng.state.phase == END)
-        if len(ended):
-            eng.reset(tables=ended)
-        got = label_positions(eng, agent, rng, args.max_discards)
-        width = 1 + args.max_discards + K
+    width = 1 + args.max_discards + K
+    for got in labelled_play(args.rules, args.tables, args.seconds, args.seed, args.max_discards):
         c = np.full((len(got["table"]), width), -1, dtype=np.int64)
         q = np.full(c.shape, np.nan)
         c[:, :got["candidates"].shape[1]], q[:, :got["q"].shape[1]] = got["candidates"], got["q"]
         cands.append(c)
         qs.append(q)
-        live = np.flatnonzero(eng.state.phase != END)
-        actions = np.zeros(eng.num_tables, dtype=np.int64)
-        actions[live] = agent.act({"observation": observe(eng.rules, eng.state, idx=live),
-                                   "action_mask": eng.legal_mask()[live],
-                                   "seat": eng.state.to_act[live].astype(np.int64)}, rng)
-        eng.step(actions)
     c, q = np.concatenate(cands), np.concatenate(qs)
     took = time.time() - start
     print(f"{len(c):,} positions with a choice, {int((c >= 0).sum()):,} rollouts in {took:.0f} s "

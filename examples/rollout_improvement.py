@@ -35,34 +35,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from agents import arena
 from agents.networks import NetworkAgent, load_checkpoint, masked_logits, model_inputs
-from agents.rollouts import label_positions
+from agents.rollouts import labelled_play
 from mj_env.baselines import RuleBasedAgent
-from mj_env.engine import Engine
-from mj_env.observation import observe
-from mj_env.state import END
 
 
 def collect(model, rules: str, seconds: float, tables: int, seed: int) -> dict:
     """Rollout targets from rule-agent play for ``seconds``: the network's inputs, masks, candidates, Q."""
-    agent, rng = RuleBasedAgent(rules), np.random.default_rng([seed, 2])
-    eng = Engine(rules, num_tables=tables, seed=seed)
-    eng.reset()
-    parts, start = [], time.time()
-    while time.time() - start < seconds or not parts:
-        ended = np.flatnonzero(eng.state.phase == END)
-        if len(ended):
-            eng.reset(tables=ended)
-        got = label_positions(eng, agent, rng)
+    parts = []
+    for got in labelled_play(rules, tables, seconds, seed):
         if len(got["table"]):
             mask = got["action_mask"] != 0
             parts.append({"obs": model_inputs(model, got["observation"], mask, rules), "mask": mask,
                           "cand": got["candidates"], "q": got["q"]})
-        live = np.flatnonzero(eng.state.phase != END)
-        actions = np.zeros(eng.num_tables, dtype=np.int64)
-        actions[live] = agent.act({"observation": observe(eng.rules, eng.state, idx=live),
-                                   "action_mask": eng.legal_mask()[live],
-                                   "seat": eng.state.to_act[live].astype(np.int64)}, rng)
-        eng.step(actions)
+    if not parts:
+        raise SystemExit("no position with a choice was labelled: give more --seconds or --tables")
     width = max(p["cand"].shape[1] for p in parts)
     pad = lambda a, fill: np.pad(a, ((0, 0), (0, width - a.shape[1])), constant_values=fill)
     return {"obs": np.concatenate([p["obs"] for p in parts]), "mask": np.concatenate([p["mask"] for p in parts]),
