@@ -44,6 +44,7 @@ from .state import (
     K,
     Q,
     S,
+    seat_rows,
 )
 
 _CHI_ACTION = np.full(K + 3, -1, dtype=np.int64)
@@ -96,7 +97,7 @@ def window_mask(st: GameState, idx, mask: np.ndarray) -> None:
     """Write into ``mask`` rows ``idx`` (cleared before) what the seat asked may do: its claims of
     a category better than the pending one, and ``pass``."""
     s = st.to_act[idx].astype(np.int64)
-    ok = st.claim_ok[idx, s] & (CLAIM_CATEGORY[None, :] < st.pend_cat[idx, None])
+    ok = seat_rows(st.claim_ok, idx, s) & (CLAIM_CATEGORY[None, :] < st.pend_cat[idx, None])
     mask[idx, A.WIN] = ok[:, C_WIN]
     mask[idx, A.PONG] = ok[:, C_PONG]
     mask[idx, A.KONG] = ok[:, C_KONG]

@@ -38,6 +38,7 @@ from .state import (
     GameState,
     K,
     allocate,
+    seat_rows,
 )
 from .wall import WallError, deal, draw, parse_wall, shuffled_walls
 
@@ -298,10 +299,10 @@ class Engine:
         turn = base[phase == TURN]
         if len(turn):
             s = st.to_act[turn].astype(np.int64)
-            counts = st.hands[turn, s]
+            counts = seat_rows(st.hands, turn, s)
             claimed = st.claimed_turn[turn]
             disc = counts > 0
-            tinged = st.ting[turn, s]
+            tinged = seat_rows(st.ting, turn, s)
             if tinged.any():
                 t_rows = np.flatnonzero(tinged)
                 disc[t_rows] = False
@@ -310,8 +311,8 @@ class Engine:
             mask[turn, A.KONG_SELF:A.KONG_SELF + K] = legal.self_kongs(rules, st, turn, s)
             # Only a hand that was ready before its draw, a kong replacement turn or the dealer's
             # first turn can hold a win: the exact test runs on those alone.
-            first = (st.n_discards[turn, s] == 0) & (s == st.dealer[turn])
-            maybe = np.flatnonzero(~claimed & (st.ready[turn, s] | st.after_kong[turn] | first))
+            first = (seat_rows(st.n_discards, turn, s) == 0) & (s == st.dealer[turn])
+            maybe = np.flatnonzero(~claimed & (seat_rows(st.ready, turn, s) | st.after_kong[turn] | first))
             if len(maybe):
                 mask[turn[maybe], A.WIN] = legal.self_draw_win(rules, st, turn[maybe], s[maybe])
             if rules.ting:

@@ -25,6 +25,7 @@ from .state import (
     GameState,
     K,
     S,
+    seat_rows,
 )
 from .tiles import N_SUITED, N_SUITS, SUIT_OF, SUIT_SIZE, lacks_a_suit, suits_held
 from .wall import kong_possible
@@ -43,7 +44,7 @@ def _rows(n: int) -> np.ndarray:
 
 def split_wild(rules: RuleSet, st: GameState, idx, seats) -> tuple[np.ndarray, np.ndarray]:
     """(natural counts (n, K) int8 with the 惠牌 removed, number of 惠牌 held (n,))."""
-    counts = st.hands[idx, seats]
+    counts = seat_rows(st.hands, idx, seats)
     if not rules.hui:
         return counts, np.zeros(len(idx), dtype=np.int8)
     hui = st.hui[idx].astype(np.int64)
@@ -55,12 +56,12 @@ def split_wild(rules: RuleSet, st: GameState, idx, seats) -> tuple[np.ndarray, n
 
 def concealed(st: GameState, idx, seats) -> np.ndarray:
     """No chi, pong, exposed or added kong (门清; concealed kongs allowed). (n,) bool."""
-    return ~st.open_hand[idx, seats]
+    return ~seat_rows(st.open_hand, idx, seats)
 
 
 def lacks_a_suit_with_melds(st: GameState, idx, seats, counts) -> np.ndarray:
     """缺一门 (``tiles.lacks_a_suit``) of concealed ``counts`` (n, K) plus the seat's melds. (n,) bool."""
-    return lacks_a_suit(counts.astype(np.int16) + st.meld_counts[idx, seats])
+    return lacks_a_suit(counts.astype(np.int16) + seat_rows(st.meld_counts, idx, seats))
 
 
 def _shape_win(rules: RuleSet, nat, wild) -> np.ndarray:
@@ -83,7 +84,7 @@ def self_draw_win(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
     nat, wild = split_wild(rules, st, idx, seats)
     ok = _shape_win(rules, nat, wild)
     if rules.lack_suit:
-        ok &= lacks_a_suit_with_melds(st, idx, seats, st.hands[idx, seats])
+        ok &= lacks_a_suit_with_melds(st, idx, seats, seat_rows(st.hands, idx, seats))
     return ok
 
 
@@ -98,7 +99,7 @@ def discard_win(rules: RuleSet, st: GameState, idx, seats, tile) -> np.ndarray:
     if rules.self_draw_only_hui:
         ok &= wild < rules.self_draw_only_hui
     if rules.lack_suit:
-        full = st.hands[idx, seats]
+        full = seat_rows(st.hands, idx, seats)
         full[rows, tile] += 1
         ok &= lacks_a_suit_with_melds(st, idx, seats, full)
     return ok
@@ -115,7 +116,7 @@ def chi_fill(rules: RuleSet, st: GameState, idx, seats, tile, which: int):
                & (start % SUIT_SIZE <= _LAST_RUN_START))
     others = np.stack([start + (1 if which == 0 else 0), start + (2 if which != 2 else 1)], axis=1)
     others = np.where(in_suit[:, None], others, 0)
-    counts = st.hands[idx, seats]
+    counts = seat_rows(st.hands, idx, seats)
     rows = _rows(len(idx))
     have = counts[rows[:, None], others] > 0
     if not rules.hui_wild_in_melds:
@@ -141,49 +142,49 @@ def claim_options(rules: RuleSet, st: GameState, idx, discarder, tile, robbing: 
 
 def claim_options_batched(rules: RuleSet, st: GameState, idx, discarder, tile, robbing: bool) -> np.ndarray:
     """``claim_options`` over arrays, for any number of tables (benchmarks/fast_paths.py times it
-    against the one-table path)."""
+    against the one-table path). The options are worked out per offset 1-3 from the discarder
+    (flat reads of the (table, seat) arrays) and put in their seats' rows once at the end."""
     n = len(idx)
-    ok = np.zeros((n, S, C), dtype=bool)
-    rows = _rows(n)
-    d = discarder.astype(np.int64)
     tile = tile.astype(np.int64)
-    others = (d[:, None] + _OTHERS[None, :]) % S                        # (n, 3) in play order
-    r3 = rows[:, None]
-    b3 = idx[:, None]
-    may_win = st.ready[b3, others]
+    others = _OTHERS_OF[discarder]                                       # (n, 3) seats in play order
+    flat = idx[:, None] * S + others                                     # (n, 3) rows of (B*S, ...) arrays
+    by_offset = np.zeros((n, S - 1, C), dtype=bool)
+    may_win = st.ready.reshape(-1)[flat]
     if rules.discard_win_concealed_only:
-        may_win &= ~st.open_hand[b3, others]
+        may_win &= ~st.open_hand.reshape(-1)[flat]
     r, k = np.nonzero(may_win)
     if len(r):
-        ok[r, others[r, k], C_WIN] = discard_win(rules, st, idx[r], others[r, k], tile[r])
-    if robbing:
-        return ok
-    free = ~st.ting[b3, others]                                          # (n, 3)
-    have = st.hands[b3, others, tile[:, None]].astype(np.int64)          # (n, 3) naturals of tile
-    if rules.hui_wild_in_melds:
-        hui = st.hui[idx].astype(np.int64)
-        wild = np.where((tile == hui)[:, None], 0, st.hands[b3, others, hui[:, None]])
-        have = have + wild
-    can_kong = kong_possible(rules, st, idx)
-    ok[r3, others, C_PONG] = free & (have >= 2)
-    ok[r3, others, C_KONG] = free & (have >= 3) & can_kong[:, None]
-    if rules.chi:
-        nxt = others[:, 0]
+        by_offset[r, k, C_WIN] = discard_win(rules, st, idx[r], others[r, k], tile[r])
+    if not robbing:
+        free = ~st.ting.reshape(-1)[flat]                                # (n, 3)
+        counts = st.hands.reshape(-1)
+        have = counts[flat * K + tile[:, None]]                          # (n, 3) naturals of tile
         if rules.hui_wild_in_melds:
-            for which, c in enumerate(C_CHI):
-                ok[rows, nxt, c] = free[:, 0] & chi_fill(rules, st, idx, nxt, tile, which)[0]
-        else:
-            # natural tiles only: the next seat's tiles two below .. two above the discard
-            near = np.minimum(np.maximum(tile[:, None] + _NEAR[None, :], 0), K - 1)
-            have_near = st.hands.reshape(-1, K)[(idx * S + nxt)[:, None], near] > 0   # (n, 4)
-            chi_ok = free[:, 0] & (tile < N_SUITED)
-            for c, run in zip(C_CHI, _natural_chi(tile % SUIT_SIZE, *have_near.T)):
-                ok[rows, nxt, c] = chi_ok & run
+            hui = st.hui[idx].astype(np.int64)
+            wild = np.where((tile == hui)[:, None], 0, counts[flat * K + hui[:, None]])
+            have = have.astype(np.int64) + wild
+        by_offset[:, :, C_PONG] = free & (have >= 2)
+        by_offset[:, :, C_KONG] = free & (have >= 3) & kong_possible(rules, st, idx)[:, None]
+        if rules.chi:
+            nxt = others[:, 0]
+            if rules.hui_wild_in_melds:
+                for which, c in enumerate(C_CHI):
+                    by_offset[:, 0, c] = free[:, 0] & chi_fill(rules, st, idx, nxt, tile, which)[0]
+            else:
+                # natural tiles only: the next seat's tiles two below .. two above the discard
+                have_near = counts[flat[:, :1] * K + _NEAR_KINDS[tile]] > 0   # (n, 4)
+                chi_ok = free[:, 0] & (tile < N_SUITED)
+                for c, run in zip(C_CHI, _natural_chi(tile % SUIT_SIZE, *have_near.T)):
+                    by_offset[:, 0, c] = chi_ok & run
+    ok = np.zeros((n, S, C), dtype=bool)
+    ok[_rows(n)[:, None], others] = by_offset
     return ok
 
 
 _OTHERS = np.arange(1, S)
+_OTHERS_OF = (np.arange(S)[:, None] + _OTHERS[None, :]) % S   # _OTHERS_OF[d]: the seats after d, in play order
 _NEAR = np.array([-2, -1, 1, 2])
+_NEAR_KINDS = np.clip(np.arange(K)[:, None] + _NEAR[None, :], 0, K - 1)  # kinds two below .. two above, clipped
 _LAST_RUN_START = SUIT_SIZE - 3  # the rank of 7 in 789
 
 
@@ -230,9 +231,9 @@ def _claim_options_one(rules: RuleSet, st: GameState, b: int, d: int, t: int, ro
 def self_kongs(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
     """Kinds the seat may kong on its turn (concealed: four in hand; added: a pong and one in
     hand): (n, K) bool."""
-    counts = st.hands[idx, seats]
-    ok = (counts == 4) | ((counts > 0) & st.ponged[idx, seats])
-    allowed = kong_possible(rules, st, idx) & ~st.claimed_turn[idx] & ~st.ting[idx, seats]
+    counts = seat_rows(st.hands, idx, seats)
+    ok = (counts == 4) | ((counts > 0) & seat_rows(st.ponged, idx, seats))
+    allowed = kong_possible(rules, st, idx) & ~st.claimed_turn[idx] & ~seat_rows(st.ting, idx, seats)
     return ok & allowed[:, None]
 
 
@@ -245,10 +246,10 @@ def ting_discards(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
     exact waits, each wait checked for 缺一门 with the seat's melds.
     """
     n = len(idx)
-    counts = st.hands[idx, seats].astype(np.int8)
+    counts = seat_rows(st.hands, idx, seats).astype(np.int8)
     eye = np.eye(K, dtype=np.int8)
     after = counts[:, None, :] - eye[None]                       # (n, K discard, K)
-    valid = (counts > 0) & ~st.ting[idx, seats][:, None]
+    valid = (counts > 0) & ~seat_rows(st.ting, idx, seats)[:, None]
     cand = valid & _shape_win(rules, np.maximum(after, 0), np.ones((n, K), dtype=np.int8))
     out = np.zeros((n, K), dtype=bool)
     r, x = np.nonzero(cand)

@@ -52,7 +52,7 @@ import numpy as np
 
 from .claims import hubao_bound
 from .rules import RuleSet
-from .state import CLAIM, NO_CATEGORY, ROB, TURN, GameState, K, S
+from .state import CLAIM, NO_CATEGORY, ROB, TURN, GameState, K, S, seat_rows
 from .wall import live_left, replacements_left
 
 OBS_NAME = "mj_obs_v1"
@@ -141,7 +141,7 @@ def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np
     sc[:, COL_CONCEALED_KONGS] = n_hidden
     sc[:, COL_TING] = np.take(st.ting.reshape(-1), flat)
     sc[:, COL_FLOWERS] = np.take(st.flowers.reshape(-1), flat)
-    sc[:, COL_FIRST_TURN] = (st.n_discards[idx, seats] == 0) & ~st.any_meld[idx]
+    sc[:, COL_FIRST_TURN] = (seat_rows(st.n_discards, idx, seats) == 0) & ~st.any_meld[idx]
     sc[:, COL_CLAIM_CATEGORY] = np.where(asking, st.pend_cat[idx], NO_CATEGORY)
     sc[:, COL_CLAIMED_BY_SELF] = by_self
     sc[:, COL_CLAIMED_FROM_SELF] = from_self

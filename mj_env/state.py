@@ -129,6 +129,14 @@ class GameState:
         return sum(getattr(self, f.name).nbytes for f in fields(self))
 
 
+def seat_rows(arr: np.ndarray, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """``arr[idx, seats]`` of a (B, S, ...) state array for index arrays ``idx`` and ``seats`` (n,): a new
+    array, read with one ``take`` along the flattened (table, seat) axis, which at thousands of
+    tables is three to four times faster than NumPy's two-index read (benchmarks/profile_step.py)."""
+    flat = np.asarray(idx, dtype=np.int64) * S + seats
+    return np.take(arr.reshape(arr.shape[0] * S, *arr.shape[2:]), flat, axis=0)
+
+
 def allocate(num_tables: int, wall_len: int) -> GameState:
     """Zeroed state for ``num_tables`` tables (dtypes fixed here, once)."""
     B = num_tables
