@@ -88,6 +88,8 @@ COL_CLAIMED_BY_SELF = slice(26, 26 + S)
 COL_CLAIMED_FROM_SELF = slice(30, 30 + S)
 
 _OTHER_MELDS = slice(P_MELDS.start + 1, P_MELDS.stop)  # melds of offsets 1-3
+_REL = np.array([[(s + k) % S for k in range(S)] for s in range(S)])
+"""_REL[seat] = the absolute seats of offsets 0-3."""
 
 
 def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np.ndarray:
@@ -101,14 +103,14 @@ def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np
     seats = st.to_act[idx].astype(np.int64) if seats is None else np.asarray(seats, dtype=np.int64)
     obs = np.empty((n, N_PLANES, K), dtype=np.uint8) if out is None else out
     rows = np.arange(n)
-    rel = (seats[:, None] + np.arange(S)[None, :]) % S          # (n, 4) absolute seat of offset k
+    rel = np.take(_REL, seats, axis=0)                          # (n, 4) absolute seat of offset k
     flat = (idx[:, None] * S + rel)                             # rows of the (B*4, K) seat arrays
     by_seat = lambda a: np.take(a.reshape(-1, K), flat, axis=0)
     obs[:, P_HAND] = np.take(st.hands.reshape(-1, K), flat[:, 0], axis=0)
     obs[:, P_MELDS] = by_seat(st.meld_counts)
     n_hidden = np.take(st.n_hidden.reshape(-1), flat)           # (n, 4) concealed kongs
-    h = np.flatnonzero(n_hidden[:, 1:].any(axis=1))
-    if len(h):                                                   # others' concealed kongs face down
+    if n_hidden[:, 1:].any():                                    # others' concealed kongs face down
+        h = np.flatnonzero(n_hidden[:, 1:].any(axis=1))
         obs[h, _OTHER_MELDS] -= by_seat(st.hidden)[h, 1:].astype(np.uint8)
     obs[:, P_RIVERS] = by_seat(st.river)
     obs[:, P_INDICATOR:] = 0
@@ -132,12 +134,12 @@ def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np
     sc[:, COL_SZ_ROUNDS] = st.sz_rounds[idx]
     sc[:, COL_SZ_ALIVE] = st.sz_alive[idx]
     claims = st.claims.reshape(-1, S)                            # rows: (table, claimer)
-    by_self = claims[flat[:, :1], rel]                                        # self from offset k
-    from_self = claims[flat, seats[:, None]]                                  # offset k from self
+    by_self = np.take_along_axis(np.take(claims, flat[:, 0], axis=0), rel, axis=1)   # self from offset k
+    from_self = np.take(claims.reshape(-1), flat * S + seats[:, None])                # offset k from self
     if rules.hubao:
         bound = hubao_bound(by_self, from_self, rules.hubao_claims)           # (n, 4): offset 0 False
         sc[:, COL_HUBAO] = bound[:, 1:]
-        sc[:, COL_HUBAO_COUNT] = np.count_nonzero(bound, axis=1)
+        sc[:, COL_HUBAO_COUNT] = bound[:, 1].astype(np.uint8) + bound[:, 2] + bound[:, 3]  # offset 0 is never bound
     sc[:, COL_CONCEALED_KONGS] = n_hidden
     sc[:, COL_TING] = np.take(st.ting.reshape(-1), flat)
     sc[:, COL_FLOWERS] = np.take(st.flowers.reshape(-1), flat)
@@ -146,10 +148,6 @@ def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np
     sc[:, COL_CLAIMED_BY_SELF] = by_self
     sc[:, COL_CLAIMED_FROM_SELF] = from_self
     return obs
-
-
-_REL = np.array([[(s + k) % S for k in range(S)] for s in range(S)])
-"""_REL[seat] = the absolute seats of offsets 0-3."""
 
 
 def observe_one(rules: RuleSet, st: GameState, b: int, seat: int) -> np.ndarray:
