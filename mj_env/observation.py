@@ -109,9 +109,9 @@ def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np
     obs[:, P_HAND] = np.take(st.hands.reshape(-1, K), flat[:, 0], axis=0)
     obs[:, P_MELDS] = by_seat(st.meld_counts)
     n_hidden = np.take(st.n_hidden.reshape(-1), flat)           # (n, 4) concealed kongs
-    if n_hidden[:, 1:].any():                                    # others' concealed kongs face down
-        h = np.flatnonzero(n_hidden[:, 1:].any(axis=1))
-        obs[h, _OTHER_MELDS] -= by_seat(st.hidden)[h, 1:].astype(np.uint8)
+    h = np.flatnonzero(n_hidden[:, 1] | n_hidden[:, 2] | n_hidden[:, 3])
+    if len(h):                                                   # others' concealed kongs face down
+        obs[h, _OTHER_MELDS] -= np.take(st.hidden.reshape(-1, K), flat[h, 1:], axis=0).astype(np.uint8)
     obs[:, P_RIVERS] = by_seat(st.river)
     obs[:, P_INDICATOR:] = 0
     phase = st.phase[idx]
@@ -133,9 +133,8 @@ def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np
     sc[:, COL_ASKER] = np.where(asking, (st.turn_seat[idx] - seats) % S, 0)
     sc[:, COL_SZ_ROUNDS] = st.sz_rounds[idx]
     sc[:, COL_SZ_ALIVE] = st.sz_alive[idx]
-    claims = st.claims.reshape(-1, S)                            # rows: (table, claimer)
-    by_self = np.take_along_axis(np.take(claims, flat[:, 0], axis=0), rel, axis=1)   # self from offset k
-    from_self = np.take(claims.reshape(-1), flat * S + seats[:, None])                # offset k from self
+    by_self = np.take(st.claims.reshape(-1), flat[:, :1] * S + rel)              # self from offset k
+    from_self = np.take(st.claims.reshape(-1), flat * S + seats[:, None])         # offset k from self
     if rules.hubao:
         bound = hubao_bound(by_self, from_self, rules.hubao_claims)           # (n, 4): offset 0 False
         sc[:, COL_HUBAO] = bound[:, 1:]
