@@ -132,7 +132,10 @@ class GameState:
 def seat_rows(arr: np.ndarray, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """``arr[idx, seats]`` of a (B, S, ...) state array for index arrays ``idx`` and ``seats`` (n,): a new
     array, read with one ``take`` along the flattened (table, seat) axis, which at thousands of
-    tables is three to four times faster than NumPy's two-index read (benchmarks/profile_step.py)."""
+    tables is three to four times faster than NumPy's two-index read (benchmarks/profile_step.py). Below
+    a few hundred rows (one per-seat number: a thousand) the two-index read is the cheaper, and is used."""
+    if len(idx) < (1024 if arr.ndim == 2 else 256):
+        return arr[idx, seats]
     flat = np.asarray(idx, dtype=np.int64) * S + seats
     return np.take(arr.reshape(arr.shape[0] * S, *arr.shape[2:]), flat, axis=0)
 
