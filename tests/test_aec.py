@@ -151,3 +151,13 @@ def test_penalize_lets_unmasked_samplers_play_whole_episodes():
             _, _, term, trunc, _ = e.last()
             e.step(None if term or trunc else int(e.action_space(agent).sample()))
         assert not e.agents
+
+
+def test_last_before_reset_is_refused_and_after_it_is_the_raw_envs():
+    e = mj_env.env()
+    with pytest.raises(AttributeError, match="before reset"):
+        e.last()
+    e.reset(seed=3)
+    mine, raw = e.last(), e.unwrapped.last()
+    assert np.array_equal(mine[0]["observation"], raw[0]["observation"]) and mine[1:] == raw[1:]
+    assert e.last(observe=False)[0] is None

@@ -319,3 +319,19 @@ def test_step_on_chosen_tables_leaves_the_others_waiting(preset):
         with pytest.raises(ValueError, match="table"):
             eng.step(random_actions(eng.legal_mask(), rng), tables=bad)
     assert all(np.array_equal(getattr(eng.state, f), v) for f, v in snapshot.items())
+
+
+@pytest.mark.parametrize("n", [1, 7, 300, 1500])
+def test_seat_rows_equal_the_two_index_read(n):
+    from mj_env.state import seat_rows
+
+    rng = np.random.default_rng(n)
+    B = 2048
+    for shape in [(B, 4), (B, 4, 34), (B, 4, 3)]:
+        arr = rng.integers(0, 100, size=shape).astype(np.int16)
+        idx = rng.choice(B, size=n, replace=False)
+        seats = rng.integers(0, 4, size=n)
+        got = seat_rows(arr, idx, seats)
+        assert np.array_equal(got, arr[idx, seats])
+        got[...] = -1                      # a copy: the state is left alone
+        assert (arr >= 0).all()
