@@ -66,6 +66,7 @@ MARK = "@@"
 AIM_BATCH = 4096
 AIM_DPS = 1_000_000
 AIM_X_RIICHI = 15
+AIM_X_RLCARD = 1.5  # issue 13: the AEC env at least 1.5x RLCard (issue 4 asked for 1x)
 
 
 # ----------------------------------------------------------------------------- child process
@@ -301,7 +302,9 @@ def summary(results: list[dict], peers: dict, state_4096: int, cores: int) -> tu
         if x is not None:
             aims["aec_x_rlcard"] = x
             aims["aec_at_least_rlcard"] = x >= 1
-            lines.append(f"AEC env (1 table) / RLCard: {x:.2f}x (aim >= 1x: {'met' if x >= 1 else 'not met'})")
+            aims["aec_at_least_1_5x_rlcard"] = x >= AIM_X_RLCARD
+            lines.append(f"AEC env (1 table) / RLCard: {x:.2f}x (aim >= {AIM_X_RLCARD}x: "
+                         f"{'met' if x >= AIM_X_RLCARD else 'not met'})")
     busy = [f"{r['impl']}@{r['batch']}" for r in ok if r["cpu_util"] < 0.9]
     if busy:
         lines.append(f"warning: CPU share under 90% for {', '.join(busy)}: other processes competed for the "
