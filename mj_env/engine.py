@@ -286,6 +286,8 @@ class Engine:
         return self._mask
 
     def _update_masks(self, tables=None) -> None:
+        if self.num_tables == 1:
+            return self._update_mask_one()
         rules, st = self.rules, self.state
         mask = self._mask
         if tables is None:
@@ -321,6 +323,30 @@ class Engine:
         if len(asked):
             claims.window_mask(st, asked, mask)
 
+    def _update_mask_one(self) -> None:
+        """``_update_masks`` of a one-table engine: the same legal helpers and the same conditions on
+        table 0, read as Python numbers instead of selected out of a batch (benchmarks/fast_paths.py;
+        tests/test_engine.py holds one-table engines equal to the batched path)."""
+        rules, st, mask = self.rules, self.state, self._mask
+        mask[0] = False
+        phase = st.phase[0]
+        if phase == TURN:
+            one = self._rows
+            s = st.to_act[:1].astype(np.int64)
+            seat = int(s[0])
+            if st.ting[0, seat]:  # 报听: only the tile just drawn may go
+                mask[0, A.DISCARD + st.drawn[0]] = True
+            else:
+                mask[0, A.DISCARD:A.DISCARD + K] = st.hands[0, seat] > 0
+            mask[0, A.KONG_SELF:A.KONG_SELF + K] = legal.self_kongs(rules, st, one, s)[0]
+            first = st.n_discards[0, seat] == 0 and seat == st.dealer[0]
+            if not st.claimed_turn[0] and (st.ready[0, seat] or st.after_kong[0] or first):
+                mask[0, A.WIN] = legal.self_draw_win(rules, st, one, s)[0]
+            if rules.ting:
+                mask[0, A.TING:A.TING + K] = legal.ting_discards(rules, st, one, s)[0]
+        elif phase == CLAIM or phase == ROB:
+            claims.window_mask(st, self._rows, mask)
+
     def explain_illegal(self, table: int, action: int) -> str:
         """Why ``action`` is not legal at ``table`` now, in words."""
         st = self.state
@@ -348,6 +374,8 @@ class Engine:
         if not self._dealt_ever.all():
             raise A.ActionError(f"table {int(np.flatnonzero(~self._dealt_ever)[0])} has not been dealt: "
                                 "call reset() before step()")
+        if self.num_tables == 1 and sel is None:
+            return self._step_one(acts)
         st = self.state
         live = st.phase != END
         if sel is not None:
@@ -368,6 +396,32 @@ class Engine:
         self._update_masks(touched if len(touched) < self.num_tables else None)
         return res
 
+    def _step_one(self, acts: np.ndarray) -> StepResult:
+        """``step`` of a one-table engine (the AEC env, the vector env at one table): the same checks
+        and the same phase functions, without the batch's selections (benchmarks/fast_paths.py)."""
+        res = self._new_result()
+        phase = self.state.phase[0]
+        if phase == END:
+            return res
+        a = int(acts[0])
+        if not (0 <= a < A.N_ACTIONS and self._mask[0, a]):
+            raise A.ActionError(self.explain_illegal(0, a))
+        one = self._rows
+        if phase == TURN:  # _do_turn's three cases, chosen on the one action
+            s = self.state.to_act[:1].astype(np.int64)
+            if a == A.WIN:
+                self._self_draw_win(one, s, res)
+            elif A.KONG_SELF <= a < A.KONG_SELF + K:
+                self._self_kong(one, s, acts - A.KONG_SELF, res)
+            else:
+                self._turn_discard(one, s, acts, res)
+        elif phase == CLAIM:
+            self._do_claim(one, acts, res)
+        else:
+            self._do_rob(one, acts, res)
+        self._update_masks(None)
+        return res
+
     def _new_result(self) -> StepResult:
         B = self.num_tables
         return StepResult(np.zeros((B, 4), dtype=np.int64), np.zeros(B, dtype=bool), np.zeros(B, dtype=bool))
@@ -376,24 +430,28 @@ class Engine:
     def _do_turn(self, idx, acts, res) -> None:
         if not len(idx):
             return
-        st, rules = self.state, self.rules
         a = acts[idx]
-        s = st.to_act[idx].astype(np.int64)
+        s = self.state.to_act[idx].astype(np.int64)
         win = a == A.WIN
         if win.any():
-            w, ws = idx[win], s[win]
-            self._record_win(w, ws, np.full(len(w), -1), st.drawn[w].astype(np.int64))
-            self._finish(w, res, won=True)
+            self._self_draw_win(idx[win], s[win], res)
         kong = (a >= A.KONG_SELF) & (a < A.KONG_SELF + K)
         if kong.any():
             self._self_kong(idx[kong], s[kong], a[kong] - A.KONG_SELF, res)
         disc = (a < A.DISCARD + K) | ((a >= A.TING) & (a < A.TING + K))
         if disc.any():
-            d, ds = idx[disc], s[disc]
-            tile = np.where(a[disc] >= A.TING, a[disc] - A.TING, a[disc])
-            if rules.ting:
-                st.ting[d, ds] |= a[disc] >= A.TING
-            self._discard(d, ds, tile, res)
+            self._turn_discard(idx[disc], s[disc], a[disc], res)
+
+    def _self_draw_win(self, idx, s, res) -> None:
+        self._record_win(idx, s, np.full(len(idx), -1), self.state.drawn[idx].astype(np.int64))
+        self._finish(idx, res, won=True)
+
+    def _turn_discard(self, idx, s, a, res) -> None:
+        """Discard actions ``a`` (discard or 报听 + discard) of the seats ``s`` to act at ``idx``."""
+        tile = np.where(a >= A.TING, a - A.TING, a)
+        if self.rules.ting:
+            self.state.ting[idx, s] |= a >= A.TING
+        self._discard(idx, s, tile, res)
 
     def _self_kong(self, idx, s, tile, res) -> None:
         st = self.state

@@ -222,6 +222,33 @@ def deal(rules: RuleSet, st: GameState, idx, walls: np.ndarray, dealers: np.ndar
     return empty
 
 
+def _draw_one(rules: RuleSet, st: GameState, b: int, replacement: bool) -> np.ndarray:
+    """``draw`` at one table without flowers, on Python numbers (the single-table envs draw at nearly
+    every decision; ``live_left`` and ``replacement_floor`` answer in numbers for one table number).
+    A test holds one-table engines equal to the batched path (tests/test_engine.py)."""
+    if replacement:
+        pos = int(st.tail_pos[b])
+        if pos < replacement_floor(rules, st, b):
+            return np.ones(1, dtype=bool)
+        st.tail_pos[b] = pos - 1
+        st.replaced[b] += 1
+    else:
+        if live_left(rules, st, b) <= 0:
+            return np.ones(1, dtype=bool)
+        pos = int(st.live_pos[b])
+        st.live_pos[b] = pos + 1
+    t = int(st.wall[b, pos])
+    seat = int(st.turn_seat[b])
+    st.hands[b, seat, t] += 1
+    st.drawn[b] = t
+    st.after_kong[b] = replacement
+    st.last_draw[b] = False if replacement else live_left(rules, st, b) == 0
+    st.claimed_turn[b] = False
+    st.phase[b] = TURN
+    st.to_act[b] = seat
+    return np.zeros(1, dtype=bool)
+
+
 def draw(rules: RuleSet, st: GameState, idx, replacement: bool) -> np.ndarray:
     """The seat ``turn_seat`` draws at tables ``idx``: from the live wall, or a replacement from
     the tail (indicator layout: the reserve). Flowers are laid out and replaced (quemen).
@@ -229,6 +256,8 @@ def draw(rules: RuleSet, st: GameState, idx, replacement: bool) -> np.ndarray:
     Returns a bool (n,) of tables where no tile could be drawn (the hand is drawn: 荒牌); at the
     others the seat now holds the tile and it is their TURN.
     """
+    if len(idx) == 1 and not rules.flowers:
+        return _draw_one(rules, st, int(idx[0]), replacement)
     seats = st.turn_seat[idx].astype(np.int64)
     if replacement:
         empty = st.tail_pos[idx] < replacement_floor(rules, st, idx)

@@ -335,3 +335,36 @@ def test_seat_rows_equal_the_two_index_read(n):
         assert np.array_equal(got, arr[idx, seats])
         got[...] = -1                      # a copy: the state is left alone
         assert (arr >= 0).all()
+
+
+@pytest.mark.parametrize("preset", ["beijing", "hebei", "quemen"])
+def test_a_one_table_engine_plays_as_the_batched_path(preset):
+    """The one-table paths (Engine._step_one, wall._draw_one, the one-table claim options and
+    observation) against the batched code: an engine of one table and an engine of two copies of that
+    table, given the same actions, stay equal in every state field, mask, reward and settlement."""
+    from mj_env.baselines import uniform_legal
+    from mj_env.engine import _STATE_FIELDS
+    from mj_env.observation import observe, observe_one
+
+    rng = np.random.default_rng(11)
+    for game in range(30):
+        one = Engine(preset, num_tables=1, seed=game)
+        one.reset()
+        two = Engine(preset, num_tables=2, seed=0)
+        two.restore(one, [0, 0], [0, 1])
+        for _ in range(400):
+            if one.state.phase[0] == END:
+                break
+            a = uniform_legal(one.legal_mask(), rng)
+            r1, r2 = one.step(a), two.step(np.repeat(a, 2))
+            for f in _STATE_FIELDS:
+                v1, v2 = getattr(one.state, f), getattr(two.state, f)
+                assert np.array_equal(v1[0], v2[0]) and np.array_equal(v2[0], v2[1]), f
+            assert np.array_equal(one.legal_mask()[0], two.legal_mask()[0])
+            assert np.array_equal(r1.rewards[0], r2.rewards[0]) and r1.hand_over[0] == r2.hand_over[0]
+            assert (0 in r1.settlements) == (0 in r2.settlements)
+            if 0 in r1.settlements:
+                assert r1.settlements[0] == r2.settlements[0]
+            if one.state.phase[0] != END:
+                seat = int(one.state.to_act[0])
+                assert np.array_equal(observe_one(one.rules, one.state, 0, seat), observe(two.rules, two.state)[0])
