@@ -6,15 +6,20 @@ each one switched off in turn, in the same run.
     python benchmarks/fast_paths.py                         # beijing and hebei, 3 interleaved rounds
     python benchmarks/fast_paths.py --rules hebei --seconds 3 --repeat 5
 
-Three code paths answer one table in plain Python beside their batched form; each has a test
+Six code paths answer one table in plain Python beside their batched form; each has a test
 holding it equal to the batched one (tests/test_claims.py, tests/test_observation.py,
-tests/test_hand.py). A path stays only while this benchmark shows it pays:
+tests/test_hand.py, and tests/test_engine.py's one-table engine against two copies of its table
+for the last three). A path stays only while this benchmark shows it pays:
 
 - ``claims``: ``legal.claim_options`` for one table (``_claim_options_one``) instead of
   ``legal.claim_options_batched`` (every discard asks it);
 - ``observe``: ``observation.observe_one`` instead of ``observe`` on a length-1 batch (every
   ``last()``);
-- ``hand``: ``hand._decide_few`` on Python integers for batches of up to ``hand._SMALL`` hands.
+- ``hand``: ``hand._decide_few`` on Python integers for batches of up to ``hand._SMALL`` hands;
+- ``step``: ``Engine._step_one``, the one action checked and its phase's function called directly,
+  instead of ``Engine._step_batch``;
+- ``draw``: ``wall._draw_one`` on Python numbers instead of ``wall._draw_batch``;
+- ``masks``: ``Engine._update_mask_one`` instead of ``Engine._update_masks_batch``.
 
 Each variant plays random legal actions (one sampler, ``mj_env.baselines.uniform_legal``) for
 ``--seconds``; the rounds are interleaved and each variant keeps its best, so that a shared
@@ -33,8 +38,9 @@ from _common import code_version, machine_info
 
 import mj_env
 import mj_env.aec as aec_mod
-from mj_env import hand, legal
+from mj_env import hand, legal, wall
 from mj_env.baselines import uniform_legal
+from mj_env.engine import Engine
 from mj_env.observation import observe
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +53,8 @@ def _observe_batched(rules, st, b, seat):
 @contextlib.contextmanager
 def switched_off(paths: tuple[str, ...]):
     """Route the named single-table paths to their batched forms for the duration."""
-    saved = (legal.claim_options, aec_mod.observe_one, hand._SMALL)
+    saved = (legal.claim_options, aec_mod.observe_one, hand._SMALL, Engine._step_one, wall._draw_one,
+             Engine._update_mask_one)
     try:
         if "claims" in paths:
             legal.claim_options = legal.claim_options_batched
@@ -55,9 +62,16 @@ def switched_off(paths: tuple[str, ...]):
             aec_mod.observe_one = _observe_batched
         if "hand" in paths:
             hand._SMALL = 0
+        if "step" in paths:
+            Engine._step_one = lambda self, acts: self._step_batch(acts, None)
+        if "draw" in paths:
+            wall._draw_one = lambda rules, st, b, replacement: wall._draw_batch(rules, st, np.array([b]), replacement)
+        if "masks" in paths:
+            Engine._update_mask_one = lambda self: self._update_masks_batch(None)
         yield
     finally:
-        legal.claim_options, aec_mod.observe_one, hand._SMALL = saved
+        (legal.claim_options, aec_mod.observe_one, hand._SMALL, Engine._step_one, wall._draw_one,
+         Engine._update_mask_one) = saved
 
 
 def aec_rate(rules: str, seconds: float, seed: int) -> float:
@@ -79,8 +93,8 @@ def aec_rate(rules: str, seconds: float, seed: int) -> float:
     return decisions / (time.perf_counter() - t0)
 
 
-VARIANTS = {"all fast paths": (), "claims off": ("claims",), "observe off": ("observe",),
-            "hand off": ("hand",), "all off": ("claims", "observe", "hand")}
+PATHS = ("claims", "observe", "hand", "step", "draw", "masks")
+VARIANTS = {"all fast paths": (), **{f"{p} off": (p,) for p in PATHS}, "all off": PATHS}
 
 
 def main(argv=None) -> dict:

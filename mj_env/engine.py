@@ -286,8 +286,12 @@ class Engine:
         return self._mask
 
     def _update_masks(self, tables=None) -> None:
+        """Refresh the legal masks of ``tables`` (None: all) from the state."""
         if self.num_tables == 1:
             return self._update_mask_one()
+        return self._update_masks_batch(tables)
+
+    def _update_masks_batch(self, tables=None) -> None:
         rules, st = self.rules, self.state
         mask = self._mask
         if tables is None:
@@ -376,6 +380,10 @@ class Engine:
                                 "call reset() before step()")
         if self.num_tables == 1 and sel is None:
             return self._step_one(acts)
+        return self._step_batch(acts, sel)
+
+    def _step_batch(self, acts: np.ndarray, sel) -> StepResult:
+        """``step`` after its argument checks, for any number of tables (``sel``: the tables to step, None: all)."""
         st = self.state
         live = st.phase != END
         if sel is not None:

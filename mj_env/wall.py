@@ -258,6 +258,11 @@ def draw(rules: RuleSet, st: GameState, idx, replacement: bool) -> np.ndarray:
     """
     if len(idx) == 1 and not rules.flowers:
         return _draw_one(rules, st, int(idx[0]), replacement)
+    return _draw_batch(rules, st, idx, replacement)
+
+
+def _draw_batch(rules: RuleSet, st: GameState, idx, replacement: bool) -> np.ndarray:
+    """``draw`` for any number of tables."""
     seats = st.turn_seat[idx].astype(np.int64)
     if replacement:
         empty = st.tail_pos[idx] < replacement_floor(rules, st, idx)

@@ -150,3 +150,17 @@ def test_sampler_legal_and_uniform(n, dtype):
     expected = counts.sum() / 5
     chi2 = (((counts[legal] - expected) ** 2) / expected).sum()
     assert chi2 < 18.47, counts[legal]
+
+
+def test_fast_paths_smoke_and_every_path_switches_back():
+    import fast_paths
+
+    from mj_env import hand, legal, wall
+    from mj_env.engine import Engine
+
+    before = (legal.claim_options, hand._SMALL, Engine._step_one, wall._draw_one, Engine._update_mask_one)
+    out = fast_paths.main(["--rules", "beijing", "--seconds", "0.1", "--repeat", "1"])
+    variants = {r["variant"] for r in out["rows"]}
+    assert {"all fast paths", "step off", "draw off", "masks off", "all off"} <= variants
+    assert all(r["decisions_per_s"] > 0 for r in out["rows"])
+    assert (legal.claim_options, hand._SMALL, Engine._step_one, wall._draw_one, Engine._update_mask_one) == before
