@@ -129,12 +129,18 @@ class GameState:
         return sum(getattr(self, f.name).nbytes for f in fields(self))
 
 
+FLAT_MIN_ROWS = 256
+"""From this many rows on, reading or writing (table, seat, ...) cells through one flat index beats
+NumPy's multi-index form (measured at 4096 tables, benchmarks/profile_step.py); below it the
+multi-index form is the cheaper. ``seat_rows`` and the wall's draws use it."""
+
+
 def seat_rows(arr: np.ndarray, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """``arr[idx, seats]`` of a (B, S, ...) state array for index arrays ``idx`` and ``seats`` (n,): a new
     array, read with one ``take`` along the flattened (table, seat) axis, which at thousands of
     tables is three to four times faster than NumPy's two-index read (benchmarks/profile_step.py). Below
     a few hundred rows (one per-seat number: a thousand) the two-index read is the cheaper, and is used."""
-    if len(idx) < (1024 if arr.ndim == 2 else 256):
+    if len(idx) < (4 * FLAT_MIN_ROWS if arr.ndim == 2 else FLAT_MIN_ROWS):
         return arr[idx, seats]
     flat = np.asarray(idx, dtype=np.int64) * S + seats
     return np.take(arr.reshape(arr.shape[0] * S, *arr.shape[2:]), flat, axis=0)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .rules import RuleSet
-from .state import NO_CATEGORY, TURN, GameState, K, S
+from .state import FLAT_MIN_ROWS, NO_CATEGORY, TURN, GameState, K, S
 from .tiles import CODES, FIRST_FLOWER, HUI_OF_INDICATOR, TileError, full_set
 from .tiles import index as tile_index
 
@@ -111,7 +111,7 @@ def kong_possible(rules: RuleSet, st: GameState, idx) -> np.ndarray:
 
 def _wall_at(st: GameState, idx, pos) -> np.ndarray:
     """``st.wall[idx, pos]``, read as one flat ``take`` at hundreds of tables or more (faster there)."""
-    if len(idx) < 256:                  # few tables: NumPy's two-index read is the cheaper
+    if len(idx) < FLAT_MIN_ROWS:        # few tables: NumPy's two-index read is the cheaper
         return st.wall[idx, pos]
     return np.take(st.wall.reshape(-1), idx * st.wall.shape[1] + pos.astype(np.int64))
 
@@ -123,7 +123,7 @@ def _add_tiles(st: GameState, idx, seats, tiles) -> None:
         st.flowers[idx[flower], seats[flower]] += 1
         keep = ~flower
         idx, seats, tiles = idx[keep], seats[keep], tiles[keep]
-    if len(idx) >= 256 and st.hands.flags.c_contiguous:  # one flat write (a view): the cells are distinct
+    if len(idx) >= FLAT_MIN_ROWS and st.hands.flags.c_contiguous:  # one flat write (a view): the cells are distinct
         st.hands.reshape(-1)[(idx * S + seats) * K + tiles] += 1
     else:
         st.hands[idx, seats, tiles] += 1
