@@ -131,6 +131,16 @@ def connectedness(nat: np.ndarray) -> np.ndarray:
     return score
 
 
+def _hand_and_hui(o: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(concealed counts (m, 34) int8, 惠牌 kind (m,) or -1) of observation planes (m, 14, 34)."""
+    return o[:, P_HAND].astype(np.int8), np.where(o[:, P_HUI].any(axis=1), o[:, P_HUI].argmax(axis=1), -1)
+
+
+def _discard_ok(mask: np.ndarray) -> np.ndarray:
+    """(m, 34) kinds the mask lets the seat discard, with or without 报听."""
+    return mask[:, A.DISCARD:A.DISCARD + K] | mask[:, A.TING:A.TING + K]
+
+
 class RuleBasedAgent:
     """The baseline described in the module docstring. ``rules`` decides the shapes that count
     (seven pairs, thirteen orphans) and the 缺一门 constraint; the 惠牌 is read from plane 10."""
@@ -148,8 +158,7 @@ class RuleBasedAgent:
         check_rows_have_actions(mask)
         n = len(o)
         out = np.full(n, A.PASS, dtype=np.int64)
-        hands = o[:, P_HAND].astype(np.int8)
-        hui = np.where(o[:, P_HUI].any(axis=1), o[:, P_HUI].argmax(axis=1), -1)
+        hands, hui = _hand_and_hui(o)
         phase = o[:, P_SCALARS, COL_PHASE]
         win = mask[:, A.WIN]
         out[win] = A.WIN
@@ -171,10 +180,8 @@ class RuleBasedAgent:
     def discard_keys(self, o, mask, rng) -> np.ndarray:
         """How the agent ranks the discards of own-turn rows: (m, 34) keys, the smallest discarded,
         ``ILLEGAL_KEY`` where the kind may not be discarded. ``o`` (m, 14, 34) planes, ``mask`` (m, 127)."""
-        hands = o[:, P_HAND].astype(np.int8)
-        hui = np.where(o[:, P_HUI].any(axis=1), o[:, P_HUI].argmax(axis=1), -1)
-        discard_ok = mask[:, A.DISCARD:A.DISCARD + K] | mask[:, A.TING:A.TING + K]
-        return self._discard_keys(o, hands, hui, discard_ok, rng)[0]
+        hands, hui = _hand_and_hui(o)
+        return self._discard_keys(o, hands, hui, _discard_ok(mask), rng)[0]
 
     def _discard_keys(self, o, hands, hui, discard_ok, rng) -> tuple[np.ndarray, np.ndarray]:
         """(keys (m, 34), distance after the best discard (m,)); see ``discard_keys``."""
@@ -201,8 +208,7 @@ class RuleBasedAgent:
         """Own turn: kong when it costs nothing, else the best discard (报听 with it if legal)."""
         m = len(o)
         rows = np.arange(m)
-        discard_ok = mask[:, A.DISCARD:A.DISCARD + K] | mask[:, A.TING:A.TING + K]
-        key, best = self._discard_keys(o, hands, hui, discard_ok, rng)
+        key, best = self._discard_keys(o, hands, hui, _discard_ok(mask), rng)
         choice = key.argmin(axis=1)
         out = A.DISCARD + choice
         if self.rules.ting:
