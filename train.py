@@ -17,8 +17,8 @@ One policy/value network (``agents.networks``: the MLP or the per-tile ``TileNet
 decision; the observation is seat-relative, so one network serves all four seats. A hand is
 dealt either as pure self-play (the learner in all four seats) or, with probability
 ``opponent_prob``, against the opponent pool: the learner in seats {0, 2} or {1, 3} and, in the other two,
-the rule-based agent (a share ``opponent_rule`` of those hands) or a frozen past snapshot of itself. A
-snapshot joins the pool every ``snapshot_every`` updates (the oldest leaves beyond ``pool_size``).
+the rule-based agent (a share ``opponent_rule`` of those hands), the shipped pretrained player (a share
+``opponent_pretrained``, ``agents.pretrained``) or a frozen past snapshot of itself. A snapshot joins the pool every ``snapshot_every`` updates (the oldest leaves beyond ``pool_size``).
 
 Before PPO, ``bc_steps`` steps of four rule-based agents playing at every table are imitated (behaviour
 cloning: cross-entropy on their decisions, the value on the returns of their play, ``bc_epochs`` passes
@@ -38,7 +38,8 @@ Written to ``runs/<exp_name>/``: TensorBoard scalars (``charts/*``, ``losses/*``
 ``progress.csv`` (one row per update), ``checkpoints/*.pt`` (``agents.networks`` format, usable
 as ``python -m agents.arena --agents runs/<exp_name>/checkpoints/final.pt,rule``) and
 ``final_eval.json``. Every ``eval_every`` updates a quick duplicate match against the random
-and the rule-based agents is logged; the run ends with a longer one, printed as a table.
+and the rule-based agents (and the pretrained player, where one is shipped for the rule set and
+``eval_pretrained`` is on) is logged; the run ends with a longer one, printed as a table.
 """
 from __future__ import annotations
 
@@ -72,6 +73,8 @@ from agents.networks import (
     obs_layout,
     save_checkpoint,
 )
+from agents.pretrained import available as pretrained_available
+from agents.pretrained import load_pretrained
 from agents.random_agent import RandomAgent
 from agents.rewards import RewardTransform
 from agents.rule_based import RuleBasedAgent
@@ -170,10 +173,14 @@ class Args:
     """updates between snapshots added to the pool (each is also saved as a checkpoint)"""
     opponent_rule: float = 0.75
     """share of the opponent-pool hands played against the rule-based agent instead of a snapshot"""
+    opponent_pretrained: float = 0.0
+    """share of the opponent-pool hands played against the shipped pretrained player (agents.pretrained)"""
 
     # evaluation and logging
     eval_every: int = 5
     """updates between quick duplicate evaluations against random and rule (0: never)"""
+    eval_pretrained: bool = True
+    """evaluations also against the shipped pretrained player, where one exists for the rule set"""
     eval_hands: int = 64
     """walls of each quick evaluation (each played in 2 seatings)"""
     final_eval_hands: int = 400
@@ -207,9 +214,15 @@ def check_args(args: Args) -> str | None:
     for name, low in at_least.items():
         if getattr(args, name) < low:
             return f"--{name.replace('_', '-')} must be at least {low}, not {getattr(args, name)}"
-    for name in ("opponent_prob", "opponent_rule"):
+    for name in ("opponent_prob", "opponent_rule", "opponent_pretrained"):
         if not 0.0 <= getattr(args, name) <= 1.0:
             return f"--{name.replace('_', '-')} must be in [0, 1], not {getattr(args, name)}"
+    if args.opponent_rule + args.opponent_pretrained > 1.0:
+        return (f"--opponent-rule ({args.opponent_rule}) and --opponent-pretrained ({args.opponent_pretrained}) "
+                "are shares of the same hands: their sum must be at most 1")
+    if args.opponent_pretrained > 0 and args.rules not in pretrained_available():
+        return (f"--opponent-pretrained: no pretrained player is shipped for {args.rules!r} "
+                f"(shipped for: {', '.join(pretrained_available())})")
     try:
         config = network_config(args)
     except ValueError:
@@ -330,17 +343,20 @@ class Rollout:
 
 class SeatPlan:
     """Who plays where. ``learner[table, seat]``: the learner decides there; ``opp[table]``: the
-    opponent in the table's other seats (-1: none, pure self-play; ``RULE``: the rule-based agent; else
-    a snapshot). Snapshots are kept by id; one that leaves the pool stays alive until the hands that use
+    opponent in the table's other seats (-1: none, pure self-play; ``RULE``: the rule-based agent;
+    ``PRETRAINED``: the shipped pretrained player; else a snapshot). Snapshots are kept by id; one that leaves the pool stays alive until the hands that use
     it are over."""
 
     RULE = -2
+    PRETRAINED = -3
 
     def __init__(self, args: Args, rng: np.random.Generator, device):
         self.args, self.rng, self.device = args, rng, device
         self.learner = np.ones((args.num_envs, 4), dtype=bool)
         self.opp = np.full(args.num_envs, -1, dtype=np.int64)
         self.snapshots: dict[int, NetworkAgent | RuleBasedAgent] = {self.RULE: RuleBasedAgent(args.rules)}
+        if args.opponent_pretrained > 0:
+            self.snapshots[self.PRETRAINED] = load_pretrained(args.rules, device=device)
         self.pool_ids: list[int] = []
 
     def add_snapshot(self, model: nn.Module, tag: str) -> None:
@@ -352,20 +368,23 @@ class SeatPlan:
         self.snapshots[new_id] = NetworkAgent(frozen, name=tag, device=self.device, rules=self.args.rules)
         self.pool_ids.append(new_id)
         del self.pool_ids[:-self.args.pool_size]
-        for k in [k for k in self.snapshots if k not in (*self.pool_ids, self.RULE) and not (self.opp == k).any()]:
+        for k in [k for k in self.snapshots if k >= 0 and k not in self.pool_ids and not (self.opp == k).any()]:
             del self.snapshots[k]
 
     def deal(self, tables: np.ndarray) -> None:
         """Seat new hands: self-play, or with ``opponent_prob`` the learner against a pool snapshot (or,
-        for a share ``opponent_rule`` of those, the rule-based agent)."""
+        for a share ``opponent_rule`` of those, the rule-based agent; for ``opponent_pretrained``, the
+        pretrained player)."""
         vs_pool = self.rng.random(len(tables)) < self.args.opponent_prob
         self.learner[tables] = True
         self.opp[tables] = -1
         t = tables[vs_pool]
         first = self.rng.integers(0, 2, size=len(t))            # learner in seats {0, 2} or {1, 3}
         self.learner[t] = (np.arange(4)[None, :] % 2) == first[:, None]
-        self.opp[t] = np.where(self.rng.random(len(t)) < self.args.opponent_rule, self.RULE,
-                               self.rng.choice(np.asarray(self.pool_ids), size=len(t)))
+        u = self.rng.random(len(t))
+        rule, pre = self.args.opponent_rule, self.args.opponent_pretrained
+        self.opp[t] = np.select([u < rule, u < rule + pre], [self.RULE, self.PRETRAINED],
+                                self.rng.choice(np.asarray(self.pool_ids), size=len(t)))
 
     def opponents_act(self, obs: dict, theirs: np.ndarray, actions: np.ndarray) -> None:
         """Fill ``actions`` at the tables where a snapshot is to act (``theirs``: (N,) bool)."""
@@ -577,14 +596,23 @@ def ppo_update(model: nn.Module, optimizer: optim.Optimizer, store: Rollout, adv
 # --------------------------------------------------------------------------- evaluation
 
 
-def evaluate(model: nn.Module, args: Args, hands: int, device) -> dict:
-    """Duplicate matches of the current policy against random and against rule."""
+def eval_opponents(args: Args, device) -> list:
+    """Who the evaluations play: random, rule and, with ``eval_pretrained`` where one is shipped for the rule
+    set, the pretrained player (named ``pretrained``)."""
+    out = [RandomAgent(), RuleBasedAgent(args.rules)]
+    if args.eval_pretrained and args.rules in pretrained_available():
+        out.append(load_pretrained(args.rules, device=device))
+    return out
+
+
+def evaluate(model: nn.Module, args: Args, hands: int, device, opponents: list) -> dict:
+    """Duplicate matches of the current policy against each of ``opponents`` (``eval_opponents``), by name."""
     model.eval()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     me = NetworkAgent(model, name="trained", greedy=args.eval_greedy, device=device, rules=args.rules)
     out = {}
-    for base in (RandomAgent(), RuleBasedAgent(args.rules)):
+    for base in opponents:
         res = arena.play_duplicate([me, base], hands, seed=args.eval_seed, rules=args.rules, batch_walls=256)
         out[base.name] = arena.summarize(res)
     torch.set_num_threads(threads)
@@ -593,6 +621,10 @@ def evaluate(model: nn.Module, args: Args, hands: int, device) -> dict:
 
 
 # --------------------------------------------------------------------------- logging
+
+
+EVAL_NAMES = ("random", "rule", "pretrained")
+"""The opponents whose quick evaluations get progress.csv columns (empty where not played)."""
 
 
 def progress_row(update: int, global_step: int, elapsed: float, lr: float, losses: dict, stats: dict,
@@ -611,7 +643,7 @@ def progress_row(update: int, global_step: int, elapsed: float, lr: float, losse
         "pool_deal_in_rate": stats["pool_deal_ins"] / max(stats["pool_hands"], 1),
         "pool_size": pool_size, "rollout_seconds": round(rollout_s, 2),
     })
-    for base in ("random", "rule"):
+    for base in EVAL_NAMES:
         a = evaluation.get(base, {}).get("agents", [{}])[0] if evaluation else {}
         row[f"vs_{base}_points"] = a.get("mean_points", "")
         row[f"vs_{base}_ci_low"] = a.get("ci95", ["", ""])[0]
@@ -653,13 +685,12 @@ class RunLog:
             w.add_scalar(f"charts/{k}", row[k], global_step)
         w.add_scalar("charts/SPS", row["SPS"], global_step)
         if evaluated:
-            for base in ("random", "rule"):
+            for base in last_eval:
                 w.add_scalar(f"eval/vs_{base}_points", row[f"vs_{base}_points"], global_step)
                 w.add_scalar(f"eval/vs_{base}_win_rate", row[f"vs_{base}_win_rate"], global_step)
         post = {"SPS": row["SPS"], "win": f"{row['win_rate']:.2f}", "vs_pool": f"{row['pool_points']:+.2f}"}
-        if last_eval:
-            post["vs_random"] = f"{last_eval['random']['agents'][0]['mean_points']:+.2f}"
-            post["vs_rule"] = f"{last_eval['rule']['agents'][0]['mean_points']:+.2f}"
+        for base, summary in last_eval.items():
+            post[f"vs_{base}"] = f"{summary['agents'][0]['mean_points']:+.2f}"
         self.bar.set_postfix(post)
         self.bar.update(1)
 
@@ -692,7 +723,7 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
               "train_seconds": round(time.time() - start, 1), "observation": obs_layout(model)}
     if args.final_eval_hands > 0:
         t0 = time.time()
-        result["eval"] = evaluate(model, args, args.final_eval_hands, device)
+        result["eval"] = evaluate(model, args, args.final_eval_hands, device, eval_opponents(args, device))
         print(f"\nfinal evaluation ({args.final_eval_hands} walls, duplicate, seed {args.eval_seed}, "
               f"{time.time() - t0:.0f} s):")
         for base, summary in result["eval"].items():
@@ -725,6 +756,7 @@ def main(argv: list[str] | None = None) -> dict:
     store = Rollout(steps_per_update + 4 * args.num_envs, args.num_envs, tuple(LAYOUTS[obs_layout(model)][1]),
                     envs.single_action_space.n)
     seats = SeatPlan(args, rng, device)
+    opponents_of_eval = eval_opponents(args, device)
     obs, _ = envs.reset(seed=args.seed)
     global_step, start, last_eval, update = 0, time.time(), {}, 0
     if args.bc_steps:
@@ -749,7 +781,7 @@ def main(argv: list[str] | None = None) -> dict:
                             global_step=global_step, args=dataclasses.asdict(args))
         evaluated = args.eval_every > 0 and (update % args.eval_every == 0 or update == 1)
         if evaluated:
-            last_eval = evaluate(model, args, args.eval_hands, device)
+            last_eval = evaluate(model, args, args.eval_hands, device, opponents_of_eval)
         elapsed = time.time() - start
         row = progress_row(update, global_step, elapsed, optimizer.param_groups[0]["lr"], losses, stats,
                            len(seats.pool_ids), rollout_s, last_eval if evaluated else {})

@@ -10,9 +10,11 @@ module                      what
 ``agents.networks``         ``PolicyValueNet``, masked categorical, checkpoints, ``NetworkAgent``
 ``agents.rewards``          reward options for training (points, scaled, sign, shaped)
 ``agents.arena``            ``python -m agents.arena``: duplicate-format comparison
+``agents.pretrained``       the shipped pretrained players (agent name ``pretrained``)
+``agents.rollouts``         rollout values of candidate actions (policy improvement by rollouts)
 ==========================  ==========================================================
 
-``make_agent("random" | "rule" | "path/to/ckpt.pt[:greedy]")`` builds one by name.
+``make_agent("random" | "rule" | "pretrained" | "path/to/ckpt.pt[:greedy]")`` builds one by name.
 """
 from __future__ import annotations
 
@@ -24,17 +26,22 @@ __all__ = ["Agent", "RandomAgent", "RuleBasedAgent", "make_agent"]
 
 
 def make_agent(spec: str, rules="beijing", device: str = "cpu"):
-    """An agent from its name: ``random``, ``rule``, or a checkpoint path written by ``train.py``
-    (``PATH:greedy`` plays the most likely action instead of sampling)."""
+    """An agent from its name: ``random``, ``rule``, ``pretrained`` (the player shipped for ``rules``,
+    ``agents.pretrained``; ``pretrained:sample`` samples from it), or a checkpoint path written by
+    ``train.py`` (``PATH:greedy`` plays the most likely action instead of sampling)."""
     if spec == "random":
         return RandomAgent()
     if spec == "rule":
         return RuleBasedAgent(rules)
+    from .pretrained import is_pretrained_spec, make_pretrained
+
+    if is_pretrained_spec(spec):
+        return make_pretrained(spec, rules=rules, device=device)
     from .networks import NetworkAgent  # torch only when a network is asked for
 
     path, greedy = (spec[: -len(":greedy")], True) if spec.endswith(":greedy") else (spec, False)
     from pathlib import Path
 
     if not Path(path).is_file():
-        raise ValueError(f"unknown agent {spec!r}: use random, rule or the path of a checkpoint")
+        raise ValueError(f"unknown agent {spec!r}: use random, rule, pretrained or the path of a checkpoint")
     return NetworkAgent.from_checkpoint(path, greedy=greedy, device=device, name=spec, rules=rules)

@@ -31,8 +31,9 @@ Reported per agent:
   added kong robbed), i.e. ``settlement["input"]["discarder"]`` was its seat;
 - ``avg_fan``: mean ``settlement["fan"]`` of its wins (null without wins).
 
-Agents are ``random``, ``rule`` or the path of a checkpoint written by ``train.py`` (append
-``:greedy`` to play its most likely action instead of sampling). A run is deterministic for a
+Agents are ``random``, ``rule``, ``pretrained`` (the shipped player, ``agents.pretrained``) or the path
+of a checkpoint written by ``train.py`` (append ``:greedy`` to play its most likely action instead of
+sampling). A run is deterministic for a
 seed: the walls come from ``default_rng([seed, 0])``, agent k draws from ``default_rng([seed, 1, k])``.
 
 ::
@@ -305,7 +306,7 @@ def plot(summary: dict, path: str, title: str | None = None) -> None:
 
 
 def load_agents(specs: list[str], rules: str = "beijing", device: str = "cpu") -> list:
-    """Agents by name (``random``, ``rule``, a checkpoint path); a ValueError names a bad one (a
+    """Agents by name (``random``, ``rule``, ``pretrained``, a checkpoint path); a ValueError names a bad one (a
     ``CheckpointError`` a checkpoint file that cannot be used)."""
     from . import make_agent
 
@@ -314,7 +315,7 @@ def load_agents(specs: list[str], rules: str = "beijing", device: str = "cpu") -
 
 def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing", batch_walls: int = 128,
             device: str = "cpu", progress: bool = False, agents: list | None = None) -> dict:
-    """Load agents by name (``random``, ``rule``, a checkpoint path), unless ``agents`` are given already
+    """Load agents by name (``random``, ``rule``, ``pretrained``, a checkpoint path), unless ``agents`` are given already
     loaded from ``specs``, and summarise a duplicate run."""
     if agents is None:
         agents = load_agents(specs, rules=rules, device=device)
@@ -338,7 +339,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m agents.arena",
                                 description="Duplicate-format strategy comparison.")
     p.add_argument("--agents", required=True,
-                   help="comma-separated, 2-4 of: random, rule, a checkpoint path (optionally PATH:greedy)")
+                   help="comma-separated, 2-4 of: random, rule, pretrained[:greedy], a checkpoint path "
+                        "(optionally PATH:greedy)")
     p.add_argument("--hands", type=int, default=400, help="walls to deal; each is played in every seating")
     p.add_argument("--seed", type=int, default=0, help="seed of the walls and of the agents' randomness")
     p.add_argument("--rules", default="beijing", help="rule-set preset: beijing, hebei or quemen")

@@ -296,6 +296,10 @@ class RuleBasedAgent:
 
 BASELINES = ("random", "rule")
 
+AGENT_ENTRY_POINTS = "mj_env.agents"
+"""Entry-point group through which installed packages name more agents (``agents`` declares
+``pretrained``); ``mj_env`` never imports them otherwise."""
+
 
 def make_baseline(name: str, rules: str | RuleSet = "beijing"):
     """``"random"`` -> ``RandomAgent()``, ``"rule"`` -> ``RuleBasedAgent(rules)``."""
@@ -304,3 +308,32 @@ def make_baseline(name: str, rules: str | RuleSet = "beijing"):
     if name == "rule":
         return RuleBasedAgent(rules)
     raise ValueError(f"unknown baseline {str(name)[:40]!r}: use one of {', '.join(BASELINES)}")
+
+
+def plugin_agent_names() -> tuple[str, ...]:
+    """The agent names that installed packages declare in ``AGENT_ENTRY_POINTS``."""
+    from importlib.metadata import entry_points
+
+    return tuple(sorted({ep.name for ep in entry_points(group=AGENT_ENTRY_POINTS)}))
+
+
+def make_named_agent(spec: str, rules: str | RuleSet = "beijing"):
+    """A baseline (``random``, ``rule``) or an agent that an installed package names through
+    ``AGENT_ENTRY_POINTS`` (``pretrained``, ``pretrained:sample``: the part before ``:`` is the entry
+    point's name, the whole name goes to its factory ``factory(spec, rules=rules)``). A ValueError
+    names the known names; one whose package cannot be imported (torch missing) says what is missing."""
+    from importlib.metadata import entry_points
+
+    if spec in BASELINES:
+        return make_baseline(spec, rules)
+    base = spec.split(":", 1)[0]
+    for ep in entry_points(group=AGENT_ENTRY_POINTS):
+        if ep.name == base:
+            try:
+                factory = ep.load()
+            except ImportError as e:
+                raise ValueError(f"agent {spec[:40]!r} comes from {ep.value}, which needs {e.name or e}: "
+                                 "install the training extra (pip install -e '.[train]')") from None
+            return factory(spec, rules=rules)
+    raise ValueError(f"unknown agent {spec[:40]!r}: use one of "
+                     f"{', '.join(BASELINES + plugin_agent_names())}")

@@ -26,7 +26,8 @@ field can be overridden as a keyword, e.g. ``base=500``).
 
 ## Arguments
 
-- ``opponents``: ``"rule"`` (default), ``"random"``, or any object with the batched agent protocol
+- ``opponents``: ``"rule"`` (default), ``"random"``, ``"pretrained"`` (the player shipped for the rule
+  set, ``agents.pretrained``; needs torch and the package installed), or any object with the batched agent protocol
   (``name`` and ``act(obs, rng) -> (n,) int64`` legal actions, see ``mj_env.baselines``), e.g.
   a trained checkpoint ``agents.make_agent("runs/x/checkpoints/final.pt")``; or a list of three
   such specs for the seats after the learner's (next, opposite, previous). Opponents see the
@@ -70,7 +71,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import actions as A
-from .baselines import BASELINES, make_baseline
+from .baselines import make_named_agent
 from .engine import Engine
 from .observation import N_PLANES, OBS_NAME, observe
 from .state import END
@@ -89,10 +90,11 @@ def single_observation_space() -> spaces.Dict:
 
 def _opponent(spec, rules):
     if isinstance(spec, str):
-        if spec not in BASELINES:
-            raise ValueError(f"unknown opponent {spec[:40]!r}: use {' or '.join(BASELINES)}, or pass an agent "
-                             "object (e.g. agents.make_agent('path/to/checkpoint.pt'))")
-        return make_baseline(spec, rules)
+        try:
+            return make_named_agent(spec, rules)
+        except ValueError as e:
+            raise ValueError(f"opponent: {e}; or pass an agent object (e.g. "
+                             "agents.make_agent('path/to/checkpoint.pt'))") from None
     if not callable(getattr(spec, "act", None)):
         raise TypeError(f"opponent {str(spec)[:40]!r} has no act(obs, rng) method")
     return spec

@@ -114,7 +114,7 @@ def test_opponent_objects_get_observations_of_their_seat():
     for _ in range(20):
         obs, *_ = envs.step(masked_random(obs, np.random.default_rng(0)))
     assert Spy.seats == {0, 2, 3}
-    with pytest.raises(ValueError, match="unknown opponent"):
+    with pytest.raises(ValueError, match="unknown agent .strong.: use one of random, rule"):
         MahjongSingleAgentVectorEnv(2, opponents="strong")
     with pytest.raises(ValueError, match="seat"):
         MahjongSingleAgentVectorEnv(2, seat=4)

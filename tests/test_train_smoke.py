@@ -51,7 +51,7 @@ def test_tiny_run_writes_a_checkpoint_that_loads(tmp_path, monkeypatch):
     assert rows[0]["vs_random_points"] != "" and rows[1]["vs_rule_points"] != ""
     assert int(rows[-1]["global_step"]) == 3 * 16 * 32
     final = json.loads((run / "final_eval.json").read_text())
-    assert set(final["eval"]) == {"random", "rule"}
+    assert set(final["eval"]) == {"random", "rule", "pretrained"}
     assert final["eval"]["rule"]["agents"][0]["name"] == "trained"
     assert list(run.glob("events.out.tfevents.*"))
 
@@ -175,7 +175,7 @@ def test_tiny_run_with_v2_imitation_and_rule_opponents(tmp_path, monkeypatch):
     ])
     _, meta = load_checkpoint(result["checkpoint"])
     assert meta["obs_name"] == "mj_obs_v2" and meta["model_config"]["obs"] == "mj_obs_v2"
-    assert result["observation"] == "mj_obs_v2" and set(result["eval"]) == {"random", "rule"}
+    assert result["observation"] == "mj_obs_v2" and set(result["eval"]) == {"random", "rule", "pretrained"}
     with open(tmp_path / "runs" / "tiny_v2" / "progress.csv") as f:
         rows = list(csv.DictReader(f))
     assert sum(float(r["pool_hands"]) if "pool_hands" in r else 0 for r in rows) >= 0
@@ -200,6 +200,7 @@ def test_cloning_only_run(tmp_path, monkeypatch):
     result = train.main([
         "--exp-name", "bc_only", "--total-steps", "0", "--num-envs", "16", "--num-steps", "16", "--obs", "v2",
         "--bc-steps", "32", "--bc-epochs", "2", "--final-eval-hands", "2", "--arch", "mlp", "--hidden", "32", "--threads", "1",
+        "--no-eval-pretrained",
         "--no-progress",
     ])
     assert result["updates"] == 0 and result["global_step"] == 0 and set(result["eval"]) == {"random", "rule"}

@@ -1,0 +1,92 @@
+"""The pretrained players shipped with the package: the agent name ``pretrained``.
+
+One checkpoint per rule set in ``agents/data/`` (``pretrained_<rules>.pt``), written by ``train.py``
+with the command in ``PLAYERS`` and copied there unchanged. It loads like any checkpoint
+(``agents.networks.load_checkpoint``: ``torch.load(weights_only=True)``, its observation layout and
+version checked against the code's), so a file left from another layout refuses to load.
+
+Where the name works:
+
+- ``agents.make_agent("pretrained", rules=...)`` and so ``python -m agents.arena --agents pretrained,rule``;
+  ``pretrained:sample`` samples from the policy instead of taking its most likely action;
+- ``train.py --opponent-pretrained P``: a share P of the opponent-pool hands against it, and it joins
+  the quick and final evaluations;
+- the single-agent env, ``gym.make("mj_env/Beijing-v0", opponents="pretrained")``: ``mj_env`` does not
+  import this package (it is the lower layer); it finds the name through the ``mj_env.agents`` entry point
+  that ``pyproject.toml`` declares (so the package must be installed, e.g. ``pip install -e .``).
+
+How each player was made and how it plays (the README's training section has the figures' commands):
+``PLAYERS[rules]``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from mj_env.rules import get_rules
+
+DATA = Path(__file__).parent / "data"
+
+PLAYERS: dict[str, dict] = {
+    "beijing": {
+        "file": "pretrained_beijing.pt",
+        "command": "python train.py --exp-name pretrained_beijing --seed 1 --threads 1",
+        "train_minutes": 9.5,
+        "greedy": False,
+    },
+    "quemen": {
+        "file": "pretrained_quemen.pt",
+        "command": "python train.py --rules quemen --exp-name quemen_default --seed 1 --threads 1",
+        "train_minutes": 9.7,
+        "greedy": False,
+    },
+}
+"""Rule set -> the shipped player's file in ``DATA``, the ``train.py`` command that made it (the default
+recipe: cloning the rule agent, then PPO), its training wall time in minutes, and whether ``pretrained``
+plays its most likely action (``greedy``) or samples from it. No hebei player is shipped: the default
+recipe there loses to the rule agent (README)."""
+
+NAME = "pretrained"
+
+
+def available() -> tuple[str, ...]:
+    """The rule sets with a shipped player."""
+    return tuple(PLAYERS)
+
+
+def pretrained_path(rules="beijing") -> Path:
+    """The checkpoint of the player shipped for ``rules`` (a preset name or a RuleSet of a preset's name).
+    A ValueError names the rule sets that have one."""
+    name = get_rules(rules).name
+    if name not in PLAYERS:
+        raise ValueError(f"no pretrained player for rule set {name!r}; shipped for: {', '.join(available())}")
+    path = DATA / PLAYERS[name]["file"]
+    if not path.is_file():
+        raise ValueError(f"the pretrained player for {name!r} is missing from the installation ({path})")
+    return path
+
+
+def load_pretrained(rules="beijing", greedy: bool | None = None, device: str = "cpu", name: str = NAME):
+    """The shipped player of ``rules`` as a batched agent (``agents.networks.NetworkAgent``).
+    ``greedy`` None plays it as ``PLAYERS`` says."""
+    from .networks import NetworkAgent  # torch only when the player is asked for
+
+    path = pretrained_path(rules)
+    if greedy is None:
+        greedy = PLAYERS[get_rules(rules).name]["greedy"]
+    return NetworkAgent.from_checkpoint(path, greedy=greedy, device=device, name=name, rules=rules)
+
+
+def is_pretrained_spec(spec) -> bool:
+    """Whether an agent name asks for the shipped player: ``pretrained``, ``pretrained:greedy`` or
+    ``pretrained:sample``."""
+    return isinstance(spec, str) and spec in (NAME, f"{NAME}:greedy", f"{NAME}:sample")
+
+
+def make_pretrained(spec: str = NAME, rules="beijing", device: str = "cpu"):
+    """The agent an agent name asks for (``is_pretrained_spec``); also the ``mj_env.agents`` entry point
+    through which the single-agent env loads it."""
+    if not is_pretrained_spec(spec):
+        raise ValueError(f"not a pretrained player's name: {str(spec)[:40]!r} (use pretrained, "
+                         "pretrained:greedy or pretrained:sample)")
+    greedy = None if spec == NAME else spec.endswith(":greedy")
+    return load_pretrained(rules, greedy=greedy, device=device, name=spec)
