@@ -31,9 +31,11 @@ Reported per agent:
   added kong robbed), i.e. ``settlement["input"]["discarder"]`` was its seat;
 - ``avg_fan``: mean ``settlement["fan"]`` of its wins (null without wins).
 
-Agents are ``random``, ``rule``, ``pretrained`` (the shipped player, ``agents.pretrained``) or the path
-of a checkpoint written by ``train.py`` (append ``:greedy`` to play its most likely action instead of
-sampling). A run is deterministic for a
+An agent is an object with ``act(obs, rng)`` (``agents.base``) or, for search, ``act_tables(engine,
+tables, rng)``, which gets the engine and the tables where it is to act and must leave them as they
+were (``agents.search``). By name: ``random``, ``rule``, ``pretrained`` (the shipped player,
+``agents.pretrained``) or the path of a checkpoint written by ``train.py`` (append ``:greedy`` to play
+its most likely action instead of sampling). A run is deterministic for a
 seed: the walls come from ``default_rng([seed, 0])``, agent k draws from ``default_rng([seed, 1, k])``.
 
 ::
@@ -193,7 +195,11 @@ def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_dea
         actions = np.zeros(B, dtype=np.int64)
         for k, agent in enumerate(agents):
             sel = np.flatnonzero(who == k)
-            if len(sel):
+            if not len(sel):
+                continue
+            if hasattr(agent, "act_tables"):     # an engine-aware agent (search: agents.search)
+                actions[live[sel]] = agent.act_tables(eng, live[sel], rngs[k])
+            else:
                 sub = {"observation": obs[sel], "action_mask": mask[sel], "seat": seat[sel]}
                 actions[live[sel]] = agent.act(sub, rngs[k])
         record(eng.step(actions))

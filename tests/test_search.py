@@ -1,0 +1,99 @@
+"""agents.search: the rollout search agent decides from the seat's view only, falls back to the rule
+agent's choice, takes a deviation its rollouts favour, and plays in the arena."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import search
+from agents.arena import play_duplicate, summarize
+from agents.rollouts import candidate_actions
+from agents.search import RolloutSearchAgent
+from mj_env.baselines import RuleBasedAgent
+from mj_env.determinize import redeal
+from mj_env.engine import Engine
+from mj_env.observation import observe
+from mj_env.state import END
+
+
+def positions(rules="beijing", tables=8, steps=(5, 17, 40), seed=0):
+    """Engines at a few moments of rule-agent play (live tables only)."""
+    eng = Engine(rules, num_tables=tables, seed=seed)
+    eng.reset()
+    agent, rng = RuleBasedAgent(rules), np.random.default_rng(seed)
+    for step in range(max(steps) + 1):
+        live = np.flatnonzero(eng.state.phase != END)
+        if step in steps:
+            yield eng, live
+        obs = {"observation": observe(eng.rules, eng.state, idx=live), "action_mask": eng.legal_mask()[live],
+               "seat": eng.state.to_act[live].astype(np.int64)}
+        actions = np.zeros(tables, dtype=np.int64)
+        actions[live] = agent.act(obs, rng)
+        eng.step(actions)
+
+
+@pytest.mark.parametrize("rules", ["beijing", "hebei"])
+def test_decisions_do_not_depend_on_the_hidden_tiles(rules):
+    agent = RolloutSearchAgent(rules, worlds=3, z=0.0)
+    for eng, live in positions(rules):
+        before = eng.state.copy()
+        a = agent.act_tables(eng, live, np.random.default_rng(7))
+        for f in ("hands", "wall", "phase", "to_act"):
+            assert np.array_equal(getattr(eng.state, f), getattr(before, f))      # the engine is untouched
+        other = eng.clone()
+        redeal(other, eng.state.to_act[live].astype(np.int64), np.random.default_rng(99), tables=live)
+        assert not np.array_equal(other.state.hands, eng.state.hands)             # the hidden tiles moved
+        b = agent.act_tables(other, live, np.random.default_rng(7))
+        assert np.array_equal(a, b)
+        assert eng.legal_mask()[live, a].all()
+
+
+@pytest.mark.parametrize("z", [float("inf"), 1e9])
+def test_without_a_clear_gain_it_plays_the_rule_agents_choice(z):
+    agent = RolloutSearchAgent(worlds=2, z=z)
+    for eng, live in positions():
+        got = agent.act_tables(eng, live, np.random.default_rng(3))
+        obs = {"observation": observe(eng.rules, eng.state, idx=live), "action_mask": eng.legal_mask()[live],
+               "seat": eng.state.to_act[live].astype(np.int64)}
+        assert np.array_equal(got, RuleBasedAgent().act(obs, np.random.default_rng(3)))
+
+
+def test_it_takes_the_candidate_its_rollouts_favour(monkeypatch):
+    """Rollouts (replaced here) that pay 5 points for a candidate's copies and 0 for the others: that
+    candidate is played wherever it is one; elsewhere the rule agent's choice."""
+    eng, live = next(positions(steps=(5,)))
+    obs = {"observation": observe(eng.rules, eng.state, idx=live), "action_mask": eng.legal_mask()[live],
+           "seat": eng.state.to_act[live].astype(np.int64)}
+    rule, cands = candidate_actions(RuleBasedAgent(), obs, np.random.default_rng(1))
+    assert (cands[:, 1] >= 0).any()
+    favourite = int(cands[cands[:, 1] >= 0, 1][0])
+
+    def fake_rollouts(engine, tables, first, agent, rng):
+        return np.where(first == favourite, 5.0, 0.0)
+
+    monkeypatch.setattr(search, "rollout_returns", fake_rollouts)
+    got = RolloutSearchAgent(worlds=4, z=1.0).act_tables(eng, live, np.random.default_rng(1))
+    has = (cands == favourite).any(axis=1)
+    assert (got[has] == favourite).all() and np.array_equal(got[~has], rule[~has])
+
+
+def test_plays_duplicate_hands_in_the_arena():
+    agent = RolloutSearchAgent(worlds=2)
+    res = summarize(play_duplicate([agent, RuleBasedAgent()], 2, seed=0))
+    assert res["hands_played"] == 4 and [a["name"] for a in res["agents"]] == ["search", "rule"]
+    assert agent.stats["decisions"] > 0 and agent.stats["searched"] <= agent.stats["decisions"]
+
+
+@pytest.mark.parametrize("kw, message", [({"worlds": 0}, "worlds"), ({"worlds": 2.5}, "worlds"),
+                                         ({"z": -1}, "z must be"), ({"z": float("nan")}, "z must be")])
+def test_bad_settings_are_refused(kw, message):
+    with pytest.raises(ValueError, match=message):
+        RolloutSearchAgent(**kw)
+
+
+def test_command_line(capsys):
+    assert search.main(["--walls", "1", "--worlds", "2", "--batch-walls", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "search" in out and "decisions" in out
+    with pytest.raises(SystemExit):
+        search.main(["--walls", "0"])
