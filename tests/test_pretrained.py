@@ -33,7 +33,7 @@ def test_every_listed_player_ships_small_and_loads_with_its_layout():
     assert 'agents = ["data/*.pt"]' in pyproject and 'pretrained = "agents.pretrained:make_pretrained"' in pyproject
 
 
-@pytest.mark.parametrize("rules", ["beijing", "quemen"])
+@pytest.mark.parametrize("rules", ["beijing", "hebei", "quemen"])
 def test_plays_legal_moves(rules):
     agent = make_agent("pretrained", rules=rules)
     assert isinstance(agent, NetworkAgent) and agent.name == "pretrained"
@@ -49,9 +49,13 @@ def test_plays_legal_moves(rules):
         obs, *_ = env.step(a)
 
 
-def test_unknown_rule_sets_and_names_are_clear_errors():
+def test_unknown_rule_sets_and_names_are_clear_errors(monkeypatch):
+    assert pretrained.available() == ("beijing", "hebei", "quemen")
+    monkeypatch.delitem(pretrained.PLAYERS, "hebei")
     with pytest.raises(ValueError, match="no pretrained player for rule set 'hebei'; shipped for: beijing, quemen"):
         make_agent("pretrained", rules="hebei")
+    with pytest.raises(ValueError, match="no pretrained player for rule set 'hebei'"):
+        MahjongSingleAgentVectorEnv(2, rules="hebei", opponents="pretrained")
     with pytest.raises(ValueError, match="not a pretrained player's name"):
         pretrained.make_pretrained("pretrained:fast")
     with pytest.raises(ValueError, match="unknown agent 'pretrained:fast'"):
@@ -79,8 +83,6 @@ def test_the_single_agent_env_finds_it_through_the_entry_point():
     for _ in range(30):
         m = obs["action_mask"] != 0
         obs, *_ = envs.step(np.where(m, rng.random(m.shape), -1).argmax(axis=1))
-    with pytest.raises(ValueError, match="no pretrained player for rule set 'hebei'"):
-        MahjongSingleAgentVectorEnv(2, rules="hebei", opponents="pretrained")
 
 
 def test_the_arena_plays_it_by_name():
@@ -116,7 +118,8 @@ def test_train_py_seats_it_in_its_share_and_evaluates_against_it(tmp_path, monke
     (["--opponent-pretrained", "-0.1"], "--opponent-pretrained must be in [0, 1]"),
     (["--rules", "hebei", "--opponent-pretrained", "0.2"], "no pretrained player is shipped for 'hebei'"),
 ])
-def test_bad_pretrained_shares_are_usage_errors(argv, message, capsys):
+def test_bad_pretrained_shares_are_usage_errors(argv, message, capsys, monkeypatch):
+    monkeypatch.delitem(pretrained.PLAYERS, "hebei")
     with pytest.raises(SystemExit):
         train.parse_args(argv)
     assert message in capsys.readouterr().err
