@@ -500,6 +500,7 @@ def main(argv=None) -> int:
         text, data = report("wall-clock sampler", res, base, prof, args.steps, args.top,
                             f", {sampler.samples} samples every {args.interval_ms:g} ms")
         data["samples"] = sampler.samples
+        data["sampled_seconds_in_loop"] = res["total"]     # 0 when no sample fell inside the steps
         print()
         print(text)
         out["sample"] = data

@@ -76,7 +76,9 @@ def test_profile_step_smoke(tmp_path):
     for mode in ("sample", "cprofile"):
         cats = data[mode]["categories"]
         assert [c["category"] for c in cats] == profile_step.ORDER
-        assert sum(c["share"] for c in cats) == pytest.approx(1.0, abs=1e-6) or data[mode].get("samples") == 0
+        # a loaded machine may leave the sampler no sample inside the 6 steps: then no shares at all
+        in_loop = data[mode].get("sampled_seconds_in_loop", 1.0)
+        assert sum(c["share"] for c in cats) == pytest.approx(1.0 if in_loop > 0 else 0.0, abs=1e-6)
         assert len(data[mode]["functions"]) <= 5
     # cProfile sees every call: the engine's step and the observation must be there
     shares = {c["category"]: c["share"] for c in data["cprofile"]["categories"]}
