@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from test_agents import play
 
 import train
 from agents import make_agent, pretrained
@@ -15,7 +16,6 @@ from agents.networks import CheckpointError, NetworkAgent, load_checkpoint
 from mj_env.baselines import make_named_agent, plugin_agent_names
 from mj_env.features import FEATURES_NAME
 from mj_env.single_agent import MahjongSingleAgentVectorEnv
-from mj_env.vector import MahjongVectorEnv
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,13 +40,8 @@ def test_plays_legal_moves(rules):
     assert agent.greedy is pretrained.PLAYERS[rules]["greedy"]
     assert make_agent("pretrained:sample", rules=rules).greedy is False
     assert make_agent("pretrained:greedy", rules=rules).greedy is True
-    env = MahjongVectorEnv(num_envs=16, rules=rules, seed=3)
-    obs, _ = env.reset(seed=3)
-    rng = np.random.default_rng(0)
-    for _ in range(300):
-        a = agent.act(obs, rng)
-        assert obs["action_mask"][np.arange(16), a].all()
-        obs, *_ = env.step(a)
+    for _ in play(agent, rules, num_envs=16, steps=300, seed=3):    # every action checked legal
+        pass
 
 
 def test_unknown_rule_sets_and_names_are_clear_errors(monkeypatch):
