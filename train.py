@@ -18,7 +18,8 @@ decision; the observation is seat-relative, so one network serves all four seats
 dealt either as pure self-play (the learner in all four seats) or, with probability
 ``opponent_prob``, against the opponent pool: the learner in seats {0, 2} or {1, 3} and, in the other two,
 the rule-based agent (a share ``opponent_rule`` of those hands), the shipped pretrained player (a share
-``opponent_pretrained``, ``agents.pretrained``) or a frozen past snapshot of itself. A snapshot joins the pool every ``snapshot_every`` updates (the oldest leaves beyond ``pool_size``).
+``opponent_pretrained``, ``agents.pretrained``) or a frozen past snapshot of itself. A snapshot joins the
+pool every ``snapshot_every`` updates (the oldest leaves beyond ``pool_size``).
 
 Before PPO, ``bc_steps`` steps of four rule-based agents playing at every table are imitated (behaviour
 cloning: cross-entropy on their decisions, the value on the returns of their play, ``bc_epochs`` passes
@@ -344,8 +345,8 @@ class Rollout:
 class SeatPlan:
     """Who plays where. ``learner[table, seat]``: the learner decides there; ``opp[table]``: the
     opponent in the table's other seats (-1: none, pure self-play; ``RULE``: the rule-based agent;
-    ``PRETRAINED``: the shipped pretrained player; else a snapshot). Snapshots are kept by id; one that leaves the pool stays alive until the hands that use
-    it are over."""
+    ``PRETRAINED``: the shipped pretrained player; else a snapshot). Snapshots are kept by id; one that
+    leaves the pool stays alive until the hands that use it are over."""
 
     RULE = -2
     PRETRAINED = -3
