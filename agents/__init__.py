@@ -12,6 +12,7 @@ module                      what
 ``agents.arena``            ``python -m agents.arena``: duplicate-format comparison
 ``agents.pretrained``       the shipped pretrained players (agent name ``pretrained``)
 ``agents.rollouts``         rollout values of candidate actions (policy improvement by rollouts)
+``agents.search``           ``RolloutSearchAgent``: lookahead by determinized rollouts
 ==========================  ==========================================================
 
 ``make_agent("random" | "rule" | "pretrained" | "path/to/ckpt.pt[:greedy]")`` builds one by name.
