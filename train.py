@@ -715,16 +715,16 @@ def seed_everything(args: Args) -> np.random.Generator:
 
 
 def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, global_step: int,
-               start: float) -> dict:
-    """Save ``final.pt``, run the final evaluation (printed as tables, logged as ``eval/final_*``) and
-    write final_eval.json. Returns what it holds."""
+               start: float, opponents: list) -> dict:
+    """Save ``final.pt``, run the final evaluation against ``opponents`` (printed as tables, logged as
+    ``eval/final_*``) and write final_eval.json. Returns what it holds."""
     final = save_checkpoint(log.ckpt_dir / "final.pt", model, rules=args.rules, update=update,
                             global_step=global_step, args=dataclasses.asdict(args))
     result = {"checkpoint": str(final), "global_step": global_step, "updates": update,
               "train_seconds": round(time.time() - start, 1), "observation": obs_layout(model)}
     if args.final_eval_hands > 0:
         t0 = time.time()
-        result["eval"] = evaluate(model, args, args.final_eval_hands, device, eval_opponents(args, device))
+        result["eval"] = evaluate(model, args, args.final_eval_hands, device, opponents)
         print(f"\nfinal evaluation ({args.final_eval_hands} walls, duplicate, seed {args.eval_seed}, "
               f"{time.time() - t0:.0f} s):")
         for base, summary in result["eval"].items():
@@ -792,7 +792,7 @@ def main(argv: list[str] | None = None) -> dict:
             break
     log.end_training()
     envs.close()
-    return finish_run(model, args, device, log, update, global_step, start)
+    return finish_run(model, args, device, log, update, global_step, start, opponents_of_eval)
 
 
 if __name__ == "__main__":

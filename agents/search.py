@@ -54,9 +54,9 @@ class RolloutSearchAgent:
         self.rule = RuleBasedAgent(rules)
         self.rules = self.rule.rules
         self.worlds, self.z, self.max_discards, self.name = int(worlds), float(z), max_discards, name
+        # decisions asked, those with two or more candidates (searched), those played away from the rule
+        # agent's choice, and per deviation "rule agent's kind -> played kind" (e.g. "win -> pass")
         self.stats = {"decisions": 0, "searched": 0, "deviations": 0, "kinds": {}}
-        """Counts: decisions asked, those with two or more candidates (searched), those played away from the
-        rule agent's choice, and ``kinds``: "rule agent's kind -> played kind" (e.g. "win -> pass") per deviation."""
 
     def act_tables(self, engine: Engine, tables: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """(len(tables),) actions for the seats to act at ``tables`` of ``engine`` (left as it was)."""
