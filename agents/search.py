@@ -86,9 +86,9 @@ class RolloutSearchAgent:
         score[:, 0] = 0.0
         best = score.argmax(axis=1)                                        # ties: the rule agent's choice
         out[lab] = cands[lab, best]
-        self.stats["searched"] += m
-        self.stats["deviations"] += int((best > 0).sum())
         dev = best > 0
+        self.stats["searched"] += m
+        self.stats["deviations"] += int(dev.sum())
         for k in zip(action_kind(cands[lab[dev], 0]), action_kind(out[lab[dev]]), strict=True):
             key = " -> ".join(k)
             self.stats["kinds"][key] = self.stats["kinds"].get(key, 0) + 1
