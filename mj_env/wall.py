@@ -35,6 +35,7 @@ def parse_wall(rules: RuleSet, wall) -> np.ndarray:
         raise WallError("the wall must be a list of tile codes such as ['1m', '5z', ...], not one string")
     tiles = []
     for pos, t in enumerate(wall):
+        given = t
         if isinstance(t, str):
             try:
                 t = tile_index(t)
@@ -45,7 +46,7 @@ def parse_wall(rules: RuleSet, wall) -> np.ndarray:
         else:
             raise WallError(f"wall[{pos}] = {t!r} is neither a tile code nor a tile index")
         if not 0 <= t < len(CODES) or (t >= FIRST_FLOWER and not rules.flowers):
-            raise WallError(f"wall[{pos}] = {t!r} is not a tile of the {rules.name} set")
+            raise WallError(f"wall[{pos}] = {given!r} is not a tile of the {rules.name} set")
         tiles.append(t)
     if len(tiles) != rules.n_tiles:
         raise WallError(f"the {rules.name} wall has {rules.n_tiles} tiles, got {len(tiles)}")
@@ -82,6 +83,13 @@ def live_end(rules: RuleSet, st: GameState, idx):
         # hebei: 6 stacks stay; an odd replacement tile at the tail is not a stack.
         kept = kept + (st.replaced[idx] % 2)
     return st.tail_pos[idx].astype(np.int64) + 1 - kept
+
+
+def _counts_as_live(rules: RuleSet, replacement: bool) -> bool:
+    """Whether a draw can be the last live tile (海底). A normal draw can. A replacement can only where
+    it comes out of the live tiles themselves: a tail-layout wall with no kept stacks (quemen, whose
+    海底 is the wall's last tile, 牌墙最后一张牌), not the reserve (beijing) or hebei's kept stacks."""
+    return not replacement or (rules.wall_layout == "tail" and not rules.tail_stacks_kept)
 
 
 def live_left(rules: RuleSet, st: GameState, idx):
@@ -242,7 +250,7 @@ def _draw_one(rules: RuleSet, st: GameState, b: int, replacement: bool) -> np.nd
     st.hands[b, seat, t] += 1
     st.drawn[b] = t
     st.after_kong[b] = replacement
-    st.last_draw[b] = False if replacement else live_left(rules, st, b) == 0
+    st.last_draw[b] = live_left(rules, st, b) == 0 if _counts_as_live(rules, replacement) else False
     st.claimed_turn[b] = False
     st.phase[b] = TURN
     st.to_act[b] = seat
@@ -288,7 +296,7 @@ def _draw_batch(rules: RuleSet, st: GameState, idx, replacement: bool) -> np.nda
         ok, b, t = ok[keep], b[keep], t[keep]
     st.drawn[b] = t
     st.after_kong[b] = replacement
-    st.last_draw[b] = False if replacement else (live_left(rules, st, b) == 0)
+    st.last_draw[b] = (live_left(rules, st, b) == 0) if _counts_as_live(rules, replacement) else False
     st.claimed_turn[b] = False
     st.phase[b] = TURN
     st.to_act[b] = st.turn_seat[b]

@@ -208,7 +208,11 @@ class RefGame:
         self.turn_tile = tile  # the tile just drawn (None after chi/pong)
         self.turn_source = source
         self.after_claim = source == "claim"
-        self.drew_last = source == "live" and not self.can_draw()  # the 海底 tile, before any kong
+        # the 海底 tile, before any kong; a kong replacement only where it is one of the live tiles
+        # (quemen: no reserve, no kept stacks, so the wall's last tile may come as a replacement)
+        live_source = source == "live" or (source == "kong" and self.rules.wall_layout == "tail"
+                                           and not self.rules.tail_stacks_kept)
+        self.drew_last = live_source and not self.can_draw()
         if (self.rules.hui and self.rules.four_hui_win and source != "claim"
                 and self.hands[seat][self.hui] == 4):
             # 四惠牌, also when the fourth 惠牌 is a kong replacement (docs/RULES.md 6.4)

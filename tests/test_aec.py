@@ -68,6 +68,10 @@ def test_bad_wall_and_bad_dealer_are_refused():
     bad[5] = "9x"
     with pytest.raises(ValueError, match=r"wall\[5\]"):
         e.reset(options={"wall": bad})
+    flower = list(wall)
+    flower[7] = "1f"  # a tile of quemen's set only: named as the user wrote it
+    with pytest.raises(ValueError, match=r"wall\[7\] = '1f' is not a tile of the beijing set"):
+        e.reset(options={"wall": flower})
     dup = list(wall)
     dup[dup.index("1m")] = "2m"
     with pytest.raises(ValueError, match="5 x 2m"):

@@ -562,6 +562,53 @@ def test_last_live_tile_self_draw_and_its_discard(new_game):
     assert settled(g) == [-3, 3, 0, 0]
 
 
+def swap_to(wall: list[int], pos: int, text: str, dealt: int = 53) -> None:
+    """Move a copy of ``text`` that nobody is dealt (at wall[dealt:]) to wall[pos]."""
+    t = tile(text)
+    free = next(i for i in range(dealt, len(wall)) if wall[i] == t and i != pos)
+    wall[free], wall[pos] = wall[pos], wall[free]
+
+
+def test_a_kong_replacement_after_the_last_live_tile_is_no_haidi_in_beijing(new_game):
+    # The dealer draws the last live tile (wall[120], 5p), kongs it and wins on the replacement
+    # from the reserve: 杠上开花, but the replacement is not a live tile, so no 海底捞月.
+    wall = build_wall(BEIJING, indicator="9s", tail="5z",
+                      hands={0: "123m456m789m555p5z9m", 1: "77z11m22m33p44p66p",
+                             2: "77m88m99m77p8p9p4z", 3: "4m5m6m2s3s4s5s6s7s8s2z3z4z"})
+    swap_to(wall, 120, "5p")
+    g = new_game(wall=wall)
+    while g.live_next < g.live_end:
+        pass_and_discard_drawn(g)
+    assert (g.phase, g.to_act, g.turn_tile) == ("TURN", 0, tile("5p")) and g.drew_last
+    play(g, (0, "kong 5p"))
+    assert (g.phase, g.to_act, g.turn_tile) == ("TURN", 0, tile("5z")) and not g.drew_last
+    play(g, (0, "win"))
+    assert g.wins[0]["situation"]["last_tile"] is False and g.wins[0]["situation"]["after_kong"] is True
+    assert g.result["patterns"] == {"庄": 1, "门清无惠": 1, "一条龙": 3, "杠上开花": 5}
+    assert settled(g) == [30, -10, -10, -10]
+
+
+def test_quemen_the_walls_last_tile_as_a_kong_replacement_is_haidi(new_game):
+    # quemen has no reserve: a replacement comes off the wall's tail, so the wall's last tile
+    # (海底, "牌墙最后一张牌自摸胡牌") may come as one. Seat 3 is dealt all eight flowers (replaced
+    # from wall[143] down to wall[136]); seat 2 draws the fourth 9m at wall[134], kongs, and wins on
+    # the replacement wall[135], the last tile: 平胡 1 + 杠上开花 1 + 海底捞月 1.
+    wall = build_wall(QUEMEN, seed=2, hands={0: "2z2z1p4p7p2s5s8s3s6s9s5z6z4z", 1: "1m4m7m2p5p8p3s6s9p1z3z4z6z",
+                                             2: "999m123m456m345p2z", 3: "1f2f3f4f5f6f7f8f1s5z6z7z7z"})
+    swap_to(wall, 134, "9m")
+    swap_to(wall, 135, "2z")
+    g = new_game(QUEMEN, wall=wall)
+    while not (g.phase == "TURN" and g.to_act == 2 and "kong 9m" in names(g)):
+        pass_and_discard_drawn(g)
+    assert g.live_next == 135 and g.undrawn() == [tile("2z")] and not g.drew_last
+    play(g, (2, "kong 9m"))
+    assert g.turn_tile == tile("2z") and g.undrawn() == [] and g.drew_last
+    play(g, (2, "win"))
+    assert g.wins[0]["situation"]["last_tile"] is True and g.wins[0]["situation"]["after_kong"] is True
+    assert g.result["patterns"] == {"平胡": 1, "杠上开花": 1, "海底捞月": 1}
+    assert settled(g) == [-4, -4, 12, -4]  # 3 from each other seat, plus the concealed kong's 1
+
+
 # ---------------------------------------------------------------------------------------------
 # 惠牌 rules: 四惠牌, three 惠牌, concealed-only discard wins, 惠牌 in melds (beijing)
 # ---------------------------------------------------------------------------------------------
