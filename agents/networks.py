@@ -52,6 +52,7 @@ raises ``CheckpointError`` with a message naming the file and what is wrong.
 """
 from __future__ import annotations
 
+import os
 import pickle
 import re
 import warnings
@@ -515,6 +516,18 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tup
 
 
 # --------------------------------------------------------------------------- as an agent
+
+
+def _one_thread_in_forked_children() -> None:
+    """A process forked after torch ran (Gymnasium's ``AsyncVectorEnv`` with the default ``fork``, its envs
+    playing network opponents) gets one torch thread, as PyTorch's own DataLoader workers do: the OpenMP
+    pool the parent started does not survive a fork, and the child's first parallel operation would wait
+    on it forever."""
+    torch.set_num_threads(1)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_one_thread_in_forked_children)
 
 
 class NetworkAgent:

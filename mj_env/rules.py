@@ -24,6 +24,13 @@ class RuleError(ValueError):
     """A rule-set field has a bad value, or the rule set is unknown."""
 
 
+class UnknownRuleField(RuleError, TypeError):
+    """A keyword given as a rule field that no rule set has. Also a ``TypeError`` worded as Python words an
+    unexpected keyword argument, since environment constructors pass their unknown keywords on as rule
+    fields: wrappers that retry without an argument a constructor refuses (TorchRL's ``GymEnv`` and its
+    ``frameskip``) look for exactly that."""
+
+
 @dataclass(frozen=True)
 class RuleSet:
     """One rule set. Field names follow docs/RULES.md's glossary."""
@@ -149,7 +156,9 @@ class RuleSet:
         """A copy with some fields changed (validated again)."""
         unknown = set(changes) - {f.name for f in fields(self)}
         if unknown:
-            raise RuleError(f"unknown rule field(s): {', '.join(sorted(unknown))}")
+            first = min(unknown)
+            raise UnknownRuleField(f"unknown rule field(s): {', '.join(sorted(unknown))} "
+                                   f"(unexpected keyword argument {first!r})")
         return dataclasses.replace(self, **changes)
 
     @property

@@ -118,3 +118,28 @@ def test_bad_pretrained_shares_are_usage_errors(argv, message, capsys, monkeypat
     with pytest.raises(SystemExit):
         train.parse_args(argv)
     assert message in capsys.readouterr().err
+
+
+ASYNC_SCRIPT = """
+import faulthandler, sys
+import gymnasium as gym
+import torch
+import mj_env  # noqa: F401  (registers the ids)
+faulthandler.dump_traceback_later(90, exit=True)
+torch.ones(256, 256) @ torch.ones(256, 256)  # the parent's thread pool is started before the fork
+v = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="async", opponents="pretrained",
+                 vector_kwargs={"context": "fork"})
+o, _ = v.reset(seed=0)
+o, r, term, trunc, info = v.step(o["action_mask"].argmax(1))
+v.close()
+print("ok")
+"""
+
+
+def test_async_vector_envs_with_network_opponents_do_not_hang_after_fork():
+    # A forked child used to wait forever on the OpenMP pool its parent had started
+    # (agents.networks gives forked children one torch thread).
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", ASYNC_SCRIPT], capture_output=True, text=True, timeout=150, check=False)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-2000:]

@@ -193,3 +193,16 @@ def test_gymnasium_vector_wrappers():
         a = torch.where(m, torch.rand(m.shape), -1.0).argmax(dim=1)
         obs, rew, _term, _trunc, infos = tt.step(a)
         assert isinstance(rew, torch.Tensor) and rew.shape == (4,)
+
+
+def test_torchrl_gym_env_makes_it_by_id():
+    # TorchRL's GymEnv passes frameskip= and drops it when the constructor refuses it as a TypeError
+    pytest.importorskip("torchrl")
+    from torchrl.envs import GymEnv
+    env = GymEnv("mj_env/Beijing-v0")
+    td = env.reset()
+    assert td["observation"].shape == (14, 34) and td["action_mask"].shape == (127,)
+    td["action"] = env.action_spec.encode(int(np.flatnonzero(td["action_mask"].numpy())[0]))
+    out = env.step(td)
+    assert out["next"]["reward"].shape == (1,)
+    env.close()

@@ -279,6 +279,10 @@ def test_unknown_fields_are_named():
         BEIJING.replace(size=3, colour="red")
     with pytest.raises(RuleError, match="unknown rule field"):
         get_rules("hebei", seven_pair=False)
+    # also a TypeError in Python's words: wrappers that retry a constructor without a keyword it refuses
+    # (TorchRL's GymEnv drops ``frameskip``) catch exactly that
+    with pytest.raises(TypeError, match="unexpected keyword argument 'frameskip'"):
+        BEIJING.replace(frameskip=1)
 
 
 def test_rule_sets_are_frozen():
