@@ -114,12 +114,7 @@ class raw_env(AECEnv):
         super().__init__()
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
-        if illegal_action not in ("raise", "penalize"):
-            raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {str(illegal_action)[:40]!r}")
-        if isinstance(illegal_penalty, (bool, np.bool_)) or not isinstance(illegal_penalty, (int, float, np.number)) \
-                or not (0 <= float(illegal_penalty) <= 1e15):
-            raise ValueError("illegal_penalty must be a finite number in 0-1e15 (the offender gets minus it), "
-                             f"got {str(illegal_penalty)[:40]!r}")
+        illegal_action, illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
         self.engine = Engine(rules, num_tables=1, **overrides)
         self.rules = self.engine.rules
         self.render_mode = render_mode

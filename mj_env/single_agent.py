@@ -115,10 +115,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         # only "ansi" renders; other modes are accepted and render nothing (SB3's make_vec_env
         # asks every environment for "rgb_array")
         self.render_mode = render_mode
-        if illegal_action not in ("raise", "penalize"):
-            raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {str(illegal_action)[:40]!r}")
-        self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_action, self.illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
         mode = AutoresetMode(autoreset_mode)
         if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
             raise ValueError("autoreset_mode must be NEXT_STEP or SAME_STEP")
@@ -400,6 +397,10 @@ class MahjongSingleAgentEnv(gym.Env):
         inner = int(self.np_random.integers(2**62))
         opts = None
         if options:
+            unknown = set(options) - {"wall", "dealer"}
+            if unknown:
+                raise ValueError(f"unknown reset option(s): {', '.join(sorted(map(str, unknown)))[:80]}; "
+                                 "use 'wall' and 'dealer'")
             opts = dict(options)
             for key, wrap in (("wall", "walls"), ("dealer", "dealers")):
                 if opts.get(key) is not None:
@@ -413,6 +414,8 @@ class MahjongSingleAgentEnv(gym.Env):
             raise A.ActionError("the episode is over (or not started): call reset() first")
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
                 and not (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"):
+            raise A.ActionError(f"action {str(action)[:40]!r} is not an integer in 0-{A.N_ACTIONS - 1}")
+        if not -2**63 <= int(action) < 2**63:
             raise A.ActionError(f"action {str(action)[:40]!r} is not an integer in 0-{A.N_ACTIONS - 1}")
         obs, rew, term, _, infos = self.venv.step(np.array([int(action)], dtype=np.int64))
         self._done = bool(term[0])

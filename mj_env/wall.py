@@ -31,8 +31,9 @@ def shuffled_walls(rules: RuleSet, rng: np.random.Generator, n: int) -> np.ndarr
 
 def parse_wall(rules: RuleSet, wall) -> np.ndarray:
     """An explicit wall (tile codes or indices) checked to be exactly one full set; (W,) int8."""
-    if isinstance(wall, str):
-        raise WallError("the wall must be a list of tile codes such as ['1m', '5z', ...], not one string")
+    if isinstance(wall, str) or not isinstance(wall, (list, tuple, np.ndarray)):
+        raise WallError("the wall must be a list of tile codes such as ['1m', '5z', ...], "
+                        f"not {'one string' if isinstance(wall, str) else type(wall).__name__}")
     tiles = []
     for pos, t in enumerate(wall):
         given = t

@@ -390,3 +390,38 @@ def test_legal_row_indices_stay_one_bounded_array():
     for n in range(1, 300):  # many distinct batch sizes allocate nothing new
         legal._rows(n)
     assert len(legal._ROWS) == 1
+
+
+@pytest.mark.parametrize("penalty", [float("nan"), float("inf"), -5, "abc", True, None])
+def test_every_env_refuses_a_bad_illegal_penalty(penalty):
+    # a negative penalty would reward an illegal move; NaN would poison the returns
+    import gymnasium as gym
+    for make in (lambda: mj_env.env(illegal_penalty=penalty),
+                 lambda: gym.make("mj_env/Beijing-v0", illegal_penalty=penalty)):
+        with pytest.raises(ValueError, match="illegal_penalty must be a finite number"):
+            make()
+
+
+def test_single_agent_env_refuses_huge_actions_and_unknown_reset_options():
+    import gymnasium as gym
+    env = gym.make("mj_env/Beijing-v0").unwrapped
+    env.reset(seed=0)
+    before = env.venv.engine.state.copy()
+    for action in (2**64, -2**70, np.uint64(2**63 + 5)):
+        with pytest.raises(A.ActionError, match="not an integer in 0-126"):
+            env.step(action)
+    st = env.venv.engine.state
+    assert all((getattr(before, f) == getattr(st, f)).all() for f in before.__dataclass_fields__)
+    with pytest.raises(ValueError, match="unknown reset option\\(s\\): foo; use 'wall' and 'dealer'"):
+        env.reset(options={"foo": 1})
+
+
+@pytest.mark.parametrize("wall", [5, 3.5, {"1m": 4}, b"1m2m"])
+def test_a_wall_that_is_not_a_list_is_a_wall_error(wall):
+    env = mj_env.env()
+    env.reset(seed=1)
+    before = env.unwrapped.engine.state.copy()
+    with pytest.raises(ValueError, match="the wall must be a list of tile codes"):
+        env.reset(options={"wall": wall})
+    st = env.unwrapped.engine.state
+    assert all((getattr(before, f) == getattr(st, f)).all() for f in before.__dataclass_fields__)
