@@ -47,11 +47,14 @@ seed: the walls come from ``default_rng([seed, 0])``, agent k draws from ``defau
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from scipy import stats
@@ -64,6 +67,16 @@ from mj_env.wall import shuffled_walls
 
 MAX_STEPS_PER_HAND = 2000
 """A hand takes about 100-200 decisions; more than this means the engine is stuck."""
+
+MAX_WALLS = 1_000_000
+"""The command line's bound on ``--hands``: the walls are dealt at once (about 2 KB each while shuffled) and
+every hand keeps a row of results (about 250 B with the concatenation), so up to 12 million hands (3 agents)
+stay within a few GB."""
+MAX_BATCH = 16_384
+"""The command line's bound on ``--batch`` (walls at once; times up to 12 seatings = engine tables)."""
+MAX_SEED = 2**64 - 1
+PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
+"""File suffixes ``--plot`` accepts: formats matplotlib writes with its Agg backend."""
 
 
 # --------------------------------------------------------------------------- seatings
@@ -341,29 +354,121 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
     return summary
 
 
+def _device_problem(device: str) -> str | None:
+    """Why the torch ``device`` cannot run a network agent here, or None if it can."""
+    try:
+        import torch
+    except ImportError:
+        return "network agents (pretrained, checkpoints) need torch: pip install torch"
+    allowed = "use cpu, cuda, cuda:N or mps"
+    try:
+        d = torch.device(device)
+    except (RuntimeError, ValueError):
+        return f"--device {device!r} is not a torch device: {allowed}"
+    if d.type == "cpu":
+        return None
+    if d.type == "cuda":
+        if not torch.cuda.is_available():
+            return f"--device {device!r}: CUDA is not available on this machine ({allowed})"
+        if d.index is not None and d.index >= torch.cuda.device_count():
+            return f"--device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+        return None
+    if d.type == "mps":
+        return None if torch.backends.mps.is_available() else f"--device {device!r}: MPS is not available ({allowed})"
+    return f"--device {device!r} cannot run the agents: {allowed}"
+
+
+def _output_problem(flag: str, path: str) -> str | None:
+    """Why ``path`` cannot be written (a missing or unwritable folder, a folder itself), or None."""
+    target = Path(path)
+    parent = target.parent
+    if target.is_dir():
+        return f"{flag} {path}: is a directory; give a file name"
+    if not parent.is_dir():
+        return f"{flag} {path}: no such directory: {parent}"
+    if not os.access(parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        return f"{flag} {path}: not writable"
+    return None
+
+
+def check_args(args: argparse.Namespace) -> list[str]:
+    """The agent specs of the parsed command line, after checking everything that could fail later (before
+    any agent is loaded or hand played); a ValueError naming the flag and what it allows."""
+    from .pretrained import is_pretrained_spec
+
+    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    if not 2 <= len(specs) <= 4:
+        raise ValueError(f"--agents needs 2, 3 or 4 comma-separated agents, got {len(specs)}")
+    for spec in specs:
+        if spec in ("random", "rule") or is_pretrained_spec(spec):
+            continue
+        path = spec.removesuffix(":greedy")
+        if Path(path).is_file():
+            continue
+        if path.endswith(".pt") or "/" in path or os.sep in path:
+            raise ValueError(f"--agents: no such checkpoint file: {path}")
+        raise ValueError(f"--agents: unknown agent {spec!r}: use random, rule, pretrained[:greedy|:sample] or "
+                         "the path of a checkpoint (PATH or PATH:greedy)")
+    if not 1 <= args.hands <= MAX_WALLS:
+        raise ValueError(f"--hands must be between 1 and {MAX_WALLS:,} walls, got {args.hands}")
+    if not 1 <= args.batch <= MAX_BATCH:
+        raise ValueError(f"--batch must be between 1 and {MAX_BATCH:,} walls, got {args.batch}")
+    if not 0 <= args.seed <= MAX_SEED:
+        raise ValueError(f"--seed must be between 0 and 2**64 - 1, got {args.seed}")
+    try:
+        get_rules(args.rules)
+    except ValueError as e:  # a RuleError names the presets
+        raise ValueError(f"--rules: {e}") from None
+    if any(s not in ("random", "rule") for s in specs):  # only network agents use the device
+        problem = _device_problem(args.device)
+        if problem:
+            raise ValueError(problem)
+    if args.json:
+        problem = _output_problem("--json", args.json)
+        if problem:
+            raise ValueError(problem)
+    if args.plot:
+        suffix = Path(args.plot).suffix.lower().lstrip(".")
+        if suffix not in PLOT_FORMATS:
+            raise ValueError(f"--plot {args.plot}: the file name must end in one of "
+                             f"{', '.join('.' + f for f in PLOT_FORMATS)}")
+        if importlib.util.find_spec("matplotlib") is None:
+            raise ValueError("--plot needs matplotlib: pip install matplotlib")
+        problem = _output_problem("--plot", args.plot)
+        if problem:
+            raise ValueError(problem)
+    return specs
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m agents.arena",
                                 description="Duplicate-format strategy comparison.")
     p.add_argument("--agents", required=True,
                    help="comma-separated, 2-4 of: random, rule, pretrained[:greedy], a checkpoint path "
                         "(optionally PATH:greedy)")
-    p.add_argument("--hands", type=int, default=400, help="walls to deal; each is played in every seating")
-    p.add_argument("--seed", type=int, default=0, help="seed of the walls and of the agents' randomness")
+    p.add_argument("--hands", type=int, default=400,
+                   help=f"walls to deal (1 to {MAX_WALLS:,}); each is played in every seating")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the walls and of the agents' randomness (0 to 2**64 - 1)")
     p.add_argument("--rules", default="beijing", help="rule-set preset: beijing, hebei or quemen")
     p.add_argument("--batch", type=int, default=128,
-                   help="walls played at once (times the seatings = tables)")
-    p.add_argument("--device", default="cpu", help="torch device for checkpoint agents")
+                   help=f"walls played at once, 1 to {MAX_BATCH:,} (times the seatings = tables)")
+    p.add_argument("--device", default="cpu",
+                   help="torch device for network agents (pretrained, checkpoints): cpu, cuda, cuda:N or mps; "
+                        "checked only when one plays")
     p.add_argument("--json", default=None, help="write the summary here as JSON")
-    p.add_argument("--plot", default=None, help="write a bar chart here (PNG)")
+    p.add_argument("--plot", default=None,
+                   help=f"write a bar chart here; the suffix picks the format ({', '.join(PLOT_FORMATS)})")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
-    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
-    if args.hands < 1:
-        p.error("--hands must be at least 1")
+    try:  # every argument is checked before anything is loaded or played
+        specs = check_args(args)
+    except ValueError as e:
+        p.error(str(e))
     try:
         agents = load_agents(specs, rules=args.rules, device=args.device)
-    except ValueError as e:  # an unknown name or rule set, a checkpoint that cannot be used
-        p.error(str(e))
+    except ValueError as e:  # a checkpoint file that cannot be used (CheckpointError)
+        p.error(f"--agents: {e}")
     t0 = time.perf_counter()
     summary = compare(specs, args.hands, seed=args.seed, rules=args.rules, batch_walls=args.batch,
                       device=args.device, progress=not args.quiet, agents=agents)

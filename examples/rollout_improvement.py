@@ -34,7 +34,7 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 from agents import arena
-from agents.networks import NetworkAgent, load_checkpoint, masked_logits, model_inputs
+from agents.networks import CheckpointError, NetworkAgent, load_checkpoint, masked_logits, model_inputs
 from agents.rollouts import labelled_play
 from mj_env.baselines import RuleBasedAgent
 
@@ -104,7 +104,10 @@ def main(argv=None) -> int:
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     if args.checkpoint:
-        model, _ = load_checkpoint(args.checkpoint)
+        try:
+            model, _ = load_checkpoint(args.checkpoint)
+        except CheckpointError as e:  # missing, not a checkpoint, another format: one line, exit 2
+            p.error(f"--checkpoint: {e}")
     else:
         import train
         small = ["--total-steps", "0", "--exp-name", "rollout_improvement_clone", "--final-eval-hands", "0",

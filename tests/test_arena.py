@@ -131,3 +131,68 @@ def test_short_names_tell_checkpoints_apart():
     assert short_name("runs/b/checkpoints/final.pt", 28) == "b/final.pt"
     assert short_name("rule", 28) == "rule"
     assert len(short_name("runs/" + "x" * 60 + "/checkpoints/final.pt", 24)) == 24
+
+
+def _no_loading(*args, **kwargs):
+    raise AssertionError("a bad argument must be refused before any agent is loaded or hand played")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--agents", "rule"], "--agents needs 2, 3 or 4 comma-separated agents, got 1"),
+    (["--agents", "rule,random,rule,random,rule"], "--agents needs 2, 3 or 4 comma-separated agents, got 5"),
+    (["--agents", ",,"], "--agents needs 2, 3 or 4 comma-separated agents, got 0"),
+    (["--agents", "nonexist.pt,rule"], "--agents: no such checkpoint file: nonexist.pt"),
+    (["--agents", "runs/x/final.pt:greedy,rule"], "--agents: no such checkpoint file: runs/x/final.pt"),
+    (["--agents", "foo,rule"], "--agents: unknown agent 'foo': use random, rule, pretrained"),
+    (["--batch", "0"], "--batch must be between 1 and 16,384"),
+    (["--batch", "-1"], "--batch must be between 1 and 16,384"),
+    (["--seed", "-1"], "--seed must be between 0 and 2**64 - 1, got -1"),
+    (["--seed", str(2**64)], "--seed must be between 0 and 2**64 - 1"),
+    (["--hands", "0"], "--hands must be between 1 and 1,000,000"),
+    (["--hands", "-5"], "--hands must be between 1 and 1,000,000"),
+    (["--hands", "99999999999"], "--hands must be between 1 and 1,000,000"),
+    (["--rules", "bogus"], "--rules: unknown rules 'bogus'"),
+    (["--json", "/nonexistent/x.json"], "--json /nonexistent/x.json: no such directory: /nonexistent"),
+    (["--json", "{tmp}"], "is a directory"),
+    (["--plot", "{tmp}/x.txt"], "the file name must end in one of .png, .pdf, .svg"),
+    (["--plot", "{tmp}/chart"], "the file name must end in one of .png"),
+    (["--plot", "/nonexistent/x.png"], "--plot /nonexistent/x.png: no such directory"),
+    (["--agents", "pretrained,rule", "--device", "bogus"], "--device 'bogus' is not a torch device: use cpu, cuda"),
+    (["--agents", "pretrained,rule", "--device", "meta"], "--device 'meta' cannot run the agents: use cpu, cuda"),
+])
+def test_command_line_refuses_bad_arguments_before_playing(args, message, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("agents.arena.load_agents", _no_loading)
+    monkeypatch.setattr("agents.arena.play_duplicate", _no_loading)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    if "--agents" not in args:
+        args = ["--agents", "rule,random"] + args
+    if "--device" in args:
+        pytest.importorskip("torch")
+    with pytest.raises(SystemExit) as exc:
+        main(args + ["--quiet"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and message in err
+    assert err.strip().splitlines()[-1].startswith("python -m agents.arena: error: ")
+
+
+def test_command_line_refuses_cuda_without_it(capsys, monkeypatch):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    monkeypatch.setattr("agents.arena.load_agents", _no_loading)
+    with pytest.raises(SystemExit) as exc:
+        main(["--agents", "pretrained,rule", "--device", "cuda", "--quiet"])
+    assert exc.value.code == 2
+    assert "--device 'cuda': CUDA is not available on this machine" in capsys.readouterr().err
+
+
+def test_command_line_names_an_unusable_checkpoint(tmp_path, capsys):
+    pytest.importorskip("torch")
+    bad = tmp_path / "bad.pt"
+    bad.write_text("not a checkpoint")
+    with pytest.raises(SystemExit) as exc:
+        main(["--agents", f"{bad},rule", "--quiet"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"error: --agents: {bad}: not a checkpoint" in err and "Traceback" not in err

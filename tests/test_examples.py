@@ -44,3 +44,13 @@ def test_rollout_improvement_smoke():
     pytest.importorskip("torch")
     out = run_smoke("rollout_improvement.py")  # a tiny clone, 2 s of rollout targets, one epoch, 8 walls
     assert "positions labelled" in out and "held-out gain" in out and "vs rule:" in out
+
+
+def test_rollout_improvement_refuses_a_bad_checkpoint(tmp_path):
+    pytest.importorskip("torch")
+    bad = tmp_path / "bad.pt"
+    bad.write_text("not a checkpoint")
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "rollout_improvement.py"), "--checkpoint", str(bad)],
+                         cwd=ROOT, check=False, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"error: --checkpoint: {bad}: not a checkpoint" in out.stderr.strip().splitlines()[-1]
