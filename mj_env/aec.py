@@ -52,7 +52,9 @@ When the hand ends every agent's reward is its settled points (docs/RULES.md 6, 
 ``infos[agent]["settlement"]`` holds the hand calculator's output for the win, with ``"input"``
 the calculator input that reproduces it, or ``{"draw": true, "shaozhuang": S, "scores": [...]}``;
 with several winners (hebei) ``{"wins": [...], "scores": [...]}``. With ``hands_per_episode`` > 1
-an episode is a match: rewards come at the end of every hand and the episode ends after the last.
+an episode is a match: rewards come at the end of every hand and the episode ends after the last;
+each agent's ``infos`` keep a hand's settlement until that agent next acts, so every seat reads every
+hand's settlement through ``last()``.
 
 ## State (centralized critics)
 
@@ -201,8 +203,9 @@ class raw_env(AECEnv):
             self._accumulate_rewards()
             return
         res = self.engine.step(np.array([int(action)]))
-        for a in self.agents:
-            self.infos[a] = {}
+        # each agent's info keeps the last hand's settlement until that agent acts again, so that in
+        # a match every seat reads every settlement through last(), not only the next to act
+        self.infos[agent] = {}
         if res.hand_over[0]:
             self._record(res)
         self._select()

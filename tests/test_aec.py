@@ -165,3 +165,19 @@ def test_last_before_reset_is_refused_and_after_it_is_the_raw_envs():
     mine, raw = e.last(), e.unwrapped.last()
     assert np.array_equal(mine[0]["observation"], raw[0]["observation"]) and mine[1:] == raw[1:]
     assert e.last(observe=False)[0] is None
+
+
+def test_every_seat_reads_every_settlement_of_a_match():
+    # a seat's info keeps a hand's settlement until that seat acts again (not only the next to act)
+    e = mj_env.env(hands_per_episode=4)
+    e.reset(seed=0)
+    seen = {a: [] for a in e.possible_agents}
+    for agent in e.agent_iter():
+        obs, _, term, trunc, info = e.last()
+        if "settlement" in info:
+            seen[agent].append(id(info["settlement"]))
+        e.step(None if (term or trunc) else int(np.flatnonzero(obs["action_mask"])[-1]))
+    hands = {i for ids in seen.values() for i in ids}
+    assert len(hands) == 4
+    for ids in seen.values():
+        assert sorted(ids) == sorted(hands)  # each hand's settlement once per seat
