@@ -109,6 +109,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
     def __init__(self, num_envs: int = 64, rules="beijing", opponents="rule", seat=0, seed=None,
                  render_mode=None, illegal_action="penalize", illegal_penalty=10.0,
                  autoreset_mode=AutoresetMode.NEXT_STEP, **overrides):
+        mode = self._checked_setup(num_envs, autoreset_mode)
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
         self.rules = self.engine.rules
         self.num_envs = n = int(num_envs)
@@ -116,9 +117,6 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         # asks every environment for "rgb_array")
         self.render_mode = render_mode
         self.illegal_action, self.illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
-        mode = AutoresetMode(autoreset_mode)
-        if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
-            raise ValueError("autoreset_mode must be NEXT_STEP or SAME_STEP")
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         if isinstance(opponents, Sequence) and not isinstance(opponents, str):
             if len(opponents) != 3:

@@ -53,7 +53,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import actions as A
-from .engine import Engine
+from .engine import MAX_TABLES, Engine
 from .observation import N_PLANES, OBS_NAME, observe, observe_one
 from .render import render_table
 from .state import END
@@ -78,6 +78,22 @@ class TablesEnvBasics:
     def close(self, **kwargs):
         self.closed = True
 
+    @staticmethod
+    def _checked_setup(num_envs, autoreset_mode) -> AutoresetMode:
+        """Check the constructor's ``num_envs`` and ``autoreset_mode`` under their own names; the mode."""
+        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) \
+                or not 1 <= num_envs <= MAX_TABLES:
+            raise ValueError(f"num_envs must be an integer in 1-{MAX_TABLES:,}, got {str(num_envs)[:40]!r}")
+        modes = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+        try:
+            mode = AutoresetMode(autoreset_mode)
+        except ValueError:
+            mode = None
+        if mode not in modes:
+            raise ValueError(f"autoreset_mode must be AutoresetMode.NEXT_STEP or SAME_STEP (or 'NextStep', "
+                             f"'SameStep'), got {str(autoreset_mode)[:40]!r}")
+        return mode
+
 
 class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
     """N tables stepped together; one decision per table per step (see the module docstring)."""
@@ -86,9 +102,7 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
 
     def __init__(self, num_envs: int = 64, rules="beijing", seed=None, render_mode=None,
                  autoreset_mode=AutoresetMode.SAME_STEP, **overrides):
-        mode = AutoresetMode(autoreset_mode)
-        if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
-            raise ValueError("autoreset_mode must be SAME_STEP or NEXT_STEP")
+        mode = self._checked_setup(num_envs, autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         self._next_step = mode == AutoresetMode.NEXT_STEP
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)

@@ -425,3 +425,15 @@ def test_a_wall_that_is_not_a_list_is_a_wall_error(wall):
         env.reset(options={"wall": wall})
     st = env.unwrapped.engine.state
     assert all((getattr(before, f) == getattr(st, f)).all() for f in before.__dataclass_fields__)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"num_envs": 0}, "num_envs must be an integer in 1-"),
+    ({"num_envs": 2.5}, "num_envs must be an integer in 1-"),
+    ({"num_envs": 4, "autoreset_mode": "bogus"}, "autoreset_mode must be .*'NextStep', 'SameStep'"),
+])
+def test_batched_envs_name_their_own_arguments(kwargs, message):
+    from mj_env.single_agent import MahjongSingleAgentVectorEnv
+    for make in (MahjongVectorEnv, MahjongSingleAgentVectorEnv):
+        with pytest.raises(ValueError, match=message):
+            make(**kwargs)
