@@ -90,6 +90,7 @@ from mj_env.observation import (
     P_RIVERS,
     P_SCALARS,
 )
+from mj_env.rules import PRESETS, get_rules
 from mj_env.tiles import N_KINDS, N_SUITED, SUIT_SIZE
 
 from .base import as_bool_mask, check_rows_have_actions
@@ -471,6 +472,9 @@ def _check_payload(payload) -> nn.Module:
         raise CheckpointError(f"has {payload['n_actions']} actions; this environment has {N_ACTIONS}")
     if not all(isinstance(k, str) for k in payload["meta"]):
         raise CheckpointError("'meta' has a key that is not a str")
+    trained_for = payload["meta"].get("rules")
+    if trained_for is not None and not (isinstance(trained_for, str) and trained_for in PRESETS):
+        raise CheckpointError(f"'meta' names rule set {_brief(trained_for)}; the presets are {', '.join(PRESETS)}")
     config = payload["model_config"]
     try:
         model = build_network(config)
@@ -548,7 +552,11 @@ class NetworkAgent:
                         rules=None):
         """The agent of a checkpoint; ``rules`` (default: the checkpoint's own) for ``mj_obs_v2`` features."""
         model, meta = load_checkpoint(path, device=device)
-        rules = rules or meta.get("rules") or "beijing"
+        trained_for = meta.get("rules")
+        if rules is not None and trained_for is not None and get_rules(rules).name != trained_for:
+            warnings.warn(f"{path} was trained for rule set {trained_for!r} and plays under {get_rules(rules).name!r}",
+                          stacklevel=2)
+        rules = rules or trained_for or "beijing"
         return cls(model, name=name or str(path), greedy=greedy, device=device, rules=rules)
 
     @torch.no_grad()

@@ -160,7 +160,7 @@ def test_arena_cli_reports_a_bad_checkpoint_and_exits_non_zero(saved, tmp_path, 
         arena_main(["--agents", f"{bad},rule", "--hands", "2", "--quiet"])
     err = capsys.readouterr().err
     assert info.value.code == 2
-    assert f"error: {bad}: model_config['hidden']" in err and "Traceback" not in err
+    assert f"error: --agents: {bad}: model_config['hidden']" in err and "Traceback" not in err
 
 
 # --------------------------------------------------------------------------- mj_obs_v2 networks
@@ -200,3 +200,16 @@ def test_a_v1_checkpoint_keeps_loading_with_v1_config(saved):
 ])
 def test_layout_mismatch_is_a_checkpoint_error(saved, tmp_path, edit, words):
     refused(rewrite(saved[1], tmp_path, edit), *words)
+
+
+@pytest.mark.parametrize("rules", ["bogus", 5, ["beijing"]])
+def test_meta_naming_no_preset_is_refused(saved, tmp_path, rules):
+    refused(rewrite(saved[1], tmp_path, lambda p: p["meta"].update(rules=rules)), "'meta' names rule set")
+
+
+def test_a_player_trained_for_other_rules_warns_where_it_plays(saved):
+    from agents.networks import NetworkAgent
+    with pytest.warns(UserWarning, match="trained for rule set 'beijing' and plays under 'hebei'"):
+        agent = NetworkAgent.from_checkpoint(saved[1], rules="hebei")
+    assert agent.rules == "hebei"
+    assert NetworkAgent.from_checkpoint(saved[1]).rules == "beijing"  # its own rules, no warning
