@@ -48,6 +48,7 @@ import copy
 import csv
 import dataclasses
 import json
+import math
 import random
 import sys
 import time
@@ -79,6 +80,7 @@ from agents.pretrained import load_pretrained
 from agents.random_agent import RandomAgent
 from agents.rewards import RewardTransform
 from agents.rule_based import RuleBasedAgent
+from mj_env.engine import MAX_TABLES
 from mj_env.features import FEATURES_NAME
 from mj_env.vector import MahjongVectorEnv
 
@@ -207,23 +209,60 @@ def network_config(args: Args) -> dict:
     return {"arch": args.arch, "channels": args.channels, "blocks": args.blocks, **layout}
 
 
+MAX_SEED = 2**32 - 1
+"""The largest --seed / --eval-seed (NumPy's legacy seeding takes 32 bits)."""
+MAX_EVAL_HANDS = 100_000
+"""The most walls an evaluation plays: their shuffles take about 2.2 KiB each (100,000: about 0.3 GiB in all)
+and, against the rule agent, roughly 1.5 ms each on one core: minutes per opponent (measured)."""
+
+
 def check_args(args: Args) -> str | None:
     """What is wrong with ``args`` for a run (None: nothing), found before anything is built or written."""
-    at_least = {"total_steps": 0, "num_envs": 1, "num_steps": 1, "num_minibatches": 1, "update_epochs": 1,
-                "pool_size": 1, "snapshot_every": 1, "eval_every": 0, "eval_hands": 1, "final_eval_hands": 0,
-                "bc_steps": 0, "bc_epochs": 1}
-    for name, low in at_least.items():
-        if getattr(args, name) < low:
-            return f"--{name.replace('_', '-')} must be at least {low}, not {getattr(args, name)}"
-    for name in ("opponent_prob", "opponent_rule", "opponent_pretrained"):
-        if not 0.0 <= getattr(args, name) <= 1.0:
-            return f"--{name.replace('_', '-')} must be in [0, 1], not {getattr(args, name)}"
+    def flag(name: str) -> str:
+        return "--" + name.replace("_", "-")
+
+    for field in dataclasses.fields(args):
+        value = getattr(args, field.name)
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"{flag(field.name)} must be a finite number, not {value}"
+    name = args.exp_name
+    if not name or name == "." or ".." in name or any(c in name for c in "/\\\0"):
+        return f"--exp-name must be a plain directory name under runs/ (no '/', '\\' or '..'), not {name!r}"
+    # name: (lowest, highest) allowed
+    ranges = {"total_steps": (0, math.inf), "num_envs": (1, MAX_TABLES), "num_steps": (1, math.inf),
+              "num_minibatches": (1, math.inf), "update_epochs": (1, math.inf), "pool_size": (1, math.inf),
+              "snapshot_every": (1, math.inf), "eval_every": (0, math.inf), "eval_hands": (1, MAX_EVAL_HANDS),
+              "final_eval_hands": (0, MAX_EVAL_HANDS), "bc_steps": (0, math.inf), "bc_epochs": (1, math.inf),
+              "threads": (1, math.inf), "seed": (0, MAX_SEED), "eval_seed": (0, MAX_SEED),
+              "gamma": (0, 1), "gae_lambda": (0, 1), "opponent_prob": (0, 1), "opponent_rule": (0, 1),
+              "opponent_pretrained": (0, 1), "ent_coef": (0, math.inf), "vf_coef": (0, math.inf),
+              "bc_vf_coef": (0, math.inf)}
+    for name, (low, high) in ranges.items():
+        value = getattr(args, name)
+        if not low <= value <= high:
+            allowed = f"at least {low}" if high == math.inf else f"in [{low}, {high:,}]"
+            return f"{flag(name)} must be {allowed}, not {value}"
+    optional = ("target_kl", "max_minutes")  # none: off
+    for name in ("learning_rate", "bc_learning_rate", "clip_coef", "max_grad_norm", "reward_scale", *optional):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            return f"{flag(name)} must be greater than 0{' (or none)' * (name in optional)}, not {value}"
     if args.opponent_rule + args.opponent_pretrained > 1.0:
         return (f"--opponent-rule ({args.opponent_rule}) and --opponent-pretrained ({args.opponent_pretrained}) "
                 "are shares of the same hands: their sum must be at most 1")
     if args.opponent_pretrained > 0 and args.rules not in pretrained_available():
         return (f"--opponent-pretrained: no pretrained player is shipped for {args.rules!r} "
                 f"(shipped for: {', '.join(pretrained_available())})")
+    try:
+        device = torch.device(args.device)
+    except RuntimeError:
+        device = None
+    if device is None or device.type not in ("cpu", "cuda"):
+        return f"--device must be cpu, cuda or cuda:<index>, not {args.device!r}"
+    if device.type == "cuda" and (device.index or 0) >= torch.cuda.device_count():
+        return (f"--device {args.device}: torch sees no GPU" if not torch.cuda.is_available() else
+                f"--device {args.device}: torch sees {torch.cuda.device_count()} GPU(s), cuda:0 to "
+                f"cuda:{torch.cuda.device_count() - 1}")
     try:
         config = network_config(args)
     except ValueError:
@@ -233,9 +272,8 @@ def check_args(args: Args) -> str | None:
     except ValueError as e:
         return f"network: {e}"
     try:
-        RewardTransform(args.reward, args.rules, scale=args.reward_scale)  # checks the rules and the scale
-        torch.device(args.device)
-    except (ValueError, RuntimeError) as e:
+        RewardTransform(args.reward, args.rules, scale=args.reward_scale)  # checks the rules
+    except ValueError as e:
         return str(e)
     return None
 
@@ -492,8 +530,10 @@ def behaviour_cloning(envs, obs: dict, model: nn.Module, optimizer: optim.Optimi
             store.pay(shaper.hand_end(rewards), infos["_settlement"], term)
             done += 1
         _, returns, trainable = store.advantages(args.gamma, args.gae_lambda)
-        n = store.size
-        agreement = bc_update(model, optimizer, store, returns[:n], np.flatnonzero(trainable), args, rng, device)
+        b_inds = np.flatnonzero(trainable)
+        if not len(b_inds):  # no decision's outcome known yet (a short rollout): they carry over to the next
+            continue
+        agreement = bc_update(model, optimizer, store, returns[:store.size], b_inds, args, rng, device)
         if log is not None:
             log.writer.add_scalar("bc/agreement", agreement, done * args.num_envs)
             log.bar.set_postfix({"bc_step": done, "agreement": f"{agreement:.3f}"})
@@ -585,7 +625,7 @@ def ppo_update(model: nn.Module, optimizer: optim.Optimizer, store: Rollout, adv
         if args.target_kl is not None and approx_kl > args.target_kl:
             break
     y_pred, y_true = b_val.cpu().numpy(), b_ret.cpu().numpy()
-    var_y = np.var(y_true)
+    var_y = np.var(y_true) if n_samples else 0.0
     return {
         "samples": n_samples, "value_loss": v_loss.item(), "policy_loss": pg_loss.item(),
         "entropy": entropy_loss.item(), "old_approx_kl": old_approx_kl.item(), "approx_kl": approx_kl.item(),
@@ -742,8 +782,6 @@ def main(argv: list[str] | None = None) -> dict:
     """One run: set up, then per update a rollout, GAE, the PPO update, snapshots, evaluation and logs."""
     args = parse_args(argv)
     device = torch.device(args.device)
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise SystemExit("--device cuda was asked for but torch sees no GPU")
     steps_per_update = args.num_envs * args.num_steps
     num_updates = max(1, args.total_steps // steps_per_update) if args.total_steps else 0  # 0: cloning only
     log = RunLog(args, num_updates)

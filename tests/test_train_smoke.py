@@ -87,29 +87,115 @@ def test_help_shows_every_flag_with_its_docstring(capsys):
     (["--arch", "mlp", "--hidden", "0"], "must hold ints in [1, 4096]"),
     (["--arch", "mlp", "--hidden=-4,8"], "must hold ints in [1, 4096]"),
     (["--arch", "tiles", "--blocks=-1"], "'blocks'"),
-    (["--num-envs=-1"], "--num-envs must be at least 1"),
+    (["--num-envs=-1"], "--num-envs must be in [1, 4,194,304], not -1"),
+    (["--num-envs", "100000000"], "--num-envs must be in [1, 4,194,304]"),   # the engine's limit
     (["--total-steps=-1"], "--total-steps must be at least 0"),
     (["--bc-epochs", "0"], "--bc-epochs must be at least 1"),
     (["--snapshot-every", "0"], "--snapshot-every must be at least 1"),
+    (["--threads", "0"], "--threads must be at least 1"),
     (["--opponent-prob", "1.5"], "--opponent-prob must be in [0, 1]"),
     (["--rules", "nope"], "unknown rules 'nope'"),
-    (["--reward-scale", "0"], "reward scale must be positive"),
+    (["--reward-scale", "0"], "--reward-scale must be greater than 0"),
     (["--reward", "bogus"], "bogus"),
     (["--learning-rate", "fast"], "fast"),
+    # every float is finite
+    (["--gamma", "nan"], "--gamma must be a finite number, not nan"),
+    (["--bc-vf-coef", "nan"], "--bc-vf-coef must be a finite number"),
+    (["--shaping-coef", "nan"], "--shaping-coef must be a finite number"),
+    (["--learning-rate", "inf"], "--learning-rate must be a finite number"),
+    (["--opponent-prob", "nan"], "--opponent-prob must be a finite number"),
+    (["--target-kl", "nan"], "--target-kl must be a finite number"),
+    (["--max-minutes=-inf"], "--max-minutes must be a finite number"),
+    # and in its range
+    (["--gamma", "1.5"], "--gamma must be in [0, 1], not 1.5"),
+    (["--gae-lambda=-0.1"], "--gae-lambda must be in [0, 1]"),
+    (["--clip-coef", "0"], "--clip-coef must be greater than 0"),
+    (["--ent-coef=-0.01"], "--ent-coef must be at least 0"),
+    (["--vf-coef=-1"], "--vf-coef must be at least 0"),
+    (["--bc-vf-coef=-1"], "--bc-vf-coef must be at least 0"),
+    (["--max-grad-norm", "0"], "--max-grad-norm must be greater than 0"),
+    (["--target-kl", "0"], "--target-kl must be greater than 0 (or none)"),
+    (["--learning-rate=-1"], "--learning-rate must be greater than 0, not -1.0"),
+    (["--bc-learning-rate", "0"], "--bc-learning-rate must be greater than 0"),
+    (["--max-minutes", "0"], "--max-minutes must be greater than 0 (or none)"),
+    # seeds, evaluation sizes and the device
+    (["--seed=-1"], "--seed must be in [0, 4,294,967,295], not -1"),
+    (["--seed", "99999999999999999999999"], "--seed must be in [0, 4,294,967,295]"),
+    (["--eval-seed", str(2**32)], "--eval-seed must be in [0, 4,294,967,295]"),
+    (["--final-eval-hands", "100000000"], "--final-eval-hands must be in [0, 100,000]"),
+    (["--eval-hands", "100001"], "--eval-hands must be in [1, 100,000]"),
+    (["--device", "meta"], "--device must be cpu, cuda or cuda:<index>, not 'meta'"),
+    (["--device", "bogus"], "--device must be cpu, cuda or cuda:<index>, not 'bogus'"),
+    (["--device", "cuda:-1"], "--device must be cpu, cuda or cuda:<index>"),
+    # the run's directory stays under runs/
+    (["--exp-name", ""], "--exp-name must be a plain directory name under runs/"),
+    (["--exp-name", "../x"], "--exp-name must be a plain directory name"),
+    (["--exp-name", ".."], "--exp-name must be a plain directory name"),
+    (["--exp-name", "."], "--exp-name must be a plain directory name"),
+    (["--exp-name", "/tmp/abs"], "--exp-name must be a plain directory name"),
+    (["--exp-name", "a/b"], "--exp-name must be a plain directory name"),
+    (["--exp-name", "a\\b"], "--exp-name must be a plain directory name"),
 ])
-def test_bad_values_are_usage_errors(argv, message, capsys):
+def test_bad_values_are_usage_errors(argv, message, capsys, tmp_path, monkeypatch):
+    """Refused before any work: status 2, the flag and what it allows, no traceback and no run directory."""
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
     with pytest.raises(SystemExit) as exit_:
-        train.parse_args(argv)
+        train.main(argv)
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and message in " ".join(err.replace("\u2502", " ").split())
-    assert "Traceback" not in err
+    assert "Traceback" not in err and [p.name for p in tmp_path.rglob("*")] == ["cwd"]
 
 
-def test_bad_value_from_the_shell_has_no_traceback(tmp_path):
-    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--arch", "mlp", "--hidden", "64,x"], cwd=tmp_path,
+@pytest.mark.parametrize("argv", [
+    ["--exp-name", "my_run-1.2"], ["--gamma", "0", "--gae-lambda", "1"], ["--seed", "0", "--eval-seed", str(2**32 - 1)],
+    ["--num-envs", str(1 << 22)], ["--final-eval-hands", "100000", "--eval-hands", "100000"],
+    ["--target-kl", "none", "--max-minutes", "none"], ["--ent-coef", "0", "--vf-coef", "0", "--bc-vf-coef", "0"],
+    ["--shaping-coef=-2", "--device", "cpu:0"],
+])
+def test_values_at_the_edges_are_accepted(argv):
+    train.parse_args(argv)
+
+
+def test_unavailable_cuda_device_is_a_usage_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    n = torch.cuda.device_count()
+    for device in ([] if n else ["cuda", "cuda:0"]) + [f"cuda:{n}"]:
+        with pytest.raises(SystemExit) as exit_:
+            train.main(["--device", device, "--total-steps", "64", "--num-envs", "4", "--num-steps", "16",
+                        "--no-progress"])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and f"--device {device}: torch sees" in err, device
+        assert ("no GPU" if not n else f"{n} GPU(s)") in err
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--arch", "mlp", "--hidden", "64,x"], "--hidden must be layer widths"),
+    (["--gamma", "nan"], "--gamma must be a finite number"),
+    (["--exp-name", "../x"], "--exp-name must be a plain directory name"),
+])
+def test_bad_value_from_the_shell_has_no_traceback(argv, message, tmp_path):
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), *argv], cwd=cwd,
                           capture_output=True, text=True, timeout=120, check=False)
-    assert proc.returncode == 2 and "--hidden must be layer widths" in proc.stderr
-    assert "Traceback" not in proc.stderr and not (tmp_path / "runs").exists()
+    assert proc.returncode == 2 and message in proc.stderr
+    assert "Traceback" not in proc.stderr and [p.name for p in tmp_path.rglob("*")] == ["cwd"]
+
+
+@pytest.mark.parametrize("argv, updates", [
+    (["--bc-steps", "1", "--total-steps", "0"], 0),                      # no cloning decision's outcome known yet
+    (["--bc-steps", "2", "--num-envs", "1", "--num-steps", "1", "--total-steps", "2"], 2),   # single decisions
+])
+def test_tiny_settings_with_nothing_to_train_on_complete(argv, updates, tmp_path, monkeypatch):
+    """Rollouts whose decisions all still wait for their outcome train on nothing instead of crashing."""
+    monkeypatch.chdir(tmp_path)
+    result = train.main([*argv, "--final-eval-hands", "0", "--eval-every", "0", "--no-progress",
+                         "--no-eval-pretrained", "--threads", "1", "--exp-name", "tiny"])
+    assert result["updates"] == updates and "eval" not in result
+    model, _ = load_checkpoint(result["checkpoint"])
+    assert all(torch.isfinite(p).all() for p in model.parameters())
 
 
 def test_rollout_chains_and_gae_per_seat():
@@ -155,15 +241,6 @@ def test_rollout_carries_pending_decisions_over():
     store.pay(np.array([[0, 0, 2.0, 0], [0, 0, 0, -1.0]], np.float32), both, both)
     adv, _, trainable = store.advantages(1.0, 0.95)
     assert trainable[:2].all() and np.allclose(adv[:2], [2.0 - 0.25, -1.0 - 0.75])
-
-
-def test_cuda_device_is_refused_cleanly_without_a_gpu(tmp_path, monkeypatch):
-    if torch.cuda.is_available():
-        pytest.skip("a GPU is present")
-    monkeypatch.chdir(tmp_path)
-    with pytest.raises(SystemExit, match="no GPU"):
-        train.main(["--device", "cuda", "--total-steps", "64", "--num-envs", "4", "--num-steps", "16",
-                    "--no-progress"])
 
 
 def test_tiny_run_with_v2_imitation_and_rule_opponents(tmp_path, monkeypatch):
