@@ -70,6 +70,7 @@ from agents.networks import (
     NetworkAgent,
     build_network,
     check_config,
+    device_problem,
     masked_logits,
     model_inputs,
     obs_layout,
@@ -253,16 +254,9 @@ def check_args(args: Args) -> str | None:
     if args.opponent_pretrained > 0 and args.rules not in pretrained_available():
         return (f"--opponent-pretrained: no pretrained player is shipped for {args.rules!r} "
                 f"(shipped for: {', '.join(pretrained_available())})")
-    try:
-        device = torch.device(args.device)
-    except RuntimeError:
-        device = None
-    if device is None or device.type not in ("cpu", "cuda"):
-        return f"--device must be cpu, cuda or cuda:<index>, not {args.device!r}"
-    if device.type == "cuda" and (device.index or 0) >= torch.cuda.device_count():
-        return (f"--device {args.device}: torch sees no GPU" if not torch.cuda.is_available() else
-                f"--device {args.device}: torch sees {torch.cuda.device_count()} GPU(s), cuda:0 to "
-                f"cuda:{torch.cuda.device_count() - 1}")
+    problem = device_problem(args.device)
+    if problem:
+        return problem
     try:
         config = network_config(args)
     except ValueError:

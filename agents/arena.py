@@ -357,25 +357,10 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
 def _device_problem(device: str) -> str | None:
     """Why the torch ``device`` cannot run a network agent here, or None if it can."""
     try:
-        import torch
+        from agents.networks import device_problem
     except ImportError:
         return "network agents (pretrained, checkpoints) need torch: pip install torch"
-    allowed = "use cpu, cuda, cuda:N or mps"
-    try:
-        d = torch.device(device)
-    except (RuntimeError, ValueError):
-        return f"--device {device!r} is not a torch device: {allowed}"
-    if d.type == "cpu":
-        return None
-    if d.type == "cuda":
-        if not torch.cuda.is_available():
-            return f"--device {device!r}: CUDA is not available on this machine ({allowed})"
-        if d.index is not None and d.index >= torch.cuda.device_count():
-            return f"--device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
-        return None
-    if d.type == "mps":
-        return None if torch.backends.mps.is_available() else f"--device {device!r}: MPS is not available ({allowed})"
-    return f"--device {device!r} cannot run the agents: {allowed}"
+    return device_problem(device)
 
 
 def _output_problem(flag: str, path: str) -> str | None:

@@ -522,6 +522,27 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tup
 # --------------------------------------------------------------------------- as an agent
 
 
+def device_problem(device: str) -> str | None:
+    """Why the torch ``device`` cannot run a network here, or None if it can (``--device`` of train.py and
+    the arena)."""
+    allowed = "use cpu, cuda, cuda:N or mps"
+    try:
+        d = torch.device(device)
+    except (RuntimeError, ValueError, TypeError):
+        return f"--device {device!r} is not a torch device: {allowed}"
+    if d.type == "cpu":
+        return None
+    if d.type == "cuda":
+        if not torch.cuda.is_available():
+            return f"--device {device!r}: CUDA is not available on this machine ({allowed})"
+        if d.index is not None and d.index >= torch.cuda.device_count():
+            return f"--device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+        return None
+    if d.type == "mps":
+        return None if torch.backends.mps.is_available() else f"--device {device!r}: MPS is not available ({allowed})"
+    return f"--device {device!r} cannot run networks: {allowed}"
+
+
 def _one_thread_in_forked_children() -> None:
     """A process forked after torch ran (Gymnasium's ``AsyncVectorEnv`` with the default ``fork``, its envs
     playing network opponents) gets one torch thread, as PyTorch's own DataLoader workers do: the OpenMP

@@ -158,7 +158,7 @@ def _no_loading(*args, **kwargs):
     (["--plot", "{tmp}/chart"], "the file name must end in one of .png"),
     (["--plot", "/nonexistent/x.png"], "--plot /nonexistent/x.png: no such directory"),
     (["--agents", "pretrained,rule", "--device", "bogus"], "--device 'bogus' is not a torch device: use cpu, cuda"),
-    (["--agents", "pretrained,rule", "--device", "meta"], "--device 'meta' cannot run the agents: use cpu, cuda"),
+    (["--agents", "pretrained,rule", "--device", "meta"], "--device 'meta' cannot run networks: use cpu, cuda"),
 ])
 def test_command_line_refuses_bad_arguments_before_playing(args, message, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("agents.arena.load_agents", _no_loading)

@@ -124,9 +124,9 @@ def test_help_shows_every_flag_with_its_docstring(capsys):
     (["--eval-seed", str(2**32)], "--eval-seed must be in [0, 4,294,967,295]"),
     (["--final-eval-hands", "100000000"], "--final-eval-hands must be in [0, 100,000]"),
     (["--eval-hands", "100001"], "--eval-hands must be in [1, 100,000]"),
-    (["--device", "meta"], "--device must be cpu, cuda or cuda:<index>, not 'meta'"),
-    (["--device", "bogus"], "--device must be cpu, cuda or cuda:<index>, not 'bogus'"),
-    (["--device", "cuda:-1"], "--device must be cpu, cuda or cuda:<index>"),
+    (["--device", "meta"], "--device 'meta' cannot run networks: use cpu, cuda, cuda:N or mps"),
+    (["--device", "bogus"], "--device 'bogus' is not a torch device: use cpu, cuda, cuda:N or mps"),
+    (["--device", "cuda:-1"], "--device 'cuda:-1' is not a torch device"),
     # the run's directory stays under runs/
     (["--exp-name", ""], "--exp-name must be a plain directory name under runs/"),
     (["--exp-name", "../x"], "--exp-name must be a plain directory name"),
@@ -165,8 +165,8 @@ def test_unavailable_cuda_device_is_a_usage_error(tmp_path, monkeypatch, capsys)
             train.main(["--device", device, "--total-steps", "64", "--num-envs", "4", "--num-steps", "16",
                         "--no-progress"])
         err = capsys.readouterr().err
-        assert exit_.value.code == 2 and f"--device {device}: torch sees" in err, device
-        assert ("no GPU" if not n else f"{n} GPU(s)") in err
+        why = "CUDA is not available on this machine" if not n else f"this machine has {n} CUDA device(s)"
+        assert exit_.value.code == 2 and f"--device {device!r}: {why}" in err, device
     assert not (tmp_path / "runs").exists()
 
 
