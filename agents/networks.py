@@ -574,8 +574,9 @@ class NetworkAgent:
         """The agent of a checkpoint; ``rules`` (default: the checkpoint's own) for ``mj_obs_v2`` features."""
         model, meta = load_checkpoint(path, device=device)
         trained_for = meta.get("rules")
-        if rules is not None and trained_for is not None and get_rules(rules).name != trained_for:
-            warnings.warn(f"{path} was trained for rule set {trained_for!r} and plays under {get_rules(rules).name!r}",
+        plays_under = None if rules is None else get_rules(rules).name
+        if trained_for is not None and plays_under not in (None, trained_for):
+            warnings.warn(f"{path} was trained for rule set {trained_for!r} and plays under {plays_under!r}",
                           stacklevel=2)
         rules = rules or trained_for or "beijing"
         return cls(model, name=name or str(path), greedy=greedy, device=device, rules=rules)

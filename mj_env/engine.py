@@ -43,6 +43,13 @@ from .state import (
 from .wall import WallError, deal, draw, parse_wall, shuffled_walls
 
 MAX_TABLES = 1 << 22  # 4M tables: about 4 GiB of state
+
+
+def check_num_tables(n, name: str = "num_tables") -> int:
+    """``n`` as a table count, or a ValueError that calls it ``name`` (the environments say num_envs)."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_TABLES:
+        raise ValueError(f"{name} must be an integer in 1-{MAX_TABLES:,}, got {str(n)[:40]!r}")
+    return int(n)
 _STATE_FIELDS = tuple(f.name for f in fields(GameState))
 
 
@@ -88,11 +95,7 @@ class Engine:
 
     def __init__(self, rules: str | RuleSet = "beijing", num_tables: int = 1, seed=None, **overrides):
         self.rules = get_rules(rules, **overrides)
-        if isinstance(num_tables, (bool, np.bool_)) or not isinstance(num_tables, (int, np.integer)) \
-                or not 1 <= num_tables <= MAX_TABLES:
-            raise ValueError(f"num_tables must be an integer in 1-{MAX_TABLES:,}, "
-                             f"got {str(num_tables)[:40]!r}")
-        self.num_tables = int(num_tables)
+        self.num_tables = check_num_tables(num_tables)
         self.rng = np.random.default_rng() if seed is None else _new_rng(seed)
         self.state: GameState = allocate(self.num_tables, self.rules.n_tiles)
         self._mask = np.zeros((self.num_tables, A.N_ACTIONS), dtype=bool)

@@ -411,9 +411,8 @@ class MahjongSingleAgentEnv(gym.Env):
         if self._done:
             raise A.ActionError("the episode is over (or not started): call reset() first")
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-                and not (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"):
-            raise A.ActionError(f"action {str(action)[:40]!r} is not an integer in 0-{A.N_ACTIONS - 1}")
-        if not -2**63 <= int(action) < 2**63:
+                and not (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu") \
+                or not -2**63 <= int(action) < 2**63:
             raise A.ActionError(f"action {str(action)[:40]!r} is not an integer in 0-{A.N_ACTIONS - 1}")
         obs, rew, term, _, infos = self.venv.step(np.array([int(action)], dtype=np.int64))
         self._done = bool(term[0])

@@ -53,7 +53,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import actions as A
-from .engine import MAX_TABLES, Engine
+from .engine import Engine, check_num_tables
 from .observation import N_PLANES, OBS_NAME, observe, observe_one
 from .render import render_table
 from .state import END
@@ -81,9 +81,7 @@ class TablesEnvBasics:
     @staticmethod
     def _checked_setup(num_envs, autoreset_mode) -> AutoresetMode:
         """Check the constructor's ``num_envs`` and ``autoreset_mode`` under their own names; the mode."""
-        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) \
-                or not 1 <= num_envs <= MAX_TABLES:
-            raise ValueError(f"num_envs must be an integer in 1-{MAX_TABLES:,}, got {str(num_envs)[:40]!r}")
+        check_num_tables(num_envs, "num_envs")
         modes = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
         try:
             mode = AutoresetMode(autoreset_mode)
