@@ -68,7 +68,6 @@ from agents import arena
 from agents.networks import (
     LAYOUTS,
     NetworkAgent,
-    TileNet,
     build_network,
     check_config,
     device_problem,
@@ -84,10 +83,7 @@ from agents.rewards import RewardTransform
 from agents.rule_based import RuleBasedAgent
 from mj_env.engine import MAX_TABLES
 from mj_env.features import FEATURES_NAME
-from mj_env.hand import hand_distance, split_hui, waits_rules
-from mj_env.tiles import N_KINDS
 from mj_env.vector import MahjongVectorEnv
-from mj_env.wall import live_end
 
 # A float or "none" on the command line, in any case (tyro by itself takes only "None").
 FloatOrNone = Annotated[float | None, PrimitiveConstructorSpec(
@@ -153,9 +149,6 @@ class Args:
     """tiles: residual blocks"""
     obs: Literal["v1", "v2"] = "v2"
     """observation layout the network takes: v1 (the env's planes) or v2 (plus mj_env.features' planes)"""
-    critic: Literal["shared", "oracle"] = "shared"
-    """value function: shared (the policy network's value head) or oracle (a separate per-tile network that
-    also sees the hidden tiles, the other hands and the wall; used in training only, never by the policy)"""
 
     # imitation
     bc_steps: int = 256
@@ -302,10 +295,8 @@ class Rollout:
     index of each seat's latest decision whose outcome is not known yet (-1: none).
     """
 
-    def __init__(self, capacity: int, num_envs: int, obs_shape: tuple[int, int], n_actions: int,
-                 hidden_planes: int = 0):
+    def __init__(self, capacity: int, num_envs: int, obs_shape: tuple[int, int], n_actions: int):
         self.obs = np.zeros((capacity, *obs_shape), dtype=np.uint8)
-        self.hidden = np.zeros((capacity, hidden_planes, N_KINDS), dtype=np.uint8)
         self.mask = np.zeros((capacity, n_actions), dtype=bool)
         self.action = np.zeros(capacity, dtype=np.int64)
         self.logp = np.zeros(capacity, dtype=np.float32)
@@ -318,7 +309,7 @@ class Rollout:
         self.size = 0
         self.blocks: list[tuple[int, int]] = []  # entries added by one step: [start, end)
 
-    _FIELDS = ("obs", "hidden", "mask", "action", "logp", "value", "reward", "phi", "next", "done")
+    _FIELDS = ("obs", "mask", "action", "logp", "value", "reward", "phi", "next", "done")
 
     def start(self) -> None:
         """Begin a rollout: the still-pending decisions move to the front, the rest is dropped."""
@@ -333,17 +324,14 @@ class Rollout:
         self.size = n
         self.blocks = [(0, n)] if n else []
 
-    def add(self, tables, seats, obs, mask, action, logp, value, phi, gamma: float, hidden=None) -> None:
+    def add(self, tables, seats, obs, mask, action, logp, value, phi, gamma: float) -> None:
         """Append the decisions of one step and link each to its seat's previous decision,
-        paying that one the shaping term gamma * Phi(now) - Phi(before). ``hidden``: the oracle
-        critic's planes of hidden tiles (``hidden_planes``), when there is one."""
+        paying that one the shaping term gamma * Phi(now) - Phi(before)."""
         n = len(tables)
         j = np.arange(self.size, self.size + n)
         if self.size + n > len(self.action):
             raise RuntimeError("rollout storage is full")
         self.obs[j], self.mask[j], self.action[j] = obs, mask, action
-        if hidden is not None:
-            self.hidden[j] = hidden
         self.logp[j], self.value[j], self.phi[j] = logp, value, phi
         self.reward[j], self.next[j], self.done[j] = 0.0, -1, False
         prev = self.pending[tables, seats]
@@ -381,59 +369,6 @@ class Rollout:
             delta = self.reward[j] + gamma * next_value - self.value[j]
             adv[j] = np.where(trainable[j], delta + gamma * lam * next_adv, 0.0)
         return adv, adv + self.value[:n], trainable
-
-
-# --------------------------------------------------------------------------- the oracle critic
-
-
-N_HIDDEN_PLANES = 11
-
-
-def hidden_planes(engine, tables: np.ndarray, seats: np.ndarray) -> np.ndarray:
-    """What the seat to act at each of ``tables`` cannot see, as (n, 11, 34) uint8 planes per tile kind:
-    the concealed hands (concealed kongs included) of the three other seats in turn order from it (0-2), the
-    next four live draws of the wall (3) and all the live tiles left (4), counts; then for each other seat its
-    hand's distance to a win (``mj_env.hand.hand_distance``, the same in every column, at most 8; 5-7) and,
-    where its 13 tiles are ready, the kinds it waits on (8-10). Only the oracle critic (``--critic oracle``)
-    reads them: a value that knows the deal explains more of a hand's points (Suphx's oracle and PerfectDou's
-    perfect-information critic), so advantages are less noisy, while the policy still acts on its own view."""
-    st = engine.state
-    rules = engine.rules
-    n = len(tables)
-    out = np.zeros((n, N_HIDDEN_PLANES, N_KINDS), dtype=np.uint8)
-    hui = st.hui[tables]
-    for k in range(1, 4):
-        other = (seats + k) % 4
-        concealed = st.hands[tables, other]
-        out[:, k - 1] = concealed + st.hidden[tables, other]
-        dist = hand_distance(rules, concealed, hui).astype(np.int64)
-        out[:, 4 + k] = np.minimum(dist, 8)[:, None]
-        ready = np.flatnonzero((dist == 0) & (concealed.sum(axis=1) % 3 == 1))
-        if len(ready):
-            nat, wild = split_hui(concealed[ready], hui[ready])
-            out[ready, 7 + k] = waits_rules(nat, wild, rules)
-    wall = st.wall[tables].astype(np.int64)
-    pos = np.arange(wall.shape[1])
-    start = st.live_pos[tables].astype(np.int64)[:, None]
-    end = np.asarray(live_end(engine.rules, st, tables), dtype=np.int64)[:, None]
-    live = (pos >= start) & (pos < end) & (wall >= 0) & (wall < N_KINDS)  # flowers are not tile kinds
-    rows = np.broadcast_to(np.arange(n)[:, None], wall.shape)
-    for plane, sel in ((3, live & (pos < start + 4)), (4, live)):
-        out[:, plane] = np.bincount(rows[sel] * N_KINDS + wall[sel], minlength=n * N_KINDS).reshape(n, N_KINDS)
-    return out
-
-
-def build_critic(args: Args, model: nn.Module, device) -> nn.Module | None:
-    """The oracle critic for ``--critic oracle`` (a ``TileNet`` of ``--channels`` and ``--blocks`` over the
-    policy's observation layout plus ``hidden_planes``), else None: the policy network's value head serves."""
-    if args.critic != "oracle":
-        return None
-    return TileNet(channels=args.channels, blocks=args.blocks, obs=obs_layout(model), oracle=N_HIDDEN_PLANES).to(device)
-
-
-def values(model: nn.Module, critic: nn.Module | None, obs: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
-    """The values of decisions: the critic's, from the observation and the hidden tiles, or the model's own."""
-    return model.get_value(obs) if critic is None else critic.get_value(obs, hidden)
 
 
 # --------------------------------------------------------------------------- self-play seating
@@ -495,8 +430,8 @@ class SeatPlan:
 # --------------------------------------------------------------------------- rollout
 
 
-def collect_rollout(envs, obs: dict, model: nn.Module, critic: nn.Module | None, seats: SeatPlan, store: Rollout,
-                    shaper: RewardTransform, args: Args, device) -> tuple[dict, dict]:
+def collect_rollout(envs, obs: dict, model: nn.Module, seats: SeatPlan, store: Rollout, shaper: RewardTransform,
+                    args: Args, device) -> tuple[dict, dict]:
     """Step every table ``num_steps`` times, the learner's decisions into ``store``.
 
     Returns the next observation and the counts of the hands that ended (``tally_hands``)."""
@@ -515,15 +450,12 @@ def collect_rollout(envs, obs: dict, model: nn.Module, critic: nn.Module | None,
             x = model_inputs(model, obs["observation"][L], obs["action_mask"][L], args.rules)
             o = torch.as_tensor(x, device=device)
             m = torch.as_tensor(obs["action_mask"][L] != 0, device=device)
-            hidden = hidden_planes(envs.engine, L, seat[L]) if critic is not None else None
             with torch.no_grad():
                 a, logp, _, value = model.get_action_and_value(o, m)
-                if critic is not None:
-                    value = critic.get_value(o, torch.as_tensor(hidden, device=device))
             a_np = a.cpu().numpy()
             actions[L] = a_np
             store.add(L, seat[L], x, obs["action_mask"][L] != 0, a_np, logp.cpu().numpy(), value.cpu().numpy(),
-                      shaper.potential(obs["observation"][L]), args.gamma, hidden)
+                      shaper.potential(obs["observation"][L]), args.gamma)
         seats.opponents_act(obs, ~mine, actions)
 
         obs, rewards, term, _, infos = envs.step(actions)
@@ -563,9 +495,9 @@ def tally_hands(stats: dict, infos: dict, rewards: np.ndarray, seats: SeatPlan) 
 # --------------------------------------------------------------------------- behaviour cloning
 
 
-def behaviour_cloning(envs, obs: dict, model: nn.Module, critic: nn.Module | None, optimizer: optim.Optimizer,
-                      store: Rollout, shaper: RewardTransform, args: Args, rng: np.random.Generator,
-                      log: RunLog | None, device) -> dict:
+def behaviour_cloning(envs, obs: dict, model: nn.Module, optimizer: optim.Optimizer, store: Rollout,
+                      shaper: RewardTransform, args: Args, rng: np.random.Generator, log: RunLog | None,
+                      device) -> dict:
     """Imitate the rule-based agent before PPO: four rule agents play ``bc_steps`` steps at every table; each
     rollout of their decisions trains the policy (cross-entropy on the masked logits) and the value (the
     GAE returns of their play, weighted ``bc_vf_coef``), ``bc_epochs`` times in ``num_minibatches``. Before
@@ -575,7 +507,7 @@ def behaviour_cloning(envs, obs: dict, model: nn.Module, critic: nn.Module | Non
     observation."""
     teacher = RuleBasedAgent(args.rules)
     rows = np.arange(args.num_envs)
-    set_learning_rate(optimizer, args.bc_learning_rate)
+    optimizer.param_groups[0]["lr"] = args.bc_learning_rate
     done = 0
     while done < args.bc_steps:
         store.start()
@@ -583,13 +515,11 @@ def behaviour_cloning(envs, obs: dict, model: nn.Module, critic: nn.Module | Non
         torch.set_num_threads(1)
         for _ in range(min(args.num_steps, args.bc_steps - done)):
             x = model_inputs(model, obs["observation"], obs["action_mask"], args.rules)
-            hidden = hidden_planes(envs.engine, rows, obs["seat"]) if critic is not None else None
             with torch.no_grad():
-                value = values(model, critic, torch.as_tensor(x, device=device),
-                               None if hidden is None else torch.as_tensor(hidden, device=device))
+                value = model.get_value(torch.as_tensor(x, device=device))
             actions = teacher.act(obs, rng)
             store.add(rows, obs["seat"], x, obs["action_mask"] != 0, actions, np.zeros(len(rows), np.float32),
-                      value.cpu().numpy(), shaper.potential(obs["observation"]), args.gamma, hidden)
+                      value.cpu().numpy(), shaper.potential(obs["observation"]), args.gamma)
             obs, rewards, term, _, infos = envs.step(actions)
             store.pay(shaper.hand_end(rewards), infos["_settlement"], term)
             done += 1
@@ -597,24 +527,23 @@ def behaviour_cloning(envs, obs: dict, model: nn.Module, critic: nn.Module | Non
         b_inds = np.flatnonzero(trainable)
         if not len(b_inds):  # no decision's outcome known yet (a short rollout): they carry over to the next
             continue
-        agreement = bc_update(model, critic, optimizer, store, returns[:store.size], b_inds, args, rng, device)
+        agreement = bc_update(model, optimizer, store, returns[:store.size], b_inds, args, rng, device)
         if log is not None:
             log.writer.add_scalar("bc/agreement", agreement, done * args.num_envs)
             log.bar.set_postfix({"bc_step": done, "agreement": f"{agreement:.3f}"})
     store.pending[:] = -1  # PPO starts its own chains
-    set_learning_rate(optimizer, args.learning_rate)
+    optimizer.param_groups[0]["lr"] = args.learning_rate
     return obs
 
 
-def bc_update(model: nn.Module, critic: nn.Module | None, optimizer: optim.Optimizer, store: Rollout,
-              returns: np.ndarray, b_inds: np.ndarray, args: Args, rng: np.random.Generator, device) -> float:
+def bc_update(model: nn.Module, optimizer: optim.Optimizer, store: Rollout, returns: np.ndarray,
+              b_inds: np.ndarray, args: Args, rng: np.random.Generator, device) -> float:
     """``bc_epochs`` epochs of cross-entropy (policy) and squared error (value, weighted ``bc_vf_coef``) over
     the decisions ``b_inds`` of ``store``. Returns the agreement with the stored actions before the first
     gradient step, over the decisions with a choice."""
     model.train()
     torch.set_num_threads(max(1, args.threads))
     b_obs = torch.as_tensor(store.obs[b_inds], device=device)
-    b_hidden = torch.as_tensor(store.hidden[b_inds], device=device)
     b_mask = torch.as_tensor(store.mask[b_inds], device=device)
     b_act = torch.as_tensor(store.action[b_inds], device=device)
     b_ret = torch.as_tensor(returns[b_inds], device=device)
@@ -628,35 +557,21 @@ def bc_update(model: nn.Module, critic: nn.Module | None, optimizer: optim.Optim
         for part in np.array_split(order, min(args.num_minibatches, len(order))) if len(order) else []:
             mb = torch.as_tensor(part, device=device)
             logits, value = model(b_obs[mb])
-            if critic is not None:
-                value = critic.get_value(b_obs[mb], b_hidden[mb])
             ce = nn.functional.cross_entropy(masked_logits(logits, b_mask[mb]), b_act[mb])
             loss = ce + args.bc_vf_coef * 0.5 * ((value - b_ret[mb]) ** 2).mean()
             optimizer.zero_grad()
             loss.backward()
-            clip_gradients(optimizer, args.max_grad_norm)
+            nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
             optimizer.step()
     return agreement
-
-
-def set_learning_rate(optimizer: optim.Optimizer, lr: float) -> None:
-    """The same learning rate for every parameter group."""
-    for group in optimizer.param_groups:
-        group["lr"] = lr
-
-
-def clip_gradients(optimizer: optim.Optimizer, max_norm: float) -> None:
-    """Clip the gradient norm of each parameter group (the policy network's; the critic's, if any) on its own."""
-    for group in optimizer.param_groups:
-        nn.utils.clip_grad_norm_(group["params"], max_norm)
 
 
 # --------------------------------------------------------------------------- PPO update
 
 
-def ppo_update(model: nn.Module, critic: nn.Module | None, optimizer: optim.Optimizer, store: Rollout,
-               advantages: np.ndarray, returns: np.ndarray, trainable: np.ndarray, args: Args,
-               rng: np.random.Generator, device) -> dict:
+def ppo_update(model: nn.Module, optimizer: optim.Optimizer, store: Rollout, advantages: np.ndarray,
+               returns: np.ndarray, trainable: np.ndarray, args: Args, rng: np.random.Generator,
+               device) -> dict:
     """``update_epochs`` epochs of clipped PPO over the trainable decisions, in ``num_minibatches``
     shuffled minibatches. Returns the losses of the last minibatch and the update's diagnostics."""
     b_inds = np.flatnonzero(trainable)
@@ -664,7 +579,6 @@ def ppo_update(model: nn.Module, critic: nn.Module | None, optimizer: optim.Opti
     model.train()
     torch.set_num_threads(max(1, args.threads))
     b_obs = torch.as_tensor(store.obs[b_inds], device=device)
-    b_hidden = torch.as_tensor(store.hidden[b_inds], device=device)
     b_mask = torch.as_tensor(store.mask[b_inds], device=device)
     b_act = torch.as_tensor(store.action[b_inds], device=device)
     b_logp = torch.as_tensor(store.logp[b_inds], device=device)
@@ -679,8 +593,6 @@ def ppo_update(model: nn.Module, critic: nn.Module | None, optimizer: optim.Opti
         for part in np.array_split(order, min(args.num_minibatches, n_samples)) if n_samples else []:  # no runt
             mb = torch.as_tensor(part, device=device)
             _, newlogp, entropy, newvalue = model.get_action_and_value(b_obs[mb], b_mask[mb], b_act[mb])
-            if critic is not None:
-                newvalue = critic.get_value(b_obs[mb], b_hidden[mb])
             logratio = newlogp - b_logp[mb]
             ratio = logratio.exp()
             with torch.no_grad():
@@ -702,7 +614,7 @@ def ppo_update(model: nn.Module, critic: nn.Module | None, optimizer: optim.Opti
             loss = pg_loss - args.ent_coef * entropy_loss + v_loss * args.vf_coef
             optimizer.zero_grad()
             loss.backward()
-            clip_gradients(optimizer, args.max_grad_norm)
+            nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
             optimizer.step()
         if args.target_kl is not None and approx_kl > args.target_kl:
             break
@@ -871,32 +783,30 @@ def main(argv: list[str] | None = None) -> dict:
 
     envs = MahjongVectorEnv(num_envs=args.num_envs, rules=args.rules, seed=args.seed)
     model = build_network(network_config(args)).to(device)
-    critic = build_critic(args, model, device)
-    groups = [{"params": list(model.parameters())}] + ([{"params": list(critic.parameters())}] if critic else [])
-    optimizer = optim.Adam(groups, lr=args.learning_rate, eps=1e-5)
+    optimizer = optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
     shaper = RewardTransform(args.reward, args.rules, scale=args.reward_scale,
                              shaping_coef=args.shaping_coef, gamma=args.gamma)
     store = Rollout(steps_per_update + 4 * args.num_envs, args.num_envs, tuple(LAYOUTS[obs_layout(model)][1]),
-                    envs.single_action_space.n, N_HIDDEN_PLANES if critic is not None else 0)
+                    envs.single_action_space.n)
     seats = SeatPlan(args, rng, device)
     opponents_of_eval = eval_opponents(args, device)
     obs, _ = envs.reset(seed=args.seed)
     global_step, start, last_eval, update = 0, time.time(), {}, 0
     if args.bc_steps:
-        obs = behaviour_cloning(envs, obs, model, critic, optimizer, store, shaper, args, rng, log, device)
+        obs = behaviour_cloning(envs, obs, model, optimizer, store, shaper, args, rng, log, device)
     seats.add_snapshot(model, "init")
     seats.deal(np.arange(args.num_envs))
 
     for update in range(1, num_updates + 1):
         if args.anneal_lr:
-            set_learning_rate(optimizer, (1.0 - (update - 1.0) / num_updates) * args.learning_rate)
+            optimizer.param_groups[0]["lr"] = (1.0 - (update - 1.0) / num_updates) * args.learning_rate
         t_roll = time.time()
-        obs, stats = collect_rollout(envs, obs, model, critic, seats, store, shaper, args, device)
+        obs, stats = collect_rollout(envs, obs, model, seats, store, shaper, args, device)
         global_step += steps_per_update
         rollout_s = time.time() - t_roll
 
         advantages, returns, trainable = store.advantages(args.gamma, args.gae_lambda)
-        losses = ppo_update(model, critic, optimizer, store, advantages, returns, trainable, args, rng, device)
+        losses = ppo_update(model, optimizer, store, advantages, returns, trainable, args, rng, device)
 
         if update % args.snapshot_every == 0 or update == num_updates:
             seats.add_snapshot(model, f"update_{update}")

@@ -284,14 +284,13 @@ class TileNet(nn.Module):
     """Per-tile policy/value network (module docstring). ``channels`` per tile, ``blocks`` residual
     blocks, ``head`` width of the pooled layer that gives the claim logits and the value."""
 
-    def __init__(self, channels: int = 32, blocks: int = 2, head: int = 128, obs: str = OBS_NAME, oracle: int = 0):
+    def __init__(self, channels: int = 32, blocks: int = 2, head: int = 128, obs: str = OBS_NAME):
         super().__init__()
         self.config = {"arch": "tiles", "channels": channels, "blocks": blocks, "head": head,
-                       **({"obs": obs} if obs != OBS_NAME else {}), **({"oracle": oracle} if oracle else {})}
+                       **({"obs": obs} if obs != OBS_NAME else {})}
         c = channels
         v2 = obs == mjf.FEATURES_NAME
-        self.oracle = oracle
-        n_in = N_TILE_CHANNELS + (V2_TILE_CHANNELS if v2 else 0) + oracle
+        n_in = N_TILE_CHANNELS + (V2_TILE_CHANNELS if v2 else 0)
         self.glob = nn.Linear(N_GLOBALS + (V2_GLOBALS if v2 else 0), c)
         self.suit_in = nn.Conv2d(n_in, c, (1, 3), padding=(0, 1))
         self.honor_in = nn.Conv2d(n_in, c, 1)
@@ -305,12 +304,8 @@ class TileNet(nn.Module):
             nn.init.normal_(conv.weight, std=0.01)
             nn.init.zeros_(conv.bias)
 
-    def _trunk(self, obs: torch.Tensor, hidden: torch.Tensor | None = None):
+    def _trunk(self, obs: torch.Tensor):
         per_tile, glob = tile_features(obs)
-        if self.oracle:
-            if hidden is None or hidden.shape[1:] != (self.oracle, N_KINDS):
-                raise ValueError(f"this network also takes ({self.oracle}, {N_KINDS}) planes of hidden tiles")
-            per_tile = torch.cat([per_tile, hidden.to(torch.float32) / 4.0], dim=1)
         B = per_tile.shape[0]
         g = self.glob(glob)[:, :, None, None]
         hs = torch.relu(self.suit_in(per_tile[:, :, :27].reshape(B, -1, 3, 9)) + g)
@@ -331,10 +326,8 @@ class TileNet(nn.Module):
         logits = torch.cat([per_tile[:, 0], per_tile[:, 1], claim, chi, per_tile[:, 2]], dim=1)
         return logits, self.value(pooled).squeeze(-1)
 
-    def get_value(self, obs: torch.Tensor, hidden: torch.Tensor | None = None) -> torch.Tensor:
-        """The value alone; ``hidden``: the per-tile planes of hidden tiles an ``oracle`` network also
-        takes (``train.py``'s critic: counts, divided by 4 here)."""
-        return self.value(self._trunk(obs, hidden)[2]).squeeze(-1)
+    def get_value(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.value(self._trunk(obs)[2]).squeeze(-1)
 
     get_action_and_value = PolicyValueNet.get_action_and_value
 

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 import train
 from agents import make_agent
-from agents.networks import ARCHS, check_config, load_checkpoint
+from agents.networks import ARCHS, load_checkpoint
 from agents.rewards import REWARD_KINDS
 from mj_env.observation import OBS_NAME
 from mj_env.vector import MahjongVectorEnv
@@ -283,79 +283,3 @@ def test_cloning_only_run(tmp_path, monkeypatch):
     assert result["updates"] == 0 and result["global_step"] == 0 and set(result["eval"]) == {"random", "rule"}
     _, meta = load_checkpoint(result["checkpoint"])
     assert meta["obs_name"] == "mj_obs_v2"
-
-
-def _random_positions(rules: str, tables: int, seed: int):
-    """A vector env stepped a random number of steps by rule agents (some tables in new hands)."""
-    from mj_env.baselines import RuleBasedAgent
-    env = MahjongVectorEnv(num_envs=tables, rules=rules, seed=seed)
-    obs, _ = env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    agent = RuleBasedAgent(rules)
-    for _ in range(int(rng.integers(20, 80))):
-        obs, *_ = env.step(agent.act(obs, rng))
-    return env, obs
-
-
-@pytest.mark.parametrize("rules", ["beijing", "hebei", "quemen"])
-def test_hidden_planes_against_a_per_table_reference(rules):
-    """The oracle critic's planes, for every seat: the other concealed hands in turn order, the next four live
-    draws and the live wall, checked table by table against the scalar wall functions; the others' distances
-    and, for ready hands, their waits against adding each kind and asking is_win."""
-    from mj_env.hand import hand_distance, is_win_rules, split_hui
-    from mj_env.wall import live_left
-    ready = 0
-    for seed in range(3):
-        env, obs = _random_positions(rules, 24, seed)
-        st = env.engine.state
-        for seat in range(4):
-            seats = np.full(24, seat)
-            got = train.hidden_planes(env.engine, np.arange(24), seats)
-            ready += int(got[:, 8:].any(axis=2).sum())
-            assert got.shape == (24, train.N_HIDDEN_PLANES, 34) and got.dtype == np.uint8
-            for b in range(24):
-                for k in range(1, 4):
-                    other = (seat + k) % 4
-                    assert (got[b, k - 1] == st.hands[b, other] + st.hidden[b, other]).all()
-                start = int(st.live_pos[b])
-                live = [int(t) for t in st.wall[b, start:start + int(live_left(env.rules, st, b))]]
-                kinds = [t for t in live if t < 34]
-                assert (got[b, 4] == np.bincount(kinds, minlength=34)).all()
-                assert (got[b, 3] == np.bincount([t for t in live[:4] if t < 34], minlength=34)).all()
-                for k in range(1, 4):
-                    hand = st.hands[b, (seat + k) % 4]
-                    dist = int(hand_distance(env.rules, hand, st.hui[b]))
-                    assert (got[b, 4 + k] == min(dist, 8)).all()
-                    nat, wild = split_hui(hand, st.hui[b])
-                    wins = [hand.sum() % 3 == 1 and dist == 0 and bool(is_win_rules(nat + np.eye(34, dtype=np.int8)[t], wild, env.rules))
-                            for t in range(34)]
-                    assert (got[b, 7 + k] == wins).all()
-        # the seat's own hand and the three others hold every concealed tile at the table
-        sel = np.arange(24)
-        mine = train.hidden_planes(env.engine, sel, st.to_act.astype(np.int64))
-        total = st.hands.sum(axis=1) + st.hidden.sum(axis=1)
-        assert (mine[:, :3].sum(axis=1) + st.hands[sel, st.to_act] + st.hidden[sel, st.to_act] == total).all()
-    assert ready > 0  # some waits were checked
-
-
-def test_oracle_critic_run_saves_a_plain_policy(tmp_path, monkeypatch):
-    """--critic oracle trains a separate value network on the hidden tiles; the checkpoint is the policy alone
-    (it plays from its own view), and a network config that asks for hidden planes is no player's."""
-    monkeypatch.chdir(tmp_path)
-    result = train.main([
-        "--exp-name", "oracle", "--critic", "oracle", "--total-steps", "1024", "--num-envs", "16", "--num-steps", "32",
-        "--bc-steps", "40", "--channels", "8", "--eval-every", "0", "--final-eval-hands", "4", "--threads", "1",
-        "--no-eval-pretrained", "--no-progress",
-    ])
-    model, meta = load_checkpoint(result["checkpoint"])
-    assert "oracle" not in meta["model_config"] and result["updates"] == 2
-    agent = make_agent(result["checkpoint"])
-    env, obs = _random_positions("beijing", 8, 0)
-    assert (obs["action_mask"][np.arange(8), agent.act(obs, np.random.default_rng(0))] == 1).all()
-    critic = train.build_critic(train.parse_args(["--critic", "oracle", "--channels", "8"]), model, "cpu")
-    with pytest.raises(ValueError, match="oracle"):
-        check_config(critic.config)
-    with pytest.raises(ValueError, match="hidden tiles"):
-        critic.get_value(torch.zeros((2, 18, 34), dtype=torch.uint8))
-    rows = list(csv.DictReader(open(tmp_path / "runs" / "oracle" / "progress.csv")))
-    assert len(rows) == 2 and all(np.isfinite(float(r["explained_variance"])) for r in rows)
