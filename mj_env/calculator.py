@@ -344,7 +344,7 @@ def _rules(value) -> RuleSet:
             raise InputError('rules.base: base is a field of the line itself ("base": 500), not of the rules object')
         if k not in SCORE_RULE_FIELDS:
             raise InputError(f"rules.{k}: this rule field does not bear on a hand's score, so a calculator line "
-                             f"does not take it (the fields that do: mj_env.scoring.SCORE_RULE_FIELDS)")
+                             f"does not take it (the fields that do: mj_env.calculator.SCORE_RULE_FIELDS)")
         want = {"bool": bool, "int": int}[_RULE_FIELD_TYPES[k]]
         if type(v) is not want:
             raise InputError(f"rules.{k} must be {'true or false' if want is bool else 'an integer'}, got {short(v)}")

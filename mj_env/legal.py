@@ -239,7 +239,7 @@ def self_kongs(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
 
 def ting_discards(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
     """报听 (quemen): discards after which the hand waits on at least one tile (docs/RULES.md 6.4) whose
-    win lacks a suit; a kind the seat holds all four of cannot come and is no wait. (n, K).
+    win lacks a suit; a kind the seat holds all four of, counting the discard, cannot come and is no wait. (n, K).
 
     Two stages keep this cheap: a discard X can only be ready if the hand minus X plus one
     wildcard wins (one batched check of (n, K) hands); only those (table, X) pairs get the
@@ -258,9 +258,9 @@ def ting_discards(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
     rest = after[r, x]                                           # (m, K) hand minus X
     waits = hand.waits(rest, np.zeros(len(r), dtype=np.int8), seven_pairs=rules.seven_pairs,
                        thirteen_orphans=rules.thirteen_orphans, extra_dragon=rules.orphans_extra_dragon)
-    # a kind of which the seat holds all four (hand and melds) cannot come: not a wait
+    # a kind of which the seat holds all four (hand, melds and the discard X itself) cannot come: not a wait
     total = rest.astype(np.int16) + st.meld_counts[idx[r], seats[r]]
-    waits &= total < 4
+    waits &= (total + eye[x]) < 4
     if rules.lack_suit:
         present = suits_held(total)                                         # (m, 3)
         adds_suit = np.zeros((len(r), K), dtype=bool)

@@ -276,7 +276,8 @@ class RefGame:
 
     def waits_after_discard(self, seat: int, discard: int) -> list[int]:
         """Kinds that would complete the hand after discarding ``discard`` (quemen: lacking a suit).
-        A kind of which the seat already holds all four (hand and melds) cannot come and is left out.
+        A kind of which the seat already holds all four (hand, melds and the discard itself) cannot come
+        and is left out.
         报听 needs at least one (docs/RULES.md 6.4)."""
         return list(self._waits(seat, discard))
 
@@ -292,7 +293,7 @@ class RefGame:
         if not is_winning_shape(self.rules, naturals, wild + 1, len(self.melds[seat])):
             return
         for k in range(N_KINDS):
-            if own[k] >= 4:
+            if own[k] + (k == discard) >= 4:  # all four the seat's own, the discard among them
                 continue
             own[k] += 1
             lacking = not self.rules.lack_suit or lacks_a_suit(own)

@@ -42,27 +42,6 @@ from mj_env.state import TURN as FAST_TURN
 from mj_env.tiles import full_set
 
 
-@pytest.fixture(params=[RefGame, FastGame], ids=["ref", "fast"])
-def new_game(request):
-    """A factory of games of the engine under test: ``new_game(rules, dealer, **layout)`` with
-    ``build_wall``'s layout (hands, draws, indicator, tail, seed), or ``wall=`` a full wall."""
-    made = []
-
-    def make(rules=BEIJING, dealer=0, wall=None, **layout):
-        if wall is None:
-            if rules.hui:
-                layout.setdefault("indicator", "9s")
-            wall = build_wall(rules, dealer=dealer, **layout)
-        g = request.param(rules, wall, dealer)
-        made.append(g)
-        return g
-
-    yield make
-    for g in made:
-        if g.phase == END:
-            settled(g)
-
-
 def flower_counts(g) -> list[int]:
     return g.flower_counts if isinstance(g, FastGame) else [len(f) for f in g.flowers]
 
@@ -933,6 +912,15 @@ def test_quemen_ting_needs_a_wait_that_can_still_come(new_game):
         assert g.waits_after_discard(1, tile("7z")) == [] and g.waits_after_discard(1, tile("5z")) == [tile("7z")]
     play(g, (1, "ting 5z"))
     assert g.ting_declared == [False, True, False, False]
+
+
+def test_quemen_ting_wait_on_the_kind_being_discarded_needs_a_copy_left(new_game):
+    # The copy discarded with 报听 counts among the seat's own: after 7z from 11m55m99m11p55p7777z the only
+    # wait is 7z (seven pairs, 7777z being two pairs), and all four 7z are the seat's: no 报听 with it.
+    g = new_game(QUEMEN, hands={0: "11m55m99m11p55p7777z"})
+    assert "discard 7z" in names(g) and "ting 7z" not in names(g) and "ting 1m" in names(g)  # 1m: waits on 1m
+    g = new_game(QUEMEN, hands={0: "11m55m99m11p55p777z4z"})  # the fourth 7z unseen: 报听 with 4z waits on it
+    assert "ting 4z" in names(g)
 
 
 # ---------------------------------------------------------------------------------------------
