@@ -388,15 +388,19 @@ def _rebuild_windows(rules, st, b, seats) -> None:
 
 
 # ----------------------------------------------------------------------------- 报听 hands
-def ting_waits(rules, counts, melds) -> np.ndarray:
+def ting_waits(rules, counts, melds, discards=None) -> np.ndarray:
     """Whether concealed 3k+1 ``counts`` (m, K) with the seat's ``melds`` (m, K) wait as 报听
     requires: some kind completes the shape, not one the seat holds all four of, and (缺一门)
-    the win lacks a suit. The test ``legal.ting_discards`` applies after each discard. (m,) bool."""
+    the win lacks a suit. With ``discards`` (m,), the kinds discarded with the 报听, those copies count
+    among the seat's own: the test ``legal.ting_discards`` applies after each discard. A redeal does
+    not know which river tile went with the 报听 and leaves them out, which admits only hands whose
+    every wait is on a kind of which that discard was the fourth copy. (m,) bool."""
     counts = np.asarray(counts, dtype=np.int8)
     waits = hand.waits(counts, np.zeros(len(counts), dtype=np.int8), seven_pairs=rules.seven_pairs,
                        thirteen_orphans=rules.thirteen_orphans, extra_dragon=rules.orphans_extra_dragon)
     total = counts.astype(np.int16) + melds
-    waits &= total < 4
+    own = total if discards is None else total + (np.arange(K) == np.asarray(discards)[:, None])
+    waits &= own < 4
     if rules.lack_suit:
         present = suits_held(total)
         adds_suit = np.zeros_like(waits)

@@ -28,8 +28,9 @@ from mj_env.claims import best_category
 from mj_env.determinize import determinize, redeal, ting_waits
 from mj_env.engine import Engine
 from mj_env.observation import observe
+from mj_env.rules import get_rules
 from mj_env.state import CLAIM, END, MELD_CONCEALED_KONG, PHASE_NAMES, ROB, TURN, GameState
-from mj_env.tiles import FIRST_FLOWER
+from mj_env.tiles import FIRST_FLOWER, index, parse_hand
 from mj_env.wall import reserve_start
 
 PRESETS = ["beijing", "hebei", "quemen"]
@@ -559,7 +560,7 @@ def test_ting_waits_is_the_test_of_ting_discards():
         r, x = np.nonzero(st.hands[idx, seats] > 0)
         rest = st.hands[idx[r], seats[r]].copy()
         rest[np.arange(len(r)), x] -= 1
-        got = ting_waits(eng.rules, rest, st.meld_counts[idx[r], seats[r]])
+        got = ting_waits(eng.rules, rest, st.meld_counts[idx[r], seats[r]], x)
         assert np.array_equal(got, want[r, x])
         agreed += int(got.sum())
         eng.step(rule_step(eng, agent, rng))
@@ -691,3 +692,12 @@ def test_the_readme_search_example_runs(tmp_path):
     worlds, legal_actions = names["worlds"], names["legal"]
     assert (worlds.state.phase == END).all() and names["best"] in legal_actions
     assert len(legal_actions) > 1 and names["points"].shape == (256,)
+
+
+def test_ting_waits_counts_the_discard_among_the_seats_own():
+    """The 报听 discard is the seat's fourth copy of its only wait: no wait with it, one without it."""
+    rules = get_rules("quemen")
+    rest = parse_hand("11m55m99m11p55p777z")[None].astype(np.int8)
+    melds = np.zeros((1, 34), dtype=np.int16)
+    assert ting_waits(rules, rest, melds).tolist() == [True]
+    assert ting_waits(rules, rest, melds, [index("7z")]).tolist() == [False]
