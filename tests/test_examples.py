@@ -6,7 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from mj_env import actions as A
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,3 +57,35 @@ def test_rollout_improvement_refuses_a_bad_checkpoint(tmp_path):
                          cwd=ROOT, check=False, capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert f"error: --checkpoint: {bad}: not a checkpoint" in out.stderr.strip().splitlines()[-1]
+
+
+def test_rule_variants_smoke_and_what_each_variant_changes():
+    out = run_smoke("rule_variants.py")  # 16 walls: each variant against the rule agent
+    assert all(f"| {name} | 777 |" in out for name in ("fan", "no_chi", "no_claims"))
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("rule_variants", ROOT / "examples" / "rule_variants.py")
+    rv = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rv)
+    from mj_env.rules import get_rules
+    from mj_env.tiles import parse_hand
+    # 13 tiles, no 惠牌: 123m 456m 7m 11p 99s 5z 6z is 2 exchanges from ready (7m and 99s each short of
+    # a meld), seven pairs 4 (two pairs, five singles to pair), all characters 6 (one exchange per tile off
+    # the suit, after which 1234567m and six free tiles are ready)
+    hand = parse_hand("1234567m11p99s5z6z")[None].astype(np.int8)
+    any_shape, pairs, one_suit = rv.route_distances(get_rules("beijing"), hand, np.array([-1]))
+    assert (int(any_shape[0]), int(pairs[0]), int(one_suit[0])) == (2, 4, 6)
+    from mj_env.vector import MahjongVectorEnv
+    env = MahjongVectorEnv(num_envs=64, rules="beijing", seed=0)
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    agents = {a.name: a for a in rv.variants("beijing", (1.5, 4.5, 7.0), 0.4)}
+    claimed = 0
+    for _ in range(300):
+        acts = {name: a.act(obs, rng) for name, a in agents.items()}
+        for name, a in acts.items():
+            assert (obs["action_mask"][np.arange(64), a] == 1).all(), name
+        assert not ((acts["no_chi"] >= A.CHI) & (acts["no_chi"] < A.CHI + A.N_CHI)).any()
+        assert not ((acts["no_claims"] >= A.PONG) & (acts["no_claims"] < A.CHI + A.N_CHI)).any()
+        claimed += int(((acts["fan"] >= A.PONG) & (acts["fan"] < A.CHI + A.N_CHI)).sum())
+        obs, *_ = env.step(acts["fan"])
+    assert claimed > 0  # the fan variant still claims, so the two others had claims to pass

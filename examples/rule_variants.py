@@ -1,0 +1,160 @@
+"""Strategy comparison: variants of the rule-based agent against it, in the duplicate arena.
+
+Change one decision of ``RuleBasedAgent`` in a subclass, and the duplicate arena (the same walls played
+twice with the seats swapped, ``agents.arena``) says with a 95% interval whether the change is worth
+points. Each variant plays two seats against two rule agents:
+
+- ``fan``: discards that weigh what the hand would be worth as well as how near it is. After each legal
+  discard, three routes: any winning shape (the rule agent's distance), seven pairs alone and a one-suit
+  hand (清一色; the other suits' tiles each cost one exchange, as ``mj_env.hand.hand_distance`` does for
+  缺一门). A route of value V at distance d is worth V * q**d, the discard keeps the best route's worth,
+  and the rule agent's own order breaks ties. ``--values`` (any shape, seven pairs, one suit) and ``--q``
+  set it; the defaults are beijing's fan (a plain win about 1.5 with 庄 and 门清无惠, 七对子 4 and more,
+  清一色 6 and more).
+- ``no_chi``: passes where the rule agent would chi.
+- ``no_claims``: passes every chi, pong and exposed kong (wins are still taken).
+
+Under beijing none of them is worth anything measurable (the README's training section has the table):
+the rule agent's speed-first play leaves little room, which is also what the rollout measurements of
+``agents.rollouts`` found::
+
+    python examples/rule_variants.py --walls 1000 --seeds 777,4242
+    python examples/rule_variants.py --smoke       # seconds: 16 walls
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+
+from agents import arena
+from mj_env import actions as A
+from mj_env import hand as H
+from mj_env.baselines import RuleBasedAgent
+from mj_env.hand import split_hui
+from mj_env.rules import PRESETS
+from mj_env.tiles import N_KINDS, N_SUITS, SUIT_SIZE
+
+_EYE = np.eye(N_KINDS, dtype=np.int8)
+
+
+def route_distances(rules, counts: np.ndarray, hui: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Counts (m, 34) of 13-tile concealed hands with their 惠牌 kind (m,) -> distances (m,) along three
+    routes: any shape the rules allow (``hand_distance``), seven pairs alone (a large number where the rules
+    have no seven pairs or ask for a missing suit), the nearest one-suit hand."""
+    nat, wild = split_hui(counts, hui)
+    n = nat.sum(axis=1).astype(np.int16)
+    any_shape = H.hand_distance(rules, counts, hui)
+    singles = (nat & 1).sum(axis=1)
+    pairs = np.minimum((n - singles) // 2, 7)
+    seven_pairs = n - (2 * pairs + np.minimum(singles, 7 - pairs))  # wildcards pair the singles
+    if not rules.seven_pairs or rules.lack_suit:
+        seven_pairs = np.full_like(seven_pairs, 99)
+    one_suit = []
+    for suit in range(N_SUITS):
+        cols = slice(SUIT_SIZE * suit, SUIT_SIZE * (suit + 1))
+        only = np.zeros_like(nat)
+        only[:, cols] = nat[:, cols]
+        off = n - only.sum(axis=1)                                     # each tile off the suit: one exchange
+        one_suit.append(H.tiles_to_win(only, wild + off, seven_pairs=True) + off)
+    return any_shape, seven_pairs, np.min(np.stack(one_suit), axis=0)
+
+
+class FanAwareAgent(RuleBasedAgent):
+    """The rule agent with discards ranked by route worth (module docstring, ``fan``)."""
+
+    def __init__(self, rules="beijing", values=(1.5, 4.5, 7.0), q: float = 0.4):
+        super().__init__(rules)
+        self.values, self.q = tuple(float(v) for v in values), float(q)
+        self.name = "fan"
+
+    def _discard_keys(self, o, hands, hui, discard_ok, rng):
+        key, best = super()._discard_keys(o, hands, hui, discard_ok, rng)
+        r, t = np.nonzero(key < self.ILLEGAL_KEY)
+        if not len(r):
+            return key, best
+        after = hands[r] - _EYE[t]
+        routes = route_distances(self.rules, after, hui[r])
+        worth = np.max([v * self.q ** d.astype(np.float64) for v, d in zip(self.values, routes)], axis=0)
+        concealed = after.sum(axis=1) >= 13       # seven pairs and the routes above need no declared meld
+        worth = np.where(concealed, worth, self.values[0] * self.q ** routes[0].astype(np.float64))
+        key = key.copy()
+        key[r, t] = -worth * 1e7 + key[r, t]      # worth first; the rule agent's key breaks ties
+        return key, best
+
+
+class NoChiAgent(RuleBasedAgent):
+    """The rule agent, passing where it would chi."""
+
+    name = "no_chi"
+    skipped = (A.CHI, A.CHI + A.N_CHI)
+
+    def act(self, obs, rng):
+        out = super().act(obs, rng)
+        lo, hi = self.skipped
+        out[(out >= lo) & (out < hi)] = A.PASS  # pass is legal wherever a claim is
+        return out
+
+
+class NoClaimsAgent(NoChiAgent):
+    """The rule agent, passing every chi, pong and exposed kong."""
+
+    name = "no_claims"
+    skipped = (A.PONG, A.CHI + A.N_CHI)
+
+
+def variants(rules: str, values, q: float) -> list[RuleBasedAgent]:
+    return [FanAwareAgent(rules, values, q), NoChiAgent(rules), NoClaimsAgent(rules)]
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
+    p.add_argument("--walls", type=int, default=1000, help="walls per seed, each played in 2 seatings")
+    p.add_argument("--seeds", default="777,4242", help="comma-separated wall seeds")
+    p.add_argument("--values", default="1.5,4.5,7", help="fan: worth of any shape, seven pairs, one suit")
+    p.add_argument("--q", type=float, default=0.4, help="fan: worth kept per tile still to exchange, in (0, 1)")
+    p.add_argument("--smoke", action="store_true", help="16 walls, one seed: a check that it runs")
+    args = p.parse_args(argv)
+    try:
+        args.seeds = [int(s) for s in args.seeds.split(",")]
+        args.values = [float(v) for v in args.values.split(",")]
+    except ValueError as e:
+        p.error(f"--seeds takes integers and --values numbers, comma-separated ({e})")
+    if len(args.values) != 3 or not all(np.isfinite(args.values)):
+        p.error("--values takes three finite numbers: any shape, seven pairs, one suit")
+    if not 0 < args.q < 1:
+        p.error("--q must lie in (0, 1)")
+    if not 1 <= args.walls <= 100_000 or any(not 0 <= s < 2**32 for s in args.seeds):
+        p.error("--walls must lie in [1, 100000] and seeds in [0, 2**32)")
+    if args.smoke:
+        args.walls, args.seeds = 16, args.seeds[:1]
+    return args
+
+
+def main(argv=None) -> list[dict]:
+    args = parse_args(argv)
+    rows = []
+    print(f"{args.rules}, {args.walls} walls x 2 seatings per seed; each variant against the rule agent\n")
+    print("| variant | seed | points/hand [95% CI] | win | deal-in | avg fan (variant vs rule) | s |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for agent in variants(args.rules, args.values, args.q):
+        for seed in args.seeds:
+            t0 = time.time()
+            summary = arena.summarize(arena.play_duplicate([agent, RuleBasedAgent(args.rules)], args.walls, seed=seed,
+                                                           rules=args.rules, batch_walls=256))
+            me, rule = summary["agents"]
+            rows.append({"variant": agent.name, "seed": seed, **me})
+            print(f"| {agent.name} | {seed} | {me['mean_points']:+.3f} [{me['ci95'][0]:+.3f}, {me['ci95'][1]:+.3f}] "
+                  f"| {me['win_rate']:.1%} | {me['deal_in_rate']:.1%} | {me['avg_fan']:.2f} vs {rule['avg_fan']:.2f} "
+                  f"| {time.time() - t0:.0f} |", flush=True)
+    return rows
+
+
+if __name__ == "__main__":
+    main()
