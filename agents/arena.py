@@ -31,6 +31,12 @@ Reported per agent:
   added kong robbed), i.e. ``settlement["input"]["discarder"]`` was its seat;
 - ``avg_fan``: mean ``settlement["fan"]`` of its wins (null without wins).
 
+``summarize`` returns Python floats, with an interval that cannot be computed (one wall, so no
+spread) as ``[-inf, inf]``; the ``--json`` file is strict JSON (RFC 8259, no ``Infinity`` or
+``NaN``), in which such an interval is ``[null, null]``: ``json_safe`` turns every non-finite
+float into None and ``json_text`` writes with ``allow_nan=False``, so a non-finite number that
+slipped past would raise rather than be written.
+
 An agent is an object with ``act(obs, rng)`` (``agents.base``) or, for search, ``act_tables(engine,
 tables, rng)``, which gets the engine and the tables where it is to act and must leave them as they
 were (``agents.search``). By name: ``random``, ``rule``, ``pretrained`` (the shipped player,
@@ -238,7 +244,9 @@ def mean_ci95(values: np.ndarray) -> tuple[float, float, float]:
 
 
 def summarize(result: DuplicateResult) -> dict:
-    """Per-agent statistics of a duplicate run, as the JSON ``--json`` writes."""
+    """Per-agent statistics of a duplicate run, as the JSON ``--json`` writes, except that an interval
+    that cannot be computed (one wall) is ``[-inf, inf]`` here and ``[null, null]`` there: write this
+    with ``json_text`` (or pass it through ``json_safe``), not a bare ``json.dumps``."""
     n_walls = int(result.wall.max()) + 1 if len(result.wall) else 0
     agents = []
     for k, name in enumerate(result.names):
@@ -266,6 +274,32 @@ def summarize(result: DuplicateResult) -> dict:
         "draw_rate": float(result.drawn.mean()) if len(result.drawn) else 0.0,
         "agents": agents,
     }
+
+
+def json_safe(obj):
+    """``obj`` made fit for strict JSON: every non-finite float (inf, -inf, nan) becomes None, numpy
+    scalars and arrays become Python numbers and lists, tuples become lists; dicts and lists are
+    copied, recursively. Anything else is returned as it is (``json`` then judges it)."""
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return json_safe(obj.tolist())
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    return obj
+
+
+def json_text(obj, indent: int | None = 2) -> str:
+    """``obj`` as strict JSON text (non-finite numbers as null, see ``json_safe``), written with
+    ``allow_nan=False`` so that anything non-finite left over raises ValueError instead of
+    producing ``Infinity`` or ``NaN``, which JSON parsers other than Python's reject."""
+    return json.dumps(json_safe(obj), indent=indent, ensure_ascii=False, allow_nan=False)
 
 
 def short_name(name: str, width: int) -> str:
@@ -441,7 +475,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device", default="cpu",
                    help="torch device for network agents (pretrained, checkpoints): cpu, cuda, cuda:N or mps; "
                         "checked only when one plays")
-    p.add_argument("--json", default=None, help="write the summary here as JSON")
+    p.add_argument("--json", default=None,
+                   help="write the summary here as strict JSON; a 95%% interval that cannot be computed "
+                        "(fewer than 2 walls) is [null, null]")
     p.add_argument("--plot", default=None,
                    help=f"write a bar chart here; the suffix picks the format ({', '.join(PLOT_FORMATS)})")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -460,8 +496,9 @@ def main(argv: list[str] | None = None) -> int:
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     print(format_table(summary))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(summary, f, indent=2, ensure_ascii=False)
+        text = json_text(summary)  # before opening, so a failure leaves no truncated file
+        with open(args.json, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
     if args.plot:
         plot(summary, args.plot)
     return 0

@@ -9,7 +9,16 @@ import numpy as np
 import pytest
 
 from agents import RandomAgent, RuleBasedAgent
-from agents.arena import main, mean_ci95, play_duplicate, seatings, short_name, summarize
+from agents.arena import (
+    json_safe,
+    json_text,
+    main,
+    mean_ci95,
+    play_duplicate,
+    seatings,
+    short_name,
+    summarize,
+)
 from agents.base import as_bool_mask
 
 
@@ -101,7 +110,7 @@ def test_command_line_writes_the_json(tmp_path, capsys):
     plot = tmp_path / "cmp.png"
     main(["--agents", "rule,random", "--hands", "12", "--seed", "0", "--json", str(out), "--plot", str(plot),
           "--quiet"])
-    data = json.loads(out.read_text())
+    data = _strict_loads(out.read_text())
     assert [a["name"] for a in data["agents"]] == ["rule", "random"]
     for a in data["agents"]:
         assert set(a) >= {"name", "mean_points", "ci95", "win_rate", "deal_in_rate"}
@@ -112,8 +121,42 @@ def test_command_line_writes_the_json(tmp_path, capsys):
     # the same seed gives the same numbers
     main(["--agents", "rule,random", "--hands", "12", "--seed", "0", "--json", str(tmp_path / "again.json"),
           "--quiet"])
-    again = json.loads((tmp_path / "again.json").read_text())
+    again = _strict_loads((tmp_path / "again.json").read_text())
     assert again["agents"] == data["agents"]
+
+
+def _strict_loads(text: str):
+    """json.loads that refuses Infinity, -Infinity and NaN, as JavaScript's JSON.parse and jq do."""
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_one_wall_json_is_strict_with_a_null_interval(tmp_path, capsys):
+    out = tmp_path / "one.json"
+    main(["--agents", "rule,random", "--hands", "1", "--seed", "0", "--json", str(out), "--quiet"])
+    text = out.read_text(encoding="utf-8")
+    assert "Infinity" not in text and "NaN" not in text
+    data = _strict_loads(text)
+    assert data["walls"] == 1
+    for a in data["agents"]:
+        assert a["ci95"] == [None, None]
+        assert math.isfinite(a["mean_points"])
+    # the printed table still shows the unbounded interval
+    assert "[-inf, +inf]" in capsys.readouterr().out
+
+
+def test_json_safe_and_json_text(monkeypatch):
+    obj = {"a": [float("inf"), float("-inf"), float("nan"), 1.5], "b": (np.float64("nan"), np.float32(2.0)),
+           "c": np.array([1.0, np.inf]), "d": {"e": np.int64(3), "f": np.bool_(True), "g": None, "h": "x"}}
+    assert json_safe(obj) == {"a": [None, None, None, 1.5], "b": [None, 2.0], "c": [1.0, None],
+                              "d": {"e": 3, "f": True, "g": None, "h": "x"}}
+    assert _strict_loads(json_text(obj)) == json_safe(obj)
+    assert obj["a"][0] == float("inf"), "json_safe copies; it does not change its argument"
+    # allow_nan=False backs json_safe up: were a non-finite number to get past it, writing raises
+    monkeypatch.setattr("agents.arena.json_safe", lambda o: o)
+    with pytest.raises(ValueError):
+        json_text({"ci95": [float("-inf"), float("inf")]})
 
 
 def test_three_and_four_agents():
