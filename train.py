@@ -47,7 +47,6 @@ from __future__ import annotations
 import copy
 import csv
 import dataclasses
-import json
 import math
 import random
 import sys
@@ -698,7 +697,7 @@ class RunLog:
         self.writer = SummaryWriter(str(self.dir))
         table = "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(args).items())
         self.writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + table)
-        (self.dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+        (self.dir / "args.json").write_text(arena.json_text(dataclasses.asdict(args)) + "\n")
         self.csv_file = open(self.dir / "progress.csv", "w", newline="")  # noqa: SIM115 (closed in end_training)
         self.csv: csv.DictWriter | None = None
         self.bar = tqdm(total=num_updates, unit="update", desc=args.exp_name, disable=not args.progress,
@@ -766,7 +765,7 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
             print("  " + arena.format_table(summary).replace("\n", "\n  "))
             for name in ("mean_points", "win_rate", "deal_in_rate"):
                 log.writer.add_scalar(f"eval/final_vs_{base}_{name}", summary["agents"][0][name], global_step)
-    (log.dir / "final_eval.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    (log.dir / "final_eval.json").write_text(arena.json_text(result) + "\n")  # strict JSON: null for no interval
     log.writer.close()
     print(f"\ncheckpoint: {final}\nlogs: {log.dir}/ (progress.csv, TensorBoard)")
     return result

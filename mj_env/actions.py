@@ -72,6 +72,9 @@ def action_batch(actions, n: int) -> np.ndarray:
         raise ActionError(f"expected {n} integer actions: {str(e)[:80]}") from None
     if acts.shape != (n,) or acts.dtype.kind not in "iu":
         raise ActionError(f"expected {n} integer actions, got shape {acts.shape} dtype {acts.dtype}")
+    if acts.dtype.kind == "u" and n and acts.max() > N_ACTIONS:  # larger than int64 would wrap round
+        b = int(acts.argmax())
+        raise ActionError(f"action {int(acts[b])} at table {b} is not an integer in 0-{N_ACTIONS - 1}")
     return acts.astype(np.int64)
 
 
@@ -88,13 +91,12 @@ def illegal_policy(illegal_action, illegal_penalty) -> tuple[str, float]:
 
 
 def name(i: int) -> str:
-    """The name of action ``i``, e.g. ``name(4) == 'discard 5m'``."""
-    try:
-        if int(i) != i or i < 0:
-            raise IndexError
-        return NAMES[int(i)]
-    except (IndexError, TypeError, ValueError):
-        raise ActionError(f"action {i!r} is not an integer in 0-{N_ACTIONS - 1}") from None
+    """The name of action ``i``, e.g. ``name(4) == 'discard 5m'``. Only an integer (Python's or NumPy's) is
+    an action: a bool, a float (even 4.0) or anything else is refused, as the environments refuse them."""
+    if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) or not 0 <= i < N_ACTIONS:
+        shown = int(i) if isinstance(i, (int, np.integer)) and not isinstance(i, bool) else repr(str(i)[:40])
+        raise ActionError(f"action {shown} is not an integer in 0-{N_ACTIONS - 1}")
+    return NAMES[int(i)]
 
 
 def index(action_name: str) -> int:

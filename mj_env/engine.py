@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from . import actions as A
-from . import claims, legal
+from . import claims, illegal, legal
 from .hand_end import Settlements, hand_results
 from .rules import RuleSet, get_rules
 from .state import (
@@ -360,14 +360,16 @@ class Engine:
         try:
             name = A.name(action)
         except A.ActionError as e:
-            return str(e)
+            return f"{e} (table {table})" if self.num_tables > 1 else str(e)
         phase = PHASE_NAMES[st.phase[table]]
         if st.phase[table] == END:
             return f"action '{name}' at table {table}: the hand is over; reset first"
         legal_names = [A.name(i) for i in np.flatnonzero(self._mask[table])]
         shown = ", ".join(legal_names[:12]) + (" ..." if len(legal_names) > 12 else "")
-        return (f"action '{name}' is illegal at table {table} for seat {st.to_act[table]} in phase "
-                f"{phase}; legal now: {shown}")
+        where = f" at table {table}" if self.num_tables > 1 else ""
+        reason = illegal.why(self.rules, st, table, int(action))
+        return (f"action '{name}' is illegal{where} for seat {st.to_act[table]} in phase {phase}"
+                f"{': ' + reason if reason else ''}; legal now: {shown}")
 
     # ------------------------------------------------------------------ step
     def step(self, actions, tables=None) -> StepResult:

@@ -1,0 +1,115 @@
+"""An illegal action's error says why (docs/INTERFACES.md 2, docs/RULES.md 7; ``mj_env.illegal``): scripted
+positions for each kind of reason, and random play in all three presets where every refused action's
+message names the action, lists the legal ones, and never states a reason that is false of the table."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from fast_game import FastGame
+from scenario_helpers import BEIJING, play
+from walls import build_wall
+
+from mj_env import actions as A
+from mj_env.baselines import RuleBasedAgent
+from mj_env.engine import Engine
+from mj_env.illegal import why
+from mj_env.state import PHASE_NAMES
+from mj_env.tiles import CODES, index
+
+
+def game(rules, **layout):
+    if rules.hui:
+        layout.setdefault("indicator", "9s")   # 惠牌 1s
+    return FastGame(rules, build_wall(rules, **layout), 0)
+
+
+def refusal(g, action_name: str) -> str:
+    before = g.engine.state.copy()
+    with pytest.raises(A.ActionError) as e:
+        g.step(A.index(action_name))
+    after = g.engine.state
+    assert all(np.array_equal(getattr(before, f), getattr(after, f)) for f in vars(before))  # nothing changed
+    msg = str(e.value)
+    assert f"'{action_name}' is illegal" in msg and "legal now:" in msg
+    return msg
+
+
+HANDS = {0: "123m456m789m2p5p7z7z", 1: "55p66p1234z22s46m", 2: "258m147p258s1234z", 3: "369m369p369s1234z"}
+
+
+def test_own_turn_reasons():
+    g = game(BEIJING, hands=HANDS, draws="1z")
+    assert "is not a winning hand" in refusal(g, "win")
+    assert "seat 0 holds no 9p" in refusal(g, "discard 9p")
+    assert "a kong of 1m needs four 1m" in refusal(g, "kong 1m") and "holds 1 in hand and no pong" in refusal(g, "kong 1m")
+    assert "no 报听" in refusal(g, "ting 1m")
+    for name in ("pass", "pong", "kong", "chi 345m"):
+        assert "own turn" in refusal(g, name)
+
+
+def test_claim_window_reasons():
+    g = game(BEIJING, hands=HANDS, draws="1z")
+    play(g, (0, "discard 5p"))                        # seat 1 holds 55p: asked first (pong)
+    assert g.to_act == 1
+    assert "waits for one's own turn" in refusal(g, "discard 6p")
+    assert "an exposed kong needs three 5p in hand; seat 1 holds 2" in refusal(g, "kong")
+    assert "a chi takes only the discard of the seat before" not in refusal(g, "chi 345p")  # seat 1 follows 0
+    assert "needs 3p and 4p in hand" in refusal(g, "chi 345p")
+    assert "does not hold the discarded 5p" in refusal(g, "chi 678p")
+    assert "not a winning hand" in refusal(g, "win")
+
+
+@pytest.mark.parametrize("rules", ["beijing", "hebei", "quemen"])
+def test_random_refusals_state_true_reasons(rules):
+    eng = Engine(rules, num_tables=16, seed=3)
+    eng.reset()
+    agent, rng = RuleBasedAgent(rules), np.random.default_rng(0)
+    from mj_env.observation import observe
+    checked, seen = 0, {}
+    for _ in range(120):
+        mask = eng.legal_mask()
+        st = eng.state
+        for b in range(16):
+            if not mask[b].any():
+                continue
+            for a in rng.choice(np.flatnonzero(~mask[b]), size=6, replace=False):
+                msg = eng.explain_illegal(b, int(a))
+                assert f"'{A.name(int(a))}' is illegal at table {b}" in msg and "legal now:" in msg
+                reason = why(eng.rules, st, b, int(a)) or ""
+                s, phase, a = int(st.to_act[b]), PHASE_NAMES[st.phase[b]], int(a)
+                seen[reason.split(":")[0][:30]] = seen.get(reason.split(":")[0][:30], 0) + 1
+                # each reason where, and only where, it is true
+                if phase == "TURN" and a < A.KONG_SELF:
+                    assert ("holds no" in reason) == (st.hands[b, s, a] == 0)
+                assert ("'s own turn, and" in reason) == (phase == "TURN" and A.PASS <= a < A.TING)
+                assert ("waits for one's own turn" in reason) == (phase != "TURN" and not A.WIN <= a < A.TING)
+                if phase == "CLAIM" and a == A.WIN and eng.rules.discard_win_concealed_only:
+                    assert ("only a self-draw wins" in reason) == bool(st.open_hand[b, s])
+                if phase == "CLAIM" and A.CHI <= a < A.TING and eng.rules.chi and not st.ting[b, s]:
+                    assert ("the seat before" in reason) == (s != (int(st.turn_seat[b]) + 1) % 4)
+                if phase == "CLAIM" and A.CHI <= a < A.TING and not eng.rules.chi and not st.ting[b, s]:
+                    assert "has no chi" in reason
+                checked += 1
+        obs = {"observation": observe(eng.rules, eng.state), "action_mask": mask, "seat": eng.state.to_act}
+        live = mask.any(axis=1)
+        acts = np.zeros(16, dtype=np.int64)
+        acts[live] = agent.act({k: v[live] for k, v in obs.items()}, rng)
+        eng.step(acts)
+        ended = np.flatnonzero(~eng.legal_mask().any(axis=1))
+        if len(ended):
+            eng.reset(tables=ended)
+    assert checked > 5000 and len(seen) >= 8  # many kinds of reason were given
+
+
+def test_codes_and_names():
+    assert CODES[index("9p")] == "9p"
+    assert A.name(np.int64(4)) == "discard 5m"
+    for bad in (True, 4.0, "4", None, 127, -1):
+        with pytest.raises(A.ActionError, match="not an integer in 0-126"):
+            A.name(bad)
+    eng = Engine("beijing", num_tables=4, seed=0)
+    eng.reset()
+    with pytest.raises(A.ActionError, match=r"action 9223372036854775808 at table 3 is not an integer"):
+        eng.step(np.array([0, 0, 0, 2**63], dtype=np.uint64))
+    with pytest.raises(A.ActionError, match=r"action -1 is not an integer in 0-126 \(table 1\)"):
+        eng.step(np.array([int(np.flatnonzero(eng.legal_mask()[0])[0]), -1, 0, 0]))
