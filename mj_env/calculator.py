@@ -39,7 +39,9 @@ Input decisions (where docs/INTERFACES.md leaves room):
 - A kong meld may be written with three tiles (``"555m"``) as shorthand for four.
 - Melds list their physical tiles. With ``hui_wild_in_melds`` a 惠牌 in a meld stands for the
   tile it completes (``"77m5z"`` with 惠牌 5z: a pong of 7m); a chi that more than one run
-  fits is read as the run that scores most.
+  fits is read as the run that scores most. A chi is claimed and a claimed 惠牌 counts at face
+  value, so a chi of 惠牌-kind tiles only (``"555m"`` with 惠牌 5m) is a run through that kind
+  (345m, 456m or 567m), never one in another suit.
 - A meld's ``from`` is optional; when given it must be another seat, and a chi's must be the
   seat before the winner (``(winner - 1) % 4``). A concealed kong has no ``from``.
 - ``hui`` and ``indicator`` may both be given only if they agree. Fields a rule set does not
@@ -47,7 +49,8 @@ Input decisions (where docs/INTERFACES.md leaves room):
   without 互包, ``flowers`` without flowers, ``ting`` without 报听, a chi without chi) are
   errors when set to anything but their default, and ``null`` counts as the default.
 - ``situation.robbed_kong`` needs a ``discarder`` (the kong's declarer).
-- Counting hand + melds + winning tile, no kind may have more than 4 tiles; the hand holds
+- Counting hand + melds + winning tile (+ the ``indicator`` 惠坯 when given: a physical tile,
+  face up and never drawn), no kind may have more than 4 tiles; the hand holds
   13 - 3 x (number of melds) tiles; at most 4 melds.
 
 Scoring decisions are in the docstrings of ``mj_env.patterns`` (readings), the rule families
@@ -261,7 +264,7 @@ def parse_input(obj) -> Win:
     win_tile = _tiles(obj["win_tile"], "win_tile")
     if len(win_tile) != 1:
         raise InputError(f"win_tile must be exactly one tile, got {len(win_tile)} in {short(obj['win_tile'])}")
-    hui = _hui(obj, rules)
+    hui, indicator = _hui(obj, rules)
 
     raw_melds = obj.get("melds")
     raw_melds = [] if raw_melds is None else raw_melds
@@ -275,7 +278,7 @@ def parse_input(obj) -> Win:
     if len(hand) != want:
         raise InputError(f"hand holds {len(hand)} tiles; with {len(melds)} meld(s) it must hold {want} "
                          f"(13 - 3 per meld, a kong counting as one meld)")
-    _check_copies(hand, win_tile[0], melds)
+    _check_copies(hand, win_tile[0], melds, indicator)
 
     situation = _situation(obj.get("situation"))
     if situation.robbed_kong and discarder is None:
@@ -385,8 +388,9 @@ def _tiles(text, name: str) -> list[int]:
         raise InputError(f"{name}: {e}") from None
 
 
-def _hui(obj: dict, rules: RuleSet) -> int | None:
-    hui = ind = None
+def _hui(obj: dict, rules: RuleSet) -> tuple[int | None, int | None]:
+    """(the 惠牌 kind, the indicator tile when ``indicator`` is given); None where absent."""
+    hui = ind = indicator = None
     if obj.get("hui") is not None:
         t = _tiles(obj["hui"], "hui")
         if len(t) != 1:
@@ -396,14 +400,15 @@ def _hui(obj: dict, rules: RuleSet) -> int | None:
         t = _tiles(obj["indicator"], "indicator")
         if len(t) != 1:
             raise InputError(f"indicator must be exactly one tile code, got {short(obj['indicator'])}")
-        ind = hui_of_indicator(t[0])
+        indicator = t[0]
+        ind = hui_of_indicator(indicator)
         if hui is not None and hui != ind:
             raise InputError(f"hui {CODES[hui]} does not follow indicator {obj['indicator']} "
                              f"(its 惠牌 is {CODES[ind]})")
         hui = ind
     if hui is not None and not rules.hui:
         raise InputError(f"hui / indicator: rules {rules.name!r} have no 惠牌")
-    return hui
+    return hui, indicator
 
 
 def _meld(raw, n: int, rules: RuleSet, winner: int, hui: int | None) -> Meld:
@@ -449,9 +454,16 @@ def _meld(raw, n: int, rules: RuleSet, winner: int, hui: int | None) -> Meld:
 
 
 def _meld_readings(kind: str, tiles: list[int], wild: int | None) -> tuple:
-    """The groups a meld may stand for. ``wild``: the 惠牌 kind when 惠牌 are wild in melds."""
+    """The groups a meld may stand for. ``wild``: the 惠牌 kind when 惠牌 are wild in melds.
+
+    A chi is a claimed meld, and a claimed 惠牌 counts at face value (docs/RULES.md 5): so when
+    every tile of a chi is of the 惠牌 kind, the run holds that kind (one of them, the claimed
+    one, is at face value). When some are natural, the claimed tile may be any of them or a
+    惠牌-kind tile, and every run through all the natural tiles is a way the chi was made."""
     natural = [t for t in tiles if t != wild]
     if kind == "chi":
+        if not natural:
+            natural = [wild]
         out = []
         for s in range(N_KINDS - 2):
             if s >= 27 or s % 9 > 6:
@@ -465,9 +477,12 @@ def _meld_readings(kind: str, tiles: list[int], wild: int | None) -> tuple:
     return ((letter, kinds.pop()),) if len(kinds) == 1 else ()
 
 
-def _check_copies(hand: list[int], win_tile: int, melds: tuple[Meld, ...]) -> None:
+def _check_copies(hand: list[int], win_tile: int, melds: tuple[Meld, ...], indicator: int | None = None) -> None:
+    """No kind has more than 4 tiles among hand, winning tile, melds and the indicator 惠坯 (a
+    physical tile, face up, never drawn) when it is given."""
     counts = {}
-    for t in hand + [win_tile] + [t for m in melds for t in m.tiles]:
+    extra = [] if indicator is None else [indicator]
+    for t in hand + [win_tile] + [t for m in melds for t in m.tiles] + extra:
         counts[t] = counts.get(t, 0) + 1
     for t, n in sorted(counts.items()):
         if n > 4:
@@ -477,6 +492,8 @@ def _check_copies(hand: list[int], win_tile: int, melds: tuple[Meld, ...]) -> No
                 parts.append(f"melds {in_melds}")
             if win_tile == t:
                 parts.append("win_tile 1")
+            if indicator == t:
+                parts.append("indicator 1")
             raise InputError(f"too many {CODES[t]}: {n} counting {', '.join(parts)}; a set has 4")
 
 

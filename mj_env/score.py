@@ -17,13 +17,32 @@ or ``Infinity`` (not JSON: refused), an integer of 10,000 digits (decoded as a
 `~mj_env.calculator.HugeInt` that every field refuses, so Python's int/str conversion limit is
 never met), nor a bug. An error message is at most `MAX_ERROR` characters and quotes a bad
 value only by a short prefix.
+
+The process around the stream never ends in a traceback:
+
+- the reader goes away (``python -m mj_env.score < big.jsonl | head -1``: a broken pipe): it
+  stops at once, quietly, with exit status `EXIT_BROKEN_PIPE` = 141, the status the shell shows
+  for a tool killed by SIGPIPE (``cat``, ``grep``); so ``set -o pipefail`` treats it the same;
+- standard input or output is closed (``<&-``, ``>&-``), a read or a write fails (``> /dev/full``):
+  one line on standard error (when there is one), ``python -m mj_env.score: <why>``, and exit
+  status 1;
+- Ctrl-C once it is reading lines: exit status 130, no traceback (a SIGINT that the system
+  hands to another thread, e.g. a numpy one, is only seen at exit, after the input ends).
 """
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from .calculator import HugeInt, InputError, evaluate
+
+EXIT_BROKEN_PIPE = 141
+"""Exit status when the reader of standard output goes away (128 + SIGPIPE, as the shell shows
+a tool that SIGPIPE ended)."""
+
+EXIT_FAILURE = 1
+"""Exit status when standard input or output is closed, or reading or writing fails."""
 
 MAX_ERROR = 300
 """Longest error message; a longer one is cut (only a bug could make one)."""
@@ -114,12 +133,67 @@ def respond(line: str | bytes) -> str:
 
 
 def main(stdin=None, stdout=None) -> int:
-    stdin = sys.stdin.buffer if stdin is None else stdin
-    stdout = sys.stdout if stdout is None else stdout
-    for line in stdin:
-        stdout.write(respond(line) + "\n")
-        stdout.flush()
-    return 0
+    """Answer every line of ``stdin`` (bytes; default standard input) on ``stdout`` (text; default
+    standard output); the exit status: 0 at the end of input, else as the module docstring says."""
+    if stdin is None:
+        if sys.stdin is None:
+            return _fail("standard input is closed")
+        stdin = sys.stdin.buffer
+    if stdout is None:
+        if sys.stdout is None:
+            return _fail("standard output is closed")
+        stdout = sys.stdout
+    lines = iter(stdin)
+    try:
+        while True:
+            try:
+                line = next(lines)
+            except StopIteration:
+                return 0
+            except OSError as e:
+                return _fail(f"cannot read standard input: {_reason(e)}")
+            stdout.write(respond(line) + "\n")
+            stdout.flush()
+    except BrokenPipeError:
+        _discard(stdout)
+        return EXIT_BROKEN_PIPE
+    except OSError as e:
+        _discard(stdout)
+        return _fail(f"cannot write to standard output: {_reason(e)}")
+    except KeyboardInterrupt:
+        _discard(stdout)
+        return 130
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or type(e).__name__
+
+
+def _fail(message: str) -> int:
+    """Say on standard error (if there is one) why the stream stops; the exit status."""
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(f"python -m mj_env.score: {message}\n")
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    return EXIT_FAILURE
+
+
+def _discard(stdout) -> None:
+    """Point the file descriptor under ``stdout`` at the null device, so that what is left in its
+    buffer is dropped at exit instead of failing again there (a traceback-free end)."""
+    try:
+        fd = stdout.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+    except (OSError, ValueError, AttributeError):
+        return
+    try:
+        os.dup2(null, fd)
+    except OSError:
+        pass
+    finally:
+        os.close(null)
 
 
 if __name__ == "__main__":

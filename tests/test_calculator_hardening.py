@@ -527,3 +527,76 @@ def test_random_beijing_hands_stay_within_the_fan_bound():
             assert all(1 <= v <= PATTERN_FAN["beijing"][k] for k, v in out["patterns"].items())
             assert max(map(abs, out["scores"])) <= MAX_POINTS_PER_BASE * obj["base"]
         done += 1
+
+
+# ---------------------------------------------------------------------------------------------
+# (e) Meld readings and copy counts an outside tester found wrong.
+
+WILD_MELDS = {"name": "beijing", "hui_wild_in_melds": True}
+# A pin hand with a chi of three 惠牌 5m (5m claimed, two 惠牌 5m from hand: the run 456m);
+# its other groups are 222p 333p 11p + 99p, 9p self-drawn.
+ALL_HUI_CHI = {"rules": WILD_MELDS, "hand": "11p99p", "win_tile": "9p", "hui": "5m",
+               "melds": [{"type": "chi", "tiles": "555m", "from": 3}, {"type": "pong", "tiles": "222p", "from": 2},
+                         {"type": "pong", "tiles": "333p", "from": 2}]}
+
+
+def _code(text: str) -> int:
+    return list(CODES).index(text)
+
+
+@pytest.mark.parametrize("hui,runs", [("5m", ("3m", "4m", "5m")), ("1p", ("1p",)), ("9s", ("7s",)),
+                                      ("2s", ("1s", "2s"))])
+def test_a_chi_of_hui_only_is_a_run_through_the_hui_kind(hui, runs):
+    """A chi is claimed, and a claimed 惠牌 counts at face value (docs/RULES.md 5): when every
+    tile of a chi is of the 惠牌 kind the run holds that kind, in its suit."""
+    h = _code(hui)
+    assert calculator._meld_readings("chi", [h] * 3, h) == tuple((patterns.SEQ, _code(r)) for r in runs)
+
+
+def test_a_chi_with_natural_tiles_keeps_every_run_through_them():
+    h, six = _code("5m"), _code("6m")
+    assert calculator._meld_readings("chi", [h, h, six], h) == tuple(
+        (patterns.SEQ, _code(r)) for r in ("4m", "5m", "6m"))
+
+
+def test_a_pong_or_kong_of_hui_only_is_of_the_hui_kind():
+    h = _code("5m")
+    assert calculator._meld_readings("pong", [h] * 3, h) == ((patterns.TRIPLET, h),)
+    assert calculator._meld_readings("kong", [h] * 4, h) == ((patterns.KONG, h),)
+    assert calculator._meld_readings("concealed_kong", [h] * 4, h) == ((patterns.KONG, h),)
+
+
+def test_an_all_hui_chi_is_not_read_in_another_suit():
+    out = evaluate(ALL_HUI_CHI)
+    assert "清一色" not in out["patterns"], out
+    natural = dict(ALL_HUI_CHI, melds=[dict(ALL_HUI_CHI["melds"][0], tiles="456m")] + ALL_HUI_CHI["melds"][1:])
+    assert out == evaluate(natural) == {"legal": True, "fan": 2, "patterns": {"庄": 1, "推倒和": 1},
+                                        "shaozhuang": 0, "scores": [6, -2, -2, -2]}
+    # the run through the 惠牌 kind still reads the best way: 456m completes 一条龙
+    dragon = {"rules": WILD_MELDS, "hand": "123m789m222p9p", "win_tile": "9p", "hui": "5m",
+              "melds": [{"type": "chi", "tiles": "555m", "from": 3}]}
+    assert "一条龙" in evaluate(dragon)["patterns"]
+
+
+def test_an_all_hui_chi_of_an_honor_is_no_chi():
+    obj = dict(ALL_HUI_CHI, hui="5z", melds=[dict(ALL_HUI_CHI["melds"][0], tiles="555z")] + ALL_HUI_CHI["melds"][1:])
+    with pytest.raises(InputError, match="'555z' is not a valid chi"):
+        evaluate(obj)
+
+
+@pytest.mark.parametrize("obj,words", [
+    ({"hand": "123p456p11s22s", "win_tile": "2s", "melds": [{"type": "concealed_kong", "tiles": "9999m"}],
+      "indicator": "9m"}, "too many 9m: 5 counting hand 0, melds 4, indicator 1"),
+    ({"hand": "2222m456p789s23s5z", "win_tile": "5z", "indicator": "2m"}, "too many 2m: 5 counting hand 4, indicator 1"),
+    ({"hand": "222m456p789s23s55z", "win_tile": "2m", "hui": "3m", "indicator": "2m"},
+     "too many 2m: 5 counting hand 3, win_tile 1, indicator 1"),
+])
+def test_the_indicator_counts_among_the_copies(obj, words):
+    """The 惠坯 is a physical tile, face up and never drawn: with it no kind has a fifth copy."""
+    with pytest.raises(InputError) as e:
+        evaluate(obj)
+    assert str(e.value) == words + "; a set has 4"
+
+
+def test_four_copies_with_the_indicator_are_accepted():
+    assert evaluate({"hand": "222m456p789s23s55z", "win_tile": "4s", "indicator": "2m"})["legal"] is True

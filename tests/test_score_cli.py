@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -205,3 +206,61 @@ def test_answer_reports_unexpected_failures_as_errors(monkeypatch):
 
     monkeypatch.setattr(cli, "evaluate", boom)
     assert cli.answer(json.dumps(VALID)) == {"error": "internal error: KeyError: 'x'"}
+
+
+# ---------------------------------------------------------------------------------------------
+# The process around the stream: a reader that goes away, closed or failing standard streams.
+
+LINE = (json.dumps(VALID) + "\n").encode()
+
+
+def test_cli_ends_quietly_when_its_reader_goes_away():
+    """Like ``... | python -m mj_env.score | head -1``: no traceback, exit status 141 (as a tool
+    killed by SIGPIPE shows in the shell)."""
+    p = subprocess.Popen([sys.executable, "-m", "mj_env.score"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=ROOT)
+    try:
+        p.stdin.write(LINE)
+        p.stdin.flush()
+        assert json.loads(p.stdout.readline())["legal"] is True
+        p.stdout.close()  # the reader has what it wanted
+        try:
+            p.stdin.write(LINE * 50)
+            p.stdin.close()
+        except BrokenPipeError:
+            pass
+        assert p.wait(timeout=30) == 141
+        assert p.stderr.read() == b""
+    finally:
+        p.kill()
+
+
+def test_cli_ends_quietly_in_a_shell_pipeline_into_head():
+    cmd = f"yes '{json.dumps(VALID)}' | head -5000 | {shlex.quote(sys.executable)} -m mj_env.score | head -1"
+    p = subprocess.run(["sh", "-c", cmd], capture_output=True, cwd=ROOT, timeout=60, check=False)
+    assert p.returncode == 0 and p.stderr == b""
+    assert json.loads(p.stdout)["legal"] is True
+
+
+def _run_sh(redirect: str, data: bytes = LINE) -> subprocess.CompletedProcess:
+    cmd = f"exec {shlex.quote(sys.executable)} -m mj_env.score {redirect}"
+    return subprocess.run(["sh", "-c", cmd], input=data, capture_output=True, cwd=ROOT, timeout=60, check=False)
+
+
+@pytest.mark.parametrize("redirect,words", [
+    ("<&-", "standard input is closed"),
+    (">&-", "standard output is closed"),
+    ("> /dev/full", "cannot write to standard output: No space left on device"),
+])
+def test_cli_says_in_one_line_why_it_cannot_run(redirect, words):
+    if "/dev/full" in redirect and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    p = _run_sh(redirect)
+    assert p.returncode == 1
+    assert p.stderr.decode() == f"python -m mj_env.score: {words}\n"
+    assert p.stdout == b""
+
+
+def test_cli_with_no_stderr_still_exits_non_zero():
+    assert _run_sh("<&- 2>&-").returncode == 1
+    assert _run_sh(">&- 2>&-").returncode == 1
