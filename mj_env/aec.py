@@ -94,12 +94,23 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order-enforcing wrapper, whose ``last()`` asks the wrapped env directly: the
     inherited one reads five attributes through the wrapper's ``__getattr__`` at every decision
     (about 7 us of a 120 us decision; benchmarks/throughput.py, aec row). Same checks: before
-    ``reset()``, ``last()`` raises the AttributeError that reading ``agent_selection`` raises."""
+    ``reset()``, ``last()`` raises the AttributeError that reading ``agent_selection`` raises; after the
+    hand, ``last()`` and ``step()`` raise an ``ActionError`` saying to reset (PettingZoo's wrapper only logs a
+    warning for such a step, and its ``last()`` fails on a missing key)."""
 
     def last(self, observe: bool = True):
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
+        if not self.env.agents:
+            raise A.ActionError("last() after the hand ended: every agent is done; call reset() first")
         return self.env.last(observe)
+
+    def step(self, action) -> None:
+        """PettingZoo's checks, except that a step after every agent is done is refused with an error (as
+        any other action that is not valid now, docs/RULES.md 7) instead of a logged warning."""
+        if self._has_reset and not self.env.agents:
+            raise A.ActionError("step() after the hand ended: every agent is done; call reset() first")
+        super().step(action)
 
 
 def env(rules="beijing", render_mode=None, **kwargs):

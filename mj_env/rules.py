@@ -125,7 +125,8 @@ class RuleSet:
         _check(not self.flowers or self.wall_layout == "tail", "wall_layout",
                "flowers are replaced from the tail: flowers=True needs wall_layout='tail'")
         _check(not self.ting or self.scoring == "quemen", "ting", "报听 and its doubling exist only in quemen")
-        _check(not self.ting or not self.chi, "ting", "报听 is only defined for rule sets without chi")
+        _check(not self.ting or not self.chi, "chi",
+               "chi=True with ting=True: 报听 is only defined for rule sets without chi (set ting=False to allow chi)")
         _check(not self.shaozhuang or self.scoring == "beijing", "shaozhuang", "烧庄 is a beijing payment")
         _check(not self.hubao or self.scoring == "beijing", "hubao", "互包 is a beijing payment")
         _check(not self.kong_payments or self.scoring != "beijing", "kong_payments",

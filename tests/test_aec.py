@@ -181,3 +181,22 @@ def test_every_seat_reads_every_settlement_of_a_match():
     assert len(hands) == 4
     for ids in seen.values():
         assert sorted(ids) == sorted(hands)  # each hand's settlement once per seat
+
+
+def test_step_and_last_after_the_hand_are_refused_until_reset():
+    """docs/RULES.md 7: a step that is not valid now is an error, and changes nothing; reset() starts again."""
+    e = mj_env.env()
+    e.reset(seed=0)
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    for call in (lambda: e.step(0), e.last):
+        with pytest.raises(mj_env.actions.ActionError, match="after the hand ended.*reset"):
+            call()
+    e.reset(seed=1)
+    assert e.agent_selection in e.agents and e.last()[0]["action_mask"].any()
+
+
+def test_chi_under_quemen_is_refused_naming_chi():
+    with pytest.raises(mj_env.rules.RuleError, match="rule field 'chi'.*ting=False"):
+        mj_env.env(rules="quemen", chi=True)
