@@ -42,7 +42,7 @@ def _own_turn(rules: RuleSet, st: GameState, b: int, s: int, action: int) -> str
         if st.claimed_turn[b]:
             return "the turn after one's own chi or pong is a discard only"
         nat, wild = legal.split_wild(rules, st, _one(b), _one(s))
-        if not legal._shape_win(rules, nat, wild)[0]:
+        if not legal.shape_win(rules, nat, wild)[0]:
             return "the concealed hand" + (" (惠牌 wild)" if rules.hui else "") + " is not a winning hand"
         if rules.lack_suit and not legal.lacks_a_suit_with_melds(st, _one(b), _one(s), hand[None])[0]:
             return "the hand holds all three suits, and a win must lack one (缺一门)"
@@ -121,7 +121,7 @@ def _no_discard_win(rules: RuleSet, st: GameState, b: int, s: int, t: int, what:
         return f"holding {wild} 惠牌, seat {s} may only win by self-draw"
     nat, w = legal.split_wild(rules, st, _one(b), _one(s))
     nat[0, t] += 1
-    if not legal._shape_win(rules, nat, w)[0]:
+    if not legal.shape_win(rules, nat, w)[0]:
         return f"the hand with {what} (at face value) is not a winning hand"
     if rules.lack_suit:
         full = hand.copy()[None]

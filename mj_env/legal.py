@@ -64,7 +64,8 @@ def lacks_a_suit_with_melds(st: GameState, idx, seats, counts) -> np.ndarray:
     return lacks_a_suit(counts.astype(np.int16) + seat_rows(st.meld_counts, idx, seats))
 
 
-def _shape_win(rules: RuleSet, nat, wild) -> np.ndarray:
+def shape_win(rules: RuleSet, nat, wild) -> np.ndarray:
+    """Natural counts (n, K) and wildcards (n,) form a winning shape the rule set allows (no 缺一门 here). (n,) bool."""
     return hand.is_win(nat, wild, seven_pairs=rules.seven_pairs,
                        thirteen_orphans=rules.thirteen_orphans, extra_dragon=rules.orphans_extra_dragon)
 
@@ -76,13 +77,13 @@ def ready(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
     engine computes it once per changed hand and runs the exact test only on ready seats.
     """
     nat, wild = split_wild(rules, st, idx, seats)
-    return _shape_win(rules, nat, wild + 1)
+    return shape_win(rules, nat, wild + 1)
 
 
 def self_draw_win(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
     """The seat's concealed hand (惠牌 wild) wins as it stands. (n,) bool."""
     nat, wild = split_wild(rules, st, idx, seats)
-    ok = _shape_win(rules, nat, wild)
+    ok = shape_win(rules, nat, wild)
     if rules.lack_suit:
         ok &= lacks_a_suit_with_melds(st, idx, seats, seat_rows(st.hands, idx, seats))
     return ok
@@ -93,7 +94,7 @@ def discard_win(rules: RuleSet, st: GameState, idx, seats, tile) -> np.ndarray:
     nat, wild = split_wild(rules, st, idx, seats)
     rows = _rows(len(idx))
     nat[rows, tile] += 1
-    ok = _shape_win(rules, nat, wild)
+    ok = shape_win(rules, nat, wild)
     if rules.discard_win_concealed_only:
         ok &= concealed(st, idx, seats)
     if rules.self_draw_only_hui:
@@ -250,7 +251,7 @@ def ting_discards(rules: RuleSet, st: GameState, idx, seats) -> np.ndarray:
     eye = np.eye(K, dtype=np.int8)
     after = counts[:, None, :] - eye[None]                       # (n, K discard, K)
     valid = (counts > 0) & ~seat_rows(st.ting, idx, seats)[:, None]
-    cand = valid & _shape_win(rules, np.maximum(after, 0), np.ones((n, K), dtype=np.int8))
+    cand = valid & shape_win(rules, np.maximum(after, 0), np.ones((n, K), dtype=np.int8))
     out = np.zeros((n, K), dtype=bool)
     r, x = np.nonzero(cand)
     if not len(r):

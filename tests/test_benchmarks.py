@@ -104,7 +104,7 @@ def test_profile_sample_attribution():
     loop = (f"{bench}/profile_step.py", "run_steps", 1)
     step = (f"{mj}/engine.py", "step", 1)
     # innermost first, as the sampler records: numpy -> hand.is_win -> legal helpers -> claims
-    win = (("/usr/lib/numpy/core.py", "take", 5), (f"{mj}/hand.py", "is_win", 280), (f"{mj}/legal.py", "_shape_win", 50),
+    win = (("/usr/lib/numpy/core.py", "take", 5), (f"{mj}/hand.py", "is_win", 280), (f"{mj}/legal.py", "shape_win", 50),
            (f"{mj}/legal.py", "discard_win", 80), (f"{mj}/legal.py", "claim_options", 150),
            (f"{mj}/engine.py", "_discard", 270), step, loop)
     helper = ((f"{mj}/legal.py", "split_wild", 33), (f"{mj}/engine.py", "_update_masks", 120), step, loop)
