@@ -490,6 +490,8 @@ def main(argv: list[str] | None = None) -> int:
         agents = load_agents(specs, rules=args.rules, device=args.device)
     except ValueError as e:  # a checkpoint file that cannot be used (CheckpointError)
         p.error(f"--agents: {e}")
+    if "torch" in sys.modules:  # network agents: batches of a few hundred rows gain nothing from more threads,
+        sys.modules["torch"].set_num_threads(1)  # and lose tenfold when another process holds a core (measured)
     t0 = time.perf_counter()
     summary = compare(specs, args.hands, seed=args.seed, rules=args.rules, batch_walls=args.batch,
                       device=args.device, progress=not args.quiet, agents=agents)

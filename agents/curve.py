@@ -31,6 +31,9 @@ def read_curves(path) -> dict[str, list[tuple[float, float, float, float]]]:
             columns, rows = reader.fieldnames or [], list(reader)
     except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise CurveError(f"{path}: cannot read it ({getattr(e, 'strerror', None) or e})") from None
+    if not columns:
+        raise CurveError(f"{path}: empty: the run logged no PPO update (a cloning-only run, --total-steps 0, has "
+                         "no curve; its agreement is in TensorBoard, bc/agreement)")
     if "seconds" not in columns:
         raise CurveError(f"{path}: not a train.py progress.csv (no 'seconds' column)")
     opponents = [c[3:-7] for c in columns if c.startswith("vs_") and c.endswith("_points")]

@@ -36,6 +36,9 @@ def test_bad_files_get_a_clear_error(tmp_path, body, match):
 def test_missing_file_and_foreign_csv(tmp_path):
     with pytest.raises(curve.CurveError, match="cannot read"):
         curve.read_curves(tmp_path / "nope.csv")
+    (tmp_path / "empty.csv").write_text("", encoding="utf-8")  # what a cloning-only run leaves
+    with pytest.raises(curve.CurveError, match="no PPO update"):
+        curve.read_curves(tmp_path / "empty.csv")
     (tmp_path / "other.csv").write_text("a,b\n1,2\n", encoding="utf-8")
     with pytest.raises(curve.CurveError, match="not a train.py progress.csv"):
         curve.read_curves(tmp_path / "other.csv")
