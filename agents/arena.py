@@ -42,7 +42,9 @@ tables, rng)``, which gets the engine and the tables where it is to act and must
 were (``agents.search``). By name: ``random``, ``rule``, ``pretrained`` (the shipped player,
 ``agents.pretrained``) or the path of a checkpoint written by ``train.py`` (append ``:greedy`` to play
 its most likely action instead of sampling). A run is deterministic for a
-seed: the walls come from ``default_rng([seed, 0])``, agent k draws from ``default_rng([seed, 1, k])``.
+seed and a batch size: the walls come from ``default_rng([seed, 0])``, agent k draws from
+``default_rng([seed, 1, k])`` for all the tables of a batch together, so ``--batch`` decides which numbers
+each table's sampling and tie-breaks get (train.py's evaluations play 256 walls at a time, the CLI 128).
 
 ::
 
@@ -138,6 +140,9 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     ``progress``: optional callable(walls_done) after each batch.
     """
     rules = get_rules(rules)
+    if rules.hands_per_episode != 1:  # each table plays one wall; a match's later hands would be dealt unseeded
+        raise ValueError(f"the duplicate arena plays one hand per wall: rules with hands_per_episode="
+                         f"{rules.hands_per_episode} are not for it (use hands_per_episode=1)")
     seats_of = seatings(len(agents))
     wall_rng = np.random.default_rng([seed, 0])
     walls = shuffled_walls(rules, wall_rng, n_walls)
@@ -471,7 +476,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="seed of the walls and of the agents' randomness (0 to 2**64 - 1)")
     p.add_argument("--rules", default="beijing", help="rule-set preset: beijing, hebei or quemen")
     p.add_argument("--batch", type=int, default=128,
-                   help=f"walls played at once, 1 to {MAX_BATCH:,} (times the seatings = tables)")
+                   help=f"walls played at once, 1 to {MAX_BATCH:,} (times the seatings = tables); part of the "
+                        "recipe: the same seed and batch repeat a run exactly (train.py's evaluations: 256)")
     p.add_argument("--device", default="cpu",
                    help="torch device for network agents (pretrained, checkpoints): cpu, cuda, cuda:N or mps; "
                         "checked only when one plays")

@@ -20,6 +20,7 @@ from agents.arena import (
     summarize,
 )
 from agents.base import as_bool_mask
+from mj_env.rules import get_rules
 
 
 class FirstLegal:
@@ -239,3 +240,9 @@ def test_command_line_names_an_unusable_checkpoint(tmp_path, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert f"error: --agents: {bad}: not a checkpoint" in err and "Traceback" not in err
+
+
+def test_matches_of_several_hands_are_refused():
+    """Each table plays one wall: later hands of a match would come from an unseeded deal."""
+    with pytest.raises(ValueError, match="one hand per wall.*hands_per_episode=2"):
+        play_duplicate([RuleBasedAgent(), RandomAgent()], 4, rules=get_rules("beijing").replace(hands_per_episode=2))
