@@ -72,7 +72,7 @@ def action_batch(actions, n: int) -> np.ndarray:
         raise ActionError(f"expected {n} integer actions: {str(e)[:80]}") from None
     if acts.shape != (n,) or acts.dtype.kind not in "iu":
         raise ActionError(f"expected {n} integer actions, got shape {acts.shape} dtype {acts.dtype}")
-    if acts.dtype.kind == "u" and n and acts.max() > N_ACTIONS:  # larger than int64 would wrap round
+    if acts.dtype.kind == "u" and n and acts.max() > np.iinfo(np.int64).max:  # would wrap round in int64
         b = int(acts.argmax())
         raise ActionError(f"action {int(acts[b])} at table {b} is not an integer in 0-{N_ACTIONS - 1}")
     return acts.astype(np.int64)

@@ -50,6 +50,8 @@ def check_num_tables(n, name: str = "num_tables") -> int:
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_TABLES:
         raise ValueError(f"{name} must be an integer in 1-{MAX_TABLES:,}, got {str(n)[:40]!r}")
     return int(n)
+
+
 _STATE_FIELDS = tuple(f.name for f in fields(GameState))
 
 

@@ -105,26 +105,23 @@ def _claim(rules: RuleSet, st: GameState, b: int, s: int, action: int, robbing: 
     if t not in run:
         return f"'{A.name(action)}' does not hold the discarded {CODES[t]}"
     need = [x for x in run if x != t and hand[x] == 0]
-    if need and not (rules.hui_wild_in_melds and st.hui[b] >= 0):
-        return f"'{A.name(action)}' needs {' and '.join(CODES[x] for x in need)} in hand"
-    if need:
-        return f"'{A.name(action)}' needs {' and '.join(CODES[x] for x in need)} in hand, or 惠牌 to fill in"
-    return None
+    if not need:
+        return None
+    fill = ", or 惠牌 to fill in" if rules.hui_wild_in_melds and st.hui[b] >= 0 else ""
+    return f"'{A.name(action)}' needs {' and '.join(CODES[x] for x in need)} in hand{fill}"
 
 
 def _no_discard_win(rules: RuleSet, st: GameState, b: int, s: int, t: int, what: str) -> str | None:
     if rules.discard_win_concealed_only and st.open_hand[b, s]:
         return "after a chi, pong or exposed or added kong only a self-draw wins (this rule set)"
-    hand = st.hands[b, s]
-    wild = int(hand[st.hui[b]]) if rules.hui and st.hui[b] >= 0 else 0
-    if rules.self_draw_only_hui and wild >= rules.self_draw_only_hui:
-        return f"holding {wild} 惠牌, seat {s} may only win by self-draw"
     nat, w = legal.split_wild(rules, st, _one(b), _one(s))
+    if rules.self_draw_only_hui and w[0] >= rules.self_draw_only_hui:
+        return f"holding {int(w[0])} 惠牌, seat {s} may only win by self-draw"
     nat[0, t] += 1
     if not legal.shape_win(rules, nat, w)[0]:
         return f"the hand with {what} (at face value) is not a winning hand"
     if rules.lack_suit:
-        full = hand.copy()[None]
+        full = st.hands[b, s].copy()[None]
         full[0, t] += 1
         if not legal.lacks_a_suit_with_melds(st, _one(b), _one(s), full)[0]:
             return "the win would hold all three suits, and a win must lack one (缺一门)"
