@@ -149,7 +149,7 @@ def test_step_before_reset_is_an_error():
     venv = MahjongVectorEnv(num_envs=2, seed=0)
     with pytest.raises(A.ActionError, match="reset"):
         venv.step(np.zeros(2, dtype=np.int64))
-    raw = mj_env.aec.raw_env()
+    raw = mj_env.raw_env()
     with pytest.raises(A.ActionError, match="reset"):
         raw.step(0)
 
