@@ -55,8 +55,8 @@ def parse_wall(rules: RuleSet, wall) -> np.ndarray:
     want = np.bincount(full_set(rules.n_tiles), minlength=len(CODES))
     bad = np.flatnonzero(have != want)
     if bad.size:
-        wrong = ", ".join(f"{have[t]} x {CODES[t]}" for t in bad[:6])
-        raise WallError(f"the wall holds {wrong}; a full {rules.name} set has {want[bad[0]]} of each")
+        wrong = ", ".join(f"{have[t]} x {CODES[t]} (a full set has {want[t]})" for t in bad[:6])
+        raise WallError(f"the {rules.name} wall holds {wrong}")
     return np.asarray(tiles, dtype=np.int8)
 
 

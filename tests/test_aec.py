@@ -74,8 +74,13 @@ def test_bad_wall_and_bad_dealer_are_refused():
         e.reset(options={"wall": flower})
     dup = list(wall)
     dup[dup.index("1m")] = "2m"
-    with pytest.raises(ValueError, match="5 x 2m"):
+    with pytest.raises(ValueError, match=r"3 x 1m \(a full set has 4\), 5 x 2m \(a full set has 4\)"):
         e.reset(options={"wall": dup})
+    q = mj_env.env(rules="quemen")   # flowers come one of each: each count is named with its own
+    qwall = [CODES[t] for t in shuffled_walls(get_rules("quemen"), np.random.default_rng(0), 1)[0]]
+    qwall[qwall.index("1f")] = "1m"
+    with pytest.raises(ValueError, match=r"5 x 1m \(a full set has 4\), 0 x 1f \(a full set has 1\)"):
+        q.reset(options={"wall": qwall})
     with pytest.raises(ValueError, match="dealer"):
         e.reset(options={"wall": wall, "dealer": 4})
 
