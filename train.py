@@ -21,9 +21,10 @@ the rule-based agent (a share ``opponent_rule`` of those hands), the shipped pre
 ``opponent_pretrained``, ``agents.pretrained``) or a frozen past snapshot of itself. A snapshot joins the
 pool every ``snapshot_every`` updates (the oldest leaves beyond ``pool_size``).
 
-Before PPO, ``bc_steps`` steps of four rule-based agents playing at every table are imitated (behaviour
-cloning: cross-entropy on their decisions, the value on the returns of their play, ``bc_epochs`` passes
-over each rollout); the agreement with the rule agent on positions not yet trained on is logged.
+Before PPO, ``bc_steps`` steps of four rule-based agents (``bc_teacher``: the rule agent, or its 进张
+variant ``efficient``) playing at every table are imitated (behaviour cloning: cross-entropy on their
+decisions, the value on the returns of their play, ``bc_epochs`` passes over each rollout); the agreement
+with the teacher on positions not yet trained on is logged.
 
 Trajectories are per (table, seat): a seat's decisions at a table, in order, end when the hand
 ends. A decision's reward is what the seat is paid before its next decision (``agents.rewards``:
@@ -80,6 +81,7 @@ from agents.pretrained import load_pretrained
 from agents.random_agent import RandomAgent
 from agents.rewards import RewardTransform
 from agents.rule_based import RuleBasedAgent
+from mj_env.baselines import make_baseline
 from mj_env.engine import MAX_TABLES
 from mj_env.features import FEATURES_NAME
 from mj_env.vector import MahjongVectorEnv
@@ -153,6 +155,8 @@ class Args:
     # imitation
     bc_steps: int = 256
     """behaviour cloning first: steps of four rule-based agents playing (num_envs decisions each) to imitate"""
+    bc_teacher: Literal["rule", "efficient"] = "rule"
+    """whom the cloning imitates: the rule agent, or its 进张 variant (mj_env.baselines.EfficientAgent)"""
     bc_learning_rate: float = 2e-3
     """Adam learning rate of the behaviour cloning phase"""
     bc_epochs: int = 6
@@ -499,14 +503,14 @@ def tally_hands(stats: dict, infos: dict, rewards: np.ndarray, seats: SeatPlan) 
 def behaviour_cloning(envs, obs: dict, model: nn.Module, optimizer: optim.Optimizer, store: Rollout,
                       shaper: RewardTransform, args: Args, rng: np.random.Generator, log: RunLog | None,
                       device) -> dict:
-    """Imitate the rule-based agent before PPO: four rule agents play ``bc_steps`` steps at every table; each
-    rollout of their decisions trains the policy (cross-entropy on the masked logits) and the value (the
+    """Imitate the teacher before PPO (``bc_teacher``: the rule-based agent or its 进张 variant): four of it play
+    ``bc_steps`` steps at every table; each rollout of their decisions trains the policy (cross-entropy on the masked logits) and the value (the
     GAE returns of their play, weighted ``bc_vf_coef``), ``bc_epochs`` times in ``num_minibatches``. Before
     training on a rollout, the share of its decisions with a choice (two or more legal actions) where the
-    network's most likely action is the rule agent's is logged (``bc/agreement``: on positions it has not
-    been trained on; the rule agent breaks exact ties at random, so 1.0 is out of reach). Returns the next
+    network's most likely action is the teacher's is logged (``bc/agreement``: on positions it has not
+    been trained on; the teacher breaks exact ties at random, so 1.0 is out of reach). Returns the next
     observation."""
-    teacher = RuleBasedAgent(args.rules)
+    teacher = make_baseline(args.bc_teacher, args.rules)
     rows = np.arange(args.num_envs)
     optimizer.param_groups[0]["lr"] = args.bc_learning_rate
     done = 0

@@ -6,7 +6,8 @@ module                      what
 ``agents.base``             the batched ``Agent`` protocol: ``act(obs, rng) -> (n,) actions``
 ``agents.random_agent``     ``RandomAgent``: uniform over the legal actions (``mj_env.baselines``)
 ``agents.rule_based``       ``RuleBasedAgent``: discards toward a win (惠牌 wild), keeps 惠牌,
-                            claims only when it gets closer, always wins
+                            claims only when it gets closer, always wins; ``EfficientAgent``:
+                            the same, ties among the nearest discards broken by 进张
 ``agents.networks``         ``PolicyValueNet``, masked categorical, checkpoints, ``NetworkAgent``
 ``agents.rewards``          reward options for training (points, scaled, sign, shaped)
 ``agents.arena``            ``python -m agents.arena``: duplicate-format comparison
@@ -15,7 +16,7 @@ module                      what
 ``agents.search``           ``RolloutSearchAgent``: lookahead by determinized rollouts
 ==========================  ==========================================================
 
-``make_agent("random" | "rule" | "pretrained" | "path/to/ckpt.pt[:greedy]")`` builds one by name.
+``make_agent("random" | "rule" | "efficient" | "pretrained" | "path/to/ckpt.pt[:greedy]")`` builds one by name.
 """
 from __future__ import annotations
 
@@ -27,13 +28,13 @@ __all__ = ["Agent", "RandomAgent", "RuleBasedAgent", "make_agent"]
 
 
 def make_agent(spec: str, rules="beijing", device: str = "cpu"):
-    """An agent from its name: ``random``, ``rule``, ``pretrained`` (the player shipped for ``rules``,
+    """An agent from its name: ``random``, ``rule``, ``efficient`` (``mj_env.baselines``), ``pretrained`` (the player shipped for ``rules``,
     ``agents.pretrained``; ``pretrained:sample`` samples from it), or a checkpoint path written by
     ``train.py`` (``PATH:greedy`` plays the most likely action instead of sampling)."""
-    if spec == "random":
-        return RandomAgent()
-    if spec == "rule":
-        return RuleBasedAgent(rules)
+    from mj_env.baselines import BASELINES, make_baseline
+
+    if spec in BASELINES:
+        return make_baseline(spec, rules)
     from .pretrained import is_pretrained_spec, make_pretrained
 
     if is_pretrained_spec(spec):
@@ -44,5 +45,6 @@ def make_agent(spec: str, rules="beijing", device: str = "cpu"):
     from pathlib import Path
 
     if not Path(path).is_file():
-        raise ValueError(f"unknown agent {spec!r}: use random, rule, pretrained or the path of a checkpoint")
+        raise ValueError(f"unknown agent {spec!r}: use random, rule, efficient, pretrained or the path "
+                         "of a checkpoint")
     return NetworkAgent.from_checkpoint(path, greedy=greedy, device=device, name=spec, rules=rules)

@@ -39,7 +39,7 @@ slipped past would raise rather than be written.
 
 An agent is an object with ``act(obs, rng)`` (``agents.base``) or, for search, ``act_tables(engine,
 tables, rng)``, which gets the engine and the tables where it is to act and must leave them as they
-were (``agents.search``). By name: ``random``, ``rule``, ``pretrained`` (the shipped player,
+were (``agents.search``). By name: ``random``, ``rule``, ``efficient`` (``mj_env.baselines``), ``pretrained`` (the shipped player,
 ``agents.pretrained``) or the path of a checkpoint written by ``train.py`` (append ``:greedy`` to play
 its most likely action instead of sampling). A run is deterministic for a
 seed and a batch size: the walls come from ``default_rng([seed, 0])``, agent k draws from
@@ -67,6 +67,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from mj_env.baselines import BASELINES
 from mj_env.engine import Engine
 from mj_env.observation import observe
 from mj_env.rules import RuleSet, get_rules
@@ -424,14 +425,14 @@ def check_args(args: argparse.Namespace) -> list[str]:
     if not 2 <= len(specs) <= 4:
         raise ValueError(f"--agents needs 2, 3 or 4 comma-separated agents, got {len(specs)}")
     for spec in specs:
-        if spec in ("random", "rule") or is_pretrained_spec(spec):
+        if spec in BASELINES or is_pretrained_spec(spec):
             continue
         path = spec.removesuffix(":greedy")
         if Path(path).is_file():
             continue
         if path.endswith(".pt") or "/" in path or os.sep in path:
             raise ValueError(f"--agents: no such checkpoint file: {path}")
-        raise ValueError(f"--agents: unknown agent {spec!r}: use random, rule, pretrained[:greedy|:sample] or "
+        raise ValueError(f"--agents: unknown agent {spec!r}: use random, rule, efficient, pretrained[:greedy|:sample] or "
                          "the path of a checkpoint (PATH or PATH:greedy)")
     if not 1 <= args.hands <= MAX_WALLS:
         raise ValueError(f"--hands must be between 1 and {MAX_WALLS:,} walls, got {args.hands}")
@@ -443,7 +444,7 @@ def check_args(args: argparse.Namespace) -> list[str]:
         get_rules(args.rules)
     except ValueError as e:  # a RuleError names the presets
         raise ValueError(f"--rules: {e}") from None
-    if any(s not in ("random", "rule") for s in specs):  # only network agents use the device
+    if any(s not in BASELINES for s in specs):  # only network agents use the device
         problem = _device_problem(args.device)
         if problem:
             raise ValueError(problem)
@@ -468,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m agents.arena",
                                 description="Duplicate-format strategy comparison.")
     p.add_argument("--agents", required=True,
-                   help="comma-separated, 2-4 of: random, rule, pretrained[:greedy], a checkpoint path "
+                   help="comma-separated, 2-4 of: random, rule, efficient, pretrained[:greedy], a checkpoint path "
                         "(optionally PATH:greedy)")
     p.add_argument("--hands", type=int, default=400,
                    help=f"walls to deal (1 to {MAX_WALLS:,}); each is played in every seating")

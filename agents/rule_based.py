@@ -1,10 +1,11 @@
-"""The rule-based baseline (lives in ``mj_env.baselines``, which documents its rules; the
+"""The rule-based baselines (they live in ``mj_env.baselines``, which documents its rules; the
 single-agent environment plays it as an opponent without importing ``agents``)."""
 from __future__ import annotations
 
 from mj_env.baselines import (
     HUI_DISCARD,
     UNREACHABLE,
+    EfficientAgent,
     RuleBasedAgent,
     connectedness,
     discard_distances,
@@ -12,5 +13,5 @@ from mj_env.baselines import (
     split_hui,
 )
 
-__all__ = ["HUI_DISCARD", "UNREACHABLE", "RuleBasedAgent", "connectedness", "discard_distances",
+__all__ = ["HUI_DISCARD", "UNREACHABLE", "EfficientAgent", "RuleBasedAgent", "connectedness", "discard_distances",
            "hand_distance", "split_hui"]

@@ -26,7 +26,7 @@ field can be overridden as a keyword, e.g. ``base=500``).
 
 ## Arguments
 
-- ``opponents``: ``"rule"`` (default), ``"random"``, ``"pretrained"`` (the player shipped for the rule
+- ``opponents``: ``"rule"`` (default), ``"random"``, ``"efficient"``, ``"pretrained"`` (the player shipped for the rule
   set, ``agents.pretrained``; needs torch and the package installed), or any object with the batched agent protocol
   (``name`` and ``act(obs, rng) -> (n,) int64`` legal actions, see ``mj_env.baselines``), e.g.
   a trained checkpoint ``agents.make_agent("runs/x/checkpoints/final.pt")``; or a list of three

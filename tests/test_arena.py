@@ -160,6 +160,15 @@ def test_json_safe_and_json_text(monkeypatch):
         json_text({"ci95": [float("-inf"), float("inf")]})
 
 
+def test_every_baseline_plays_by_name_from_the_command_line(tmp_path):
+    out = tmp_path / "eff.json"
+    main(["--agents", "efficient,rule,random", "--hands", "3", "--seed", "0", "--json", str(out), "--quiet",
+          "--rules", "quemen"])
+    data = _strict_loads(out.read_text(encoding="utf-8"))
+    assert [a["spec"] for a in data["agents"]] == ["efficient", "rule", "random"]
+    assert [a["name"] for a in data["agents"]] == ["efficient", "rule", "random"]
+
+
 def test_three_and_four_agents():
     res = play_duplicate([RuleBasedAgent(), RandomAgent(), FirstLegal("first")], n_walls=2, seed=1)
     s = summarize(res)
@@ -187,7 +196,7 @@ def _no_loading(*args, **kwargs):
     (["--agents", ",,"], "--agents needs 2, 3 or 4 comma-separated agents, got 0"),
     (["--agents", "nonexist.pt,rule"], "--agents: no such checkpoint file: nonexist.pt"),
     (["--agents", "runs/x/final.pt:greedy,rule"], "--agents: no such checkpoint file: runs/x/final.pt"),
-    (["--agents", "foo,rule"], "--agents: unknown agent 'foo': use random, rule, pretrained"),
+    (["--agents", "foo,rule"], "--agents: unknown agent 'foo': use random, rule, efficient, pretrained"),
     (["--batch", "0"], "--batch must be between 1 and 16,384"),
     (["--batch", "-1"], "--batch must be between 1 and 16,384"),
     (["--seed", "-1"], "--seed must be between 0 and 2**64 - 1, got -1"),

@@ -97,6 +97,8 @@ def test_seeded_runs_repeat_and_seats_and_opponents():
     assert len(set(seats.tolist())) > 1
     c = run(opponents=["rule", RandomAgent(), "random"], seat=2)
     assert all((x[1] == 2).all() for x in c)
+    d = run(opponents="efficient", seat=1)                              # every baseline is an opponent by name
+    assert all((x[1] == 1).all() for x in d) and any(x[0].any() for x in d)
 
 
 def test_opponent_objects_get_observations_of_their_seat():
