@@ -49,7 +49,7 @@ hand closer (进张, "ukeire" in riichi terms; ``mj_env.features.improvement``, 
 ``mj_obs_v2`` planes give for each discard), then the rule agent's own order. Unseen means not in
 the seat's hand, any meld, any river or the indicator. Measured against the rule agent in the
 duplicate arena (README, "Agents"), this one change is worth a few hundredths of a point per hand
-under beijing and a few tenths under hebei and quemen.
+under beijing, about a tenth under hebei and 0.4 under quemen.
 """
 from __future__ import annotations
 
