@@ -52,6 +52,7 @@ import math
 import random
 import sys
 import time
+import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
@@ -248,6 +249,11 @@ def check_args(args: Args) -> str | None:
         if not low <= value <= high:
             allowed = f"at least {low}" if high == math.inf else f"in [{low}, {high:,}]"
             return f"{flag(name)} must be {allowed}, not {value}"
+    hints = typing.get_type_hints(Args)
+    for field in dataclasses.fields(Args):  # choices (an Args built in Python bypasses the command line's check)
+        choices = typing.get_args(hints[field.name]) if typing.get_origin(hints[field.name]) is Literal else ()
+        if choices and getattr(args, field.name) not in choices:
+            return f"{flag(field.name)} must be one of {', '.join(choices)}, not {getattr(args, field.name)!r}"
     optional = ("target_kl", "max_minutes")  # none: off
     for name in ("learning_rate", "bc_learning_rate", "clip_coef", "max_grad_norm", "reward_scale", *optional):
         value = getattr(args, name)

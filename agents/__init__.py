@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from .base import Agent
 from .random_agent import RandomAgent
-from .rule_based import RuleBasedAgent
+from .rule_based import EfficientAgent, RuleBasedAgent
 
-__all__ = ["Agent", "RandomAgent", "RuleBasedAgent", "make_agent"]
+__all__ = ["Agent", "EfficientAgent", "RandomAgent", "RuleBasedAgent", "make_agent"]
 
 
 def make_agent(spec: str, rules="beijing", device: str = "cpu"):

@@ -38,7 +38,7 @@ def evaluate(model, rules: str, opponents: str, hands: int, seed: int) -> float:
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rules", default="beijing", help="beijing, hebei or quemen")
-    p.add_argument("--opponents", default="rule", help="rule or random")
+    p.add_argument("--opponents", default="rule", help="rule, random, efficient or pretrained")
     p.add_argument("--timesteps", type=int, default=200_000, help="learner decisions to train on")
     p.add_argument("--n-envs", type=int, default=8, help="SB3 sub-environments (one table each)")
     p.add_argument("--eval-hands", type=int, default=200, help="hands for the final evaluation")

@@ -76,7 +76,7 @@ class Value(nn.Module):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rules", default="beijing", help="beijing, hebei or quemen")
-    p.add_argument("--opponents", default="rule", help="rule or random")
+    p.add_argument("--opponents", default="rule", help="rule, random, efficient or pretrained")
     p.add_argument("--tables", type=int, default=64, help="tables played at once (the env's batch size)")
     p.add_argument("--frames", type=int, default=4096, help="learner decisions collected per iteration")
     p.add_argument("--iterations", type=int, default=30)

@@ -1,4 +1,4 @@
-"""The two NumPy baseline agents, batched and acting from observations only.
+"""The NumPy baseline agents, batched and acting from observations only.
 
 They live in ``mj_env`` (not ``agents``) because they need nothing but NumPy and the rules core,
 and the single-agent environment (``mj_env.single_agent``) plays them as opponents; ``agents``

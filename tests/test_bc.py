@@ -57,12 +57,39 @@ def test_short_cloning_agrees_with_the_rule_agent_on_held_out_positions():
     assert agreement(model, "beijing", seed=12345) >= 0.85
 
 
+def disputed_picks(model, rules: str, seed: int, steps: int = 30, num_envs: int = 64, draws: int = 8) -> tuple[int, int]:
+    """On positions of rule-agent play, at the decisions where the rule agent and the efficient agent disagree
+    (no choice in common over ``draws`` random streams each): (times the network picks one of the efficient
+    agent's choices, times one of the rule agent's)."""
+    env = MahjongVectorEnv(num_envs=num_envs, rules=rules, seed=seed)
+    obs, _ = env.reset(seed=seed)
+    rule, eff = RuleBasedAgent(rules), EfficientAgent(rules)
+    rngs = [np.random.default_rng([seed, k]) for k in range(draws)]
+    picks_eff = picks_rule = 0
+    for _ in range(steps):
+        r = np.stack([rule.act(obs, g) for g in rngs])
+        e = np.stack([eff.act(obs, g) for g in rngs])
+        mask = obs["action_mask"] != 0
+        x = torch.as_tensor(model_inputs(model, obs["observation"], mask, rules))
+        with torch.no_grad():
+            p = masked_logits(model(x)[0], torch.as_tensor(mask)).argmax(dim=1).numpy()
+        disputed = ~(r[:, None, :] == e[None, :, :]).any(axis=(0, 1))
+        picks_eff += int(((p == e).any(axis=0) & disputed).sum())
+        picks_rule += int(((p == r).any(axis=0) & disputed).sum())
+        obs, *_ = env.step(r[0])
+    return picks_eff, picks_rule
+
+
 def test_cloning_the_efficient_agent_learns_its_discards():
-    """--bc-teacher efficient: the clone makes the 进张 agent's decisions (about 0.91 of them), and agrees less with
-    the rule agent (about 0.87; the rule agent's own clone above agrees with it on about 0.94), from whose
-    discards the 进张 agent's differ at about a quarter of the beijing turns."""
-    model = clone(["--bc-teacher", "efficient", "--obs", "v2", "--arch", "tiles", "--channels", "16",
-                   "--bc-steps", "128", "--num-envs", "64", "--num-steps", "32", "--bc-epochs", "8", "--threads", "1"])
-    with_teacher = agreement(model, "beijing", seed=12345, teacher=EfficientAgent)
-    with_rule = agreement(model, "beijing", seed=12345)
-    assert with_teacher >= 0.85 and with_rule < with_teacher - 0.015, (with_teacher, with_rule)
+    """--bc-teacher efficient: the clone makes the 进张 agent's decisions, and where they differ from every choice
+    of the rule agent, it sides with its teacher more often than not (a short clone learns the rule agent's
+    simpler order better); the rule agent's clone sides with the rule agent."""
+    argv = ["--obs", "v2", "--arch", "tiles", "--channels", "16", "--bc-steps", "128", "--num-envs", "64",
+            "--num-steps", "32", "--bc-epochs", "8", "--threads", "1"]
+    model = clone(["--bc-teacher", "efficient", *argv])
+    assert agreement(model, "beijing", seed=12345, teacher=EfficientAgent) >= 0.85
+    eff, rule = disputed_picks(model, "beijing", seed=12345)
+    own_eff, own_rule = disputed_picks(clone(argv), "beijing", seed=12345)
+    # seed 1 (the default): 117 of 173 disputed decisions the teacher's way, the rule clone 21 of 190; seed 7: 96 of
+    # 166 and 22 of 191
+    assert eff / (eff + rule) > 0.5 and own_eff / (own_eff + own_rule) < 0.25, (eff, rule, own_eff, own_rule)

@@ -99,6 +99,7 @@ def test_seeded_runs_repeat_and_seats_and_opponents():
     assert all((x[1] == 2).all() for x in c)
     d = run(opponents="efficient", seat=1)                              # every baseline is an opponent by name
     assert all((x[1] == 1).all() for x in d) and any(x[0].any() for x in d)
+    assert [type(o).__name__ for o in MahjongSingleAgentVectorEnv(2, opponents="efficient").opponents] == ["EfficientAgent"] * 3
 
 
 def test_opponent_objects_get_observations_of_their_seat():

@@ -157,6 +157,15 @@ def test_values_at_the_edges_are_accepted(argv):
     train.parse_args(argv)
 
 
+def test_choices_are_checked_for_args_built_in_python():
+    """The command line refuses a value outside a field's choices (tyro); check_args does too, for an Args made in code."""
+    assert train.check_args(train.Args(bc_teacher="random")) == "--bc-teacher must be one of rule, efficient, not 'random'"
+    assert train.check_args(train.Args(obs="v3")) == "--obs must be one of v1, v2, not 'v3'"
+    assert train.check_args(train.Args(bc_teacher="efficient")) is None
+    with pytest.raises(SystemExit):
+        train.parse_args(["--bc-teacher", "random"])
+
+
 def test_unavailable_cuda_device_is_a_usage_error(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     n = torch.cuda.device_count()
