@@ -43,17 +43,18 @@ PLAYERS: dict[str, dict] = {
     },
     "quemen": {
         "file": "pretrained_quemen.pt",
-        "command": ("python train.py --rules quemen --bc-steps 2048 --channels 32 --max-minutes 45 "
-                    "--total-steps 8000000 --exp-name quemen_bigclone --seed 1 --threads 1"),
+        "command": ("python train.py --rules quemen --bc-teacher efficient --bc-steps 2048 --channels 32 "
+                    "--max-minutes 45 --total-steps 8000000 --exp-name quemen_eff45 --seed 1 --threads 1"),
         "train_minutes": 45.1,
         "greedy": False,
     },
 }
 """Rule set -> the shipped player's file in ``DATA``, the ``train.py`` command that made it (cloning the rule
-agent, then PPO, with eight times the default cloning data and twice the channels; 100 minutes for beijing, 45
-for hebei and quemen), its training wall time in minutes, and whether ``pretrained`` plays its most likely
-action (``greedy``) or samples from it. beijing's plays about 0.03 point per hand above the rule agent (not
-significant on fresh walls), hebei's and quemen's 0.1-0.25 above it; the README has the figures."""
+agent, or for quemen the efficient agent, then PPO, with eight times the default cloning data and twice the
+channels; 100 minutes for beijing, 45 for hebei and quemen), its training wall time in minutes, and whether
+``pretrained`` plays its most likely action (``greedy``) or samples from it. beijing's plays about 0.03 point
+per hand above the rule agent (not significant on fresh walls), hebei's 0.1-0.25 and quemen's 0.4-0.56 above
+it; the README has the figures."""
 
 NAME = "pretrained"
 
