@@ -510,8 +510,9 @@ def behaviour_cloning(envs, obs: dict, model: nn.Module, optimizer: optim.Optimi
                       shaper: RewardTransform, args: Args, rng: np.random.Generator, log: RunLog | None,
                       device) -> dict:
     """Imitate the teacher before PPO (``bc_teacher``: the rule-based agent or its 进张 variant): four of it play
-    ``bc_steps`` steps at every table; each rollout of their decisions trains the policy (cross-entropy on the masked logits) and the value (the
-    GAE returns of their play, weighted ``bc_vf_coef``), ``bc_epochs`` times in ``num_minibatches``. Before
+    ``bc_steps`` steps at every table; each rollout of their decisions trains the policy (cross-entropy on the
+    masked logits) and the value (the GAE returns of their play, weighted ``bc_vf_coef``), ``bc_epochs`` times
+    in ``num_minibatches``. Before
     training on a rollout, the share of its decisions with a choice (two or more legal actions) where the
     network's most likely action is the teacher's is logged (``bc/agreement``: on positions it has not
     been trained on; the teacher breaks exact ties at random, so 1.0 is out of reach). Returns the next

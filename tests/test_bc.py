@@ -11,23 +11,29 @@ from mj_env.baselines import EfficientAgent, RuleBasedAgent
 from mj_env.vector import MahjongVectorEnv
 
 
+def network_choices(model, obs: dict, rules: str) -> np.ndarray:
+    """(n,) the network's most likely legal action at each row of ``obs``."""
+    mask = obs["action_mask"] != 0
+    x = torch.as_tensor(model_inputs(model, obs["observation"], mask, rules))
+    with torch.no_grad():
+        return masked_logits(model(x)[0], torch.as_tensor(mask)).argmax(dim=1).numpy()
+
+
 def agreement(model, rules: str, seed: int, steps: int = 30, num_envs: int = 64, draws: int = 8,
               teacher=RuleBasedAgent) -> float:
-    """Share of the rule agent's (or ``teacher``'s) decisions (with a choice to make) where the network's most likely action
-    is one the rule agent takes, on positions of its own play from walls never used in training (``seed``).
-    The rule agent breaks exact ties at random (with itself it agrees on only about 85% of such decisions),
-    so its choices under ``draws`` different random streams all count."""
+    """Share of the ``teacher``'s decisions (the rule agent's by default; with a choice to make) where the network's
+    most likely action is one the teacher takes, on positions of its own play from walls never used in training
+    (``seed``). The teacher breaks exact ties at random (the rule agent agrees with itself on only about 85% of
+    such decisions), so its choices under ``draws`` different random streams all count."""
     env = MahjongVectorEnv(num_envs=num_envs, rules=rules, seed=seed)
     obs, _ = env.reset(seed=seed)
-    rule = teacher(rules)
+    agent = teacher(rules)
     rngs = [np.random.default_rng([seed, k]) for k in range(draws)]
     same = total = 0
     for _ in range(steps):
-        choices = np.stack([rule.act(obs, rng) for rng in rngs])          # (draws, n)
+        choices = np.stack([agent.act(obs, rng) for rng in rngs])         # (draws, n)
+        p = network_choices(model, obs, rules)
         mask = obs["action_mask"] != 0
-        x = torch.as_tensor(model_inputs(model, obs["observation"], mask, rules))
-        with torch.no_grad():
-            p = masked_logits(model(x)[0], torch.as_tensor(mask)).argmax(dim=1).numpy()
         choice = mask.sum(axis=1) > 1
         same += int((p == choices).any(axis=0)[choice].sum())
         total += int(choice.sum())
@@ -69,10 +75,7 @@ def disputed_picks(model, rules: str, seed: int, steps: int = 30, num_envs: int 
     for _ in range(steps):
         r = np.stack([rule.act(obs, g) for g in rngs])
         e = np.stack([eff.act(obs, g) for g in rngs])
-        mask = obs["action_mask"] != 0
-        x = torch.as_tensor(model_inputs(model, obs["observation"], mask, rules))
-        with torch.no_grad():
-            p = masked_logits(model(x)[0], torch.as_tensor(mask)).argmax(dim=1).numpy()
+        p = network_choices(model, obs, rules)
         disputed = ~(r[:, None, :] == e[None, :, :]).any(axis=(0, 1))
         picks_eff += int(((p == e).any(axis=0) & disputed).sum())
         picks_rule += int(((p == r).any(axis=0) & disputed).sum())
