@@ -209,9 +209,9 @@ def score_win(win: Win) -> dict:
             return _illegal(f"a hand holding {win.hand_hui} 惠牌 ({CODES[win.hui]}) may only win by "
                             f"self-draw, not on a discard or a robbed kong")
     family = FAMILIES[rules.scoring]
-    patterns, shaped = best_patterns(win, family)
+    patterns, why = best_patterns(win, family)
     if patterns is None:
-        return _illegal(family.refusal if shaped else "the tiles do not form a winning shape")
+        return _illegal(why)
     fan = sum(patterns.values())
     rounds = win.shaozhuang_rounds if rules.shaozhuang else 0
     scores = win_scores(rules, fan, win.winner, win.dealer, win.discarder, hubao=win.hubao,

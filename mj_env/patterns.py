@@ -38,7 +38,7 @@ import numpy as np
 
 from .hand import ORPHAN_KINDS, orphans_need, waits_rules
 from .rules import RuleSet
-from .tiles import N_KINDS, N_SUITS, SUIT_SIZE
+from .tiles import N_KINDS, N_SUITS, SUIT_SIZE, lacks_a_suit
 
 if TYPE_CHECKING:
     from .families import Family
@@ -397,24 +397,32 @@ def single_wait_all_melds(win: Win) -> bool:
 # The best reading.
 
 
-def best_patterns(win: Win, family: Family) -> tuple[dict[str, int] | None, bool]:
+NO_SHAPE = "the tiles do not form a winning shape"
+NOT_LACKING_A_SUIT = "the hand holds all three suits; a win must lack one (缺一门)"
+
+
+def best_patterns(win: Win, family: Family) -> tuple[dict[str, int] | None, str | None]:
     """The patterns of the reading that scores the most fan, in the family's order.
 
     ``family``: the rule set's `mj_env.families.Family`. A hand that is a win whatever its shape
-    (``family.special_win``: 四惠牌) scores that alone. Returns (patterns, shaped): patterns is
-    None when no reading is a win; shaped tells whether the tiles form a winning shape at all (a
-    quemen hand may have the shape but not lack a suit). Ties between readings of equal fan go
-    to the pattern set that comes first in the family's order (a fixed rule, so the result does
-    not depend on search order)."""
+    (``family.special_win``: 四惠牌) scores that alone. Returns (patterns, None) for a win, or
+    (None, why not) when no reading is one: the tiles form no winning shape, every shape holds
+    all three suits where ``rules.lack_suit`` asks for 缺一门 (any family: it is a rule field), or
+    the family refuses every reading. Ties between readings of equal fan go to the pattern set
+    that comes first in the family's order (a fixed rule, so the result does not depend on search
+    order)."""
     if family.special_win is not None:
         special = family.special_win(win)
         if special is not None:
-            return special, True
+            return special, None
     table, order = family.patterns_of, family.order
     memo: dict = {}  # facts of the hand computed once, on first need (the 捉五魁 wait test)
-    best_key, best, shaped = None, None, False
+    best_key, best, why = None, None, NO_SHAPE
     for r in readings(win):
-        shaped = True
+        if win.rules.lack_suit and not lacks_a_suit(r.counts):
+            why = why if why != NO_SHAPE else NOT_LACKING_A_SUIT
+            continue
+        why = family.refusal
         p = table(win, r, memo)
         if p is None:
             continue
@@ -422,5 +430,5 @@ def best_patterns(win: Win, family: Family) -> tuple[dict[str, int] | None, bool
         if best_key is None or key > best_key:
             best_key, best = key, p
     if best is None:
-        return None, shaped
-    return {name: best[name] for name in order if name in best}, True
+        return None, why
+    return {name: best[name] for name in order if name in best}, None

@@ -600,3 +600,24 @@ def test_the_indicator_counts_among_the_copies(obj, words):
 
 def test_four_copies_with_the_indicator_are_accepted():
     assert evaluate({"hand": "222m456p789s23s55z", "win_tile": "4s", "indicator": "2m"})["legal"] is True
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_lack_suit_is_enforced_under_every_family(preset):
+    """缺一门 is a rule field: the calculator refuses a three-suit hand under any preset that sets it,
+    as the engine's win mask does, and scores the same hand once the field is off."""
+    three_suits = {"hand": "111m999p222s777s5z", "win_tile": "5z"}
+    on = score.answer(json.dumps({**three_suits, "rules": {"name": preset, "lack_suit": True}}))
+    assert on == {"legal": False, "reason": patterns.NOT_LACKING_A_SUIT}
+    off = score.answer(json.dumps({**three_suits, "rules": {"name": preset, "lack_suit": False}}))
+    assert off["legal"] is True
+    two_suits = score.answer(json.dumps({"hand": "111m999p222p777p5z", "win_tile": "5z",
+                                         "rules": {"name": preset, "lack_suit": True}}))
+    assert two_suits["legal"] is True
+    # a declared meld's suit counts too
+    meld = score.answer(json.dumps({"hand": "111m999p777p5z", "win_tile": "5z", "rules": {"name": preset, "lack_suit": True},
+                                    "melds": [{"type": "pong", "tiles": "222s", "from": 1}]}))
+    assert meld == {"legal": False, "reason": patterns.NOT_LACKING_A_SUIT}
+    shapeless = score.answer(json.dumps({"hand": "111m999p222s777s5z", "win_tile": "6z",
+                                         "rules": {"name": preset, "lack_suit": True}}))
+    assert shapeless == {"legal": False, "reason": patterns.NO_SHAPE}

@@ -27,8 +27,10 @@ class Family:
     """The ``scoring`` value that selects the family (also its preset's name)."""
     patterns_of: PatternFn
     """``(win, reading, memo) -> {pattern: fan}`` of one reading, or None when the family
-    refuses the reading as a win (quemen without 缺一门). ``memo`` is shared by the readings of
-    one hand, for facts computed once (the 捉五魁 wait test)."""
+    refuses the reading as a win (``refusal`` says why; readings without 缺一门 under
+    ``rules.lack_suit`` never get here, ``mj_env.patterns.best_patterns`` skips them for every
+    family). ``memo`` is shared by the readings of one hand, for facts computed once (the 捉五魁
+    wait test)."""
     order: tuple[str, ...]
     """Every pattern, in the order the calculator writes them; between readings of equal fan
     the pattern set that comes first in this order wins."""

@@ -5,13 +5,13 @@ Shape: 平胡 1, 混一色 1, 碰碰胡 2, 七对 2, 清一色 3, 清碰 4 (清�
 混一色 adds to 碰碰胡 or 七对, 清一色 adds to 七对. Additive: 杠上开花 1, 海底捞月 1 (self-draw on
 the last tile only), 天胡 3 (dealer, first turn, self-draw, no melds), 地胡 2 (non-dealer
 self-draws on the first draw, no melds), 花牌 1 per flower. Readings that do not lack a suit
-(``rules.lack_suit``) are no win. Win on a discard: the discarder pays the total; self-draw:
+(``rules.lack_suit``) are no win (``mj_env.patterns.best_patterns`` skips them, for any family). Win on a discard: the discarder pays the total; self-draw:
 each of the three others pays it.
 """
 from __future__ import annotations
 
 from ..patterns import ONE_SUIT, ONE_SUIT_AND_HONORS, Reading, Win, all_triplets
-from ..tiles import N_FLOWERS, lacks_a_suit
+from ..tiles import N_FLOWERS
 from .family import Family, fan_from_each_payer
 
 ORDER = ("平胡", "混一色", "碰碰胡", "七对", "清一色", "清碰", "杠上开花", "海底捞月", "天胡", "地胡", "花牌")
@@ -24,9 +24,7 @@ KONG_TABLE = {"exposed": 1, "added": 0, "concealed": 1}
 
 
 def patterns_of(win: Win, r: Reading, memo: dict) -> dict[str, int] | None:
-    """The quemen fan of one reading, or None when it does not lack a suit (module docstring)."""
-    if win.rules.lack_suit and not lacks_a_suit(r.counts):
-        return None
+    """The quemen fan of one reading that lacks a suit (module docstring)."""
     s = win.situation
     p: dict[str, int] = {}
     suits = r.suits()
@@ -74,5 +72,5 @@ def max_points_per_base(max_line: int) -> int:
 FAMILY = Family(
     name="quemen", patterns_of=patterns_of, order=ORDER, pattern_fan=PATTERN_FAN,
     hand_payments=fan_from_each_payer, kong_table=KONG_TABLE, max_points_per_base=max_points_per_base,
-    ting_doubles=True, refusal="the hand holds all three suits; a win must lack one (缺一门)",
+    ting_doubles=True,
 )
