@@ -56,6 +56,7 @@ import os
 import pickle
 import re
 import warnings
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -436,6 +437,7 @@ def _read(path: Path):
         raise CheckpointError(f"{path}: not a file")
     if path.stat().st_size == 0:
         raise CheckpointError(f"{path}: the file is empty")
+    _check_zip(path)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -446,6 +448,22 @@ def _read(path: Path):
         reason = lines[-2] if isinstance(e, pickle.UnpicklingError) and len(lines) > 1 else " ".join(lines[-1:])
         raise CheckpointError(f"{path}: not a checkpoint that loads with torch.load(weights_only=True), which "
                               f"reads only tensors and plain data ({type(e).__name__}: {reason})") from e
+
+
+def _check_zip(path: Path) -> None:
+    """torch.save writes a zip archive whose members carry CRC-32 checksums, which torch.load does not
+    verify: check them, so that a damaged file is refused instead of loading wrong weights. (A file
+    that is not a zip archive is left to torch.load, which refuses it.)"""
+    try:
+        if not zipfile.is_zipfile(path):
+            return
+        with zipfile.ZipFile(path) as z:
+            bad = z.testzip()
+    except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, ValueError,
+            EOFError) as e:
+        raise CheckpointError(f"{path}: a damaged archive ({type(e).__name__}: {_brief(str(e))})") from None
+    if bad is not None:
+        raise CheckpointError(f"{path}: a damaged file: its member {_brief(bad)} fails its CRC-32 check")
 
 
 def _check_payload(payload) -> nn.Module:
@@ -476,27 +494,33 @@ def _check_payload(payload) -> nn.Module:
     if trained_for is not None and not (isinstance(trained_for, str) and trained_for in PRESETS):
         raise CheckpointError(f"'meta' names rule set {_brief(trained_for)}; the presets are {', '.join(PRESETS)}")
     config = payload["model_config"]
-    try:
-        model = build_network(config)
+    try:  # a skeleton without memory or initialisation (the meta device) to check the weights against
+        with torch.device("meta"):
+            skeleton = build_network(config)
     except (TypeError, ValueError) as e:  # check_config's message
         raise CheckpointError(str(e)) from None
-    if obs_layout(model) != name:
-        raise CheckpointError(f"its observation layout is {name} but its model_config takes {obs_layout(model)}")
-    weights, expected = payload["state_dict"], model.state_dict()
+    if obs_layout(skeleton) != name:
+        raise CheckpointError(f"its observation layout is {name} but its model_config takes {obs_layout(skeleton)}")
+    weights, expected = payload["state_dict"], skeleton.state_dict()
     for key in [*expected, *(k for k in weights if k not in expected)]:
         v, ref = weights.get(key), expected.get(key)
         if ref is None:
             raise CheckpointError(f"weight {_brief(key)} is not in the network of model_config {_brief(config)}")
         if v is None:
             raise CheckpointError(f"weight {key!r} is missing (model_config {_brief(config)})")
-        if not isinstance(v, torch.Tensor) or v.layout != torch.strided or v.dtype != ref.dtype:
-            what = f"a {v.dtype} tensor" if isinstance(v, torch.Tensor) else f"a {type(v).__name__}"
-            raise CheckpointError(f"weight {key!r} is {what}, not a dense {ref.dtype} tensor")
+        if (not isinstance(v, torch.Tensor) or v.is_nested or v.layout != torch.strided or v.device.type != "cpu"
+                or v.dtype != ref.dtype):
+            what = f"a {type(v).__name__}"
+            if isinstance(v, torch.Tensor):
+                kind = "nested" if v.is_nested else "" if v.layout == torch.strided else str(v.layout)
+                what = f"a {kind + ' ' if kind else ''}{v.dtype} tensor on {v.device.type}"
+            raise CheckpointError(f"weight {key!r} is {what}, not a dense {ref.dtype} tensor on cpu")
         if v.shape != ref.shape:
             raise CheckpointError(f"weight {key!r} has shape {list(v.shape)}; the network of model_config "
                                   f"{_brief(config)} has {list(ref.shape)}")
         if not torch.isfinite(v).all():
             raise CheckpointError(f"weight {key!r} has non-finite values (nan or inf)")
+    model = build_network(config)
     model.load_state_dict(weights)
     return model
 

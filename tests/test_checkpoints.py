@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -114,6 +115,12 @@ def test_bad_model_config(saved, tmp_path, config, words):
     refused(rewrite(saved[1], tmp_path, lambda p: p.update(model_config=config)), *words)
 
 
+def _nested_zeros():
+    with warnings.catch_warnings():  # torch: "nested tensors are in prototype stage"
+        warnings.simplefilter("ignore")
+        return torch.nested.as_nested_tensor([torch.zeros(1)])
+
+
 def _set_weight(key, value):
     return lambda p: p["state_dict"].__setitem__(key, value)
 
@@ -126,9 +133,29 @@ def _set_weight(key, value):
     (_set_weight("value.bias", [0.0]), ["'value.bias'", "list"]),
     (_set_weight("extra.weight", torch.zeros(1)), ["'extra.weight'"]),
     (lambda p: p["state_dict"].pop("trunk.2.bias"), ["'trunk.2.bias' is missing"]),
+    (_set_weight("value.bias", torch.zeros(1, device="meta")), ["'value.bias'", "on meta"]),
+    (_set_weight("value.bias", _nested_zeros()), ["'value.bias'", "nested"]),
+    (_set_weight("value.weight", torch.zeros(1, 8).to_sparse()), ["'value.weight'", "sparse"]),
+    # the largest config check_config allows, without its weights: refused before any layer is built
+    (lambda p: p.__setitem__("model_config", {"arch": "mlp", "hidden": [4096] * 8}), ["'trunk.0.weight'", "shape"]),
 ])
 def test_bad_weights(saved, tmp_path, edit, words):
     refused(rewrite(saved[1], tmp_path, edit), *words)
+
+
+def test_a_damaged_file_is_refused_by_its_checksums(saved, tmp_path):
+    """torch.load does not verify the zip members' CRC-32; the loader does, so one changed byte of a
+    weight is refused rather than played."""
+    import zipfile
+    raw = bytearray(saved[1].read_bytes())
+    with zipfile.ZipFile(saved[1]) as z:
+        info = next(i for i in z.infolist() if i.filename.endswith("/data/0"))
+    h = info.header_offset  # the local header: 30 bytes, then the name and the extra field (its own length)
+    start = h + 30 + int.from_bytes(raw[h + 26:h + 28], "little") + int.from_bytes(raw[h + 28:h + 30], "little")
+    raw[start + 3] ^= 0xFF
+    bad = tmp_path / "flipped.pt"
+    bad.write_bytes(bytes(raw))
+    refused(bad, "CRC-32", "data/0")
 
 
 def test_shape_mismatch_names_the_first_key(saved, tmp_path):
