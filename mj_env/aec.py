@@ -130,6 +130,9 @@ class raw_env(AECEnv):
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         illegal_action, illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
+        if "num_tables" in overrides:
+            raise ValueError("the AEC environment plays one table; for many at once use "
+                             "mj_env.vector.MahjongVectorEnv(num_envs=...)")
         self.engine = Engine(rules, num_tables=1, **overrides)
         self.rules = self.engine.rules
         self.render_mode = render_mode

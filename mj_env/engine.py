@@ -118,11 +118,8 @@ class Engine:
         """
         # Everything is checked before anything changes: a refused reset leaves the tables and
         # the generator exactly as they were.
-        rng = self.rng if seed is None else _new_rng(seed)
-        idx = self._rows if tables is None else self._table_index(tables)
+        rng, idx, walls_arr, dealers_arr = self.check_reset(seed, walls, dealers, tables)
         n = len(idx)
-        walls_arr = None if walls is None else self._parse_walls(walls, n)
-        dealers_arr = None if dealers is None else _parse_dealers(dealers, n)
         self.rng = rng
         if walls_arr is None:
             walls_arr = shuffled_walls(self.rules, self.rng, n)
@@ -142,6 +139,16 @@ class Engine:
         self._finish(idx[empty], res, won=False)
         self._update_masks(None if tables is None else idx)
         return res
+
+    def check_reset(self, seed=None, walls=None, dealers=None, tables=None):
+        """Check ``reset``'s arguments without changing anything: a ValueError (``WallError`` for a
+        wall) names what is wrong. Returns (generator, table rows, walls or None, dealers or None);
+        environments that keep their own state next to the engine call it before they touch it."""
+        rng = self.rng if seed is None else _new_rng(seed)
+        idx = self._rows if tables is None else self._table_index(tables)
+        walls_arr = None if walls is None else self._parse_walls(walls, len(idx))
+        dealers_arr = None if dealers is None else _parse_dealers(dealers, len(idx))
+        return rng, idx, walls_arr, dealers_arr
 
     def _table_index(self, tables) -> np.ndarray:
         """``tables`` as distinct int64 row numbers of this engine, or a ValueError."""

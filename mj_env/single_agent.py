@@ -22,7 +22,7 @@ field can be overridden as a keyword, e.g. ``base=500``).
 | Observation | ``{"observation": Box(0, 255, (14, 34), uint8), "action_mask": Box(0, 1, (127,), int8)}``: ``mj_obs_v1`` planes of the learner's seat (``mj_env.observation``) |
 | Action | ``Discrete(127)`` (``mj_env.actions``); ``action_masks()`` gives the legal ones (bool) for SB3's ``MaskablePPO`` |
 | Reward | the learner's settled points when a hand ends (float; exact), else 0 |
-| Episode | one hand (or a match of ``hands_per_episode`` hands); never truncated |
+| Episode | one hand (or a match of ``hands_per_episode`` hands); truncated only after ``max_episode_steps`` |
 
 ## Arguments
 
@@ -38,6 +38,9 @@ field can be overridden as a keyword, e.g. ``base=500``).
   element of the action space may be stepped: ``check_env`` and unmasked samplers do) ends the
   episode with ``-illegal_penalty`` for the learner; ``"raise"`` raises ``ActionError`` and
   changes nothing, as ``mj_env.env`` does by default.
+- ``max_episode_steps`` (vector form): ``None`` (default) or the learner's steps after which an
+  episode is truncated (its hand abandoned, unsettled). ``gym.make_vec(id, max_episode_steps=N)``
+  passes it here; the single-table form gets Gymnasium's ``TimeLimit`` from ``gym.make`` instead.
 - ``autoreset_mode`` (vector form): ``NEXT_STEP`` (default, what Gymnasium's wrappers expect) or
   ``SAME_STEP`` (``infos["final_obs"]`` / ``infos["_final_obs"]``). With ``NEXT_STEP`` the row of
   a table whose episode ended holds the learner's final observation, whose mask allows only
@@ -100,20 +103,49 @@ def _opponent(spec, rules):
     return spec
 
 
+def _checked_opponent_actions(agent, actions, mask, tables, seats) -> np.ndarray:
+    """An opponent's ``act`` result as (n,) int64 legal actions, or an error that names the opponent, the
+    table and the seat (an opponent is user code: its mistakes must not read as the learner's)."""
+    who = str(getattr(agent, "name", type(agent).__name__))[:40]
+    a = np.asarray(actions)
+    n = len(tables)
+    if a.shape != (n,) or a.dtype.kind not in "iu":
+        raise TypeError(f"opponent {who!r} returned {a.dtype} actions of shape {a.shape}; act() must return "
+                        f"({n},) integers, one per observation row")
+    ok = (a >= 0) & (a < A.N_ACTIONS)
+    ok[ok] = mask[np.flatnonzero(ok), a[ok]] != 0
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        raise A.ActionError(f"opponent {who!r} chose action {int(a[i])} ({_action_name(int(a[i]))}), illegal "
+                            f"for seat {int(seats[i])} at table {int(tables[i])}: an agent must pick from its action mask")
+    return a.astype(np.int64)
+
+
+def _action_name(a: int) -> str:
+    try:
+        return repr(A.name(a))
+    except A.ActionError:
+        return f"not an action 0-{A.N_ACTIONS - 1}"
+
+
 class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
     """N tables; the learner plays one seat at each, the opponents act inside ``step``
     (see the module docstring)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's convention)
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "human"]}  # noqa: RUF012 (Gymnasium's convention)
 
     def __init__(self, num_envs: int = 64, rules="beijing", opponents="rule", seat=0, seed=None,
                  render_mode=None, illegal_action="penalize", illegal_penalty=10.0,
-                 autoreset_mode=AutoresetMode.NEXT_STEP, **overrides):
+                 autoreset_mode=AutoresetMode.NEXT_STEP, max_episode_steps=None, **overrides):
         mode = self._checked_setup(num_envs, autoreset_mode)
+        if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(
+                max_episode_steps, (int, np.integer)) or max_episode_steps < 1):
+            raise ValueError(f"max_episode_steps must be None or an integer >= 1, got {str(max_episode_steps)[:40]!r}")
+        self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
         self.rules = self.engine.rules
         self.num_envs = n = int(num_envs)
-        # only "ansi" renders; other modes are accepted and render nothing (SB3's make_vec_env
+        # "ansi" and "human" render; other modes are accepted and render nothing (SB3's make_vec_env
         # asks every environment for "rgb_array")
         self.render_mode = render_mode
         self.illegal_action, self.illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
@@ -136,6 +168,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self.rng = np.random.default_rng(seed)        # opponents' and seat draws
         self.seats = np.zeros(n, dtype=np.int64)
         self._episodes = np.zeros(n, dtype=np.int64)  # episodes started per table ("rotate")
+        self._steps = np.zeros(n, dtype=np.int64)     # the learner's steps in the current episode
         self._pending = np.zeros((n, 4), dtype=np.int64)
         self._over = np.zeros(n, dtype=bool)          # NEXT_STEP: ended, dealt anew on the next step
         self.last_settlements: dict[int, dict] = {}
@@ -152,6 +185,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         else:
             self.seats[tables] = self.seat_mode
         self._episodes[tables] += 1
+        self._steps[tables] = 0
         self._over[tables] = False
         res = self.engine.reset(seed=seed, walls=walls, dealers=dealers, tables=tables)
         self._pending += res.rewards  # a hand ended at the deal: _advance deals again
@@ -201,7 +235,8 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         for agent, sel in groups:
             if sel.any():
                 sub = {k: v[sel] for k, v in obs.items()}
-                out[sel] = np.asarray(agent.act(sub, self.rng), dtype=np.int64)
+                out[sel] = _checked_opponent_actions(agent, agent.act(sub, self.rng), sub["action_mask"],
+                                                     idx[sel], sub["seat"])
         return out
 
     def _step_some(self, idx, acts):
@@ -265,6 +300,9 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """(N, 127) bool: the learner's legal actions (``MaskablePPO``'s hook)."""
+        self._check_open()
+        if not self._started:
+            raise A.ActionError("action_masks() before reset(): call reset() first")
         return self._last_mask.astype(bool)
 
     # ------------------------------------------------------------------ the Gymnasium API
@@ -287,8 +325,11 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             if not self._started and not m.all():
                 raise ValueError("the first reset must deal every table")
             tables = np.flatnonzero(m)
+        # the seed, walls and dealers are checked before anything here or in the engine changes
+        self.engine.check_reset(seed, options.get("walls"), options.get("dealers"), tables)
         if seed is not None:
             self.rng = np.random.default_rng([int(seed), 1])
+            self._episodes[tables] = 0  # "rotate": a seeded reset starts the seats over, as in a new env
         self._new_hand_info()
         if len(tables):
             self._pending[tables] = 0
@@ -302,7 +343,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
 
     def step(self, actions):
         """The learner's action at every table, (N,) integers. Returns obs, rewards (N,) float64,
-        terminations, truncations (always False), infos (see the module docstring)."""
+        terminations, truncations (only with ``max_episode_steps``), infos (see the module docstring)."""
         self._check_open()
         if not self._started:
             raise A.ActionError("step() before reset(): call reset() first")
@@ -310,6 +351,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         n, rows = self.num_envs, np.arange(self.num_envs)
         st = self.engine.state
         restart = np.flatnonzero(self._over)   # NEXT_STEP: the action there is ignored
+        st.phase[restart] = END                # a truncated hand is abandoned (no settlement)
         live = ~self._over
         in_range = (acts >= 0) & (acts < A.N_ACTIONS)
         legal = in_range & self.engine.legal_mask()[rows, np.where(in_range, acts, 0)]
@@ -340,27 +382,32 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         ended.append(self._advance(np.concatenate([go_on, restart]), acc, restart))
         terminated[np.concatenate(ended)] = True
         rewards += acc[rows, self.seats]
-        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP and terminated.any():
-            done = np.flatnonzero(terminated)
-            final = self._obs(terminated)
+        self._steps[live] += 1
+        truncated = np.zeros(n, dtype=bool)
+        if self.max_episode_steps is not None:
+            truncated = live & ~terminated & (self._steps >= self.max_episode_steps)
+        finished = terminated | truncated
+        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP and finished.any():
+            done = np.flatnonzero(finished)
+            final = self._obs(finished)
             extra["final_obs"] = np.empty(n, dtype=object)
             for b in done:
                 extra["final_obs"][b] = {k: v[b] for k, v in final.items()}
-            extra["_final_obs"] = terminated.copy()
+            extra["_final_obs"] = finished.copy()
             final_info = self._infos()
             self._deal(done)
             self._advance(done, np.zeros((n, 4), dtype=np.int64), done)
             over = np.zeros(n, dtype=bool)
         else:
             final_info = None
-            self._over = terminated.copy()
+            self._over = finished
             over = self._over
         obs = self._obs(over)
         self._last_mask = obs["action_mask"]
         infos = self._infos(extra)
         if final_info is not None:
             infos["seat"] = final_info["seat"]  # the seat the learner played in the ended episode
-        return obs, rewards, terminated, np.zeros(n, dtype=bool), infos
+        return obs, rewards, terminated, truncated, infos
 
 
 
@@ -368,7 +415,7 @@ class MahjongSingleAgentEnv(gym.Env):
     """One table of ``MahjongSingleAgentVectorEnv`` as a plain ``gymnasium.Env`` (what
     ``gymnasium.make("mj_env/Beijing-v0")`` builds); same arguments, infos for the one table."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)
 
     def __init__(self, rules="beijing", opponents="rule", seat=0, render_mode=None,
                  illegal_action="penalize", illegal_penalty=10.0, **overrides):
@@ -391,18 +438,20 @@ class MahjongSingleAgentEnv(gym.Env):
                 for k, v in infos.items() if not k.startswith("_") and infos.get("_" + k, [True])[0]}
 
     def reset(self, *, seed=None, options=None):
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
+        unknown = set(options or {}) - {"wall", "dealer"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s): {', '.join(sorted(map(str, unknown)))[:80]}; "
+                             "use 'wall' and 'dealer'")
+        # as in the AEC env, a None option is the default; a wall or dealer is checked before the
+        # generator moves, so a refused reset leaves the hand in play as it was
+        opts = {wrap: [options[key]] for key, wrap in (("wall", "walls"), ("dealer", "dealers"))
+                if (options or {}).get(key) is not None} or None
+        if opts:
+            self.venv.engine.check_reset(None, opts.get("walls"), opts.get("dealers"), [0])
         super().reset(seed=seed)
         inner = int(self.np_random.integers(2**62))
-        opts = None
-        if options:
-            unknown = set(options) - {"wall", "dealer"}
-            if unknown:
-                raise ValueError(f"unknown reset option(s): {', '.join(sorted(map(str, unknown)))[:80]}; "
-                                 "use 'wall' and 'dealer'")
-            opts = dict(options)
-            for key, wrap in (("wall", "walls"), ("dealer", "dealers")):
-                if opts.get(key) is not None:
-                    opts[wrap] = [opts.pop(key)]
         obs, infos = self.venv.reset(seed=inner, options=opts)
         self._done = False
         return self._one(obs), self._one_info(infos)

@@ -62,7 +62,8 @@ from .tiles import N_KINDS
 
 class TablesEnvBasics:
     """What the batched environments (this one and ``mj_env.single_agent``'s) share over their
-    ``engine``: ``render`` (``"ansi"``: the first four tables as text), ``close`` and ``closed``."""
+    ``engine``: ``render`` (``"ansi"``: the first four tables as text; ``"human"``: printed), ``close``
+    and ``closed``."""
 
     closed = False
 
@@ -71,9 +72,15 @@ class TablesEnvBasics:
             raise RuntimeError(f"this {type(self).__name__} is closed")
 
     def render(self):
-        if self.render_mode != "ansi":
+        """``"ansi"``: the text of the first four tables; ``"human"``: the same text printed (returns
+        None); other modes render nothing."""
+        if self.render_mode not in ("ansi", "human"):
             return None
-        return "\n\n".join(render_table(self.rules, self.engine.state, b) for b in range(min(self.num_envs, 4)))
+        text = "\n\n".join(render_table(self.rules, self.engine.state, b) for b in range(min(self.num_envs, 4)))
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self, **kwargs):
         self.closed = True
@@ -96,7 +103,7 @@ class TablesEnvBasics:
 class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
     """N tables stepped together; one decision per table per step (see the module docstring)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's convention)
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "human"]}  # noqa: RUF012 (Gymnasium's convention)
 
     def __init__(self, num_envs: int = 64, rules="beijing", seed=None, render_mode=None,
                  autoreset_mode=AutoresetMode.SAME_STEP, **overrides):

@@ -131,6 +131,12 @@ def test_engine_reset_names_the_table_with_a_bad_wall():
     with pytest.raises(ValueError, match="seed"):
         eng.reset(seed=-3)
     assert_same(before, engine_snapshot(eng))
+    # check_reset is the same checks alone, and names a bad wall entry briefly
+    with pytest.raises(ValueError, match=r"wall\[0\] = array\(\[.{20,40}\.\.\. is neither"):
+        eng.check_reset(walls=[np.zeros((136, 136), dtype=int)] * 3)
+    with pytest.raises(ValueError, match=r"wall\[0\] = a huge integer is not a tile"):
+        eng.check_reset(walls=[[10**5000, *good[1:]]] * 3)
+    assert_same(before, engine_snapshot(eng))
 
 
 def test_aec_reset_refuses_float_and_bool_dealers():
@@ -254,6 +260,8 @@ def test_illegal_penalty_is_checked_when_given(penalty):
 def test_num_tables_is_checked(bad):
     with pytest.raises(ValueError, match="num_tables"):
         Engine("beijing", num_tables=bad)
+    with pytest.raises(ValueError, match="one table"):
+        mj_env.env(num_tables=bad)
 
 
 # ----------------------------------------------------------------------------- hands ended at the deal

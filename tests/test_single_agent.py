@@ -209,3 +209,123 @@ def test_torchrl_gym_env_makes_it_by_id():
     out = env.step(td)
     assert out["next"]["reward"].shape == (1,)
     env.close()
+
+
+def _snapshot(envs):
+    """Everything a refused reset must leave as it was (docs/RULES.md 7)."""
+    st = envs.engine.state
+    return (envs.seats.copy(), envs._episodes.copy(), envs._pending.copy(), envs._over.copy(),
+            str(envs.rng.bit_generator.state), str(envs.engine.rng.bit_generator.state),
+            st.hands.copy(), st.phase.copy(), st.to_act.copy(), envs._obs(envs._over)["observation"].copy())
+
+
+def _same(a, b) -> bool:
+    return all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize("bad", [
+    {"seed": 1.5}, {"seed": -1}, {"seed": [1, 2]}, {"seed": True},
+    {"options": {"dealers": [0, 9]}}, {"options": {"dealers": [0]}},
+    {"options": {"walls": [list(range(136))[:10]] * 2}},
+    {"options": {"reset_mask": np.array([True, False]), "dealers": [7]}},
+])
+def test_a_refused_vector_reset_changes_nothing(bad):
+    envs = MahjongSingleAgentVectorEnv(2, seat="random", seed=0)
+    obs, _ = envs.reset(seed=0)
+    rng = np.random.default_rng(1)
+    for _ in range(30):  # into the game, one table possibly ended (NEXT_STEP)
+        obs, *_ = envs.step(masked_random(obs, rng))
+    before = _snapshot(envs)
+    with pytest.raises(ValueError):
+        envs.reset(**bad)
+    assert _same(before, _snapshot(envs))
+    obs, rew, _, _, infos = envs.step(masked_random(obs, rng))  # plays on, no penalty
+    assert "illegal_action" not in infos and (rew > -10).all()
+
+
+def test_a_refused_single_reset_keeps_the_hand_and_the_generator():
+    env = gym.make("mj_env/Beijing-v0", seat="random").unwrapped
+    obs, info = env.reset(seed=0)
+    before = (_snapshot(env.venv), str(env.np_random.bit_generator.state))
+    for options in ({"dealer": 7}, {"wall": [1, 2, 3]}, {"dealer": True}, {"wal": 1}, ["wall"]):
+        with pytest.raises(ValueError):
+            env.reset(options=options)
+        assert _same(before[0], _snapshot(env.venv)) and before[1] == str(env.np_random.bit_generator.state)
+    obs2, info2 = env.reset(seed=0, options={"wall": None, "dealer": None})  # None: the default, as in the AEC env
+    assert np.array_equal(obs2["observation"], obs["observation"]) and info2["seat"] == info["seat"]
+
+
+@pytest.mark.parametrize("seat", ["rotate", "random", 2])
+def test_a_seeded_reset_repeats_the_episode_whatever_came_before(seat):
+    env = gym.make("mj_env/Beijing-v0", seat=seat)
+    first = env.reset(seed=3)
+    for _ in range(3):
+        env.reset()
+    again = env.reset(seed=3)
+    assert again[1]["seat"] == first[1]["seat"]
+    assert np.array_equal(again[0]["observation"], first[0]["observation"])
+    if seat == "rotate":
+        check_env(env.unwrapped, skip_render_check=True)
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_max_episode_steps_truncates_in_the_vector_form(mode):
+    """``gym.make_vec(id, max_episode_steps=N)`` hands N to the vector env (Gymnasium's
+    vector_entry_point mode), which truncates each table's episode after N learner steps."""
+    envs = gym.make_vec("mj_env/Beijing-v0", num_envs=4, max_episode_steps=3,
+                        vectorization_mode="vector_entry_point", autoreset_mode=mode)
+    obs, _ = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    steps = np.zeros(4, dtype=int)
+    truncs = 0
+    for _ in range(40):
+        prev_over = envs.unwrapped._over.copy()
+        obs, rew, term, trunc, infos = envs.step(masked_random(obs, rng))
+        assert not (term & trunc).any() and (rew[trunc] == 0).all()
+        counted = ~prev_over
+        steps[counted] += 1
+        assert (steps[trunc] == 3).all() and (steps[term] <= 3).all()
+        steps[term | trunc] = 0
+        truncs += int(trunc.sum())
+        if mode == AutoresetMode.SAME_STEP and trunc.any():
+            assert infos["_final_obs"][trunc].all()
+    assert truncs > 0
+    with pytest.raises(ValueError, match="max_episode_steps"):
+        MahjongSingleAgentVectorEnv(2, max_episode_steps=0)
+
+
+def test_action_masks_before_reset_and_human_render(capsys):
+    envs = MahjongSingleAgentVectorEnv(2, render_mode="human")
+    with pytest.raises(A.ActionError, match="reset"):
+        envs.action_masks()
+    envs.reset(seed=0)
+    assert envs.render() is None and "East" in capsys.readouterr().out
+    env = gym.make("mj_env/Hebei-v0", render_mode="human")
+    env.reset(seed=0)
+    env.render()
+    assert capsys.readouterr().out.strip()
+
+
+class _Broken:
+    """An opponent that answers wrongly in one of three ways."""
+
+    def __init__(self, how):
+        self.name, self.how = f"broken-{how}", how
+
+    def act(self, obs, rng):
+        n = len(obs["action_mask"])
+        if self.how == "floats":
+            return np.full(n, 0.5)
+        if self.how == "short":
+            return np.zeros(n - 1, dtype=np.int64) if n > 1 else np.zeros(0, dtype=np.int64)
+        return np.where(obs["action_mask"][:, A.PASS] != 0, A.index("discard 1m"), A.PASS)  # illegal
+
+
+@pytest.mark.parametrize("how,err,words", [("floats", TypeError, "float64 actions"),
+                                           ("short", TypeError, "act() must return"),
+                                           ("illegal", A.ActionError, "at table")])
+def test_an_opponent_that_answers_wrongly_is_named(how, err, words):
+    envs = MahjongSingleAgentVectorEnv(2, opponents=_Broken(how), seat=1, seed=0)
+    with pytest.raises(err, match=f"opponent 'broken-{how}'") as info:
+        envs.reset(seed=0)  # seat 1: the dealer (an opponent) acts first
+    assert words in str(info.value)
