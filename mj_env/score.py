@@ -5,6 +5,7 @@ standard output, in the same order, flushing each; exits 0 when input ends. Ever
 gets exactly one output line, so a bad line (not JSON, not an object, malformed fields, even an
 empty line) answers ``{"error": "<what is wrong and where>"}`` and never stops the stream.
 Output is UTF-8 with the Chinese pattern names as written in docs/RULES.md (``ensure_ascii=False``).
+It takes no arguments: ``--help`` prints the input format (`USAGE`), anything else exits with status 2.
 
     $ echo '{"hand":"111m999p222s5z","melds":[{"type":"pong","tiles":"777s","from":2}],"win_tile":"5z"}' \\
         | python -m mj_env.score
@@ -169,7 +170,7 @@ def _reason(e: OSError) -> str:
     return e.strerror or type(e).__name__
 
 
-def _fail(message: str) -> int:
+def _fail(message: str, status: int = EXIT_FAILURE) -> int:
     """Say on standard error (if there is one) why the stream stops; the exit status."""
     try:
         if sys.stderr is not None:
@@ -177,7 +178,7 @@ def _fail(message: str) -> int:
             sys.stderr.flush()
     except (OSError, ValueError):
         pass
-    return EXIT_FAILURE
+    return status
 
 
 def _discard(stdout) -> None:
@@ -196,7 +197,33 @@ def _discard(stdout) -> None:
         os.close(null)
 
 
+USAGE = """usage: python -m mj_env.score < lines.jsonl
+
+The hand calculator of docs/INTERFACES.md 1: one JSON object per line on standard input (required
+fields "hand" and "win_tile"; optional "rules", "melds", "winner", "dealer", "discarder", "hui" or
+"indicator", "situation", "shaozhuang_rounds", "hubao", "flowers", "ting", "base"), one JSON object
+per line on standard output: {"legal": true, "fan", "patterns", "shaozhuang", "scores"}, {"legal":
+false, "reason"} or {"error"}. It takes no arguments; it exits 0 when input ends.
+
+example:
+  echo '{"hand":"111m999p222s5z","melds":[{"type":"pong","tiles":"777s","from":2}],"win_tile":"5z"}' \\
+    | python -m mj_env.score
+"""
+
+
+def cli(argv: list[str]) -> int:
+    """The command line: ``-h``/``--help`` prints `USAGE`; any other argument is refused (exit 2,
+    as argparse does) rather than ignored while the process waits on standard input."""
+    if argv in (["-h"], ["--help"]):
+        print(USAGE, end="")
+        return 0
+    if argv:
+        return _fail(f"takes no arguments, got {argv[0][:40]!r}; it reads JSON lines on standard input "
+                     "(--help shows the format)", status=2)
+    return main()
+
+
 if __name__ == "__main__":
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(encoding="utf-8")
-    sys.exit(main())
+    sys.exit(cli(sys.argv[1:]))

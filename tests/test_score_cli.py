@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from mj_env import score
 from mj_env.calculator import InputError, evaluate
 from mj_env.score import answer
 
@@ -264,3 +265,17 @@ def test_cli_says_in_one_line_why_it_cannot_run(redirect, words):
 def test_cli_with_no_stderr_still_exits_non_zero():
     assert _run_sh("<&- 2>&-").returncode == 1
     assert _run_sh(">&- 2>&-").returncode == 1
+
+
+def test_help_and_stray_arguments(capsys):
+    """``--help`` prints the input format and exits 0; any other argument is refused with exit status 2
+    instead of being ignored while the process waits on standard input."""
+    assert score.cli(["--help"]) == 0 and score.cli(["-h"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: python -m mj_env.score") and "win_tile" in out and out.count("\n") > 5
+    assert score.cli(["--rules", "hebei"]) == 2
+    captured = capsys.readouterr()
+    assert not captured.out and "takes no arguments, got '--rules'" in captured.err
+    p = subprocess.run([sys.executable, "-m", "mj_env.score", "--help"], input=b"", capture_output=True,
+                       check=False, cwd=ROOT, timeout=60)
+    assert p.returncode == 0 and p.stdout.startswith(b"usage:")
