@@ -91,7 +91,7 @@ def plot(paths, out: str, labels=None, title: str | None = None) -> None:
 
 
 def main(argv=None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m agents.curve", description=__doc__.split("\n")[0])
     p.add_argument("progress", nargs="+", help="progress.csv of one or more train.py runs")
     p.add_argument("--out", required=True, help="PNG to write")
     p.add_argument("--labels", default=None, help="comma-separated run names (default: the run directories)")

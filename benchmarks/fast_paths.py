@@ -98,7 +98,7 @@ VARIANTS = {"all fast paths": (), **{f"{p} off": (p,) for p in PATHS}, "all off"
 
 
 def main(argv=None) -> dict:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--rules", default="beijing,hebei")
     p.add_argument("--seconds", type=float, default=2.0)
     p.add_argument("--repeat", type=int, default=3)

@@ -42,7 +42,7 @@ ROOT = HERE.parent
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--rules", default="beijing", choices=("beijing", "hebei", "quemen"))
     p.add_argument("--seconds", type=float, default=3.0, help="timed work per row (default 3)")
     p.add_argument("--batch-sizes", default="256,1024", help="rows restored / rolled out / determinized")
