@@ -7,9 +7,9 @@
                                                      # then the final evaluation)
     python train.py --bc-steps 0 --obs v1 --arch mlp --opponent-prob 0.5 --opponent-rule 0 \
         --update-epochs 3 --num-minibatches 4 --ent-coef 0.01             # the first default: PPO alone
-    python train.py --total-steps 0                  # behaviour cloning only (under a minute on a quiet machine)
+    python train.py --total-steps 0 --exp-name clone     # behaviour cloning only (under a minute on a quiet machine)
     python train.py --total-steps 4096 --num-envs 16 --num-steps 32 --bc-steps 8 \
-        --eval-hands 8 --final-eval-hands 8                                # seconds
+        --eval-hands 8 --final-eval-hands 8 --exp-name tiny                # seconds
     tensorboard --logdir runs
 
 One policy/value network (``agents.networks``: the MLP or the per-tile ``TileNet``) plays the seats of
@@ -39,7 +39,8 @@ first defaults) stayed about a point per hand behind it. The README gives the me
 Written to ``runs/<exp_name>/``: TensorBoard scalars (``charts/*``, ``losses/*``, ``eval/*``),
 ``progress.csv`` (one row per update), ``checkpoints/*.pt`` (``agents.networks`` format, usable
 as ``python -m agents.arena --agents runs/<exp_name>/checkpoints/final.pt,rule``) and
-``final_eval.json``. Every ``eval_every`` updates a quick duplicate match against the random
+``final_eval.json``; a run that exists already is refused unless ``--overwrite`` (which deletes it first), and a
+run that diverges (nan weights or logits) stops with a message. Every ``eval_every`` updates a quick duplicate match against the random
 and the rule-based agents (and the pretrained player, where one is shipped for the rule set and
 ``eval_pretrained`` is on) is logged; the run ends with a longer one, printed as a table.
 """
@@ -49,7 +50,9 @@ import copy
 import csv
 import dataclasses
 import math
+import os
 import random
+import shutil
 import sys
 import time
 import typing
@@ -69,6 +72,7 @@ from agents import arena
 from agents.networks import (
     LAYOUTS,
     NetworkAgent,
+    NonFiniteLogits,
     build_network,
     check_config,
     device_problem,
@@ -97,6 +101,8 @@ FloatOrNone = Annotated[float | None, PrimitiveConstructorSpec(
 class Args:
     exp_name: str = "selfplay_ppo"
     """name of the run: output goes to runs/<exp_name>/"""
+    overwrite: bool = False
+    """replace runs/<exp_name>/ if it exists (its files are deleted first); without it an existing run is refused"""
     seed: int = 1
     """seed of the environment, the network initialisation and all sampling"""
     torch_deterministic: bool = True
@@ -218,6 +224,10 @@ def network_config(args: Args) -> dict:
 
 MAX_SEED = 2**32 - 1
 """The largest --seed / --eval-seed (NumPy's legacy seeding takes 32 bits)."""
+MAX_DECISIONS = 1 << 22
+"""The most decisions one update may store (--num-envs x --num-steps): about 1 KiB each, 4 GiB in all."""
+MAX_NAME = 100
+"""The longest --exp-name (a directory name; file systems allow 255 bytes)."""
 MAX_EVAL_HANDS = 100_000
 """The most walls an evaluation plays: their shuffles take about 2.2 KiB each (100,000: about 0.3 GiB in all)
 and, against the rule agent, roughly 1.5 ms each on one core: minutes per opponent (measured)."""
@@ -233,14 +243,17 @@ def check_args(args: Args) -> str | None:
         if isinstance(value, float) and not math.isfinite(value):
             return f"{flag(field.name)} must be a finite number, not {value}"
     name = args.exp_name
-    if not name or name == "." or ".." in name or any(c in name for c in "/\\\0"):
-        return f"--exp-name must be a plain directory name under runs/ (no '/', '\\' or '..'), not {name!r}"
+    if not name or name == "." or ".." in name or any(c in name for c in "/\\") or not name.isprintable():
+        return (f"--exp-name must be a plain directory name under runs/ (no '/', '\\', '..' or control "
+                f"characters), not {name[:MAX_NAME]!r}")
+    if len(name.encode()) > MAX_NAME:
+        return f"--exp-name must be at most {MAX_NAME} bytes long, not {len(name.encode())}"
     # name: (lowest, highest) allowed
     ranges = {"total_steps": (0, math.inf), "num_envs": (1, MAX_TABLES), "num_steps": (1, math.inf),
               "num_minibatches": (1, math.inf), "update_epochs": (1, math.inf), "pool_size": (1, math.inf),
               "snapshot_every": (1, math.inf), "eval_every": (0, math.inf), "eval_hands": (1, MAX_EVAL_HANDS),
               "final_eval_hands": (0, MAX_EVAL_HANDS), "bc_steps": (0, math.inf), "bc_epochs": (1, math.inf),
-              "threads": (1, math.inf), "seed": (0, MAX_SEED), "eval_seed": (0, MAX_SEED),
+              "threads": (1, os.cpu_count() or 1), "seed": (0, MAX_SEED), "eval_seed": (0, MAX_SEED),
               "gamma": (0, 1), "gae_lambda": (0, 1), "opponent_prob": (0, 1), "opponent_rule": (0, 1),
               "opponent_pretrained": (0, 1), "ent_coef": (0, math.inf), "vf_coef": (0, math.inf),
               "bc_vf_coef": (0, math.inf)}
@@ -259,6 +272,9 @@ def check_args(args: Args) -> str | None:
         value = getattr(args, name)
         if value is not None and value <= 0:
             return f"{flag(name)} must be greater than 0{' (or none)' * (name in optional)}, not {value}"
+    if args.num_envs * args.num_steps > MAX_DECISIONS:
+        return (f"--num-envs x --num-steps must be at most {MAX_DECISIONS:,} decisions per update, not "
+                f"{args.num_envs:,} x {args.num_steps:,}")
     if args.opponent_rule + args.opponent_pretrained > 1.0:
         return (f"--opponent-rule ({args.opponent_rule}) and --opponent-pretrained ({args.opponent_pretrained}) "
                 "are shares of the same hands: their sum must be at most 1")
@@ -280,6 +296,22 @@ def check_args(args: Args) -> str | None:
         RewardTransform(args.reward, args.rules, scale=args.reward_scale)  # checks the rules
     except ValueError as e:
         return str(e)
+    return run_dir_problem(args)
+
+
+def run_dir_problem(args: Args) -> str | None:
+    """Why ``runs/<exp_name>/`` cannot be written (None: it can): runs/ is not a directory, or the run exists
+    and ``--overwrite`` is off, or it is a link (never followed, never deleted)."""
+    runs, run = Path("runs"), Path("runs") / args.exp_name
+    if runs.exists() and not runs.is_dir():
+        return f"runs is not a directory: the run would be written to {run}/"
+    if run.is_symlink():
+        return f"--exp-name: {run} is a symbolic link; remove it or choose another name"
+    if run.exists() and not args.overwrite:
+        return (f"--exp-name: {run}/ exists (an earlier run); choose another --exp-name, or --overwrite to "
+                "delete it and start again")
+    if run.exists() and not run.is_dir():
+        return f"--exp-name: {run} exists and is not a directory"
     return None
 
 
@@ -571,11 +603,27 @@ def bc_update(model: nn.Module, optimizer: optim.Optimizer, store: Rollout, retu
             logits, value = model(b_obs[mb])
             ce = nn.functional.cross_entropy(masked_logits(logits, b_mask[mb]), b_act[mb])
             loss = ce + args.bc_vf_coef * 0.5 * ((value - b_ret[mb]) ** 2).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
-            optimizer.step()
+            optimizer_step(model, optimizer, loss, args, "behaviour cloning")
     return agreement
+
+
+class TrainingDiverged(RuntimeError):
+    """The loss or the network's weights stopped being finite numbers (too large a learning rate, or rewards
+    scaled out of range): the run stops with a message instead of sampling from nan probabilities."""
+
+
+def optimizer_step(model: nn.Module, optimizer: optim.Optimizer, loss: torch.Tensor, args: Args, what: str) -> None:
+    """One gradient step on ``loss`` (clipped to ``max_grad_norm``); raises ``TrainingDiverged`` when the loss
+    or, after the step, any weight is nan or infinite."""
+    hint = f"lower --learning-rate (now {args.learning_rate:g}) or check --reward-scale ({args.reward_scale:g})"
+    if not torch.isfinite(loss):
+        raise TrainingDiverged(f"training diverged: the loss of {what} is {loss.item()}; {hint}")
+    optimizer.zero_grad()
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
+    optimizer.step()
+    if not torch.stack([torch.isfinite(p).all() for p in model.parameters()]).all():
+        raise TrainingDiverged(f"training diverged: a weight became nan or infinite in {what}; {hint}")
 
 
 # --------------------------------------------------------------------------- PPO update
@@ -624,10 +672,7 @@ def ppo_update(model: nn.Module, optimizer: optim.Optimizer, store: Rollout, adv
                 v_loss = 0.5 * ((newvalue - b_ret[mb]) ** 2).mean()
             entropy_loss = entropy.mean()
             loss = pg_loss - args.ent_coef * entropy_loss + v_loss * args.vf_coef
-            optimizer.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
-            optimizer.step()
+            optimizer_step(model, optimizer, loss, args, "the PPO update")
         if args.target_kl is not None and approx_kl > args.target_kl:
             break
     y_pred, y_true = b_val.cpu().numpy(), b_ret.cpu().numpy()
@@ -705,6 +750,8 @@ class RunLog:
 
     def __init__(self, args: Args, num_updates: int):
         self.dir = Path("runs") / args.exp_name
+        if args.overwrite and self.dir.is_dir() and not self.dir.is_symlink():  # check_args allowed it
+            shutil.rmtree(self.dir)
         self.ckpt_dir = self.dir / "checkpoints"
         self.ckpt_dir.mkdir(parents=True, exist_ok=True)
         self.writer = SummaryWriter(str(self.dir))
@@ -840,4 +887,12 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    try:
+        main(sys.argv[1:])
+    except TrainingDiverged as e:
+        sys.exit(f"train.py: error: {e}")
+    except NonFiniteLogits as e:  # weights finite but so large that the logits overflow
+        sys.exit(f"train.py: error: training diverged: {e}; lower --learning-rate")
+    except OSError as e:  # the run's files (a full disk, a path that cannot be written): one line, no traceback
+        where = f"{e.filename}: " if e.filename else ""
+        sys.exit(f"train.py: error: cannot write the run's files: {where}{e.strerror or e}")

@@ -186,11 +186,19 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
 
 
+class NonFiniteLogits(ValueError):
+    """The network's policy logits hold nan (its weights overflowed): raised in place of torch's
+    distribution check, whose message prints the whole tensor, so that training can say what happened."""
+
+
 class MaskedCategorical(Categorical):
     """A categorical over the legal actions only; illegal actions contribute nothing to the entropy."""
 
     def __init__(self, logits: torch.Tensor, mask: torch.Tensor):
         self.mask = mask.to(torch.bool)
+        if torch.isnan(logits).any():
+            raise NonFiniteLogits(f"the network's policy logits hold nan ({int(torch.isnan(logits).any(-1).sum())} "
+                                  f"of {len(logits)} rows): its weights are out of range")
         super().__init__(logits=masked_logits(logits, self.mask))
 
     def entropy(self) -> torch.Tensor:

@@ -13,8 +13,11 @@ Two losses over the candidates C of a position, with the rollout values Q:
   all-actions policy gradient, unbiased for the expected Q);
 - ``reg``: regress logit(c) - logit(rule agent's choice) on (Q_c - Q_rule) / scale.
 
-Both add -log pi(C), keeping the probability on the candidates. The README's training section has
-what this measured (it does not beat the rule agent)::
+Both add -log pi(C), keeping the probability on the candidates. Without ``--checkpoint`` the script first
+clones the rule agent (``train.py --total-steps 0 --exp-name rollout_improvement_clone --overwrite``): a
+fresh clone every time, which replaces an earlier one in ``runs/rollout_improvement_clone/`` (it says so
+before it starts; give ``--checkpoint`` to keep a clone). The README's training section has what this
+measured (it does not beat the rule agent)::
 
     python train.py --total-steps 0 --exp-name clone
     python examples/rollout_improvement.py --checkpoint runs/clone/checkpoints/final.pt --seconds 240
@@ -23,6 +26,7 @@ what this measured (it does not beat the rule agent)::
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -37,6 +41,29 @@ from agents import arena
 from agents.networks import CheckpointError, NetworkAgent, load_checkpoint, masked_logits, model_inputs
 from agents.rollouts import labelled_play
 from mj_env.baselines import RuleBasedAgent
+from mj_env.engine import MAX_TABLES
+from mj_env.rules import PRESETS
+
+CLONE = "rollout_improvement_clone"
+"""The run (``runs/<CLONE>/``) that train.py writes the starting clone to when no --checkpoint is given."""
+MAX_SEED = 2**32 - 1
+"""The largest --seed (train.py's, which the clone is made with)."""
+
+
+def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Every number in range (before anything is cloned, loaded or labelled), else ``p.error``."""
+    if not 1 <= args.tables <= MAX_TABLES:
+        p.error(f"--tables must be between 1 and {MAX_TABLES:,}, got {args.tables}")
+    if args.epochs < 0:
+        p.error(f"--epochs must be at least 0, got {args.epochs}")
+    if not 1 <= args.eval_walls <= arena.MAX_WALLS:
+        p.error(f"--eval-walls must be between 1 and {arena.MAX_WALLS:,}, got {args.eval_walls}")
+    for flag, value in (("--seconds", args.seconds), ("--scale", args.scale),
+                        ("--learning-rate", args.learning_rate)):
+        if not (value > 0 and math.isfinite(value)):
+            p.error(f"{flag} must be a finite number above 0, got {value}")
+    if not 0 <= args.seed <= MAX_SEED:
+        p.error(f"--seed must be between 0 and 2**32 - 1, got {args.seed}")
 
 
 def collect(model, rules: str, seconds: float, tables: int, seed: int) -> dict:
@@ -88,17 +115,18 @@ def held_out_gain(model, data: dict, idx: torch.Tensor) -> tuple[float, float]:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--checkpoint", help="network to start from (default: a fresh clone by train.py, cloning only)")
-    p.add_argument("--rules", default="beijing")
+    p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
     p.add_argument("--seconds", type=float, default=240.0, help="time spent labelling positions")
-    p.add_argument("--tables", type=int, default=256)
+    p.add_argument("--tables", type=int, default=256, help="tables labelled at once")
     p.add_argument("--loss", choices=("pg", "reg"), default="pg")
     p.add_argument("--scale", type=float, default=1.0, help="points per unit of the loss's values")
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--learning-rate", type=float, default=3e-4)
-    p.add_argument("--eval-walls", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--eval-walls", type=int, default=1000, help="walls of the final duplicate match")
+    p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1")
     p.add_argument("--smoke", action="store_true", help="seconds: tiny clone, 2 s of labels, 8 walls")
     args = p.parse_args(argv)
+    check_args(p, args)
     if args.smoke:
         args.seconds, args.tables, args.epochs, args.eval_walls = 2.0, 16, 1, 8
     torch.manual_seed(args.seed)
@@ -110,7 +138,9 @@ def main(argv=None) -> int:
             p.error(f"--checkpoint: {e}")
     else:
         import train
-        small = ["--total-steps", "0", "--exp-name", "rollout_improvement_clone", "--final-eval-hands", "0",
+        print(f"no --checkpoint: cloning the rule agent into runs/{CLONE}/ (replacing an earlier clone)",
+              flush=True)
+        small = ["--total-steps", "0", "--exp-name", CLONE, "--overwrite", "--final-eval-hands", "0",
                  "--no-progress", "--rules", args.rules, "--seed", str(args.seed)]
         if args.smoke:
             small += ["--bc-steps", "8", "--num-envs", "16", "--num-steps", "8"]

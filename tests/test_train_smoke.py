@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import subprocess
 import sys
 import typing
@@ -92,7 +93,7 @@ def test_help_shows_every_flag_with_its_docstring(capsys):
     (["--total-steps=-1"], "--total-steps must be at least 0"),
     (["--bc-epochs", "0"], "--bc-epochs must be at least 1"),
     (["--snapshot-every", "0"], "--snapshot-every must be at least 1"),
-    (["--threads", "0"], "--threads must be at least 1"),
+    (["--threads", "0"], "--threads must be in [1, "),
     (["--opponent-prob", "1.5"], "--opponent-prob must be in [0, 1]"),
     (["--rules", "nope"], "unknown rules 'nope'"),
     (["--reward-scale", "0"], "--reward-scale must be greater than 0"),
@@ -135,6 +136,12 @@ def test_help_shows_every_flag_with_its_docstring(capsys):
     (["--exp-name", "/tmp/abs"], "--exp-name must be a plain directory name"),
     (["--exp-name", "a/b"], "--exp-name must be a plain directory name"),
     (["--exp-name", "a\\b"], "--exp-name must be a plain directory name"),
+    (["--exp-name", "a\nb"], "--exp-name must be a plain directory name"),
+    (["--exp-name", "x" * 101], "--exp-name must be at most 100 bytes long, not 101"),
+    # sizes that would exhaust the machine
+    (["--threads", str((os.cpu_count() or 1) + 1)], f"--threads must be in [1, {os.cpu_count() or 1}]"),
+    (["--threads", str(10**30)], "--threads must be in [1,"),
+    (["--num-steps", str(10**9)], "--num-envs x --num-steps must be at most 4,194,304 decisions per update"),
 ])
 def test_bad_values_are_usage_errors(argv, message, capsys, tmp_path, monkeypatch):
     """Refused before any work: status 2, the flag and what it allows, no traceback and no run directory."""
@@ -149,7 +156,8 @@ def test_bad_values_are_usage_errors(argv, message, capsys, tmp_path, monkeypatc
 
 @pytest.mark.parametrize("argv", [
     ["--exp-name", "my_run-1.2"], ["--gamma", "0", "--gae-lambda", "1"], ["--seed", "0", "--eval-seed", str(2**32 - 1)],
-    ["--num-envs", str(1 << 22)], ["--final-eval-hands", "100000", "--eval-hands", "100000"],
+    ["--num-envs", str(1 << 22), "--num-steps", "1"], ["--final-eval-hands", "100000", "--eval-hands", "100000"],
+    ["--threads", str(os.cpu_count() or 1)], ["--exp-name", "x" * 100], ["--exp-name", "运行 1"],
     ["--target-kl", "none", "--max-minutes", "none"], ["--ent-coef", "0", "--vf-coef", "0", "--bc-vf-coef", "0"],
     ["--shaping-coef=-2", "--device", "cpu:0"],
 ])
@@ -292,3 +300,60 @@ def test_cloning_only_run(tmp_path, monkeypatch):
     assert result["updates"] == 0 and result["global_step"] == 0 and set(result["eval"]) == {"random", "rule"}
     _, meta = load_checkpoint(result["checkpoint"])
     assert meta["obs_name"] == "mj_obs_v2"
+
+
+def test_an_existing_run_is_refused_unless_overwrite(tmp_path, monkeypatch, capsys):
+    """A second run under the same --exp-name must not mix its files into the first or truncate its logs."""
+    monkeypatch.chdir(tmp_path)
+    old = tmp_path / "runs" / "same"
+    (old / "checkpoints").mkdir(parents=True)
+    (old / "progress.csv").write_text("update\n1\n")
+    (old / "checkpoints" / "update_00007.pt").write_bytes(b"old")
+    tiny = ["--exp-name", "same", "--total-steps", "0", "--bc-steps", "0", "--final-eval-hands", "0",
+            "--num-envs", "4", "--num-steps", "4", "--no-progress", "--no-eval-pretrained"]
+    with pytest.raises(SystemExit) as exit_:
+        train.main(tiny)
+    assert exit_.value.code == 2 and "runs/same/ exists" in capsys.readouterr().err
+    assert (old / "progress.csv").read_text() == "update\n1\n"
+    train.main([*tiny, "--overwrite"])
+    assert not (old / "checkpoints" / "update_00007.pt").exists() and (old / "checkpoints" / "final.pt").is_file()
+    # a link is never followed nor deleted; runs/ that is a file is named
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "runs" / "link").symlink_to(tmp_path / "elsewhere")
+    assert "symbolic link" in train.check_args(train.Args(exp_name="link", overwrite=True))
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    Path("runs").write_text("")
+    assert train.check_args(train.Args()) == "runs is not a directory: the run would be written to runs/selfplay_ppo/"
+
+
+def test_a_diverging_run_stops_with_a_message():
+    """A nan loss or weight ends training with TrainingDiverged; nan logits are named by the network."""
+    from agents.networks import MaskedCategorical, NonFiniteLogits
+
+    args = train.Args()
+    model = torch.nn.Linear(2, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=1.0)
+    with pytest.raises(train.TrainingDiverged, match="the loss of the PPO update is nan; lower --learning-rate"):
+        train.optimizer_step(model, opt, torch.tensor(float("nan"), requires_grad=True), args, "the PPO update")
+
+    class Overflowing(torch.optim.SGD):
+        """A step that overflows, as a far too large learning rate does."""
+
+        def step(self, closure=None):
+            with torch.no_grad():
+                model.bias.fill_(float("inf"))
+
+    with pytest.raises(train.TrainingDiverged, match="a weight became nan or infinite in cloning"):
+        train.optimizer_step(model, Overflowing(model.parameters(), lr=1.0), model(torch.ones(1, 2)).sum(), args,
+                             "cloning")
+    with pytest.raises(NonFiniteLogits, match="1 of 2 rows"):
+        MaskedCategorical(torch.tensor([[0.0, 1.0], [float("nan"), 0.0]]), torch.ones(2, 2, dtype=torch.bool))
+
+
+def test_a_diverging_run_from_the_shell_ends_without_a_traceback(tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--learning-rate", "1e30", "--total-steps", "1024",
+                           "--num-envs", "16", "--num-steps", "32", "--bc-steps", "8", "--final-eval-hands", "0",
+                           "--eval-every", "0", "--no-progress", "--no-eval-pretrained"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 1 and "train.py: error: training diverged" in proc.stderr
+    assert "Traceback" not in proc.stderr
