@@ -403,7 +403,7 @@ def _device_problem(device: str) -> str | None:
     return device_problem(device)
 
 
-def _output_problem(flag: str, path: str) -> str | None:
+def output_problem(flag: str, path: str) -> str | None:
     """Why ``path`` cannot be written (a missing or unwritable folder, a folder itself), or None."""
     target = Path(path)
     parent = target.parent
@@ -448,8 +448,14 @@ def check_args(args: argparse.Namespace) -> list[str]:
         problem = _device_problem(args.device)
         if problem:
             raise ValueError(problem)
+    inputs = {Path(s.removesuffix(":greedy")).resolve() for s in specs if Path(s.removesuffix(":greedy")).is_file()}
+    for flag, out in (("--json", args.json), ("--plot", args.plot)):
+        if out and Path(out).resolve() in inputs:
+            raise ValueError(f"{flag} {out}: is one of the --agents checkpoints; writing there would destroy it")
+    if args.json and args.plot and Path(args.json).resolve() == Path(args.plot).resolve():
+        raise ValueError(f"--json and --plot name the same file: {args.json}")
     if args.json:
-        problem = _output_problem("--json", args.json)
+        problem = output_problem("--json", args.json)
         if problem:
             raise ValueError(problem)
     if args.plot:
@@ -459,7 +465,7 @@ def check_args(args: argparse.Namespace) -> list[str]:
                              f"{', '.join('.' + f for f in PLOT_FORMATS)}")
         if importlib.util.find_spec("matplotlib") is None:
             raise ValueError("--plot needs matplotlib: pip install matplotlib")
-        problem = _output_problem("--plot", args.plot)
+        problem = output_problem("--plot", args.plot)
         if problem:
             raise ValueError(problem)
     return specs
@@ -504,12 +510,19 @@ def main(argv: list[str] | None = None) -> int:
                       device=args.device, progress=not args.quiet, agents=agents)
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     print(format_table(summary))
-    if args.json:
-        text = json_text(summary)  # before opening, so a failure leaves no truncated file
-        with open(args.json, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
-    if args.plot:
-        plot(summary, args.plot)
+    target = None
+    try:  # checked up front, a write can still fail (a full disk, /proc): one line, exit 1, no traceback
+        if args.json:
+            target = args.json
+            text = json_text(summary)  # before opening, so a failure leaves no truncated file
+            with open(args.json, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+        if args.plot:
+            target = args.plot
+            plot(summary, args.plot)
+    except OSError as e:
+        print(f"python -m agents.arena: cannot write {target}: {e.strerror or e}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import sys
 from pathlib import Path
 
 
@@ -93,14 +94,23 @@ def plot(paths, out: str, labels=None, title: str | None = None) -> None:
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m agents.curve", description=__doc__.split("\n")[0])
     p.add_argument("progress", nargs="+", help="progress.csv of one or more train.py runs")
-    p.add_argument("--out", required=True, help="PNG to write")
+    p.add_argument("--out", required=True, help="the picture to write (.png; .pdf and .svg work too)")
     p.add_argument("--labels", default=None, help="comma-separated run names (default: the run directories)")
     p.add_argument("--title", default=None)
     a = p.parse_args(argv)
+    from agents.arena import PLOT_FORMATS, output_problem
+
+    if Path(a.out).suffix.lower().lstrip(".") not in PLOT_FORMATS:  # else matplotlib adds .png or refuses late
+        p.error(f"--out {a.out}: the file name must end in one of {', '.join('.' + f for f in PLOT_FORMATS)}")
+    problem = output_problem("--out", a.out)
+    if problem:
+        p.error(problem)
     try:
         plot(a.progress, a.out, a.labels.split(",") if a.labels else None, a.title)
     except CurveError as e:
         p.error(str(e))
+    except OSError as e:  # passed the checks, failed at the write (a full disk)
+        sys.exit(f"python -m agents.curve: cannot write {a.out}: {e.strerror or e}")
     print(f"wrote {a.out}")
 
 

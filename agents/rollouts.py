@@ -29,6 +29,7 @@ improvement step of expert-iteration training (targets for a network to imitate)
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 
@@ -39,6 +40,7 @@ from mj_env import actions as A
 from mj_env.baselines import RuleBasedAgent, as_bool_mask
 from mj_env.engine import Engine
 from mj_env.observation import COL_PHASE, P_SCALARS, observe
+from mj_env.rules import get_rules
 from mj_env.state import CLAIM, END, ROB, TURN, K
 
 MAX_ROLLOUT_STEPS = 2000
@@ -196,8 +198,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-discards", type=int, default=3, help="discard candidates on the seat's own turn")
     args = p.parse_args(argv)
-    if not 1 <= args.tables <= 4096 or args.max_discards < 1 or not args.seconds > 0:
-        p.error("--tables must be 1-4096, --max-discards at least 1, --seconds above 0")
+    if not 1 <= args.tables <= 4096:
+        p.error(f"--tables must be 1-4096, not {args.tables}")
+    if not 1 <= args.max_discards <= K:
+        p.error(f"--max-discards must be 1-{K} (there are {K} tile kinds), not {args.max_discards}")
+    if not (args.seconds > 0 and math.isfinite(args.seconds)):
+        p.error(f"--seconds must be a finite number above 0, not {args.seconds}")
+    if not 0 <= args.seed < 2**63:
+        p.error(f"--seed must be 0 to 2**63 - 1, not {args.seed}")
+    try:
+        get_rules(args.rules)
+    except ValueError as e:  # a RuleError names the presets
+        p.error(f"--rules: {e}")
     cands, qs, start = [], [], time.time()
     width = 1 + args.max_discards + K
     for got in labelled_play(args.rules, args.tables, args.seconds, args.seed, args.max_discards):

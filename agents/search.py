@@ -106,8 +106,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=12345, help="the arena's seed (its walls)")
     p.add_argument("--batch-walls", type=int, default=100, help="walls played at once")
     args = p.parse_args(argv)
-    if not 1 <= args.walls <= 100_000 or not 1 <= args.batch_walls <= 1024:
-        p.error("--walls must be 1-100000 and --batch-walls 1-1024")
+    if not 1 <= args.walls <= 100_000:
+        p.error(f"--walls must be 1-100000, not {args.walls}")
+    if not 1 <= args.batch_walls <= 1024:
+        p.error(f"--batch-walls must be 1-1024, not {args.batch_walls}")
+    if not 0 <= args.seed < 2**63:
+        p.error(f"--seed must be 0 to 2**63 - 1, not {args.seed}")
     try:
         agent = RolloutSearchAgent(args.rules, worlds=args.worlds, z=args.z)
     except ValueError as e:

@@ -255,3 +255,26 @@ def test_matches_of_several_hands_are_refused():
     """Each table plays one wall: later hands of a match would come from an unseeded deal."""
     with pytest.raises(ValueError, match="one hand per wall.*hands_per_episode=2"):
         play_duplicate([RuleBasedAgent(), RandomAgent()], 4, rules=get_rules("beijing").replace(hands_per_episode=2))
+
+
+def test_outputs_never_overwrite_an_input_and_a_failed_write_is_one_line(tmp_path, capsys):
+    import shutil
+    from pathlib import Path
+
+    ckpt = tmp_path / "player.pt"
+    shutil.copy(Path(__file__).resolve().parents[1] / "agents" / "data" / "pretrained_beijing.pt", ckpt)
+    before = ckpt.read_bytes()
+    for flag in ("--json", "--plot"):
+        out = str(ckpt) if flag == "--json" else str(tmp_path / "player.pt")
+        with pytest.raises(SystemExit) as exit_:
+            main(["--agents", f"{ckpt}:greedy,rule", "--hands", "2", flag, out, "--quiet"])
+        assert exit_.value.code == 2
+    assert "is one of the --agents checkpoints" in capsys.readouterr().err and ckpt.read_bytes() == before
+    with pytest.raises(SystemExit):
+        main(["--agents", "rule,random", "--hands", "2", "--json", str(tmp_path / "a.png"),
+              "--plot", str(tmp_path / "a.png"), "--quiet"])
+    assert "name the same file" in capsys.readouterr().err
+    if Path("/dev/full").exists():  # passes the up-front checks, fails at the write
+        assert main(["--agents", "rule,random", "--hands", "2", "--json", "/dev/full", "--quiet"]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("python -m agents.arena: cannot write /dev/full:") and "Traceback" not in err

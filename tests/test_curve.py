@@ -53,3 +53,17 @@ def test_draws_a_png(tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(SystemExit):
         curve.main([str(a), "--out", str(out), "--labels", "x,y"])
+
+
+@pytest.mark.parametrize("out, words", [("", "must end in one of .png"), ("curve", "must end in one of .png"),
+                                        ("curve.txt", "must end in one of .png"), ("dir.png", "is a directory"),
+                                        ("none/curve.png", "no such directory")])
+def test_bad_out_is_refused_before_drawing(tmp_path, capsys, out, words):
+    """--out is checked before anything is drawn: matplotlib would otherwise add .png to a bare name
+    (and report the name given) or fail after the work."""
+    a = write(tmp_path, "1,100,60,5,1.0,0.8,1.2,-0.5,-0.7,-0.3\n")
+    (tmp_path / "dir.png").mkdir()
+    with pytest.raises(SystemExit) as exit_:
+        curve.main([str(a), "--out", str(tmp_path / out) if out else ""])
+    assert exit_.value.code == 2 and words in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.png", "run"]

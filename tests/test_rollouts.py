@@ -105,3 +105,14 @@ def test_cli_prints_the_table(capsys):
     assert "positions with a choice" in out and "mean gain" in out
     with pytest.raises(SystemExit):
         R.main(["--tables", "0"])
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--seed", "-1"], "--seed must be 0 to 2**63 - 1"), (["--rules", "bogus"], "--rules: unknown rules 'bogus'"),
+    (["--max-discards", str(10**30)], "--max-discards must be 1-34"), (["--seconds", "nan"], "--seconds must be"),
+    (["--tables", "0"], "--tables must be 1-4096, not 0"),
+])
+def test_cli_names_the_bad_flag(argv, words, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        R.main(argv)
+    assert exit_.value.code == 2 and words in capsys.readouterr().err

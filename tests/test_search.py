@@ -97,3 +97,14 @@ def test_command_line(capsys):
     assert "search" in out and "decisions" in out
     with pytest.raises(SystemExit):
         search.main(["--walls", "0"])
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--seed", "-1"], "--seed must be 0 to 2**63 - 1"), (["--rules", "bogus"], "unknown rules 'bogus'"),
+    (["--walls", "0"], "--walls must be 1-100000, not 0"), (["--batch-walls", "2000"], "--batch-walls must be 1-1024"),
+    (["--worlds", "0"], "worlds must be an int in [1, 4096]"),
+])
+def test_command_line_names_the_bad_flag(argv, words, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        search.main(argv)
+    assert exit_.value.code == 2 and words in capsys.readouterr().err
