@@ -33,6 +33,7 @@ import json
 import time
 from pathlib import Path
 
+import _args
 import numpy as np
 from _common import code_version, machine_info
 
@@ -42,6 +43,7 @@ from mj_env import hand, legal, wall
 from mj_env.baselines import uniform_legal
 from mj_env.engine import Engine
 from mj_env.observation import observe
+from mj_env.rules import PRESET_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -99,16 +101,18 @@ VARIANTS = {"all fast paths": (), **{f"{p} off": (p,) for p in PATHS}, "all off"
 
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
-    p.add_argument("--rules", default="beijing,hebei")
-    p.add_argument("--seconds", type=float, default=2.0)
-    p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--json", type=Path)
+    p.add_argument("--rules", default="beijing,hebei", help=f"comma-separated, of {', '.join(PRESET_NAMES)}")
+    p.add_argument("--seconds", type=float, default=2.0, help="play per variant and round (default 2)")
+    p.add_argument("--repeat", type=int, default=3, help="interleaved rounds, 1 to 100 (default 3)")
+    p.add_argument("--json", type=Path, help="also write the rows as JSON (its folder must exist)")
     a = p.parse_args(argv)
-    if a.seconds <= 0 or a.repeat < 1:
-        p.error("--seconds must be > 0 and --repeat >= 1")
+    rule_sets = _args.name_list(p, "--rules", a.rules, PRESET_NAMES)
+    _args.positive(p, "--seconds", a.seconds)
+    _args.in_range(p, "--repeat", a.repeat, 1, 100)
+    _args.output(p, "--json", a.json)
     best: dict[tuple[str, str], float] = {}
     for rnd in range(a.repeat):
-        for rules in a.rules.split(","):
+        for rules in rule_sets:
             for name, paths in VARIANTS.items():
                 with switched_off(paths):
                     rate = aec_rate(rules, a.seconds, seed=rnd)
@@ -120,7 +124,7 @@ def main(argv=None) -> dict:
     for (rules, name), rate in best.items():
         print(f"{rules:8} {name:16} {rate:12,.0f} {rate / best[rules, 'all fast paths']:17.2f}x")
     if a.json:
-        a.json.write_text(json.dumps(out, indent=1))
+        _args.write_text("--json", a.json, json.dumps(out, indent=1))
     return out
 
 

@@ -16,10 +16,12 @@ import argparse
 import os
 import time
 
+import _args
 import numpy as np
 
 import mj_env.features as F
 from mj_env.baselines import RuleBasedAgent
+from mj_env.rules import PRESET_NAMES
 from mj_env.vector import MahjongVectorEnv
 
 
@@ -54,16 +56,21 @@ def measure(rules: str, batch: int, steps: int, seed: int = 0) -> dict:
 
 def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--rules", default="beijing,hebei,quemen")
-    p.add_argument("--batch", default="64,256,1024")
-    p.add_argument("--steps", type=int, default=30)
+    p.add_argument("--rules", default="beijing,hebei,quemen",
+                   help=f"comma-separated, of {', '.join(PRESET_NAMES)}")
+    p.add_argument("--batch", default="64,256,1024",
+                   help=f"comma-separated batch sizes, 1 to {_args.MAX_BATCH:,}")
+    p.add_argument("--steps", type=int, default=30, help="steps timed per row, at least 1 (default 30)")
     a = p.parse_args(argv)
+    rule_sets = _args.name_list(p, "--rules", a.rules, PRESET_NAMES)
+    batches = _args.int_list(p, "--batch", a.batch)
+    _args.in_range(p, "--steps", a.steps, 1)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print("| rules | batch | mj_obs_v2 planes ms/batch | rule agent ms/batch | observations/s | tiles_to_win hands/batch |")
     print("| --- | --- | --- | --- | --- | --- |")
     rows = []
-    for rules in a.rules.split(","):
-        for batch in (int(b) for b in a.batch.split(",")):
+    for rules in rule_sets:
+        for batch in batches:
             r = measure(rules, batch, a.steps)
             rows.append(r)
             print(f"| {rules} | {batch} | {r['features_ms']:.1f} | {r['rule_agent_ms']:.1f} | "

@@ -50,6 +50,7 @@ for p in (str(HERE), str(ROOT)):
 for _k, _v in {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}.items():
     os.environ.setdefault(_k, _v)   # before NumPy loads: one thread, as in throughput.py
 
+import _args
 from _common import code_version, machine_info
 
 import mj_env
@@ -441,24 +442,32 @@ def list_categories() -> str:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--batch", type=int, default=4096, help="tables per step (default 4096)")
-    p.add_argument("--steps", type=int, default=200, help="steps timed / profiled in each pass (default 200)")
-    p.add_argument("--warmup-steps", type=int, default=50, help="untimed steps first (default 50)")
+    p.add_argument("--batch", type=int, default=4096,
+                   help=f"tables per step, 1 to {_args.MAX_BATCH:,} (default 4096)")
+    p.add_argument("--steps", type=int, default=200,
+                   help="steps timed / profiled in each pass, at least 1 (default 200)")
+    p.add_argument("--warmup-steps", type=int, default=50, help="untimed steps first, 0 or more (default 50)")
     p.add_argument("--rules", default="beijing", choices=["beijing", "hebei", "quemen"])
     p.add_argument("--env", default="vector", choices=["vector", "engine"],
                    help="vector: MahjongVectorEnv with observations (default); engine: bare Engine.step")
     p.add_argument("--mode", default="both", choices=["both", "sample", "cprofile"])
-    p.add_argument("--interval-ms", type=float, default=1.0, help="stack sampling interval (default 1 ms)")
-    p.add_argument("--top", type=int, default=15, help="functions and lines to list (default 15)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", metavar="PATH", help="write the profile as JSON")
+    p.add_argument("--interval-ms", type=float, default=1.0,
+                   help="stack sampling interval, 0.01 to 1000 ms (default 1 ms)")
+    p.add_argument("--top", type=int, default=15, help="functions and lines to list, at least 1 (default 15)")
+    p.add_argument("--seed", type=int, default=0, help="0 to 2**63 - 1")
+    p.add_argument("--json", metavar="PATH", help="write the profile as JSON (its folder must exist)")
     p.add_argument("--list-categories", action="store_true", help="print the category map and exit")
     args = p.parse_args(argv)
     if args.list_categories:
         print(list_categories())
         return 0
-    if args.batch < 1 or args.steps < 1 or args.warmup_steps < 0:
-        p.error("--batch and --steps must be positive, --warmup-steps not negative")
+    _args.in_range(p, "--batch", args.batch, 1, _args.MAX_BATCH)
+    _args.in_range(p, "--steps", args.steps, 1)
+    _args.in_range(p, "--warmup-steps", args.warmup_steps, 0)
+    _args.in_range(p, "--interval-ms", args.interval_ms, 0.01, 1000)
+    _args.in_range(p, "--top", args.top, 1)
+    _args.seed(p, args.seed)
+    _args.output(p, "--json", args.json)
 
     machine = machine_info()
     code = code_version(ROOT)
@@ -518,8 +527,7 @@ def main(argv=None) -> int:
         print(text)
         out["cprofile"] = data
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(out, indent=2, default=str) + "\n")
+        _args.write_text("--json", args.json, json.dumps(out, indent=2, default=str) + "\n")
         print(f"\nwrote {args.json}")
     return 0
 

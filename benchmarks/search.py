@@ -39,25 +39,37 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import _args
 
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--rules", default="beijing", choices=("beijing", "hebei", "quemen"))
     p.add_argument("--seconds", type=float, default=3.0, help="timed work per row (default 3)")
-    p.add_argument("--batch-sizes", default="256,1024", help="rows restored / rolled out / determinized")
-    p.add_argument("--tables", type=int, default=32, help="root positions used in turn (default 32)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP threads (default 1)")
+    p.add_argument("--batch-sizes", default="256,1024",
+                   help=f"rows restored / rolled out / determinized, 1 to {_args.MAX_BATCH:,} each")
+    p.add_argument("--tables", type=int, default=32,
+                   help=f"root positions used in turn, 1 to {_args.MAX_BATCH:,} (default 32)")
+    p.add_argument("--seed", type=int, default=0, help="0 to 2**63 - 1")
+    p.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP threads, 1 to 256 (default 1)")
     p.add_argument("--ting-mixing", action="store_true", help="measure the 报听 chain instead (quemen)")
-    p.add_argument("--ting-steps", default="0,100,200,500,1000,5000", help="chain lengths for --ting-mixing")
-    p.add_argument("--ting-positions", type=int, default=40, help="positions for --ting-mixing (default 40)")
-    p.add_argument("--json", metavar="PATH")
+    p.add_argument("--ting-steps", default="0,100,200,500,1000,5000",
+                   help="chain lengths for --ting-mixing, comma-separated, 0 to 1,000,000")
+    p.add_argument("--ting-positions", type=int, default=40,
+                   help="positions for --ting-mixing, 1 to 1,000 (default 40)")
+    p.add_argument("--json", metavar="PATH", help="also write the results as JSON (its folder must exist)")
     a = p.parse_args(argv)
-    a.batch_list = [int(b) for b in a.batch_sizes.split(",") if b]
-    a.ting_steps_list = [int(t) for t in a.ting_steps.split(",") if t]
-    if a.seconds <= 0 or not a.batch_list or min(a.batch_list) < 1 or a.tables < 1:
-        p.error("--seconds, --batch-sizes and --tables must be positive")
+    _args.positive(p, "--seconds", a.seconds)
+    a.batch_list = _args.int_list(p, "--batch-sizes", a.batch_sizes)
+    _args.in_range(p, "--tables", a.tables, 1, _args.MAX_BATCH)
+    _args.seed(p, a.seed)
+    _args.in_range(p, "--threads", a.threads, 1, 256)
+    a.ting_steps_list = _args.int_list(p, "--ting-steps", a.ting_steps, lo=0, hi=1_000_000)
+    _args.in_range(p, "--ting-positions", a.ting_positions, 1, 1_000)
+    _args.output(p, "--json", a.json)
     return a
 
 
@@ -65,8 +77,6 @@ ARGS = parse_args() if __name__ == "__main__" else None
 if ARGS is not None:  # before NumPy is imported, or the BLAS thread pool is already sized
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
         os.environ[var] = str(ARGS.threads)
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
 
 import numpy as np
 from _common import MaskedSampler, code_version, machine_info
@@ -241,6 +251,8 @@ def exact_share(root: Engine, seat: int, o: int, rng, samples: int = 200_000) ->
 
 def ting_mixing(seed: int, steps_list, positions: int, n: int = 64) -> list[dict]:
     found = ting_positions(positions, seed)
+    if not found:
+        raise SystemExit("error: no position with another seat's 报听 came up in 2,000 steps of play")
     rng = np.random.default_rng(seed)
     rows = []
     sizes = sorted({int(r.state.hands[0, o].sum()) for r, _, o in found})
@@ -305,9 +317,9 @@ def main(a) -> None:
     machine["load_average_end"] = machine_info()["load_average"]
     print(f"\nload average at the end: {machine['load_average_end']}")
     if a.json:
-        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.json).write_text(json.dumps({"results": results, "machine": machine, "code": code,
-                                            "settings": {k: v for k, v in vars(a).items()}}, indent=2) + "\n")
+        text = json.dumps({"results": results, "machine": machine, "code": code,
+                           "settings": {k: v for k, v in vars(a).items()}}, indent=2)
+        _args.write_text("--json", a.json, text + "\n")
         print(f"wrote {a.json}")
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
@@ -45,6 +46,7 @@ ROOT = HERE.parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import _args
 from _common import SINGLE_THREAD_ENV, code_version, machine_info
 
 PEERS = ("rlcard", "riichienv", "riichienv_encode")
@@ -203,7 +205,7 @@ def measure(spec: dict, timeout: float, on_progress) -> dict:
     """Run one child; return its result, or {"impl", "batch", "error"} when it failed."""
     proc = subprocess.Popen(_child_cmd(spec), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, env=_child_env(), cwd=str(ROOT))
-    killer = threading.Timer(timeout, proc.kill)
+    killer = threading.Timer(min(timeout, threading.TIMEOUT_MAX), proc.kill)
     killer.start()
     result, log = None, []
     try:
@@ -354,9 +356,12 @@ def plot(results: list[dict], path: str, machine: dict, rules: str) -> None:
                  f"{machine['cpu']}, {machine['cores']} cores, {machine['date'][:10]}{busy}", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        fig.savefig(path, dpi=120, bbox_inches="tight")
+    except OSError as e:
+        raise SystemExit(f"error: --plot {path}: cannot write: {e.strerror or e}") from None
+    finally:
+        plt.close(fig)
 
 
 def parse_args(argv=None):
@@ -364,9 +369,10 @@ def parse_args(argv=None):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seconds", type=float, default=5.0, help="timed play per implementation (default 5)")
     p.add_argument("--warmup", type=float, default=None,
-                   help="warm-up seconds before timing (default: min(1, seconds))")
+                   help="warm-up seconds before timing, 0 or more (default: min(1, seconds))")
     p.add_argument("--batch-sizes", default="1,64,1024,4096",
-                   help="comma-separated batch sizes for vector and engine (default 1,64,1024,4096)")
+                   help=f"comma-separated batch sizes for vector and engine, 1 to {_args.MAX_BATCH:,} "
+                        "(default 1,64,1024,4096)")
     p.add_argument("--rules", default="beijing", choices=["beijing", "hebei", "quemen"],
                    help="rule set of our environments (the peers play their own game)")
     p.add_argument("--impls", default=",".join(DEFAULT_IMPLS),
@@ -374,23 +380,22 @@ def parse_args(argv=None):
     p.add_argument("--no-peers", action="store_true", help="measure only mj_env (vector, engine, aec)")
     p.add_argument("--repeat", type=int, default=1,
                    help="measure every configuration this many times, interleaved, and keep each one's best")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", metavar="PATH", help="write the results as JSON")
-    p.add_argument("--plot", metavar="PATH", help="draw decisions/s against batch size (PNG)")
+    p.add_argument("--seed", type=int, default=0, help="0 to 2**63 - 1")
+    p.add_argument("--json", metavar="PATH", help="write the results as JSON (its folder must exist)")
+    p.add_argument("--plot", metavar="PATH",
+                   help="draw decisions/s against batch size (format from the suffix; the folder must exist)")
     p.add_argument("--timeout", type=float, default=None,
                    help="kill a measurement after this many seconds (default: 10 x (seconds + warm-up) + 120)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child is None:
-        if args.seconds <= 0:
-            p.error("--seconds must be positive")
-        try:
-            args.batch_list = [int(b) for b in args.batch_sizes.split(",") if b.strip()]
-        except ValueError:
-            p.error(f"--batch-sizes must be integers, got {args.batch_sizes!r}")
-        if not args.batch_list or min(args.batch_list) < 1:
-            p.error("--batch-sizes must be positive integers")
+        _args.positive(p, "--seconds", args.seconds)
+        if args.warmup is not None and not (args.warmup >= 0 and math.isfinite(args.warmup)):
+            p.error(f"--warmup must be a finite number of seconds, 0 or more, got {args.warmup}")
+        if args.timeout is not None:
+            _args.positive(p, "--timeout", args.timeout)
+        args.batch_list = _args.int_list(p, "--batch-sizes", args.batch_sizes)
         args.impl_list = [i.strip() for i in args.impls.split(",") if i.strip()]
         bad = set(args.impl_list) - set(ALL_IMPLS)
         if bad:
@@ -401,6 +406,12 @@ def parse_args(argv=None):
             args.warmup = min(1.0, args.seconds)
         if args.repeat < 1:
             p.error("--repeat must be at least 1")
+        _args.seed(p, args.seed)
+        _args.output(p, "--json", args.json)
+        if args.plot is not None:
+            _args.output(p, "--plot", args.plot, _args.PLOT_FORMATS)
+            if importlib.util.find_spec("matplotlib") is None:
+                p.error("--plot needs matplotlib: pip install matplotlib")
     return args
 
 
@@ -502,8 +513,7 @@ def main(argv=None) -> int:
             "aims": aims,
             "skipped": skipped,
         }
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+        _args.write_text("--json", args.json, json.dumps(out, indent=2) + "\n")
         print(f"wrote {args.json}")
     if args.plot:
         plot(results, args.plot, machine, args.rules)

@@ -31,24 +31,33 @@ import sys
 import time
 from pathlib import Path
 
+import _args
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+CHECK_NAMES = ("is_win", "waits", "tiles_to_win")
 
 
 def _parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seconds", type=float, default=1.0, help="time per measurement (default 1)")
-    p.add_argument("--batch-sizes", default="1,1024,4096", help="comma-separated batch sizes")
-    p.add_argument("--checks", default="is_win,waits,tiles_to_win", help="which checks to time")
+    p.add_argument("--batch-sizes", default="1,1024,4096",
+                   help=f"comma-separated batch sizes, 1 to {_args.MAX_BATCH:,}")
+    p.add_argument("--checks", default=",".join(CHECK_NAMES), help="which checks to time (comma-separated)")
     p.add_argument("--no-reference", action="store_true", help="skip the reference")
     p.add_argument("--reference-hands", type=int, default=2000,
-                   help="hands the reference cycles through (and is checked on; default 2000)")
-    p.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP threads (default 1)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+                   help="hands the reference cycles through (and is checked on; at least 1, default 2000)")
+    p.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP threads, 1 to 256 (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random hands (0 to 2**63 - 1)")
+    p.add_argument("--json", metavar="PATH", help="also write the results as JSON (its folder must exist)")
     args = p.parse_args(argv)
-    if args.seconds <= 0:
-        p.error("--seconds must be positive")
+    _args.positive(p, "--seconds", args.seconds)
+    args.batch_list = _args.int_list(p, "--batch-sizes", args.batch_sizes)
+    args.check_list = _args.name_list(p, "--checks", args.checks, CHECK_NAMES)
+    _args.in_range(p, "--reference-hands", args.reference_hands, 1)
+    _args.in_range(p, "--threads", args.threads, 1, 256)
+    _args.seed(p, args.seed)
+    _args.output(p, "--json", args.json)
     return args
 
 
@@ -81,7 +90,7 @@ def random_hands(rng: np.random.Generator, n: int, size: int) -> tuple[np.ndarra
     return counts, wild
 
 
-CHECKS = {
+CHECKS = {  # keys: CHECK_NAMES
     # name: (hand size, ours (batched), reference (one hand))
     "is_win": (14, lambda c, w: hand.is_win(c, w), lambda c, w: ref_hand.is_win(c, w)),
     "waits": (13, lambda c, w: hand.waits(c, w), lambda c, w: ref_hand.waits(c, w)),
@@ -133,11 +142,7 @@ def machine() -> dict:
 
 
 def main(args: argparse.Namespace) -> int:
-    batches = [int(b) for b in args.batch_sizes.split(",")]
-    checks = [c.strip() for c in args.checks.split(",")]
-    unknown = set(checks) - set(CHECKS)
-    if unknown:
-        raise SystemExit(f"unknown checks: {', '.join(sorted(unknown))}; choose from {', '.join(CHECKS)}")
+    batches, checks = args.batch_list, args.check_list
     rng = np.random.default_rng(args.seed)
     info = machine()
     print(f"machine: {info['cpu']}, {info['cpu_count']} CPUs, {info['platform']}, "
@@ -168,7 +173,7 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         out = {"machine": info, "seconds": args.seconds, "seed": args.seed, "results": results,
                "disagreements": disagreements}
-        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+        _args.write_text("--json", args.json, json.dumps(out, indent=2) + "\n")
         print(f"\nwrote {args.json}")
     return 1 if disagreements else 0
 

@@ -28,7 +28,11 @@ from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaski
 from ray.tune.registry import register_env
 
 import mj_env
+from mj_env.rules import PRESETS
 from mj_env.wrappers import FlatObservations
+
+MAX_SEED = 2**32 - 1
+"""The largest --seed, as in the other examples and train.py."""
 
 
 def env_creator(config: dict):
@@ -53,16 +57,24 @@ def build_config(args) -> PPOConfig:
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--rules", default="beijing", help="beijing, hebei or quemen")
+    p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
     p.add_argument("--iterations", type=int, default=20, help="PPO training iterations")
     p.add_argument("--num-env-runners", type=int, default=2, help="env runner actors (0: sample in the driver)")
     p.add_argument("--batch", type=int, default=4000, help="train batch per learner (agent steps)")
     p.add_argument("--epochs", type=int, default=4, help="SGD epochs per iteration")
     p.add_argument("--hidden", type=int, default=256, help="hidden units of the policy and value heads")
     p.add_argument("--address", default=None, help="Ray cluster address ('auto' on a cluster node); default: local")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1")
     p.add_argument("--smoke", action="store_true", help="tiny settings: seconds after Ray starts")
     args = p.parse_args(argv)
+    # every argument is checked before Ray starts (its errors come as pages of chained tracebacks)
+    for flag in ("iterations", "batch", "epochs", "hidden"):
+        if getattr(args, flag) < 1:
+            p.error(f"--{flag} must be at least 1, got {getattr(args, flag)}")
+    if args.num_env_runners < 0:
+        p.error(f"--num-env-runners must be at least 0, got {args.num_env_runners}")
+    if not 0 <= args.seed <= MAX_SEED:
+        p.error(f"--seed must be between 0 and 2**32 - 1, got {args.seed}")
     if args.smoke:
         args.iterations, args.num_env_runners, args.batch, args.epochs, args.hidden = 1, 0, 256, 1, 32
     ray.init(address=args.address, include_dashboard=False, log_to_driver=False,

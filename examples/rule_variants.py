@@ -137,6 +137,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
+def fan_text(avg_fan: float | None) -> str:
+    """An agent's average fan for the table: "-" when it won no hand (``arena.summarize`` gives None)."""
+    return "-" if avg_fan is None else f"{avg_fan:.2f}"
+
+
 def main(argv=None) -> list[dict]:
     args = parse_args(argv)
     rows = []
@@ -151,7 +156,8 @@ def main(argv=None) -> list[dict]:
             me, rule = summary["agents"]
             rows.append({"variant": agent.name, "seed": seed, **me})
             print(f"| {agent.name} | {seed} | {me['mean_points']:+.3f} [{me['ci95'][0]:+.3f}, {me['ci95'][1]:+.3f}] "
-                  f"| {me['win_rate']:.1%} | {me['deal_in_rate']:.1%} | {me['avg_fan']:.2f} vs {rule['avg_fan']:.2f} "
+                  f"| {me['win_rate']:.1%} | {me['deal_in_rate']:.1%} "
+                  f"| {fan_text(me['avg_fan'])} vs {fan_text(rule['avg_fan'])} "
                   f"| {time.time() - t0:.0f} |", flush=True)
     return rows
 

@@ -19,6 +19,12 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.env_util import make_vec_env
 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
+from mj_env.baselines import BASELINES
+from mj_env.rules import PRESETS
+
+OPPONENTS = (*BASELINES, "pretrained", "pretrained:greedy", "pretrained:sample")
+MAX_SEED = 2**32 - 1
+"""The largest --seed: SB3 seeds NumPy's legacy generator, which takes 32 bits."""
 
 
 def evaluate(model, rules: str, opponents: str, hands: int, seed: int) -> float:
@@ -37,14 +43,21 @@ def evaluate(model, rules: str, opponents: str, hands: int, seed: int) -> float:
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--rules", default="beijing", help="beijing, hebei or quemen")
-    p.add_argument("--opponents", default="rule", help="rule, random, efficient or pretrained")
+    p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
+    p.add_argument("--opponents", default="rule", choices=OPPONENTS, metavar="NAME",
+                   help="rule, random, efficient or pretrained[:greedy|:sample]")
     p.add_argument("--timesteps", type=int, default=200_000, help="learner decisions to train on")
     p.add_argument("--n-envs", type=int, default=8, help="SB3 sub-environments (one table each)")
     p.add_argument("--eval-hands", type=int, default=200, help="hands for the final evaluation")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1")
     p.add_argument("--smoke", action="store_true", help="tiny settings: a few seconds")
     args = p.parse_args(argv)
+    for flag, value in (("--timesteps", args.timesteps), ("--n-envs", args.n_envs),
+                        ("--eval-hands", args.eval_hands)):
+        if value < 1:
+            p.error(f"{flag} must be at least 1, got {value}")
+    if not 0 <= args.seed <= MAX_SEED:
+        p.error(f"--seed must be between 0 and 2**32 - 1, got {args.seed}")
     torch.set_num_threads(1)  # small networks: extra threads only contend for the cores
     if args.smoke:
         args.timesteps, args.n_envs, args.eval_hands = 256, 2, 2

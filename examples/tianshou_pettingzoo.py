@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import time
 
 import numpy as np
@@ -36,9 +37,12 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 import mj_env
+from mj_env.rules import PRESETS
 from mj_env.wrappers import NumericInfos
 
 LEARNER = 0  # player_0
+MAX_SEED = 2**32 - 1
+"""The largest --seed: NumPy's legacy generator (np.random.seed) takes 32 bits."""
 
 
 def make_env(rules: str):
@@ -47,7 +51,7 @@ def make_env(rules: str):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
-    p.add_argument("--rules", default="beijing", help="beijing, hebei or quemen")
+    p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
     p.add_argument("--envs", type=int, default=8, help="tables collected in parallel (DummyVectorEnv)")
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--epoch-steps", type=int, default=10_000, help="env steps (all seats' decisions) per epoch")
@@ -56,9 +60,16 @@ def main(argv=None):
     p.add_argument("--batch-size", type=int, default=64, help="transitions (all seats; the learner takes its own) per update")
     p.add_argument("--hidden", type=int, default=256)
     p.add_argument("--lr", type=float, default=3e-4)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1 (test tables: seed + 10,000)")
     p.add_argument("--smoke", action="store_true", help="tiny settings: a few seconds")
     args = p.parse_args(argv)
+    for flag in ("envs", "epochs", "epoch_steps", "test_hands", "n_step", "batch_size", "hidden"):
+        if getattr(args, flag) < 1:
+            p.error(f"--{flag.replace('_', '-')} must be at least 1, got {getattr(args, flag)}")
+    if not (args.lr > 0 and math.isfinite(args.lr)):
+        p.error(f"--lr must be a finite number above 0, got {args.lr}")
+    if not 0 <= args.seed <= MAX_SEED:
+        p.error(f"--seed must be between 0 and 2**32 - 1, got {args.seed}")
     if args.smoke:
         args.envs, args.epochs, args.epoch_steps, args.test_hands = 2, 1, 200, 2
     np.random.seed(args.seed)

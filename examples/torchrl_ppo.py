@@ -19,6 +19,7 @@ is (tests/test_wrappers.py), for multi-agent setups.
 from __future__ import annotations
 
 import argparse
+import math
 import time
 
 import gymnasium as gym
@@ -33,11 +34,17 @@ from torchrl.objectives import ClipPPOLoss
 from torchrl.objectives.value import GAE
 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
+from mj_env.baselines import BASELINES
+from mj_env.engine import MAX_TABLES
 from mj_env.observation import N_PLANES
+from mj_env.rules import PRESETS
 from mj_env.tiles import N_KINDS
 from mj_env.wrappers import ResetByMask
 
 N_IN = N_PLANES * N_KINDS
+OPPONENTS = (*BASELINES, "pretrained", "pretrained:greedy", "pretrained:sample")
+MAX_SEED = 2**32 - 1
+"""The largest --seed, as in the other examples and train.py."""
 
 
 def make_env(rules: str, opponents: str, tables: int, seed: int) -> GymWrapper:
@@ -75,8 +82,9 @@ class Value(nn.Module):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--rules", default="beijing", help="beijing, hebei or quemen")
-    p.add_argument("--opponents", default="rule", help="rule, random, efficient or pretrained")
+    p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
+    p.add_argument("--opponents", default="rule", choices=OPPONENTS, metavar="NAME",
+                   help="rule, random, efficient or pretrained[:greedy|:sample]")
     p.add_argument("--tables", type=int, default=64, help="tables played at once (the env's batch size)")
     p.add_argument("--frames", type=int, default=4096, help="learner decisions collected per iteration")
     p.add_argument("--iterations", type=int, default=30)
@@ -84,9 +92,18 @@ def main(argv=None):
     p.add_argument("--minibatch", type=int, default=512)
     p.add_argument("--hidden", type=int, default=256)
     p.add_argument("--lr", type=float, default=3e-4)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1")
     p.add_argument("--smoke", action="store_true", help="tiny settings: a few seconds")
     args = p.parse_args(argv)
+    for flag in ("tables", "frames", "iterations", "epochs", "minibatch", "hidden"):
+        if getattr(args, flag) < 1:
+            p.error(f"--{flag} must be at least 1, got {getattr(args, flag)}")
+    if args.tables > MAX_TABLES:
+        p.error(f"--tables must be between 1 and {MAX_TABLES:,}, got {args.tables}")
+    if not (args.lr > 0 and math.isfinite(args.lr)):
+        p.error(f"--lr must be a finite number above 0, got {args.lr}")
+    if not 0 <= args.seed <= MAX_SEED:
+        p.error(f"--seed must be between 0 and 2**32 - 1, got {args.seed}")
     if args.smoke:
         args.tables, args.frames, args.iterations, args.epochs, args.minibatch = 8, 256, 1, 1, 128
     torch.manual_seed(args.seed)

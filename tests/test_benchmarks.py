@@ -166,3 +166,71 @@ def test_fast_paths_smoke_and_every_path_switches_back():
     assert {"all fast paths", "step off", "draw off", "masks off", "all off"} <= variants
     assert all(r["decisions_per_s"] > 0 for r in out["rows"])
     assert (legal.claim_options, hand._SMALL, Engine._step_one, wall._draw_one, Engine._update_mask_one) == before
+
+
+# ----------------------------------------------------------------------------- bad arguments
+# (module, its argument parser, arguments, the flag the message must name): each exits 2 through
+# p.error before anything is built, measured or written
+BAD_ARGS = [
+    ("fast_paths", "main", ["--rules", "bogus"], "--rules"),
+    ("fast_paths", "main", ["--seconds", "nan"], "--seconds"),
+    ("features_cost", "main", ["--batch", "abc"], "--batch"),
+    ("features_cost", "main", ["--batch", "0"], "--batch"),
+    ("features_cost", "main", ["--steps", "0"], "--steps"),
+    ("win_checks", "_parse_args", ["--batch-sizes", "0"], "--batch-sizes"),
+    ("win_checks", "_parse_args", ["--reference-hands", "0"], "--reference-hands"),
+    ("win_checks", "_parse_args", ["--seed", "-1"], "--seed"),
+    ("win_checks", "_parse_args", ["--seconds", "nan"], "--seconds"),
+    ("win_checks", "_parse_args", ["--checks", "bogus"], "--checks"),
+    ("search", "parse_args", ["--seconds", "nan"], "--seconds"),
+    ("search", "parse_args", ["--batch-sizes", "abc"], "--batch-sizes"),
+    ("search", "parse_args", ["--seed", "-1"], "--seed"),
+    ("search", "parse_args", ["--ting-positions", "0"], "--ting-positions"),
+    ("profile_step", "main", ["--interval-ms", "0"], "--interval-ms"),
+    ("profile_step", "main", ["--interval-ms", "nan"], "--interval-ms"),
+    ("profile_step", "main", ["--seed", "-1"], "--seed"),
+    ("profile_step", "main", ["--batch", "10000000"], "--batch"),
+    ("throughput", "parse_args", ["--seconds", "nan"], "--seconds"),
+    ("throughput", "parse_args", ["--warmup", "nan"], "--warmup"),
+    ("throughput", "parse_args", ["--timeout", "-1"], "--timeout"),
+    ("throughput", "parse_args", ["--seed", str(2**63)], "--seed"),
+    ("throughput", "parse_args", ["--plot", "out.bogus"], "--plot"),
+]
+
+
+@pytest.mark.parametrize("module,parser,argv,flag", BAD_ARGS,
+                         ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_benchmarks_refuse_bad_arguments(module, parser, argv, flag, capsys):
+    import importlib
+
+    with pytest.raises(SystemExit) as e:
+        getattr(importlib.import_module(module), parser)(argv)
+    out, err = capsys.readouterr()
+    assert e.value.code == 2 and flag in err.strip().splitlines()[-1] and "Traceback" not in err
+    assert out == ""
+
+
+@pytest.mark.parametrize("module,parser", [("throughput", "parse_args"), ("profile_step", "main"),
+                                           ("search", "parse_args"), ("win_checks", "_parse_args"),
+                                           ("fast_paths", "main")])
+def test_benchmarks_refuse_an_output_folder_that_does_not_exist(module, parser, tmp_path, capsys):
+    import importlib
+
+    missing = tmp_path / "missing" / "x.json"
+    for target in (missing, tmp_path):                     # a missing folder; a folder as the file
+        with pytest.raises(SystemExit) as e:
+            getattr(importlib.import_module(module), parser)(["--json", str(target)])
+        assert e.value.code == 2 and f"--json {target}:" in capsys.readouterr().err
+    assert not missing.parent.exists()                     # no folder is made
+
+
+def test_benchmark_write_failures_are_one_line_and_exit_1(tmp_path):
+    import _args
+
+    targets = [tmp_path] + [Path("/dev/full")] * Path("/dev/full").exists()
+    for target in targets:                                 # a folder (made after the check), a full disk
+        with pytest.raises(SystemExit) as e:
+            _args.write_text("--json", target, "{}\n")
+        assert isinstance(e.value.code, str)
+        assert e.value.code.startswith(f"error: --json {target}: cannot write")
+        assert "\n" not in e.value.code                    # exit status 1, one line on stderr

@@ -2,6 +2,8 @@
 CI installs the ``examples`` extra so that they run)."""
 from __future__ import annotations
 
+import functools
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -46,6 +48,7 @@ def test_rllib_smoke():
 def test_rollout_improvement_smoke():
     pytest.importorskip("torch")
     out = run_smoke("rollout_improvement.py")  # a tiny clone, 2 s of rollout targets, one epoch, 8 walls
+    assert out.startswith("no --checkpoint: cloning the rule agent into runs/rollout_improvement_clone/")
     assert "positions labelled" in out and "held-out gain" in out and "vs rule:" in out
 
 
@@ -89,3 +92,63 @@ def test_rule_variants_smoke_and_what_each_variant_changes():
         claimed += int(((acts["fan"] >= A.PONG) & (acts["fan"] < A.CHI + A.N_CHI)).sum())
         obs, *_ = env.step(acts["fan"])
     assert claimed > 0  # the fan variant still claims, so the two others had claims to pass
+
+
+@functools.cache
+def load_example(name: str):
+    """examples/<name>.py as a module (its main(argv) then runs in this process)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# (example, the library it needs, arguments, the flag the message must name): each exits 2 through p.error
+# before anything is trained, labelled or started
+BAD_ARGS = [
+    ("sb3_maskable_ppo", "sb3_contrib", ["--rules", "bogus"], "--rules"),
+    ("sb3_maskable_ppo", "sb3_contrib", ["--opponents", "bogus"], "--opponents"),
+    ("sb3_maskable_ppo", "sb3_contrib", ["--seed", "-1"], "--seed"),
+    ("sb3_maskable_ppo", "sb3_contrib", ["--n-envs", "0"], "--n-envs"),
+    ("sb3_maskable_ppo", "sb3_contrib", ["--timesteps", "-5"], "--timesteps"),
+    ("sb3_maskable_ppo", "sb3_contrib", ["--eval-hands", "0"], "--eval-hands"),
+    ("torchrl_ppo", "torchrl", ["--opponents", "bogus"], "--opponents"),
+    ("torchrl_ppo", "torchrl", ["--minibatch", "0"], "--minibatch"),
+    ("torchrl_ppo", "torchrl", ["--lr", "-1"], "--lr"),
+    ("torchrl_ppo", "torchrl", ["--seed", "-1"], "--seed"),
+    ("tianshou_pettingzoo", "tianshou", ["--rules", "bogus"], "--rules"),
+    ("tianshou_pettingzoo", "tianshou", ["--envs", "0"], "--envs"),
+    ("tianshou_pettingzoo", "tianshou", ["--test-hands", "0"], "--test-hands"),
+    ("tianshou_pettingzoo", "tianshou", ["--lr", "nan"], "--lr"),
+    ("rllib_ppo", "ray.rllib", ["--rules", "bogus"], "--rules"),
+    ("rllib_ppo", "ray.rllib", ["--seed", "-1"], "--seed"),
+    ("rollout_improvement", "torch", ["--tables", "0"], "--tables"),
+    ("rollout_improvement", "torch", ["--eval-walls", "0"], "--eval-walls"),
+    ("rollout_improvement", "torch", ["--learning-rate", "nan"], "--learning-rate"),
+    ("rollout_improvement", "torch", ["--rules", "bogus"], "--rules"),
+    ("rollout_improvement", "torch", ["--seed", "-1"], "--seed"),
+]
+
+
+@pytest.mark.parametrize("example,library,argv,flag", BAD_ARGS,
+                         ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_examples_refuse_bad_arguments(example, library, argv, flag, capsys):
+    pytest.importorskip(library)
+    module = load_example(example)
+    capsys.readouterr()  # what importing the library printed (Ray logs deprecations)
+    with pytest.raises(SystemExit) as e:
+        module.main(argv)
+    out, err = capsys.readouterr()
+    assert e.value.code == 2 and flag in err.strip().splitlines()[-1] and "Traceback" not in err
+    assert out == ""  # nothing started (rollout_improvement: no clone announced)
+
+
+def test_rule_variants_prints_a_dash_for_the_fan_of_an_agent_that_never_won(capsys):
+    rv = load_example("rule_variants")
+    assert rv.fan_text(None) == "-" and rv.fan_text(2.5) == "2.50"
+    rows = rv.main(["--walls", "1", "--seeds", "0"])  # one wall: some variant wins no hand
+    out = capsys.readouterr().out
+    assert len(rows) == 3 and any(r["avg_fan"] is None for r in rows)
+    for r in rows:
+        if r["avg_fan"] is None:
+            assert f"| {r['variant']} | 0 |" in out and "| - vs " in out

@@ -1,0 +1,93 @@
+"""Command-line checks shared by the benchmarks: every argument is checked before anything is built,
+measured or written, and a bad one ends the program through ``p.error`` (exit status 2, a message that
+names the flag and what it allows). No NumPy here: win_checks.py and search.py parse their arguments
+before NumPy loads (to size its thread pool first).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from pathlib import Path
+
+MAX_BATCH = 65_536
+"""The largest batch (tables, hands, rows) a benchmark takes: 16 times the 4096 the aims are stated at."""
+MAX_SEED = 2**63 - 1
+"""The largest --seed: NumPy's generators and the Engine take any non-negative integer; the benchmarks add
+small offsets to it."""
+PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
+"""File suffixes a plot may have: what matplotlib's Agg backend writes (as agents/arena.py's --plot)."""
+
+
+def int_list(p: argparse.ArgumentParser, flag: str, text: str, lo: int = 1, hi: int = MAX_BATCH) -> list[int]:
+    """``text`` as comma-separated integers, each in [lo, hi], at least one; else ``p.error``."""
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        values = []
+    if not values or not all(lo <= v <= hi for v in values):
+        p.error(f"{flag} takes comma-separated integers from {lo:,} to {hi:,}, got {text!r}")
+    return values
+
+
+def name_list(p: argparse.ArgumentParser, flag: str, text: str, allowed) -> list[str]:
+    """``text`` as comma-separated names, each one of ``allowed``, at least one; else ``p.error``."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    bad = [n for n in names if n not in allowed]
+    if not names:
+        p.error(f"{flag} needs at least one of {', '.join(allowed)}")
+    if bad:
+        p.error(f"{flag}: unknown {', '.join(map(repr, bad))}; choose from {', '.join(allowed)}")
+    return names
+
+
+def in_range(p: argparse.ArgumentParser, flag: str, value, lo, hi=None) -> None:
+    """``p.error`` unless lo <= value (<= hi, if given); a NaN is outside every range."""
+    if not (lo <= value and (hi is None or value <= hi)):
+        allowed = f"between {lo:,} and {hi:,}" if hi is not None else f"at least {lo:,}"
+        p.error(f"{flag} must be {allowed}, got {value}")
+
+
+def positive(p: argparse.ArgumentParser, flag: str, value: float) -> None:
+    """``p.error`` unless ``value`` is a finite number above 0 (NaN and inf are refused)."""
+    if not (value > 0 and math.isfinite(value)):
+        p.error(f"{flag} must be a finite number above 0, got {value}")
+
+
+def seed(p: argparse.ArgumentParser, value: int, flag: str = "--seed") -> None:
+    if not 0 <= value <= MAX_SEED:
+        p.error(f"{flag} must be between 0 and 2**63 - 1, got {value}")
+
+
+def output_problem(flag: str, path) -> str | None:
+    """Why ``path`` cannot be written (a missing or unwritable folder, a folder itself), or None. No folder
+    is ever created."""
+    target = Path(path)
+    parent = target.parent
+    if target.is_dir():
+        return f"{flag} {path}: is a directory; give a file name"
+    if not parent.is_dir():
+        return f"{flag} {path}: no such directory: {parent}"
+    if not os.access(parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        return f"{flag} {path}: not writable"
+    return None
+
+
+def output(p: argparse.ArgumentParser, flag: str, path, formats: tuple[str, ...] | None = None) -> None:
+    """``p.error`` unless ``path`` (if given) can be written, and, with ``formats``, ends in one of them."""
+    if path is None:
+        return
+    if formats is not None and Path(path).suffix.lower().lstrip(".") not in formats:
+        p.error(f"{flag} {path}: the file name must end in one of {', '.join('.' + f for f in formats)}")
+    problem = output_problem(flag, path)
+    if problem:
+        p.error(problem)
+
+
+def write_text(flag: str, path, text: str) -> None:
+    """Write ``text`` to ``path``; a failure (a full disk, the folder gone) ends the program with one line
+    that names the flag, exit status 1. Callers make the text first, so only the write itself can fail."""
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise SystemExit(f"error: {flag} {path}: cannot write: {e.strerror or e}") from None
