@@ -406,9 +406,9 @@ def best_patterns(win: Win, family: Family) -> tuple[dict[str, int] | None, str 
 
     ``family``: the rule set's `mj_env.families.Family`. A hand that is a win whatever its shape
     (``family.special_win``: 四惠牌) scores that alone. Returns (patterns, None) for a win, or
-    (None, why not) when no reading is one: the tiles form no winning shape, every shape holds
-    all three suits where ``rules.lack_suit`` asks for 缺一门 (any family: it is a rule field), or
-    the family refuses every reading. Ties between readings of equal fan go to the pattern set
+    (None, why not) when no reading is one: the tiles form no winning shape, the hand's tiles as
+    they are (melds and 惠牌 included) hold all three suits where ``rules.lack_suit`` asks for 缺一门
+    (any family: it is a rule field), or the family refuses every reading. Ties between readings of equal fan go to the pattern set
     that comes first in the family's order (a fixed rule, so the result does not depend on search
     order)."""
     if family.special_win is not None:
@@ -417,11 +417,14 @@ def best_patterns(win: Win, family: Family) -> tuple[dict[str, int] | None, str 
             return special, None
     table, order = family.patterns_of, family.order
     memo: dict = {}  # facts of the hand computed once, on first need (the 捉五魁 wait test)
+    # 缺一门 counts the tiles as they are (a 惠牌 is of its own suit, whatever it stands for), as the
+    # engine's legal moves do (mj_env.legal)
+    lacking = not win.rules.lack_suit or bool(lacks_a_suit(np.asarray(win.physical)))
     best_key, best, why = None, None, NO_SHAPE
     for r in readings(win):
-        if win.rules.lack_suit and not lacks_a_suit(r.counts):
-            why = why if why != NO_SHAPE else NOT_LACKING_A_SUIT
-            continue
+        if not lacking:
+            why = NOT_LACKING_A_SUIT
+            break
         why = family.refusal
         p = table(win, r, memo)
         if p is None:

@@ -621,3 +621,20 @@ def test_lack_suit_is_enforced_under_every_family(preset):
     shapeless = score.answer(json.dumps({"hand": "111m999p222s777s5z", "win_tile": "6z",
                                          "rules": {"name": preset, "lack_suit": True}}))
     assert shapeless == {"legal": False, "reason": patterns.NO_SHAPE}
+
+
+def test_lack_suit_counts_a_hui_as_the_tile_it_is():
+    """缺一门 counts the tiles as they are, as the engine's win mask does: a 惠牌 of a third suit breaks it
+    whatever it stands for, and a 惠牌 standing for a third suit's tile does not."""
+    rules = {"name": "beijing", "lack_suit": True}
+    third_suit_hui = {"rules": rules, "hand": "123m456m789m23s5p9s", "win_tile": "9s", "hui": "5p"}
+    assert score.answer(json.dumps(third_suit_hui)) == {"legal": False, "reason": patterns.NOT_LACKING_A_SUIT}
+    # the engine agrees: 13 orphans whose two 惠牌 (5m) stand for 1p and 9p lack the pin suit as tiles
+    from walls import build_wall
+    eng = Engine(get_rules("beijing", lack_suit=True, thirteen_orphans=True), num_tables=1, seed=0)
+    eng.reset(walls=[build_wall(hands={0: "19m19s12345677z5m5m"}, indicator="4m")], dealers=[0])
+    assert eng.legal_mask()[0, A.WIN]
+    res = eng.step(np.array([A.WIN]))
+    settlement = res.settlements[0]
+    assert settlement["legal"] and settlement["input"]["hui"] == "5m"
+    assert score.answer(json.dumps(settlement["input"]))["scores"] == settlement["scores"]
