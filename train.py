@@ -296,7 +296,7 @@ def check_args(args: Args) -> str | None:
         RewardTransform(args.reward, args.rules, scale=args.reward_scale)  # checks the rules
     except ValueError as e:
         return str(e)
-    return run_dir_problem(args)
+    return None
 
 
 def run_dir_problem(args: Args) -> str | None:
@@ -315,14 +315,19 @@ def run_dir_problem(args: Args) -> str | None:
     return None
 
 
+def usage_error(problem: str) -> typing.NoReturn:
+    """End the program as argparse does: the problem on stderr, exit status 2."""
+    print(f"usage: train.py [-h] [OPTIONS]\ntrain.py: error: {problem}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def parse_args(argv: list[str] | None = None) -> Args:
     """The command line over ``Args`` (tyro): ``--field-name value``, booleans as ``--flag`` / ``--no-flag``.
     A bad value ends the program with status 2 and a message, as argparse does."""
     args = tyro.cli(Args, args=argv, prog="train.py", description=__doc__.split("\n")[0])
     problem = check_args(args)
     if problem:
-        print(f"usage: train.py [-h] [OPTIONS]\ntrain.py: error: {problem}", file=sys.stderr)
-        raise SystemExit(2)
+        usage_error(problem)
     return args
 
 
@@ -834,6 +839,9 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
 def main(argv: list[str] | None = None) -> dict:
     """One run: set up, then per update a rollout, GAE, the PPO update, snapshots, evaluation and logs."""
     args = parse_args(argv)
+    problem = run_dir_problem(args)  # the arguments are fine; can their run be written here?
+    if problem:
+        usage_error(problem)
     device = torch.device(args.device)
     steps_per_update = args.num_envs * args.num_steps
     num_updates = max(1, args.total_steps // steps_per_update) if args.total_steps else 0  # 0: cloning only

@@ -448,10 +448,14 @@ def check_args(args: argparse.Namespace) -> list[str]:
         problem = _device_problem(args.device)
         if problem:
             raise ValueError(problem)
+    from .pretrained import DATA  # the shipped players, whichever rule set a spec names
+
     inputs = {Path(s.removesuffix(":greedy")).resolve() for s in specs if Path(s.removesuffix(":greedy")).is_file()}
+    inputs |= {f.resolve() for f in DATA.glob("*.pt")}
     for flag, out in (("--json", args.json), ("--plot", args.plot)):
         if out and Path(out).resolve() in inputs:
-            raise ValueError(f"{flag} {out}: is one of the --agents checkpoints; writing there would destroy it")
+            raise ValueError(f"{flag} {out}: is a player's checkpoint (of --agents, or a shipped one); writing "
+                             "there would destroy it")
     if args.json and args.plot and Path(args.json).resolve() == Path(args.plot).resolve():
         raise ValueError(f"--json and --plot name the same file: {args.json}")
     if args.json:

@@ -187,7 +187,7 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 class NonFiniteLogits(ValueError):
-    """The network's policy logits hold nan (its weights overflowed): raised in place of torch's
+    """The network's policy logits hold nan or inf (its weights overflowed): raised in place of torch's
     distribution check, whose message prints the whole tensor, so that training can say what happened."""
 
 
@@ -196,8 +196,9 @@ class MaskedCategorical(Categorical):
 
     def __init__(self, logits: torch.Tensor, mask: torch.Tensor):
         self.mask = mask.to(torch.bool)
-        if torch.isnan(logits).any():
-            raise NonFiniteLogits(f"the network's policy logits hold nan ({int(torch.isnan(logits).any(-1).sum())} "
+        bad = ~torch.isfinite(logits)
+        if bad.any():
+            raise NonFiniteLogits(f"the network's policy logits hold nan or inf ({int(bad.any(-1).sum())} "
                                   f"of {len(logits)} rows): its weights are out of range")
         super().__init__(logits=masked_logits(logits, self.mask))
 

@@ -308,7 +308,13 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
     # ------------------------------------------------------------------ the Gymnasium API
     def reset(self, *, seed=None, options=None):
         """Deal anew. options: {"reset_mask": (N,) bool} (only those tables; NEXT_STEP's partial
-        reset), "walls": (n, W) tile codes/indices and "dealers": (n,) seats for the tables dealt."""
+        reset), "walls": (n, W) tile codes/indices and "dealers": (n,) seats for the tables dealt.
+        A seed starts ``seat="rotate"`` over, so that a seeded reset repeats its episode."""
+        return self._reset(seed, options, restart_seats=seed is not None)
+
+    def _reset(self, seed, options, restart_seats: bool):
+        """``reset``; ``restart_seats``: "rotate" starts over (the one-table env passes a seed of its own
+        drawing at every reset, and starts the seats over only when its caller gave one)."""
         self._check_open()
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
@@ -329,7 +335,8 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self.engine.check_reset(seed, options.get("walls"), options.get("dealers"), tables)
         if seed is not None:
             self.rng = np.random.default_rng([int(seed), 1])
-            self._episodes[tables] = 0  # "rotate": a seeded reset starts the seats over, as in a new env
+        if restart_seats:
+            self._episodes[tables] = 0  # "rotate": as in a new env
         self._new_hand_info()
         if len(tables):
             self._pending[tables] = 0
@@ -351,7 +358,6 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         n, rows = self.num_envs, np.arange(self.num_envs)
         st = self.engine.state
         restart = np.flatnonzero(self._over)   # NEXT_STEP: the action there is ignored
-        st.phase[restart] = END                # a truncated hand is abandoned (no settlement)
         live = ~self._over
         in_range = (acts >= 0) & (acts < A.N_ACTIONS)
         legal = in_range & self.engine.legal_mask()[rows, np.where(in_range, acts, 0)]
@@ -372,6 +378,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             terminated[bad] = True
             extra = {"illegal_action": illegal.copy(), "_illegal_action": illegal.copy()}
         acc = np.zeros((n, 4), dtype=np.int64)
+        st.phase[restart] = END  # a truncated hand is abandoned (no settlement); dealt anew below
         res = self.engine.step(np.where(legal, acts, 0))  # ended and abandoned tables are ignored
         acc += res.rewards
         self._settled(res, live)
@@ -419,6 +426,9 @@ class MahjongSingleAgentEnv(gym.Env):
 
     def __init__(self, rules="beijing", opponents="rule", seat=0, render_mode=None,
                  illegal_action="penalize", illegal_penalty=10.0, **overrides):
+        if "max_episode_steps" in overrides:  # gym.make(id, max_episode_steps=N) wraps TimeLimit instead
+            raise ValueError("max_episode_steps: the one-table env is cut by Gymnasium's TimeLimit, "
+                             "gym.make(id, max_episode_steps=N); the vector form takes it itself")
         self.venv = MahjongSingleAgentVectorEnv(1, rules=rules, opponents=opponents, seat=seat,
                                                 render_mode=render_mode, illegal_action=illegal_action,
                                                 illegal_penalty=illegal_penalty, **overrides)
@@ -452,7 +462,7 @@ class MahjongSingleAgentEnv(gym.Env):
             self.venv.engine.check_reset(None, opts.get("walls"), opts.get("dealers"), [0])
         super().reset(seed=seed)
         inner = int(self.np_random.integers(2**62))
-        obs, infos = self.venv.reset(seed=inner, options=opts)
+        obs, infos = self.venv._reset(inner, opts, restart_seats=seed is not None)
         self._done = False
         return self._one(obs), self._one_info(infos)
 

@@ -269,7 +269,11 @@ def test_outputs_never_overwrite_an_input_and_a_failed_write_is_one_line(tmp_pat
         with pytest.raises(SystemExit) as exit_:
             main(["--agents", f"{ckpt}:greedy,rule", "--hands", "2", flag, out, "--quiet"])
         assert exit_.value.code == 2
-    assert "is one of the --agents checkpoints" in capsys.readouterr().err and ckpt.read_bytes() == before
+    assert "is a player's checkpoint" in capsys.readouterr().err and ckpt.read_bytes() == before
+    shipped = Path(__file__).resolve().parents[1] / "agents" / "data" / "pretrained_hebei.pt"
+    with pytest.raises(SystemExit):
+        main(["--agents", "pretrained,rule", "--hands", "2", "--json", str(shipped), "--quiet"])
+    assert "is a player's checkpoint" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["--agents", "rule,random", "--hands", "2", "--json", str(tmp_path / "a.png"),
               "--plot", str(tmp_path / "a.png"), "--quiet"])

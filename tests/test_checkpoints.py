@@ -136,7 +136,7 @@ def _set_weight(key, value):
     (_set_weight("value.bias", torch.zeros(1, device="meta")), ["'value.bias'", "on meta"]),
     (_set_weight("value.bias", _nested_zeros()), ["'value.bias'", "nested"]),
     (_set_weight("value.weight", torch.zeros(1, 8).to_sparse()), ["'value.weight'", "sparse"]),
-    # the largest config check_config allows, without its weights: refused before any layer is built
+    # the largest config check_config allows, without its weights (how cheaply: the test below)
     (lambda p: p.__setitem__("model_config", {"arch": "mlp", "hidden": [4096] * 8}), ["'trunk.0.weight'", "shape"]),
 ])
 def test_bad_weights(saved, tmp_path, edit, words):
@@ -240,3 +240,23 @@ def test_a_player_trained_for_other_rules_warns_where_it_plays(saved):
         agent = NetworkAgent.from_checkpoint(saved[1], rules="hebei")
     assert agent.rules == "hebei"
     assert NetworkAgent.from_checkpoint(saved[1]).rules == "beijing"  # its own rules, no warning
+
+
+def test_weights_are_checked_before_any_real_layer_is_built(saved, tmp_path, monkeypatch):
+    """A config without its weights is refused while the network exists only on the meta device (no
+    memory, no initialisation): a crafted file naming the largest config costs nothing to refuse."""
+    import agents.networks as N
+
+    devices = []
+    real = N.build_network
+
+    def spy(config):
+        devices.append(torch.empty(0).device.type)  # the default device while the network is built
+        return real(config)
+
+    monkeypatch.setattr(N, "build_network", spy)
+    path = rewrite(saved[1], tmp_path, lambda p: p.__setitem__("model_config", {"arch": "mlp", "hidden": [4096] * 8}))
+    refused(path, "'trunk.0.weight'")
+    assert devices == ["meta"]
+    load_checkpoint(saved[1])  # a good file: the skeleton, then the real network
+    assert devices == ["meta", "meta", "cpu"]

@@ -264,8 +264,13 @@ def test_a_seeded_reset_repeats_the_episode_whatever_came_before(seat):
     again = env.reset(seed=3)
     assert again[1]["seat"] == first[1]["seat"]
     assert np.array_equal(again[0]["observation"], first[0]["observation"])
-    if seat == "rotate":
+    if seat == "rotate":  # unseeded resets move on one seat each, seeded ones start over
+        assert [env.reset()[1]["seat"] for _ in range(5)] == [1, 2, 3, 0, 1]
+        assert env.reset(seed=4)[1]["seat"] == 0
         check_env(env.unwrapped, skip_render_check=True)
+        venv = MahjongSingleAgentVectorEnv(2, seat="rotate", seed=0)
+        assert [list(venv.reset()[1]["seat"]) for _ in range(3)] == [[0, 1], [1, 2], [2, 3]]
+        assert list(venv.reset(seed=1)[1]["seat"]) == [0, 1]
 
 
 @pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
@@ -282,6 +287,7 @@ def test_max_episode_steps_truncates_in_the_vector_form(mode):
         prev_over = envs.unwrapped._over.copy()
         obs, rew, term, trunc, infos = envs.step(masked_random(obs, rng))
         assert not (term & trunc).any() and (rew[trunc] == 0).all()
+        assert not infos.get("_scores", np.zeros(4, bool))[trunc].any()  # an abandoned hand is not settled
         counted = ~prev_over
         steps[counted] += 1
         assert (steps[trunc] == 3).all() and (steps[term] <= 3).all()
@@ -292,6 +298,26 @@ def test_max_episode_steps_truncates_in_the_vector_form(mode):
     assert truncs > 0
     with pytest.raises(ValueError, match="max_episode_steps"):
         MahjongSingleAgentVectorEnv(2, max_episode_steps=0)
+    with pytest.raises(ValueError, match="TimeLimit"):  # the one-table env would not report the cut
+        MahjongSingleAgentEnv(max_episode_steps=3)
+    timed = gym.make("mj_env/Beijing-v0", max_episode_steps=2)
+    timed.reset(seed=0)
+    cut = [timed.step(int(np.flatnonzero(timed.unwrapped.action_masks())[0]))[3] for _ in range(2)]
+    assert cut[-1] or timed.unwrapped._done
+
+
+def test_a_refused_step_after_a_truncation_changes_nothing():
+    envs = MahjongSingleAgentVectorEnv(2, max_episode_steps=1, illegal_action="raise", seed=0)
+    obs, _ = envs.reset(seed=0)
+    obs, _, _, trunc, _ = envs.step(masked_random(obs, np.random.default_rng(0)))
+    assert trunc.all()
+    obs, _ = envs.reset(options={"reset_mask": np.array([False, True])})
+    before = _snapshot(envs)
+    bad = np.zeros(2, dtype=np.int64)
+    bad[1] = np.flatnonzero(obs["action_mask"][1] == 0)[0]
+    with pytest.raises(A.ActionError):
+        envs.step(bad)
+    assert _same(before, _snapshot(envs))
 
 
 def test_action_masks_before_reset_and_human_render(capsys):

@@ -320,10 +320,11 @@ def test_an_existing_run_is_refused_unless_overwrite(tmp_path, monkeypatch, caps
     # a link is never followed nor deleted; runs/ that is a file is named
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "runs" / "link").symlink_to(tmp_path / "elsewhere")
-    assert "symbolic link" in train.check_args(train.Args(exp_name="link", overwrite=True))
+    assert "symbolic link" in train.run_dir_problem(train.Args(exp_name="link", overwrite=True))
+    assert train.check_args(train.Args(exp_name="same")) is None  # the file system is main()'s to check
     monkeypatch.chdir(tmp_path / "elsewhere")
     Path("runs").write_text("")
-    assert train.check_args(train.Args()) == "runs is not a directory: the run would be written to runs/selfplay_ppo/"
+    assert train.run_dir_problem(train.Args()) == "runs is not a directory: the run would be written to runs/selfplay_ppo/"
 
 
 def test_a_diverging_run_stops_with_a_message():
@@ -346,8 +347,9 @@ def test_a_diverging_run_stops_with_a_message():
     with pytest.raises(train.TrainingDiverged, match="a weight became nan or infinite in cloning"):
         train.optimizer_step(model, Overflowing(model.parameters(), lr=1.0), model(torch.ones(1, 2)).sum(), args,
                              "cloning")
-    with pytest.raises(NonFiniteLogits, match="1 of 2 rows"):
-        MaskedCategorical(torch.tensor([[0.0, 1.0], [float("nan"), 0.0]]), torch.ones(2, 2, dtype=torch.bool))
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        with pytest.raises(NonFiniteLogits, match="1 of 2 rows"):
+            MaskedCategorical(torch.tensor([[0.0, 1.0], [bad, 0.0]]), torch.ones(2, 2, dtype=torch.bool))
 
 
 def test_a_diverging_run_from_the_shell_ends_without_a_traceback(tmp_path):
