@@ -436,6 +436,9 @@ def engine_settlements(rules: str, want: int, max_steps: int, **overrides):
     ("hebei", {"base": 7, "hands_per_episode": 2, "discard_bonus_all_pay": False},
      {"name": "hebei", "discard_bonus_all_pay": False}, 6, 3000),
     ("quemen", {"base": 3, "flowers": False, "n_tiles": 136}, {"name": "quemen", "flowers": False}, 6, 3000),
+    # 缺一门 under a family whose hands hold 惠牌 (the engine's hand_end checks its own win against the calculator)
+    ("beijing", {"lack_suit": True}, {"name": "beijing", "lack_suit": True}, 6, 4000),
+    ("hebei", {"lack_suit": True}, {"name": "hebei", "lack_suit": True}, 6, 4000),
 ])
 def test_engine_settlement_input_pipes_through_the_calculator(preset, overrides, want_rules, n_wins, steps):
     rules, found, wins = engine_settlements(preset, n_wins, steps, **overrides)
