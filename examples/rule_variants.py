@@ -13,6 +13,8 @@ points. Each variant plays two seats against two rule agents:
   清一色 6 and more).
 - ``no_chi``: passes where the rule agent would chi.
 - ``no_claims``: passes every chi, pong and exposed kong (wins are still taken).
+- ``pass_ron``: passes a win on a discard while 40 or more live tiles are left, waiting for a self-draw.
+- ``no_hubao``: passes a claim that would be its third from the same player (互包).
 
 Under beijing none of them is worth anything measurable (the README's training section has the table):
 the rule agent's speed-first play leaves little room, which is also what the rollout measurements of
@@ -37,7 +39,9 @@ from mj_env import actions as A
 from mj_env import hand as H
 from mj_env.baselines import RuleBasedAgent
 from mj_env.hand import split_hui
+from mj_env.observation import COL_ASKER, COL_CLAIMED_BY_SELF, COL_LIVE_LEFT, COL_PHASE, P_SCALARS
 from mj_env.rules import PRESETS
+from mj_env.state import CLAIM, TURN
 from mj_env.tiles import N_KINDS, N_SUITS, SUIT_SIZE
 
 _EYE = np.eye(N_KINDS, dtype=np.int8)
@@ -108,8 +112,42 @@ class NoClaimsAgent(NoChiAgent):
     skipped = (A.PONG, A.CHI + A.N_CHI)
 
 
+class PassRonAgent(RuleBasedAgent):
+    """The rule agent, passing a win on a discard (or a robbed kong) while ``live`` or more live tiles are
+    left, to wait for a self-draw, which every other player pays (3F against F, docs/RULES.md 6.1)."""
+
+    name = "pass_ron"
+
+    def __init__(self, rules="beijing", live: int = 40):
+        super().__init__(rules)
+        self.live = live
+
+    def act(self, obs, rng):
+        out = super().act(obs, rng)
+        sc = np.asarray(obs["observation"])[:, P_SCALARS]
+        early = (sc[:, COL_PHASE] != TURN) & (sc[:, COL_LIVE_LEFT] >= self.live)
+        out[(out == A.WIN) & early] = A.PASS  # pass is legal wherever a win on a discard is
+        return out
+
+
+class NoHubaoAgent(RuleBasedAgent):
+    """The rule agent, passing a chi, pong or kong that would be its third claim from the same player (互包,
+    docs/RULES.md 6.1): the binding only adds to what the claimer pays when that player wins."""
+
+    name = "no_hubao"
+
+    def act(self, obs, rng):
+        out = super().act(obs, rng)
+        sc = np.asarray(obs["observation"])[:, P_SCALARS]
+        from_asker = sc[:, COL_CLAIMED_BY_SELF][np.arange(len(out)), sc[:, COL_ASKER].astype(np.int64)]
+        third = (sc[:, COL_PHASE] == CLAIM) & (out != A.WIN) & (out != A.PASS) & (from_asker >= 2)
+        out[third] = A.PASS
+        return out
+
+
 def variants(rules: str, values, q: float) -> list[RuleBasedAgent]:
-    return [FanAwareAgent(rules, values, q), NoChiAgent(rules), NoClaimsAgent(rules)]
+    return [FanAwareAgent(rules, values, q), NoChiAgent(rules), NoClaimsAgent(rules), PassRonAgent(rules),
+            NoHubaoAgent(rules)]
 
 
 def parse_args(argv=None) -> argparse.Namespace:

@@ -64,7 +64,7 @@ def test_rollout_improvement_refuses_a_bad_checkpoint(tmp_path):
 
 def test_rule_variants_smoke_and_what_each_variant_changes():
     out = run_smoke("rule_variants.py")  # 16 walls: each variant against the rule agent
-    assert all(f"| {name} | 777 |" in out for name in ("fan", "no_chi", "no_claims"))
+    assert all(f"| {name} | 777 |" in out for name in ("fan", "no_chi", "no_claims", "pass_ron", "no_hubao"))
     import importlib.util
     spec = importlib.util.spec_from_file_location("rule_variants", ROOT / "examples" / "rule_variants.py")
     rv = importlib.util.module_from_spec(spec)
@@ -92,6 +92,33 @@ def test_rule_variants_smoke_and_what_each_variant_changes():
         claimed += int(((acts["fan"] >= A.PONG) & (acts["fan"] < A.CHI + A.N_CHI)).sum())
         obs, *_ = env.step(acts["fan"])
     assert claimed > 0  # the fan variant still claims, so the two others had claims to pass
+
+
+def test_pass_ron_and_no_hubao_change_only_their_decision():
+    """With the same random numbers each plays the rule agent's move except where its one rule applies: a
+    discard win with 40+ live tiles left (pass_ron), a third claim from the same player (no_hubao)."""
+    from mj_env.baselines import RuleBasedAgent
+    from mj_env.observation import COL_ASKER, COL_CLAIMED_BY_SELF, COL_LIVE_LEFT, COL_PHASE, P_SCALARS
+    from mj_env.vector import MahjongVectorEnv
+
+    rv = load_example("rule_variants")
+    rule, pass_ron, no_hubao = RuleBasedAgent("beijing"), rv.PassRonAgent("beijing"), rv.NoHubaoAgent("beijing")
+    env = MahjongVectorEnv(num_envs=256, rules="beijing", seed=1)
+    obs, _ = env.reset(seed=1)
+    changed = {"pass_ron": 0, "no_hubao": 0}
+    for step in range(400):
+        want = rule.act(obs, np.random.default_rng(step))
+        sc = obs["observation"][:, P_SCALARS]
+        rows = np.arange(len(want))
+        ron = (want == A.WIN) & (sc[:, COL_PHASE] != 0) & (sc[:, COL_LIVE_LEFT] >= 40)
+        third = ((sc[:, COL_PHASE] == 1) & (want != A.WIN) & (want != A.PASS)
+                 & (sc[:, COL_CLAIMED_BY_SELF][rows, sc[:, COL_ASKER]] >= 2))
+        for name, agent, rule_applies in (("pass_ron", pass_ron, ron), ("no_hubao", no_hubao, third)):
+            got = agent.act(obs, np.random.default_rng(step))
+            assert (got == np.where(rule_applies, A.PASS, want)).all(), name
+            changed[name] += int(rule_applies.sum())
+        obs, *_ = env.step(want)
+    assert changed["pass_ron"] > 0 and changed["no_hubao"] > 0, changed
 
 
 @functools.cache
@@ -148,7 +175,7 @@ def test_rule_variants_prints_a_dash_for_the_fan_of_an_agent_that_never_won(caps
     assert rv.fan_text(None) == "-" and rv.fan_text(2.5) == "2.50"
     rows = rv.main(["--walls", "1", "--seeds", "0"])  # one wall: some variant wins no hand
     out = capsys.readouterr().out
-    assert len(rows) == 3 and any(r["avg_fan"] is None for r in rows)
+    assert len(rows) == 5 and any(r["avg_fan"] is None for r in rows)
     for r in rows:
         if r["avg_fan"] is None:
             assert f"| {r['variant']} | 0 |" in out and "| - vs " in out
