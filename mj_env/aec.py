@@ -51,7 +51,8 @@ No other seat's concealed tiles and nothing of the wall order are in it.
 When the hand ends every agent's reward is its settled points (docs/RULES.md 6, base applied) and
 ``infos[agent]["settlement"]`` holds the hand calculator's output for the win, with ``"input"``
 the calculator input that reproduces it, or ``{"draw": true, "shaozhuang": S, "scores": [...]}``;
-with several winners (hebei) ``{"wins": [...], "scores": [...]}``. Where a kong payment is due (hebei,
+with several winners (hebei, or ``multiple_winners=True``) ``{"wins": [...], "scores": [...]}`` (beijing adds
+``"shaozhuang"``: 烧庄 is paid once, docs/game_flow.md). Where a kong payment is due (hebei,
 quemen), ``"scores"`` is the hand's total with it, ``"hand_scores"`` the calculator's scores and
 ``"kong_scores"`` the payments (docs/RULES.md 6.4). With ``hands_per_episode`` > 1
 an episode is a match: rewards come at the end of every hand and the episode ends after the last;

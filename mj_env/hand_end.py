@@ -14,7 +14,7 @@ import numpy as np
 
 from . import calculator
 from .claims import hubao_bound
-from .payments import draw_scores, kong_payments
+from .payments import draw_scores, kong_payments, shaozhuang_scores
 from .rules import RuleSet
 from .state import (
     KONG_MELDS,
@@ -214,6 +214,9 @@ def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray
             result["input"] = obj
             wins.append(result)
             scores[j] += result["scores"]
+        rounds = int(st.sz_rounds[b]) if rules.shaozhuang else 0
+        if len(wins) > 1 and rounds:  # each win's object carries the hand's one 烧庄 line: paid once
+            scores[j] -= (len(wins) - 1) * np.asarray(shaozhuang_scores(int(st.dealer[b]), rounds, rules.base))
         kongs = _kong_scores(rules, st, b) if rules.kong_payments else None
         if kongs is not None and not any(kongs):
             kongs = None
@@ -221,7 +224,10 @@ def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray
             scores[j] += kongs
         total = [int(x) for x in scores[j]]
         if len(wins) > 1:
+            # several winners (multiple_winners): the wins' sum, with 烧庄 (beijing) once, as its own line
             obj = {"wins": wins, "scores": total}
+            if rules.shaozhuang:
+                obj["shaozhuang"] = wins[0]["shaozhuang"]
             if kongs is not None:  # docs/RULES.md 6.4: hand_scores are the wins alone
                 obj["hand_scores"] = [sum(w["scores"][i] for w in wins) for i in range(4)]
         else:

@@ -609,7 +609,7 @@ class RefGame:
     @property
     def result(self) -> dict:
         """The settlement at END, from ``mj_env.calculator``: a win -> ``evaluate(input)`` plus
-        ``"input"``; several winners -> ``{"wins": [...], "scores": summed}``; a drawn hand ->
+        ``"input"``; several winners -> ``{"wins": [...], "scores": summed}`` (烧庄 once, with ``"shaozhuang"``); a drawn hand ->
         ``settle_draw(...)``. Kong payments (hebei, quemen) are added into ``scores``."""
         if self.phase != END:
             raise ValueError("the hand has not ended")
@@ -625,6 +625,12 @@ class RefGame:
                 else:
                     res = {"wins": settled,
                            "scores": [sum(s["scores"][i] for s in settled) for i in range(4)]}
+                    if rules.shaozhuang:  # every win's object holds the hand's 烧庄 line; it is paid once
+                        line = settled[0]["shaozhuang"]
+                        res["shaozhuang"] = line
+                        for seat in range(4):
+                            once = (-3 * line if seat == self.dealer else line) * rules.base
+                            res["scores"][seat] -= (len(settled) - 1) * once
                 pay_kongs = rules.kong_payments
             if pay_kongs:
                 extra = calculator.kong_payments(rules, self.kongs)

@@ -368,3 +368,32 @@ def test_a_one_table_engine_plays_as_the_batched_path(preset):
             if one.state.phase[0] != END:
                 seat = int(one.state.to_act[0])
                 assert np.array_equal(observe_one(one.rules, one.state, 0, seat), observe(two.rules, two.state)[0])
+
+
+def test_two_winners_pay_shaozhuang_once():
+    """beijing with multiple_winners=True: South and West win on the dealer's 5p after one round of 烧庄 (7z
+    four times). Each win is settled as the calculator settles it (its own 烧庄 line in its object), but the
+    hand pays 烧庄 once (docs/RULES.md 6.1: the dealer pays 3 x 2^(R-1), each other seat gets 2^(R-1))."""
+    import json
+
+    from walls import build_wall
+
+    from mj_env.score import answer
+    rules = get_rules("beijing", multiple_winners=True)
+    wall = build_wall(rules, hands={0: "7z5p", 1: "123m456m789m234p7z", 2: "234s567s789s111z7z", 3: "7z"},
+                      draws="5p5p", indicator="9s", dealer=0)
+    eng = Engine(rules, num_tables=1)
+    eng.reset(walls=[wall], dealers=[0])
+    total = np.zeros(4, dtype=np.int64)
+    for seat, move in ((0, "discard 7z"), (1, "discard 7z"), (2, "discard 7z"), (3, "discard 7z"),
+                       (0, "discard 5p"), (1, "win"), (2, "win")):
+        while not eng.legal_mask()[0, A.index(move)] or int(eng.state.to_act[0]) != seat:
+            total += eng.step([A.PASS]).rewards[0]  # claim windows on the way (a win on a 7z, a pong)
+        res = eng.step([A.index(move)])
+        total += res.rewards[0]
+    s = res.settlements[0]
+    assert [w["input"]["winner"] for w in s["wins"]] == [1, 2] and s["shaozhuang"] == 1
+    assert [w["scores"] for w in s["wins"]] == [[-8, 6, 1, 1], [-6, 1, 4, 1]]  # F = 5 and 3, each with 烧庄
+    assert s["scores"] == total.tolist() == [-11, 6, 4, 1]  # = -5-3 to the discarder, +5, +3; 烧庄 once
+    for w in s["wins"]:
+        assert answer(json.dumps(w["input"], ensure_ascii=False))["scores"] == w["scores"]

@@ -89,6 +89,12 @@ def test_beijing_hui_in_melds_matches_reference(seed):
     play_both(get_rules("beijing", hui_wild_in_melds=True), 16, 100 + seed)
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_beijing_multiple_winners_matches_reference(seed):
+    """Every Decision field off its default once: several winners on a discard, 烧庄 on a draw off."""
+    play_both(get_rules("beijing", multiple_winners=True, shaozhuang_on_draw=False), 16, 300 + seed)
+
+
 @pytest.mark.parametrize("preset", ["hebei", "quemen"])
 @pytest.mark.parametrize("seed", range(2))
 def test_other_presets_match_reference(preset, seed):
