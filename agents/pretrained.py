@@ -53,7 +53,7 @@ PLAYERS: dict[str, dict] = {
 agent, or for quemen the efficient agent, then PPO, with eight times the default cloning data and twice the
 channels; 100 minutes for beijing, 45 for hebei and quemen), its training wall time in minutes, and whether
 ``pretrained`` plays its most likely action (``greedy``) or samples from it. beijing's plays about 0.03 point
-per hand above the rule agent (not significant on fresh walls), hebei's 0.1-0.25 and quemen's 0.4-0.56 above
+per hand above the rule agent (not significant on fresh walls), hebei's 0.1-0.25 and quemen's 0.3 above
 it; the README has the figures."""
 
 NAME = "pretrained"

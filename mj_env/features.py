@@ -5,7 +5,9 @@ about the acting seat's own hand, for many tables at once.
 ``mj_env.observation`` (``mj_obs_v1``), planes 14-17 are computed from them (and the action mask)
 by ``extra_planes``, so they use only what the acting seat can see. The measure is the rule-based
 agent's (``mj_env.hand.hand_distance``: ``hand.tiles_to_win`` with the held 惠牌 as wildcards,
-and the 缺一门 exchanges under ``lack_suit``), written here as *tiles needed*:
+and the 缺一门 exchanges under ``lack_suit``, where a suit the seat's declared melds hold cannot be the
+one dropped and a hand whose melds hold all three suits is ``hand.NO_WIN`` = 20 away), written here as
+*tiles needed*:
 
     need(hand) = hand_distance(hand) + (1 if the concealed hand has 3k+1 tiles else 0)
 
@@ -18,7 +20,8 @@ the copies the seat sees (own hand, all melds face up, all rivers, the indicator
 
     plane  name                 content (one value per tile kind unless said otherwise)
     0-13   (mj_obs_v1)          mj_env.observation, unchanged
-    14     P_DISCARD_NEED       own turn (3k+2 hand): need after discarding this kind, 1-14;
+    14     P_DISCARD_NEED       own turn (3k+2 hand): need after discarding this kind, 1-14 (21: the
+                                hand can no longer win);
                                 0 where the kind is not held, and at every other decision
     15     P_DISCARD_IMPROVE    own turn, for the discards of least need (P_DISCARD_NEED equal to its
                                 minimum): unseen tiles that improve the hand left (the unseen
@@ -65,7 +68,7 @@ from .observation import (
     P_SCALARS,
 )
 from .rules import RuleSet, get_rules
-from .tiles import N_KINDS, N_SUITED, SUIT_SIZE
+from .tiles import N_KINDS, N_SUITED, SUIT_SIZE, suits_held
 
 K = N_KINDS
 FEATURES_NAME = "mj_obs_v2"
@@ -105,11 +108,18 @@ def unseen_counts(planes: np.ndarray) -> np.ndarray:
     return np.clip(4 - visible, 0, 4)
 
 
-def tiles_needed(rules: RuleSet, hands: np.ndarray, hui: np.ndarray) -> np.ndarray:
-    """need (module docstring) of concealed hands (m, 34) with their 惠牌 kinds (m,) -> (m,) int16."""
+def own_meld_suits(planes: np.ndarray) -> np.ndarray:
+    """(n, 3) bool: the suits the acting seat's declared melds hold (plane 1: chi, pong, exposed, added and
+    concealed kongs), which 缺一门 counts (docs/RULES.md 5)."""
+    return suits_held(np.asarray(planes)[:, P_MELDS.start])
+
+
+def tiles_needed(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, meld_suits: np.ndarray | None = None) -> np.ndarray:
+    """need (module docstring) of concealed hands (m, 34) with their 惠牌 kinds (m,) and the suits of their
+    declared melds (m, 3) (None: no melds; they matter under 缺一门 only) -> (m,) int16."""
     if len(hands) == 0:
         return np.zeros(0, dtype=np.int16)
-    d = hand_distance(rules, hands, hui).astype(np.int16)
+    d = hand_distance(rules, hands, hui, meld_suits).astype(np.int16)
     return d + (hands.sum(axis=1) % 3 == 1)
 
 
@@ -126,9 +136,9 @@ def _near(hands: np.ndarray, hui: np.ndarray) -> np.ndarray:
 
 
 def improvement(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, unseen: np.ndarray,
-                need: np.ndarray) -> np.ndarray:
+                need: np.ndarray, meld_suits: np.ndarray | None = None) -> np.ndarray:
     """Unseen tiles that lower the need of 3k+1 hands: hands (m, 34), hui (m,), unseen (m, 34), need (m,)
-    the hands' own need -> (m,) int16.
+    the hands' own need, meld_suits (m, 3) or None (``tiles_needed``) -> (m,) int16.
 
     A kind no natural tile can group with ("far") can only start a group of its own, so every far kind
     of one part (suit or honors; orphans apart when thirteen orphans count) answers alike: one of them is
@@ -151,7 +161,7 @@ def improvement(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, unseen: np.n
     t = np.concatenate([t1, rep[r2, p2]])
     out = np.zeros(m, dtype=np.int16)
     if len(r):
-        better = tiles_needed(rules, hands[r] + _EYE[t], hui[r]) < need[r]
+        better = tiles_needed(rules, hands[r] + _EYE[t], hui[r], None if meld_suits is None else meld_suits[r]) < need[r]
         n1 = len(r1)
         np.add.at(out, r1[better[:n1]], unseen[r1[better[:n1]], t1[better[:n1]]])
         good_part = np.zeros((m, 4), dtype=bool)
@@ -162,21 +172,24 @@ def improvement(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, unseen: np.n
     return out
 
 
-def discard_table(rules: RuleSet, hands: np.ndarray, hui: np.ndarray,
-                  unseen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def discard_table(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, unseen: np.ndarray,
+                  meld_suits: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """For 3k+2 hands (m, 34): (need after discarding each kind, 0 where the kind is not held; improving
     unseen tiles after each discard of least need, 0 for the others), both (m, 34) int16. The worse
-    discards get no count: they are not worth comparing, and leaving them out halves the cost."""
+    discards get no count: they are not worth comparing, and leaving them out halves the cost.
+    ``meld_suits`` (m, 3) or None: ``tiles_needed``."""
     need = np.zeros(hands.shape, dtype=np.int16)
     imp = np.zeros(hands.shape, dtype=np.int16)
     r, d = np.nonzero(hands > 0)
     if len(r):
         after = hands[r] - _EYE[d]
-        n = tiles_needed(rules, after, hui[r])
+        ms = None if meld_suits is None else meld_suits[r]
+        n = tiles_needed(rules, after, hui[r], ms)
         need[r, d] = n
         best = np.where(need > 0, need, np.iinfo(np.int16).max).min(axis=1)
         top = n == best[r]
-        imp[r[top], d[top]] = improvement(rules, after[top], hui[r[top]], unseen[r[top]], n[top])
+        imp[r[top], d[top]] = improvement(rules, after[top], hui[r[top]], unseen[r[top]], n[top],
+                                          None if ms is None else ms[top])
     return need, imp
 
 
@@ -226,21 +239,22 @@ def extra_planes(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> 
     hands = planes[:, P_HAND].astype(np.int8)
     hui = hui_kind(planes)
     unseen = unseen_counts(planes)
+    melds = own_meld_suits(planes)
     size = hands.sum(axis=1, dtype=np.int16)
     turn = np.flatnonzero(size % 3 == 2)        # own turn: a discard is due
     wait = np.flatnonzero(size % 3 == 1)        # claim or rob window
 
     if len(turn):
-        need, imp = discard_table(rules, hands[turn], hui[turn], unseen[turn])
+        need, imp = discard_table(rules, hands[turn], hui[turn], unseen[turn], melds[turn])
         out[turn, P_DISCARD_NEED - N_PLANES] = need
         out[turn, P_DISCARD_IMPROVE - N_PLANES] = imp
-        out[turn, P_OPTION_NEED - N_PLANES, OPT_NOW] = tiles_needed(rules, hands[turn], hui[turn])
+        out[turn, P_OPTION_NEED - N_PLANES, OPT_NOW] = tiles_needed(rules, hands[turn], hui[turn], melds[turn])
         out[turn, P_OPTION_IMPROVE - N_PLANES, OPT_NOW] = best_discard(need, imp)[1]
     if len(wait):
-        now = tiles_needed(rules, hands[wait], hui[wait])
+        now = tiles_needed(rules, hands[wait], hui[wait], melds[wait])
         out[wait, P_OPTION_NEED - N_PLANES, OPT_NOW] = now
         out[wait, P_OPTION_IMPROVE - N_PLANES, OPT_NOW] = improvement(
-            rules, hands[wait], hui[wait], unseen[wait], now)
+            rules, hands[wait], hui[wait], unseen[wait], now, melds[wait])
 
     claiming = planes[:, P_SCALARS, COL_PHASE] == 1
     tile = planes[:, P_CLAIM].argmax(axis=1)
@@ -253,16 +267,19 @@ def extra_planes(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> 
         rows_of = np.concatenate([rows for _, rows in opts])
         col_of = np.concatenate([np.full(len(rows), o) for o, rows in opts])
         after = np.concatenate(after)
+        # the new meld's suits join the declared ones: the tiles it took from the hand and the claimed tile
+        taken = hands[rows_of] - after + _EYE[tile[rows_of]]
+        ms = melds[rows_of] | suits_held(taken)
         kong = col_of == OPT_KONG
         need = np.zeros(len(after), dtype=np.int16)
         imp = np.zeros(len(after), dtype=np.int16)
         if (~kong).any():
-            d_need, d_imp = discard_table(rules, after[~kong], hui[rows_of[~kong]], unseen[rows_of[~kong]])
+            d_need, d_imp = discard_table(rules, after[~kong], hui[rows_of[~kong]], unseen[rows_of[~kong]], ms[~kong])
             need[~kong], imp[~kong] = best_discard(d_need, d_imp)
         if kong.any():
             k_rows = rows_of[kong]
-            need[kong] = tiles_needed(rules, after[kong], hui[k_rows])
-            imp[kong] = improvement(rules, after[kong], hui[k_rows], unseen[k_rows], need[kong])
+            need[kong] = tiles_needed(rules, after[kong], hui[k_rows], ms[kong])
+            imp[kong] = improvement(rules, after[kong], hui[k_rows], unseen[k_rows], need[kong], ms[kong])
         out[rows_of, P_OPTION_NEED - N_PLANES, col_of] = need
         out[rows_of, P_OPTION_IMPROVE - N_PLANES, col_of] = imp
     return np.clip(out, 0, 255).astype(np.uint8)

@@ -447,10 +447,18 @@ def split_hui(counts: np.ndarray, hui: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return np.where(is_hui, 0, counts).astype(np.int8), wild.astype(np.int8)
 
 
-def hand_distance(rules, counts: np.ndarray, hui: np.ndarray) -> np.ndarray:
+NO_WIN = 20
+"""``hand_distance`` of a hand that can no longer win: under 缺一门 its declared melds hold all three suits."""
+
+
+def hand_distance(rules, counts: np.ndarray, hui: np.ndarray, meld_suits: np.ndarray | None = None) -> np.ndarray:
     """Distance of concealed hands: counts (..., 34) with the 惠牌 tiles in them, hui (...) the
     惠牌 kind or -1. Returns (...) int16 (``tiles_to_win`` with the rule set's shapes, and with
-    缺一门 when ``rules.lack_suit``). The rule agent and the mj_obs_v2 planes both use it."""
+    缺一门 when ``rules.lack_suit``). The rule agent and the mj_obs_v2 planes both use it.
+
+    ``meld_suits`` (..., 3) bool: the suits the hand's declared melds hold (tiles as they are; None:
+    no melds). Under 缺一门 a suit a meld holds cannot be the one dropped; when the melds hold all
+    three, the distance is `NO_WIN`."""
     counts = np.asarray(counts, dtype=np.int8)
     nat, wild = split_hui(counts, np.broadcast_to(hui, counts.shape[:-1]))
     kw = {"seven_pairs": rules.seven_pairs, "thirteen_orphans": rules.thirteen_orphans,
@@ -466,5 +474,7 @@ def hand_distance(rules, counts: np.ndarray, hui: np.ndarray) -> np.ndarray:
         rest = nat.copy()
         rest[..., cols] = 0
         d = tiles_to_win(rest, wild + n_suit, **kw) + n_suit
+        if meld_suits is not None:
+            d = np.where(np.asarray(meld_suits)[..., suit], NO_WIN, d)
         best = d if best is None else np.minimum(best, d)
-    return best.astype(np.int16)
+    return np.minimum(best, NO_WIN).astype(np.int16)

@@ -25,7 +25,9 @@ covers the four seat offsets (or, for ``COL_HUBAO``, offsets 1-3).
     1       COL_REPLACEMENTS_LEFT  replacement tiles left (indicator layout: the reserve)
     2       COL_DEALER             dealer offset
     3       COL_PHASE              0 own turn, 1 claim window, 2 rob window
-    4       COL_MUST_DISCARD       turn after own chi/pong (discard or 报听 only)
+    4       COL_MUST_DISCARD       1 from a chi or pong until the next draw: on the claimer's turn it
+                                   must discard (or 报听); in the claim window on that discard it
+                                   says the discard followed a claim
     5       COL_ASKER              offset of the discarder / kong declarer (0 on own turn)
     6       COL_SZ_ROUNDS          烧庄 rounds
     7       COL_SZ_ALIVE           烧庄 still alive
@@ -35,7 +37,11 @@ covers the four seat offsets (or, for ``COL_HUBAO``, offsets 1-3).
     16-19   COL_TING               报听 of offset 0-3
     20-23   COL_FLOWERS            flowers of offset 0-3
     24      COL_FIRST_TURN         no discard yet and no meld by anyone (天和/地和 timing)
-    25      COL_CLAIM_CATEGORY     best claim category still open (0 win, 1 pong/kong, 2 chi, 3 any)
+    25      COL_CLAIM_CATEGORY     claim window: the category of a claim already accepted on this tile
+                                   and waiting for the seats asked first (1 pong/kong, 2 chi: only
+                                   better claims are offered now); 1 also once a co-winner accepted a
+                                   win (several winners: only win is offered); 3 none, and whenever
+                                   no seat is asked about a tile (own turn)
     26-29   COL_CLAIMED_BY_SELF    discards self claimed from offset 0-3
     30-33   COL_CLAIMED_FROM_SELF  discards offset 0-3 claimed from self
 

@@ -17,7 +17,7 @@ What one step returns, for N tables:
 | ``obs["observation"]`` | (N, 14, 34) uint8 | planes of ``mj_obs_v1`` for the seat to act at each table |
 | ``obs["action_mask"]`` | (N, 127) int8 | its legal actions |
 | ``obs["seat"]`` | (N,) int64 | the seat to act (0-3) |
-| ``rewards`` | (N, 4) float64 | settled points of each seat for the hands that ended in this step (exact: at most 2**53) |
+| ``rewards`` | (N, 4) float64 | settled points of each seat for the hands that ended in this step (exact: at most 2**53); a hand that ends at the deal itself (四惠牌 on the dealer's first turn) is dealt again and its points come with the table's next step, without a settlement |
 | ``terminations`` | (N,) bool | the episode (a hand, or a match of hands) ended |
 | ``truncations`` | (N,) bool | always False: every hand ends by the rules |
 | ``infos["settlement"]`` | (N,) object | ``infos["settlement"][i]``: the settlement of the hand that ended at table i (docs/INTERFACES.md 2) where ``infos["_settlement"][i]``, else None |

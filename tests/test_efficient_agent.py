@@ -12,20 +12,21 @@ import pytest
 from mj_env import actions as A
 from mj_env import features as F
 from mj_env.baselines import BASELINES, EfficientAgent, RuleBasedAgent, make_baseline
-from mj_env.observation import COL_PHASE, P_HAND, P_SCALARS
+from mj_env.observation import COL_PHASE, P_HAND, P_MELDS, P_SCALARS
 from mj_env.rules import get_rules
 from mj_env.state import TURN
 from mj_env.vector import MahjongVectorEnv
-from tests.test_features import ref_improve, ref_need
+from tests.test_features import ref_improve, ref_need, suits_of
 
 
-def reference_discards(rules, counts: list[int], hui: int, unseen: list[int], legal: np.ndarray) -> set[int]:
+def reference_discards(rules, counts: list[int], hui: int, unseen: list[int], legal: np.ndarray,
+                       melds=(False, False, False)) -> set[int]:
     """The kinds the efficient agent may discard: among the legal ones (a 惠牌 only when nothing else is
     legal), those of least need, and among them those with the most improving unseen tiles."""
     kinds = [k for k in np.flatnonzero(legal) if k != hui] or [int(hui)]
-    need = {k: ref_need(rules, [c - (j == k) for j, c in enumerate(counts)], hui) for k in kinds}
+    need = {k: ref_need(rules, [c - (j == k) for j, c in enumerate(counts)], hui, melds) for k in kinds}
     nearest = [k for k in kinds if need[k] == min(need.values())]
-    imp = {k: ref_improve(rules, [c - (j == k) for j, c in enumerate(counts)], hui, unseen) for k in nearest}
+    imp = {k: ref_improve(rules, [c - (j == k) for j, c in enumerate(counts)], hui, unseen, melds) for k in nearest}
     return {k for k in nearest if imp[k] == max(imp.values())}
 
 
@@ -47,7 +48,9 @@ def check_against_reference(rules, obs, mask, chosen, limit: int = 34) -> int:
         if kind < 0 or checked == limit:
             continue
         legal = mask[i, :34] | mask[i, A.TING:A.TING + 34]
-        allowed = reference_discards(rules, o[i, P_HAND].astype(int).tolist(), int(hui[i]), unseen[i].tolist(), legal)
+        melds = suits_of(np.flatnonzero(o[i, P_MELDS.start]).tolist())
+        allowed = reference_discards(rules, o[i, P_HAND].astype(int).tolist(), int(hui[i]), unseen[i].tolist(), legal,
+                                     melds)
         assert kind in allowed, (rules.name, i, A.name(int(chosen[i])), allowed)
         checked += 1
     return checked

@@ -12,8 +12,9 @@ from mj_env.vector import MahjongVectorEnv
 from tests import ref_hand
 
 
-def ref_need(rules, counts: list[int], hui: int) -> int:
-    """Tiles still needed to win, one hand, in plain Python (the docstring's definition)."""
+def ref_need(rules, counts: list[int], hui: int, melds=(False, False, False)) -> int:
+    """Tiles still needed to win, one hand, in plain Python (the docstring's definition); ``melds``: the suits
+    the declared melds hold, which 缺一门 may not drop (all three: the hand cannot win, NO_WIN = 20)."""
     nat = list(counts)
     wild = 0
     if hui >= 0:
@@ -21,31 +22,32 @@ def ref_need(rules, counts: list[int], hui: int) -> int:
     kw = {"seven_pairs": rules.seven_pairs, "thirteen_orphans": rules.thirteen_orphans,
           "extra_dragon": rules.orphans_extra_dragon}
     if rules.lack_suit:  # drop the cheapest suit: each of its tiles is one exchange
-        best = None
+        best = 20
         for suit in range(3):
+            if melds[suit]:
+                continue
             dropped = sum(nat[9 * suit:9 * suit + 9])
             rest = [0 if 9 * suit <= k < 9 * suit + 9 else c for k, c in enumerate(nat)]
-            d = ref_hand.tiles_to_win(rest, wild + dropped, **kw) + dropped
-            best = d if best is None else min(best, d)
+            best = min(best, ref_hand.tiles_to_win(rest, wild + dropped, **kw) + dropped)
         dist = best
     else:
         dist = ref_hand.tiles_to_win(nat, wild, **kw)
     return dist + (sum(counts) % 3 == 1)
 
 
-def ref_improve(rules, counts: list[int], hui: int, unseen: list[int]) -> int:
-    now = ref_need(rules, counts, hui)
+def ref_improve(rules, counts: list[int], hui: int, unseen: list[int], melds=(False, False, False)) -> int:
+    now = ref_need(rules, counts, hui, melds)
     total = 0
     for t in range(34):
         if unseen[t]:
             more = list(counts)
             more[t] += 1
-            if ref_need(rules, more, hui) < now:
+            if ref_need(rules, more, hui, melds) < now:
                 total += unseen[t]
     return total
 
 
-def ref_discards(rules, counts, hui, unseen):
+def ref_discards(rules, counts, hui, unseen, melds=(False, False, False)):
     """{kind: (need, improving tiles)} over the held kinds of a 3k+2 hand (tiles counted for the discards
     of least need only)."""
     out = {}
@@ -53,15 +55,20 @@ def ref_discards(rules, counts, hui, unseen):
         if counts[d]:
             after = list(counts)
             after[d] -= 1
-            out[d] = ref_need(rules, after, hui)
+            out[d] = ref_need(rules, after, hui, melds)
     best = min(out.values())
-    return {d: (need, ref_improve(rules, [c - (k == d) for k, c in enumerate(counts)], hui, unseen)
+    return {d: (need, ref_improve(rules, [c - (k == d) for k, c in enumerate(counts)], hui, unseen, melds)
                 if need == best else 0) for d, need in out.items()}
 
 
 def ref_best(table: dict) -> tuple[int, int]:
     best = min(n for n, _ in table.values())
     return best, max(i for n, i in table.values() if n == best)
+
+
+def suits_of(kinds) -> tuple[bool, bool, bool]:
+    """Which of the three suits the tile kinds hold (honors none)."""
+    return tuple(any(9 * s <= k < 9 * s + 9 for k in kinds) for s in range(3))
 
 
 def ref_claim_hand(counts, hui, tile, option):
@@ -84,23 +91,24 @@ def ref_claim_hand(counts, hui, tile, option):
 def check_position(rules, planes, mask, extra):
     hand = [int(c) for c in planes[O.P_HAND]]
     hui = int(planes[O.P_HUI].argmax()) if planes[O.P_HUI].any() else -1
+    melds = suits_of([k for k in range(34) if planes[O.P_MELDS.start][k]])  # own declared melds
     visible = (planes[O.P_HAND].astype(int) + planes[O.P_MELDS].sum(0) + planes[O.P_RIVERS].sum(0)
                + planes[O.P_INDICATOR])
     unseen = [max(0, 4 - int(v)) for v in visible]
     e = {p: extra[p - O.N_PLANES].astype(int) for p in range(O.N_PLANES, F.N_PLANES_V2)}
     if sum(hand) % 3 == 2:
-        table = ref_discards(rules, hand, hui, unseen)
+        table = ref_discards(rules, hand, hui, unseen, melds)
         for d in range(34):
             need, imp = table.get(d, (0, 0))
             assert e[F.P_DISCARD_NEED][d] == need, (d, hand, hui)
             assert e[F.P_DISCARD_IMPROVE][d] == imp, (d, hand, hui)
-        assert e[F.P_OPTION_NEED][F.OPT_NOW] == ref_need(rules, hand, hui)
+        assert e[F.P_OPTION_NEED][F.OPT_NOW] == ref_need(rules, hand, hui, melds)
         assert e[F.P_OPTION_IMPROVE][F.OPT_NOW] == ref_best(table)[1]
         assert not e[F.P_OPTION_NEED][1:].any()
         return "turn"
     assert not e[F.P_DISCARD_NEED].any() and not e[F.P_DISCARD_IMPROVE].any()
-    assert e[F.P_OPTION_NEED][F.OPT_NOW] == ref_need(rules, hand, hui)
-    assert e[F.P_OPTION_IMPROVE][F.OPT_NOW] == ref_improve(rules, hand, hui, unseen)
+    assert e[F.P_OPTION_NEED][F.OPT_NOW] == ref_need(rules, hand, hui, melds)
+    assert e[F.P_OPTION_IMPROVE][F.OPT_NOW] == ref_improve(rules, hand, hui, unseen, melds)
     legal = {F.OPT_PONG: mask[A.PONG], F.OPT_KONG: mask[A.KONG]}
     legal.update({F.OPT_CHI + c: mask[A.CHI + c] for c in range(A.N_CHI)})
     claiming = planes[O.P_SCALARS, O.COL_PHASE] == 1
@@ -110,10 +118,12 @@ def check_position(rules, planes, mask, extra):
             assert e[F.P_OPTION_NEED][option] == 0 and e[F.P_OPTION_IMPROVE][option] == 0
             continue
         after = ref_claim_hand(hand, hui, tile, option)
+        taken = [k for k in range(34) for _ in range(hand[k] - after[k])] + [tile]  # the new meld's tiles
+        new = tuple(a or b for a, b in zip(melds, suits_of(taken), strict=True))
         if option == F.OPT_KONG:
-            want = (ref_need(rules, after, hui), ref_improve(rules, after, hui, unseen))
+            want = (ref_need(rules, after, hui, new), ref_improve(rules, after, hui, unseen, new))
         else:
-            want = ref_best(ref_discards(rules, after, hui, unseen))
+            want = ref_best(ref_discards(rules, after, hui, unseen, new))
         assert (e[F.P_OPTION_NEED][option], e[F.P_OPTION_IMPROVE][option]) == want, (option, hand, tile)
     return "claim" if any(ok for ok in legal.values()) and claiming else "wait"
 
@@ -166,3 +176,24 @@ def test_hand_examples():
     imp = extra[F.P_DISCARD_IMPROVE - O.N_PLANES]
     # after 9s: 11p 2p 1z: 1p (2 unseen), 2p (3), 3p (4), 4p (4), 1z (3) improve
     assert imp[26] == 2 + 3 + 4 + 4 + 3
+
+
+def test_quemen_counts_the_suits_of_declared_melds():
+    """缺一门 counts declared melds (docs/RULES.md 5): beside a pong of 111m, a concealed 234p567p789s11s is no
+    win (the old measure dropped characters for free and said need 0); it must exchange a suit of its own.
+    Melds holding all three suits can never win: NO_WIN."""
+    from mj_env.hand import NO_WIN
+    from mj_env.tiles import parse_hand
+
+    rules = get_rules("quemen")
+    planes = np.zeros((2, O.N_PLANES, 34), dtype=np.uint8)
+    planes[0, O.P_MELDS.start] = parse_hand("111m")
+    planes[0, O.P_HAND] = parse_hand("234p567p789s11s")
+    planes[1, O.P_MELDS.start] = parse_hand("111m222p333s")
+    planes[1, O.P_HAND] = parse_hand("789s11s")
+    extra = F.extra_planes(rules, planes, np.zeros((2, A.N_ACTIONS), dtype=bool))
+    need = extra[:, F.P_OPTION_NEED - O.N_PLANES, F.OPT_NOW]
+    hand0 = planes[0, O.P_HAND].astype(int).tolist()
+    assert ref_need(rules, hand0, -1) == 0  # what ignoring the meld gives
+    assert need[0] == ref_need(rules, hand0, -1, (True, False, False)) == 5  # drop bamboos: 5 exchanges
+    assert need[1] == NO_WIN and (extra[1, F.P_DISCARD_NEED - O.N_PLANES][planes[1, O.P_HAND] > 0] == NO_WIN + 1).all()
