@@ -212,9 +212,9 @@ example:
 
 
 def cli(argv: list[str]) -> int:
-    """The command line: ``-h``/``--help`` prints `USAGE`; any other argument is refused (exit 2,
+    """The command line: ``-h``/``--help`` (among any arguments) prints `USAGE`; other arguments are refused (exit 2,
     as argparse does) rather than ignored while the process waits on standard input."""
-    if argv in (["-h"], ["--help"]):
+    if "-h" in argv or "--help" in argv:
         print(USAGE, end="")
         return 0
     if argv:

@@ -270,7 +270,7 @@ def test_cli_with_no_stderr_still_exits_non_zero():
 def test_help_and_stray_arguments(capsys):
     """``--help`` prints the input format and exits 0; any other argument is refused with exit status 2
     instead of being ignored while the process waits on standard input."""
-    assert score.cli(["--help"]) == 0 and score.cli(["-h"]) == 0
+    assert score.cli(["--help"]) == 0 and score.cli(["-h"]) == 0 and score.cli(["-h", "--bogus"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: python -m mj_env.score") and "win_tile" in out and out.count("\n") > 5
     assert score.cli(["--rules", "hebei"]) == 2
