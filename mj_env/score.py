@@ -212,8 +212,8 @@ example:
 
 
 def cli(argv: list[str]) -> int:
-    """The command line: ``-h``/``--help`` (among any arguments) prints `USAGE`; other arguments are refused (exit 2,
-    as argparse does) rather than ignored while the process waits on standard input."""
+    """The command line: ``-h``/``--help`` (among any arguments) prints `USAGE`; other arguments are
+    refused (exit 2, as argparse does) rather than ignored while the process waits on standard input."""
     if "-h" in argv or "--help" in argv:
         print(USAGE, end="")
         return 0
