@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from mj_env.features import own_meld_suits
 from mj_env.rules import RuleSet, get_rules
-from mj_env.tiles import suits_held
 
 from .rule_based import hand_distance
 
@@ -84,7 +84,7 @@ class RewardTransform:
             return np.zeros(len(planes), dtype=np.float32)
         counts = planes[:, 0].astype(np.int8)
         hui = np.where(planes[:, 10].any(axis=1), planes[:, 10].argmax(axis=1), -1)
-        dist = hand_distance(self.rules, counts, hui, suits_held(planes[:, 1])).astype(np.float32)  # own melds
+        dist = hand_distance(self.rules, counts, hui, own_meld_suits(planes)).astype(np.float32)
         size = counts.sum(axis=1)
         dist += (size % 3 == 1)  # 3k+1: one tile still to come
         return (-self.shaping_coef * dist).astype(np.float32)

@@ -152,11 +152,6 @@ def _hand_and_hui(o: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return o[:, P_HAND].astype(np.int8), np.where(o[:, P_HUI].any(axis=1), o[:, P_HUI].argmax(axis=1), -1)
 
 
-def _meld_suits(o: np.ndarray) -> np.ndarray:
-    """(m, 3) bool: the suits of the seat's own declared melds (plane 1), which 缺一门 counts."""
-    return suits_held(o[:, P_MELDS.start])
-
-
 def _discard_ok(mask: np.ndarray) -> np.ndarray:
     """(m, 34) kinds the mask lets the seat discard, with or without 报听."""
     return mask[:, A.DISCARD:A.DISCARD + K] | mask[:, A.TING:A.TING + K]
@@ -206,7 +201,7 @@ class RuleBasedAgent:
 
     def _discard_keys(self, o, hands, hui, discard_ok, rng) -> tuple[np.ndarray, np.ndarray]:
         """(keys (m, 34), distance after the best discard (m,)); see ``discard_keys``."""
-        dist = discard_distances(self.rules, hands, hui, discard_ok, _meld_suits(o))
+        dist = discard_distances(self.rules, hands, hui, discard_ok, F.own_meld_suits(o))
         key = dist * 1000.0 + np.where(np.arange(K) == hui[:, None], HUI_DISCARD, 0.0)
         best = np.where(discard_ok, dist, UNREACHABLE).min(axis=1)
 
@@ -242,7 +237,7 @@ class RuleBasedAgent:
             take = np.where(hands[r, t] == 4, 4, 1).astype(np.int8)  # concealed: four; added: the one
             after = hands[r].copy()
             after[np.arange(len(r)), t] -= take
-            suits = _meld_suits(o)[r] | suits_held(_EYE[t])  # the kong is a declared meld of its suit
+            suits = F.own_meld_suits(o)[r] | suits_held(_EYE[t])  # the kong is a declared meld of its suit
             d = hand_distance(self.rules, after, hui[r], suits).astype(np.float64)
             kdist = np.full((m, K), np.inf)
             kdist[r, t] = d
@@ -255,7 +250,7 @@ class RuleBasedAgent:
         """Claim window: the claim that gets closest, if it beats passing; else pass."""
         m = len(o)
         tile = o[:, P_CLAIM].argmax(axis=1)
-        melds = _meld_suits(o)
+        melds = F.own_meld_suits(o)
         now = hand_distance(self.rules, hands, hui, melds).astype(np.float64)
         wild_ok = self.rules.hui_wild_in_melds
         best = np.full(m, np.inf)
@@ -265,7 +260,7 @@ class RuleBasedAgent:
         def consider(sel, after, action, bonus, then_discard):
             """Rows ``sel`` could hold ``after`` (len(sel), 34) by taking ``action``."""
             # the new meld's suits join the declared ones: the tiles it takes from the hand and the claimed tile
-            suits = melds[sel] | suits_held(hands[sel] - after + _EYE[tile[sel]])
+            suits = F.suits_after_claim(melds[sel], hands[sel], after, tile[sel])
             if then_discard:
                 legal = after > 0
                 d = discard_distances(self.rules, after, hui[sel], legal, suits)
@@ -335,7 +330,7 @@ class EfficientAgent(RuleBasedAgent):
         r, t = np.nonzero(legal & (key < low + 500.0))
         if len(r):
             after = hands[r] - _EYE[t]
-            suits = _meld_suits(o)[r]
+            suits = F.own_meld_suits(o)[r]
             need = F.tiles_needed(self.rules, after, hui[r], suits)
             imp = F.improvement(self.rules, after, hui[r], F.unseen_counts(o[r]), need, suits)
             key = key.copy()

@@ -114,6 +114,12 @@ def own_meld_suits(planes: np.ndarray) -> np.ndarray:
     return suits_held(np.asarray(planes)[:, P_MELDS.start])
 
 
+def suits_after_claim(meld_suits: np.ndarray, before: np.ndarray, after: np.ndarray, tile: np.ndarray) -> np.ndarray:
+    """(m, 3) bool: the declared melds' suits once a claim of ``tile`` (m,) has taken ``before - after`` (m, 34)
+    from the concealed hand: the new meld holds those tiles and the claimed one."""
+    return meld_suits | suits_held(before - after + _EYE[tile])
+
+
 def tiles_needed(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, meld_suits: np.ndarray | None = None) -> np.ndarray:
     """need (module docstring) of concealed hands (m, 34) with their 惠牌 kinds (m,) and the suits of their
     declared melds (m, 3) (None: no melds; they matter under 缺一门 only) -> (m,) int16."""
@@ -268,8 +274,7 @@ def extra_planes(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> 
         col_of = np.concatenate([np.full(len(rows), o) for o, rows in opts])
         after = np.concatenate(after)
         # the new meld's suits join the declared ones: the tiles it took from the hand and the claimed tile
-        taken = hands[rows_of] - after + _EYE[tile[rows_of]]
-        ms = melds[rows_of] | suits_held(taken)
+        ms = suits_after_claim(melds[rows_of], hands[rows_of], after, tile[rows_of])
         kong = col_of == OPT_KONG
         need = np.zeros(len(after), dtype=np.int16)
         imp = np.zeros(len(after), dtype=np.int16)
@@ -294,6 +299,6 @@ def observe_v2(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> np
 __all__ = [
     "FEATURES_NAME", "FEATURES_VERSION", "N_EXTRA", "N_OPTIONS", "N_PLANES_V2", "OBS_SHAPE_V2", "OPT_CHI",
     "OPT_KONG", "OPT_NOW", "OPT_PONG", "P_DISCARD_IMPROVE", "P_DISCARD_NEED", "P_OPTION_IMPROVE",
-    "P_OPTION_NEED", "discard_table", "extra_planes", "improvement", "observe_v2", "tiles_needed",
-    "unseen_counts",
+    "P_OPTION_NEED", "discard_table", "extra_planes", "improvement", "observe_v2", "own_meld_suits",
+    "suits_after_claim", "tiles_needed", "unseen_counts",
 ]
