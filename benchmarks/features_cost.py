@@ -33,10 +33,10 @@ def measure(rules: str, batch: int, steps: int, seed: int = 0) -> dict:
     evals = 0
     counted = F.tiles_needed
 
-    def counting(r, hands, hui):
+    def counting(r, hands, hui, meld_suits=None):
         nonlocal evals
         evals += len(hands)
-        return counted(r, hands, hui)
+        return counted(r, hands, hui, meld_suits)
 
     F.tiles_needed = counting
     try:

@@ -168,6 +168,18 @@ def test_fast_paths_smoke_and_every_path_switches_back():
     assert (legal.claim_options, hand._SMALL, Engine._step_one, wall._draw_one, Engine._update_mask_one) == before
 
 
+def test_features_cost_smoke_and_tiles_needed_switches_back():
+    import features_cost
+
+    from mj_env import features as F
+
+    before = F.tiles_needed
+    rows = features_cost.main(["--rules", "beijing,quemen", "--batch", "8", "--steps", "2"])
+    assert [r["rules"] for r in rows] == ["beijing", "quemen"]
+    assert all(r["features_ms"] > 0 and r["rule_agent_ms"] > 0 for r in rows)
+    assert F.tiles_needed is before
+
+
 # ----------------------------------------------------------------------------- bad arguments
 # (module, its argument parser, arguments, the flag the message must name): each exits 2 through
 # p.error before anything is built, measured or written
