@@ -103,9 +103,10 @@ def _opponent(spec, rules):
     return spec
 
 
-def _checked_opponent_actions(agent, actions, mask, tables, seats) -> np.ndarray:
-    """An opponent's ``act`` result as (n,) int64 legal actions, or an error that names the opponent, the
-    table and the seat (an opponent is user code: its mistakes must not read as the learner's)."""
+def _checked_opponent_actions(agent, actions, mask, tables, explain) -> np.ndarray:
+    """An opponent's ``act`` result as (n,) int64 legal actions, or an error that names the opponent and the
+    table, with ``explain(table, action)`` (the engine's ``explain_illegal``) saying why the action is not
+    legal (an opponent is user code: its mistakes must not read as the learner's)."""
     who = str(getattr(agent, "name", type(agent).__name__))[:40]
     a = np.asarray(actions)
     n = len(tables)
@@ -116,16 +117,9 @@ def _checked_opponent_actions(agent, actions, mask, tables, seats) -> np.ndarray
     ok[ok] = mask[np.flatnonzero(ok), a[ok]] != 0
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
-        raise A.ActionError(f"opponent {who!r} chose action {int(a[i])} ({_action_name(int(a[i]))}), illegal "
-                            f"for seat {int(seats[i])} at table {int(tables[i])}: an agent must pick from its action mask")
+        raise A.ActionError(f"opponent {who!r} at table {int(tables[i])}: {explain(int(tables[i]), int(a[i]))}; "
+                            "an agent must pick from its action mask")
     return a.astype(np.int64)
-
-
-def _action_name(a: int) -> str:
-    try:
-        return repr(A.name(a))
-    except A.ActionError:
-        return f"not an action 0-{A.N_ACTIONS - 1}"
 
 
 class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
@@ -236,7 +230,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             if sel.any():
                 sub = {k: v[sel] for k, v in obs.items()}
                 out[sel] = _checked_opponent_actions(agent, agent.act(sub, self.rng), sub["action_mask"],
-                                                     idx[sel], sub["seat"])
+                                                     idx[sel], self.engine.explain_illegal)
         return out
 
     def _step_some(self, idx, acts):
