@@ -52,9 +52,10 @@ When the hand ends every agent's reward is its settled points (docs/RULES.md 6, 
 ``infos[agent]["settlement"]`` holds the hand calculator's output for the win, with ``"input"``
 the calculator input that reproduces it, or ``{"draw": true, "shaozhuang": S, "scores": [...]}``;
 with several winners (hebei, or ``multiple_winners=True``) ``{"wins": [...], "scores": [...]}`` (beijing adds
-``"shaozhuang"``: 烧庄 is paid once, docs/game_flow.md). Where a kong payment is due (hebei,
-quemen), ``"scores"`` is the hand's total with it, ``"hand_scores"`` the calculator's scores and
-``"kong_scores"`` the payments (docs/RULES.md 6.4). With ``hands_per_episode`` > 1
+``"shaozhuang"``: 烧庄 is paid once, docs/game_flow.md). Under rules with kong payments (hebei,
+quemen), ``"scores"`` is the hand's total with them, ``"hand_scores"`` the calculator's scores and
+``"kong_scores"`` the payments, zeros when no kong was paid (docs/RULES.md 6.4; a drawn hand shows them
+where drawn hands pay kongs, quemen). With ``hands_per_episode`` > 1
 an episode is a match: rewards come at the end of every hand and the episode ends after the last;
 each agent's ``infos`` keep a hand's settlement until that agent next acts, so every seat reads every
 hand's settlement through ``last()``.

@@ -115,6 +115,9 @@ def _kong_scores(rules: RuleSet, st: GameState, b: int) -> list[int]:
     return kong_payments(rules, kongs) if kongs else [0, 0, 0, 0]
 
 
+_NO_KONGS = (0, 0, 0, 0)
+
+
 class Settlements(Mapping):
     """table -> settlement object (docs/INTERFACES.md 2) of the hands that ended in one step.
 
@@ -135,19 +138,24 @@ class Settlements(Mapping):
         keep = self._tables != table
         self._tables, self._lines, self._scores = self._tables[keep], self._lines[keep], self._scores[keep]
 
-    def add_draws(self, tables, lines, scores, kongs: dict) -> None:
+    def add_draws(self, tables, lines, scores, kongs: dict | None) -> None:
+        """Drawn hands at ``tables``; ``kongs``: table -> its kong payments where not all zero, or
+        None where drawn hands pay none (then their objects show no kong lines)."""
         for t in np.intersect1d(tables, list(self._built)):
             del self._built[int(t)]
         self._tables = np.concatenate([self._tables, tables])
         self._lines = np.concatenate([self._lines, lines])
         self._scores = np.concatenate([self._scores, scores])
-        self._kongs.update(kongs)
+        if kongs is not None:  # a Python loop only under rules whose drawn hands pay kongs (quemen)
+            for t in np.asarray(tables).tolist():
+                self._kongs[int(t)] = kongs.get(int(t), _NO_KONGS)
 
     def _draw_object(self, table: int, line: int, scores: list[int]) -> dict:
         obj = {"draw": True, "shaozhuang": line, "scores": scores}
-        if table in self._kongs:  # as for wins: scores = hand_scores + kong_scores
-            obj["hand_scores"] = [a - b for a, b in zip(scores, self._kongs[table])]
-            obj["kong_scores"] = self._kongs[table]
+        kongs = self._kongs.get(table)
+        if kongs is not None:  # as for wins: scores = hand_scores + kong_scores
+            obj["hand_scores"] = [a - b for a, b in zip(scores, kongs)]
+            obj["kong_scores"] = list(kongs)
         return obj
 
     def __getitem__(self, table) -> dict:
@@ -190,8 +198,9 @@ def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray
         b = idx[drawn]
         line, sc = draw_scores(rules, st.dealer[b].astype(np.int64), st.sz_rounds[b].astype(np.int64),
                                rules.base)
-        kongs = {}
+        kongs = None  # table -> kong payments, where a drawn hand pays them (docs/RULES.md 6.4)
         if rules.kong_payments and rules.kong_payments_on_draw:
+            kongs = {}
             has_kong = np.flatnonzero(np.isin(st.meld_type[b], KONG_MELDS).any(axis=(1, 2)))
             for k in has_kong.tolist():
                 pay = _kong_scores(rules, st, int(b[k]))
@@ -217,9 +226,8 @@ def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray
         rounds = int(st.sz_rounds[b]) if rules.shaozhuang else 0
         if len(wins) > 1 and rounds:  # each win's object carries the hand's one 烧庄 line: paid once
             scores[j] -= (len(wins) - 1) * np.asarray(shaozhuang_scores(int(st.dealer[b]), rounds, rules.base))
+        # under kong payments every win shows them, zeros included (docs/RULES.md 6.4)
         kongs = _kong_scores(rules, st, b) if rules.kong_payments else None
-        if kongs is not None and not any(kongs):
-            kongs = None
         if kongs is not None:
             scores[j] += kongs
         total = [int(x) for x in scores[j]]

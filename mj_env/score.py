@@ -133,6 +133,9 @@ def respond(line: str | bytes) -> str:
             return _FALLBACK
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
 def main(stdin=None, stdout=None) -> int:
     """Answer every line of ``stdin`` (bytes; default standard input) on ``stdout`` (text; default
     standard output); the exit status: 0 at the end of input, else as the module docstring says."""
@@ -145,6 +148,7 @@ def main(stdin=None, stdout=None) -> int:
             return _fail("standard output is closed")
         stdout = sys.stdout
     lines = iter(stdin)
+    first = True
     try:
         while True:
             try:
@@ -153,6 +157,9 @@ def main(stdin=None, stdout=None) -> int:
                 return 0
             except OSError as e:
                 return _fail(f"cannot read standard input: {_reason(e)}")
+            if first and isinstance(line, bytes) and line.startswith(_BOM):
+                line = line[len(_BOM):]  # a file saved with a byte-order mark (RFC 8259 lets a reader skip it)
+            first = False
             stdout.write(respond(line) + "\n")
             stdout.flush()
     except BrokenPipeError:

@@ -77,6 +77,15 @@ def test_cli_answers_each_line_before_the_next_arrives():
         p.kill()
 
 
+def test_cli_skips_a_byte_order_mark_at_the_start_of_input_only():
+    bom = b"\xef\xbb\xbf"
+    line = json.dumps(EXAMPLE_1).encode()
+    p = run_cli(bom + line + b"\n" + bom + line + b"\n")
+    out = p.stdout.decode("utf-8").splitlines()
+    assert p.returncode == 0 and out[0] == OUT_1   # a file saved with a BOM
+    assert "BOM" in json.loads(out[1])["error"]    # inside the stream it is a stray character
+
+
 def test_cli_empty_input():
     p = run_cli(b"")
     assert p.returncode == 0 and p.stdout == b""

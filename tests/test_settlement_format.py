@@ -1,6 +1,7 @@
 """docs/RULES.md 6.4 on settlements: ``scores`` are what the hand pays in total (kong payments
-included); where kong payments exist, ``hand_scores`` are the wins alone (summed over the
-winners when several win on one discard) and ``kong_scores`` the kong payments."""
+included); where kong payments exist (hebei and quemen wins, quemen drawn hands), ``hand_scores``
+are the wins alone (summed over the winners when several win on one discard) and ``kong_scores``
+the kong payments, zeros included when no kong was paid."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,28 +26,43 @@ def test_scores_are_hand_plus_kong_payments(preset):
     eng = Engine(preset, num_tables=128, seed=0)
     eng.reset()
     rng = np.random.default_rng(0)
-    seen = {"kongs": 0, "multi": 0, "multi_kongs": 0}
+    seen = {"kongs": 0, "no_kong": 0, "multi": 0, "multi_kongs": 0, "draws": 0}
     for _ in range(700):
         res = eng.step(greedy_random(eng.legal_mask(), rng))
         for t in np.flatnonzero(res.hand_over):
             s = res.settlements[t]
             assert s["scores"] == res.rewards[t].tolist() and sum(s["scores"]) == 0
             wins = s.get("wins", [s] if "legal" in s else [])
-            if len(wins) > 1:
+            if not wins:  # a drawn hand shows its kong lines where drawn hands pay kongs (quemen)
+                seen["draws"] += 1
+                assert ("kong_scores" in s) == eng.rules.kong_payments_on_draw
+                if "kong_scores" not in s:
+                    continue
+            # under kong payments every win shows both lines, zeros included
+            assert [a + b for a, b in zip(s["hand_scores"], s["kong_scores"])] == s["scores"]
+            seen["kongs" if any(s["kong_scores"]) else "no_kong"] += 1
+            if len(wins) > 1:  # each win's own object keeps the calculator's scores
+                assert s["hand_scores"] == [sum(w["scores"][i] for w in wins) for i in range(4)]
                 seen["multi"] += 1
-            if "kong_scores" in s:
-                seen["kongs"] += 1
-                assert [a + b for a, b in zip(s["hand_scores"], s["kong_scores"])] == s["scores"]
-                if len(wins) > 1:   # each win's own object keeps the calculator's scores
-                    own = [sum(w["scores"][i] for w in wins) for i in range(4)]
-                    assert s["hand_scores"] == own
-                    seen["multi_kongs"] += 1
-            elif wins:
-                assert "hand_scores" not in s
-                assert [sum(w["scores"][i] for w in wins) for i in range(4)] == s["scores"]
+                seen["multi_kongs"] += any(s["kong_scores"])
         if res.episode_over.any():
             eng.reset(tables=np.flatnonzero(res.episode_over))
-    assert seen["kongs"] >= 5
+    assert seen["kongs"] >= 5 and seen["no_kong"] >= 5 and seen["draws"] >= 1
+
+
+def test_no_kong_lines_without_kong_payments():
+    eng = Engine("beijing", num_tables=64, seed=1)
+    eng.reset()
+    rng = np.random.default_rng(1)
+    ended = 0
+    for _ in range(300):
+        res = eng.step(greedy_random(eng.legal_mask(), rng))
+        for t in np.flatnonzero(res.hand_over):
+            ended += 1
+            assert "kong_scores" not in res.settlements[t] and "hand_scores" not in res.settlements[t]
+        if res.episode_over.any():
+            eng.reset(tables=np.flatnonzero(res.episode_over))
+    assert ended >= 20
 
 
 def test_settlements_items_equal_lookups_one_by_one():
