@@ -281,6 +281,26 @@ def test_quemen_ting_needs_a_wait_that_lacks_a_suit(new_game, pair, ting):
 
 
 # ---------------------------------------------------------------------------------------------
+# quemen kongs (docs/game_flow.md, our reading): legal only while a tile is left to replace them
+# ---------------------------------------------------------------------------------------------
+
+def test_quemen_no_kong_on_the_last_tile(new_game):
+    # build_wall seed 0: seat 3 draws the last tile, a 4z, when every seat passes and discards what it
+    # draws; the other copies of 4z are moved into seat 3's deal, so it then holds four of them
+    wall = build_wall(QUEMEN, dealer=0, seed=0)
+    for copy, slot in ((52, 40), (86, 41)):
+        assert wall[copy] == tile("4z") and wall[slot] != tile("4z")
+        wall[copy], wall[slot] = wall[slot], wall[copy]
+    g = new_game(QUEMEN, wall=wall)
+    while not (g.phase == "TURN" and not g.undrawn()):
+        pass_and_discard_drawn(g)
+    assert (g.to_act, g.turn_tile, g.hands[3][tile("4z")]) == (3, tile("4z"), 4)
+    assert not g.kong_possible() and not [n for n in names(g) if n.startswith("kong")]
+    play(g, (3, "discard 4z"))
+    assert g.phase == END and g.wins == [] and g.kongs == []
+    assert settled(g) == [0, 0, 0, 0]
+
+
 # hebei kongs: legal while an undrawn tile remains, down to the kept stacks' last tile
 # ---------------------------------------------------------------------------------------------
 
