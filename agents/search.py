@@ -16,6 +16,10 @@ Galperin 1996 with determinization):
    is largest, and the rule agent's choice when none is above 0 (``z`` keeps rollout noise from
    turning into deviations; ``z`` infinite plays the rule agent, without rollouts).
 
+``clairvoyant=True`` (``--clairvoyant``) skips step 2: the worlds are exact copies of the real table,
+so the rollouts play the true hidden hands and the true order of the wall. That player cheats; it
+measures what the hidden tiles are worth to the same lookahead, not what a fair player can reach.
+
 It reads the real table only to copy it and to redeal what is hidden: its decision is the same
 whatever the hidden tiles are (a test redeals them and asks again). It is an *engine-aware* agent: the
 arena calls ``act_tables(engine, tables, rng)`` for it instead of ``act(obs, rng)`` (``agents.arena``).
@@ -46,11 +50,14 @@ class RolloutSearchAgent:
     """One-step lookahead by determinized rule-agent rollouts (module docstring)."""
 
     def __init__(self, rules="beijing", worlds: int = 64, z: float = 0.5, max_discards: int = 3,
-                 name: str = "search"):
+                 name: str = "search", clairvoyant: bool = False):
         if not isinstance(worlds, (int, np.integer)) or isinstance(worlds, bool) or not 1 <= worlds <= 4096:
             raise ValueError(f"worlds must be an int in [1, 4096], not {worlds!r}")
         if not isinstance(z, (int, float)) or isinstance(z, bool) or not z >= 0:
             raise ValueError(f"z must be a number >= 0, not {z!r}")
+        if not isinstance(clairvoyant, bool):
+            raise TypeError(f"clairvoyant must be True or False, not {clairvoyant!r}")
+        self.clairvoyant = clairvoyant
         self.rule = RuleBasedAgent(rules)
         self.rules = self.rule.rules
         self.worlds, self.z, self.max_discards, self.name = int(worlds), float(z), max_discards, name
@@ -72,7 +79,8 @@ class RolloutSearchAgent:
             return out
         m, W, C = len(lab), self.worlds, cands.shape[1]
         worlds = engine.clone(np.repeat(tables[lab], W), seed=int(rng.integers(2**62)))
-        redeal(worlds, np.repeat(obs["seat"][lab], W), rng)
+        if not self.clairvoyant:  # else the worlds keep the real hidden tiles (module docstring)
+            redeal(worlds, np.repeat(obs["seat"][lab], W), rng)
         per_world = np.repeat(cands[lab], W, axis=0)                       # (m * W, C)
         r, j = np.nonzero(per_world >= 0)
         q = np.full(per_world.shape, np.nan)
@@ -105,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rules", default="beijing")
     p.add_argument("--seed", type=int, default=12345, help="the arena's seed (its walls)")
     p.add_argument("--batch-walls", type=int, default=100, help="walls played at once")
+    p.add_argument("--clairvoyant", action="store_true",
+                   help="cheat: roll out on the real hidden tiles instead of redeals (what hidden information is worth)")
     args = p.parse_args(argv)
     if not 1 <= args.walls <= 100_000:
         p.error(f"--walls must be 1-100000, not {args.walls}")
@@ -113,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 <= args.seed < 2**63:
         p.error(f"--seed must be 0 to 2**63 - 1, not {args.seed}")
     try:
-        agent = RolloutSearchAgent(args.rules, worlds=args.worlds, z=args.z)
+        agent = RolloutSearchAgent(args.rules, worlds=args.worlds, z=args.z, clairvoyant=args.clairvoyant,
+                                   name="clairvoyant" if args.clairvoyant else "search")
     except ValueError as e:
         p.error(str(e))
     start = time.time()

@@ -48,6 +48,23 @@ def test_decisions_do_not_depend_on_the_hidden_tiles(rules):
         assert eng.legal_mask()[live, a].all()
 
 
+def test_clairvoyant_search_reads_the_real_hidden_tiles():
+    agent = RolloutSearchAgent(worlds=2, z=0.0, clairvoyant=True)
+    differ = 0
+    for eng, live in positions():
+        before = eng.state.copy()
+        a = agent.act_tables(eng, live, np.random.default_rng(7))
+        assert np.array_equal(eng.state.hands, before.hands) and np.array_equal(eng.state.wall, before.wall)
+        other = eng.clone()
+        redeal(other, eng.state.to_act[live].astype(np.int64), np.random.default_rng(99), tables=live)
+        b = agent.act_tables(other, live, np.random.default_rng(7))
+        differ += int((a != b).sum())  # the same view, other hidden tiles: other choices somewhere
+        assert eng.legal_mask()[live, a].all() and other.legal_mask()[live, b].all()
+    assert differ > 0
+    with pytest.raises(TypeError, match="clairvoyant must be True or False"):
+        RolloutSearchAgent(clairvoyant=1)
+
+
 @pytest.mark.parametrize("z", [float("inf"), 1e9])
 def test_without_a_clear_gain_it_plays_the_rule_agents_choice(z):
     agent = RolloutSearchAgent(worlds=2, z=z)
@@ -95,6 +112,8 @@ def test_command_line(capsys):
     assert search.main(["--walls", "1", "--worlds", "2", "--batch-walls", "1"]) == 0
     out = capsys.readouterr().out
     assert "search" in out and "decisions" in out
+    assert search.main(["--walls", "1", "--worlds", "2", "--batch-walls", "1", "--clairvoyant"]) == 0
+    assert "clairvoyant" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         search.main(["--walls", "0"])
 
