@@ -19,7 +19,7 @@ action (pass, win, pong, kong, each chi). A self-drawn win is always taken (no c
 position with a single candidate is not labelled.
 
 What it is for: measuring how much a one-step deviation from the rule agent is worth, by kind of
-decision (``python -m agents.rollouts``; the README's training section has the table), and as the
+decision (``python -m agents.rollouts``; docs/training_results.md has the table), and as the
 improvement step of expert-iteration training (targets for a network to imitate).
 
 ::

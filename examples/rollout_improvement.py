@@ -16,7 +16,7 @@ Two losses over the candidates C of a position, with the rollout values Q:
 Both add -log pi(C), keeping the probability on the candidates. Without ``--checkpoint`` the script first
 clones the rule agent (``train.py --total-steps 0 --exp-name rollout_improvement_clone --overwrite``): a
 fresh clone every time, which replaces an earlier one in ``runs/rollout_improvement_clone/`` (it says so
-before it starts; give ``--checkpoint`` to keep a clone). The README's training section has what this
+before it starts; give ``--checkpoint`` to keep a clone). docs/training_results.md has what this
 measured (it does not beat the rule agent)::
 
     python train.py --total-steps 0 --exp-name clone

@@ -16,7 +16,7 @@ points. Each variant plays two seats against two rule agents:
 - ``pass_ron``: passes a win on a discard while 40 or more live tiles are left, waiting for a self-draw.
 - ``no_hubao``: passes a claim that would be its third from the same player (互包).
 
-Under beijing none of them is worth anything measurable (the README's training section has the table):
+Under beijing none of them is worth anything measurable (docs/training_results.md has the table):
 the rule agent's speed-first play leaves little room, which is also what the rollout measurements of
 ``agents.rollouts`` found::
 
