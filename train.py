@@ -812,6 +812,29 @@ def seed_everything(args: Args) -> np.random.Generator:
     return np.random.default_rng(args.seed)
 
 
+def plan_text(args: Args, num_updates: int, opponents: list) -> str:
+    """What the run is about to do, in words, printed before it starts (the bar counts PPO updates only)."""
+    steps = f"{args.num_envs * args.num_steps:,}"
+    parts = [f"{args.exp_name}: {args.rules}"]
+    if args.bc_steps:
+        parts.append(f"imitate the {args.bc_teacher} agent ({args.bc_steps} steps at {args.num_envs} tables)")
+    if num_updates:
+        cap = f", stopping after the update that passes {args.max_minutes:g} minutes" if args.max_minutes else ""
+        parts.append(f"then PPO: up to {num_updates} updates of {steps} decisions{cap}")
+    if args.final_eval_hands:
+        parts.append(f"then {args.final_eval_hands} walls x 2 seatings against "
+                     + ", ".join(o.name for o in opponents))
+    return "; ".join(parts)
+
+
+def repeat_command(args: Args, checkpoint: Path) -> str:
+    """The arena command that repeats the final evaluation against the rule agent, figure for figure."""
+    greedy = ":greedy" if args.eval_greedy else ""
+    rules = "" if args.rules == "beijing" else f" --rules {args.rules}"
+    return (f"python -m agents.arena --agents {checkpoint}{greedy},rule --hands {args.final_eval_hands} "
+            f"--seed {args.eval_seed} --batch 256{rules}")
+
+
 def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, global_step: int,
                start: float, opponents: list) -> dict:
     """Save ``final.pt``, run the final evaluation against ``opponents`` (printed as tables, logged as
@@ -830,6 +853,7 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
             print("  " + arena.format_table(summary).replace("\n", "\n  "))
             for name in ("mean_points", "win_rate", "deal_in_rate"):
                 log.writer.add_scalar(f"eval/final_vs_{base}_{name}", summary["agents"][0][name], global_step)
+        print(f"\nrepeat the evaluation against rule: {repeat_command(args, final)}")
     (log.dir / "final_eval.json").write_text(arena.json_text(result) + "\n")  # strict JSON: null for no interval
     log.writer.close()
     print(f"\ncheckpoint: {final}\nlogs: {log.dir}/ (progress.csv, TensorBoard)")
@@ -857,6 +881,7 @@ def main(argv: list[str] | None = None) -> dict:
                     envs.single_action_space.n)
     seats = SeatPlan(args, rng, device)
     opponents_of_eval = eval_opponents(args, device)
+    print(plan_text(args, num_updates, opponents_of_eval), flush=True)
     obs, _ = envs.reset(seed=args.seed)
     global_step, start, last_eval, update = 0, time.time(), {}, 0
     if args.bc_steps:

@@ -23,7 +23,7 @@ from mj_env.observation import OBS_NAME
 from mj_env.vector import MahjongVectorEnv
 
 
-def test_tiny_run_writes_a_checkpoint_that_loads(tmp_path, monkeypatch):
+def test_tiny_run_writes_a_checkpoint_that_loads(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     result = train.main([
         "--exp-name", "tiny", "--total-steps", "1536", "--num-envs", "16", "--num-steps", "32",
@@ -55,6 +55,18 @@ def test_tiny_run_writes_a_checkpoint_that_loads(tmp_path, monkeypatch):
     assert set(final["eval"]) == {"random", "rule", "pretrained"}
     assert final["eval"]["rule"]["agents"][0]["name"] == "trained"
     assert list(run.glob("events.out.tfevents.*"))
+    out = capsys.readouterr().out
+    assert out.startswith("tiny: beijing; then PPO: up to 3 updates of 512 decisions, stopping after the update "
+                          "that passes 9.5 minutes; then 4 walls x 2 seatings against random, rule, pretrained\n")
+    # the printed arena command repeats the final evaluation against the rule agent figure for figure
+    command = out.split("repeat the evaluation against rule: ")[1].splitlines()[0].split()
+    assert command[:3] == ["python", "-m", "agents.arena"]
+    from agents import arena
+    repeated = arena.main(command[3:] + ["--quiet"])
+    assert repeated == 0
+    again = capsys.readouterr().out
+    got = final["eval"]["rule"]["agents"][0]["mean_points"]
+    assert f"{got:+.3f}" in again
 
 
 def test_command_line_over_the_dataclass():
