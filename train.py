@@ -34,7 +34,8 @@ that decision is carried into the next rollout, where it is trained once its out
 
 The defaults (``mj_obs_v2`` planes, the per-tile network, cloning first, PPO mostly against the rule
 agent) bring the trained player level with the rule-based agent within the 10 minutes; PPO alone (the
-first defaults) stayed about a point per hand behind it. The README gives the measured results.
+first defaults) stayed about a point per hand behind it. The README's "Where the players stand" summarizes
+the measured results; docs/training_results.md has every run.
 
 Written to ``runs/<exp_name>/``: TensorBoard scalars (``charts/*``, ``losses/*``, ``eval/*``),
 ``progress.csv`` (one row per update), ``checkpoints/*.pt`` (``agents.networks`` format, usable

@@ -15,7 +15,8 @@ Where the name works:
   import this package (it is the lower layer); it finds the name through the ``mj_env.agents`` entry point
   that ``pyproject.toml`` declares (so the package must be installed, e.g. ``pip install -e .``).
 
-How each player was made and how it plays (the README's training section has the figures' commands):
+How each player was made and how it plays (the README's "The pretrained players" and docs/training_results.md
+have the figures and their commands):
 ``PLAYERS[rules]``.
 """
 from __future__ import annotations
@@ -54,7 +55,7 @@ agent, or for quemen the efficient agent, then PPO, with eight times the default
 channels; 100 minutes for beijing, 45 for hebei and quemen), its training wall time in minutes, and whether
 ``pretrained`` plays its most likely action (``greedy``) or samples from it. beijing's plays about 0.03 point
 per hand above the rule agent (not significant on fresh walls), hebei's 0.1-0.25 and quemen's 0.3 above
-it; the README has the figures."""
+it; the README's "Where the players stand" has the figures."""
 
 NAME = "pretrained"
 
