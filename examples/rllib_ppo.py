@@ -1,12 +1,14 @@
-"""Ray RLlib (new API stack): multi-agent PPO with action masking and one shared policy.
+"""Ray RLlib (new API stack): PPO with action masking, multi-agent with one shared policy, or single-agent.
 
 All four seats map to one policy ``"shared"``, an ``ActionMaskingTorchRLModule`` (shipped with
 RLlib's examples) that reads ``"observations"`` and ``"action_mask"``, the layout that
 ``mj_env.wrappers.FlatObservations`` gives. ``illegal_action="penalize"`` because RLlib's env
-check steps one unmasked random action.
+check steps one unmasked random action. With ``--single-agent`` the same module learns one seat of
+the single-agent Gymnasium env against three ``--opponents`` (``mj_env.wrappers.FlatObservationsGym``).
 
     pip install -e '.[examples]'
     python examples/rllib_ppo.py --iterations 20 --num-env-runners 2
+    python examples/rllib_ppo.py --single-agent --opponents rule --iterations 20
     python examples/rllib_ppo.py --smoke
 
 On a Ray cluster the same script scales out: start the cluster (``ray start --head`` on one
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import time
 
+import gymnasium as gym
 import ray
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -28,8 +31,9 @@ from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaski
 from ray.tune.registry import register_env
 
 import mj_env
+from mj_env.registration import RULE_IDS
 from mj_env.rules import PRESETS
-from mj_env.wrappers import FlatObservations
+from mj_env.wrappers import FlatObservations, FlatObservationsGym
 
 MAX_SEED = 2**32 - 1
 """The largest --seed, as in the other examples and train.py."""
@@ -40,14 +44,25 @@ def env_creator(config: dict):
                                                      illegal_action="penalize")))
 
 
+def single_env_creator(config: dict):
+    """One seat against three opponents (``mj_env.single_agent``), observations in RLlib's masking layout."""
+    return FlatObservationsGym(gym.make(RULE_IDS[config.get("rules", "beijing")],
+                                        opponents=config.get("opponents", "rule"), illegal_action="penalize"))
+
+
 def build_config(args) -> PPOConfig:
+    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule,
+                          model_config={"head_fcnet_hiddens": [args.hidden, args.hidden]})
+    config = PPOConfig()
+    if args.single_agent:
+        config = (config.environment("mj_env_single", env_config={"rules": args.rules, "opponents": args.opponents})
+                  .rl_module(rl_module_spec=module))
+    else:
+        config = (config.environment("mj_env_aec", env_config={"rules": args.rules})
+                  .multi_agent(policies={"shared"}, policy_mapping_fn=lambda agent_id, *a, **kw: "shared")
+                  .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"shared": module})))
     return (
-        PPOConfig()
-        .environment("mj_env_aec", env_config={"rules": args.rules})
-        .multi_agent(policies={"shared"}, policy_mapping_fn=lambda agent_id, *a, **kw: "shared")
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
-            "shared": RLModuleSpec(module_class=ActionMaskingTorchRLModule,
-                                   model_config={"head_fcnet_hiddens": [args.hidden, args.hidden]})}))
+        config
         .env_runners(num_env_runners=args.num_env_runners, rollout_fragment_length="auto")
         .training(train_batch_size_per_learner=args.batch, minibatch_size=min(args.batch, 256),
                   num_epochs=args.epochs, lr=3e-4)
@@ -65,6 +80,10 @@ def main(argv=None):
     p.add_argument("--hidden", type=int, default=256, help="hidden units of the policy and value heads")
     p.add_argument("--address", default=None, help="Ray cluster address ('auto' on a cluster node); default: local")
     p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1")
+    p.add_argument("--single-agent", action="store_true",
+                   help="learn one seat of the single-agent Gymnasium env against --opponents (default: all four seats)")
+    p.add_argument("--opponents", default="rule", choices=("random", "rule", "efficient", "pretrained"),
+                   help="the three other seats with --single-agent")
     p.add_argument("--smoke", action="store_true", help="tiny settings: seconds after Ray starts")
     args = p.parse_args(argv)
     # every argument is checked before Ray starts (its errors come as pages of chained tracebacks)
@@ -80,6 +99,7 @@ def main(argv=None):
     ray.init(address=args.address, include_dashboard=False, log_to_driver=False,
              num_cpus=None if args.address else max(1, args.num_env_runners + 1))
     register_env("mj_env_aec", env_creator)
+    register_env("mj_env_single", single_env_creator)
     algo = build_config(args).build_algo()
     t0 = time.time()
     steps = 0
@@ -88,7 +108,7 @@ def main(argv=None):
         steps = result["num_env_steps_sampled_lifetime"]
         ret = result.get("env_runners", {}).get("episode_return_mean", float("nan"))
         print(f"iter {i + 1}: {steps} env steps, {steps / (time.time() - t0):.0f} steps/s, "
-              f"episode return (all seats) {ret}")
+              f"episode return ({'the learner' if args.single_agent else 'all seats'}) {ret}")
     algo.stop()
     ray.shutdown()
     return steps

@@ -6,6 +6,9 @@ wrapper                     for
 ``FlatObservations(env)``   Ray RLlib's action-masking RLModule: observations as
                             ``{"observations": (476,) float32, "action_mask": (127,) int8}``
                             (RLlib has no default encoder for the (14, 34) planes)
+``FlatObservationsGym(env)``  the same layout for the single-agent Gymnasium env
+                            (``gymnasium.make("mj_env/Beijing-v0", ...)``), for RLlib's
+                            single-agent PPO
 ``NumericInfos(env)``       Tianshou (its collector checks infos for NaN, and the settlement
                             object holds ``None``): ``infos[agent]["settlement"]`` becomes
                             ``infos[agent]["scores"]``, the four seats' points
@@ -15,12 +18,14 @@ wrapper                     for
                             with ``reset(options={"reset_mask": ...})``, as TorchRL does
 ==========================  ===========================================================
 
-The first two wrap the AEC env of ``mj_env.env(...)``, the third the ``NEXT_STEP`` vector form of
+``FlatObservations`` and ``NumericInfos`` wrap the AEC env of ``mj_env.env(...)``,
+``FlatObservationsGym`` one single-agent env, ``ResetByMask`` the ``NEXT_STEP`` vector form of
 ``mj_env.single_agent``; each keeps everything else as it is. The single-agent Gymnasium
 environment needs no adapter for Stable-Baselines3 or Gymnasium's wrappers.
 """
 from __future__ import annotations
 
+import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorWrapper
@@ -33,23 +38,48 @@ from .tiles import N_KINDS
 N_FLAT = N_PLANES * N_KINDS
 
 
+def _flat_space() -> spaces.Dict:
+    return spaces.Dict({
+        "observations": spaces.Box(0.0, 255.0, (N_FLAT,), dtype=np.float32),
+        "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),
+    })
+
+
+def _flat(o: dict) -> dict:
+    """One seat's ``{"observation": (14, 34) uint8, "action_mask"}`` in RLlib's masking layout."""
+    return {"observations": o["observation"].reshape(-1).astype(np.float32), "action_mask": o["action_mask"]}
+
+
 class FlatObservations(BaseWrapper):
     """Observations as RLlib's action-masking examples read them (see the module docstring)."""
 
     def __init__(self, env):
         super().__init__(env)
-        self._space = spaces.Dict({
-            "observations": spaces.Box(0.0, 255.0, (N_FLAT,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),
-        })
+        self._space = _flat_space()
 
     def observation_space(self, agent):
         return self._space
 
     def observe(self, agent):
-        o = super().observe(agent)
-        return {"observations": o["observation"].reshape(-1).astype(np.float32),
-                "action_mask": o["action_mask"]}
+        return _flat(super().observe(agent))
+
+
+class FlatObservationsGym(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
+    """``FlatObservations`` for one single-agent Gymnasium env (``gymnasium.make``, not ``make_vec``);
+    ``action_masks()`` stays reachable through ``env.unwrapped``."""
+
+    def __init__(self, env: gym.Env):
+        if not (isinstance(env.observation_space, spaces.Dict)
+                and env.observation_space.spaces.keys() == {"observation", "action_mask"}):
+            raise TypeError("FlatObservationsGym wraps a single-agent env of mj_env (gymnasium.make(\"mj_env/"
+                            "Beijing-v0\")), whose observations are {'observation', 'action_mask'}; got "
+                            f"{env.observation_space}")
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.ObservationWrapper.__init__(self, env)
+        self.observation_space = _flat_space()
+
+    def observation(self, observation: dict) -> dict:
+        return _flat(observation)
 
 
 class NumericInfos(BaseWrapper):

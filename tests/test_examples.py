@@ -16,8 +16,8 @@ from mj_env import actions as A
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_smoke(script: str, timeout: int = 240) -> str:
-    out = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--smoke"], cwd=ROOT, check=False,
+def run_smoke(script: str, timeout: int = 240, extra: tuple | list = ()) -> str:
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--smoke", *extra], cwd=ROOT, check=False,
                          capture_output=True, text=True, timeout=timeout)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
     return out.stdout
@@ -43,6 +43,11 @@ def test_torchrl_smoke():
 def test_rllib_smoke():
     pytest.importorskip("ray.rllib")
     assert "iter 1:" in run_smoke("rllib_ppo.py")
+
+
+def test_rllib_single_agent_smoke():
+    pytest.importorskip("ray.rllib")
+    assert "episode return (the learner)" in run_smoke("rllib_ppo.py", extra=["--single-agent"])
 
 
 def test_rollout_improvement_smoke():

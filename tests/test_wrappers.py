@@ -6,7 +6,7 @@ import pytest
 from pettingzoo.test import api_test
 
 import mj_env
-from mj_env.wrappers import N_FLAT, FlatObservations, NumericInfos
+from mj_env.wrappers import N_FLAT, FlatObservations, FlatObservationsGym, NumericInfos
 
 
 def test_flat_observations_pass_the_api_test_and_keep_the_mask():
@@ -17,6 +17,32 @@ def test_flat_observations_pass_the_api_test_and_keep_the_mask():
     assert o["observations"].shape == (N_FLAT,) and o["observations"].dtype == np.float32
     assert o["action_mask"].dtype == np.int8 and o["action_mask"].any()
     assert o in e.observation_space(e.agent_selection)
+
+
+def test_flat_observations_gym_on_the_single_agent_env():
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+
+    inner = gym.make("mj_env/Hebei-v0", opponents="rule")
+    e = FlatObservationsGym(gym.make("mj_env/Hebei-v0", opponents="rule"))
+    check_env(e, skip_render_check=True)
+    obs, _ = e.reset(seed=3)
+    raw, _ = inner.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        assert e.observation_space.contains(obs)
+        assert np.array_equal(obs["observations"], raw["observation"].reshape(-1).astype(np.float32))
+        assert np.array_equal(obs["action_mask"], raw["action_mask"])
+        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        obs, r, term, trunc, _ = e.step(a)
+        raw, r2, *_ = inner.step(a)
+        assert r == r2
+        if term or trunc:
+            seed = int(rng.integers(1000))
+            obs, _ = e.reset(seed=seed)
+            raw, _ = inner.reset(seed=seed)
+    with pytest.raises(TypeError, match="FlatObservationsGym wraps a single-agent env of mj_env"):
+        FlatObservationsGym(gym.make("CartPole-v1"))
 
 
 def test_numeric_infos_hold_numbers_only():
