@@ -56,12 +56,16 @@ field can be overridden as a keyword, e.g. ``base=500``).
 | ``win``, ``deal_in``, ``draw`` | (N,) bool | the learner won / discarded the winning tile / the hand was drawn |
 | ``fan`` | (N,) int64 | the learner's fan when it won (0 otherwise) |
 | ``illegal_action`` | (N,) bool | the learner's action was illegal and penalized (only when one was) |
+| ``redealt`` | (N,) int64 | hands that ended before the learner's first decision and were dealt again (only when one was) |
 
 All are numeric so that ``DictInfoToList`` and ``NumpyToTorch`` take them; the full settlement
 objects (docs/INTERFACES.md 2) of the last step are in ``env.last_settlements`` (table -> object).
-A hand that ends at the deal itself (四惠牌) is dealt again, and the learner's points from it are
-paid with the table's next reward. The single-table ``MahjongSingleAgentEnv`` gives the same
-keys for its one table.
+A hand that ends before the learner's first decision in it (四惠牌 at the deal, or an opponent's
+win before the learner has acted) is not an episode: the table is dealt again (from a freshly
+shuffled wall, also where ``reset`` was given one), the learner's points from it are paid with the
+table's next reward, and ``redealt`` (N,) int64 counts such hands in the step or reset that dealt
+again (present only then). The single-table ``MahjongSingleAgentEnv`` gives the same keys for its
+one table.
 """
 from __future__ import annotations
 
@@ -164,6 +168,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self._episodes = np.zeros(n, dtype=np.int64)  # episodes started per table ("rotate")
         self._steps = np.zeros(n, dtype=np.int64)     # the learner's steps in the current episode
         self._pending = np.zeros((n, 4), dtype=np.int64)
+        self._redealt = np.zeros(n, dtype=np.int64)   # hands dealt again in this call (infos["redealt"])
         self._over = np.zeros(n, dtype=bool)          # NEXT_STEP: ended, dealt anew on the next step
         self.last_settlements: dict[int, dict] = {}
         self.closed = False
@@ -197,6 +202,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         while len(tables):
             instant = fresh[st.phase[fresh] == END]  # the deal itself ended the hand (四惠牌)
             if len(instant):
+                self._redealt[instant] += 1
                 self._deal(instant)
                 continue
             wait = tables[st.to_act[tables] != self.seats[tables]]
@@ -214,6 +220,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
                 tables = np.setdiff1d(tables, done, assume_unique=True)
             redeal = np.flatnonzero(res.episode_over & is_fresh)
             if len(redeal):
+                self._redealt[redeal] += 1
                 self._deal(redeal)
         return np.concatenate(ended) if ended else np.zeros(0, dtype=np.int64)
 
@@ -273,6 +280,9 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             for k in INFO_KEYS:
                 infos[k] = hand[k]
                 infos["_" + k] = hand["_scores"].copy()
+        if self._redealt.any():
+            infos["redealt"] = self._redealt.copy()
+            infos["_redealt"] = self._redealt > 0
         infos.update(extra or {})
         return infos
 
@@ -331,6 +341,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             self.rng = np.random.default_rng([int(seed), 1])
         if restart_seats:
             self._episodes[tables] = 0  # "rotate": as in a new env
+        self._redealt[:] = 0
         self._new_hand_info()
         if len(tables):
             self._pending[tables] = 0
@@ -360,6 +371,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             b = int(np.flatnonzero(illegal)[0])
             raise A.ActionError(self.engine.explain_illegal(b, int(acts[b])))
         self._new_hand_info()
+        self._redealt[:] = 0
         rewards = np.zeros(n)
         rewards[live] = self._pending[live, self.seats[live]]  # points of hands ended at the deal
         self._pending[live] = 0

@@ -355,3 +355,31 @@ def test_an_opponent_that_answers_wrongly_is_named(how, err, words):
     with pytest.raises(err, match=f"opponent 'broken-{how}'") as info:
         envs.reset(seed=0)  # seat 1: the dealer (an opponent) acts first
     assert words in str(info.value)
+
+
+def _codes(**layout) -> list[str]:
+    from walls import build_wall
+
+    from mj_env.tiles import CODES
+    return [CODES[t] for t in build_wall("beijing", indicator="8s", dealer=0, seed=1, **layout)]
+
+
+@pytest.mark.parametrize("seat, hand, points", [
+    (0, "9s9s9s9s123m456m78p", 27),     # the learner deals itself 四惠牌 (庄 1 + 四惠牌 8, self-draw)
+    (1, "9s9s9s9s123m456m78p", -9),     # the dealer's 四惠牌: the learner pays without deciding
+    (2, "123m456m789p11s234s", -11),    # the dealer's 天和 (10 + 门清无惠 1, each pays), before the learner acts
+])
+def test_a_hand_over_before_the_learners_first_decision_is_dealt_again(seat, hand, points):
+    env = gym.make("mj_env/Beijing-v0", opponents="rule", seat=seat)
+    wall = _codes(hands={0: hand})
+    obs, info = env.reset(seed=0, options={"wall": wall, "dealer": 0})
+    assert info["redealt"] == 1 and obs["action_mask"].any()          # a new hand, the learner to decide
+    assert env.unwrapped.venv.engine.state.wall[0].tolist() != [mj_env.tiles.CODES.index(c) for c in wall]
+    obs, reward, *_, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert "redealt" not in info
+    settled = info["scores"][seat] if "scores" in info else 0.0
+    assert reward == points + settled                                 # its points come with the next reward
+    env.close()
+    # a hand the learner decides in is no redeal
+    obs, info = gym.make("mj_env/Beijing-v0", opponents="rule", seat=seat).reset(seed=0)
+    assert "redealt" not in info
