@@ -90,7 +90,8 @@ OPT_CHI = 3
 N_OPTIONS = OPT_CHI + A.N_CHI
 
 _EYE = np.eye(K, dtype=np.int8)
-_PART = np.minimum(np.arange(K) // SUIT_SIZE, 3)   # 0-2 the suits, 3 the honors
+_PART_START = np.array([0, SUIT_SIZE, 2 * SUIT_SIZE, N_SUITED])   # first kind of each part
+_SUIT_START = _PART_START[:3]
 _SAME_SUIT = {s: (np.arange(s, N_SUITED) // SUIT_SIZE) == (np.arange(N_SUITED - s) // SUIT_SIZE) for s in (1, 2)}
 _ORPHAN = np.isin(np.arange(K), ORPHAN_KINDS)
 
@@ -155,26 +156,27 @@ def improvement(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, unseen: np.n
     if rules.thirteen_orphans:
         near |= _ORPHAN
         far &= ~_ORPHAN
-    cls = np.where(far, _PART, -1)
-    # the first far kind of each part stands for the part
-    rep = np.full((m, 4), -1)
-    for part in range(4):
-        has = (cls == part).any(axis=1)
-        rep[has, part] = (cls == part).argmax(axis=1)[has]
+    # the first far kind of each part (the three suits, the honors) stands for the part
+    suits = far[:, :N_SUITED].reshape(m, 3, SUIT_SIZE)
+    honors = far[:, N_SUITED:]
+    has = np.concatenate([suits.any(axis=2), honors.any(axis=1)[:, None]], axis=1)           # (m, 4)
+    first = np.concatenate([suits.argmax(axis=2) + _SUIT_START, honors.argmax(axis=1)[:, None] + N_SUITED], axis=1)
     r1, t1 = np.nonzero(near & (unseen > 0))
-    r2, p2 = np.nonzero(rep >= 0)
+    r2, p2 = np.nonzero(has)
     r = np.concatenate([r1, r2])
-    t = np.concatenate([t1, rep[r2, p2]])
+    t = np.concatenate([t1, first[r2, p2]])
     out = np.zeros(m, dtype=np.int16)
     if len(r):
-        better = tiles_needed(rules, hands[r] + _EYE[t], hui[r], None if meld_suits is None else meld_suits[r]) < need[r]
+        after = hands[r]                      # a copy: the hand with the drawn tile
+        after[np.arange(len(r)), t] += 1
+        better = tiles_needed(rules, after, hui[r], None if meld_suits is None else meld_suits[r]) < need[r]
         n1 = len(r1)
-        np.add.at(out, r1[better[:n1]], unseen[r1[better[:n1]], t1[better[:n1]]])
+        good = better[:n1]
+        out += np.bincount(r1[good], weights=unseen[r1[good], t1[good]], minlength=m).astype(np.int16)
         good_part = np.zeros((m, 4), dtype=bool)
         good_part[r2, p2] = better[n1:]
-        far_unseen = np.where(far, unseen, 0)
-        for part in range(4):
-            out += np.where(good_part[:, part], far_unseen[:, _PART == part].sum(axis=1), 0).astype(np.int16)
+        part_unseen = np.add.reduceat(np.where(far, unseen, 0), _PART_START, axis=1)             # (m, 4)
+        out += np.where(good_part, part_unseen, 0).sum(axis=1).astype(np.int16)
     return out
 
 

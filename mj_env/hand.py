@@ -442,9 +442,15 @@ def tiles_to_win(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bo
 
 def split_hui(counts: np.ndarray, hui: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(natural counts without the 惠牌, number of 惠牌). counts (..., 34), hui (...) kind or -1."""
-    is_hui = np.arange(N_KINDS) == np.asarray(hui)[..., None]
-    wild = (counts * is_hui).sum(axis=-1)
-    return np.where(is_hui, 0, counts).astype(np.int8), wild.astype(np.int8)
+    counts = np.asarray(counts)
+    lead = counts.shape[:-1]
+    nat = counts.astype(np.int8).reshape(-1, N_KINDS)  # astype copies: the caller's counts stay as they are
+    kind = np.broadcast_to(np.asarray(hui), lead).reshape(-1)
+    rows = np.flatnonzero(kind >= 0)
+    wild = np.zeros(len(nat), dtype=np.int8)
+    wild[rows] = nat[rows, kind[rows]]
+    nat[rows, kind[rows]] = 0
+    return nat.reshape(counts.shape), wild.reshape(lead)
 
 
 NO_WIN = 20

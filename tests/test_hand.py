@@ -674,3 +674,24 @@ def test_small_batches_decide_as_the_batched_path():
         pairs = np.concatenate([hand.is_win(hands[i:i + 2], wild[i:i + 2], **opts) for i in range(0, 3000, 2)])
         assert (batched == single).all() and (batched == pairs).all()
         assert batched.any() and not batched.all()
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (300,), (7, 9)])
+def test_split_hui_against_a_plain_reference(shape):
+    from mj_env.hand import split_hui
+
+    rng = np.random.default_rng(len(shape))
+    counts = rng.integers(0, 5, size=(*shape, 34)).astype(np.int16)
+    hui = rng.integers(-1, 34, size=shape)
+    before = counts.copy()
+    nat, wild = split_hui(counts, hui)
+    assert np.array_equal(counts, before)                      # the input is left as it was
+    assert nat.dtype == wild.dtype == np.int8 and nat.shape == counts.shape and wild.shape == shape
+    for i in np.ndindex(*shape):
+        h = int(hui[i])
+        want = counts[i].copy()
+        if h >= 0:
+            want[h] = 0
+        assert np.array_equal(nat[i], want) and wild[i] == (counts[i][h] if h >= 0 else 0)
+    nat5, wild5 = split_hui(counts, 5)                         # one kind for every hand
+    assert np.array_equal(wild5, counts[..., 5]) and not nat5[..., 5].any()
