@@ -53,6 +53,7 @@ import dataclasses
 import math
 import os
 import random
+import shlex
 import shutil
 import sys
 import time
@@ -244,9 +245,9 @@ def check_args(args: Args) -> str | None:
         if isinstance(value, float) and not math.isfinite(value):
             return f"{flag(field.name)} must be a finite number, not {value}"
     name = args.exp_name
-    if not name or name == "." or ".." in name or any(c in name for c in "/\\") or not name.isprintable():
-        return (f"--exp-name must be a plain directory name under runs/ (no '/', '\\', '..' or control "
-                f"characters), not {name[:MAX_NAME]!r}")
+    if not name or name == "." or ".." in name or any(c in name for c in "/\\,") or not name.isprintable():
+        return (f"--exp-name must be a plain directory name under runs/ (no '/', '\\', '..', ',' or control "
+                f"characters; the arena's --agents separates checkpoints by commas), not {name[:MAX_NAME]!r}")
     if len(name.encode()) > MAX_NAME:
         return f"--exp-name must be at most {MAX_NAME} bytes long, not {len(name.encode())}"
     # name: (lowest, highest) allowed
@@ -832,8 +833,9 @@ def repeat_command(args: Args, checkpoint: Path) -> str:
     """The arena command that repeats the final evaluation against the rule agent, figure for figure."""
     greedy = ":greedy" if args.eval_greedy else ""
     rules = "" if args.rules == "beijing" else f" --rules {args.rules}"
-    return (f"python -m agents.arena --agents {checkpoint}{greedy},rule --hands {args.final_eval_hands} "
-            f"--seed {args.eval_seed} --batch 256{rules}")
+    device = "" if args.device == "cpu" else f" --device {shlex.quote(args.device)}"
+    return (f"python -m agents.arena --agents {shlex.quote(f'{checkpoint}{greedy},rule')} "
+            f"--hands {args.final_eval_hands} --seed {args.eval_seed} --batch 256{rules}{device}")
 
 
 def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, global_step: int,

@@ -446,11 +446,11 @@ def split_hui(counts: np.ndarray, hui: np.ndarray) -> tuple[np.ndarray, np.ndarr
     lead = counts.shape[:-1]
     nat = counts.astype(np.int8).reshape(-1, N_KINDS)  # astype copies: the caller's counts stay as they are
     kind = np.broadcast_to(np.asarray(hui), lead).reshape(-1)
-    rows = np.flatnonzero(kind >= 0)
+    rows = np.flatnonzero((kind >= 0) & (kind < N_KINDS))
     wild = np.zeros(len(nat), dtype=np.int8)
     wild[rows] = nat[rows, kind[rows]]
     nat[rows, kind[rows]] = 0
-    return nat.reshape(counts.shape), wild.reshape(lead)
+    return nat.reshape(counts.shape), wild.reshape(lead)[()]  # one hand: an int8 scalar, as before
 
 
 NO_WIN = 20

@@ -62,9 +62,10 @@ All are numeric so that ``DictInfoToList`` and ``NumpyToTorch`` take them; the f
 objects (docs/INTERFACES.md 2) of the last step are in ``env.last_settlements`` (table -> object).
 A hand that ends before the learner's first decision in it (四惠牌 at the deal, or an opponent's
 win before the learner has acted) is not an episode: the table is dealt again (from a freshly
-shuffled wall, also where ``reset`` was given one), the learner's points from it are paid with the
-table's next reward, and ``redealt`` (N,) int64 counts such hands in the step or reset that dealt
-again (present only then). The single-table ``MahjongSingleAgentEnv`` gives the same keys for its
+shuffled wall, also where ``reset`` was given one), the learner's points from it (in the seat it
+had there) are paid with the table's next reward, and ``redealt`` (N,) int64 counts such hands in
+the step or reset that dealt again (present only then). In a match (``hands_per_episode`` > 1) such
+a hand is one of the match's: the next hand follows as usual, and its points come with the next reward. The single-table ``MahjongSingleAgentEnv`` gives the same keys for its
 one table.
 """
 from __future__ import annotations
@@ -167,7 +168,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self.seats = np.zeros(n, dtype=np.int64)
         self._episodes = np.zeros(n, dtype=np.int64)  # episodes started per table ("rotate")
         self._steps = np.zeros(n, dtype=np.int64)     # the learner's steps in the current episode
-        self._pending = np.zeros((n, 4), dtype=np.int64)
+        self._pending = np.zeros(n, dtype=np.int64)      # the learner's points of hands it never decided in
         self._redealt = np.zeros(n, dtype=np.int64)   # hands dealt again in this call (infos["redealt"])
         self._over = np.zeros(n, dtype=bool)          # NEXT_STEP: ended, dealt anew on the next step
         self.last_settlements: dict[int, dict] = {}
@@ -187,7 +188,8 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self._steps[tables] = 0
         self._over[tables] = False
         res = self.engine.reset(seed=seed, walls=walls, dealers=dealers, tables=tables)
-        self._pending += res.rewards  # a hand ended at the deal: _advance deals again
+        # a hand ended at the deal: _advance deals again; the learner's points, in the seat it had there
+        self._pending[tables] += res.rewards[tables, self.seats[tables]]
 
     def _advance(self, tables, acc, fresh) -> np.ndarray:
         """Let the opponents act at ``tables`` until the learner decides at each of them.
@@ -211,7 +213,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             res = self._step_some(wait, self._opponent_actions(wait))
             is_fresh = np.zeros(self.num_envs, dtype=bool)
             is_fresh[fresh] = True
-            self._pending[is_fresh] += res.rewards[is_fresh]
+            self._pending[fresh] += res.rewards[fresh, self.seats[fresh]]  # before a redeal moves the seat
             acc[~is_fresh] += res.rewards[~is_fresh]
             self._settled(res, ~is_fresh)
             done = np.flatnonzero(res.episode_over & ~is_fresh)
@@ -373,7 +375,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self._new_hand_info()
         self._redealt[:] = 0
         rewards = np.zeros(n)
-        rewards[live] = self._pending[live, self.seats[live]]  # points of hands ended at the deal
+        rewards[live] = self._pending[live]  # points of hands that ended before the learner decided
         self._pending[live] = 0
         terminated = np.zeros(n, dtype=bool)
         extra = {}

@@ -69,7 +69,7 @@ class FlatObservationsGym(gym.ObservationWrapper, gym.utils.RecordConstructorArg
     ``action_masks()`` stays reachable through ``env.unwrapped``."""
 
     def __init__(self, env: gym.Env):
-        if not (isinstance(env.observation_space, spaces.Dict)
+        if not (isinstance(env, gym.Env) and isinstance(env.observation_space, spaces.Dict)
                 and env.observation_space.spaces.keys() == {"observation", "action_mask"}):
             raise TypeError("FlatObservationsGym wraps a single-agent env of mj_env (gymnasium.make(\"mj_env/"
                             "Beijing-v0\")), whose observations are {'observation', 'action_mask'}; got "

@@ -368,6 +368,7 @@ def _codes(**layout) -> list[str]:
     (0, "9s9s9s9s123m456m78p", 27),     # the learner deals itself 四惠牌 (庄 1 + 四惠牌 8, self-draw)
     (1, "9s9s9s9s123m456m78p", -9),     # the dealer's 四惠牌: the learner pays without deciding
     (2, "123m456m789p11s234s", -11),    # the dealer's 天和 (10 + 门清无惠 1, each pays), before the learner acts
+    ("rotate", "9s9s9s9s123m456m78p", 27),  # seat 0 for that hand, seat 1 for the next: still the +27 of seat 0
 ])
 def test_a_hand_over_before_the_learners_first_decision_is_dealt_again(seat, hand, points):
     env = gym.make("mj_env/Beijing-v0", opponents="rule", seat=seat)
@@ -377,7 +378,7 @@ def test_a_hand_over_before_the_learners_first_decision_is_dealt_again(seat, han
     assert env.unwrapped.venv.engine.state.wall[0].tolist() != [mj_env.tiles.CODES.index(c) for c in wall]
     obs, reward, *_, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
     assert "redealt" not in info
-    settled = info["scores"][seat] if "scores" in info else 0.0
+    settled = info["scores"][info["seat"]] if "scores" in info else 0.0
     assert reward == points + settled                                 # its points come with the next reward
     env.close()
     # a hand the learner decides in is no redeal

@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shlex
 import subprocess
 import sys
 import typing
@@ -59,7 +60,7 @@ def test_tiny_run_writes_a_checkpoint_that_loads(tmp_path, monkeypatch, capsys):
     assert out.startswith("tiny: beijing; then PPO: up to 3 updates of 512 decisions, stopping after the update "
                           "that passes 9.5 minutes; then 4 walls x 2 seatings against random, rule, pretrained\n")
     # the printed arena command repeats the final evaluation against the rule agent figure for figure
-    command = out.split("repeat the evaluation against rule: ")[1].splitlines()[0].split()
+    command = shlex.split(out.split("repeat the evaluation against rule: ")[1].splitlines()[0])
     assert command[:3] == ["python", "-m", "agents.arena"]
     from agents import arena
     repeated = arena.main(command[3:] + ["--quiet"])
@@ -67,6 +68,15 @@ def test_tiny_run_writes_a_checkpoint_that_loads(tmp_path, monkeypatch, capsys):
     again = capsys.readouterr().out
     got = final["eval"]["rule"]["agents"][0]["mean_points"]
     assert f"{got:+.3f}" in again
+
+
+def test_repeat_command_quotes_what_a_shell_would_split():
+    args = train.Args(exp_name="my run", rules="hebei", eval_greedy=True, device="cuda")
+    line = train.repeat_command(args, Path("runs") / "my run" / "checkpoints" / "final.pt")
+    assert shlex.split(line) == ["python", "-m", "agents.arena", "--agents", "runs/my run/checkpoints/final.pt:greedy,rule",
+                                 "--hands", "400", "--seed", "12345", "--batch", "256", "--rules", "hebei",
+                                 "--device", "cuda"]
+    assert train.check_args(train.Args(exp_name="a,b")).startswith("--exp-name must be a plain directory name")
 
 
 def test_command_line_over_the_dataclass():
