@@ -471,16 +471,56 @@ def hand_distance(rules, counts: np.ndarray, hui: np.ndarray, meld_suits: np.nda
           "extra_dragon": rules.orphans_extra_dragon}
     if not rules.lack_suit:
         return tiles_to_win(nat, wild, **kw)
-    # 缺一门: treat the dropped suit's tiles as free slots (still counted in the size) and pay
-    # one exchange for each of them; the best suit to drop is the cheapest.
-    best = None
+    return _lack_suit_distance(nat, wild, meld_suits, **kw)
+
+
+def _lack_suit_distance(nat, wild, meld_suits, *, seven_pairs: bool, thirteen_orphans: bool,
+                        extra_dragon: bool) -> np.ndarray:
+    """``hand_distance`` under 缺一门: for each suit, ``tiles_to_win`` of the hand with that suit's tiles
+    made free slots (still counted in the size), plus one exchange for each of them; the cheapest suit
+    a declared meld does not hold. The parts are looked up once: dropping a suit swaps its part for
+    the empty one, so the three drops share the other parts' tables."""
+    c2, lead = _flat_counts(nat)
+    w = _flat_wild(wild, lead).astype(np.int16)
+    if not _in_table_range(c2):
+        raise ValueError("tiles_to_win takes counts of 0-4 per kind")
+    idx = _part_index(c2)
+    packed = _tables.get("packed").take(idx)                          # (N, 4)
+    n_part = ((packed >> _TILES) & _BYTE).astype(np.int16)
+    odd_part = ((packed >> _ODD) & _BYTE).astype(np.int16)
+    n = n_part.sum(axis=1, dtype=np.int16)
+    size = n + w                     # the dropped suit's tiles stay in the size as free slots
+    bad = (size % 3 == 0) | (size > 3 * MAX_MELDS + 2)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"tiles_to_win needs 3k+1 or 3k+2 tiles, at most 14 (natural plus wild); "
+                         f"hand {i} has {int(size[i])}")
+    melds = (size - 1) // 3
+    table = _tables.get("kept")
+    kept = table.take(idx, axis=0).transpose(1, 2, 3, 0).astype(np.int16, order="C")  # (4, 5, 2, N)
+    empty = table[_part_index(np.zeros((1, N_KINDS), dtype=np.int8))[0]].astype(np.int16)  # (4, 5, 2)
+    full = size >= 13
+    rows = np.arange(len(c2))
+    banned = None if meld_suits is None else np.asarray(meld_suits).reshape(-1, N_SUITS)
+    best = np.full(len(c2), NO_WIN, dtype=np.int16)
     for suit in range(N_SUITS):
-        cols = slice(SUIT_SIZE * suit, SUIT_SIZE * (suit + 1))
-        n_suit = nat[..., cols].sum(axis=-1, dtype=np.int16)
-        rest = nat.copy()
-        rest[..., cols] = 0
-        d = tiles_to_win(rest, wild + n_suit, **kw) + n_suit
-        if meld_suits is not None:
-            d = np.where(np.asarray(meld_suits)[..., suit], NO_WIN, d)
-        best = d if best is None else np.minimum(best, d)
-    return np.minimum(best, NO_WIN).astype(np.int16)
+        others = [j for j in range(4) if j != suit]
+        acc = _maxplus(_maxplus(kept[others[0]], kept[others[1]]), kept[others[2]])
+        acc = _maxplus(acc, empty[suit][..., None])                   # the dropped suit: no tiles
+        kept_tiles = acc[melds, 1, rows]
+        rest = n - n_part[:, suit]
+        if seven_pairs:
+            singles = odd_part.sum(axis=1, dtype=np.int16) - odd_part[:, suit]
+            pairs = np.minimum((rest - singles) // 2, 7)
+            kept_tiles = np.where(full, np.maximum(kept_tiles, 2 * pairs + np.minimum(singles, 7 - pairs)), kept_tiles)
+        if thirteen_orphans:  # no preset has both; kept for a RuleSet that asks for it
+            t13 = c2[:, ORPHAN_KINDS].copy()
+            t13[:, 2 * suit:2 * suit + 2] = 0  # the suit's 1 and 9 (ORPHAN_KINDS lists the suits first)
+            doubled = t13[:, _DRAGON_SLOTS] if extra_dragon else t13
+            k13 = (t13 > 0).sum(axis=1, dtype=np.int16) + (doubled >= 2).any(axis=1)
+            kept_tiles = np.where(full, np.maximum(kept_tiles, k13), kept_tiles)
+        d = (rest - kept_tiles) + n_part[:, suit]   # exchanges for the rest, one per dropped tile
+        if banned is not None:
+            d = np.where(banned[:, suit], NO_WIN, d)
+        best = np.minimum(best, d)
+    return best.astype(np.int16).reshape(lead)
