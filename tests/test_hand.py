@@ -695,3 +695,38 @@ def test_split_hui_against_a_plain_reference(shape):
         assert np.array_equal(nat[i], want) and wild[i] == (counts[i][h] if h >= 0 else 0)
     nat5, wild5 = split_hui(counts, 5)                         # one kind for every hand
     assert np.array_equal(wild5, counts[..., 5]) and not nat5[..., 5].any()
+
+
+@pytest.mark.parametrize("overrides", [{}, {"seven_pairs": False}, {"thirteen_orphans": True}])
+def test_lack_suit_distance_against_the_plain_definition(overrides):
+    """hand_distance under 缺一门 (the parts looked up once for the three dropped suits) against the
+    definition: the cheapest suit to drop, each of its tiles one exchange, a suit a meld holds never dropped."""
+    from mj_env.rules import get_rules
+
+    rules = get_rules("quemen", **overrides)
+    kw = {"seven_pairs": rules.seven_pairs, "thirteen_orphans": rules.thirteen_orphans,
+          "extra_dragon": rules.orphans_extra_dragon}
+    rng = np.random.default_rng(11)
+    hands, huis, melds = [], [], []
+    while len(hands) < 150:
+        size = int(rng.choice([13, 14, 10, 11, 7, 8, 2]))
+        counts = np.minimum(rng.multinomial(size, rng.dirichlet(np.ones(34) * 0.3)), 4).astype(np.int8)
+        if counts.sum() % 3 == 0:
+            continue
+        hands.append(counts)
+        huis.append(int(rng.integers(-1, 34)))
+        melds.append(rng.random(3) < 0.25)
+    got = hand.hand_distance(rules, np.array(hands), np.array(huis), np.array(melds))
+    for counts, hui, meld, d in zip(hands, huis, melds, got, strict=True):
+        nat = counts.astype(int).tolist()
+        wild = 0
+        if hui >= 0:
+            wild, nat[hui] = nat[hui], 0
+        want = hand.NO_WIN
+        for suit in range(3):
+            if meld[suit]:
+                continue
+            dropped = sum(nat[9 * suit:9 * suit + 9])
+            rest = [0 if 9 * suit <= k < 9 * suit + 9 else c for k, c in enumerate(nat)]
+            want = min(want, ref.tiles_to_win(rest, wild + dropped, **kw) + dropped)
+        assert d == want, (counts.tolist(), hui, meld.tolist())
