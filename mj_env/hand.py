@@ -388,6 +388,17 @@ def _maxplus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def _melds_of(size: np.ndarray) -> np.ndarray:
+    """The melds m of the 3m+2 target for hands of ``size`` tiles (natural plus wild); refuses a size that
+    is 3k or above 14."""
+    bad = (size % 3 == 0) | (size > 3 * MAX_MELDS + 2)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"tiles_to_win needs 3k+1 or 3k+2 tiles, at most 14 (natural plus wild); "
+                         f"hand {i} has {int(size[i])}")
+    return (size - 1) // 3
+
+
 def tiles_to_win(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bool = False,
                  extra_dragon: bool = True) -> np.ndarray:
     """Fewest tiles to exchange before the hand wins. counts (..., 34), wild (...) -> (...) int16.
@@ -413,12 +424,7 @@ def tiles_to_win(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bo
     S, _ = _sum_min(_tables.get("packed").take(idx))  # tile and odd-count sums, cheaply
     n = ((S >> _TILES) & _BYTE).astype(np.int16)
     size = n + w
-    bad = (size % 3 == 0) | (size > 3 * MAX_MELDS + 2)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"tiles_to_win needs 3k+1 or 3k+2 tiles, at most 14 (natural plus wild); "
-                         f"hand {i} has {int(size[i])}")
-    melds = (size - 1) // 3
+    melds = _melds_of(size)
 
     kept = _tables.get("kept").take(idx, axis=0)  # (N, 4, 5, 2)
     kept = kept.transpose(1, 2, 3, 0).astype(np.int16, order="C")  # (4, 5, 2, N): batch innermost
@@ -490,12 +496,7 @@ def _lack_suit_distance(nat, wild, meld_suits, *, seven_pairs: bool, thirteen_or
     odd_part = ((packed >> _ODD) & _BYTE).astype(np.int16)
     n = n_part.sum(axis=1, dtype=np.int16)
     size = n + w                     # the dropped suit's tiles stay in the size as free slots
-    bad = (size % 3 == 0) | (size > 3 * MAX_MELDS + 2)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"tiles_to_win needs 3k+1 or 3k+2 tiles, at most 14 (natural plus wild); "
-                         f"hand {i} has {int(size[i])}")
-    melds = (size - 1) // 3
+    melds = _melds_of(size)
     table = _tables.get("kept")
     kept = table.take(idx, axis=0).transpose(1, 2, 3, 0).astype(np.int16, order="C")  # (4, 5, 2, N)
     empty = table[_part_index(np.zeros((1, N_KINDS), dtype=np.int8))[0]].astype(np.int16)  # (4, 5, 2)

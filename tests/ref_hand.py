@@ -186,6 +186,20 @@ def tiles_to_win(counts, wild: int, *, seven_pairs=True, thirteen_orphans=False,
     return n - kept
 
 
+def lack_suit_tiles_to_win(counts, wild: int, meld_suits=(False, False, False), **kw) -> int:
+    """``tiles_to_win`` under 缺一门: drop the cheapest suit, each of its natural tiles one exchange (a
+    free slot); a suit a declared meld holds cannot be dropped; with none left, 20 (``hand.NO_WIN``)."""
+    best = 20
+    for suit in range(3):
+        if meld_suits[suit]:
+            continue
+        cols = range(9 * suit, 9 * suit + 9)
+        dropped = sum(int(counts[k]) for k in cols)
+        rest = [0 if k in cols else int(c) for k, c in enumerate(counts)]
+        best = min(best, tiles_to_win(rest, wild + dropped, **kw) + dropped)
+    return best
+
+
 def tiles_to_win_literal(counts, wild: int, **kw) -> int:
     """``tiles_to_win`` by its definition: the fewest natural tiles to give up, each replaced by a
     tile of our choice (a wildcard), before the hand wins (3k+2) or has a wait (3k+1).

@@ -22,14 +22,7 @@ def ref_need(rules, counts: list[int], hui: int, melds=(False, False, False)) ->
     kw = {"seven_pairs": rules.seven_pairs, "thirteen_orphans": rules.thirteen_orphans,
           "extra_dragon": rules.orphans_extra_dragon}
     if rules.lack_suit:  # drop the cheapest suit: each of its tiles is one exchange
-        best = 20
-        for suit in range(3):
-            if melds[suit]:
-                continue
-            dropped = sum(nat[9 * suit:9 * suit + 9])
-            rest = [0 if 9 * suit <= k < 9 * suit + 9 else c for k, c in enumerate(nat)]
-            best = min(best, ref_hand.tiles_to_win(rest, wild + dropped, **kw) + dropped)
-        dist = best
+        dist = ref_hand.lack_suit_tiles_to_win(nat, wild, melds, **kw)
     else:
         dist = ref_hand.tiles_to_win(nat, wild, **kw)
     return dist + (sum(counts) % 3 == 1)
