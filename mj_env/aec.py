@@ -58,7 +58,10 @@ quemen), ``"scores"`` is the hand's total with them, ``"hand_scores"`` the calcu
 where drawn hands pay kongs, quemen). With ``hands_per_episode`` > 1
 an episode is a match: rewards come at the end of every hand and the episode ends after the last;
 each agent's ``infos`` keep a hand's settlement until that agent next acts, so every seat reads every
-hand's settlement through ``last()``.
+hand's settlement through ``last()``, except where another hand ends before that seat is asked again:
+its infos then hold the newer settlement (the rewards of both still add up in its cumulative reward). The
+same holds when a match's next hand ends at its deal (四惠牌) in the step that ended a hand: the
+settlement shown is the later hand's, the rewards hold both.
 
 ## State (centralized critics)
 

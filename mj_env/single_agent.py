@@ -60,6 +60,9 @@ field can be overridden as a keyword, e.g. ``base=500``).
 
 All are numeric so that ``DictInfoToList`` and ``NumpyToTorch`` take them; the full settlement
 objects (docs/INTERFACES.md 2) of the last step are in ``env.last_settlements`` (table -> object).
+Where one step spans several hands of a match (a hand ends, and the next ends before the learner
+decides again), ``scores`` is their sum, ``win``, ``deal_in`` and ``fan`` speak of any of them (``fan``:
+the learner's last win), ``draw`` and ``last_settlements`` of the last.
 A hand that ends before the learner's first decision in it (四惠牌 at the deal, or an opponent's
 win before the learner has acted) is not an episode: the table is dealt again (from a freshly
 shuffled wall, also where ``reset`` was given one), the learner's points from it (in the seat it
@@ -176,8 +179,11 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self._started = False
 
     # ------------------------------------------------------------------ dealing and opponents
-    def _deal(self, tables, seed=None, walls=None, dealers=None) -> None:
-        """Start episodes at ``tables`` and choose the learner's seat there."""
+    def _deal(self, tables, seed=None, walls=None, dealers=None, redeal: bool = False) -> None:
+        """Start episodes at ``tables`` and choose the learner's seat there. ``redeal``: the hand before
+        ended before the learner decided, so it was no episode and "rotate" keeps the seat it gave."""
+        if redeal:
+            self._episodes[tables] -= 1
         if self.seat_mode == "rotate":
             self.seats[tables] = (tables + self._episodes[tables]) % 4
         elif self.seat_mode == "random":
@@ -205,7 +211,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             instant = fresh[st.phase[fresh] == END]  # the deal itself ended the hand (四惠牌)
             if len(instant):
                 self._redealt[instant] += 1
-                self._deal(instant)
+                self._deal(instant, redeal=True)
                 continue
             wait = tables[st.to_act[tables] != self.seats[tables]]
             if not len(wait):
@@ -223,7 +229,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             redeal = np.flatnonzero(res.episode_over & is_fresh)
             if len(redeal):
                 self._redealt[redeal] += 1
-                self._deal(redeal)
+                self._deal(redeal, redeal=True)
         return np.concatenate(ended) if ended else np.zeros(0, dtype=np.int64)
 
     def _opponent_actions(self, idx) -> np.ndarray:

@@ -20,7 +20,7 @@ What one step returns, for N tables:
 | ``rewards`` | (N, 4) float64 | settled points of each seat for the hands that ended in this step (exact: at most 2**53); a hand that ends at the deal itself (四惠牌 on the dealer's first turn) is dealt again and its points come with the table's next step, without a settlement |
 | ``terminations`` | (N,) bool | the episode (a hand, or a match of hands) ended |
 | ``truncations`` | (N,) bool | always False: every hand ends by the rules |
-| ``infos["settlement"]`` | (N,) object | ``infos["settlement"][i]``: the settlement of the hand that ended at table i (docs/INTERFACES.md 2) where ``infos["_settlement"][i]``, else None |
+| ``infos["settlement"]`` | (N,) object | ``infos["settlement"][i]``: the settlement of the hand that ended at table i (docs/INTERFACES.md 2) where ``infos["_settlement"][i]``, else None (in a match whose next hand ends at its deal in the same step, the later hand's; the rewards hold both) |
 
 Infos follow Gymnasium's vector convention (a dict of arrays, each with a ``_key`` mask), so
 ``DictInfoToList`` takes them.

@@ -368,13 +368,14 @@ def _codes(**layout) -> list[str]:
     (0, "9s9s9s9s123m456m78p", 27),     # the learner deals itself 四惠牌 (庄 1 + 四惠牌 8, self-draw)
     (1, "9s9s9s9s123m456m78p", -9),     # the dealer's 四惠牌: the learner pays without deciding
     (2, "123m456m789p11s234s", -11),    # the dealer's 天和 (10 + 门清无惠 1, each pays), before the learner acts
-    ("rotate", "9s9s9s9s123m456m78p", 27),  # seat 0 for that hand, seat 1 for the next: still the +27 of seat 0
+    ("rotate", "9s9s9s9s123m456m78p", 27),  # seat 0 for that hand and for the redealt one (it was no episode)
 ])
 def test_a_hand_over_before_the_learners_first_decision_is_dealt_again(seat, hand, points):
     env = gym.make("mj_env/Beijing-v0", opponents="rule", seat=seat)
     wall = _codes(hands={0: hand})
     obs, info = env.reset(seed=0, options={"wall": wall, "dealer": 0})
     assert info["redealt"] == 1 and obs["action_mask"].any()          # a new hand, the learner to decide
+    assert info["seat"] == (0 if seat == "rotate" else seat)            # "rotate" does not move on for it
     assert env.unwrapped.venv.engine.state.wall[0].tolist() != [mj_env.tiles.CODES.index(c) for c in wall]
     obs, reward, *_, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
     assert "redealt" not in info
