@@ -704,6 +704,10 @@ def eval_opponents(args: Args, device) -> list:
     return out
 
 
+EVAL_BATCH_WALLS = 256
+"""Walls an evaluation plays at once: part of its recipe (it decides which random numbers each table draws)."""
+
+
 def evaluate(model: nn.Module, args: Args, hands: int, device, opponents: list) -> dict:
     """Duplicate matches of the current policy against each of ``opponents`` (``eval_opponents``), by name."""
     model.eval()
@@ -712,7 +716,8 @@ def evaluate(model: nn.Module, args: Args, hands: int, device, opponents: list) 
     me = NetworkAgent(model, name="trained", greedy=args.eval_greedy, device=device, rules=args.rules)
     out = {}
     for base in opponents:
-        res = arena.play_duplicate([me, base], hands, seed=args.eval_seed, rules=args.rules, batch_walls=256)
+        res = arena.play_duplicate([me, base], hands, seed=args.eval_seed, rules=args.rules,
+                                   batch_walls=EVAL_BATCH_WALLS)
         out[base.name] = arena.summarize(res)
     torch.set_num_threads(threads)
     model.train()
@@ -835,7 +840,7 @@ def repeat_command(args: Args, checkpoint: Path) -> str:
     rules = "" if args.rules == "beijing" else f" --rules {args.rules}"
     device = "" if args.device == "cpu" else f" --device {shlex.quote(args.device)}"
     return (f"python -m agents.arena --agents {shlex.quote(f'{checkpoint}{greedy},rule')} "
-            f"--hands {args.final_eval_hands} --seed {args.eval_seed} --batch 256{rules}{device}")
+            f"--hands {args.final_eval_hands} --seed {args.eval_seed} --batch {EVAL_BATCH_WALLS}{rules}{device}")
 
 
 def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, global_step: int,

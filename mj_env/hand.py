@@ -436,14 +436,22 @@ def tiles_to_win(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bo
     full = size >= 13  # every tile concealed: the special shapes count
     if seven_pairs:
         singles = ((S >> _ODD) & _BYTE).astype(np.int16)
-        pairs = np.minimum((n - singles) // 2, 7)  # whole pairs: a four is two
-        best = np.where(full, np.maximum(best, 2 * pairs + np.minimum(singles, 7 - pairs)), best)
+        best = np.where(full, np.maximum(best, _seven_pairs_kept(n, singles)), best)
     if thirteen_orphans:
-        t13 = c2[:, ORPHAN_KINDS]
-        doubled = t13[:, _DRAGON_SLOTS] if extra_dragon else t13
-        k13 = (t13 > 0).sum(axis=1, dtype=np.int16) + (doubled >= 2).any(axis=1)
-        best = np.where(full, np.maximum(best, k13), best)
+        best = np.where(full, np.maximum(best, _orphans_kept(c2[:, ORPHAN_KINDS], extra_dragon)), best)
     return (n - best).astype(np.int16).reshape(lead)
+
+
+def _seven_pairs_kept(n: np.ndarray, singles: np.ndarray) -> np.ndarray:
+    """Natural tiles that fit seven pairs, of hands of ``n`` natural tiles, ``singles`` of them in odd counts."""
+    pairs = np.minimum((n - singles) // 2, 7)  # whole pairs: a four is two
+    return 2 * pairs + np.minimum(singles, 7 - pairs)
+
+
+def _orphans_kept(t13: np.ndarray, extra_dragon: bool) -> np.ndarray:
+    """Natural tiles that fit thirteen orphans, from the counts (N, 13) of the ORPHAN_KINDS."""
+    doubled = t13[:, _DRAGON_SLOTS] if extra_dragon else t13
+    return (t13 > 0).sum(axis=1, dtype=np.int16) + (doubled >= 2).any(axis=1)
 
 
 def split_hui(counts: np.ndarray, hui: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -512,14 +520,11 @@ def _lack_suit_distance(nat, wild, meld_suits, *, seven_pairs: bool, thirteen_or
         rest = n - n_part[:, suit]
         if seven_pairs:
             singles = odd_part.sum(axis=1, dtype=np.int16) - odd_part[:, suit]
-            pairs = np.minimum((rest - singles) // 2, 7)
-            kept_tiles = np.where(full, np.maximum(kept_tiles, 2 * pairs + np.minimum(singles, 7 - pairs)), kept_tiles)
+            kept_tiles = np.where(full, np.maximum(kept_tiles, _seven_pairs_kept(rest, singles)), kept_tiles)
         if thirteen_orphans:  # no preset has both; kept for a RuleSet that asks for it
             t13 = c2[:, ORPHAN_KINDS].copy()
             t13[:, 2 * suit:2 * suit + 2] = 0  # the suit's 1 and 9 (ORPHAN_KINDS lists the suits first)
-            doubled = t13[:, _DRAGON_SLOTS] if extra_dragon else t13
-            k13 = (t13 > 0).sum(axis=1, dtype=np.int16) + (doubled >= 2).any(axis=1)
-            kept_tiles = np.where(full, np.maximum(kept_tiles, k13), kept_tiles)
+            kept_tiles = np.where(full, np.maximum(kept_tiles, _orphans_kept(t13, extra_dragon)), kept_tiles)
         d = (rest - kept_tiles) + n_part[:, suit]   # exchanges for the rest, one per dropped tile
         if banned is not None:
             d = np.where(banned[:, suit], NO_WIN, d)

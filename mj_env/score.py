@@ -157,11 +157,10 @@ def main(stdin=None, stdout=None) -> int:
                 return 0
             except OSError as e:
                 return _fail(f"cannot read standard input: {_reason(e)}")
-            if first and isinstance(line, bytes) and line.startswith(_BOM):
-                line = line[len(_BOM):]  # a file saved with a byte-order mark (RFC 8259 lets a reader skip it)
-            elif first and isinstance(line, str) and line.startswith("\ufeff"):
-                line = line[1:]
-            first = False
+            if first:  # a file saved with a byte-order mark (RFC 8259 lets a reader skip it)
+                bom = _BOM if isinstance(line, bytes) else _BOM.decode()
+                line = line.removeprefix(bom)
+                first = False
             stdout.write(respond(line) + "\n")
             stdout.flush()
     except BrokenPipeError:
