@@ -48,7 +48,10 @@ Input decisions (where docs/INTERFACES.md leaves room):
   use (``hui`` / ``indicator`` without 惠牌, ``shaozhuang_rounds`` without 烧庄, ``hubao``
   without 互包, ``flowers`` without flowers, ``ting`` without 报听, a chi without chi) are
   errors when set to anything but their default, and ``null`` counts as the default.
-- ``situation.robbed_kong`` needs a ``discarder`` (the kong's declarer).
+- ``situation.robbed_kong`` needs a ``discarder`` (the kong's declarer). Flags that contradict
+  each other are read together, not refused: ``first_turn`` with ``after_kong``, ``robbed_kong``
+  or a meld of the winner's scores no 天和 / 地和 / 地胡, ``last_tile`` with ``robbed_kong`` no
+  海底捞月 (``Win.first_turn``, ``Win.last_tile``; docs/game_flow.md).
 - Counting hand + melds + winning tile (+ the ``indicator`` 惠坯 when given: a physical tile,
   face up and never drawn), no kind may have more than 4 tiles; the hand holds
   13 - 3 x (number of melds) tiles; at most 4 melds.

@@ -142,6 +142,20 @@ class Win:
         """Any chi, pong, exposed or added kong."""
         return any(m.claimed for m in self.melds)
 
+    @property
+    def first_turn(self) -> bool:
+        """天和 / 地和 / 地胡 timing: ``situation.first_turn`` with no chi, pong or kong declared yet
+        (docs/RULES.md 6.4). A meld of the winner's, a win on a kong replacement (``after_kong``) and a
+        robbed kong (``robbed_kong``) each say one was declared, so any of them voids the flag."""
+        s = self.situation
+        return s.first_turn and not self.melds and not s.after_kong and not s.robbed_kong
+
+    @property
+    def last_tile(self) -> bool:
+        """海底 timing: ``situation.last_tile``, except on a robbed kong, which is neither the last live
+        tile drawn nor the discard made after drawing it (docs/RULES.md 6.1, 6.2)."""
+        return self.situation.last_tile and not self.situation.robbed_kong
+
     @cached_property
     def hand_hui(self) -> int:
         """惠牌 held in the concealed hand before the winning tile."""

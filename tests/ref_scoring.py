@@ -139,7 +139,8 @@ def ref_evaluate(obj: dict) -> dict:
             wait_cache["v"] = not found
         return wait_cache["v"]
 
-    first = sit.get("first_turn", False)
+    # 天和 / 地和 are void once a kong was declared: a win on its replacement or a robbed kong (6.4)
+    first = sit.get("first_turn", False) and not sit.get("after_kong") and not sit.get("robbed_kong")
     tianhe = first and winner == dealer and self_draw and k == 0
     dihe = first and winner != dealer and k == 0
 
@@ -157,7 +158,7 @@ def ref_evaluate(obj: dict) -> dict:
         if (shape == "std" and obj["win_tile"] == "5m" and ("S", 3) in concealed_groups
                 and FIVE_M in win_kinds and only_five_wait()):
             p["捉五魁"] = 2
-        if sit.get("last_tile"):
+        if sit.get("last_tile") and not sit.get("robbed_kong"):  # a robbed kong is no discard
             p["海底捞月"] = 2 if self_draw else 1
         seqs = {g[1] for g in groups if g[0] == "S"}
         if shape == "std" and any({9 * s, 9 * s + 3, 9 * s + 6} <= seqs for s in range(3)):
@@ -479,7 +480,7 @@ def hebei_candidates(obj: dict) -> tuple[list, dict]:
             p[name] = fan
         if shape == "13":
             p["十三幺"] = 10
-        if sit.get("last_tile"):
+        if sit.get("last_tile") and not sit.get("robbed_kong"):  # the last tile or its discard, not a kong
             p["海底捞月"] = 2
         # 捉五: the winning 5m is the middle of a 4m5m6m and was the only winning tile
         if h["win"] == FIVE_M and ("S", 3) in groups and only_wait(h, rules, FIVE_M):
@@ -535,7 +536,8 @@ def quemen_candidates(obj: dict) -> tuple[list, dict]:
     sit, self_draw, melds = h["situation"], h["self_draw"], h["melds"]
     colour = one_suit_kind(h["suits"])
     winner, dealer = obj.get("winner", 0), obj.get("dealer", 0)
-    first = sit.get("first_turn") and self_draw and not melds  # void after any kong (docs/RULES.md 6.4)
+    first = (sit.get("first_turn") and self_draw and not melds  # void after any kong (docs/RULES.md 6.4)
+             and not sit.get("after_kong"))
     out = []
     for shape, groups in readings:
         p = {}

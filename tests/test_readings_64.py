@@ -259,6 +259,43 @@ def test_calculator_first_turn_flag_is_void_with_the_winners_own_melds(preset, p
     assert out["legal"] is True and (pattern in out["patterns"]) is (melds == "none")
 
 
+@pytest.mark.parametrize("preset, winner, pattern", [("beijing", 0, "天和"), ("beijing", 1, "地和"),
+                                                     ("quemen", 0, "天胡"), ("quemen", 1, "地胡")])
+@pytest.mark.parametrize("flag", ["after_kong", "robbed_kong"])
+def test_calculator_first_turn_flag_is_void_after_a_kong_the_line_names(preset, winner, pattern, flag):
+    # A win on a kong's replacement or on a robbed kong says that a kong was declared: 6.4 voids
+    # 天和 / 地和 / 地胡 then, even without a kong among the winner's melds (an outside audit found the
+    # calculator scoring 地和 + 杠上开花 for such a line). The line without the flag still scores it.
+    from mj_env.calculator import evaluate
+
+    line = {"rules": preset, "hand": "123m456m789m1z222z", "win_tile": "1z", "winner": winner, "dealer": 0}
+    if preset == "beijing":
+        line["hui"] = "3z"
+    plain = evaluate({**line, "situation": {"first_turn": True}})
+    assert plain["legal"] is True and pattern in plain["patterns"]
+    if flag == "robbed_kong":  # a robbed kong is a win on another seat's tile
+        line["discarder"] = 3 if winner == 0 else 0
+    out = evaluate({**line, "situation": {"first_turn": True, flag: True}})
+    assert out["legal"] is True and pattern not in out["patterns"], out
+    if flag == "after_kong":
+        assert "杠上开花" in out["patterns"]
+
+
+@pytest.mark.parametrize("preset", ["beijing", "hebei"])
+def test_calculator_a_robbed_kong_is_no_haidi_win(preset):
+    # 海底捞月 is a self-draw of the last live tile or a win on the discard made after drawing it
+    # (docs/RULES.md 6.1, 6.2); a robbed kong is neither, whatever last_tile says (the engine never sets
+    # both: a kong needs a tile left to replace it).
+    from mj_env.calculator import evaluate
+
+    line = {"rules": preset, "hand": "123m456p789s11z22z", "win_tile": "2z", "winner": 2, "dealer": 0,
+            "discarder": 1}
+    if preset == "beijing":
+        line["hui"] = "3z"
+    on_discard = evaluate({**line, "situation": {"last_tile": True}})
+    robbed = evaluate({**line, "situation": {"last_tile": True, "robbed_kong": True}})
+    assert "海底捞月" in on_discard["patterns"] and "海底捞月" not in robbed["patterns"], robbed
+
 # ---------------------------------------------------------------------------------------------
 # 报听: only with a discard that leaves the hand waiting on a tile that can win
 # ---------------------------------------------------------------------------------------------

@@ -17,7 +17,8 @@ Decisions, following docs/RULES.md 6.1:
 - 杠上开花 5: a self-draw with ``situation.after_kong``.
 - 清一色 6: all tiles, melds included, wildcards as read, of one suit, no honors.
 - 天和 10: ``first_turn``, the dealer self-draws, no melds. 地和 8: ``first_turn``, a
-  non-dealer, no melds, on a self-draw or a discard.
+  non-dealer, no melds, on a self-draw or a discard. ``after_kong`` or ``robbed_kong`` voids
+  ``first_turn`` (a kong was declared: ``Win.first_turn``), and a robbed kong is no 海底 discard.
 - 推倒和 1: only when none of the patterns above but 庄 and 门清无惠 applies.
 - 四惠牌 8 (`four_hui`): settled before any reading, whatever the shape.
 """
@@ -38,8 +39,8 @@ def patterns_of(win: Win, r: Reading, memo: dict) -> dict[str, int]:
     """The beijing fan of one reading (see the module docstring)."""
     s = win.situation
     p: dict[str, int] = {}
-    tianhe = s.first_turn and win.winner == win.dealer and win.self_draw and not win.melds
-    dihe = s.first_turn and win.winner != win.dealer and not win.melds
+    tianhe = win.first_turn and win.winner == win.dealer and win.self_draw
+    dihe = win.first_turn and win.winner != win.dealer
     if not tianhe and (win.winner == win.dealer or win.discarder == win.dealer):
         p["庄"] = 1
     if not win.claimed and win.hui_tiles == 0:
@@ -50,7 +51,7 @@ def patterns_of(win: Win, r: Reading, memo: dict) -> dict[str, int]:
         p["大钓"] = 2
     if catch_five(win, r, memo):
         p["捉五魁"] = 2
-    if s.last_tile:
+    if win.last_tile:
         p["海底捞月"] = 2 if win.self_draw else 1
     if r.shape == "standard" and dragon(r):
         p["一条龙"] = 3

@@ -72,7 +72,7 @@ def patterns_of(win: Win, r: Reading, memo: dict) -> dict[str, int]:
         p[name] = fan
     if r.shape == "thirteen_orphans":
         p["十三幺"] = 10
-    if s.last_tile:
+    if win.last_tile:
         p["海底捞月"] = 2
     if r.shape == "standard" and flower_dragon(r):
         p["花龙"] = 5

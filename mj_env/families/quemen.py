@@ -49,10 +49,10 @@ def patterns_of(win: Win, r: Reading, memo: dict) -> dict[str, int] | None:
                 p["碰碰胡"] = 2
             if not p:
                 p["平胡"] = 1
-    first_draw = s.first_turn and win.self_draw and not win.melds
+    first_draw = win.first_turn and win.self_draw
     if s.after_kong and win.self_draw:
         p["杠上开花"] = 1
-    if s.last_tile and win.self_draw:
+    if win.last_tile and win.self_draw:
         p["海底捞月"] = 1
     if first_draw and win.winner == win.dealer:
         p["天胡"] = 3
