@@ -17,6 +17,7 @@ changes nothing.
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -253,6 +254,23 @@ class Engine:
                 getattr(mine, f)[dst] = getattr(theirs, f)[src]
         self._mask[dst] = source._mask[src]
         self._dealt_ever[dst] = True
+
+    def _save(self) -> tuple:
+        """A copy of everything ``reset`` and ``step`` change (every table's state, the legal masks, the
+        generator), for ``_load``: a caller that runs other code between engine calls (the single-agent
+        env's opponents) puts the engine back with it when that code fails."""
+        return (self.state.copy(), self._mask.copy(), self._dealt_ever.copy(), self.rng,
+                copy.deepcopy(self.rng.bit_generator.state))
+
+    def _load(self, saved: tuple) -> None:
+        """Put back what ``_save`` copied, in place (the state's arrays keep their identity)."""
+        state, mask, dealt, rng, rng_state = saved
+        for f in _STATE_FIELDS:
+            getattr(self.state, f)[...] = getattr(state, f)
+        self._mask[...] = mask
+        self._dealt_ever[...] = dealt
+        self.rng = rng
+        self.rng.bit_generator.state = rng_state
 
     def _clone_rng(self, seed) -> np.random.Generator | None:
         """The clone's generator from ``seed`` (None: spawned later, after every check)."""

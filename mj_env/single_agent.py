@@ -73,6 +73,7 @@ one table.
 """
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 import gymnasium as gym
@@ -174,7 +175,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self._pending = np.zeros(n, dtype=np.int64)      # the learner's points of hands it never decided in
         self._redealt = np.zeros(n, dtype=np.int64)   # hands dealt again in this call (infos["redealt"])
         self._over = np.zeros(n, dtype=bool)          # NEXT_STEP: ended, dealt anew on the next step
-        self.last_settlements: dict[int, dict] = {}
+        self._new_hand_info()                         # this call's hand outcomes (infos) and settlements
         self.closed = False
         self._started = False
 
@@ -317,6 +318,29 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             raise A.ActionError("action_masks() before reset(): call reset() first")
         return self._last_mask.astype(bool)
 
+    # ------------------------------------------------------------------ all or nothing
+    _BOOKKEEPING = ("seats", "_episodes", "_steps", "_pending", "_redealt", "_over")
+
+    def _undoable(self, run, *args):
+        """``run(*args)``; when it raises (an opponent's exception or illegal action, an interrupt), the engine
+        and this env's bookkeeping are put back as they were before the error is passed on, so that a failed
+        ``step`` or ``reset`` changes nothing and the learner's next action is not played in an opponent's seat
+        (docs/RULES.md 7). The opponents' own state, if they keep any, is theirs to mind."""
+        saved = (self.engine._save(), {k: getattr(self, k).copy() for k in self._BOOKKEEPING}, self.rng,
+                 copy.deepcopy(self.rng.bit_generator.state), self.last_settlements, self._hand_info,
+                 self._started, getattr(self, "_last_mask", None))
+        try:
+            return run(*args)
+        except BaseException:
+            engine, book, self.rng, rng_state, self.last_settlements, self._hand_info, self._started, mask = saved
+            self.engine._load(engine)
+            for k, v in book.items():
+                getattr(self, k)[...] = v
+            self.rng.bit_generator.state = rng_state
+            if mask is not None:
+                self._last_mask = mask
+            raise
+
     # ------------------------------------------------------------------ the Gymnasium API
     def reset(self, *, seed=None, options=None):
         """Deal anew. options: {"reset_mask": (N,) bool} (only those tables; NEXT_STEP's partial
@@ -345,6 +369,9 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             tables = np.flatnonzero(m)
         # the seed, walls and dealers are checked before anything here or in the engine changes
         self.engine.check_reset(seed, options.get("walls"), options.get("dealers"), tables)
+        return self._undoable(self._reset_checked, seed, options, tables, restart_seats)
+
+    def _reset_checked(self, seed, options: dict, tables: np.ndarray, restart_seats: bool):
         if seed is not None:
             self.rng = np.random.default_rng([int(seed), 1])
         if restart_seats:
@@ -368,6 +395,9 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         if not self._started:
             raise A.ActionError("step() before reset(): call reset() first")
         acts = A.action_batch(actions, self.num_envs)
+        return self._undoable(self._step_checked, acts)
+
+    def _step_checked(self, acts: np.ndarray):
         n, rows = self.num_envs, np.arange(self.num_envs)
         st = self.engine.state
         restart = np.flatnonzero(self._over)   # NEXT_STEP: the action there is ignored
@@ -474,9 +504,17 @@ class MahjongSingleAgentEnv(gym.Env):
                 if (options or {}).get(key) is not None} or None
         if opts:
             self.venv.engine.check_reset(None, opts.get("walls"), opts.get("dealers"), [0])
+        before = (self._np_random, self._np_random_seed,
+                  None if self._np_random is None else copy.deepcopy(self._np_random.bit_generator.state))
         super().reset(seed=seed)
         inner = int(self.np_random.integers(2**62))
-        obs, infos = self.venv._reset(inner, opts, restart_seats=seed is not None)
+        try:
+            obs, infos = self.venv._reset(inner, opts, restart_seats=seed is not None)
+        except BaseException:  # an opponent failed: the table is as it was (_undoable), and so is this generator
+            self._np_random, self._np_random_seed, state = before
+            if state is not None:
+                self._np_random.bit_generator.state = state
+            raise
         self._done = False
         return self._one(obs), self._one_info(infos)
 

@@ -385,3 +385,74 @@ def test_a_hand_over_before_the_learners_first_decision_is_dealt_again(seat, han
     # a hand the learner decides in is no redeal
     obs, info = gym.make("mj_env/Beijing-v0", opponents="rule", seat=seat).reset(seed=0)
     assert "redealt" not in info
+
+
+class _FailsWhenTold:
+    """The random agent, until ``fail`` is set: then its next act raises or answers an illegal action."""
+    name = "fails-when-told"
+
+    def __init__(self):
+        self.fail = None
+
+    def act(self, obs, rng):
+        how, self.fail = self.fail, None
+        if how == "raise":
+            raise RuntimeError("opponent crashed")
+        out = RandomAgent().act(obs, rng)
+        if how == "illegal":
+            out[:] = A.PASS if not obs["action_mask"][0, A.PASS] else A.index("discard 1m")
+        return out
+
+
+def _full_state(envs):
+    from dataclasses import fields
+    st = envs.engine.state
+    return ([getattr(st, f.name).copy() for f in fields(st)] + [envs.engine.legal_mask().copy(), envs.action_masks()]
+            + [getattr(envs, k).copy() for k in envs._BOOKKEEPING]
+            + [str(envs.rng.bit_generator.state), str(envs.engine.rng.bit_generator.state)])
+
+
+@pytest.mark.parametrize("how", ["raise", "illegal"])
+def test_an_opponent_that_fails_mid_step_changes_nothing(how):
+    # The learner's action reaches the engine before the opponents act: when one of them then fails, the
+    # step must be undone, else the table waits on the opponent's seat and the learner's next action is
+    # played for it (an outside audit found exactly that). A twin env whose opponent never fails stays in step.
+    flaky = _FailsWhenTold()
+    envs = MahjongSingleAgentVectorEnv(4, opponents=flaky, seat="random", seed=3)
+    twin = MahjongSingleAgentVectorEnv(4, opponents=RandomAgent(), seat="random", seed=3)
+    obs, _ = envs.reset(seed=3)
+    twin.reset(seed=3)
+    rng = np.random.default_rng(0)
+    failed = 0
+    for step in range(60):
+        acts = masked_random(obs, rng)
+        if step % 7 == 3:
+            before = _full_state(envs)
+            flaky.fail = how
+            with pytest.raises((RuntimeError, A.ActionError), match="opponent"):
+                envs.step(acts)
+            assert _same(before, _full_state(envs)), f"step {step}"
+            failed += 1
+        obs, rew, term, _, infos = envs.step(acts)
+        obs2, rew2, term2, _, infos2 = twin.step(acts)
+        assert np.array_equal(obs["observation"], obs2["observation"]) and np.array_equal(rew, rew2)
+        assert np.array_equal(term, term2) and np.array_equal(infos["seat"], infos2["seat"])
+    assert failed == 9
+    before = _full_state(envs)
+    flaky.fail = how  # a reset whose opponents fail: the game in play goes on as it was
+    with pytest.raises((RuntimeError, A.ActionError), match="opponent"):
+        envs.reset(seed=11)
+    assert _same(before, _full_state(envs))
+    acts = masked_random(obs, rng)
+    assert np.array_equal(envs.step(acts)[0]["observation"], twin.step(acts)[0]["observation"])
+
+
+def test_a_one_table_reset_whose_opponent_fails_keeps_the_generator():
+    flaky = _FailsWhenTold()
+    env = gym.make("mj_env/Beijing-v0", opponents=flaky, seat=2).unwrapped  # seat 2: the dealer's opponents act
+    env.reset(seed=0)
+    before = (_full_state(env.venv), str(env.np_random.bit_generator.state))
+    flaky.fail = "raise"
+    with pytest.raises(RuntimeError, match="opponent crashed"):
+        env.reset()
+    assert _same(before[0], _full_state(env.venv)) and before[1] == str(env.np_random.bit_generator.state)
