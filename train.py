@@ -286,14 +286,16 @@ def check_args(args: Args) -> str | None:
     problem = device_problem(args.device)
     if problem:
         return problem
-    try:
-        config = network_config(args)
-    except ValueError:
-        return f"--hidden must be layer widths separated by commas (like 256,256), not {args.hidden!r}"
-    try:
-        check_config(config)
-    except ValueError as e:
-        return f"network: {e}"
+    arches = typing.get_args(hints["arch"])  # every architecture's sizes: a size flag given is checked, used or not
+    for arch in (args.arch, *(a for a in arches if a != args.arch)):
+        try:
+            config = network_config(dataclasses.replace(args, arch=arch))
+        except ValueError:
+            return f"--hidden must be layer widths separated by commas (like 256,256), not {args.hidden!r}"
+        try:
+            check_config(config)
+        except ValueError as e:
+            return f"network{'' if arch == args.arch else f' (the --arch {arch} sizes)'}: {e}"
     try:
         RewardTransform(args.reward, args.rules, scale=args.reward_scale)  # checks the rules
     except ValueError as e:

@@ -44,6 +44,8 @@ def make_agent(spec: str, rules="beijing", device: str = "cpu"):
     path, greedy = (spec[: -len(":greedy")], True) if spec.endswith(":greedy") else (spec, False)
     from pathlib import Path
 
+    if Path(path).exists() and not Path(path).is_file():
+        raise ValueError(f"agent {spec[:80]!r}: {path[:80]} is not a checkpoint file (a directory or a device)")
     if not Path(path).is_file():
         raise ValueError(f"unknown agent {spec!r}: use random, rule, efficient, pretrained or the path "
                          "of a checkpoint")

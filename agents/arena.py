@@ -430,6 +430,8 @@ def check_args(args: argparse.Namespace) -> list[str]:
         path = spec.removesuffix(":greedy")
         if Path(path).is_file():
             continue
+        if Path(path).exists():
+            raise ValueError(f"--agents: {path} is not a checkpoint file (a directory or a device)")
         if path.endswith(".pt") or "/" in path or os.sep in path:
             raise ValueError(f"--agents: no such checkpoint file: {path}")
         raise ValueError(f"--agents: unknown agent {spec!r}: use random, rule, efficient, pretrained[:greedy|:sample] or "

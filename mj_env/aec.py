@@ -72,13 +72,16 @@ hand; it leaves out only the order of the wall.
 ## Reset options
 
 ``reset(seed=None, options={"wall": [136 or 144 tile codes], "dealer": seat})``: an explicit wall
-in dealing order (docs/RULES.md 3) and the first dealer; both optional.
+in dealing order (docs/RULES.md 3) and the first dealer; both optional. Other keys are ignored (PettingZoo's
+``api_test`` passes one of its own), except near misses of these two (``"walls"``, ``"Dealer"``): refused.
 
 ## Version history
 
 - v0: first release (observation layout mj_obs_v1).
 """
 from __future__ import annotations
+
+import difflib
 
 import numpy as np
 from gymnasium import spaces
@@ -93,6 +96,7 @@ from .state import END
 from .tiles import N_KINDS
 
 AGENTS = [f"player_{i}" for i in range(4)]
+RESET_OPTIONS = ("wall", "dealer")
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -166,10 +170,17 @@ class raw_env(AECEnv):
 
     # --------------------------------------------------------------------------
     def reset(self, seed=None, options=None):
-        # Other keys are ignored, as PettingZoo's api_test expects of every environment.
+        # Other keys are ignored, as PettingZoo's api_test expects of every environment, except near
+        # misses of ours ("walls", "Dealer"): those would deal a random wall without a word.
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
         options = dict(options or {})
+        for key in options:
+            near = difflib.get_close_matches(key.lower(), RESET_OPTIONS, n=1, cutoff=0.75) \
+                if isinstance(key, str) and key not in RESET_OPTIONS else []
+            if near:
+                raise ValueError(f"unknown reset option {key[:40]!r}: did you mean {near[0]!r}? "
+                                 f"(this env takes {' and '.join(map(repr, RESET_OPTIONS))})")
         walls = None if options.get("wall") is None else [options["wall"]]
         dealers = None if options.get("dealer") is None else [options["dealer"]]
         res = self.engine.reset(seed=seed, walls=walls, dealers=dealers)  # checks before it changes

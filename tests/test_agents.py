@@ -217,6 +217,8 @@ def test_checkpoint_round_trip_and_layout_check(tmp_path):
         load_checkpoint(tmp_path / "old.pt")
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent(str(tmp_path / "missing.pt"))
+    with pytest.raises(ValueError, match="is not a checkpoint file"):  # a directory is there, not missing
+        make_agent(str(tmp_path) + ":greedy")
 
 
 # --------------------------------------------------------------------------- rewards

@@ -197,6 +197,8 @@ def _no_loading(*args, **kwargs):
     (["--agents", "nonexist.pt,rule"], "--agents: no such checkpoint file: nonexist.pt"),
     (["--agents", "runs/x/final.pt:greedy,rule"], "--agents: no such checkpoint file: runs/x/final.pt"),
     (["--agents", "foo,rule"], "--agents: unknown agent 'foo': use random, rule, efficient, pretrained"),
+    (["--agents", "{tmp},rule"], "is not a checkpoint file (a directory or a device)"),
+    (["--agents", "/dev/null,rule"], "--agents: /dev/null is not a checkpoint file (a directory or a device)"),
     (["--batch", "0"], "--batch must be between 1 and 16,384"),
     (["--batch", "-1"], "--batch must be between 1 and 16,384"),
     (["--seed", "-1"], "--seed must be between 0 and 2**64 - 1, got -1"),

@@ -226,6 +226,19 @@ def test_aec_reset_with_arbitrary_options_is_played_or_refused_unchanged(options
     assert raw.engine.state.phase[0] != END or raw.terminations["player_0"]
 
 
+@pytest.mark.parametrize("key", ["walls", "Wall", "dealers", "Dealer", "deeler"])
+def test_aec_reset_refuses_a_near_miss_of_its_options(key):
+    # other keys are ignored (PettingZoo's api_test passes {"options": 1}); a misspelt "wall" or "dealer"
+    # would deal a random wall without a word, so it is refused, and the hand in play is kept
+    e = mj_env.env()
+    e.reset(seed=0, options={"options": 1, "seed": 3})
+    raw = e.unwrapped
+    before = engine_snapshot(raw.engine)
+    with pytest.raises(ValueError, match=f"unknown reset option '{key}': did you mean"):
+        e.reset(seed=1, options={key: 0})
+    assert_same(before, engine_snapshot(raw.engine))
+
+
 def test_aec_refused_action_keeps_the_reward_not_yet_read():
     """In a match, a hand's reward waits for each agent; an illegal action must not wipe it."""
     rng = np.random.default_rng(0)
