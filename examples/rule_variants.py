@@ -13,8 +13,10 @@ points. Each variant plays two seats against two rule agents:
   清一色 6 and more).
 - ``no_chi``: passes where the rule agent would chi.
 - ``no_claims``: passes every chi, pong and exposed kong (wins are still taken).
-- ``pass_ron``: passes a win on a discard while 40 or more live tiles are left, waiting for a self-draw.
+- ``pass_ron``: passes a win on a discard while 40 (``--live``) or more live tiles are left, waiting for a
+  self-draw.
 - ``no_hubao``: passes a claim that would be its third from the same player (互包).
+- ``combined``: ``fan``, ``pass_ron`` and ``no_hubao`` together.
 
 Under beijing none of them is worth anything measurable (docs/training_results.md has the table):
 the rule agent's speed-first play leaves little room, which is also what the rollout measurements of
@@ -112,6 +114,23 @@ class NoClaimsAgent(NoChiAgent):
     skipped = (A.PONG, A.CHI + A.N_CHI)
 
 
+def pass_early_wins(out: np.ndarray, obs, live: int) -> np.ndarray:
+    """Actions ``out`` with a win on a discard (or a robbed kong) passed while ``live`` or more live tiles are left."""
+    sc = np.asarray(obs["observation"])[:, P_SCALARS]
+    early = (sc[:, COL_PHASE] != TURN) & (sc[:, COL_LIVE_LEFT] >= live)
+    out[(out == A.WIN) & early] = A.PASS  # pass is legal wherever a win on a discard is
+    return out
+
+
+def pass_third_claims(out: np.ndarray, obs) -> np.ndarray:
+    """Actions ``out`` with a chi, pong or kong passed where it would be the third claim from the same player."""
+    sc = np.asarray(obs["observation"])[:, P_SCALARS]
+    from_asker = sc[:, COL_CLAIMED_BY_SELF][np.arange(len(out)), sc[:, COL_ASKER].astype(np.int64)]
+    third = (sc[:, COL_PHASE] == CLAIM) & (out != A.WIN) & (out != A.PASS) & (from_asker >= 2)
+    out[third] = A.PASS
+    return out
+
+
 class PassRonAgent(RuleBasedAgent):
     """The rule agent, passing a win on a discard (or a robbed kong) while ``live`` or more live tiles are
     left, to wait for a self-draw, which every other player pays (3F against F, docs/RULES.md 6.1)."""
@@ -123,11 +142,7 @@ class PassRonAgent(RuleBasedAgent):
         self.live = live
 
     def act(self, obs, rng):
-        out = super().act(obs, rng)
-        sc = np.asarray(obs["observation"])[:, P_SCALARS]
-        early = (sc[:, COL_PHASE] != TURN) & (sc[:, COL_LIVE_LEFT] >= self.live)
-        out[(out == A.WIN) & early] = A.PASS  # pass is legal wherever a win on a discard is
-        return out
+        return pass_early_wins(super().act(obs, rng), obs, self.live)
 
 
 class NoHubaoAgent(RuleBasedAgent):
@@ -137,17 +152,23 @@ class NoHubaoAgent(RuleBasedAgent):
     name = "no_hubao"
 
     def act(self, obs, rng):
-        out = super().act(obs, rng)
-        sc = np.asarray(obs["observation"])[:, P_SCALARS]
-        from_asker = sc[:, COL_CLAIMED_BY_SELF][np.arange(len(out)), sc[:, COL_ASKER].astype(np.int64)]
-        third = (sc[:, COL_PHASE] == CLAIM) & (out != A.WIN) & (out != A.PASS) & (from_asker >= 2)
-        out[third] = A.PASS
-        return out
+        return pass_third_claims(super().act(obs, rng), obs)
 
 
-def variants(rules: str, values, q: float) -> list[RuleBasedAgent]:
-    return [FanAwareAgent(rules, values, q), NoChiAgent(rules), NoClaimsAgent(rules), PassRonAgent(rules),
-            NoHubaoAgent(rules)]
+class CombinedAgent(FanAwareAgent):
+    """``fan``, ``pass_ron`` and ``no_hubao`` at once: the three that came out a little above 0."""
+
+    def __init__(self, rules="beijing", values=(1.5, 4.5, 7.0), q: float = 0.4, live: int = 40):
+        super().__init__(rules, values, q)
+        self.live, self.name = live, "combined"
+
+    def act(self, obs, rng):
+        return pass_third_claims(pass_early_wins(super().act(obs, rng), obs, self.live), obs)
+
+
+def variants(rules: str, values, q: float, live: int = 40) -> list[RuleBasedAgent]:
+    return [FanAwareAgent(rules, values, q), NoChiAgent(rules), NoClaimsAgent(rules), PassRonAgent(rules, live),
+            NoHubaoAgent(rules), CombinedAgent(rules, values, q, live)]
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -157,6 +178,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--seeds", default="777,4242", help="comma-separated wall seeds")
     p.add_argument("--values", default="1.5,4.5,7", help="fan: worth of any shape, seven pairs, one suit")
     p.add_argument("--q", type=float, default=0.4, help="fan: worth kept per tile still to exchange, in (0, 1)")
+    p.add_argument("--live", type=int, default=40, help="pass_ron: pass discard wins while this many live tiles are left")
     p.add_argument("--smoke", action="store_true", help="16 walls, one seed: a check that it runs")
     args = p.parse_args(argv)
     try:
@@ -168,6 +190,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.error("--values takes three finite numbers: any shape, seven pairs, one suit")
     if not 0 < args.q < 1:
         p.error("--q must lie in (0, 1)")
+    if not 0 <= args.live <= 144:
+        p.error("--live must lie in [0, 144]")
     if not 1 <= args.walls <= 100_000 or any(not 0 <= s < 2**32 for s in args.seeds):
         p.error("--walls must lie in [1, 100000] and seeds in [0, 2**32)")
     if args.smoke:
@@ -186,7 +210,7 @@ def main(argv=None) -> list[dict]:
     print(f"{args.rules}, {args.walls} walls x 2 seatings per seed; each variant against the rule agent\n")
     print("| variant | seed | points/hand [95% CI] | win | deal-in | avg fan (variant vs rule) | s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    for agent in variants(args.rules, args.values, args.q):
+    for agent in variants(args.rules, args.values, args.q, args.live):
         for seed in args.seeds:
             t0 = time.time()
             summary = arena.summarize(arena.play_duplicate([agent, RuleBasedAgent(args.rules)], args.walls, seed=seed,
