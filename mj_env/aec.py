@@ -217,6 +217,8 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
         # Check the action before anything changes (a refused action keeps unread rewards).
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action[()]  # a 0-d integer array, as SB3's predict gives for one observation
         ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) \
             and 0 <= action < A.N_ACTIONS
         if not ok:

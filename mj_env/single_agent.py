@@ -473,9 +473,16 @@ class MahjongSingleAgentEnv(gym.Env):
         if "max_episode_steps" in overrides:  # gym.make(id, max_episode_steps=N) wraps TimeLimit instead
             raise ValueError("max_episode_steps: the one-table env is cut by Gymnasium's TimeLimit, "
                              "gym.make(id, max_episode_steps=N); the vector form takes it itself")
-        self.venv = MahjongSingleAgentVectorEnv(1, rules=rules, opponents=opponents, seat=seat,
+        if "autoreset_mode" in overrides:  # make_vec(id, vectorization_mode="sync", autoreset_mode=...) lands here
+            raise ValueError("autoreset_mode: the one-table env has no autoreset (Gymnasium's vector env around it "
+                             "has); give it to gym.make_vec(id, vectorization_mode=\"vector_entry_point\", ...) "
+                             "or to MahjongSingleAgentVectorEnv")
+        seed = overrides.pop("seed", None)
+        self.venv = MahjongSingleAgentVectorEnv(1, rules=rules, opponents=opponents, seat=seat, seed=seed,
                                                 render_mode=render_mode, illegal_action=illegal_action,
                                                 illegal_penalty=illegal_penalty, **overrides)
+        if seed is not None:  # as in the vector form: a seeded env repeats its hands without a seeded reset
+            self._np_random, self._np_random_seed = gym.utils.seeding.np_random(int(seed))
         self.rules = self.venv.rules
         self.render_mode = render_mode
         self.observation_space = self.venv.single_observation_space
@@ -530,7 +537,9 @@ class MahjongSingleAgentEnv(gym.Env):
         return self._one(obs), float(rew[0]), bool(term[0]), False, self._one_info(infos)
 
     def action_masks(self) -> np.ndarray:
-        """(127,) bool: the learner's legal actions (``MaskablePPO``'s hook)."""
+        """(127,) bool: the learner's legal actions (``MaskablePPO``'s hook). Gymnasium's wrappers (what
+        ``gym.make`` returns) do not pass it on: ``env.unwrapped.action_masks()`` or
+        ``env.get_wrapper_attr("action_masks")()``."""
         return self.venv.action_masks()[0]
 
     def render(self):

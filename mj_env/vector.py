@@ -172,8 +172,8 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
                              "use 'walls', 'dealers' and 'reset_mask'")
         tables = None
         if options.get("reset_mask") is not None:
-            m = options["reset_mask"]
-            if not isinstance(m, np.ndarray) or m.shape != (self.num_envs,) or m.dtype != bool:
+            m = np.asarray(options["reset_mask"])  # an array or a list of bools, as the single-agent form takes
+            if m.shape != (self.num_envs,) or m.dtype != bool:
                 raise ValueError(f"reset_mask must be a bool array of shape ({self.num_envs},)")
             if not self._started and not m.all():
                 raise ValueError("the first reset must deal every table")

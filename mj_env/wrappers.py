@@ -60,6 +60,11 @@ class FlatObservations(BaseWrapper):
     def observation_space(self, agent):
         return self._space
 
+    @property
+    def observation_spaces(self) -> dict:
+        """The flat space for every agent (not the wrapped env's Dict spaces)."""
+        return {agent: self._space for agent in self.possible_agents}
+
     def observe(self, agent):
         return _flat(super().observe(agent))
 

@@ -226,6 +226,20 @@ def test_aec_reset_with_arbitrary_options_is_played_or_refused_unchanged(options
     assert raw.engine.state.phase[0] != END or raw.terminations["player_0"]
 
 
+def test_aec_step_takes_a_0d_integer_array():
+    # SB3's predict gives a 0-d array for one observation; other arrays stay refused
+    e = mj_env.env()
+    e.reset(seed=0)
+    action = np.array(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    before = e.agent_selection
+    e.step(action)
+    assert e.agent_selection != before
+    mask = e.observe(e.agent_selection)["action_mask"]
+    for bad in (np.array([int(np.flatnonzero(mask)[0])]), np.array(1.0), np.array(True)):
+        with pytest.raises(A.ActionError, match="is not an integer"):
+            e.step(bad)
+
+
 @pytest.mark.parametrize("key", ["walls", "Wall", "dealers", "Dealer", "deeler"])
 def test_aec_reset_refuses_a_near_miss_of_its_options(key):
     # other keys are ignored (PettingZoo's api_test passes {"options": 1}); a misspelt "wall" or "dealer"

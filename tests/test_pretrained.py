@@ -143,3 +143,41 @@ def test_async_vector_envs_with_network_opponents_do_not_hang_after_fork():
     import sys
     done = subprocess.run([sys.executable, "-c", ASYNC_SCRIPT], capture_output=True, text=True, timeout=150, check=False)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-2000:]
+
+
+
+THREADS_SCRIPT = """
+import multiprocessing, sys
+
+
+def worker(queue):
+    import torch
+    import agents.networks  # what a sub-process env with network opponents imports
+    queue.put(torch.get_num_threads())
+
+
+if __name__ == "__main__":
+    ctx = multiprocessing.get_context(sys.argv[1])
+    queue = ctx.Queue()
+    p = ctx.Process(target=worker, args=(queue,))
+    p.start()
+    print(queue.get(timeout=120))
+    p.join(30)
+"""
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_worker_processes_that_load_networks_get_one_torch_thread(method, tmp_path):
+    # SB3's SubprocVecEnv starts its workers by forkserver: each worker's opponents took every core
+    # (2.5x slower steps with two workers on 2 cores), where forked children already got one thread.
+    # A script of its own, so that the child imports nothing but torch and agents.networks.
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "probe.py"
+    script.write_text(THREADS_SCRIPT)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("OMP_NUM_THREADS", None)
+    done = subprocess.run([sys.executable, str(script), method], capture_output=True, text=True, timeout=150,
+                          check=False, env=env)
+    assert done.returncode == 0 and done.stdout.split() == ["1"], (done.stdout, done.stderr[-2000:])

@@ -456,3 +456,17 @@ def test_a_one_table_reset_whose_opponent_fails_keeps_the_generator():
     with pytest.raises(RuntimeError, match="opponent crashed"):
         env.reset()
     assert _same(before[0], _full_state(env.venv)) and before[1] == str(env.np_random.bit_generator.state)
+
+
+def test_one_table_env_takes_a_seed_and_refuses_autoreset_mode():
+    # gym.make(id, seed=N) seeded nothing (each reset drew from an unseeded generator); and
+    # make_vec(id, vectorization_mode="sync", autoreset_mode=...) hands autoreset_mode to every one-table env,
+    # which took it and failed at the first episode end
+    a, b, c = (gym.make("mj_env/Beijing-v0", seed=s) for s in (5, 5, 6))
+    for _ in range(2):
+        oa, ob, oc = (e.reset()[0]["observation"] for e in (a, b, c))
+        assert np.array_equal(oa, ob) and not np.array_equal(oa, oc)
+    with pytest.raises(ValueError, match="autoreset_mode: the one-table env has no autoreset"):
+        gym.make("mj_env/Beijing-v0", autoreset_mode=AutoresetMode.SAME_STEP)
+    with pytest.raises(ValueError, match="seed"):
+        gym.make("mj_env/Beijing-v0", seed=-1)

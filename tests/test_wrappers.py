@@ -17,6 +17,7 @@ def test_flat_observations_pass_the_api_test_and_keep_the_mask():
     assert o["observations"].shape == (N_FLAT,) and o["observations"].dtype == np.float32
     assert o["action_mask"].dtype == np.int8 and o["action_mask"].any()
     assert o in e.observation_space(e.agent_selection)
+    assert all(e.observation_spaces[a] is e.observation_space(a) for a in e.possible_agents)  # not the Dict space
 
 
 def test_flat_observations_gym_on_the_single_agent_env():
