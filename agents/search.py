@@ -17,8 +17,11 @@ Galperin 1996 with determinization):
    turning into deviations; ``z`` infinite plays the rule agent, without rollouts).
 
 ``clairvoyant=True`` (``--clairvoyant``) skips step 2: the worlds are exact copies of the real table,
-so the rollouts play the true hidden hands and the true order of the wall. That player cheats; it
-measures what the hidden tiles are worth to the same lookahead, not what a fair player can reach.
+so the rollouts play the true hidden hands and the true order of the wall. ``clairvoyant="hands"``
+(``--clairvoyant hands``) keeps the true hands and puts the undrawn wall in a new order in each world
+(``mj_env.determinize.shuffle_wall``): a player who knows every hand but not what comes next, the
+ceiling of any reading of the opponents. Those players cheat; they measure what the hidden tiles are
+worth to the same lookahead, not what a fair player can reach.
 
 It reads the real table only to copy it and to redeal what is hidden: its decision is the same
 whatever the hidden tiles are (a test redeals them and asks again). It is an *engine-aware* agent: the
@@ -41,7 +44,7 @@ import numpy as np
 
 from agents.rollouts import action_kind, candidate_actions, rollout_returns
 from mj_env.baselines import RuleBasedAgent
-from mj_env.determinize import redeal
+from mj_env.determinize import redeal, shuffle_wall
 from mj_env.engine import Engine
 from mj_env.observation import observe
 
@@ -55,8 +58,8 @@ class RolloutSearchAgent:
             raise ValueError(f"worlds must be an int in [1, 4096], not {worlds!r}")
         if not isinstance(z, (int, float)) or isinstance(z, bool) or not z >= 0:
             raise ValueError(f"z must be a number >= 0, not {z!r}")
-        if not isinstance(clairvoyant, bool):
-            raise TypeError(f"clairvoyant must be True or False, not {clairvoyant!r}")
+        if not (isinstance(clairvoyant, bool) or clairvoyant == "hands"):
+            raise TypeError(f"clairvoyant must be True, False or 'hands', not {str(clairvoyant)[:40]!r}")
         self.clairvoyant = clairvoyant
         self.rule = RuleBasedAgent(rules)
         self.rules = self.rule.rules
@@ -79,7 +82,9 @@ class RolloutSearchAgent:
             return out
         m, W, C = len(lab), self.worlds, cands.shape[1]
         worlds = engine.clone(np.repeat(tables[lab], W), seed=int(rng.integers(2**62)))
-        if not self.clairvoyant:  # else the worlds keep the real hidden tiles (module docstring)
+        if self.clairvoyant == "hands":  # the real hands, the undrawn wall in a new order (module docstring)
+            shuffle_wall(worlds, rng)
+        elif not self.clairvoyant:       # True: the worlds keep the real hidden tiles
             redeal(worlds, np.repeat(obs["seat"][lab], W), rng)
         per_world = np.repeat(cands[lab], W, axis=0)                       # (m * W, C)
         r, j = np.nonzero(per_world >= 0)
@@ -113,8 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rules", default="beijing")
     p.add_argument("--seed", type=int, default=12345, help="the arena's seed (its walls)")
     p.add_argument("--batch-walls", type=int, default=100, help="walls played at once")
-    p.add_argument("--clairvoyant", action="store_true",
-                   help="cheat: roll out on the real hidden tiles instead of redeals (what hidden information is worth)")
+    p.add_argument("--clairvoyant", nargs="?", const="all", choices=["all", "hands"],
+                   help="cheat: roll out on the real hidden tiles instead of redeals (what hidden information is "
+                        "worth); 'hands': the real hands, the undrawn wall shuffled")
     args = p.parse_args(argv)
     if not 1 <= args.walls <= 100_000:
         p.error(f"--walls must be 1-100000, not {args.walls}")
@@ -123,8 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 <= args.seed < 2**63:
         p.error(f"--seed must be 0 to 2**63 - 1, not {args.seed}")
     try:
-        agent = RolloutSearchAgent(args.rules, worlds=args.worlds, z=args.z, clairvoyant=args.clairvoyant,
-                                   name="clairvoyant" if args.clairvoyant else "search")
+        clairvoyant = {None: False, "all": True, "hands": "hands"}[args.clairvoyant]
+        agent = RolloutSearchAgent(args.rules, worlds=args.worlds, z=args.z, clairvoyant=clairvoyant,
+                                   name={False: "search", True: "clairvoyant", "hands": "sees_hands"}[clairvoyant])
     except ValueError as e:
         p.error(str(e))
     start = time.time()

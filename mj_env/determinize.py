@@ -104,6 +104,32 @@ def redeal(engine: Engine, seat, rng=None, tables=None, *, max_tries: int = 64,
     return _redeal(engine, idx, seats, gen, max_tries, mcmc_steps)
 
 
+def shuffle_wall(engine: Engine, rng=None, tables=None) -> None:
+    """In place: at each of ``tables`` (default all), put the undrawn part of the wall,
+    ``wall[live_pos:tail_pos + 1]``, in a new order, uniformly at random; the hands, concealed kongs and
+    everything else stay. The new order depends on the tiles there and ``rng`` only, not on their old
+    order: a world for a player who knows every hand but not the order of the wall (the ``hands`` mode of
+    ``agents.search``). Checked first, as ``redeal``: a refused call changes nothing."""
+    if not isinstance(engine, Engine):
+        raise TypeError(f"engine must be an Engine, got {type(engine).__name__}")
+    idx = engine._rows if tables is None else engine._table_arg(tables, "tables", repeats=False).reshape(-1)
+    gen = _generator(rng)
+    _check_positions(engine, idx, engine.state.to_act[idx].astype(np.int64))
+    if not len(idx):
+        return
+    st = engine.state
+    wall = st.wall[idx]
+    pos = np.arange(wall.shape[1])
+    lo, hi = st.live_pos[idx].astype(np.int64)[:, None], st.tail_pos[idx].astype(np.int64)[:, None]
+    undrawn = (pos >= lo) & (pos <= hi)
+    k = undrawn.sum(axis=1, keepdims=True)
+    tiles = np.sort(np.where(undrawn, wall, np.iinfo(wall.dtype).max), axis=1)  # the undrawn tiles, sorted: the
+    order = np.argsort(np.where(pos < k, gen.random(wall.shape), np.inf), axis=1)  # real order is never read
+    r, c = np.nonzero(pos < k)
+    wall[r, lo[r, 0] + c] = tiles[r, order[r, c]]
+    st.wall[idx] = wall
+
+
 # ----------------------------------------------------------------------------- checks
 def _int_in(value, what: str, upper: int) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):

@@ -2,6 +2,8 @@
 agent's choice, takes a deviation its rollouts favour, and plays in the arena."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -10,7 +12,7 @@ from agents.arena import play_duplicate, summarize
 from agents.rollouts import candidate_actions
 from agents.search import RolloutSearchAgent
 from mj_env.baselines import RuleBasedAgent
-from mj_env.determinize import redeal
+from mj_env.determinize import redeal, shuffle_wall
 from mj_env.engine import Engine
 from mj_env.observation import observe
 from mj_env.state import END
@@ -61,8 +63,48 @@ def test_clairvoyant_search_reads_the_real_hidden_tiles():
         differ += int((a != b).sum())  # the same view, other hidden tiles: other choices somewhere
         assert eng.legal_mask()[live, a].all() and other.legal_mask()[live, b].all()
     assert differ > 0
-    with pytest.raises(TypeError, match="clairvoyant must be True or False"):
+    with pytest.raises(TypeError, match="clairvoyant must be True, False or 'hands'"):
         RolloutSearchAgent(clairvoyant=1)
+
+
+@pytest.mark.parametrize("rules", ["beijing", "hebei", "quemen"])
+def test_shuffle_wall_moves_only_the_undrawn_wall(rules):
+    for eng, live in positions(rules, tables=16):
+        other = eng.clone(np.repeat(live, 8))
+        shuffle_wall(other, np.random.default_rng(1))
+        st, new = eng.state, other.state
+        rows = np.repeat(live, 8)
+        for f in (f.name for f in dataclasses.fields(st) if f.name != "wall"):
+            assert np.array_equal(getattr(new, f), getattr(st, f)[rows]), f
+        pos = np.arange(st.wall.shape[1])
+        undrawn = (pos >= st.live_pos[rows, None]) & (pos <= st.tail_pos[rows, None])
+        assert np.array_equal(np.where(undrawn, -1, new.wall), np.where(undrawn, -1, st.wall[rows]))  # the rest stays
+        assert np.array_equal(np.sort(np.where(undrawn, new.wall, -1), axis=1),
+                              np.sort(np.where(undrawn, st.wall[rows], -1), axis=1))  # the same tiles
+        moved = (new.wall != st.wall[rows]) & undrawn
+        assert moved.sum() > undrawn.sum() // 2                                       # a new order
+        assert np.array_equal(other.legal_mask(), eng.legal_mask()[rows])
+        twice = other.clone()
+        shuffle_wall(twice, np.random.default_rng(1))  # the same generator on another order: the same wall
+        assert np.array_equal(twice.state.wall, new.wall)
+    with pytest.raises(ValueError, match="never been dealt"):
+        shuffle_wall(Engine(rules, num_tables=2))
+
+
+def test_search_that_sees_the_hands_reads_the_hands_not_the_wall():
+    # the same hands with the wall in another order: the same choices (its worlds shuffle the wall anyway);
+    # other hands: other choices somewhere
+    agent = RolloutSearchAgent(worlds=2, z=0.0, clairvoyant="hands")
+    differ = 0
+    for eng, live in positions():
+        a = agent.act_tables(eng, live, np.random.default_rng(7))
+        shuffled = eng.clone()
+        shuffle_wall(shuffled, np.random.default_rng(5), tables=live)
+        assert np.array_equal(agent.act_tables(shuffled, live, np.random.default_rng(7)), a)
+        other = eng.clone()
+        redeal(other, eng.state.to_act[live].astype(np.int64), np.random.default_rng(99), tables=live)
+        differ += int((agent.act_tables(other, live, np.random.default_rng(7)) != a).sum())
+    assert differ > 0
 
 
 @pytest.mark.parametrize("z", [float("inf"), 1e9])
