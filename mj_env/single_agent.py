@@ -31,7 +31,9 @@ field can be overridden as a keyword, e.g. ``base=500``).
   (``name`` and ``act(obs, rng) -> (n,) int64`` legal actions, see ``mj_env.baselines``), e.g.
   a trained checkpoint ``agents.make_agent("runs/x/checkpoints/final.pt")``; or a list of three
   such specs for the seats after the learner's (next, opposite, previous). Opponents see the
-  same observations as the learner would in their seat (``"seat"`` included).
+  same observations as the learner would in their seat (``"seat"`` included). An opponent that raises
+  or answers an illegal action fails the whole ``step`` or ``reset``, which then changes nothing:
+  the error names the opponent and the table, and the learner's action was not played.
 - ``seat``: the learner's seat, ``0``-``3``; ``"rotate"`` (table i starts at seat i % 4 and moves
   on one seat each episode); or ``"random"`` (drawn every episode).
 - ``illegal_action``: ``"penalize"`` (default here, since Gymnasium's contract is that every
