@@ -587,11 +587,12 @@ def _one_thread_in_forked_children() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_one_thread_in_forked_children)
-if multiprocessing.parent_process() is not None:
+if multiprocessing.parent_process() is not None and "OMP_NUM_THREADS" not in os.environ:
     # a worker started by spawn or forkserver (SB3's SubprocVecEnv, Gymnasium's AsyncVectorEnv with those
     # methods) that loads networks: one torch thread too, as DataLoader workers get, else every worker takes
     # all cores for its opponents' batches of a few rows (measured under SB3's SubprocVecEnv, two workers,
-    # pretrained opponents, 2 loaded cores: 94 ms per step, 38 ms with one thread each). Set more after this import.
+    # pretrained opponents, 2 loaded cores: 94 ms per step, 38 ms with one thread each). OMP_NUM_THREADS,
+    # when set, is left to decide; or call torch.set_num_threads after this import.
     torch.set_num_threads(1)
 
 

@@ -58,7 +58,7 @@ class RolloutSearchAgent:
             raise ValueError(f"worlds must be an int in [1, 4096], not {worlds!r}")
         if not isinstance(z, (int, float)) or isinstance(z, bool) or not z >= 0:
             raise ValueError(f"z must be a number >= 0, not {z!r}")
-        if not (isinstance(clairvoyant, bool) or clairvoyant == "hands"):
+        if not (isinstance(clairvoyant, bool) or (isinstance(clairvoyant, str) and clairvoyant == "hands")):
             raise TypeError(f"clairvoyant must be True, False or 'hands', not {str(clairvoyant)[:40]!r}")
         self.clairvoyant = clairvoyant
         self.rule = RuleBasedAgent(rules)

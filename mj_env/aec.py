@@ -73,15 +73,14 @@ hand; it leaves out only the order of the wall.
 
 ``reset(seed=None, options={"wall": [136 or 144 tile codes], "dealer": seat})``: an explicit wall
 in dealing order (docs/RULES.md 3) and the first dealer; both optional. Other keys are ignored (PettingZoo's
-``api_test`` passes one of its own), except near misses of these two (``"walls"``, ``"Dealer"``): refused.
+``api_test`` passes one of its own), except these two in another case or as plurals (``"walls"``,
+``"Dealer"``): refused.
 
 ## Version history
 
 - v0: first release (observation layout mj_obs_v1).
 """
 from __future__ import annotations
-
-import difflib
 
 import numpy as np
 from gymnasium import spaces
@@ -170,16 +169,15 @@ class raw_env(AECEnv):
 
     # --------------------------------------------------------------------------
     def reset(self, seed=None, options=None):
-        # Other keys are ignored, as PettingZoo's api_test expects of every environment, except near
-        # misses of ours ("walls", "Dealer"): those would deal a random wall without a word.
+        # Other keys are ignored, as PettingZoo's api_test expects of every environment, except ours in
+        # another case or as plurals ("walls", "Dealer"): those would deal a random wall without a word.
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
         options = dict(options or {})
-        for key in options:
-            near = difflib.get_close_matches(key.lower(), RESET_OPTIONS, n=1, cutoff=0.75) \
-                if isinstance(key, str) and key not in RESET_OPTIONS else []
-            if near:
-                raise ValueError(f"unknown reset option {key[:40]!r}: did you mean {near[0]!r}? "
+        for key in options:  # another case or a plural ("walls", as the vector envs spell it)
+            near = key.lower().removesuffix("s") if isinstance(key, str) and key not in RESET_OPTIONS else None
+            if near in RESET_OPTIONS:
+                raise ValueError(f"unknown reset option {key[:40]!r}: did you mean {near!r}? "
                                  f"(this env takes {' and '.join(map(repr, RESET_OPTIONS))})")
         walls = None if options.get("wall") is None else [options["wall"]]
         dealers = None if options.get("dealer") is None else [options["dealer"]]

@@ -85,6 +85,18 @@ class TablesEnvBasics:
     def close(self, **kwargs):
         self.closed = True
 
+    def _masked_tables(self, reset_mask) -> np.ndarray:
+        """The tables a ``reset_mask`` option marks: (num_envs,) bools, an array or a list."""
+        try:
+            m = np.asarray(reset_mask)
+        except (ValueError, TypeError):  # ragged lists
+            m = np.zeros(0)
+        if m.shape != (self.num_envs,) or m.dtype != bool:
+            raise ValueError(f"reset_mask must be a bool array of shape ({self.num_envs},)")
+        if not self._started and not m.all():
+            raise ValueError("the first reset must deal every table")
+        return np.flatnonzero(m)
+
     @staticmethod
     def _checked_setup(num_envs, autoreset_mode) -> AutoresetMode:
         """Check the constructor's ``num_envs`` and ``autoreset_mode`` under their own names; the mode."""
@@ -172,12 +184,7 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
                              "use 'walls', 'dealers' and 'reset_mask'")
         tables = None
         if options.get("reset_mask") is not None:
-            m = np.asarray(options["reset_mask"])  # an array or a list of bools, as the single-agent form takes
-            if m.shape != (self.num_envs,) or m.dtype != bool:
-                raise ValueError(f"reset_mask must be a bool array of shape ({self.num_envs},)")
-            if not self._started and not m.all():
-                raise ValueError("the first reset must deal every table")
-            tables = np.flatnonzero(m)
+            tables = self._masked_tables(options["reset_mask"])
         res = self.engine.reset(seed=seed, walls=options.get("walls"), dealers=options.get("dealers"),
                                 tables=tables)
         if tables is None:

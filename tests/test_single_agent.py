@@ -458,15 +458,89 @@ def test_a_one_table_reset_whose_opponent_fails_keeps_the_generator():
     assert _same(before[0], _full_state(env.venv)) and before[1] == str(env.np_random.bit_generator.state)
 
 
-def test_one_table_env_takes_a_seed_and_refuses_autoreset_mode():
-    # gym.make(id, seed=N) seeded nothing (each reset drew from an unseeded generator); and
-    # make_vec(id, vectorization_mode="sync", autoreset_mode=...) hands autoreset_mode to every one-table env,
-    # which took it and failed at the first episode end
-    a, b, c = (gym.make("mj_env/Beijing-v0", seed=s) for s in (5, 5, 6))
-    for _ in range(2):
-        oa, ob, oc = (e.reset()[0]["observation"] for e in (a, b, c))
-        assert np.array_equal(oa, ob) and not np.array_equal(oa, oc)
+def test_one_table_env_refuses_seed_and_autoreset_mode_arguments():
+    # gym.make(id, seed=N) was taken and ignored (each reset drew from an unseeded generator), and seeding
+    # it would give every env of make_vec(..., seed=N) the same hands; make_vec(id, vectorization_mode="sync",
+    # autoreset_mode=...) hands autoreset_mode to every one-table env, which failed at the first episode end
+    with pytest.raises(ValueError, match="seed: a one-table env is seeded by reset"):
+        gym.make("mj_env/Beijing-v0", seed=5)
+    with pytest.raises(ValueError, match="seed: a one-table env is seeded by reset"):
+        gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="sync", seed=5)
     with pytest.raises(ValueError, match="autoreset_mode: the one-table env has no autoreset"):
         gym.make("mj_env/Beijing-v0", autoreset_mode=AutoresetMode.SAME_STEP)
-    with pytest.raises(ValueError, match="seed"):
-        gym.make("mj_env/Beijing-v0", seed=-1)
+    envs = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point", seed=5)
+    assert envs.reset()[0]["observation"].shape[0] == 2  # the vector form takes both
+
+
+class _FailsAtRandom:
+    """``base``'s moves, but when armed each act fails with probability 0.15: it raises (after drawing from
+    the env's generator, or as an interrupt) or answers an illegal action."""
+    name = "fails-at-random"
+
+    def __init__(self, base):
+        self.base, self.draw, self.armed = base, np.random.default_rng(1), False
+
+    def act(self, obs, rng):
+        out = self.base.act(obs, rng)
+        if self.armed and self.draw.random() < 0.15:
+            how = int(self.draw.integers(3))
+            if how == 0:
+                raise RuntimeError("opponent crashed")
+            if how == 1:
+                rng.random(5)
+                raise KeyboardInterrupt
+            return np.argmin(obs["action_mask"], axis=1).astype(np.int64)  # an illegal action in every row
+        return out
+
+
+@pytest.mark.parametrize("rules, n, seat, mode, max_steps, hands", [
+    ("beijing", 8, "rotate", AutoresetMode.SAME_STEP, 5, 1),
+    ("quemen", 8, "random", AutoresetMode.SAME_STEP, None, 2),
+    ("hebei", 4, 1, AutoresetMode.NEXT_STEP, 7, 3),
+])
+def test_random_opponent_failures_change_nothing_in_every_mode(rules, n, seat, mode, max_steps, hands):
+    # every failed step or reset is retried until it goes through; the env stays bit for bit with a twin
+    # whose opponent never fails: observations, masks, rewards, ends, infos and settlements (matches,
+    # truncation and both autoreset modes, partial seeded resets)
+    from mj_env.baselines import RuleBasedAgent
+    base = RuleBasedAgent(rules) if rules == "hebei" else RandomAgent()
+    kw = {"rules": rules, "seat": seat, "seed": 7, "autoreset_mode": mode, "max_episode_steps": max_steps,
+          "hands_per_episode": hands}
+    flaky = _FailsAtRandom(base)
+    envs = MahjongSingleAgentVectorEnv(n, opponents=flaky, **kw)
+    twin = MahjongSingleAgentVectorEnv(n, opponents=base, **kw)
+    flaky.armed, failures = True, 0
+
+    def retried(call, *args, **kwargs):
+        nonlocal failures
+        for _ in range(100):
+            try:
+                return call(*args, **kwargs)
+            except (RuntimeError, KeyboardInterrupt, A.ActionError):
+                failures += 1
+        raise AssertionError("never went through")
+
+    def same_infos(a, b):
+        assert a.keys() == b.keys()
+        for k in a:
+            if a[k].dtype == object:
+                assert repr(list(a[k])) == repr(list(b[k])), k
+            else:
+                assert np.array_equal(a[k], b[k]), k
+
+    (o1, i1), (o2, i2) = retried(envs.reset, seed=3), twin.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for t in range(80):
+        assert np.array_equal(o1["observation"], o2["observation"]) and np.array_equal(o1["action_mask"], o2["action_mask"])
+        same_infos(i1, i2)
+        assert repr(envs.last_settlements) == repr(twin.last_settlements)
+        if t % 37 == 20:
+            m, s = rng.random(n) < 0.5, int(rng.integers(100))
+            (o1, i1), (o2, i2) = (retried(envs.reset, seed=s, options={"reset_mask": m}),
+                                  twin.reset(seed=s, options={"reset_mask": m}))
+            continue
+        acts = masked_random(o1, rng)
+        o1, r1, t1, u1, i1 = retried(envs.step, acts)
+        o2, r2, t2, u2, i2 = twin.step(acts)
+        assert np.array_equal(r1, r2) and np.array_equal(t1, t2) and np.array_equal(u1, u2), t
+    assert failures > 20

@@ -84,7 +84,7 @@ def test_vector_next_step_autoreset_and_reset_mask():
     keep = obs["observation"][0].copy()  # a list of bools works too, as in the single-agent form
     obs, _ = venv.reset(options={"reset_mask": [False] + [True] * (N - 1)})
     assert (obs["observation"][0] == keep).all()
-    for bad in ([True] * (N - 1), [1] * N, np.ones((N, 1), dtype=bool), "all"):
+    for bad in ([True] * (N - 1), [1] * N, np.ones((N, 1), dtype=bool), "all", [[True], [True, False]]):
         with pytest.raises(ValueError, match="reset_mask"):
             venv.reset(options={"reset_mask": bad})
     venv.close()
