@@ -44,7 +44,8 @@ field can be overridden as a keyword, e.g. ``base=500``).
   episode is truncated (its hand abandoned, unsettled). ``gym.make_vec(id, max_episode_steps=N)``
   passes it here; the single-table form gets Gymnasium's ``TimeLimit`` from ``gym.make`` instead.
 - ``autoreset_mode`` (vector form): ``NEXT_STEP`` (default, what Gymnasium's wrappers expect) or
-  ``SAME_STEP`` (``infos["final_obs"]`` / ``infos["_final_obs"]``). With ``NEXT_STEP`` the row of
+  ``SAME_STEP`` (``infos["final_obs"]`` / ``infos["_final_obs"]``, and ``infos["final_info"]``: the
+  ended step's infos as a dict of arrays, as Gymnasium's vector envs give them). With ``NEXT_STEP`` the row of
   a table whose episode ended holds the learner's final observation, whose mask allows only
   ``pass`` (so masked samplers keep working); the next action there is ignored and the table is
   dealt anew.
@@ -443,7 +444,8 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             for b in done:
                 extra["final_obs"][b] = {k: v[b] for k, v in final.items()}
             extra["_final_obs"] = finished.copy()
-            final_info = self._infos()
+            final_info = self._infos()  # Gymnasium's SAME_STEP convention: the ended step's infos, nested
+            extra["final_info"], extra["_final_info"] = final_info, finished.copy()
             self._deal(done)
             self._advance(done, np.zeros((n, 4), dtype=np.int64), done)
             over = np.zeros(n, dtype=bool)

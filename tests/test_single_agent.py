@@ -76,8 +76,19 @@ def test_same_step_autoreset_gives_final_obs():
             assert (infos["_final_obs"] == term).all()
             for b in np.flatnonzero(term):
                 assert infos["final_obs"][b] in envs.single_observation_space
+            final = infos["final_info"]  # Gymnasium's convention: the ended step's infos, nested
+            assert (infos["_final_info"] == term).all() and (final["seat"] == infos["seat"]).all()
+            assert final["_scores"][term].all() and (final["scores"][term].sum(axis=1) == 0).all()
+            assert "final_obs" not in final
             seen += 1
     assert seen
+    from gymnasium.wrappers.vector import DictInfoToList
+    listed = DictInfoToList(MahjongSingleAgentVectorEnv(8, opponents="random", autoreset_mode="SameStep", seed=0))
+    obs, _ = listed.reset(seed=0)
+    for _ in range(200):
+        obs, _rew, term, _, infos = listed.step(masked_random(obs, rng))
+        for b in np.flatnonzero(term):
+            assert "scores" in infos[b]["final_info"] and infos[b]["final_info"]["seat"] == infos[b]["seat"]
 
 
 def test_seeded_runs_repeat_and_seats_and_opponents():
@@ -523,7 +534,9 @@ def test_random_opponent_failures_change_nothing_in_every_mode(rules, n, seat, m
     def same_infos(a, b):
         assert a.keys() == b.keys()
         for k in a:
-            if a[k].dtype == object:
+            if isinstance(a[k], dict):  # SAME_STEP's final_info
+                same_infos(a[k], b[k])
+            elif a[k].dtype == object:
                 assert repr(list(a[k])) == repr(list(b[k])), k
             else:
                 assert np.array_equal(a[k], b[k]), k
