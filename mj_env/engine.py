@@ -58,7 +58,9 @@ _STATE_FIELDS = tuple(f.name for f in fields(GameState))
 
 def _new_rng(seed) -> np.random.Generator:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be None or a non-negative integer, got {str(seed)[:40]!r}")
+        per_table = " (one seed deals every table: the tables share one generator, so a seed per table, " \
+            "as Gymnasium's vector envs of sub-envs take, has nothing to seed)" if isinstance(seed, (list, tuple)) else ""
+        raise ValueError(f"seed must be None or a non-negative integer, got {str(seed)[:40]!r}{per_table}")
     return np.random.default_rng(int(seed))
 
 

@@ -106,3 +106,12 @@ def test_vector_infos_go_through_dict_info_to_list():
                 assert list(info["settlement"]["scores"]) == rewards[i].tolist()
                 got += 1
     assert got
+
+
+def test_a_seed_per_table_is_refused_with_the_reason():
+    # Gymnasium's vector API lets reset take a list of seeds (one per sub-env); the batched envs deal every
+    # table from one generator, so a list is refused, and the message says why
+    from mj_env.single_agent import MahjongSingleAgentVectorEnv
+    for envs in (MahjongVectorEnv(num_envs=2, seed=0), MahjongSingleAgentVectorEnv(2, seed=0)):
+        with pytest.raises(ValueError, match="one seed deals every table"):
+            envs.reset(seed=[1, 2])
