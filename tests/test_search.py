@@ -156,8 +156,12 @@ def test_command_line(capsys):
     assert "search" in out and "decisions" in out
     assert search.main(["--walls", "1", "--worlds", "2", "--batch-walls", "1", "--clairvoyant"]) == 0
     assert "clairvoyant" in capsys.readouterr().out
+    assert search.main(["--walls", "1", "--worlds", "2", "--batch-walls", "1", "--clairvoyant", "hands"]) == 0
+    assert "sees_hands" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         search.main(["--walls", "0"])
+    with pytest.raises(SystemExit):
+        search.main(["--clairvoyant", "wall"])
 
 
 @pytest.mark.parametrize("argv, words", [
