@@ -150,9 +150,9 @@ def main(argv=None):
                 nn.utils.clip_grad_norm_(loss_fn.parameters(), 1.0)
                 optim.step()
                 losses.append(loss.item())
-        print(f"iter {it}: {data.numel()} decisions, {hands} hands, "
-              f"{points.mean().item():+.3f} ± {points.std().item() / max(hands, 1) ** 0.5:.3f} points/hand "
-              f"vs {args.opponents}, "
+        result = (f"{points.mean().item():+.3f} ± {points.std().item() / hands ** 0.5:.3f} points/hand"
+                  if hands > 1 else f"{points.sum().item():+.0f} points" if hands else "no hand ended")
+        print(f"iter {it}: {data.numel()} decisions, {hands} hands, {result} vs {args.opponents}, "
               f"loss {sum(losses) / len(losses):.4f}, entropy {out['entropy'].item():.3f}", flush=True)
         t_collect = time.time()
     collector.shutdown()
