@@ -10,16 +10,22 @@ Seatings (agents A, B, C, D; one row = seats 0-3, East first):
 ==========  ==========================================================  ==============
 agents      seatings played for each wall                               hands per wall
 ==========  ==========================================================  ==============
-2           ABAB, BABA                                                  2
-3           AABC, BBCA, CCAB (each agent doubled once), each in its     12
-            4 rotations: AABC, CAAB, BCAA, ABCA, BBCA, ...
-4           ABCD, BCDA, CDAB, DABC (the 4 rotations)                    4
+2           ABAB, BABA (two seats each, partners opposite)              2
+3           every seating with one agent doubled: AABC, AACB, ABAC,     36
+            ABCA, ... (the 12 orders of AABC, the 12 of BBCA, the 12
+            of CCAB)
+4           every order of ABCD: ABCD, ABDC, ACBD, ... (24)             24
 ==========  ==========================================================  ==============
 
-In every case each agent sits in each seat equally often over one wall's seatings, so the
-points of a wall's seatings, per agent, are a duplicate score in which the deal's luck cancels
-(the luck of the draws that follow different decisions does not, and cannot). With 2 agents
-the two seatings are ABAB and its rotation by one; rotating by two gives the same seating again.
+In every case each agent sits in each seat equally often over one wall's seatings, and the set of
+seatings is symmetric: renaming the agents, or turning the table by a seat, maps it onto itself. So
+the points of a wall's seatings, per agent, are a duplicate score in which the deal's luck cancels
+(the luck of the draws that follow different decisions does not, and cannot), and two copies of one
+agent have the same expected score wherever they sit. Seat balance alone is not enough: with the
+4 rotations of ABCD only, B always plays right after A, and in ``rule,rule,rule,random`` the rule
+agent sitting after the random one scored 0.07 more per hand than its two copies (8000 walls), which
+every seating of the table removes. With 2 agents the two seatings are ABAB and its rotation by one;
+rotating by two, or renaming, gives the same two again.
 
 Reported per agent:
 
@@ -62,6 +68,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass
+from itertools import permutations
 from pathlib import Path
 
 import numpy as np
@@ -78,11 +85,15 @@ MAX_STEPS_PER_HAND = 2000
 """A hand takes about 100-200 decisions; more than this means the engine is stuck."""
 
 MAX_WALLS = 1_000_000
-"""The command line's bound on ``--hands``: the walls are dealt at once (about 2 KB each while shuffled) and
-every hand keeps a row of results (about 250 B with the concatenation), so up to 12 million hands (3 agents)
-stay within a few GB."""
+"""The command line's bound on ``--hands``: the walls are dealt at once (about 2 KB each while shuffled)."""
+MAX_HANDS = 12_000_000
+"""The command line's bound on ``--hands`` times the seatings: every hand keeps a row of results (about 250 B
+with the concatenation), so all of them stay within a few GB."""
 MAX_BATCH = 16_384
-"""The command line's bound on ``--batch`` (walls at once; times up to 12 seatings = engine tables)."""
+"""The command line's bound on ``--batch`` (walls at once)."""
+MAX_TABLES = 196_608
+"""The command line's bound on ``--batch`` times the seatings (2, 36 or 24): the tables of one engine, a few GB
+at most."""
 MAX_SEED = 2**64 - 1
 PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
 """File suffixes ``--plot`` accepts: formats matplotlib writes with its Agg backend."""
@@ -92,17 +103,16 @@ PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", 
 
 
 def seatings(n_agents: int) -> np.ndarray:
-    """(S, 4) agent index per seat for every seating of one wall (module docstring)."""
+    """(S, 4) agent index per seat for every seating of one wall (module docstring): 2 agents ABAB
+    and BABA; 3 agents every order of the seats with one agent doubled (36); 4 agents every order (24)."""
     if n_agents == 2:
         return np.array([[0, 1, 0, 1], [1, 0, 1, 0]])
     if n_agents == 3:
-        rows = []
-        for a in range(3):  # agent a doubled, then the other two in order
-            pattern = [a, a, (a + 1) % 3, (a + 2) % 3]
-            rows += [pattern[-r:] + pattern[:-r] if r else pattern for r in range(4)]
+        rows = sorted({order for a in range(3) for order in permutations((a, a, (a + 1) % 3, (a + 2) % 3))},
+                      key=lambda r: (max(r, key=r.count), r))  # grouped by the doubled agent
         return np.array(rows)
     if n_agents == 4:
-        return np.array([[(s + r) % 4 for s in range(4)] for r in range(4)])
+        return np.array(list(permutations(range(4))))
     raise ValueError(f"the arena seats 2, 3 or 4 agents, got {n_agents}")
 
 
@@ -344,12 +354,15 @@ def plot(summary: dict, path: str, title: str | None = None) -> None:
     names = [short_name(a["name"], 24) for a in ag]
     x = np.arange(len(ag))
     mean = np.array([a["mean_points"] for a in ag])
-    err = np.abs(np.array([a["ci95"] for a in ag]).T - mean)
+    ci = np.array([[np.nan if v is None else v for v in a["ci95"]] for a in ag], dtype=np.float64)
+    err = np.abs(ci.T - mean)
+    no_interval = not np.isfinite(err).all()  # one wall: no spread to take an interval from
+    err[~np.isfinite(err)] = 0.0
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     ax1.bar(x, mean, yerr=err, capsize=6, color=["tab:blue", "tab:orange", "tab:green", "tab:red"][:len(ag)])
     ax1.axhline(0, color="black", linewidth=0.8)
     ax1.set_xticks(x, names, rotation=15)
-    ax1.set_ylabel("points per hand (95% CI over walls)")
+    ax1.set_ylabel("points per hand" + (" (no interval: one wall)" if no_interval else " (95% CI over walls)"))
     w = 0.38
     ax2.bar(x - w / 2, [a["win_rate"] for a in ag], w, label="win rate")
     ax2.bar(x + w / 2, [a["deal_in_rate"] for a in ag], w, label="deal-in rate")
@@ -440,6 +453,15 @@ def check_args(args: argparse.Namespace) -> list[str]:
         raise ValueError(f"--hands must be between 1 and {MAX_WALLS:,} walls, got {args.hands}")
     if not 1 <= args.batch <= MAX_BATCH:
         raise ValueError(f"--batch must be between 1 and {MAX_BATCH:,} walls, got {args.batch}")
+    n_seatings = len(seatings(len(specs)))
+    if args.hands * n_seatings > MAX_HANDS:
+        raise ValueError(f"--hands {args.hands:,} walls x {n_seatings} seatings of {len(specs)} agents = "
+                         f"{args.hands * n_seatings:,} hands, more than {MAX_HANDS:,}: use --hands "
+                         f"{MAX_HANDS // n_seatings:,} or fewer")
+    if args.batch * n_seatings > MAX_TABLES:
+        raise ValueError(f"--batch {args.batch} walls x {n_seatings} seatings of {len(specs)} agents = "
+                         f"{args.batch * n_seatings:,} tables at once, more than {MAX_TABLES:,}: use --batch "
+                         f"{MAX_TABLES // n_seatings:,} or fewer")
     if not 0 <= args.seed <= MAX_SEED:
         raise ValueError(f"--seed must be between 0 and 2**64 - 1, got {args.seed}")
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import permutations
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from agents.arena import (
     main,
     mean_ci95,
     play_duplicate,
+    plot,
     seatings,
     short_name,
     summarize,
@@ -42,6 +44,29 @@ def test_seatings_put_every_agent_in_every_seat_equally(n):
     assert len({tuple(r) for r in s.tolist()}) == len(s), "a seating is repeated"
     with pytest.raises(ValueError):
         seatings(5)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_seatings_are_symmetric_under_renaming_and_turning_the_table(n):
+    """Seat balance is not enough (the 4 rotations of ABCD always seat B right after A, and the agent after
+    a weak one gains): renaming the agents or turning the table maps the set of seatings onto itself, so
+    copies of one agent have the same expected score wherever they sit, neighbours included."""
+    s = {tuple(r) for r in seatings(n).tolist()}
+    for rename in permutations(range(n)):
+        assert {tuple(rename[a] for a in r) for r in s} == s, f"renaming {rename} changes the seatings"
+    assert {r[1:] + r[:1] for r in s} == s, "turning the table changes the seatings"
+    # every ordered pair of agents sits next (one after the other) equally often
+    after = np.zeros((n, n), int)
+    for r in s:
+        for seat in range(4):
+            after[r[seat], r[(seat + 1) % 4]] += 1
+    off = after[~np.eye(n, dtype=bool)]
+    assert (off == off[0]).all(), after
+    if n > 2:  # every seating of the table in which each agent sits, one doubled for 3
+        counts = [2, 1, 1] if n == 3 else [1, 1, 1, 1]
+        every = {p for a in range(n) for p in permutations([a] + list(range(n)))} if n == 3 else \
+            set(permutations(range(4)))
+        assert s == {p for p in every if sorted(p.count(a) for a in range(n)) == sorted(counts)}
 
 
 def test_each_wall_is_replayed_in_every_seating():
@@ -147,6 +172,21 @@ def test_one_wall_json_is_strict_with_a_null_interval(tmp_path, capsys):
     assert "[-inf, +inf]" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("walls, label", [(1, "points per hand (no interval: one wall)"),
+                                          (2, "points per hand (95% CI over walls)")])
+def test_plot_says_when_there_is_no_interval(walls, label, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    seen = {}
+    real = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: (seen.update(label=fig.axes[0].get_ylabel()),
+                                                              real(fig, *a, **k)))
+    summary = summarize(play_duplicate([RuleBasedAgent(), RandomAgent()], n_walls=walls, seed=0))
+    plot(summary, str(tmp_path / "p.png"))
+    assert seen["label"] == label and (tmp_path / "p.png").stat().st_size > 0
+
+
 def test_json_safe_and_json_text(monkeypatch):
     obj = {"a": [float("inf"), float("-inf"), float("nan"), 1.5], "b": (np.float64("nan"), np.float32(2.0)),
            "c": np.array([1.0, np.inf]), "d": {"e": np.int64(3), "f": np.bool_(True), "g": None, "h": "x"}}
@@ -172,7 +212,7 @@ def test_every_baseline_plays_by_name_from_the_command_line(tmp_path):
 def test_three_and_four_agents():
     res = play_duplicate([RuleBasedAgent(), RandomAgent(), FirstLegal("first")], n_walls=2, seed=1)
     s = summarize(res)
-    assert len(res.wall) == 2 * 12 and [a["hands"] for a in s["agents"]] == [32, 32, 32]
+    assert len(res.wall) == 2 * 36 and [a["hands"] for a in s["agents"]] == [96, 96, 96]
     assert sum(a["mean_points"] for a in s["agents"]) == pytest.approx(0.0, abs=1e-9)
     four = [RuleBasedAgent(), RandomAgent(), FirstLegal("x"), FirstLegal("x")]
     res4 = play_duplicate(four, n_walls=2, seed=1)
@@ -201,6 +241,10 @@ def _no_loading(*args, **kwargs):
     (["--agents", "/dev/null,rule"], "--agents: /dev/null is not a checkpoint file (a directory or a device)"),
     (["--batch", "0"], "--batch must be between 1 and 16,384"),
     (["--batch", "-1"], "--batch must be between 1 and 16,384"),
+    (["--agents", "rule,random,rule", "--batch", "6000"],
+     "--batch 6000 walls x 36 seatings of 3 agents = 216,000 tables at once, more than 196,608: use --batch 5,461"),
+    (["--agents", "rule,random,rule,random", "--hands", "600000"],
+     "--hands 600,000 walls x 24 seatings of 4 agents = 14,400,000 hands, more than 12,000,000: use --hands 500,000"),
     (["--seed", "-1"], "--seed must be between 0 and 2**64 - 1, got -1"),
     (["--seed", str(2**64)], "--seed must be between 0 and 2**64 - 1"),
     (["--hands", "0"], "--hands must be between 1 and 1,000,000"),
