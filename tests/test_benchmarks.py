@@ -61,6 +61,28 @@ def test_throughput_smoke(tmp_path):
         assert col in header
 
 
+def test_ratio_aims_are_judged_round_by_round():
+    """With --repeat, an aim against a peer is judged on the median of the ratios of the same round, not on
+    best against best (two bests taken minutes apart on a shared machine)."""
+    import throughput
+
+    assert throughput.round_ratios([10.0, 20.0, 30.0], [1.0, 4.0, 2.0]) == [10.0, 5.0, 15.0]
+    assert throughput.round_ratios([10.0, None, 30.0], [1.0, 4.0, None]) == [10.0]  # failed rounds skipped
+    assert throughput.round_ratios([10.0], [1.0]) == []  # one round: no spread to show
+    peers = {"riichienv": {"impl": "riichienv", "batch": 1, "steps_per_sec": 4.0}}
+    row = {"impl": "vector", "batch": throughput.AIM_BATCH, "steps_per_sec": 64.0, "env_only_steps_per_sec": 70.0,
+           "cpu_util": 1.0,
+           "x_riichienv": 16.0, "x_riichienv_rounds": [16.0, 12.0, 14.0], "x_riichienv_median": 14.0}
+    lines, aims = throughput.summary([row], peers, state_4096=1, cores=2)
+    assert aims["vector_4096_x_riichienv"] == 16.0 and aims["vector_4096_at_least_15x_riichienv"] is False
+    line = next(x for x in lines if "RiichiEnv" in x)
+    assert "16.00x best against best" in line and "median 14.00x" in line and "12.00x-16.00x" in line
+    assert line.endswith("not met)")
+    del row["x_riichienv_rounds"], row["x_riichienv_median"]  # one round: the ratio itself
+    lines, aims = throughput.summary([row], peers, state_4096=1, cores=2)
+    assert aims["vector_4096_at_least_15x_riichienv"] is True
+
+
 def test_throughput_rejects_bad_arguments():
     proc = subprocess.run([sys.executable, BENCH / "throughput.py", "--impls", "vector,nope"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60, check=False)
