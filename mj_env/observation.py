@@ -17,7 +17,8 @@ covers the four seat offsets (or, for ``COL_HUBAO``, offsets 1-3).
     10     P_HUI         惠牌 kind (one-hot; zero without 惠牌)
     11     P_CLAIM       tile being claimed: the discard (claim window) or the added kong's tile
                          (rob window)
-    12     P_DRAWN       tile drawn this turn (own turn only)
+    12     P_DRAWN       tile drawn this turn (own turn only; after a flower or a kong, the
+                         replacement tile, also for the dealer's 14th tile at the deal)
     13     P_SCALARS     scalars, by column:
 
     column  name                   content
@@ -36,7 +37,8 @@ covers the four seat offsets (or, for ``COL_HUBAO``, offsets 1-3).
     12-15   COL_CONCEALED_KONGS    concealed kongs of offset 0-3
     16-19   COL_TING               报听 of offset 0-3
     20-23   COL_FLOWERS            flowers of offset 0-3
-    24      COL_FIRST_TURN         no discard yet and no meld by anyone (天和/地和 timing)
+    24      COL_FIRST_TURN         this seat has not discarded yet and nobody has melded (天和/地和
+                                   timing; per seat: others' discards do not clear it)
     25      COL_CLAIM_CATEGORY     claim window: the category of a claim already accepted on this tile
                                    and waiting for the seats asked first (1 pong/kong, 2 chi: only
                                    better claims are offered now); 1 also once a co-winner accepted a

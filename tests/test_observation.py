@@ -151,3 +151,23 @@ def test_single_table_path_equals_the_batched_one(rules):
         done = np.flatnonzero(eng.state.phase == END)
         if len(done):
             eng.reset(tables=done)
+
+
+def test_first_turn_column_is_per_seat_until_it_discards_or_anyone_melds():
+    """COL_FIRST_TURN (天和 / 地和 timing): 1 for a seat until it has discarded, whatever the others did;
+    0 for every seat once anyone melds."""
+    import mj_env
+
+    env = mj_env.env(rules="beijing")
+    env.reset(seed=0)
+    first = env.agent_selection
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"][:34])[0]))  # the dealer discards
+    st = env.unwrapped.engine.state
+    while st.phase[0] == CLAIM:  # everyone passes
+        env.step(A.index("pass"))
+    assert st.n_discards[0].sum() == 1 and not st.any_meld[0]
+    col = {ag: int(env.observe(ag)["observation"][O.P_SCALARS, O.COL_FIRST_TURN]) for ag in env.agents}
+    assert col == {ag: int(ag != first) for ag in env.agents}
+    st.any_meld[0] = True  # anyone's meld clears it for every seat
+    assert all(env.observe(ag)["observation"][O.P_SCALARS, O.COL_FIRST_TURN] == 0 for ag in env.agents)
