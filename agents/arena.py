@@ -77,6 +77,7 @@ from scipy import stats
 from mj_env.baselines import BASELINES
 from mj_env.engine import Engine
 from mj_env.observation import observe
+from mj_env.records import hand_record
 from mj_env.rules import RuleSet, get_rules
 from mj_env.state import END
 from mj_env.wall import shuffled_walls
@@ -135,6 +136,7 @@ class DuplicateResult:
     fan: np.ndarray          # (H, 4) fan of the seat's win, 0 otherwise
     drawn: np.ndarray        # (H,) bool, the hand was drawn (荒牌)
     deals: np.ndarray | None = None  # (H, 4, 34) concealed tiles right after the deal, if recorded
+    records: list[dict] | None = None  # (H,) hand records (mj_env.records), if recorded
 
 
 def _wins(settlement: dict) -> list[dict]:
@@ -144,11 +146,14 @@ def _wins(settlement: dict) -> list[dict]:
 
 
 def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleSet = "beijing",
-                   batch_walls: int = 128, record_deals: bool = False, progress=None) -> DuplicateResult:
+                   batch_walls: int = 128, record_deals: bool = False, progress=None,
+                   record_hands: bool = False) -> DuplicateResult:
     """Play ``n_walls`` walls in every seating of ``agents`` (2-4 objects with ``act``).
 
     ``batch_walls`` walls (times the seatings) run as tables of one engine at a time.
-    ``progress``: optional callable(walls_done) after each batch.
+    ``progress``: optional callable(walls_done) after each batch. ``record_hands``: keep every hand's
+    record (``mj_env.records``, with the agents' names as ``players`` and the ``wall_index`` and
+    ``seating``), in ``result.records``.
     """
     rules = get_rules(rules)
     if rules.hands_per_episode != 1:  # each table plays one wall; a match's later hands would be dealt unseeded
@@ -168,11 +173,15 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     for start in range(0, n_walls, batch_walls):
         w_idx = np.arange(start, min(start + batch_walls, n_walls))
         parts.append(_play_batch(agents, rngs, rules, walls[w_idx], dealers[w_idx], w_idx, seats_of,
-                                 record_deals))
+                                 record_deals, record_hands))
         if progress is not None:
             progress(int(w_idx[-1]) + 1)
+    hands = [rec for p in parts for rec in p.pop("records", [])]
     cat = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    return DuplicateResult(names=names, seatings=seats_of, deals=cat.pop("deals", None), **cat)
+    for rec, row in zip(hands, cat["seat_agent"] if record_hands else [], strict=True):
+        rec["players"] = [names[k] for k in row.tolist()]
+    return DuplicateResult(names=names, seatings=seats_of, deals=cat.pop("deals", None),
+                           records=hands if record_hands else None, **cat)
 
 
 def _unique_names(names: list[str]) -> list[str]:
@@ -183,7 +192,7 @@ def _unique_names(names: list[str]) -> list[str]:
     return out
 
 
-def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_deals) -> dict:
+def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_deals, record_hands=False) -> dict:
     S = len(seats_of)
     n = len(walls)
     B = n * S
@@ -198,10 +207,13 @@ def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_dea
     if record_deals:
         out["deals"] = eng.state.hands.copy()
     ended = np.zeros(B, dtype=bool)
+    settlements = [None] * B
+    steps = []  # per step, with record_hands: (tables, seats, actions) of the decisions made
 
     def record(res):
         for b, s in res.settlements.items():
             ended[b] = True
+            settlements[b] = s
             out["scores"][b] = s["scores"]
             wins = _wins(s)
             out["drawn"][b] = not wins
@@ -237,12 +249,38 @@ def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_dea
             else:
                 sub = {"observation": obs[sel], "action_mask": mask[sel], "seat": seat[sel]}
                 actions[live[sel]] = agent.act(sub, rngs[k])
+        if record_hands:
+            steps.append((live, seat, actions[live]))
         record(eng.step(actions))
     else:
         raise RuntimeError(f"hands still running after {MAX_STEPS_PER_HAND} steps at tables "
                            f"{rows[st.phase != END][:5].tolist()}")
     if not ended.all():
         raise RuntimeError(f"tables {np.flatnonzero(~ended)[:5].tolist()} ended without a settlement")
+    if record_hands:
+        out["records"] = _hand_records(rules, walls, dealers, w_idx, S, steps, settlements)
+    return out
+
+
+def _hand_records(rules, walls, dealers, w_idx, S, steps, settlements) -> list[dict]:
+    """One record per table (``mj_env.records``) from the decisions of every step, in order."""
+    B = len(settlements)
+    if steps:
+        tables = np.concatenate([t for t, _, _ in steps])
+        order = np.argsort(tables, kind="stable")  # by table, each table's decisions in step order
+        tables, seats, acts = tables[order], np.concatenate([s for _, s, _ in steps])[order], \
+            np.concatenate([a for _, _, a in steps])[order]
+        bounds = np.searchsorted(tables, np.arange(B + 1))
+    else:
+        seats = acts = np.zeros(0, dtype=np.int64)
+        bounds = np.zeros(B + 1, dtype=np.int64)
+    out = []
+    for b in range(B):
+        lo, hi = bounds[b], bounds[b + 1]
+        rec = hand_record(rules, walls[b // S], int(dealers[b // S]),
+                          zip(seats[lo:hi].tolist(), acts[lo:hi].tolist(), strict=True), settlements[b])
+        rec["wall_index"], rec["seating"] = int(w_idx[b // S]), b % S
+        out.append(rec)
     return out
 
 
@@ -386,9 +424,11 @@ def load_agents(specs: list[str], rules: str = "beijing", device: str = "cpu") -
 
 
 def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing", batch_walls: int = 128,
-            device: str = "cpu", progress: bool = False, agents: list | None = None) -> dict:
+            device: str = "cpu", progress: bool = False, agents: list | None = None,
+            records: list | None = None) -> dict:
     """Load agents by name (``random``, ``rule``, ``pretrained``, a checkpoint path), unless ``agents`` are given already
-    loaded from ``specs``, and summarise a duplicate run."""
+    loaded from ``specs``, and summarise a duplicate run. ``records``: a list to extend with every hand's
+    record (``mj_env.records``)."""
     if agents is None:
         agents = load_agents(specs, rules=rules, device=device)
     bar = None
@@ -397,7 +437,10 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
 
         bar = tqdm(total=hands, unit="wall", desc="arena", file=sys.stderr)
     result = play_duplicate(agents, hands, seed=seed, rules=rules, batch_walls=batch_walls,
-                            progress=None if bar is None else (lambda done: bar.update(done - bar.n)))
+                            progress=None if bar is None else (lambda done: bar.update(done - bar.n)),
+                            record_hands=records is not None)
+    if records is not None:
+        records.extend(result.records)
     if bar is not None:
         bar.close()
     summary = summarize(result)
@@ -476,16 +519,21 @@ def check_args(args: argparse.Namespace) -> list[str]:
 
     inputs = {Path(s.removesuffix(":greedy")).resolve() for s in specs if Path(s.removesuffix(":greedy")).is_file()}
     inputs |= {f.resolve() for f in DATA.glob("*.pt")}
-    for flag, out in (("--json", args.json), ("--plot", args.plot)):
-        if out and Path(out).resolve() in inputs:
+    outputs = [(flag, out) for flag, out in (("--json", args.json), ("--plot", args.plot),
+                                               ("--record", args.record)) if out]
+    for flag, out in outputs:
+        if Path(out).resolve() in inputs:
             raise ValueError(f"{flag} {out}: is a player's checkpoint (of --agents, or a shipped one); writing "
                              "there would destroy it")
-    if args.json and args.plot and Path(args.json).resolve() == Path(args.plot).resolve():
-        raise ValueError(f"--json and --plot name the same file: {args.json}")
-    if args.json:
-        problem = output_problem("--json", args.json)
-        if problem:
-            raise ValueError(problem)
+    for i, (flag, out) in enumerate(outputs):
+        same = [f for f, o in outputs[:i] if Path(o).resolve() == Path(out).resolve()]
+        if same:
+            raise ValueError(f"{same[0]} and {flag} name the same file: {out}")
+    for flag, out in outputs:
+        if flag != "--plot":
+            problem = output_problem(flag, out)
+            if problem:
+                raise ValueError(problem)
     if args.plot:
         suffix = Path(args.plot).suffix.lower().lstrip(".")
         if suffix not in PLOT_FORMATS:
@@ -521,6 +569,10 @@ def main(argv: list[str] | None = None) -> int:
                         "(fewer than 2 walls) is [null, null]")
     p.add_argument("--plot", default=None,
                    help=f"write a bar chart here; the suffix picks the format ({', '.join(PLOT_FORMATS)})")
+    p.add_argument("--record", default=None,
+                   help="write every hand played here as JSON lines, one hand record each (mj_env.records: rules, "
+                        "wall, dealer, every decision, settlement, players); `python -m mj_env.records FILE --show K` "
+                        "replays one")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
     try:  # every argument is checked before anything is loaded or played
@@ -534,8 +586,9 @@ def main(argv: list[str] | None = None) -> int:
     if "torch" in sys.modules:  # network agents: batches of a few hundred rows gain nothing from more threads,
         sys.modules["torch"].set_num_threads(1)  # and lose tenfold when another process holds a core (measured)
     t0 = time.perf_counter()
+    records = [] if args.record else None
     summary = compare(specs, args.hands, seed=args.seed, rules=args.rules, batch_walls=args.batch,
-                      device=args.device, progress=not args.quiet, agents=agents)
+                      device=args.device, progress=not args.quiet, agents=agents, records=records)
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     print(format_table(summary))
     target = None
@@ -548,6 +601,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.plot:
             target = args.plot
             plot(summary, args.plot)
+        if args.record:
+            target = args.record
+            text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+            with open(args.record, "w", encoding="utf-8") as f:
+                f.write(text)
     except OSError as e:
         print(f"python -m agents.arena: cannot write {target}: {e.strerror or e}", file=sys.stderr)
         return 1

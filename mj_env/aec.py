@@ -76,6 +76,12 @@ in dealing order (docs/RULES.md 3) and the first dealer; both optional. Other ke
 ``api_test`` passes one of its own), except these two in another case or as plurals (``"walls"``,
 ``"Dealer"``): refused.
 
+## Hand records
+
+``env.unwrapped.hand_record()``: the hand so far as a ``mj_env.records`` record (rules, wall, dealer,
+every decision, the settlement once it has ended), which ``mj_env.records.replay`` plays again exactly
+(single hands: not under ``hands_per_episode`` > 1).
+
 ## Version history
 
 - v0: first release (observation layout mj_obs_v1).
@@ -90,6 +96,7 @@ from pettingzoo.utils import wrappers
 from . import actions as A
 from .engine import Engine
 from .observation import N_PLANES, OBS_NAME, observe_one
+from .records import RecordError, hand_record
 from .render import render_table
 from .state import END
 from .tiles import N_KINDS
@@ -182,6 +189,9 @@ class raw_env(AECEnv):
         walls = None if options.get("wall") is None else [options["wall"]]
         dealers = None if options.get("dealer") is None else [options["dealer"]]
         res = self.engine.reset(seed=seed, walls=walls, dealers=dealers)  # checks before it changes
+        st = self.engine.state
+        self._hand = {"wall": st.wall[0].copy(), "dealer": int(st.dealer[0]), "actions": [], "settlement": None,
+                      "penalized": False}
         self.agents = list(AGENTS)
         self.rewards = {a: 0 for a in AGENTS}
         self._cumulative_rewards = {a: 0 for a in AGENTS}
@@ -228,12 +238,14 @@ class raw_env(AECEnv):
         for a in self.agents:
             self.rewards[a] = 0
         if not legal:
+            self._hand["penalized"] = True
             self.rewards[agent] = -self.illegal_penalty
             self.infos[agent] = {"illegal_action": A.name(int(action))}
             for a in self.agents:
                 self.terminations[a] = True
             self._accumulate_rewards()
             return
+        self._hand["actions"].append((self.agent_name_mapping[agent], int(action)))
         res = self.engine.step(np.array([int(action)]))
         # each agent's info keeps the last hand's settlement until that agent acts again, so that in
         # a match every seat reads every settlement through last(), not only the next to act
@@ -246,12 +258,29 @@ class raw_env(AECEnv):
             self.render()
 
     def _record(self, res) -> None:
+        self._hand["settlement"] = res.settlements.get(0)
         for i, a in enumerate(AGENTS):
             self.rewards[a] = int(res.rewards[0, i])
             self.infos[a] = {"settlement": res.settlements.get(0)}
         if res.episode_over[0]:
             for a in self.agents:
                 self.terminations[a] = True
+
+    def hand_record(self) -> dict:
+        """The record of this episode's hand so far (``mj_env.records``: rules, wall, dealer, every decision,
+        and the settlement once it has ended), which ``mj_env.records.replay`` plays again exactly.
+        Single hands only: under ``hands_per_episode`` > 1 a later hand starts from what the earlier
+        ones left, which a record does not hold; and not after an illegal action ended the hand
+        (``illegal_action="penalize"``), which the engine never plays."""
+        if not getattr(self, "_hand", None):
+            raise RecordError("no hand yet: call reset() first")
+        if self.rules.hands_per_episode != 1:
+            raise RecordError("a record holds one hand; this env plays matches of "
+                              f"{self.rules.hands_per_episode} hands (hands_per_episode)")
+        if self._hand["penalized"]:
+            raise RecordError("the hand ended on an illegal action (illegal_action='penalize'): nothing to replay")
+        h = self._hand
+        return hand_record(self.rules, h["wall"], h["dealer"], h["actions"], h["settlement"])
 
     def _select(self) -> None:
         self.agent_selection = AGENTS[int(self.engine.state.to_act[0])]

@@ -1,0 +1,228 @@
+"""Hand records: one hand as plain JSON, replayed decision by decision and checked.
+
+A record holds what decides a hand: the rules, the wall in dealing order, the dealer and every
+decision in order. The engine is deterministic given these, so a record replays exactly, and its
+stored settlement (docs/INTERFACES.md 2) is checked against the replay's. ``agents.arena --record
+PATH`` writes one per hand played (JSON lines); the AEC env gives the current hand's as
+``env.unwrapped.hand_record()``. To look at hands or check a file::
+
+    python -m mj_env.records games.jsonl             # replay and check every record
+    python -m mj_env.records games.jsonl --show 3    # the 4th record, table and decision by decision
+
+A record (``"format": "mj_hand_v1"``)::
+
+    {"format": "mj_hand_v1",
+     "rules": "beijing" | {"name": "beijing", FIELD: VALUE, ...},   # the preset, and fields that differ
+     "wall": ["3m", "7z", ...],           # 136 or 144 tile codes, dealing order (docs/RULES.md 3)
+     "dealer": 0,
+     "actions": [[0, "discard 5m"], [1, "pass"], ...],   # [seat, mj_env.actions.name], in order
+     "settlement": {...},                 # the hand's settlement, when it has ended
+     "players": ["rule", "random", ...]}  # optional: who sat in seats 0-3; other keys are kept, unread
+
+Only single hands: a later hand of a match (``hands_per_episode`` > 1) starts from what the earlier
+hands left (烧庄 rounds, the dealer), which a record does not hold.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+
+import numpy as np
+
+from . import actions as A
+from .engine import Engine
+from .render import render_table
+from .rules import PRESETS, RuleError, RuleSet, get_rules
+from .state import END
+from .tiles import CODES
+from .wall import parse_wall
+
+FORMAT = "mj_hand_v1"
+MAX_ACTIONS = 2000
+"""A hand takes about 100-200 decisions; a record with more is refused before it is replayed."""
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or does not replay to what it says."""
+
+
+def rules_json(rules: RuleSet):
+    """The ``rules`` value of a record: the preset name, or ``{"name": preset, field: value}`` with every
+    field that differs from the preset."""
+    preset = PRESETS[rules.name]
+    diff = {f.name: _plain(getattr(rules, f.name)) for f in dataclasses.fields(rules)
+            if getattr(rules, f.name) != getattr(preset, f.name)}
+    return {"name": rules.name, **diff} if diff else rules.name
+
+
+def _plain(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
+def rules_of(value) -> RuleSet:
+    """The RuleSet of a record's ``rules`` value; RecordError when it names no preset or a bad field."""
+    if isinstance(value, str):
+        name, fields = value, {}
+    elif isinstance(value, dict) and isinstance(value.get("name"), str):
+        name, fields = value["name"], {k: v for k, v in value.items() if k != "name"}
+    else:
+        raise RecordError("rules must be a preset name or an object with a \"name\" and rule fields")
+    if name not in PRESETS:
+        raise RecordError(f"rules: unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
+    preset = PRESETS[name]
+    known = {f.name for f in dataclasses.fields(preset)}
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise RecordError(f"rules: unknown field(s) {', '.join(map(repr, unknown))}")
+    fields = {k: tuple(v) if isinstance(getattr(preset, k), tuple) and isinstance(v, list) else v
+              for k, v in fields.items()}
+    try:
+        return get_rules(name, **fields)
+    except (RuleError, TypeError, ValueError) as e:
+        raise RecordError(f"rules: {e}") from None
+
+
+def hand_record(rules: RuleSet, wall, dealer: int, actions, settlement=None, players=None) -> dict:
+    """A record from the hand's wall (tile indices), dealer, ``[(seat, action index or name), ...]`` and,
+    when it has ended, its settlement."""
+    rec = {
+        "format": FORMAT,
+        "rules": rules_json(rules),
+        "wall": [CODES[int(t)] for t in np.asarray(wall).tolist()],
+        "dealer": int(dealer),
+        "actions": [[int(s), a if isinstance(a, str) else A.name(int(a))] for s, a in actions],
+    }
+    if settlement is not None:
+        rec["settlement"] = settlement
+    if players is not None:
+        rec["players"] = [str(p) for p in players]
+    return rec
+
+
+def _parsed(record) -> tuple[RuleSet, list[tuple[int, int]]]:
+    """The rules and the (seat, action index) list of a record, everything checked that can be before
+    replaying; RecordError naming the first problem."""
+    if not isinstance(record, dict):
+        raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
+    if record.get("format") != FORMAT:
+        raise RecordError(f"format must be {FORMAT!r}, got {record.get('format')!r}")
+    for key in ("rules", "wall", "dealer", "actions"):
+        if key not in record:
+            raise RecordError(f"missing field {key!r}")
+    rules = rules_of(record["rules"])
+    if rules.hands_per_episode != 1:
+        raise RecordError("a record holds one hand: rules with hands_per_episode > 1 cannot be replayed")
+    try:
+        parse_wall(rules, record["wall"])
+    except ValueError as e:
+        raise RecordError(f"wall: {e}") from None
+    dealer = record["dealer"]
+    if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer <= 3:
+        raise RecordError(f"dealer must be a seat 0-3, got {dealer!r}")
+    acts = record["actions"]
+    if not isinstance(acts, list):
+        raise RecordError("actions must be a list of [seat, action name] pairs")
+    if len(acts) > MAX_ACTIONS:
+        raise RecordError(f"{len(acts)} actions: a hand has at most {MAX_ACTIONS}")
+    out = []
+    for i, pair in enumerate(acts):
+        if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], int)
+                and not isinstance(pair[0], bool) and 0 <= pair[0] <= 3 and isinstance(pair[1], str)):
+            raise RecordError(f"actions[{i}] must be [seat 0-3, action name], got {str(pair)[:60]}")
+        try:
+            out.append((pair[0], A.index(pair[1])))
+        except (KeyError, ValueError):
+            raise RecordError(f"actions[{i}]: {pair[1][:40]!r} is not an action name (mj_env.actions)") from None
+    return rules, out
+
+
+def replay(record, visit=None) -> dict:
+    """Replay a record and return the replay's settlement (None for a hand recorded before its end, which has
+    no ``settlement``). ``visit(i, seat, action, engine)``, if given, is called before the i-th decision is
+    made (the engine holds the table as it was then), and once more after the last decision as
+    ``visit(n, None, None, engine)``. RecordError where a decision is not the acting
+    seat's or is illegal, where decisions are left after the hand ended, or, for a record with a
+    settlement, where the hand does not end with its last decision or settles otherwise."""
+    rules, acts = _parsed(record)
+    eng = Engine(rules, num_tables=1)
+    res = eng.reset(walls=[record["wall"]], dealers=[record["dealer"]])  # both checked in _parsed
+    settlement = res.settlements.get(0)
+    st = eng.state
+    for i, (seat, a) in enumerate(acts):
+        if st.phase[0] == END:
+            raise RecordError(f"actions[{i}]: the hand ended after {i} decision(s), {len(acts) - i} left over")
+        if int(st.to_act[0]) != seat:
+            raise RecordError(f"actions[{i}]: seat {seat} acts, but seat {int(st.to_act[0])} is to act")
+        if not eng.legal_mask()[0, a]:
+            raise RecordError(f"actions[{i}]: {A.name(a)} by seat {seat} is illegal: {eng.explain_illegal(0, a)}")
+        if visit is not None:
+            visit(i, seat, a, eng)
+        res = eng.step(np.array([a]))
+        settlement = res.settlements.get(0, settlement)
+    if visit is not None:
+        visit(len(acts), None, None, eng)
+    if "settlement" not in record:  # a hand recorded before its end replays to where it was
+        return settlement if st.phase[0] == END else None
+    if st.phase[0] != END:
+        raise RecordError(f"the hand has not ended after the record's {len(acts)} decision(s)")
+    if _json(record["settlement"]) != _json(settlement):
+        raise RecordError(f"the replay settles {_json(settlement)[:300]}, the record says "
+                          f"{_json(record['settlement'])[:300]}")
+    return settlement
+
+
+def _json(obj) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False)
+
+
+def show(record, out=None) -> None:
+    """Print the hand: the table before every decision, the decision, then the settlement."""
+    out = out or sys.stdout
+    players = record.get("players") if isinstance(record, dict) else None
+    named = isinstance(players, list) and len(players) == 4
+
+    def visit(i, seat, a, eng):
+        print(render_table(eng.rules, eng.state, 0), file=out)
+        if seat is not None:
+            who = f" ({players[seat]})" if named else ""
+            print(f"--> decision {i}: seat {seat}{who} {A.name(a)}\n", file=out)
+
+    settlement = replay(record, visit)
+    print("settlement: " + (_json(settlement) if settlement is not None else "none: the hand was recorded before its end"),
+          file=out)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m mj_env.records", description=__doc__.split("\n\n")[0])
+    p.add_argument("path", help="a JSON-lines file of hand records (agents.arena --record)")
+    p.add_argument("--show", type=int, metavar="K", help="print record K (0-based) decision by decision")
+    args = p.parse_args(argv)
+    try:
+        with open(args.path, encoding="utf-8") as f:
+            lines = [line for line in f if line.strip()]
+    except OSError as e:
+        p.error(f"{args.path}: {e.strerror or e}")
+    if args.show is not None and not 0 <= args.show < len(lines):
+        p.error(f"--show {args.show}: the file holds {len(lines)} record(s), 0-{len(lines) - 1}")
+    bad = 0
+    for k, line in enumerate(lines):
+        if args.show is not None and k != args.show:
+            continue
+        try:
+            record = json.loads(line)
+            if args.show is not None:
+                show(record)
+            else:
+                replay(record)
+        except (json.JSONDecodeError, RecordError, RecursionError) as e:
+            bad += 1
+            print(f"record {k}: {e}", file=sys.stderr)
+    if args.show is None:
+        print(f"{len(lines) - bad} of {len(lines)} record(s) replay to their stored settlements")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

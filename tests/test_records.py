@@ -1,0 +1,147 @@
+"""Hand records (mj_env.records): written by the AEC env and the arena, replayed exactly, and every
+way a record can be wrong refused with a message naming where."""
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+
+import mj_env
+from agents import RandomAgent, RuleBasedAgent
+from agents.arena import main as arena_main
+from agents.arena import play_duplicate
+from mj_env import actions as A
+from mj_env import records
+from mj_env.records import RecordError
+
+
+def _played(rules="beijing", seed=5, stop=None, **overrides):
+    """A hand of random legal play in the AEC env and its record (``stop``: after that many decisions)."""
+    env = mj_env.env(rules=rules, **overrides)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    env.seen_settlement = None
+    for n, _agent in enumerate(env.agent_iter()):
+        obs, _, term, trunc, info = env.last()
+        if stop is not None and n == stop:
+            break
+        env.seen_settlement = info.get("settlement", env.seen_settlement)
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return env, json.loads(json.dumps(env.unwrapped.hand_record()))
+
+
+@pytest.mark.parametrize("rules, overrides", [("beijing", {}), ("hebei", {}), ("quemen", {}),
+                                              ("beijing", {"hui_wild_in_melds": True, "base": 3})])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_played_hand_replays_to_its_settlement(rules, overrides, seed):
+    env, rec = _played(rules, seed, **overrides)
+    assert rec["format"] == "mj_hand_v1" and len(rec["wall"]) == env.unwrapped.rules.n_tiles
+    assert rec["rules"] == (rules if not overrides else {"name": rules, **overrides})
+    settlement = records.replay(rec)
+    assert settlement == rec["settlement"] == json.loads(json.dumps(env.seen_settlement))
+    seen = []
+    records.replay(rec, lambda i, seat, a, eng: seen.append((i, seat, a)))
+    assert [(s, A.name(a)) for _, s, a in seen[:-1]] == [tuple(p) for p in rec["actions"]]
+    assert seen[-1] == (len(rec["actions"]), None, None)
+
+
+def test_a_hand_recorded_before_its_end_replays_to_where_it_was():
+    _, rec = _played(stop=17)
+    assert "settlement" not in rec and len(rec["actions"]) == 17
+    assert records.replay(rec) is None
+    short = copy.deepcopy(rec)
+    short["settlement"] = {"scores": [0, 0, 0, 0]}  # a finished hand's record missing decisions
+    with pytest.raises(RecordError, match="has not ended after the record's 17 decision"):
+        records.replay(short)
+
+
+def _broken(change):
+    _, rec = _played(seed=2)
+    change(rec)
+    return rec
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: r.update(format="mj_hand_v0"), "format must be 'mj_hand_v1'"),
+    (lambda r: r.pop("wall"), "missing field 'wall'"),
+    (lambda r: r.update(rules="tokyo"), "unknown preset 'tokyo'"),
+    (lambda r: r.update(rules={"name": "beijing", "bogus": 1}), "unknown field(s) 'bogus'"),
+    (lambda r: r.update(rules={"name": "beijing", "base": -4}), "rules: "),
+    (lambda r: r.update(rules={"name": "beijing", "hands_per_episode": 4}), "a record holds one hand"),
+    (lambda r: r.update(dealer=4), "dealer must be a seat 0-3, got 4"),
+    (lambda r: r.update(dealer=True), "dealer must be a seat 0-3"),
+    (lambda r: r["wall"].pop(), "wall: the beijing wall has 136 tiles, got 135"),
+    (lambda r: r["wall"].__setitem__(0, "9z"), "wall: wall[0] = '9z' is not a tile code"),
+    (lambda r: r.update(actions="discard 1m"), "actions must be a list"),
+    (lambda r: r["actions"].__setitem__(3, [1, "discard 10m"]), "actions[3]: 'discard 10m' is not an action name"),
+    (lambda r: r["actions"].__setitem__(3, [5, "pass"]), "actions[3] must be [seat 0-3, action name]"),
+    (lambda r: r["actions"].__setitem__(0, [(r["dealer"] + 1) % 4, r["actions"][0][1]]), "actions[0]: seat "),
+    (lambda r: r["actions"].__setitem__(0, [r["actions"][0][0], "ting 1m"]), "actions[0]: ting 1m by seat"),
+    (lambda r: r["actions"].append([0, "pass"]), "the hand ended after"),
+    (lambda r: r["settlement"].update(scores=[9, -3, -3, -3]), "the replay settles"),
+    (lambda r: r.update(actions=[[0, "pass"]] * 2001), "2001 actions: a hand has at most 2000"),
+])
+def test_a_wrong_record_is_refused_with_where(change, message):
+    with pytest.raises(RecordError) as e:
+        records.replay(_broken(change))
+    assert message in str(e.value)
+
+
+def test_records_only_for_single_hands_and_played_moves():
+    env = mj_env.env(hands_per_episode=2)
+    env.reset(seed=0)
+    with pytest.raises(RecordError, match="matches of 2 hands"):
+        env.unwrapped.hand_record()
+    with pytest.raises(RecordError, match="call reset"):
+        mj_env.env().unwrapped.hand_record()
+    env = mj_env.env(illegal_action="penalize")
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    with pytest.raises(RecordError, match="illegal action"):
+        env.unwrapped.hand_record()
+
+
+def test_arena_records_replay_to_its_scores():
+    res = play_duplicate([RuleBasedAgent(), RandomAgent()], n_walls=3, seed=4, batch_walls=2, record_hands=True)
+    assert len(res.records) == len(res.wall) == 6
+    for h, rec in enumerate(res.records):
+        assert rec["wall_index"] == res.wall[h] and rec["seating"] == res.seating[h]
+        assert rec["players"] == [res.names[k] for k in res.seat_agent[h]]
+        settlement = records.replay(json.loads(json.dumps(rec)))
+        assert settlement["scores"] == res.scores[h].tolist()
+    assert play_duplicate([RuleBasedAgent(), RandomAgent()], n_walls=1, seed=4).records is None
+
+
+def test_command_lines_write_and_check_records(tmp_path, capsys):
+    path = tmp_path / "games.jsonl"
+    arena_main(["--agents", "rule,random", "--hands", "2", "--seed", "1", "--record", str(path), "--quiet"])
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 4
+    capsys.readouterr()
+    assert records.main([str(path)]) == 0
+    assert "4 of 4 record(s) replay to their stored settlements" in capsys.readouterr().out
+    assert records.main([str(path), "--show", "1"]) == 0
+    shown = capsys.readouterr().out
+    assert shown.count("--> decision ") == len(json.loads(lines[1])["actions"]) and "settlement: {" in shown
+    bad = json.loads(lines[0])
+    bad["settlement"]["scores"] = [1, 1, 1, -3]
+    path.write_text(lines[1] + "\n" + json.dumps(bad) + "\nnot json\n", encoding="utf-8")
+    assert records.main([str(path)]) == 1
+    out = capsys.readouterr()
+    assert "1 of 3 record(s)" in out.out and "record 1: the replay settles" in out.err and "record 2: " in out.err
+    with pytest.raises(SystemExit):
+        records.main([str(path), "--show", "3"])
+    assert "--show 3: the file holds 3 record(s), 0-2" in capsys.readouterr().err
+
+
+def test_arena_refuses_a_record_file_it_cannot_write(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        arena_main(["--agents", "rule,random", "--hands", "1", "--record", str(tmp_path / "no" / "x.jsonl")])
+    assert "--record" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        arena_main(["--agents", "rule,random", "--hands", "1", "--record", str(tmp_path / "a.json"),
+                    "--json", str(tmp_path / "a.json")])
+    assert "--json and --record name the same file" in capsys.readouterr().err
