@@ -147,13 +147,14 @@ def _wins(settlement: dict) -> list[dict]:
 
 def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleSet = "beijing",
                    batch_walls: int = 128, record_deals: bool = False, progress=None,
-                   record_hands: bool = False) -> DuplicateResult:
+                   record_hands=False) -> DuplicateResult:
     """Play ``n_walls`` walls in every seating of ``agents`` (2-4 objects with ``act``).
 
     ``batch_walls`` walls (times the seatings) run as tables of one engine at a time.
-    ``progress``: optional callable(walls_done) after each batch. ``record_hands``: keep every hand's
-    record (``mj_env.records``, with the agents' names as ``players`` and the ``wall_index`` and
-    ``seating``), in ``result.records``.
+    ``progress``: optional callable(walls_done) after each batch. ``record_hands``: True keeps every
+    hand's record (``mj_env.records``, with the agents' names as ``players`` and the ``wall_index`` and
+    ``seating``) in ``result.records``; a callable gets each batch's records instead, as they are made
+    (the command line writes them out that way, so memory holds one batch of them).
     """
     rules = get_rules(rules)
     if rules.hands_per_episode != 1:  # each table plays one wall; a match's later hands would be dealt unseeded
@@ -169,19 +170,24 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     rngs = [np.random.default_rng([seed, 1, k]) for k in range(len(agents))]
     names = _unique_names([getattr(a, "name", type(a).__name__) for a in agents])
 
-    parts = []
+    parts, kept = [], []
     for start in range(0, n_walls, batch_walls):
         w_idx = np.arange(start, min(start + batch_walls, n_walls))
         parts.append(_play_batch(agents, rngs, rules, walls[w_idx], dealers[w_idx], w_idx, seats_of,
-                                 record_deals, record_hands))
+                                 record_deals, bool(record_hands)))
+        if record_hands:
+            batch = parts[-1].pop("records")
+            for rec, row in zip(batch, parts[-1]["seat_agent"], strict=True):
+                rec["players"] = [names[k] for k in row.tolist()]
+            if callable(record_hands):
+                record_hands(batch)
+            else:
+                kept.extend(batch)
         if progress is not None:
             progress(int(w_idx[-1]) + 1)
-    hands = [rec for p in parts for rec in p.pop("records", [])]
     cat = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    for rec, row in zip(hands, cat["seat_agent"] if record_hands else [], strict=True):
-        rec["players"] = [names[k] for k in row.tolist()]
     return DuplicateResult(names=names, seatings=seats_of, deals=cat.pop("deals", None),
-                           records=hands if record_hands else None, **cat)
+                           records=kept if record_hands is True else None, **cat)
 
 
 def _unique_names(names: list[str]) -> list[str]:
@@ -425,10 +431,10 @@ def load_agents(specs: list[str], rules: str = "beijing", device: str = "cpu") -
 
 def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing", batch_walls: int = 128,
             device: str = "cpu", progress: bool = False, agents: list | None = None,
-            records: list | None = None) -> dict:
+            records=None) -> dict:
     """Load agents by name (``random``, ``rule``, ``pretrained``, a checkpoint path), unless ``agents`` are given already
-    loaded from ``specs``, and summarise a duplicate run. ``records``: a list to extend with every hand's
-    record (``mj_env.records``)."""
+    loaded from ``specs``, and summarise a duplicate run. ``records``: a callable given each batch's hand
+    records (``mj_env.records``) as they are made."""
     if agents is None:
         agents = load_agents(specs, rules=rules, device=device)
     bar = None
@@ -438,9 +444,7 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
         bar = tqdm(total=hands, unit="wall", desc="arena", file=sys.stderr)
     result = play_duplicate(agents, hands, seed=seed, rules=rules, batch_walls=batch_walls,
                             progress=None if bar is None else (lambda done: bar.update(done - bar.n)),
-                            record_hands=records is not None)
-    if records is not None:
-        records.extend(result.records)
+                            record_hands=records or False)
     if bar is not None:
         bar.close()
     summary = summarize(result)
@@ -547,6 +551,10 @@ def check_args(args: argparse.Namespace) -> list[str]:
     return specs
 
 
+class _RecordWriteError(Exception):
+    """Writing a batch of hand records failed (``--record``)."""
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m agents.arena",
                                 description="Duplicate-format strategy comparison.")
@@ -586,9 +594,35 @@ def main(argv: list[str] | None = None) -> int:
     if "torch" in sys.modules:  # network agents: batches of a few hundred rows gain nothing from more threads,
         sys.modules["torch"].set_num_threads(1)  # and lose tenfold when another process holds a core (measured)
     t0 = time.perf_counter()
-    records = [] if args.record else None
-    summary = compare(specs, args.hands, seed=args.seed, rules=args.rules, batch_walls=args.batch,
-                      device=args.device, progress=not args.quiet, agents=agents, records=records)
+    record_file = None
+    if args.record:  # written batch by batch, so that memory holds one batch of records
+        try:
+            record_file = open(args.record, "w", encoding="utf-8")  # noqa: SIM115 (closed below, on every path)
+        except OSError as e:
+            print(f"python -m agents.arena: cannot write {args.record}: {e.strerror or e}", file=sys.stderr)
+            return 1
+
+    def write_records(batch):
+        try:
+            record_file.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in batch))
+        except OSError as e:  # a full disk: stop the run here, one line and exit 1 below
+            raise _RecordWriteError(e.strerror or str(e)) from None
+
+    try:
+        summary = compare(specs, args.hands, seed=args.seed, rules=args.rules, batch_walls=args.batch,
+                          device=args.device, progress=not args.quiet, agents=agents,
+                          records=write_records if record_file else None)
+        if record_file:
+            try:
+                record_file.close()  # flushes the last batch
+            except OSError as e:
+                raise _RecordWriteError(e.strerror or str(e)) from None
+    except _RecordWriteError as e:
+        print(f"python -m agents.arena: cannot write {args.record}: {e}", file=sys.stderr)
+        return 1
+    finally:
+        if record_file and not record_file.closed:
+            record_file.close()
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     print(format_table(summary))
     target = None
@@ -601,11 +635,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.plot:
             target = args.plot
             plot(summary, args.plot)
-        if args.record:
-            target = args.record
-            text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-            with open(args.record, "w", encoding="utf-8") as f:
-                f.write(text)
     except OSError as e:
         print(f"python -m agents.arena: cannot write {target}: {e.strerror or e}", file=sys.stderr)
         return 1

@@ -88,6 +88,8 @@ every decision, the settlement once it has ended), which ``mj_env.records.replay
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -280,7 +282,7 @@ class raw_env(AECEnv):
         if self._hand["penalized"]:
             raise RecordError("the hand ended on an illegal action (illegal_action='penalize'): nothing to replay")
         h = self._hand
-        return hand_record(self.rules, h["wall"], h["dealer"], h["actions"], h["settlement"])
+        return hand_record(self.rules, h["wall"], h["dealer"], h["actions"], copy.deepcopy(h["settlement"]))
 
     def _select(self) -> None:
         self.agent_selection = AGENTS[int(self.engine.state.to_act[0])]

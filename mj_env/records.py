@@ -167,7 +167,11 @@ def replay(record, visit=None) -> dict:
         return settlement if st.phase[0] == END else None
     if st.phase[0] != END:
         raise RecordError(f"the hand has not ended after the record's {len(acts)} decision(s)")
-    if _json(record["settlement"]) != _json(settlement):
+    try:
+        differs = _json(record["settlement"]) != _json(settlement)
+    except (RecursionError, ValueError, TypeError):  # nested too deeply, or a lone surrogate
+        raise RecordError("settlement: not a settlement object (nested too deeply, or unreadable)") from None
+    if differs:
         raise RecordError(f"the replay settles {_json(settlement)[:300]}, the record says "
                           f"{_json(record['settlement'])[:300]}")
     return settlement
@@ -186,7 +190,7 @@ def show(record, out=None) -> None:
     def visit(i, seat, a, eng):
         print(render_table(eng.rules, eng.state, 0), file=out)
         if seat is not None:
-            who = f" ({players[seat]})" if named else ""
+            who = f" ({_printable(players[seat])})" if named else ""
             print(f"--> decision {i}: seat {seat}{who} {A.name(a)}\n", file=out)
 
     settlement = replay(record, visit)
@@ -194,33 +198,45 @@ def show(record, out=None) -> None:
           file=out)
 
 
+def _printable(value, limit: int = 60) -> str:
+    """``value`` as it can be printed: at most ``limit`` characters, escapes for what UTF-8 cannot encode."""
+    return str(value)[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m mj_env.records", description=__doc__.split("\n\n")[0])
     p.add_argument("path", help="a JSON-lines file of hand records (agents.arena --record)")
     p.add_argument("--show", type=int, metavar="K", help="print record K (0-based) decision by decision")
     args = p.parse_args(argv)
+    if args.show is not None and args.show < 0:
+        p.error(f"--show {args.show}: records are numbered from 0")
     try:
-        with open(args.path, encoding="utf-8") as f:
-            lines = [line for line in f if line.strip()]
+        f = open(args.path, "rb")  # noqa: SIM115 (closed below); bytes: a line that is not UTF-8 is one bad record
     except OSError as e:
         p.error(f"{args.path}: {e.strerror or e}")
-    if args.show is not None and not 0 <= args.show < len(lines):
-        p.error(f"--show {args.show}: the file holds {len(lines)} record(s), 0-{len(lines) - 1}")
-    bad = 0
-    for k, line in enumerate(lines):
-        if args.show is not None and k != args.show:
-            continue
-        try:
-            record = json.loads(line)
-            if args.show is not None:
-                show(record)
-            else:
+    n = bad = 0
+    with f:
+        for line in f:  # one line at a time: the file can be larger than memory
+            if not line.strip():
+                continue
+            k, n = n, n + 1
+            if args.show is not None and k != args.show:
+                continue
+            try:
+                record = json.loads(line.decode("utf-8"))
+                if args.show is not None:
+                    show(record)
+                    return 0
                 replay(record)
-        except (json.JSONDecodeError, RecordError, RecursionError) as e:
-            bad += 1
-            print(f"record {k}: {e}", file=sys.stderr)
-    if args.show is None:
-        print(f"{len(lines) - bad} of {len(lines)} record(s) replay to their stored settlements")
+            except (ValueError, RecursionError) as e:  # JSON, UTF-8, RecordError: all ValueErrors
+                bad += 1
+                why = "nested too deeply" if isinstance(e, RecursionError) else _printable(e, 300)
+                print(f"record {k}: {why}", file=sys.stderr)
+    if args.show is not None:
+        if bad:
+            return 1
+        p.error(f"--show {args.show}: the file holds {n} record(s)" + (f", 0-{n - 1}" if n else ""))
+    print(f"{n - bad} of {n} record(s) replay to their stored settlements")
     return 1 if bad else 0
 
 

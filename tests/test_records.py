@@ -145,3 +145,41 @@ def test_arena_refuses_a_record_file_it_cannot_write(tmp_path, capsys):
         arena_main(["--agents", "rule,random", "--hands", "1", "--record", str(tmp_path / "a.json"),
                     "--json", str(tmp_path / "a.json")])
     assert "--json and --record name the same file" in capsys.readouterr().err
+
+
+def test_the_checker_reports_unreadable_lines_and_goes_on(tmp_path, capsys):
+    _, rec = _played(seed=3)
+    good = json.dumps(rec)
+    odd = dict(rec, players=["\ud800", "b", "c", "d"])  # a lone surrogate: JSON allows it, UTF-8 cannot print it
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(b"\xff\xfe{}\n" + ('{"dealer": ' + "1" * 5000 + "}\n").encode() + good.encode() + b"\n"
+                     + json.dumps(odd).encode() + b"\n")
+    assert records.main([str(path)]) == 1
+    out = capsys.readouterr()
+    assert "2 of 4 record(s) replay" in out.out and "record 0: " in out.err and "record 1: " in out.err
+    assert records.main([str(path), "--show", "3"]) == 0
+    assert "seat " in capsys.readouterr().out
+    deep = []
+    for _ in range(5000):
+        deep = [deep]
+    nested = dict(rec, settlement=deep)
+    with pytest.raises(RecordError, match="settlement: not a settlement object"):
+        records.replay(nested)
+
+
+def test_a_record_is_a_copy_that_changes_nothing_in_the_env():
+    env, _ = _played(seed=4)
+    rec = env.unwrapped.hand_record()
+    rec["settlement"]["scores"][0] = 999
+    rec["actions"].clear()
+    again = env.unwrapped.hand_record()
+    assert again["settlement"]["scores"][0] != 999 and again["actions"]
+    assert records.replay(again) == again["settlement"]
+
+
+def test_arena_hands_go_to_a_callable_batch_by_batch():
+    batches = []
+    res = play_duplicate([RuleBasedAgent(), RandomAgent()], n_walls=5, seed=4, batch_walls=2,
+                         record_hands=batches.append)
+    assert res.records is None and [len(b) for b in batches] == [4, 4, 2]
+    assert [r["wall_index"] for b in batches for r in b] == res.wall.tolist()
