@@ -78,13 +78,14 @@ from agents.networks import (
     build_network,
     check_config,
     device_problem,
+    load_checkpoint,
     masked_logits,
     model_inputs,
     obs_layout,
     save_checkpoint,
 )
 from agents.pretrained import available as pretrained_available
-from agents.pretrained import load_pretrained
+from agents.pretrained import load_pretrained, pretrained_path
 from agents.random_agent import RandomAgent
 from agents.rewards import RewardTransform
 from agents.rule_based import RuleBasedAgent
@@ -160,6 +161,10 @@ class Args:
     """tiles: residual blocks"""
     obs: Literal["v1", "v2"] = "v2"
     """observation layout the network takes: v1 (the env's planes) or v2 (plus mj_env.features' planes)"""
+    init_from: str | None = None
+    """start from these weights instead of a new network, and skip the cloning: a checkpoint written by train.py,
+    or 'pretrained' (the shipped player of --rules). The network is the checkpoint's: --arch, its sizes and --obs
+    need not be given, and if given must agree with it"""
 
     # imitation
     bc_steps: int = 256
@@ -300,6 +305,48 @@ def check_args(args: Args) -> str | None:
         RewardTransform(args.reward, args.rules, scale=args.reward_scale)  # checks the rules
     except ValueError as e:
         return str(e)
+    return init_problem(args)
+
+
+def init_checkpoint(args: Args) -> Path | None:
+    """The checkpoint ``--init-from`` names (None: a new network); a ValueError where no player is shipped."""
+    if args.init_from is None:
+        return None
+    return pretrained_path(args.rules) if args.init_from == "pretrained" else Path(args.init_from)
+
+
+NETWORK_FLAGS = {"mlp": ("arch", "hidden", "obs"), "tiles": ("arch", "channels", "blocks", "obs")}
+
+
+def flags_of_network(config: dict) -> dict:
+    """The values of --arch, its sizes and --obs that describe a network's ``config``."""
+    arch = config.get("arch", "mlp")
+    out = {"arch": arch, "obs": "v2" if config.get("obs") == FEATURES_NAME else "v1"}
+    if arch == "mlp":
+        out["hidden"] = ",".join(str(h) for h in config["hidden"])
+    else:
+        out.update(channels=config["channels"], blocks=config["blocks"])
+    return out
+
+
+def init_problem(args: Args) -> str | None:
+    """What is wrong with ``--init-from`` (None: nothing or not given): a file that is not a usable checkpoint,
+    no shipped player, a network flag given otherwise than the checkpoint's network, cloning asked for."""
+    try:
+        path = init_checkpoint(args)
+        if path is None:
+            return None
+        model, _ = load_checkpoint(path)
+    except ValueError as e:  # CheckpointError names the file and what is wrong
+        return f"--init-from: {e}"
+    defaults = Args()
+    for name, value in flags_of_network(model.config).items():
+        given = getattr(args, name)
+        if given != getattr(defaults, name) and given != value:
+            return (f"--{name} {given}: the network of --init-from {args.init_from} has {name} {value}; leave "
+                    f"--{name} out, or give {value}")
+    if args.bc_steps not in (0, defaults.bc_steps):
+        return "--bc-steps: --init-from starts from the checkpoint's weights, without cloning; leave --bc-steps out"
     return None
 
 
@@ -825,6 +872,8 @@ def plan_text(args: Args, num_updates: int, opponents: list) -> str:
     """What the run is about to do, in words, printed before it starts (the bar counts PPO updates only)."""
     steps = f"{args.num_envs * args.num_steps:,}"
     parts = [f"{args.exp_name}: {args.rules}"]
+    if args.init_from is not None:
+        parts.append(f"start from {'the shipped player' if args.init_from == 'pretrained' else args.init_from}")
     if args.bc_steps:
         parts.append(f"imitate the {args.bc_teacher} agent ({args.bc_steps} steps at {args.num_envs} tables)")
     if num_updates:
@@ -876,6 +925,10 @@ def main(argv: list[str] | None = None) -> dict:
     problem = run_dir_problem(args)  # the arguments are fine; can their run be written here?
     if problem:
         usage_error(problem)
+    start_model = None
+    if args.init_from is not None:  # checked in parse_args: the network is the checkpoint's, no cloning
+        start_model, _ = load_checkpoint(init_checkpoint(args))
+        args = dataclasses.replace(args, **flags_of_network(start_model.config), bc_steps=0)
     device = torch.device(args.device)
     steps_per_update = args.num_envs * args.num_steps
     num_updates = max(1, args.total_steps // steps_per_update) if args.total_steps else 0  # 0: cloning only
@@ -883,7 +936,7 @@ def main(argv: list[str] | None = None) -> dict:
     rng = seed_everything(args)
 
     envs = MahjongVectorEnv(num_envs=args.num_envs, rules=args.rules, seed=args.seed)
-    model = build_network(network_config(args)).to(device)
+    model = (start_model if start_model is not None else build_network(network_config(args))).to(device)
     optimizer = optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
     shaper = RewardTransform(args.reward, args.rules, scale=args.reward_scale,
                              shaping_coef=args.shaping_coef, gamma=args.gamma)

@@ -386,3 +386,44 @@ def test_a_diverging_run_from_the_shell_ends_without_a_traceback(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 1 and "train.py: error: training diverged" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_init_from_starts_from_the_checkpoints_weights_and_network(tmp_path, monkeypatch, capsys):
+    """--init-from: the run's network is the checkpoint's (its flags recorded as the run's), cloning is skipped,
+    and with nothing to train the final weights are the checkpoint's exactly."""
+    from agents.networks import build_network, save_checkpoint
+
+    monkeypatch.chdir(tmp_path)
+    torch.manual_seed(3)
+    start = save_checkpoint(tmp_path / "start.pt", build_network({"arch": "mlp", "hidden": [32, 16]}), rules="beijing")
+    result = train.main(["--init-from", str(start), "--total-steps", "0", "--final-eval-hands", "0", "--eval-every",
+                         "0", "--no-progress", "--no-eval-pretrained", "--threads", "1", "--exp-name", "init"])
+    assert "init: beijing; start from " in capsys.readouterr().out
+    before, _ = load_checkpoint(start)
+    after, meta = load_checkpoint(result["checkpoint"])
+    assert after.config == before.config
+    assert all(torch.equal(a, b) for a, b in zip(before.state_dict().values(), after.state_dict().values(), strict=True))
+    assert meta["args"]["init_from"] == str(start) and meta["args"]["bc_steps"] == 0
+    assert (meta["args"]["arch"], meta["args"]["hidden"], meta["args"]["obs"]) == ("mlp", "32,16", "v1")
+    # and training from it moves the weights
+    result = train.main(["--init-from", str(start), "--total-steps", "256", "--num-envs", "8", "--num-steps", "32",
+                         "--final-eval-hands", "0", "--eval-every", "0", "--no-progress", "--no-eval-pretrained",
+                         "--threads", "1", "--exp-name", "init2"])
+    moved, _ = load_checkpoint(result["checkpoint"])
+    assert result["updates"] == 1 and not all(
+        torch.equal(a, b) for a, b in zip(before.state_dict().values(), moved.state_dict().values(), strict=True))
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--init-from", "nothere.pt"], "--init-from: nothere.pt: no such file"),
+    (["--init-from", "pretrained", "--channels", "8"],
+     "--channels 8: the network of --init-from pretrained has channels 32; leave --channels out, or give 32"),
+    (["--init-from", "pretrained", "--arch", "mlp"], "--arch mlp: the network of --init-from pretrained has arch tiles"),
+    (["--init-from", "pretrained", "--obs", "v1"], "--obs v1: the network of --init-from pretrained has obs v2"),
+    (["--init-from", "pretrained", "--bc-steps", "10"], "--bc-steps: --init-from starts from the checkpoint's weights"),
+])
+def test_init_from_is_checked_before_the_run(extra, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as e:
+        train.main(["--exp-name", "bad", *extra])
+    assert e.value.code == 2 and message in capsys.readouterr().err and not (tmp_path / "runs").exists()
