@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import reprlib
 import sys
 
 import numpy as np
@@ -57,6 +58,16 @@ def rules_json(rules: RuleSet):
     return {"name": rules.name, **diff} if diff else rules.name
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxdict = 3, 4, 4
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 40
+
+
+def _brief(value) -> str:
+    """A value of a record, shown in a message: a short repr (``reprlib``: bounded in length and depth)."""
+    return _REPR.repr(value)
+
+
 def _plain(value):
     return list(value) if isinstance(value, tuple) else value
 
@@ -70,12 +81,12 @@ def rules_of(value) -> RuleSet:
     else:
         raise RecordError("rules must be a preset name or an object with a \"name\" and rule fields")
     if name not in PRESETS:
-        raise RecordError(f"rules: unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
+        raise RecordError(f"rules: unknown preset {_brief(name)}; choose one of {', '.join(PRESETS)}")
     preset = PRESETS[name]
     known = {f.name for f in dataclasses.fields(preset)}
     unknown = sorted(set(fields) - known)
     if unknown:
-        raise RecordError(f"rules: unknown field(s) {', '.join(map(repr, unknown))}")
+        raise RecordError(f"rules: unknown field(s) {', '.join(map(_brief, unknown[:5]))}")
     fields = {k: tuple(v) if isinstance(getattr(preset, k), tuple) and isinstance(v, list) else v
               for k, v in fields.items()}
     try:
@@ -107,7 +118,7 @@ def _parsed(record) -> tuple[RuleSet, list[tuple[int, int]]]:
     if not isinstance(record, dict):
         raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
     if record.get("format") != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}, got {record.get('format')!r}")
+        raise RecordError(f"format must be {FORMAT!r}, got {_brief(record.get('format'))}")
     for key in ("rules", "wall", "dealer", "actions"):
         if key not in record:
             raise RecordError(f"missing field {key!r}")
@@ -120,7 +131,7 @@ def _parsed(record) -> tuple[RuleSet, list[tuple[int, int]]]:
         raise RecordError(f"wall: {e}") from None
     dealer = record["dealer"]
     if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer <= 3:
-        raise RecordError(f"dealer must be a seat 0-3, got {dealer!r}")
+        raise RecordError(f"dealer must be a seat 0-3, got {_brief(dealer)}")
     acts = record["actions"]
     if not isinstance(acts, list):
         raise RecordError("actions must be a list of [seat, action name] pairs")
@@ -130,11 +141,11 @@ def _parsed(record) -> tuple[RuleSet, list[tuple[int, int]]]:
     for i, pair in enumerate(acts):
         if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], int)
                 and not isinstance(pair[0], bool) and 0 <= pair[0] <= 3 and isinstance(pair[1], str)):
-            raise RecordError(f"actions[{i}] must be [seat 0-3, action name], got {str(pair)[:60]}")
+            raise RecordError(f"actions[{i}] must be [seat 0-3, action name], got {_brief(pair)}")
         try:
             out.append((pair[0], A.index(pair[1])))
         except (KeyError, ValueError):
-            raise RecordError(f"actions[{i}]: {pair[1][:40]!r} is not an action name (mj_env.actions)") from None
+            raise RecordError(f"actions[{i}]: {_brief(pair[1])} is not an action name (mj_env.actions)") from None
     return rules, out
 
 

@@ -183,3 +183,14 @@ def test_arena_hands_go_to_a_callable_batch_by_batch():
                          record_hands=batches.append)
     assert res.records is None and [len(b) for b in batches] == [4, 4, 2]
     assert [r["wall_index"] for b in batches for r in b] == res.wall.tolist()
+
+
+def test_messages_show_a_bad_value_briefly():
+    _, rec = _played(seed=2)
+    deep = []
+    for _ in range(5000):
+        deep = [deep]
+    for key, value in (("dealer", deep), ("format", "x" * 100_000), ("rules", {"name": "y" * 100_000})):
+        with pytest.raises(RecordError) as e:
+            records.replay(dict(rec, **{key: value}))
+        assert len(str(e.value)) < 200
