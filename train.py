@@ -315,9 +315,6 @@ def init_checkpoint(args: Args) -> Path | None:
     return pretrained_path(args.rules) if args.init_from == "pretrained" else Path(args.init_from)
 
 
-NETWORK_FLAGS = {"mlp": ("arch", "hidden", "obs"), "tiles": ("arch", "channels", "blocks", "obs")}
-
-
 def flags_of_network(config: dict) -> dict:
     """The values of --arch, its sizes and --obs that describe a network's ``config``."""
     arch = config.get("arch", "mlp")
