@@ -924,8 +924,12 @@ def main(argv: list[str] | None = None) -> dict:
         usage_error(problem)
     start_model = None
     if args.init_from is not None:  # checked in parse_args: the network is the checkpoint's, no cloning
-        start_model, _ = load_checkpoint(init_checkpoint(args))
+        start_model, start_meta = load_checkpoint(init_checkpoint(args))
         args = dataclasses.replace(args, **flags_of_network(start_model.config), bc_steps=0)
+        trained_for = start_meta.get("rules")
+        if trained_for is not None and trained_for != args.rules:  # allowed: the planes are the same for all
+            print(f"note: --init-from {args.init_from} was trained under {trained_for}; this run trains it under "
+                  f"{args.rules}", flush=True)
     device = torch.device(args.device)
     steps_per_update = args.num_envs * args.num_steps
     num_updates = max(1, args.total_steps // steps_per_update) if args.total_steps else 0  # 0: cloning only
@@ -986,6 +990,9 @@ if __name__ == "__main__":
         sys.exit(f"train.py: error: {e}")
     except NonFiniteLogits as e:  # weights finite but so large that the logits overflow
         sys.exit(f"train.py: error: training diverged: {e}; lower --learning-rate")
+    except BrokenPipeError:  # stdout piped into a command that stopped reading (| head): nothing to say there
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (so that the interpreter's last flush is quiet)
+        sys.exit(1)
     except OSError as e:  # the run's files (a full disk, a path that cannot be written): one line, no traceback
         where = f"{e.filename}: " if e.filename else ""
         sys.exit(f"train.py: error: cannot write the run's files: {where}{e.strerror or e}")

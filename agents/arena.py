@@ -559,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m agents.arena",
                                 description="Duplicate-format strategy comparison.")
     p.add_argument("--agents", required=True,
-                   help="comma-separated, 2-4 of: random, rule, efficient, pretrained[:greedy], a checkpoint path "
+                   help="comma-separated, 2-4 of: random, rule, efficient, pretrained[:greedy|:sample], a checkpoint path "
                         "(optionally PATH:greedy)")
     p.add_argument("--hands", type=int, default=400,
                    help=f"walls to deal (1 to {MAX_WALLS:,}); each is played in every seating")

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import reprlib
 import sys
 
@@ -42,6 +43,8 @@ from .wall import parse_wall
 
 FORMAT = "mj_hand_v1"
 MAX_ACTIONS = 2000
+MAX_REPORTED = 20
+"""The checker reports the first bad records of a file one by one, then only counts."""
 """A hand takes about 100-200 decisions; a record with more is refused before it is replayed."""
 
 
@@ -183,9 +186,25 @@ def replay(record, visit=None) -> dict:
     except (RecursionError, ValueError, TypeError):  # nested too deeply, or a lone surrogate
         raise RecordError("settlement: not a settlement object (nested too deeply, or unreadable)") from None
     if differs:
-        raise RecordError(f"the replay settles {_json(settlement)[:300]}, the record says "
-                          f"{_json(record['settlement'])[:300]}")
+        where, replayed, stored = _first_difference(settlement, record["settlement"], "settlement")
+        raise RecordError(f"the replay settles otherwise than the record: {where} is {_brief(replayed)} in the "
+                          f"replay, {_brief(stored)} in the record (replayed scores {settlement['scores']})")
     return settlement
+
+
+def _first_difference(a, b, path: str):
+    """(path, a's value, b's value) at the first place two JSON values differ (scores looked at first)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=lambda k: (k != "scores", str(k))):
+            if key not in a or key not in b:
+                return f"{path}.{key}", a.get(key, "(missing)"), b.get(key, "(missing)")
+            if _json(a[key]) != _json(b[key]):
+                return _first_difference(a[key], b[key], f"{path}.{key}")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and not isinstance(a[0] if a else 0, int):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if _json(x) != _json(y):
+                return _first_difference(x, y, f"{path}[{i}]")
+    return path, a, b
 
 
 def _json(obj) -> str:
@@ -225,29 +244,42 @@ def main(argv=None) -> int:
         f = open(args.path, "rb")  # noqa: SIM115 (closed below); bytes: a line that is not UTF-8 is one bad record
     except OSError as e:
         p.error(f"{args.path}: {e.strerror or e}")
-    n = bad = 0
-    with f:
-        for line in f:  # one line at a time: the file can be larger than memory
-            if not line.strip():
-                continue
-            k, n = n, n + 1
-            if args.show is not None and k != args.show:
-                continue
-            try:
-                record = json.loads(line.decode("utf-8"))
-                if args.show is not None:
-                    show(record)
-                    return 0
-                replay(record)
-            except (ValueError, RecursionError) as e:  # JSON, UTF-8, RecordError: all ValueErrors
-                bad += 1
-                why = "nested too deeply" if isinstance(e, RecursionError) else _printable(e, 300)
-                print(f"record {k}: {why}", file=sys.stderr)
+    n = bad = unsettled = 0
+    try:
+        with f:
+            for line in f:  # one line at a time: the file can be larger than memory
+                if not line.strip():
+                    continue
+                k, n = n, n + 1
+                if args.show is not None and k != args.show:
+                    continue
+                try:
+                    record = json.loads(line.decode("utf-8"))
+                    if args.show is not None:
+                        show(record)
+                        return 0
+                    replay(record)
+                    unsettled += "settlement" not in record
+                except (ValueError, RecursionError) as e:  # JSON, UTF-8, RecordError: all ValueErrors
+                    bad += 1
+                    if bad <= MAX_REPORTED:
+                        why = "nested too deeply" if isinstance(e, RecursionError) else _printable(e, 300)
+                        print(f"record {k}: {why}", file=sys.stderr)
+                    elif bad == MAX_REPORTED + 1:
+                        print(f"(more bad records: only the first {MAX_REPORTED} are shown; is this a file of hand "
+                              "records, one JSON object per line?)", file=sys.stderr)
+    except BrokenPipeError:  # the output piped into a command that stopped reading (| head)
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (so that the interpreter's last flush is quiet)
+        return 0
     if args.show is not None:
         if bad:
             return 1
         p.error(f"--show {args.show}: the file holds {n} record(s)" + (f", 0-{n - 1}" if n else ""))
-    print(f"{n - bad} of {n} record(s) replay to their stored settlements")
+    if not n:
+        print(f"{args.path}: no records (hand records are JSON objects, one per line)", file=sys.stderr)
+        return 1
+    print(f"{n - bad - unsettled} of {n} record(s) replay to their stored settlements"
+          + (f"; {unsettled} recorded before the hand ended replay without one to compare" if unsettled else ""))
     return 1 if bad else 0
 
 

@@ -131,7 +131,7 @@ def test_command_lines_write_and_check_records(tmp_path, capsys):
     path.write_text(lines[1] + "\n" + json.dumps(bad) + "\nnot json\n", encoding="utf-8")
     assert records.main([str(path)]) == 1
     out = capsys.readouterr()
-    assert "1 of 3 record(s)" in out.out and "record 1: the replay settles" in out.err and "record 2: " in out.err
+    assert "1 of 3 record(s)" in out.out and "record 1: the replay settles otherwise" in out.err and "record 2: " in out.err
     with pytest.raises(SystemExit):
         records.main([str(path), "--show", "3"])
     assert "--show 3: the file holds 3 record(s), 0-2" in capsys.readouterr().err
@@ -194,3 +194,25 @@ def test_messages_show_a_bad_value_briefly():
         with pytest.raises(RecordError) as e:
             records.replay(dict(rec, **{key: value}))
         assert len(str(e.value)) < 200
+
+
+def test_the_checker_says_what_differs_counts_unsettled_records_and_stops_listing(tmp_path, capsys):
+    _, rec = _played(seed=3)
+    wrong = copy.deepcopy(rec)
+    wrong["settlement"]["scores"] = [-1, -1, -1, 3]
+    with pytest.raises(RecordError) as e:
+        records.replay(wrong)
+    assert (f"the replay settles otherwise than the record: settlement.scores is {rec['settlement']['scores']} in "
+            "the replay, [-1, -1, -1, 3] in the record") in str(e.value)
+    open_hand = {k: v for k, v in rec.items() if k != "settlement"}
+    path = tmp_path / "h.jsonl"
+    path.write_text(json.dumps(rec) + "\n" + json.dumps(open_hand) + "\n", encoding="utf-8")
+    assert records.main([str(path)]) == 0
+    assert "1 of 2 record(s) replay to their stored settlements; 1 recorded before the hand ended" in \
+        capsys.readouterr().out
+    path.write_text("not json\n" * 50, encoding="utf-8")
+    assert records.main([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\nrecord ") == 19 and "only the first 20 are shown" in err
+    path.write_text("\n", encoding="utf-8")
+    assert records.main([str(path)]) == 1 and "no records" in capsys.readouterr().err
