@@ -115,9 +115,9 @@ def hand_record(rules: RuleSet, wall, dealer: int, actions, settlement=None, pla
     return rec
 
 
-def _parsed(record) -> tuple[RuleSet, list[tuple[int, int]]]:
-    """The rules and the (seat, action index) list of a record, everything checked that can be before
-    replaying; RecordError naming the first problem."""
+def _parsed(record) -> tuple[RuleSet, np.ndarray, list[tuple[int, int]]]:
+    """The rules, the wall (tile indices) and the (seat, action index) list of a record, everything checked
+    that can be before replaying; RecordError naming the first problem."""
     if not isinstance(record, dict):
         raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
     if record.get("format") != FORMAT:
@@ -129,7 +129,7 @@ def _parsed(record) -> tuple[RuleSet, list[tuple[int, int]]]:
     if rules.hands_per_episode != 1:
         raise RecordError("a record holds one hand: rules with hands_per_episode > 1 cannot be replayed")
     try:
-        parse_wall(rules, record["wall"])
+        wall = parse_wall(rules, record["wall"])
     except ValueError as e:
         raise RecordError(f"wall: {e}") from None
     dealer = record["dealer"]
@@ -149,7 +149,7 @@ def _parsed(record) -> tuple[RuleSet, list[tuple[int, int]]]:
             out.append((pair[0], A.index(pair[1])))
         except (KeyError, ValueError):
             raise RecordError(f"actions[{i}]: {_brief(pair[1])} is not an action name (mj_env.actions)") from None
-    return rules, out
+    return rules, wall, out
 
 
 def replay(record, visit=None) -> dict:
@@ -159,9 +159,9 @@ def replay(record, visit=None) -> dict:
     ``visit(n, None, None, engine)``. RecordError where a decision is not the acting
     seat's or is illegal, where decisions are left after the hand ended, or, for a record with a
     settlement, where the hand does not end with its last decision or settles otherwise."""
-    rules, acts = _parsed(record)
+    rules, wall, acts = _parsed(record)
     eng = Engine(rules, num_tables=1)
-    res = eng.reset(walls=[record["wall"]], dealers=[record["dealer"]])  # both checked in _parsed
+    res = eng.reset(walls=[wall], dealers=[record["dealer"]])  # both checked in _parsed
     settlement = res.settlements.get(0)
     st = eng.state
     for i, (seat, a) in enumerate(acts):
