@@ -384,6 +384,10 @@ def format_table(summary: dict) -> str:
                      f"{a['self_draw_rate']:>9.1%} {a['deal_in_rate']:>8.1%} {fan:>8}")
     lines.append(f"{summary['walls']} walls x {len(summary['seatings'])} seatings = "
                  f"{summary['hands_played']} hands, {summary['draw_rate']:.1%} drawn")
+    flat = [a["name"] for a in summary["agents"] if summary["walls"] > 1 and a["ci95"][0] == a["ci95"][1]]
+    if flat:  # Student-t over walls that all scored the same: an interval of no width, which is no certainty
+        lines.append(f"(every wall scored the same for {', '.join(flat)}, so the interval has no width: too few "
+                     "walls, not certainty)")
     return "\n".join(lines)
 
 

@@ -187,6 +187,16 @@ def test_plot_says_when_there_is_no_interval(walls, label, tmp_path, monkeypatch
     assert seen["label"] == label and (tmp_path / "p.png").stat().st_size > 0
 
 
+def test_table_says_an_interval_of_no_width_is_no_certainty(capsys):
+    """Two walls that both play out the same in both seatings (two copies of one agent): the Student-t interval
+    is [0, 0], and the table says that this is too few walls, not certainty."""
+    main(["--agents", "rule,rule", "--hands", "2", "--seed", "10", "--quiet"])
+    out = capsys.readouterr().out
+    assert "[+0.000, +0.000]" in out and "every wall scored the same for rule, rule#2" in out
+    main(["--agents", "rule,random", "--hands", "3", "--seed", "0", "--quiet"])
+    assert "every wall scored the same" not in capsys.readouterr().out
+
+
 def test_json_safe_and_json_text(monkeypatch):
     obj = {"a": [float("inf"), float("-inf"), float("nan"), 1.5], "b": (np.float64("nan"), np.float32(2.0)),
            "c": np.array([1.0, np.inf]), "d": {"e": np.int64(3), "f": np.bool_(True), "g": None, "h": "x"}}
