@@ -67,7 +67,7 @@ import reprlib
 from .families import FAMILIES
 from .patterns import KONG, SEQ, TRIPLET, Meld, Situation, Win, best_patterns
 from .payments import kong_payments, settle_draw, shaozhuang_line, win_scores
-from .rules import MAX_BASE, PRESET_NAMES, PRESETS, RuleError, RuleSet, get_rules
+from .rules import MAX_BASE, PRESET_NAMES, RuleError, RuleSet, get_rules, preset_diff
 from .tiles import CODES, N_FLOWERS, N_KINDS, TileError, hui_of_indicator, parse_tiles
 
 __all__ = [
@@ -229,9 +229,7 @@ def rules_json(rules: RuleSet | str) -> str | dict:
     then ``{"name": preset, field: value, ...}`` holding only such fields. ``base`` is never in
     it (it travels as the line's own field)."""
     rules = get_rules(rules)
-    preset = PRESETS[rules.name]
-    diff = {name: getattr(rules, name) for name in SCORE_RULE_FIELDS
-            if getattr(rules, name) != getattr(preset, name)}
+    diff = preset_diff(rules, SCORE_RULE_FIELDS)
     return {"name": rules.name, **diff} if diff else rules.name
 
 

@@ -36,7 +36,7 @@ import numpy as np
 from . import actions as A
 from .engine import Engine
 from .render import render_table
-from .rules import PRESETS, RuleError, RuleSet, get_rules
+from .rules import PRESETS, RuleError, RuleSet, get_rules, preset_diff
 from .state import END
 from .tiles import CODES
 from .wall import parse_wall
@@ -54,10 +54,8 @@ class RecordError(ValueError):
 
 def rules_json(rules: RuleSet):
     """The ``rules`` value of a record: the preset name, or ``{"name": preset, field: value}`` with every
-    field that differs from the preset."""
-    preset = PRESETS[rules.name]
-    diff = {f.name: _plain(getattr(rules, f.name)) for f in dataclasses.fields(rules)
-            if getattr(rules, f.name) != getattr(preset, f.name)}
+    field that differs from the preset (``mj_env.calculator.rules_json`` keeps only the scoring ones)."""
+    diff = preset_diff(rules)
     return {"name": rules.name, **diff} if diff else rules.name
 
 
@@ -69,10 +67,6 @@ _REPR.maxstring = _REPR.maxother = _REPR.maxlong = 40
 def _brief(value) -> str:
     """A value of a record, shown in a message: a short repr (``reprlib``: bounded in length and depth)."""
     return _REPR.repr(value)
-
-
-def _plain(value):
-    return list(value) if isinstance(value, tuple) else value
 
 
 def rules_of(value) -> RuleSet:
@@ -90,8 +84,6 @@ def rules_of(value) -> RuleSet:
     unknown = sorted(set(fields) - known)
     if unknown:
         raise RecordError(f"rules: unknown field(s) {', '.join(map(_brief, unknown[:5]))}")
-    fields = {k: tuple(v) if isinstance(getattr(preset, k), tuple) and isinstance(v, list) else v
-              for k, v in fields.items()}
     try:
         return get_rules(name, **fields)
     except (RuleError, TypeError, ValueError) as e:

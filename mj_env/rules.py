@@ -226,6 +226,13 @@ QUEMEN = RuleSet(
 PRESETS.update(beijing=BEIJING, hebei=HEBEI, quemen=QUEMEN)
 
 
+def preset_diff(rules: RuleSet, names=None) -> dict:
+    """The fields of ``rules`` (all of them, or those ``names``) whose values differ from its preset's."""
+    preset = PRESETS[rules.name]
+    names = [f.name for f in fields(rules)] if names is None else names
+    return {name: getattr(rules, name) for name in names if getattr(rules, name) != getattr(preset, name)}
+
+
 def get_rules(rules: str | RuleSet = "beijing", **overrides) -> RuleSet:
     """A preset by name (or a RuleSet as is), with optional field overrides."""
     if isinstance(rules, RuleSet):
