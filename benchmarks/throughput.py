@@ -307,7 +307,7 @@ def summary(results: list[dict], peers: dict, state_4096: int, cores: int) -> tu
         if x is not None:
             aims["vector_4096_x_riichienv"] = x
             lines.append(_ratio_line(f"vector env at {AIM_BATCH} / RiichiEnv", v, "riichienv", AIM_X_RIICHI))
-            aims["vector_4096_at_least_15x_riichienv"] = v.get("x_riichienv_median", x) >= AIM_X_RIICHI
+            aims["vector_4096_at_least_15x_riichienv"] = judged_ratio(v, "riichienv") >= AIM_X_RIICHI
         if v.get("masked_sampler_ms") is not None:
             lines.append(f"sampler at {AIM_BATCH}: {v['sampler_ms_per_call']:.3f} ms per step in the loop "
                          f"({100 * v['sampler_share']:.1f}% of it); alone {v['masked_sampler_ms']:.3f} ms; "
@@ -316,7 +316,7 @@ def summary(results: list[dict], peers: dict, state_4096: int, cores: int) -> tu
     if aec:
         x = ratio(aec[0], peers.get("rlcard"))
         if x is not None:
-            judged = aec[0].get("x_rlcard_median", x)
+            judged = judged_ratio(aec[0], "rlcard")
             aims["aec_x_rlcard"] = x
             aims["aec_at_least_rlcard"] = judged >= 1
             aims["aec_at_least_1_5x_rlcard"] = judged >= AIM_X_RLCARD
@@ -328,17 +328,22 @@ def summary(results: list[dict], peers: dict, state_4096: int, cores: int) -> tu
     return lines, aims
 
 
+def judged_ratio(row: dict, peer: str) -> float:
+    """The ratio to ``peer`` an aim is judged on: with ``--repeat``, the median of the round-by-round ratios,
+    not the best-of ratio (two bests taken minutes apart); else the one ratio."""
+    return row.get(f"x_{peer}_median", row[f"x_{peer}"])
+
+
 def _ratio_line(what: str, row: dict, peer: str, aim: float) -> str:
-    """One ratio against a peer and its aim. With ``--repeat`` the aim is judged on the median of the
-    round-by-round ratios, not on the best-of ratio (two bests taken minutes apart)."""
-    best = row[f"x_{peer}"]
+    """One ratio against a peer and its aim (judged on ``judged_ratio``)."""
+    best, judged = row[f"x_{peer}"], judged_ratio(row, peer)
+    verdict = "met" if judged >= aim else "not met"
     rounds = row.get(f"x_{peer}_rounds")
     if not rounds:
-        return f"{what}: {best:.2f}x (aim >= {aim}x: {'met' if best >= aim else 'not met'})"
-    med = row[f"x_{peer}_median"]
-    return (f"{what}: {best:.2f}x best against best; round by round median {med:.2f}x, range "
+        return f"{what}: {best:.2f}x (aim >= {aim}x: {verdict})"
+    return (f"{what}: {best:.2f}x best against best; round by round median {judged:.2f}x, range "
             f"{min(rounds):.2f}x-{max(rounds):.2f}x over {len(rounds)} rounds (aim >= {aim}x on the median: "
-            f"{'met' if med >= aim else 'not met'})")
+            f"{verdict})")
 
 
 def plot(results: list[dict], path: str, machine: dict, rules: str) -> None:
