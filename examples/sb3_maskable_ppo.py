@@ -1,10 +1,14 @@
 """Stable-Baselines3 (sb3-contrib) MaskablePPO against the rule-based players.
 
-The learner plays seat 0 of ``mj_env/Beijing-v0`` (one table per SB3 sub-environment); the three
-rule-based opponents act inside each step. ``MaskablePPO`` reads ``env.action_masks()``.
+The learner plays seat 0 of every table; the three rule-based opponents act inside each step. By
+default SB3 gets the batched env as its ``VecEnv`` (``mj_env.sb3.MahjongSB3VecEnv``: all ``--n-envs``
+tables step at once in one engine); ``--one-table-envs`` builds SB3's usual ``DummyVecEnv`` of
+one-table ``mj_env/Beijing-v0`` envs instead, stepped one by one (the same game, about ten times
+slower). ``MaskablePPO`` reads the legal actions through ``env_method("action_masks")``.
 
     pip install -e '.[examples]'
-    python examples/sb3_maskable_ppo.py --timesteps 200000 --n-envs 8
+    python examples/sb3_maskable_ppo.py --timesteps 200000 --n-envs 64
+    python examples/sb3_maskable_ppo.py --one-table-envs --n-envs 8     # SB3's DummyVecEnv
     python examples/sb3_maskable_ppo.py --smoke       # a few seconds, what CI runs
 """
 from __future__ import annotations
@@ -12,15 +16,18 @@ from __future__ import annotations
 import argparse
 import time
 
-import gymnasium as gym
+import numpy as np
 import torch
+from gymnasium.vector import AutoresetMode
 from sb3_contrib import MaskablePPO
-from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.vec_env import VecMonitor
 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
 from mj_env.baselines import BASELINES
 from mj_env.rules import PRESETS
+from mj_env.sb3 import MahjongSB3VecEnv
+from mj_env.single_agent import MahjongSingleAgentVectorEnv
 
 OPPONENTS = (*BASELINES, "pretrained", "pretrained:greedy", "pretrained:sample")
 MAX_SEED = 2**32 - 1
@@ -28,17 +35,17 @@ MAX_SEED = 2**32 - 1
 
 
 def evaluate(model, rules: str, opponents: str, hands: int, seed: int) -> float:
-    """Mean points per hand of the trained policy (sampling) over ``hands`` hands."""
-    env = gym.make(f"mj_env/{rules.capitalize()}-v0", opponents=opponents)
-    total = 0.0
-    for h in range(hands):
-        obs, _ = env.reset(seed=seed + h)
-        done = False
-        while not done:
-            action, _ = model.predict(obs, action_masks=get_action_masks(env.unwrapped), deterministic=False)
-            obs, reward, done, _, _ = env.step(int(action))
-            total += reward
-    return total / hands
+    """Mean points per hand of the trained policy (sampling): one hand at each of ``hands`` tables, all at once."""
+    env = MahjongSingleAgentVectorEnv(hands, rules=rules, opponents=opponents, seed=seed,
+                                      autoreset_mode=AutoresetMode.NEXT_STEP)
+    obs, _ = env.reset(seed=seed)
+    total, done = np.zeros(hands), np.zeros(hands, dtype=bool)
+    while not done.all():
+        action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=False)
+        obs, reward, term, trunc, _ = env.step(action)
+        total[~done] += reward[~done]
+        done |= term | trunc
+    return float(total.mean())
 
 
 def main(argv=None):
@@ -47,29 +54,38 @@ def main(argv=None):
     p.add_argument("--opponents", default="rule", choices=OPPONENTS, metavar="NAME",
                    help="rule, random, efficient or pretrained[:greedy|:sample]")
     p.add_argument("--timesteps", type=int, default=200_000, help="learner decisions to train on")
-    p.add_argument("--n-envs", type=int, default=8, help="SB3 sub-environments (one table each)")
+    p.add_argument("--n-envs", type=int, default=64, help="tables (SB3 sub-environments)")
+    p.add_argument("--n-steps", type=int, default=None,
+                   help="decisions per table per rollout (default: 4096 // --n-envs, at least 8)")
+    p.add_argument("--one-table-envs", action="store_true",
+                   help="SB3's DummyVecEnv of one-table envs instead of the batched VecEnv")
     p.add_argument("--eval-hands", type=int, default=200, help="hands for the final evaluation")
     p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1")
     p.add_argument("--smoke", action="store_true", help="tiny settings: a few seconds")
     args = p.parse_args(argv)
     for flag, value in (("--timesteps", args.timesteps), ("--n-envs", args.n_envs),
-                        ("--eval-hands", args.eval_hands)):
+                        ("--eval-hands", args.eval_hands), ("--n-steps", args.n_steps or 1)):
         if value < 1:
             p.error(f"{flag} must be at least 1, got {value}")
     if not 0 <= args.seed <= MAX_SEED:
         p.error(f"--seed must be between 0 and 2**32 - 1, got {args.seed}")
     torch.set_num_threads(1)  # small networks: extra threads only contend for the cores
     if args.smoke:
-        args.timesteps, args.n_envs, args.eval_hands = 256, 2, 2
-    env_id = f"mj_env/{args.rules.capitalize()}-v0"
-    venv = make_vec_env(env_id, n_envs=args.n_envs, seed=args.seed, env_kwargs={"opponents": args.opponents})
-    model = MaskablePPO("MultiInputPolicy", venv, n_steps=128 if args.smoke else 512, batch_size=64,
+        args.timesteps, args.n_envs, args.n_steps, args.eval_hands = 256, 2, 128, 2
+    n_steps = args.n_steps or max(8, 4096 // args.n_envs)
+    if args.one_table_envs:
+        venv = make_vec_env(f"mj_env/{args.rules.capitalize()}-v0", n_envs=args.n_envs, seed=args.seed,
+                            env_kwargs={"opponents": args.opponents})
+    else:
+        venv = VecMonitor(MahjongSB3VecEnv(args.n_envs, rules=args.rules, opponents=args.opponents))
+    model = MaskablePPO("MultiInputPolicy", venv, n_steps=n_steps, batch_size=64 if args.smoke else 256,
                         seed=args.seed, verbose=0)
     t0 = time.time()
     model.learn(total_timesteps=args.timesteps)
     sps = args.timesteps / (time.time() - t0)
     score = evaluate(model, args.rules, args.opponents, args.eval_hands, seed=10_000)
-    print(f"trained {args.timesteps} steps at {sps:.0f} steps/s; "
+    kind = "one-table envs" if args.one_table_envs else "tables in one batched VecEnv"
+    print(f"trained {args.timesteps} steps at {sps:.0f} steps/s ({args.n_envs} {kind}); "
           f"{score:+.3f} points/hand over {args.eval_hands} hands vs {args.opponents}")
     return score
 

@@ -21,7 +21,8 @@ wrapper                     for
 ``FlatObservations`` and ``NumericInfos`` wrap the AEC env of ``mj_env.env(...)``,
 ``FlatObservationsGym`` one single-agent env, ``ResetByMask`` the ``NEXT_STEP`` vector form of
 ``mj_env.single_agent``; each keeps everything else as it is. The single-agent Gymnasium
-environment needs no adapter for Stable-Baselines3 or Gymnasium's wrappers.
+environment needs no adapter for Stable-Baselines3 or Gymnasium's wrappers; for SB3 at speed,
+``mj_env.sb3.MahjongSB3VecEnv`` gives it the batched form as SB3's own ``VecEnv``.
 """
 from __future__ import annotations
 

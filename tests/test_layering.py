@@ -13,7 +13,7 @@ def documented_order() -> list[str]:
     """The mj_env modules in the order docs/modules.md lists them (families/ as one module)."""
     order = []
     for line in (ROOT / "docs" / "modules.md").read_text(encoding="utf-8").splitlines():
-        order.extend(re.findall(r"`mj_env/([a-z_]+)(?:\.py|/)`", line.split("|")[2] if line.count("|") > 3 else ""))
+        order.extend(re.findall(r"`mj_env/([a-z0-9_]+)(?:\.py|/)`", line.split("|")[2] if line.count("|") > 3 else ""))
     return order
 
 
@@ -73,7 +73,7 @@ def test_each_module_imports_only_what_the_map_says():
         cells = line.split("|")
         if len(cells) < 6:
             continue
-        names = re.findall(r"`mj_env/([a-z_]+)(?:\.py|/)`", cells[2])
+        names = re.findall(r"`mj_env/([a-z0-9_]+)(?:\.py|/)`", cells[2])
         may = set(re.findall(r"[a-z_]+", cells[4])) & set(order)
         for name in names:
             allowed[name] = may

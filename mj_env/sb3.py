@@ -1,0 +1,163 @@
+"""Stable-Baselines3's ``VecEnv`` over the batched single-agent environment: N tables in one process.
+
+::
+
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecMonitor
+    from mj_env.sb3 import MahjongSB3VecEnv
+
+    venv = VecMonitor(MahjongSB3VecEnv(num_envs=256, rules="beijing", opponents="rule"))
+    model = MaskablePPO("MultiInputPolicy", venv, n_steps=64, seed=0)
+    model.learn(200_000)
+
+SB3 steps a ``VecEnv``, not a Gymnasium vector env; given one-table envs it builds a
+``DummyVecEnv`` and steps them one by one in Python, so the engine runs one table at a time. This
+class gives SB3 the natively batched ``MahjongSingleAgentVectorEnv`` (``mj_env.single_agent``, the
+same arguments but ``autoreset_mode``) as its ``VecEnv``: one engine step and one batch of
+opponent decisions for all N tables. It needs stable-baselines3 (``pip install 'mj-env[sb3]'``);
+``mj_env`` itself never imports this module.
+
+What SB3 gets, as from its own ``DummyVecEnv`` of N one-table envs (``mj_env/Beijing-v0``):
+
+- ``reset()`` -> observations ``{"observation": (N, 14, 34) uint8, "action_mask": (N, 127) int8}``;
+  the seed of ``seed(s)`` (``model = ...(seed=s)`` calls it) seeds the one generator of all N
+  tables at the next ``reset`` (SB3 gives env i the seed ``s + i``; the tables share ``s``), and
+  ``set_options`` passes the single-agent env's reset options (``walls``, ``dealers``), the same
+  for every env;
+- ``step_wait()`` -> observations, rewards (N,) float32 (the learner's settled points), dones
+  (N,) bool, and a list of N info dicts: ``seat`` always; ``scores`` (4,), ``win``, ``deal_in``,
+  ``draw``, ``fan`` where a hand ended; for an ended episode ``terminal_observation`` (its last
+  observation; the returned row is already the next hand's first decision) and
+  ``TimeLimit.truncated`` (cut by ``max_episode_steps``, not ended by the rules);
+- ``env_method("action_masks")`` -> N bool rows (what ``MaskablePPO`` calls), ``get_attr`` /
+  ``set_attr`` of the batched env's attributes, ``env_is_wrapped`` False, ``render()`` of the
+  tables in ``render_mode="ansi"`` / ``"human"``.
+
+SB3's wrappers (``VecMonitor``, ``VecNormalize`` with ``norm_obs_keys=["observation"]``,
+``VecFrameStack``...) go on top as on any ``VecEnv``. ``self.envs`` is the batched env (its
+``last_settlements``, ``engine``...).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from .single_agent import INFO_KEYS, MahjongSingleAgentVectorEnv
+
+try:
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+except ImportError as e:  # pragma: no cover - the message is the point
+    raise ImportError("mj_env.sb3 needs stable-baselines3: pip install 'mj-env[sb3]' "
+                      "(or pip install stable-baselines3 sb3-contrib)") from e
+
+
+class MahjongSB3VecEnv(VecEnv):
+    """N tables of ``MahjongSingleAgentVectorEnv`` as one Stable-Baselines3 ``VecEnv`` (module docstring).
+
+    ``num_envs`` and every keyword are the batched env's (``rules``, ``opponents``, ``seat``, ``seed``,
+    ``illegal_action``, ``max_episode_steps``, rule overrides...); its autoreset is SB3's (same step)."""
+
+    def __init__(self, num_envs: int = 64, **kwargs):
+        if "autoreset_mode" in kwargs:
+            raise ValueError("autoreset_mode: SB3 resets an ended env inside the same step, which this adapter "
+                             "does; leave the argument out")
+        self.envs = MahjongSingleAgentVectorEnv(num_envs, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
+        self._actions: np.ndarray | None = None
+        super().__init__(self.envs.num_envs, self.envs.single_observation_space, self.envs.single_action_space)
+
+    # ------------------------------------------------------------------ reset and step
+    def reset(self):
+        options = self._options[0]
+        if any(o != options for o in self._options[1:]):
+            raise ValueError("set_options: the tables are reset together, so give one options dict for all envs")
+        obs, infos = self.envs.reset(seed=self._seeds[0], options=options or None)
+        self._reset_seeds()
+        self._reset_options()
+        self.reset_infos = self._info_list(infos)
+        self._actions = None
+        return obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions)
+
+    def step_wait(self):
+        if self._actions is None:
+            raise RuntimeError("step_wait() without step_async(actions) before it")
+        actions, self._actions = self._actions, None
+        if actions.ndim == 2 and actions.shape[1] == 1:  # SB3 hands Discrete actions as (N,) or (N, 1)
+            actions = actions[:, 0]
+        obs, rewards, terminated, truncated, infos = self.envs.step(actions)
+        dones = terminated | truncated
+        info_list = self._info_list(infos)
+        for b in np.flatnonzero(dones):
+            info_list[b]["terminal_observation"] = infos["final_obs"][b]
+            info_list[b]["TimeLimit.truncated"] = bool(truncated[b] and not terminated[b])
+        return obs, rewards.astype(np.float32), dones, info_list
+
+    def _info_list(self, infos: dict) -> list[dict[str, Any]]:
+        """The batched env's dict of arrays as one dict per table (SB3's form)."""
+        out = [{"seat": int(s)} for s in infos["seat"]]
+        if "_scores" in infos:
+            for b in np.flatnonzero(infos["_scores"]):
+                d = out[b]
+                for k in INFO_KEYS:
+                    v = infos[k][b]
+                    d[k] = v.copy() if k == "scores" else v.item()
+        for key in ("illegal_action", "redealt"):
+            if key in infos:
+                for b in np.flatnonzero(infos["_" + key]):
+                    out[b][key] = infos[key][b].item()
+        return out
+
+    # ------------------------------------------------------------------ SB3's env access
+    def _indices(self, indices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, (int, np.integer)):
+            indices = [indices]
+        out = [int(i) for i in indices]
+        bad = [i for i in out if not 0 <= i < self.num_envs]
+        if bad:
+            raise IndexError(f"env indices {bad[:5]} out of range 0-{self.num_envs - 1}")
+        return out
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        """``action_masks``: the rows of the batched env's (N, 127) mask; any other method is the batched
+        env's, called once, its result given to each env asked."""
+        idx = self._indices(indices)
+        result = getattr(self.envs, method_name)(*method_args, **method_kwargs)
+        if method_name == "action_masks":
+            return [result[i] for i in idx]
+        return [result] * len(idx)
+
+    def get_attr(self, attr_name: str, indices=None) -> list:
+        idx = self._indices(indices)
+        return [getattr(self.envs, attr_name)] * len(idx)
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        idx = self._indices(indices)
+        if len(idx) != self.num_envs:
+            raise ValueError(f"set_attr({attr_name!r}): the tables share one env, so set it for all of them "
+                             f"(indices=None), not {len(idx)} of {self.num_envs}")
+        setattr(self.envs, attr_name, value)
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False] * len(self._indices(indices))
+
+    def action_masks(self) -> np.ndarray:
+        """(N, 127) bool: the learner's legal actions at every table."""
+        return self.envs.action_masks()
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        return [None] * self.num_envs  # text rendering only ("ansi", "human")
+
+    def render(self, mode: str | None = None):
+        if mode is not None and mode != self.render_mode:
+            raise ValueError(f"render mode {mode!r}: this env was made with render_mode={self.render_mode!r}")
+        return self.envs.render()
+
+    def close(self) -> None:
+        self.envs.close()

@@ -1,0 +1,129 @@
+"""mj_env.sb3.MahjongSB3VecEnv: the batched single-agent env as Stable-Baselines3's VecEnv."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+
+from gymnasium.vector import AutoresetMode
+from stable_baselines3.common.vec_env import VecEnv, VecMonitor, VecNormalize
+
+from mj_env import actions as A
+from mj_env.baselines import uniform_legal
+from mj_env.sb3 import MahjongSB3VecEnv
+from mj_env.single_agent import MahjongSingleAgentVectorEnv
+
+
+def play(venv, masks_of, steps, seed=0):
+    """Random legal actions; yields what each step returned."""
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        acts = uniform_legal(masks_of(), rng)
+        yield acts, venv.step(acts)
+
+
+def test_steps_as_the_batched_env_with_sb3s_done_and_info_form():
+    sb3 = MahjongSB3VecEnv(16, rules="beijing", opponents="rule", seed=3)
+    ref = MahjongSingleAgentVectorEnv(16, rules="beijing", opponents="rule", seed=3,
+                                      autoreset_mode=AutoresetMode.SAME_STEP)
+    assert isinstance(sb3, VecEnv) and sb3.num_envs == 16
+    sb3.seed(5)
+    obs = sb3.reset()
+    ref_obs, _ = ref.reset(seed=5)
+    for k in ("observation", "action_mask"):
+        np.testing.assert_array_equal(obs[k], ref_obs[k])
+    ended = 0
+    for acts, (obs, rew, done, infos) in play(sb3, sb3.action_masks, 120):
+        r_obs, r_rew, r_term, r_trunc, r_inf = ref.step(acts)
+        np.testing.assert_array_equal(obs["observation"], r_obs["observation"])
+        np.testing.assert_array_equal(obs["action_mask"], r_obs["action_mask"])
+        assert rew.dtype == np.float32 and done.dtype == bool and len(infos) == 16
+        np.testing.assert_array_equal(rew, r_rew.astype(np.float32))
+        np.testing.assert_array_equal(done, r_term | r_trunc)
+        for b in range(16):
+            assert infos[b]["seat"] == r_inf["seat"][b] == 0
+            assert ("scores" in infos[b]) == bool(r_inf.get("_scores", np.zeros(16, bool))[b])
+            if "scores" in infos[b]:
+                np.testing.assert_array_equal(infos[b]["scores"], r_inf["scores"][b])
+                assert infos[b]["scores"][0] == rew[b] or "redealt" in infos[b]
+                for k in ("win", "deal_in", "draw", "fan"):
+                    assert infos[b][k] == r_inf[k][b]
+            if done[b]:
+                ended += 1
+                final = r_inf["final_obs"][b]
+                for k in ("observation", "action_mask"):
+                    np.testing.assert_array_equal(infos[b]["terminal_observation"][k], final[k])
+                assert infos[b]["TimeLimit.truncated"] is False
+            else:
+                assert "terminal_observation" not in infos[b]
+    assert ended > 10
+
+
+def test_action_masks_through_env_method_and_sb3s_helpers():
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    venv = VecMonitor(MahjongSB3VecEnv(8, seed=1))
+    venv.reset()
+    assert is_masking_supported(venv)
+    masks = get_action_masks(venv)
+    assert masks.shape == (8, A.N_ACTIONS) and masks.dtype == bool
+    np.testing.assert_array_equal(masks, venv.unwrapped.envs.action_masks())
+    rows = venv.env_method("action_masks", indices=[2, 5])
+    np.testing.assert_array_equal(np.stack(rows), masks[[2, 5]])
+    assert venv.get_attr("rules", indices=3) == [venv.unwrapped.envs.rules]
+    assert venv.env_is_wrapped(VecMonitor) == [False] * 8
+    with pytest.raises(IndexError, match="out of range 0-7"):
+        venv.env_method("action_masks", indices=[8])
+    with pytest.raises(AttributeError):
+        venv.get_attr("no_such_attribute")
+
+
+def test_seeding_repeats_and_truncation_is_flagged():
+    def run(seed):
+        venv = MahjongSB3VecEnv(8, max_episode_steps=3, seed=0)
+        venv.seed(seed)
+        venv.reset()
+        out = []
+        for _, (obs, rew, done, infos) in play(venv, venv.action_masks, 12):
+            out.append((obs["observation"].copy(), rew, done,
+                        [i.get("TimeLimit.truncated") for i in infos]))
+        return out
+    a, b, c = run(7), run(7), run(8)
+    assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) for x, y in zip(a, b))
+    assert not all(np.array_equal(x[0], y[0]) for x, y in zip(a, c))
+    truncated = [t for step in a for t in step[3] if t]
+    assert truncated  # episodes cut after 3 learner steps are flagged for SB3's bootstrapping
+
+
+def test_maskable_ppo_learns_on_it_with_sb3s_wrappers():
+    torch = pytest.importorskip("torch")
+    from sb3_contrib import MaskablePPO
+    torch.set_num_threads(1)
+    venv = VecNormalize(VecMonitor(MahjongSB3VecEnv(8, opponents="random", seed=0)),
+                        norm_obs_keys=["observation"], norm_reward=True)
+    model = MaskablePPO("MultiInputPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0)
+    model.learn(512)
+    assert model.num_timesteps == 512 and len(model.ep_info_buffer) > 0
+    obs = venv.reset()
+    action, _ = model.predict(obs, action_masks=np.stack(venv.env_method("action_masks")))
+    assert venv.unwrapped.envs.action_masks()[np.arange(8), action].all()
+
+
+def test_refusals():
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        MahjongSB3VecEnv(4, autoreset_mode=AutoresetMode.NEXT_STEP)
+    venv = MahjongSB3VecEnv(4, seed=0)
+    venv.set_options([{}, {}, {"dealers": [1]}, {}])
+    with pytest.raises(ValueError, match="one options dict"):
+        venv.reset()
+    venv.set_options({"dealers": [1, 2, 3, 0]})  # one dict for every env: passed on
+    venv.reset()
+    assert venv.envs.engine.state.dealer.tolist() == [1, 2, 3, 0]
+    with pytest.raises(RuntimeError, match="step_async"):
+        venv.step_wait()
+    with pytest.raises(ValueError, match="set it for all"):
+        venv.set_attr("illegal_penalty", 5.0, indices=[0])
+    venv.set_attr("illegal_penalty", 5.0)
+    assert venv.envs.illegal_penalty == 5.0
+    with pytest.raises(ValueError, match="render mode"):
+        venv.render("rgb_array")
