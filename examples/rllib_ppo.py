@@ -4,7 +4,8 @@ All four seats map to one policy ``"shared"``, an ``ActionMaskingTorchRLModule``
 RLlib's examples) that reads ``"observations"`` and ``"action_mask"``, the layout that
 ``mj_env.wrappers.FlatObservations`` gives. ``illegal_action="penalize"`` because RLlib's env
 check steps one unmasked random action. With ``--single-agent`` the same module learns one seat of
-the single-agent Gymnasium env against three ``--opponents`` (``mj_env.wrappers.FlatObservationsGym``).
+the single-agent Gymnasium env against three ``--opponents``, every env runner stepping its ``--tables``
+tables at once in one batched env (``mj_env.wrappers.FlatObservationsVector``).
 
     pip install -e '.[examples]'
     python examples/rllib_ppo.py --iterations 20 --num-env-runners 2
@@ -33,7 +34,7 @@ from ray.tune.registry import register_env
 import mj_env
 from mj_env.registration import RULE_IDS
 from mj_env.rules import PRESETS
-from mj_env.wrappers import FlatObservations, FlatObservationsGym
+from mj_env.wrappers import FlatObservations, FlatObservationsGym, FlatObservationsVector
 
 MAX_SEED = 2**32 - 1
 """The largest --seed, as in the other examples and train.py."""
@@ -45,9 +46,15 @@ def env_creator(config: dict):
 
 
 def single_env_creator(config: dict):
-    """One seat against three opponents (``mj_env.single_agent``), observations in RLlib's masking layout."""
-    return FlatObservationsGym(gym.make(RULE_IDS[config.get("rules", "beijing")],
-                                        opponents=config.get("opponents", "rule"), illegal_action="penalize"))
+    """One seat against three opponents (``mj_env.single_agent``), observations in RLlib's masking layout.
+    With ``gym_env_vectorize_mode="vector_entry_point"`` RLlib asks for all of a runner's ``num_envs`` tables
+    at once: the batched env, stepping them in one engine."""
+    kwargs = {"opponents": config.get("opponents", "rule"), "illegal_action": "penalize"}
+    env_id = RULE_IDS[config.get("rules", "beijing")]
+    if "num_envs" in config:
+        return FlatObservationsVector(gym.make_vec(env_id, num_envs=config["num_envs"],
+                                                   vectorization_mode="vector_entry_point", **kwargs))
+    return FlatObservationsGym(gym.make(env_id, **kwargs))
 
 
 def build_config(args) -> PPOConfig:
@@ -56,6 +63,7 @@ def build_config(args) -> PPOConfig:
     config = PPOConfig()
     if args.single_agent:
         config = (config.environment("mj_env_single", env_config={"rules": args.rules, "opponents": args.opponents})
+                  .env_runners(num_envs_per_env_runner=args.tables, gym_env_vectorize_mode="vector_entry_point")
                   .rl_module(rl_module_spec=module))
     else:
         config = (config.environment("mj_env_aec", env_config={"rules": args.rules})
@@ -84,10 +92,12 @@ def main(argv=None):
                    help="learn one seat of the single-agent Gymnasium env against --opponents (default: all four seats)")
     p.add_argument("--opponents", default="rule", choices=("random", "rule", "efficient", "pretrained"),
                    help="the three other seats with --single-agent")
+    p.add_argument("--tables", type=int, default=64,
+                   help="with --single-agent: tables per env runner, stepped at once in one batched env")
     p.add_argument("--smoke", action="store_true", help="tiny settings: seconds after Ray starts")
     args = p.parse_args(argv)
     # every argument is checked before Ray starts (its errors come as pages of chained tracebacks)
-    for flag in ("iterations", "batch", "epochs", "hidden"):
+    for flag in ("iterations", "batch", "epochs", "hidden", "tables"):
         if getattr(args, flag) < 1:
             p.error(f"--{flag} must be at least 1, got {getattr(args, flag)}")
     if args.num_env_runners < 0:
@@ -96,6 +106,7 @@ def main(argv=None):
         p.error(f"--seed must be between 0 and 2**32 - 1, got {args.seed}")
     if args.smoke:
         args.iterations, args.num_env_runners, args.batch, args.epochs, args.hidden = 1, 0, 256, 1, 32
+        args.tables = min(args.tables, 8)
     ray.init(address=args.address, include_dashboard=False, log_to_driver=False,
              num_cpus=None if args.address else max(1, args.num_env_runners + 1))
     register_env("mj_env_aec", env_creator)

@@ -9,6 +9,9 @@ wrapper                     for
 ``FlatObservationsGym(env)``  the same layout for the single-agent Gymnasium env
                             (``gymnasium.make("mj_env/Beijing-v0", ...)``), for RLlib's
                             single-agent PPO
+``FlatObservationsVector(envs)``  the same for its batched form (``gymnasium.make_vec(...,
+                            vectorization_mode="vector_entry_point")``), for RLlib's env
+                            runners with ``gym_env_vectorize_mode="vector_entry_point"``
 ``NumericInfos(env)``       Tianshou (its collector checks infos for NaN, and the settlement
                             object holds ``None``): ``infos[agent]["settlement"]`` becomes
                             ``infos[agent]["scores"]``, the four seats' points
@@ -19,8 +22,8 @@ wrapper                     for
 ==========================  ===========================================================
 
 ``FlatObservations`` and ``NumericInfos`` wrap the AEC env of ``mj_env.env(...)``,
-``FlatObservationsGym`` one single-agent env, ``ResetByMask`` the ``NEXT_STEP`` vector form of
-``mj_env.single_agent``; each keeps everything else as it is. The single-agent Gymnasium
+``FlatObservationsGym`` one single-agent env, ``FlatObservationsVector`` and ``ResetByMask`` the
+``NEXT_STEP`` vector form of ``mj_env.single_agent``; each keeps everything else as it is. The single-agent Gymnasium
 environment needs no adapter for Stable-Baselines3 or Gymnasium's wrappers; for SB3 at speed,
 ``mj_env.sb3.MahjongSB3VecEnv`` gives it the batched form as SB3's own ``VecEnv``.
 """
@@ -29,7 +32,8 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorWrapper
+from gymnasium.vector import AutoresetMode, VectorObservationWrapper, VectorWrapper
+from gymnasium.vector.utils import batch_space
 from pettingzoo.utils import BaseWrapper
 
 from . import actions as A
@@ -86,6 +90,28 @@ class FlatObservationsGym(gym.ObservationWrapper, gym.utils.RecordConstructorArg
 
     def observation(self, observation: dict) -> dict:
         return _flat(observation)
+
+
+class FlatObservationsVector(VectorObservationWrapper):
+    """``FlatObservations`` for the batched single-agent env (``gymnasium.make_vec(id, num_envs=N,
+    vectorization_mode="vector_entry_point")``, its default ``NEXT_STEP`` autoreset): what RLlib's env
+    runners step when ``gym_env_vectorize_mode="vector_entry_point"`` (all of a runner's tables in one
+    engine, instead of one env per table)."""
+
+    def __init__(self, env):
+        space = getattr(env, "single_observation_space", None)
+        if not (isinstance(space, spaces.Dict) and space.spaces.keys() == {"observation", "action_mask"}):
+            raise TypeError("FlatObservationsVector wraps the batched single-agent env of mj_env (gymnasium.make_vec("
+                            "\"mj_env/Beijing-v0\", num_envs=N, vectorization_mode=\"vector_entry_point\")), whose "
+                            f"observations are {{'observation', 'action_mask'}}; got {space}")
+        super().__init__(env)
+        self.single_observation_space = _flat_space()
+        self.observation_space = batch_space(self.single_observation_space, env.num_envs)
+
+    def observations(self, observations: dict) -> dict:
+        obs = observations["observation"]
+        return {"observations": obs.reshape(len(obs), -1).astype(np.float32),
+                "action_mask": observations["action_mask"]}
 
 
 class NumericInfos(BaseWrapper):

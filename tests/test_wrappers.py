@@ -6,7 +6,13 @@ import pytest
 from pettingzoo.test import api_test
 
 import mj_env
-from mj_env.wrappers import N_FLAT, FlatObservations, FlatObservationsGym, NumericInfos
+from mj_env.wrappers import (
+    N_FLAT,
+    FlatObservations,
+    FlatObservationsGym,
+    FlatObservationsVector,
+    NumericInfos,
+)
 
 
 def test_flat_observations_pass_the_api_test_and_keep_the_mask():
@@ -44,6 +50,31 @@ def test_flat_observations_gym_on_the_single_agent_env():
             raw, _ = inner.reset(seed=seed)
     with pytest.raises(TypeError, match="FlatObservationsGym wraps a single-agent env of mj_env"):
         FlatObservationsGym(gym.make("CartPole-v1"))
+
+
+def test_flat_observations_vector_on_the_batched_env():
+    import gymnasium as gym
+
+    def make():
+        return gym.make_vec("mj_env/Beijing-v0", num_envs=16, vectorization_mode="vector_entry_point", opponents="rule")
+    e, inner = FlatObservationsVector(make()), make()
+    assert e.single_observation_space == FlatObservationsGym(gym.make("mj_env/Beijing-v0")).observation_space
+    obs, _ = e.reset(seed=3)
+    raw, _ = inner.reset(seed=3)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(150):
+        assert e.observation_space.contains(obs)
+        assert np.array_equal(obs["observations"], raw["observation"].reshape(16, N_FLAT).astype(np.float32))
+        assert np.array_equal(obs["action_mask"], raw["action_mask"])
+        a = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
+        obs, r, term, _, _ = e.step(a)
+        raw, r2, term2, *_ = inner.step(a)
+        assert np.array_equal(r, r2) and np.array_equal(term, term2)
+        ended += int(term.sum())
+    assert ended > 10  # NEXT_STEP restarts went through the wrapper too
+    with pytest.raises(TypeError, match="FlatObservationsVector wraps the batched single-agent env"):
+        FlatObservationsVector(gym.make_vec("CartPole-v1", num_envs=2))
 
 
 def test_numeric_infos_hold_numbers_only():
