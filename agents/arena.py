@@ -441,6 +441,9 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
     records (``mj_env.records``) as they are made."""
     if agents is None:
         agents = load_agents(specs, rules=rules, device=device)
+    elif len(agents) != len(specs):
+        raise ValueError(f"compare: {len(specs)} specs for {len(agents)} agents; give one spec (its label in the "
+                         "summary) per agent")
     bar = None
     if progress:
         from tqdm import tqdm

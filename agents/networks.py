@@ -419,7 +419,13 @@ def _plain(value, where: str):
 
 
 def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
-    """Write the weights with the observation layout and ``meta`` (rules, step, args...: plain data only)."""
+    """Write the weights with the observation layout and ``meta`` (rules, step, args...: plain data only).
+    ``model`` is a network of this module (``build_network``, ``PolicyValueNet``, ``TileNet``): the file stores
+    its ``config`` and rebuilds it from that, so another module cannot be saved in this format."""
+    if not isinstance(model, tuple(ARCHS.values())):
+        raise CheckpointError(f"save_checkpoint saves the networks of agents.networks (build_network(config): "
+                              f"{', '.join(c.__name__ for c in ARCHS.values())}), got {type(model).__name__}; "
+                              "save another module with torch.save and wrap it as an agent with name and act(obs, rng)")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {

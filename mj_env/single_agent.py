@@ -21,7 +21,7 @@ field can be overridden as a keyword, e.g. ``base=500``).
 | --- | --- |
 | Observation | ``{"observation": Box(0, 255, (14, 34), uint8), "action_mask": Box(0, 1, (127,), int8)}``: ``mj_obs_v1`` planes of the learner's seat (``mj_env.observation``) |
 | Action | ``Discrete(127)`` (``mj_env.actions``); ``action_masks()`` gives the legal ones (bool) for SB3's ``MaskablePPO`` |
-| Reward | the learner's settled points when a hand ends (float; exact), else 0 |
+| Reward | the learner's settled points when a hand ends (float; exact), else 0; the points of a hand the learner never decided in (redealt, below) come with the next episode's first reward |
 | Episode | one hand (or a match of ``hands_per_episode`` hands); truncated only after ``max_episode_steps`` |
 
 ## Arguments
@@ -35,7 +35,9 @@ field can be overridden as a keyword, e.g. ``base=500``).
   or answers an illegal action fails the whole ``step`` or ``reset``, which then changes nothing:
   the error names the opponent and the table, and the learner's action was not played.
 - ``seat``: the learner's seat, ``0``-``3``; ``"rotate"`` (table i starts at seat i % 4 and moves
-  on one seat each episode); or ``"random"`` (drawn every episode).
+  on one seat each episode); or ``"random"`` (drawn every episode). Under ``beijing`` East (seat 0) deals
+  the first hand (docs/RULES.md 2), so with one-hand episodes ``seat=0`` is the dealer in every hand
+  (``hebei`` and ``quemen`` draw the dealer); a player for every seat trains with ``"random"`` or ``"rotate"``.
 - ``illegal_action``: ``"penalize"`` (default here, since Gymnasium's contract is that every
   element of the action space may be stepped: ``check_env`` and unmasked samplers do) ends the
   episode with ``-illegal_penalty`` for the learner; ``"raise"`` raises ``ActionError`` and
@@ -55,7 +57,7 @@ field can be overridden as a keyword, e.g. ``base=500``).
 | key | shape, dtype | meaning |
 | --- | --- | --- |
 | ``seat`` | (N,) int64 | the learner's seat at each table |
-| ``scores`` | (N, 4) float64 | settled points of every seat, where a hand ended in this step |
+| ``scores`` | (N, 4) float64 | settled points of every seat (in seat order: the learner's are ``scores[i, seat[i]]``), where a hand ended in this step |
 | ``win``, ``deal_in``, ``draw`` | (N,) bool | the learner won / discarded the winning tile / the hand was drawn |
 | ``fan`` | (N,) int64 | the learner's fan when it won (0 otherwise) |
 | ``illegal_action`` | (N,) bool | the learner's action was illegal and penalized (only when one was) |

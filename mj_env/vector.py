@@ -44,6 +44,9 @@ the list of that seat's decisions; when a hand ends the reward ``rewards[i, seat
 that seat's last decision at table i (earlier ones get 0, or a shaped reward), and the seat's
 trajectory ends there. One shared policy can play all four seats (the observation is already
 seat-relative); an opponent pool plays some seats with frozen snapshots. ``train.py`` does this.
+Seats are not alike (under ``beijing`` East deals the first hand, so seat 0 deals every one-hand
+episode): two policies compared at fixed seats measure the seats as much as the policies; the
+duplicate arena (``agents.arena``) plays every wall in every seating.
 """
 from __future__ import annotations
 

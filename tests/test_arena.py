@@ -11,6 +11,7 @@ import pytest
 
 from agents import RandomAgent, RuleBasedAgent
 from agents.arena import (
+    compare,
     json_safe,
     json_text,
     main,
@@ -338,3 +339,12 @@ def test_outputs_never_overwrite_an_input_and_a_failed_write_is_one_line(tmp_pat
         assert main(["--agents", "rule,random", "--hands", "2", "--json", "/dev/full", "--quiet"]) == 1
         err = capsys.readouterr().err
         assert err.startswith("python -m agents.arena: cannot write /dev/full:") and "Traceback" not in err
+
+
+def test_compare_refuses_specs_that_do_not_label_every_agent():
+    agents = [RuleBasedAgent(), RandomAgent()]
+    for specs in (["rule"], ["rule", "random", "rule"]):
+        with pytest.raises(ValueError, match=f"{len(specs)} specs for 2 agents"):
+            compare(specs, 1, agents=agents)
+    summary = compare(["mine", "random"], 1, agents=agents)
+    assert [a["spec"] for a in summary["agents"]] == ["mine", "random"]

@@ -82,6 +82,12 @@ def test_save_refuses_meta_that_would_not_load(tmp_path):
         save_checkpoint(tmp_path / "m.pt", PolicyValueNet(hidden=(8,)), where=tmp_path)
 
 
+def test_save_refuses_a_module_that_is_not_one_of_ours(tmp_path):
+    with pytest.raises(CheckpointError, match="got Linear"):
+        save_checkpoint(tmp_path / "m.pt", torch.nn.Linear(4, 2))
+    assert not (tmp_path / "m.pt").exists()
+
+
 @pytest.mark.parametrize("key", ["state_dict", "model_config", "obs_version", "meta"])
 def test_missing_key(saved, tmp_path, key):
     refused(rewrite(saved[1], tmp_path, lambda p: p.pop(key)), f"missing key '{key}'")
