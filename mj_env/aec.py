@@ -247,7 +247,8 @@ class raw_env(AECEnv):
                 self.terminations[a] = True
             self._accumulate_rewards()
             return
-        self._hand["actions"].append((self.agent_name_mapping[agent], int(action)))
+        if self.rules.hands_per_episode == 1:  # a match gives no record (hand_record): keep no list growing
+            self._hand["actions"].append((self.agent_name_mapping[agent], int(action)))
         res = self.engine.step(np.array([int(action)]))
         # each agent's info keeps the last hand's settlement until that agent acts again, so that in
         # a match every seat reads every settlement through last(), not only the next to act

@@ -92,6 +92,9 @@ def test_a_wrong_record_is_refused_with_where(change, message):
 def test_records_only_for_single_hands_and_played_moves():
     env = mj_env.env(hands_per_episode=2)
     env.reset(seed=0)
+    for _ in range(30):  # a match keeps no decision list: it would grow through every hand (soak audit)
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert env.unwrapped._hand["actions"] == []
     with pytest.raises(RecordError, match="matches of 2 hands"):
         env.unwrapped.hand_record()
     with pytest.raises(RecordError, match="call reset"):
