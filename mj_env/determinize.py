@@ -19,16 +19,20 @@ What a redeal keeps and changes:
   wall: a hand never holds one;
 - the unseen tiles are dealt uniformly at random: each arrangement of the unseen physical
   tiles over the hidden places (hands, concealed kongs, undrawn wall) that keeps the rules
-  below is equally likely. No seat may hold all four 惠牌 (四惠牌 would have won at the start
-  of its turn): such deals are drawn again (rejection sampling, which keeps the draw uniform);
+  below is equally likely. A seat that has begun a turn this hand (the dealer, or any draw)
+  may not hold all four 惠牌 (四惠牌 would have won at the start of that turn, and a hand only
+  loses tiles between draws): such deals are drawn again (rejection sampling, which keeps the
+  draw uniform); a non-dealer before its first draw may hold them. For the same reason no
+  concealed kong is of the 惠牌 kind;
 - a seat that declared 报听 (quemen) must hold a hand with a wait as 报听 requires
   (``legal.ting_discards``). Such hands are too rare for rejection (about 1 in 10,000 random
-  13-tile hands), so that seat's hand comes from a Metropolis chain over swaps with the unseen
-  tiles, started at its real hand: ``mcmc_steps`` proposals (default 500), each accepted when
-  the hand still waits (weighted by the concealed-kong kinds left to the others, so that the
-  chain's stationary distribution is the uniform one above). The chain forgets its start
-  slowly: after 500 steps a redealt hand still shares about 0.4-0.55 of the real hand's tiles,
-  against about 0.3-0.47 after 5,000 (``benchmarks/search.py --ting-mixing``; benchmarks/
+  13-tile hands), so that seat's hand comes from a Metropolis chain started at its real hand:
+  ``mcmc_steps`` proposals (default 500), mostly swaps of one tile with an unseen one, one in
+  eight a whole hand drawn afresh (swaps alone cannot cross between some sets of waiting hands),
+  each accepted when the hand still waits (weighted by the concealed-kong kinds left to the
+  others, so that the chain's stationary distribution is the uniform one above). The chain forgets its start
+  slowly: after 500 steps a redealt hand still shares about 0.36-0.54 of the real hand's tiles,
+  against about 0.33-0.44 after 5,000 (``benchmarks/search.py --ting-mixing``; benchmarks/
   README.md): raise ``mcmc_steps`` when that matters, 0 keeps the real hand. The seat's
   concealed kong kinds are kept;
 - another seat's turn (it drew): its drawn tile is one of its new tiles;
@@ -53,7 +57,22 @@ import numpy as np
 from . import hand, legal
 from .claims import best_category
 from .engine import MAX_TABLES, Engine
-from .state import CLAIM, CLAIM_CATEGORY, END, MELD_CONCEALED_KONG, NO_CATEGORY, ROB, TURN, K, M, S
+from .state import (
+    CLAIM,
+    CLAIM_CATEGORY,
+    END,
+    MELD_ADDED_KONG,
+    MELD_CHI,
+    MELD_CONCEALED_KONG,
+    MELD_KONG,
+    MELD_PONG,
+    NO_CATEGORY,
+    ROB,
+    TURN,
+    K,
+    M,
+    S,
+)
 from .tiles import FIRST_FLOWER, N_FLOWERS, N_SUITED, N_SUITS, SUIT_OF, suits_held
 
 N_CODES = FIRST_FLOWER + N_FLOWERS  # tile indices a wall may hold (0-41)
@@ -66,7 +85,8 @@ def determinize(engine: Engine, table: int, seat: int, n: int = 1, rng=None, *,
     afresh (module docstring). ``rng``: a np.random.Generator, an int seed or None (fresh
     entropy). The copies' own generator (for ``reset`` and the next hand of a match) is seeded
     from ``rng``. ``max_tries``: deals tried per copy before a copy that keeps breaking the
-    四惠牌 rule keeps its real tiles (never seen in practice; ``redeal`` reports it).
+    四惠牌 rule would keep its real tiles: then nothing is returned and RuntimeError says so (never seen
+    at the default; ``redeal`` reports such tables instead).
 
     >>> eng = Engine("beijing", num_tables=1, seed=0); eng.reset()
     >>> worlds = determinize(eng, 0, seat=int(eng.state.to_act[0]), n=256, rng=1)
@@ -75,14 +95,15 @@ def determinize(engine: Engine, table: int, seat: int, n: int = 1, rng=None, *,
         raise TypeError(f"engine must be an Engine, got {type(engine).__name__}")
     b = _int_in(table, "table", engine.num_tables)
     s = _int_in(seat, "seat", S)
-    count = _int_in(n, "n", MAX_TABLES + 1)
-    if count < 1:
-        raise ValueError("n must be at least 1")
+    count = _int_in(n, "n", MAX_TABLES + 1, low=1)
     gen = _generator(rng)
     _check_positions(engine, np.array([b]), np.array([s]))
     _check_budget(max_tries, mcmc_steps)
     out = engine.clone(np.full(count, b), seed=int(gen.integers(2**63)))
-    redeal(out, s, gen, max_tries=max_tries, mcmc_steps=mcmc_steps)
+    done = redeal(out, s, gen, max_tries=max_tries, mcmc_steps=mcmc_steps)
+    if not done.all():  # such a copy would hold the real hidden tiles: a search on it would cheat
+        raise RuntimeError(f"determinize: {int((~done).sum())} of {count} copies found no deal keeping the 四惠牌 "
+                           f"rule in max_tries={max_tries} tries; raise max_tries")
     return out
 
 
@@ -131,11 +152,11 @@ def shuffle_wall(engine: Engine, rng=None, tables=None) -> None:
 
 
 # ----------------------------------------------------------------------------- checks
-def _int_in(value, what: str, upper: int) -> int:
+def _int_in(value, what: str, upper: int, low: int = 0) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{what} must be an integer, got {str(value)[:40]!r}")
-    if not 0 <= value < upper:
-        raise ValueError(f"{what} must be in 0-{upper - 1}, got {int(value)}")
+    if not low <= value < upper:
+        raise ValueError(f"{what} must be in {low}-{upper - 1}, got {int(value)}")
     return int(value)
 
 
@@ -231,23 +252,27 @@ def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) ->
         pool[:, :K] -= part.sum(axis=1)
         slots = np.where(ting, (drawn_seat[:, None] == np.arange(S)[None, :]).astype(np.int64), slots)
         t_rows = np.flatnonzero(ting.any(axis=1))
+        no_kong_t = np.where(rules.hui and rules.four_hui_win, st.hui[idx[t_rows]].astype(np.int64), -1)
         part[t_rows], pool[t_rows] = _ting_chain(rules, st.meld_counts[idx[t_rows]].astype(np.int16), ting[t_rows], part[t_rows],
-                                                 pool[t_rows], kong[t_rows].sum(axis=1), mcmc_steps, rng)
+                                                 pool[t_rows], kong[t_rows].sum(axis=1), mcmc_steps, rng, no_kong_t)
 
     # Deal the rest; retry the rows whose deal breaks 四惠牌.
     hui = st.hui[idx].astype(np.int64)
     check_hui = rules.hui and rules.four_hui_win
+    no_kong = np.where(check_hui, hui, -1)  # nobody can have declared a concealed kong of the 4 惠牌: they won
+    if check_hui:                           # seats that began a turn held fewer than four 惠牌 since (below)
+        began = _began_a_turn(st, idx)
     done = np.zeros(n, dtype=bool)
     todo = rows
     tries = np.zeros(n, dtype=np.int64)
     batch = 1
     while len(todo):
         cand = np.repeat(todo, batch)
-        deal = _deal(pool[cand], slots[cand], kong[cand], width[cand], drawn_seat[cand], rng)
+        deal = _deal(pool[cand], slots[cand], kong[cand], width[cand], drawn_seat[cand], rng, no_kong[cand])
         new_hands = fixed[cand] + part[cand] + deal["hands"]
         ok = np.ones(len(cand), dtype=bool)
         if check_hui:
-            four = (new_hands[np.arange(len(cand)), :, hui[cand]] == 4) & redealt[cand]
+            four = (new_hands[np.arange(len(cand)), :, hui[cand]] == 4) & redealt[cand] & began[cand]
             ok = ~four.any(axis=1)
         first = ok.reshape(len(todo), batch)
         got = first.any(axis=1)
@@ -270,10 +295,24 @@ def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) ->
     return done
 
 
-def _deal(pool, slots, kong, width, drawn_seat, rng) -> dict:
+def _began_a_turn(st, idx) -> np.ndarray:
+    """(n, S) bool: the seat has begun a turn this hand (the dealer's first, or any draw), so 四惠牌 was
+    checked then and its hand cannot hold all four 惠牌 now (it only loses tiles between draws). A
+    non-dealer before its first draw may: it holds what it was dealt, less claims and discards. A
+    discard follows a draw or the seat's own chi or pong; every kong is followed by a replacement draw."""
+    seats = np.arange(S)[None, :]
+    types = st.meld_type[idx]
+    claimed = ((types == MELD_CHI) | (types == MELD_PONG)).sum(axis=2)
+    kongs = ((types == MELD_KONG) | (types == MELD_ADDED_KONG) | (types == MELD_CONCEALED_KONG)).any(axis=2)
+    drawing = ((st.phase[idx] == TURN) & (st.drawn[idx] >= 0))[:, None] & (st.turn_seat[idx, None] == seats)
+    return ((st.dealer[idx, None] == seats) | kongs | (st.n_discards[idx] > claimed) | drawing)
+
+
+def _deal(pool, slots, kong, width, drawn_seat, rng, no_kong=None) -> dict:
     """m random deals: ``pool`` (m, 42) unseen tile counts, ``slots`` (m, S) concealed places per
     seat, ``kong`` (m, S) concealed kongs per seat, ``width`` (m,) undrawn wall places,
-    ``drawn_seat`` (m,) a seat whose last place is its drawn tile, or -1.
+    ``drawn_seat`` (m,) a seat whose last place is its drawn tile, or -1; ``no_kong`` (m,) a kind
+    no concealed kong can be of (the 惠牌 where four of them win at once), or -1.
 
     Concealed kongs first (distinct kinds of which all four are in the pool, uniformly), then
     the natural tiles in a uniform random order: the first ``slots.sum()`` go to the seats'
@@ -287,7 +326,7 @@ def _deal(pool, slots, kong, width, drawn_seat, rng) -> dict:
     n_kong = kong.sum(axis=1)
     if n_kong.any():
         keys = rng.random((m, K))
-        keys[pool[:, :K] != 4] = 2.0
+        keys[~_kong_kinds(pool, no_kong)] = 2.0
         most = int(n_kong.max())
         order = np.argsort(keys, axis=1)[:, :most]                            # (m, most) kinds
         j = np.arange(most)
@@ -435,22 +474,39 @@ def ting_waits(rules, counts, melds, discards=None) -> np.ndarray:
     return waits.any(axis=1)
 
 
-def _kong_weight(pool, n_kong) -> np.ndarray:
-    """Ways to give ``n_kong`` concealed kongs distinct kinds of which the pool holds four."""
-    e = (pool[:, :K] == 4).sum(axis=1)
+def _kong_kinds(pool, no_kong=None) -> np.ndarray:
+    """(m, K) bool: the kinds a concealed kong may be of: all four in the pool, not ``no_kong`` (m,)."""
+    ok = pool[:, :K] == 4
+    if no_kong is not None:
+        r = np.flatnonzero(no_kong >= 0)
+        ok[r, no_kong[r]] = False
+    return ok
+
+
+def _kong_weight(pool, n_kong, no_kong=None) -> np.ndarray:
+    """Ways to give ``n_kong`` concealed kongs distinct kinds they may be of (``_kong_kinds``)."""
+    e = _kong_kinds(pool, no_kong).sum(axis=1)
     w = np.ones(len(pool))
     for j in range(int(n_kong.max(initial=0))):
         w *= np.where(j < n_kong, np.maximum(e - j, 0), 1)
     return w
 
 
-def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng):
-    """Metropolis over 报听 hands. Each step, at every table, one of its 报听 seats (at random)
-    proposes to swap a random tile of its hand with a random unseen natural tile (a symmetric
-    proposal); the swap is accepted when the hand still waits, with probability min(1, w'/w)
-    for the kong weight w. The chain starts at the real hands (which wait); its stationary
-    distribution is the uniform one over the deals that keep the rules. melds (m, S, K),
-    ting (m, S), part (m, S, K), pool (m, 42): the hands and the rest of the unseen tiles."""
+INDEPENDENT_SHARE = 0.125
+"""The share of the 报听 chain's steps that propose a whole new hand rather than one swap (``_ting_chain``)."""
+
+
+def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong=None):
+    """Metropolis over 报听 hands. Each step, at every table, one of its 报听 seats (at random) proposes
+    a new hand: mostly (``1 - INDEPENDENT_SHARE``) by swapping a random tile of its hand with a random
+    unseen natural tile, otherwise by drawing its whole hand afresh from its tiles and the unseen natural
+    ones (each physical tile alike). Both proposals are symmetric over the arrangements of physical
+    tiles, so the new hand is accepted when it still waits, with probability min(1, w'/w) for the kong
+    weight w. The swaps explore near the current hand; the fresh draws connect hands no chain of single
+    swaps through waiting hands joins (the waiting hands can fall apart into such islands), so the chain
+    reaches every waiting hand and its stationary distribution is the uniform one over the deals that
+    keep the rules. It starts at the real hands (which wait). melds (m, S, K), ting (m, S), part (m, S,
+    K), pool (m, 42): the hands and the rest of the unseen tiles; no_kong as for ``_deal``."""
     part, pool = part.copy(), pool.copy()
     m = len(part)
     rows = np.arange(m)
@@ -464,19 +520,36 @@ def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng):
         new = h.copy()
         new[rows, give] -= 1
         new[rows, take] += 1
-        ok = (give != take) & (nat.sum(axis=1) > 0)
+        moved = (give != take) & (nat.sum(axis=1) > 0)
+        fresh = rng.random(m) < INDEPENDENT_SHARE
+        if fresh.any():
+            f = np.flatnonzero(fresh)
+            new[f] = _draw_hands(h[f] + nat[f], h[f].sum(axis=1), rng)
+            moved[f] = (new[f] != h[f]).any(axis=1)
+        ok = moved.copy()
         ok[ok] = ting_waits(rules, new[ok], melds[rows[ok], o[ok]])
+        after = pool.copy()
+        after[:, :K] += h - new
         if has_kongs:
-            after = pool.copy()
-            after[rows, give] += 1
-            after[rows, take] -= 1
-            ratio = _kong_weight(after, n_kong) / np.maximum(_kong_weight(pool, n_kong), 1)
+            ratio = _kong_weight(after, n_kong, no_kong) / np.maximum(_kong_weight(pool, n_kong, no_kong), 1)
             ok &= rng.random(m) < ratio
         a = rows[ok]
         part[a, o[ok]] = new[ok]
-        pool[a, give[ok]] += 1
-        pool[a, take[ok]] -= 1
+        pool[a] = after[a]
     return part, pool
+
+
+def _draw_hands(counts, size, rng) -> np.ndarray:
+    """(m, K): ``size`` (m,) tiles drawn per row from ``counts`` (m, K) without replacement, each physical
+    tile alike."""
+    m = len(counts)
+    n = counts.sum(axis=1)
+    flat = np.repeat(np.tile(np.arange(K), m), counts.ravel())
+    owner = np.repeat(np.arange(m), n)
+    order = np.argsort(owner + rng.random(len(owner)), kind="stable")        # rows stay in order
+    pos = np.arange(len(owner)) - (np.cumsum(n) - n)[owner]
+    keep = pos < size[owner]
+    return np.bincount(owner[keep] * K + flat[order][keep], minlength=m * K).reshape(m, K)
 
 
 def _pick(counts, rng) -> np.ndarray:

@@ -307,7 +307,7 @@ def test_bad_copies_are_refused_and_change_nothing():
         (lambda: determinize(eng, 4, 0), ValueError, "table must be in 0-3"),
         (lambda: determinize(eng, 0, 4), ValueError, "seat must be in 0-3"),
         (lambda: determinize(eng, 0, 1.0), TypeError, "seat must be an integer"),
-        (lambda: determinize(eng, 0, 0, n=0), ValueError, "at least 1"),
+        (lambda: determinize(eng, 0, 0, n=0), ValueError, "n must be in 1-"),
         (lambda: determinize(eng, 0, 0, rng="x"), TypeError, "rng"),
         (lambda: determinize(eng, 0, 0, rng=-2), ValueError, "non-negative"),
         (lambda: determinize(eng, 0, 0, mcmc_steps=-1), ValueError, "mcmc_steps"),
@@ -606,8 +606,8 @@ def test_redeal_in_place_and_the_four_hui_retry(monkeypatch):
     victim = (seat + 1) % 4
     calls = []
 
-    def four_hui(pool, slots, kong, width, drawn_seat, gen):
-        out = real(pool, slots, kong, width, drawn_seat, gen)
+    def four_hui(pool, slots, kong, width, drawn_seat, gen, no_kong):
+        out = real(pool, slots, kong, width, drawn_seat, gen, no_kong)
         calls.append(len(pool))
         if len(calls) <= 2:         # the first two rounds break the rule, later ones do not
             out["hands"][:, victim, hui] = 4
@@ -701,3 +701,84 @@ def test_ting_waits_counts_the_discard_among_the_seats_own():
     melds = np.zeros((1, 34), dtype=np.int16)
     assert ting_waits(rules, rest, melds).tolist() == [True]
     assert ting_waits(rules, rest, melds, [index("7z")]).tolist() == [False]
+
+
+def test_a_non_dealer_before_its_first_draw_may_be_dealt_all_four_hui():
+    """Seat 2 (not the dealer) holds four 2m (the 惠牌 under a 1m 惠坯) and has not drawn: a legal position, so
+    the redeal deals such hands too (about 1 in 4,000 worlds here); seats that began a turn never get them."""
+    w = build_wall("beijing", hands={0: "123p456p789p123s5z", 2: "2222m"}, indicator="1m", dealer=0, seed=1)
+    eng = Engine("beijing", num_tables=1, seed=0)
+    assert not eng.reset(walls=[w], dealers=[0]).hand_over[0]
+    assert eng.state.hands[0, 2, index("2m")] == 4
+    assert D._began_a_turn(eng.state, np.array([0])).tolist() == [[True, False, False, False]]
+    worlds = determinize(eng, 0, 0, n=40_000, rng=0)
+    four = worlds.state.hands[:, :, index("2m")] == 4
+    assert 1 <= four[:, 1:].any(axis=1).sum() <= 40   # about 10 expected; the old rejection gave 0
+
+
+def test_no_concealed_kong_is_dealt_the_hui_kind():
+    """Four 惠牌 win at the start of a turn, so nobody declares a concealed kong of them (beijing)."""
+    rng = np.random.default_rng(0)
+    pool = np.zeros((20_000, D.N_CODES), dtype=np.int64)
+    pool[:, [3, 7, 12]] = 4                                     # three kinds fully unseen
+    pool[:, 20] = 5
+    slots = np.tile([0, 3, 3, 0], (len(pool), 1))
+    kong = np.tile([0, 1, 0, 0], (len(pool), 1))
+    no_kong = np.full(len(pool), 7)
+    deal = D._deal(pool, slots, kong, np.full(len(pool), 7), np.full(len(pool), -1), rng, no_kong)
+    kinds = deal["kinds"][:, 1, 0]
+    assert set(np.unique(kinds)) == {3, 12} and abs((kinds == 3).mean() - 0.5) < 0.02
+    assert D._kong_weight(pool[:2], np.array([1, 2]), no_kong[:2]).tolist() == [2, 2]   # 2 kinds; 2 x 1 ways
+    assert D._kong_weight(pool[:1], np.array([1])).tolist() == [3]
+
+
+def test_determinize_refuses_to_return_copies_that_kept_the_real_tiles(monkeypatch):
+    eng = Engine("beijing", num_tables=1, seed=3)
+    eng.reset()
+    seat = int(eng.state.to_act[0])
+    victim = (seat + 1) % 4
+    real = D._deal
+
+    def always_four(pool, slots, kong, width, drawn_seat, gen, no_kong):
+        out = real(pool, slots, kong, width, drawn_seat, gen, no_kong)
+        out["hands"][:, victim, eng.state.hui[0]] = 4
+        return out
+
+    monkeypatch.setattr(D, "_began_a_turn", lambda st, idx: np.ones((len(idx), 4), dtype=bool))
+    monkeypatch.setattr(D, "_deal", always_four)
+    with pytest.raises(RuntimeError, match="3 of 3 copies found no deal .* raise max_tries"):
+        determinize(eng, 0, seat, n=3, rng=0, max_tries=2)
+
+
+def test_the_ting_chain_crosses_between_islands_of_waiting_hands(monkeypatch):
+    """The 4-tile 报听 hands that wait can fall apart into islands that no chain of single swaps through
+    waiting hands joins (an audit found 8 in one quemen position): from 1145s beside pongs of 6m and 9m
+    and a kong of 6s, swaps alone never reach the honour-only hands; the chain's fresh draws do."""
+    rules = get_rules("quemen")
+    melds = np.zeros((1, 4, 34), dtype=np.int16)
+    melds[0, 0, index("6m")] = melds[0, 0, index("9m")] = 3
+    melds[0, 0, index("6s")] = 4
+    ting = np.array([[True, False, False, False]])
+    unseen = parse_hand("1124455s11556677z")                  # the unseen natural tiles, the hand's among them
+    start = parse_hand("1145s")
+    part = np.zeros((1, 4, 34), dtype=np.int64)
+    part[0, 0] = start
+    pool = np.zeros((1, D.N_CODES), dtype=np.int64)
+    pool[0, :34] = unseen - start
+    assert ting_waits(rules, start[None].astype(np.int8), melds[:, 0])[0]
+
+    def hands_reached(share):
+        monkeypatch.setattr(D, "INDEPENDENT_SHARE", share)
+        rng = np.random.default_rng(1)
+        seen = set()
+        for _ in range(200):
+            p, q = D._ting_chain(rules, melds, ting, part, pool, np.zeros(1, dtype=np.int64), 40, rng)
+            assert (p[0, 0] + q[0, :34] == unseen).all()       # no tile made or lost
+            seen.add(tuple(np.repeat(np.arange(34), p[0, 0])))
+        return seen
+
+    def honours(seen):
+        return [h for h in seen if min(h) >= 27]
+    share = D.INDEPENDENT_SHARE
+    assert not honours(hands_reached(0.0))                    # swaps alone: the island of 1145s only
+    assert honours(hands_reached(share))
