@@ -26,12 +26,13 @@ What SB3 gets, as from its own ``DummyVecEnv`` of N one-table envs (``mj_env/Bei
   for every env;
 - ``step_wait()`` -> observations, rewards (N,) float32 (the learner's settled points), dones
   (N,) bool, and a list of N info dicts: ``seat`` always; ``scores`` (4,), ``win``, ``deal_in``,
-  ``draw``, ``fan`` where a hand ended; for an ended episode ``terminal_observation`` (its last
-  observation; the returned row is already the next hand's first decision) and
-  ``TimeLimit.truncated`` (cut by ``max_episode_steps``, not ended by the rules);
+  ``draw``, ``fan`` where a hand ended; ``TimeLimit.truncated`` (cut by ``max_episode_steps``, not
+  ended by the rules); for an ended episode ``terminal_observation`` (its last observation, with
+  its real mask where it was truncated; the returned row is already the next episode's first
+  decision, whose seat ``reset_infos[i]`` gives);
 - ``env_method("action_masks")`` -> N bool rows (what ``MaskablePPO`` calls), ``get_attr`` /
-  ``set_attr`` of the batched env's attributes, ``env_is_wrapped`` False, ``render()`` of the
-  tables in ``render_mode="ansi"`` / ``"human"``.
+  ``set_attr`` of the batched env's attributes (its spaces are the batched ones), ``env_is_wrapped``
+  False, ``render()`` of the batched env (its first tables) in ``render_mode="ansi"`` / ``"human"``.
 
 SB3's wrappers (``VecMonitor``, ``VecNormalize`` with ``norm_obs_keys=["observation"]``,
 ``VecFrameStack``...) go on top as on any ``VecEnv``. ``self.envs`` is the batched env (its
@@ -39,6 +40,7 @@ SB3's wrappers (``VecMonitor``, ``VecNormalize`` with ``norm_obs_keys=["observat
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,6 +54,16 @@ try:
 except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError("mj_env.sb3 needs stable-baselines3: pip install 'mj-env[sb3]' "
                       "(or pip install stable-baselines3 sb3-contrib)") from e
+
+
+def _same_options(a: dict, b: dict) -> bool:
+    """Two reset options dicts alike (their values may be arrays, which ``==`` cannot compare)."""
+    if a.keys() != b.keys():
+        return False
+    try:
+        return all(np.array_equal(np.asarray(a[k]), np.asarray(b[k])) for k in a)
+    except ValueError:  # ragged values: alike only if the same objects
+        return all(a[k] is b[k] for k in a)
 
 
 class MahjongSB3VecEnv(VecEnv):
@@ -71,7 +83,7 @@ class MahjongSB3VecEnv(VecEnv):
     # ------------------------------------------------------------------ reset and step
     def reset(self):
         options = self._options[0]
-        if any(o != options for o in self._options[1:]):
+        if not all(_same_options(o, options) for o in self._options[1:]):
             raise ValueError("set_options: the tables are reset together, so give one options dict for all envs")
         obs, infos = self.envs.reset(seed=self._seeds[0], options=options or None)
         self._reset_seeds()
@@ -92,9 +104,11 @@ class MahjongSB3VecEnv(VecEnv):
         obs, rewards, terminated, truncated, infos = self.envs.step(actions)
         dones = terminated | truncated
         info_list = self._info_list(infos)
+        for b, info in enumerate(info_list):
+            info["TimeLimit.truncated"] = bool(truncated[b] and not terminated[b])
         for b in np.flatnonzero(dones):
             info_list[b]["terminal_observation"] = infos["final_obs"][b]
-            info_list[b]["TimeLimit.truncated"] = bool(truncated[b] and not terminated[b])
+            self.reset_infos[b] = {"seat": int(self.envs.seats[b])}  # the new episode's, as DummyVecEnv keeps
         return obs, rewards.astype(np.float32), dones, info_list
 
     def _info_list(self, infos: dict) -> list[dict[str, Any]]:
@@ -155,8 +169,10 @@ class MahjongSB3VecEnv(VecEnv):
         return [None] * self.num_envs  # text rendering only ("ansi", "human")
 
     def render(self, mode: str | None = None):
-        if mode is not None and mode != self.render_mode:
-            raise ValueError(f"render mode {mode!r}: this env was made with render_mode={self.render_mode!r}")
+        if mode is not None and mode != self.render_mode:  # as SB3's VecEnv: a warning, no picture
+            warnings.warn(f"render mode {mode!r}: this env was made with render_mode={self.render_mode!r}",
+                          stacklevel=2)
+            return None
         return self.envs.render()
 
     def close(self) -> None:

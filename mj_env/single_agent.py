@@ -48,9 +48,10 @@ field can be overridden as a keyword, e.g. ``base=500``).
 - ``autoreset_mode`` (vector form): ``NEXT_STEP`` (default, what Gymnasium's wrappers expect) or
   ``SAME_STEP`` (``infos["final_obs"]`` / ``infos["_final_obs"]``, and ``infos["final_info"]``: the
   ended step's infos as a dict of arrays, as Gymnasium's vector envs give them). With ``NEXT_STEP`` the row of
-  a table whose episode ended holds the learner's final observation, whose mask allows only
-  ``pass`` (so masked samplers keep working); the next action there is ignored and the table is
-  dealt anew.
+  a table whose episode ended holds the learner's final observation; the next action there is ignored
+  and the table is dealt anew. Where the hand ended (nothing is legal any more) its mask allows only
+  ``pass``, so that masked samplers keep working; a truncated episode's final observation keeps its
+  real mask (its hand stopped in the middle, where a value estimate is taken). ``final_obs`` alike.
 
 ## Infos (vector form; dicts of arrays with ``_key`` masks)
 
@@ -306,9 +307,9 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         obs = observe(self.rules, st, np.arange(self.num_envs), self.seats,
                       out=np.empty((self.num_envs, N_PLANES, N_KINDS), dtype=np.uint8))
         mask = self.engine.legal_mask().view(np.int8).copy()
-        if over.any():  # an ended episode's final observation: only `pass`, ignored (NEXT_STEP)
-            mask[over] = 0
-            mask[over, A.PASS] = 1
+        empty = over & ~mask.any(axis=1)  # a hand over: only `pass` (ignored under NEXT_STEP); a truncated
+        if empty.any():                   # hand keeps its real mask
+            mask[empty, A.PASS] = 1
         return {"observation": obs, "action_mask": mask}
 
     @property

@@ -125,5 +125,29 @@ def test_refusals():
         venv.set_attr("illegal_penalty", 5.0, indices=[0])
     venv.set_attr("illegal_penalty", 5.0)
     assert venv.envs.illegal_penalty == 5.0
-    with pytest.raises(ValueError, match="render mode"):
-        venv.render("rgb_array")
+    with pytest.warns(UserWarning, match="render mode"):
+        assert venv.render("rgb_array") is None
+    arrays = [{"dealers": np.array([1, 2, 3, 0])} for _ in range(4)]   # alike, though == cannot say so
+    venv.set_options(arrays)
+    venv.reset()
+    assert venv.envs.engine.state.dealer.tolist() == [1, 2, 3, 0]
+
+
+def test_truncation_keeps_the_real_mask_and_reset_infos_follow_autoresets():
+    venv = MahjongSB3VecEnv(16, seat="random", max_episode_steps=3, seed=2)
+    venv.reset()
+    seats = [i["seat"] for i in venv.reset_infos]
+    assert seats == venv.envs.seats.tolist()
+    truncated = terminated = 0
+    for _, (obs, rew, done, infos) in play(venv, venv.action_masks, 30):
+        assert all("TimeLimit.truncated" in i for i in infos)
+        for b in np.flatnonzero(done):
+            final = infos[b]["terminal_observation"]["action_mask"]
+            if infos[b]["TimeLimit.truncated"]:   # cut mid-hand: the mask it really had (a decision to make)
+                truncated += 1
+                assert final.sum() >= 1 and not (final.sum() == 1 and final[A.PASS])
+            else:                                 # the hand ended: nothing but `pass`
+                terminated += 1
+                assert final.sum() == 1 and final[A.PASS] == 1
+            assert venv.reset_infos[b]["seat"] == venv.envs.seats[b]  # the new episode's seat
+    assert truncated > 10 and terminated > 0

@@ -304,8 +304,14 @@ def test_max_episode_steps_truncates_in_the_vector_form(mode):
         assert (steps[trunc] == 3).all() and (steps[term] <= 3).all()
         steps[term | trunc] = 0
         truncs += int(trunc.sum())
+        final = np.stack([infos["final_obs"][b]["action_mask"] for b in range(4)]) \
+            if mode == AutoresetMode.SAME_STEP and (term | trunc).any() else obs["action_mask"]
         if mode == AutoresetMode.SAME_STEP and trunc.any():
             assert infos["_final_obs"][trunc].all()
+        # a truncated hand's final observation keeps the mask it had (a decision to make, more than `pass`);
+        # a hand that ended shows `pass` only
+        assert not ((final[trunc].sum(axis=1) == 1) & (final[trunc, A.PASS] == 1)).any()
+        assert (final[term].sum(axis=1) == 1).all() and (final[term, A.PASS] == 1).all()
     assert truncs > 0
     with pytest.raises(ValueError, match="max_episode_steps"):
         MahjongSingleAgentVectorEnv(2, max_episode_steps=0)
