@@ -299,12 +299,18 @@ def _began_a_turn(st, idx) -> np.ndarray:
     """(n, S) bool: the seat has begun a turn this hand (the dealer's first, or any draw), so 四惠牌 was
     checked then and its hand cannot hold all four 惠牌 now (it only loses tiles between draws). A
     non-dealer before its first draw may: it holds what it was dealt, less claims and discards. A
-    discard follows a draw or the seat's own chi or pong; every kong is followed by a replacement draw."""
+    discard follows a draw or the seat's own chi or pong; every kong is followed by a replacement draw,
+    and an added kong (robbed or not) is declared on a turn that began with a draw."""
     seats = np.arange(S)[None, :]
     types = st.meld_type[idx]
-    claimed = ((types == MELD_CHI) | (types == MELD_PONG)).sum(axis=2)
+    on_turn = st.turn_seat[idx, None] == seats
+    # chis and pongs whose discard is made (on the turn after a claim the discard is still to come)
+    phase = st.phase[idx]
+    after_claim = (st.claimed_turn[idx] & (phase == TURN))[:, None] & on_turn
+    claimed = ((types == MELD_CHI) | (types == MELD_PONG)).sum(axis=2) - after_claim
     kongs = ((types == MELD_KONG) | (types == MELD_ADDED_KONG) | (types == MELD_CONCEALED_KONG)).any(axis=2)
-    drawing = ((st.phase[idx] == TURN) & (st.drawn[idx] >= 0))[:, None] & (st.turn_seat[idx, None] == seats)
+    # on its turn after a draw, or asked whether its added kong is robbed (declared only on a turn that drew)
+    drawing = (((phase == TURN) & (st.drawn[idx] >= 0)) | (phase == ROB))[:, None] & on_turn
     return ((st.dealer[idx, None] == seats) | kongs | (st.n_discards[idx] > claimed) | drawing)
 
 

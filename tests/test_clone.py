@@ -782,3 +782,37 @@ def test_the_ting_chain_crosses_between_islands_of_waiting_hands(monkeypatch):
     share = D.INDEPENDENT_SHARE
     assert not honours(hands_reached(0.0))                    # swaps alone: the island of 1145s only
     assert honours(hands_reached(share))
+
+
+@pytest.mark.parametrize("preset", ["beijing", "quemen"])
+def test_began_a_turn_against_a_record_of_every_draw(preset):
+    """``_began_a_turn`` reads the state; the reference watches the play: the dealer, and every seat seen on
+    its own turn with a drawn tile (a draw, or a kong's replacement), has begun a turn this hand."""
+    rng = np.random.default_rng(7)
+    eng = Engine(preset, num_tables=64, seed=8)
+    eng.reset()
+    st = eng.state
+    rows = np.arange(64)
+
+    def fresh(t):
+        ref[t] = False
+        ref[t, st.dealer[t].astype(np.int64)] = True
+
+    ref = np.zeros((64, 4), dtype=bool)
+    fresh(rows)
+    checked = 0
+    for _ in range(400):
+        on = (st.phase == TURN) & (st.drawn >= 0)
+        ref[rows[on], st.turn_seat[on].astype(np.int64)] = True
+        live = np.flatnonzero(st.phase != END)
+        np.testing.assert_array_equal(D._began_a_turn(st, live), ref[live])
+        checked += len(live)
+        mask = eng.legal_mask()
+        acts = np.zeros(64, dtype=np.int64)
+        acts[live] = uniform_legal(mask[live], rng)
+        eng.step(acts)
+        over = np.flatnonzero(st.phase == END)
+        if len(over):
+            eng.reset(tables=over)
+            fresh(over)
+    assert checked > 20_000
