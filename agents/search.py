@@ -85,7 +85,8 @@ class RolloutSearchAgent:
         if self.clairvoyant == "hands":  # the real hands, the undrawn wall in a new order (module docstring)
             shuffle_wall(worlds, rng)
         elif not self.clairvoyant:       # True: the worlds keep the real hidden tiles
-            redeal(worlds, np.repeat(obs["seat"][lab], W), rng)
+            if not redeal(worlds, np.repeat(obs["seat"][lab], W), rng).all():  # a world kept them: it would cheat
+                raise RuntimeError("search: a world found no deal keeping the 四惠牌 rule in redeal's tries")
         per_world = np.repeat(cands[lab], W, axis=0)                       # (m * W, C)
         r, j = np.nonzero(per_world >= 0)
         q = np.full(per_world.shape, np.nan)
