@@ -64,7 +64,7 @@ def main(argv=None):
     p.add_argument("--smoke", action="store_true", help="tiny settings: a few seconds")
     args = p.parse_args(argv)
     for flag, value in (("--timesteps", args.timesteps), ("--n-envs", args.n_envs),
-                        ("--eval-hands", args.eval_hands), ("--n-steps", args.n_steps or 1)):
+                        ("--eval-hands", args.eval_hands), ("--n-steps", 1 if args.n_steps is None else args.n_steps)):
         if value < 1:
             p.error(f"{flag} must be at least 1, got {value}")
     if not 0 <= args.seed <= MAX_SEED:

@@ -521,8 +521,8 @@ def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong
         o = np.argmax(np.where(ting, rng.random((m, S)), -1.0), axis=1)
         h = part[rows, o]
         nat = pool[:, :K]
-        give = _pick(h, rng)                                       # a tile of the hand
-        take = _pick(nat, rng)                                     # an unseen natural tile
+        give = np.minimum(_pick(h, rng), K - 1)                    # a tile of the hand
+        take = np.minimum(_pick(nat, rng), K - 1)                  # an unseen natural tile (none: no move)
         new = h.copy()
         new[rows, give] -= 1
         new[rows, take] += 1

@@ -307,9 +307,10 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         obs = observe(self.rules, st, np.arange(self.num_envs), self.seats,
                       out=np.empty((self.num_envs, N_PLANES, N_KINDS), dtype=np.uint8))
         mask = self.engine.legal_mask().view(np.int8).copy()
-        empty = over & ~mask.any(axis=1)  # a hand over: only `pass` (ignored under NEXT_STEP); a truncated
-        if empty.any():                   # hand keeps its real mask
-            mask[empty, A.PASS] = 1
+        ended = over & (st.phase == END)  # the hand is over (or abandoned for an illegal action): only `pass`,
+        if ended.any():                   # ignored under NEXT_STEP; a truncated hand keeps its real mask
+            mask[ended] = 0
+            mask[ended, A.PASS] = 1
         return {"observation": obs, "action_mask": mask}
 
     @property

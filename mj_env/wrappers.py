@@ -138,7 +138,7 @@ class ResetByMask(VectorWrapper):
     prefers; it refuses ``NEXT_STEP`` and cannot read ``SAME_STEP``'s Dict ``final_obs``).
 
     The wrapped env must run ``NEXT_STEP`` (its default): a table whose episode ended keeps its
-    final observation (mask: ``pass`` only) until ``reset(options={"reset_mask": m})`` deals the
+    final observation (mask: ``pass`` only where the hand ended; a truncated one keeps its real mask) until ``reset(options={"reset_mask": m})`` deals the
     tables of ``m`` anew and leaves the others as they are. Stepping an ended table without that
     reset deals it anew too (the env's ``NEXT_STEP`` behaviour; Gymnasium leaves it undefined)."""
 

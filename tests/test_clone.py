@@ -816,3 +816,15 @@ def test_began_a_turn_against_a_record_of_every_draw(preset):
             eng.reset(tables=over)
             fresh(over)
     assert checked > 20_000
+
+
+def test_the_ting_chain_with_no_unseen_tile_left_keeps_the_hand():
+    """The three other seats declared 报听 and the wall is empty (quemen): nothing to swap with."""
+    rules = get_rules("quemen")
+    melds = np.zeros((1, 4, 34), dtype=np.int16)
+    part = np.zeros((1, 4, 34), dtype=np.int64)
+    part[0, 1] = parse_hand("1112345678999m")
+    pool = np.zeros((1, D.N_CODES), dtype=np.int64)
+    p, q = D._ting_chain(rules, melds, np.array([[False, True, False, False]]), part, pool,
+                         np.zeros(1, dtype=np.int64), 50, np.random.default_rng(0))
+    assert (p == part).all() and (q == 0).all()

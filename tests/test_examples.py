@@ -151,6 +151,8 @@ BAD_ARGS = [
     ("sb3_maskable_ppo", "sb3_contrib", ["--n-envs", "0"], "--n-envs"),
     ("sb3_maskable_ppo", "sb3_contrib", ["--timesteps", "-5"], "--timesteps"),
     ("sb3_maskable_ppo", "sb3_contrib", ["--eval-hands", "0"], "--eval-hands"),
+    ("sb3_maskable_ppo", "sb3_contrib", ["--n-steps", "0"], "--n-steps"),
+    ("rllib_ppo", "ray.rllib", ["--tables", "0"], "--tables"),
     ("torchrl_ppo", "torchrl", ["--opponents", "bogus"], "--opponents"),
     ("torchrl_ppo", "torchrl", ["--minibatch", "0"], "--minibatch"),
     ("torchrl_ppo", "torchrl", ["--lr", "-1"], "--lr"),

@@ -563,3 +563,15 @@ def test_random_opponent_failures_change_nothing_in_every_mode(rules, n, seat, m
         o2, r2, t2, u2, i2 = twin.step(acts)
         assert np.array_equal(r1, r2) and np.array_equal(t1, t2) and np.array_equal(u1, u2), t
     assert failures > 20
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_an_episode_ended_by_an_illegal_action_shows_pass_only(mode):
+    venv = MahjongSingleAgentVectorEnv(4, seed=0, autoreset_mode=mode)
+    obs, _ = venv.reset(seed=0)
+    bad = np.argmin(obs["action_mask"], axis=1)             # an illegal action at every table
+    obs, rew, term, _, infos = venv.step(bad)
+    assert term.all() and (rew == -venv.illegal_penalty).all() and infos["illegal_action"].all()
+    final = obs["action_mask"] if mode == AutoresetMode.NEXT_STEP else \
+        np.stack([infos["final_obs"][b]["action_mask"] for b in range(4)])
+    assert (final.sum(axis=1) == 1).all() and (final[:, A.PASS] == 1).all()
