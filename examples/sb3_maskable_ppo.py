@@ -9,6 +9,7 @@ slower). ``MaskablePPO`` reads the legal actions through ``env_method("action_ma
     pip install -e '.[examples]'
     python examples/sb3_maskable_ppo.py --timesteps 200000 --n-envs 64
     python examples/sb3_maskable_ppo.py --one-table-envs --n-envs 8     # SB3's DummyVecEnv
+    python examples/sb3_maskable_ppo.py --obs v2      # observations with the rules core's tiles-to-win planes
     python examples/sb3_maskable_ppo.py --smoke       # a few seconds, what CI runs
 """
 from __future__ import annotations
@@ -34,10 +35,10 @@ MAX_SEED = 2**32 - 1
 """The largest --seed: SB3 seeds NumPy's legacy generator, which takes 32 bits."""
 
 
-def evaluate(model, rules: str, opponents: str, hands: int, seed: int) -> float:
+def evaluate(model, rules: str, opponents: str, hands: int, seed: int, obs: str = "v1") -> float:
     """Mean points per hand of the trained policy (sampling): one hand at each of ``hands`` tables, all at once."""
     env = MahjongSingleAgentVectorEnv(hands, rules=rules, opponents=opponents, seed=seed,
-                                      autoreset_mode=AutoresetMode.NEXT_STEP)
+                                      autoreset_mode=AutoresetMode.NEXT_STEP, obs=obs)
     obs, _ = env.reset(seed=seed)
     total, done = np.zeros(hands), np.zeros(hands, dtype=bool)
     while not done.all():
@@ -57,6 +58,8 @@ def main(argv=None):
     p.add_argument("--n-envs", type=int, default=64, help="tables (SB3 sub-environments)")
     p.add_argument("--n-steps", type=int, default=None,
                    help="decisions per table per rollout (default: 4096 // --n-envs, at least 8)")
+    p.add_argument("--obs", default="v1", choices=("v1", "v2"),
+                   help="observation layout: v1 (the 14 planes) or v2 (plus tiles still needed after each discard/claim)")
     p.add_argument("--one-table-envs", action="store_true",
                    help="SB3's DummyVecEnv of one-table envs instead of the batched VecEnv")
     p.add_argument("--eval-hands", type=int, default=200, help="hands for the final evaluation")
@@ -75,15 +78,15 @@ def main(argv=None):
     n_steps = args.n_steps or max(8, 4096 // args.n_envs)
     if args.one_table_envs:
         venv = make_vec_env(f"mj_env/{args.rules.capitalize()}-v0", n_envs=args.n_envs, seed=args.seed,
-                            env_kwargs={"opponents": args.opponents})
+                            env_kwargs={"opponents": args.opponents, "obs": args.obs})
     else:
-        venv = VecMonitor(MahjongSB3VecEnv(args.n_envs, rules=args.rules, opponents=args.opponents))
+        venv = VecMonitor(MahjongSB3VecEnv(args.n_envs, rules=args.rules, opponents=args.opponents, obs=args.obs))
     model = MaskablePPO("MultiInputPolicy", venv, n_steps=n_steps, batch_size=64 if args.smoke else 256,
                         seed=args.seed, verbose=0)
     t0 = time.time()
     model.learn(total_timesteps=args.timesteps)
     sps = args.timesteps / (time.time() - t0)
-    score = evaluate(model, args.rules, args.opponents, args.eval_hands, seed=10_000)
+    score = evaluate(model, args.rules, args.opponents, args.eval_hands, seed=10_000, obs=args.obs)
     kind = "one-table envs" if args.one_table_envs else "tables in one batched VecEnv"
     print(f"trained {args.timesteps} steps at {sps:.0f} steps/s ({args.n_envs} {kind}); "
           f"{score:+.3f} points/hand over {args.eval_hands} hands vs {args.opponents}")

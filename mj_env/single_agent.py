@@ -19,7 +19,7 @@ field can be overridden as a keyword, e.g. ``base=500``).
 
 | | |
 | --- | --- |
-| Observation | ``{"observation": Box(0, 255, (14, 34), uint8), "action_mask": Box(0, 1, (127,), int8)}``: ``mj_obs_v1`` planes of the learner's seat (``mj_env.observation``) |
+| Observation | ``{"observation": Box(0, 255, (14, 34), uint8), "action_mask": Box(0, 1, (127,), int8)}``: ``mj_obs_v1`` planes of the learner's seat (``mj_env.observation``); with ``obs="v2"`` (18, 34): ``mj_obs_v2``, those planes and four the rules core computes (tiles still needed after each discard and claim, and the unseen tiles that would then improve the hand: ``mj_env.features``) |
 | Action | ``Discrete(127)`` (``mj_env.actions``); ``action_masks()`` gives the legal ones (bool) for SB3's ``MaskablePPO`` |
 | Reward | the learner's settled points when a hand ends (float; exact), else 0; the points of a hand the learner never decided in (redealt, below) come with the next episode's first reward |
 | Episode | one hand (or a match of ``hands_per_episode`` hands); truncated only after ``max_episode_steps`` |
@@ -34,6 +34,8 @@ field can be overridden as a keyword, e.g. ``base=500``).
   same observations as the learner would in their seat (``"seat"`` included). An opponent that raises
   or answers an illegal action fails the whole ``step`` or ``reset``, which then changes nothing:
   the error names the opponent and the table, and the learner's action was not played.
+- ``obs``: the observation layout, ``"v1"`` (default) or ``"v2"`` (above; ``observation_layout`` names it).
+  Opponents see ``mj_obs_v1`` whatever it is (network opponents of the v2 layout compute their extra planes).
 - ``seat``: the learner's seat, ``0``-``3``; ``"rotate"`` (table i starts at seat i % 4 and moves
   on one seat each episode); or ``"random"`` (drawn every episode). Under ``beijing`` East (seat 0) deals
   the first hand (docs/RULES.md 2), so with one-hand episodes ``seat=0`` is the dealer in every hand
@@ -91,6 +93,7 @@ from gymnasium.vector.utils import batch_space
 from . import actions as A
 from .baselines import make_named_agent
 from .engine import Engine
+from .features import FEATURES_NAME, N_PLANES_V2, observe_v2
 from .observation import N_PLANES, OBS_NAME, observe
 from .state import END
 from .tiles import N_KINDS
@@ -99,11 +102,22 @@ from .vector import TablesEnvBasics
 INFO_KEYS = ("scores", "win", "deal_in", "draw", "fan")
 
 
-def single_observation_space() -> spaces.Dict:
+OBS_LAYOUTS = {"v1": (OBS_NAME, N_PLANES), "v2": (FEATURES_NAME, N_PLANES_V2)}
+"""``obs=``: the layout's name and its number of planes (``mj_env.observation``, ``mj_env.features``)."""
+
+
+def single_observation_space(obs: str = "v1") -> spaces.Dict:
     return spaces.Dict({
-        "observation": spaces.Box(0, 255, (N_PLANES, N_KINDS), dtype=np.uint8),
+        "observation": spaces.Box(0, 255, (OBS_LAYOUTS[obs][1], N_KINDS), dtype=np.uint8),
         "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),
     })
+
+
+def _obs_layout(obs) -> str:
+    if not isinstance(obs, str) or obs not in OBS_LAYOUTS:
+        raise ValueError(f"obs must be 'v1' (mj_obs_v1, the 14 planes) or 'v2' (mj_obs_v2: those and 4 planes of "
+                         f"tiles still needed after each discard and claim, mj_env.features), got {str(obs)[:40]!r}")
+    return obs
 
 
 def _opponent(spec, rules):
@@ -145,8 +159,9 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
 
     def __init__(self, num_envs: int = 64, rules="beijing", opponents="rule", seat=0, seed=None,
                  render_mode=None, illegal_action="penalize", illegal_penalty=10.0,
-                 autoreset_mode=AutoresetMode.NEXT_STEP, max_episode_steps=None, **overrides):
+                 autoreset_mode=AutoresetMode.NEXT_STEP, max_episode_steps=None, obs="v1", **overrides):
         mode = self._checked_setup(num_envs, autoreset_mode)
+        self.obs_layout = _obs_layout(obs)
         if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(
                 max_episode_steps, (int, np.integer)) or max_episode_steps < 1):
             raise ValueError(f"max_episode_steps must be None or an integer >= 1, got {str(max_episode_steps)[:40]!r}")
@@ -169,8 +184,8 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
                                                   and not isinstance(seat, bool) and 0 <= seat <= 3)):
             raise ValueError(f"seat must be 0-3, 'rotate' or 'random', got {str(seat)[:40]!r}")
         self.seat_mode = seat
-        self.observation_layout = OBS_NAME
-        self.single_observation_space = single_observation_space()
+        self.observation_layout = OBS_LAYOUTS[self.obs_layout][0]
+        self.single_observation_space = single_observation_space(self.obs_layout)
         self.single_action_space = spaces.Discrete(A.N_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
@@ -311,6 +326,8 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         if ended.any():                   # ignored under NEXT_STEP; a truncated hand keeps its real mask
             mask[ended] = 0
             mask[ended, A.PASS] = 1
+        if self.obs_layout == "v2":
+            obs = observe_v2(self.rules, obs, mask)
         return {"observation": obs, "action_mask": mask}
 
     @property
@@ -474,7 +491,7 @@ class MahjongSingleAgentEnv(gym.Env):
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)
 
     def __init__(self, rules="beijing", opponents="rule", seat=0, render_mode=None,
-                 illegal_action="penalize", illegal_penalty=10.0, **overrides):
+                 illegal_action="penalize", illegal_penalty=10.0, obs="v1", **overrides):
         if "max_episode_steps" in overrides:  # gym.make(id, max_episode_steps=N) wraps TimeLimit instead
             raise ValueError("max_episode_steps: the one-table env is cut by Gymnasium's TimeLimit, "
                              "gym.make(id, max_episode_steps=N); the vector form takes it itself")
@@ -487,7 +504,7 @@ class MahjongSingleAgentEnv(gym.Env):
                              "sync and async modes would give every env the same seed); the vector form takes seed=N")
         self.venv = MahjongSingleAgentVectorEnv(1, rules=rules, opponents=opponents, seat=seat,
                                                 render_mode=render_mode, illegal_action=illegal_action,
-                                                illegal_penalty=illegal_penalty, **overrides)
+                                                illegal_penalty=illegal_penalty, obs=obs, **overrides)
         self.rules = self.venv.rules
         self.render_mode = render_mode
         self.observation_space = self.venv.single_observation_space

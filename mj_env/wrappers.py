@@ -5,6 +5,7 @@ wrapper                     for
 ==========================  ===========================================================
 ``FlatObservations(env)``   Ray RLlib's action-masking RLModule: observations as
                             ``{"observations": (476,) float32, "action_mask": (127,) int8}``
+                            (612 with the single-agent env's ``obs="v2"``)
                             (RLlib has no default encoder for the (14, 34) planes)
 ``FlatObservationsGym(env)``  the same layout for the single-agent Gymnasium env
                             (``gymnasium.make("mj_env/Beijing-v0", ...)``), for RLlib's
@@ -43,9 +44,9 @@ from .tiles import N_KINDS
 N_FLAT = N_PLANES * N_KINDS
 
 
-def _flat_space() -> spaces.Dict:
+def _flat_space(n_flat: int = N_FLAT) -> spaces.Dict:
     return spaces.Dict({
-        "observations": spaces.Box(0.0, 255.0, (N_FLAT,), dtype=np.float32),
+        "observations": spaces.Box(0.0, 255.0, (n_flat,), dtype=np.float32),
         "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),
     })
 
@@ -86,7 +87,7 @@ class FlatObservationsGym(gym.ObservationWrapper, gym.utils.RecordConstructorArg
                             f"{env.observation_space}")
         gym.utils.RecordConstructorArgs.__init__(self)
         gym.ObservationWrapper.__init__(self, env)
-        self.observation_space = _flat_space()
+        self.observation_space = _flat_space(int(np.prod(env.observation_space["observation"].shape)))
 
     def observation(self, observation: dict) -> dict:
         return _flat(observation)
@@ -105,7 +106,7 @@ class FlatObservationsVector(VectorObservationWrapper):
                             "\"mj_env/Beijing-v0\", num_envs=N, vectorization_mode=\"vector_entry_point\")), whose "
                             f"observations are {{'observation', 'action_mask'}}; got {space}")
         super().__init__(env)
-        self.single_observation_space = _flat_space()
+        self.single_observation_space = _flat_space(int(np.prod(space["observation"].shape)))
         self.observation_space = batch_space(self.single_observation_space, env.num_envs)
 
     def observations(self, observations: dict) -> dict:

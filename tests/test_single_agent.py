@@ -575,3 +575,31 @@ def test_an_episode_ended_by_an_illegal_action_shows_pass_only(mode):
     final = obs["action_mask"] if mode == AutoresetMode.NEXT_STEP else \
         np.stack([infos["final_obs"][b]["action_mask"] for b in range(4)])
     assert (final.sum(axis=1) == 1).all() and (final[:, A.PASS] == 1).all()
+
+
+@pytest.mark.parametrize("preset", ["beijing", "quemen"])
+def test_obs_v2_adds_the_rules_core_planes_to_the_same_game(preset):
+    from mj_env.features import N_PLANES_V2, observe_v2
+    v1 = MahjongSingleAgentVectorEnv(16, rules=preset, seed=4)
+    v2 = MahjongSingleAgentVectorEnv(16, rules=preset, seed=4, obs="v2")
+    assert v2.observation_layout == "mj_obs_v2" and v2.single_observation_space["observation"].shape == (N_PLANES_V2, 34)
+    o1, _ = v1.reset(seed=4)
+    o2, _ = v2.reset(seed=4)
+    rng = np.random.default_rng(0)
+    ends = 0
+    for _ in range(80):
+        assert v2.observation_space.contains(o2)
+        np.testing.assert_array_equal(o2["observation"], observe_v2(v1.rules, o1["observation"], o1["action_mask"]))
+        np.testing.assert_array_equal(o2["action_mask"], o1["action_mask"])
+        acts = masked_random(o1, rng)
+        o1, r1, t1, *_ = v1.step(acts)
+        o2, r2, t2, *_ = v2.step(acts)
+        np.testing.assert_array_equal(r1, r2)
+        np.testing.assert_array_equal(t1, t2)
+        ends += int(t1.sum())
+    assert ends > 5
+    one = gym.make(f"mj_env/{preset.capitalize()}-v0", obs="v2")
+    check_env(one.unwrapped, skip_render_check=True)
+    assert one.reset(seed=1)[0]["observation"].shape == (N_PLANES_V2, 34)
+    with pytest.raises(ValueError, match="obs must be 'v1'"):
+        MahjongSingleAgentVectorEnv(2, obs="v3")

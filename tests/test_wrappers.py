@@ -166,3 +166,14 @@ def test_torchrl_pettingzoo_wrapper_needs_no_adapter():
     td = env.rollout(150, policy=policy, break_when_any_done=False)
     assert td.shape == (150,) and td["next", "done"].any()
     assert (td["player", "mask"].sum(-1) == 1).all()  # one seat acts at a time
+
+
+def test_flat_observations_take_the_v2_layout_size():
+    import gymnasium as gym
+    e = FlatObservationsGym(gym.make("mj_env/Beijing-v0", obs="v2"))
+    obs, _ = e.reset(seed=0)
+    assert e.observation_space["observations"].shape == (18 * 34,) and e.observation_space.contains(obs)
+    v = FlatObservationsVector(gym.make_vec("mj_env/Beijing-v0", num_envs=3, vectorization_mode="vector_entry_point",
+                                            obs="v2"))
+    obs, _ = v.reset(seed=0)
+    assert obs["observations"].shape == (3, 18 * 34) and v.observation_space.contains(obs)
