@@ -93,17 +93,13 @@ from gymnasium.vector.utils import batch_space
 from . import actions as A
 from .baselines import make_named_agent
 from .engine import Engine
-from .features import FEATURES_NAME, N_PLANES_V2, observe_v2
-from .observation import N_PLANES, OBS_NAME, observe
+from .features import observe_v2
+from .observation import N_PLANES, observe
 from .state import END
 from .tiles import N_KINDS
-from .vector import TablesEnvBasics
+from .vector import OBS_LAYOUTS, TablesEnvBasics, obs_layout
 
 INFO_KEYS = ("scores", "win", "deal_in", "draw", "fan")
-
-
-OBS_LAYOUTS = {"v1": (OBS_NAME, N_PLANES), "v2": (FEATURES_NAME, N_PLANES_V2)}
-"""``obs=``: the layout's name and its number of planes (``mj_env.observation``, ``mj_env.features``)."""
 
 
 def single_observation_space(obs: str = "v1") -> spaces.Dict:
@@ -111,13 +107,6 @@ def single_observation_space(obs: str = "v1") -> spaces.Dict:
         "observation": spaces.Box(0, 255, (OBS_LAYOUTS[obs][1], N_KINDS), dtype=np.uint8),
         "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),
     })
-
-
-def _obs_layout(obs) -> str:
-    if not isinstance(obs, str) or obs not in OBS_LAYOUTS:
-        raise ValueError(f"obs must be 'v1' (mj_obs_v1, the 14 planes) or 'v2' (mj_obs_v2: those and 4 planes of "
-                         f"tiles still needed after each discard and claim, mj_env.features), got {str(obs)[:40]!r}")
-    return obs
 
 
 def _opponent(spec, rules):
@@ -161,7 +150,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
                  render_mode=None, illegal_action="penalize", illegal_penalty=10.0,
                  autoreset_mode=AutoresetMode.NEXT_STEP, max_episode_steps=None, obs="v1", **overrides):
         mode = self._checked_setup(num_envs, autoreset_mode)
-        self.obs_layout = _obs_layout(obs)
+        self.obs_layout = obs_layout(obs)
         if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(
                 max_episode_steps, (int, np.integer)) or max_episode_steps < 1):
             raise ValueError(f"max_episode_steps must be None or an integer >= 1, got {str(max_episode_steps)[:40]!r}")

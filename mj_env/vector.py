@@ -14,7 +14,7 @@ What one step returns, for N tables:
 
 | key | shape, dtype | meaning |
 | --- | --- | --- |
-| ``obs["observation"]`` | (N, 14, 34) uint8 | planes of ``mj_obs_v1`` for the seat to act at each table |
+| ``obs["observation"]`` | (N, 14, 34) uint8 | planes of ``mj_obs_v1`` for the seat to act at each table; with ``obs="v2"`` (N, 18, 34), ``mj_obs_v2`` (``mj_env.features``: those planes and the tiles still needed after each discard and claim) |
 | ``obs["action_mask"]`` | (N, 127) int8 | its legal actions |
 | ``obs["seat"]`` | (N,) int64 | the seat to act (0-3) |
 | ``rewards`` | (N, 4) float64 | settled points of each seat for the hands that ended in this step (exact: at most 2**53); a hand that ends at the deal itself (四惠牌 on the dealer's first turn) is dealt again and its points come with the table's next step, without a settlement |
@@ -57,6 +57,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import actions as A
 from .engine import Engine, check_num_tables
+from .features import FEATURES_NAME, N_PLANES_V2, observe_v2
 from .observation import N_PLANES, OBS_NAME, observe, observe_one
 from .render import render_table
 from .state import END
@@ -115,23 +116,36 @@ class TablesEnvBasics:
         return mode
 
 
+OBS_LAYOUTS = {"v1": (OBS_NAME, N_PLANES), "v2": (FEATURES_NAME, N_PLANES_V2)}
+"""``obs=``: the layout's name and its number of planes (``mj_env.observation``, ``mj_env.features``)."""
+
+
+def obs_layout(obs) -> str:
+    """``obs`` checked: ``"v1"`` or ``"v2"``."""
+    if not isinstance(obs, str) or obs not in OBS_LAYOUTS:
+        raise ValueError(f"obs must be 'v1' (mj_obs_v1, the 14 planes) or 'v2' (mj_obs_v2: those and 4 planes of "
+                         f"tiles still needed after each discard and claim, mj_env.features), got {str(obs)[:40]!r}")
+    return obs
+
+
 class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
     """N tables stepped together; one decision per table per step (see the module docstring)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "human"]}  # noqa: RUF012 (Gymnasium's convention)
 
     def __init__(self, num_envs: int = 64, rules="beijing", seed=None, render_mode=None,
-                 autoreset_mode=AutoresetMode.SAME_STEP, **overrides):
+                 autoreset_mode=AutoresetMode.SAME_STEP, obs="v1", **overrides):
         mode = self._checked_setup(num_envs, autoreset_mode)
+        self.obs_layout = obs_layout(obs)
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         self._next_step = mode == AutoresetMode.NEXT_STEP
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
         self.rules = self.engine.rules
         self.num_envs = int(num_envs)
         self.render_mode = render_mode
-        self.observation_layout = OBS_NAME
+        self.observation_layout = OBS_LAYOUTS[self.obs_layout][0]
         self.single_observation_space = spaces.Dict({
-            "observation": spaces.Box(0, 255, (N_PLANES, N_KINDS), dtype=np.uint8),
+            "observation": spaces.Box(0, 255, (OBS_LAYOUTS[self.obs_layout][1], N_KINDS), dtype=np.uint8),
             "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),
             "seat": spaces.Discrete(4),
         })
@@ -167,6 +181,8 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
         if self._next_step and self._over.any():  # NEXT_STEP: an ended table's only "action" is pass, and it is ignored
             mask[self._over] = 0
             mask[self._over, A.PASS] = 1
+        if self.obs_layout == "v2":
+            obs = observe_v2(self.rules, obs, mask)
         return {"observation": obs, "action_mask": mask, "seat": st.to_act.astype(np.int64)}
 
     @property

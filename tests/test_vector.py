@@ -115,3 +115,21 @@ def test_a_seed_per_table_is_refused_with_the_reason():
     for envs in (MahjongVectorEnv(num_envs=2, seed=0), MahjongSingleAgentVectorEnv(2, seed=0)):
         with pytest.raises(ValueError, match="one seed deals every table"):
             envs.reset(seed=[1, 2])
+
+
+def test_obs_v2_in_self_play():
+    from mj_env.features import observe_v2
+    a, b = MahjongVectorEnv(8, seed=2), MahjongVectorEnv(8, seed=2, obs="v2")
+    assert b.observation_layout == "mj_obs_v2" and b.single_observation_space["observation"].shape == (18, 34)
+    oa, _ = a.reset(seed=2)
+    ob, _ = b.reset(seed=2)
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        assert b.observation_space.contains(ob)
+        np.testing.assert_array_equal(ob["observation"], observe_v2(a.rules, oa["observation"], oa["action_mask"]))
+        acts = uniform_legal(oa["action_mask"] != 0, rng)
+        oa, ra, *_ = a.step(acts)
+        ob, rb, *_ = b.step(acts)
+        np.testing.assert_array_equal(ra, rb)
+    with pytest.raises(ValueError, match="obs must be"):
+        MahjongVectorEnv(2, obs=2)
