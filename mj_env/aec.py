@@ -14,7 +14,7 @@
 | --- | --- |
 | Agents | ``player_0`` .. ``player_3``; seat 0 is East |
 | Action space | ``Discrete(127)``, the same for every rule set (``mj_env.actions``) |
-| Observation | ``{"observation": Box(0, 255, (14, 34), uint8), "action_mask": Box(0, 1, (127,), int8)}`` |
+| Observation | ``{"observation": Box(0, 255, (14, 34), uint8), "action_mask": Box(0, 1, (127,), int8)}``; with ``obs="v2"`` (18, 34): ``mj_obs_v2`` (``mj_env.features``) |
 | Rewards | settled points of the hand (zero-sum), given when the hand ends |
 | Import | ``mj_env.env(rules="beijing", render_mode=None, **rule_overrides)`` |
 
@@ -97,7 +97,8 @@ from pettingzoo.utils import wrappers
 
 from . import actions as A
 from .engine import Engine
-from .observation import N_PLANES, OBS_NAME, observe_one
+from .features import OBS_LAYOUTS, obs_layout, observe_v2
+from .observation import N_PLANES, observe_one
 from .records import RecordError, hand_record
 from .render import render_table
 from .state import END
@@ -142,8 +143,10 @@ class raw_env(AECEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "mj_env_v0",  # noqa: RUF012 (PettingZoo's convention)
                 "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, rules="beijing", render_mode=None, illegal_action="raise", illegal_penalty=10, **overrides):
+    def __init__(self, rules="beijing", render_mode=None, illegal_action="raise", illegal_penalty=10, obs="v1",
+                 **overrides):
         super().__init__()
+        self.obs_layout = obs_layout(obs)
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         illegal_action, illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
@@ -158,14 +161,14 @@ class raw_env(AECEnv):
         self.possible_agents = list(AGENTS)
         self.agent_name_mapping = {a: i for i, a in enumerate(AGENTS)}
         obs_space = spaces.Dict({
-            "observation": spaces.Box(0, 255, (N_PLANES, N_KINDS), dtype=np.uint8),
+            "observation": spaces.Box(0, 255, (OBS_LAYOUTS[self.obs_layout][1], N_KINDS), dtype=np.uint8),
             "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),
         })
         act_space = spaces.Discrete(A.N_ACTIONS)
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: act_space for a in AGENTS}
         self.state_space = spaces.Box(0, 255, (4, N_PLANES, N_KINDS), dtype=np.uint8)
-        self.observation_layout = OBS_NAME
+        self.observation_layout = OBS_LAYOUTS[self.obs_layout][0]
         self.agents = []
         self.rewards = {}
         self._cumulative_rewards = {}
@@ -213,10 +216,13 @@ class raw_env(AECEnv):
             mask = self.engine.legal_mask()[0].view(np.int8).copy()
         else:
             mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+        if self.obs_layout == "v2":
+            obs = observe_v2(self.rules, obs[None], mask[None])[0]
         return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
-        """(4, 14, 34) uint8: every seat's observation planes, seat 0 first (see the docstring)."""
+        """(4, 14, 34) uint8: every seat's observation planes, seat 0 first (see the docstring; ``mj_obs_v1``
+        whatever ``obs`` is)."""
         st = self.engine.state
         return np.stack([observe_one(self.rules, st, 0, seat) for seat in range(4)])
 

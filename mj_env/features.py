@@ -298,9 +298,21 @@ def observe_v2(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> np
     return np.concatenate([planes, extra_planes(rules, planes, mask)], axis=1)
 
 
+OBS_LAYOUTS = {"v1": (OBS_NAME, N_PLANES), "v2": (FEATURES_NAME, N_PLANES_V2)}
+"""The environments' ``obs=`` choices: the layout's name and its number of planes."""
+
+
+def obs_layout(obs) -> str:
+    """``obs`` checked: ``"v1"`` (``mj_env.observation``) or ``"v2"`` (this module)."""
+    if not isinstance(obs, str) or obs not in OBS_LAYOUTS:
+        raise ValueError(f"obs must be 'v1' (mj_obs_v1, the 14 planes) or 'v2' (mj_obs_v2: those and 4 planes of "
+                         f"tiles still needed after each discard and claim, mj_env.features), got {str(obs)[:40]!r}")
+    return obs
+
+
 __all__ = [
-    "FEATURES_NAME", "FEATURES_VERSION", "N_EXTRA", "N_OPTIONS", "N_PLANES_V2", "OBS_SHAPE_V2", "OPT_CHI",
-    "OPT_KONG", "OPT_NOW", "OPT_PONG", "P_DISCARD_IMPROVE", "P_DISCARD_NEED", "P_OPTION_IMPROVE",
-    "P_OPTION_NEED", "discard_table", "extra_planes", "improvement", "observe_v2", "own_meld_suits",
+    "FEATURES_NAME", "FEATURES_VERSION", "N_EXTRA", "N_OPTIONS", "N_PLANES_V2", "OBS_LAYOUTS", "OBS_SHAPE_V2",
+    "OPT_CHI", "OPT_KONG", "OPT_NOW", "OPT_PONG", "P_DISCARD_IMPROVE", "P_DISCARD_NEED", "P_OPTION_IMPROVE",
+    "P_OPTION_NEED", "discard_table", "extra_planes", "improvement", "obs_layout", "observe_v2", "own_meld_suits",
     "suits_after_claim", "tiles_needed", "unseen_counts",
 ]

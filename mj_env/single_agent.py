@@ -93,11 +93,11 @@ from gymnasium.vector.utils import batch_space
 from . import actions as A
 from .baselines import make_named_agent
 from .engine import Engine
-from .features import observe_v2
+from .features import OBS_LAYOUTS, obs_layout, observe_v2
 from .observation import N_PLANES, observe
 from .state import END
 from .tiles import N_KINDS
-from .vector import OBS_LAYOUTS, TablesEnvBasics, obs_layout
+from .vector import TablesEnvBasics
 
 INFO_KEYS = ("scores", "win", "deal_in", "draw", "fan")
 

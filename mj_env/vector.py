@@ -57,8 +57,8 @@ from gymnasium.vector.utils import batch_space
 
 from . import actions as A
 from .engine import Engine, check_num_tables
-from .features import FEATURES_NAME, N_PLANES_V2, observe_v2
-from .observation import N_PLANES, OBS_NAME, observe, observe_one
+from .features import OBS_LAYOUTS, obs_layout, observe_v2
+from .observation import N_PLANES, observe, observe_one
 from .render import render_table
 from .state import END
 from .tiles import N_KINDS
@@ -114,18 +114,6 @@ class TablesEnvBasics:
             raise ValueError(f"autoreset_mode must be AutoresetMode.NEXT_STEP or SAME_STEP (or 'NextStep', "
                              f"'SameStep'), got {str(autoreset_mode)[:40]!r}")
         return mode
-
-
-OBS_LAYOUTS = {"v1": (OBS_NAME, N_PLANES), "v2": (FEATURES_NAME, N_PLANES_V2)}
-"""``obs=``: the layout's name and its number of planes (``mj_env.observation``, ``mj_env.features``)."""
-
-
-def obs_layout(obs) -> str:
-    """``obs`` checked: ``"v1"`` or ``"v2"``."""
-    if not isinstance(obs, str) or obs not in OBS_LAYOUTS:
-        raise ValueError(f"obs must be 'v1' (mj_obs_v1, the 14 planes) or 'v2' (mj_obs_v2: those and 4 planes of "
-                         f"tiles still needed after each discard and claim, mj_env.features), got {str(obs)[:40]!r}")
-    return obs
 
 
 class MahjongVectorEnv(TablesEnvBasics, VectorEnv):

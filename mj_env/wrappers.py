@@ -61,7 +61,7 @@ class FlatObservations(BaseWrapper):
 
     def __init__(self, env):
         super().__init__(env)
-        self._space = _flat_space()
+        self._space = _flat_space(int(np.prod(env.observation_space(env.possible_agents[0])["observation"].shape)))
 
     def observation_space(self, agent):
         return self._space

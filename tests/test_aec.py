@@ -205,3 +205,26 @@ def test_step_and_last_after_the_hand_are_refused_until_reset():
 def test_chi_under_quemen_is_refused_naming_chi():
     with pytest.raises(mj_env.rules.RuleError, match="rule field 'chi'.*ting=False"):
         mj_env.env(rules="quemen", chi=True)
+
+
+def test_obs_v2_in_the_aec_env():
+    from mj_env.features import observe_v2
+    from mj_env.wrappers import FlatObservations
+    api_test(mj_env.env(obs="v2"), num_cycles=100, verbose_progress=False)
+    a, b = mj_env.env(), mj_env.env(obs="v2")
+    assert b.unwrapped.observation_layout == "mj_obs_v2"
+    a.reset(seed=3)
+    b.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for agent in a.agent_iter(200):
+        oa, ob = a.observe(agent), b.observe(agent)
+        assert b.observation_space(agent).contains(ob)
+        np.testing.assert_array_equal(ob["observation"],
+                                      observe_v2(a.unwrapped.rules, oa["observation"][None], oa["action_mask"][None])[0])
+        done = a.terminations[agent] or a.truncations[agent]
+        act = None if done else int(rng.choice(np.flatnonzero(oa["action_mask"])))
+        a.step(act)
+        b.step(act)
+    assert FlatObservations(mj_env.env(obs="v2")).observation_space("player_0")["observations"].shape == (18 * 34,)
+    with pytest.raises(ValueError, match="obs must be"):
+        mj_env.env(obs="v9")
