@@ -84,9 +84,9 @@ class RolloutSearchAgent:
         worlds = engine.clone(np.repeat(tables[lab], W), seed=int(rng.integers(2**62)))
         if self.clairvoyant == "hands":  # the real hands, the undrawn wall in a new order (module docstring)
             shuffle_wall(worlds, rng)
-        elif not self.clairvoyant:       # True: the worlds keep the real hidden tiles
-            if not redeal(worlds, np.repeat(obs["seat"][lab], W), rng).all():  # a world kept them: it would cheat
-                raise RuntimeError("search: a world found no deal keeping the 四惠牌 rule in redeal's tries")
+        elif not self.clairvoyant and not redeal(worlds, np.repeat(obs["seat"][lab], W), rng).all():
+            # (True: the worlds keep the real hidden tiles.) A world that kept them after redeal's tries would cheat
+            raise RuntimeError("search: a world found no deal keeping the 四惠牌 rule in redeal's tries")
         per_world = np.repeat(cands[lab], W, axis=0)                       # (m * W, C)
         r, j = np.nonzero(per_world >= 0)
         q = np.full(per_world.shape, np.nan)
