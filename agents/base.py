@@ -6,7 +6,7 @@ An agent decides for many tables at once from observations alone::
 
 | key | shape, dtype | meaning |
 | --- | --- | --- |
-| ``obs["observation"]`` | (n, 14, 34) uint8 | planes of ``mj_obs_v1`` (``mj_env.observation``), seat to act |
+| ``obs["observation"]`` | (n, 14, 34) uint8 | planes of ``mj_obs_v1`` (``mj_env.observation``), seat to act; (n, 18, 34) from an env made with ``obs="v2"`` (``mj_obs_v2``, whose first 14 planes are ``mj_obs_v1``: every agent here takes either) |
 | ``obs["action_mask"]`` | (n, 127) int8 or bool | its legal actions |
 | ``obs["seat"]`` | (n,) int | the seat to act (0-3); the planes are already relative to it |
 

@@ -166,13 +166,14 @@ def v2_features(obs: torch.Tensor) -> torch.Tensor:
 
 
 def model_inputs(model: nn.Module, planes: np.ndarray, mask: np.ndarray, rules="beijing") -> np.ndarray:
-    """What ``model`` takes, from the environment's planes (n, 14, 34) uint8 and masks (n, 127): the
-    planes themselves for ``mj_obs_v1`` networks, ``mj_env.features.observe_v2`` for ``mj_obs_v2`` ones
-    (computed for rule set ``rules``). Planes that are already v2 (n, 18, 34) pass through."""
+    """What ``model`` takes, from the environment's planes and masks (n, 127): the ``mj_obs_v1`` planes
+    (n, 14, 34) uint8 for ``mj_obs_v1`` networks (the first 14 planes of an env's ``obs="v2"``
+    observation), ``mj_env.features.observe_v2`` (n, 18, 34) for ``mj_obs_v2`` ones (computed for rule
+    set ``rules`` from v1 planes; v2 planes pass through)."""
     planes = np.asarray(planes)
-    if obs_layout(model) == mjf.FEATURES_NAME and planes.shape[1] == N_PLANES:
-        return mjf.observe_v2(rules, planes, mask)
-    return planes
+    if obs_layout(model) == mjf.FEATURES_NAME:
+        return mjf.observe_v2(rules, planes, mask) if planes.shape[1] == N_PLANES else planes
+    return planes[:, :N_PLANES]
 
 
 def obs_layout(model_or_config) -> str:

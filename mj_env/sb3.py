@@ -19,7 +19,8 @@ opponent decisions for all N tables. It needs stable-baselines3 (``pip install '
 
 What SB3 gets, as from its own ``DummyVecEnv`` of N one-table envs (``mj_env/Beijing-v0``):
 
-- ``reset()`` -> observations ``{"observation": (N, 14, 34) uint8, "action_mask": (N, 127) int8}``;
+- ``reset()`` -> observations ``{"observation": (N, 14, 34) uint8 ((N, 18, 34) with ``obs="v2"``),
+  "action_mask": (N, 127) int8}``;
   the seed of ``seed(s)`` (``model = ...(seed=s)`` calls it) seeds the one generator of all N
   tables at the next ``reset`` (SB3 gives env i the seed ``s + i``; the tables share ``s``), and
   ``set_options`` passes the single-agent env's reset options (``walls``, ``dealers``), the same

@@ -31,11 +31,11 @@ field can be overridden as a keyword, e.g. ``base=500``).
   (``name`` and ``act(obs, rng) -> (n,) int64`` legal actions, see ``mj_env.baselines``), e.g.
   a trained checkpoint ``agents.make_agent("runs/x/checkpoints/final.pt")``; or a list of three
   such specs for the seats after the learner's (next, opposite, previous). Opponents see the
-  same observations as the learner would in their seat (``"seat"`` included). An opponent that raises
+  ``mj_obs_v1`` observations of their seat (``"seat"`` included), whatever ``obs`` is. An opponent that raises
   or answers an illegal action fails the whole ``step`` or ``reset``, which then changes nothing:
   the error names the opponent and the table, and the learner's action was not played.
 - ``obs``: the observation layout, ``"v1"`` (default) or ``"v2"`` (above; ``observation_layout`` names it).
-  Opponents see ``mj_obs_v1`` whatever it is (network opponents of the v2 layout compute their extra planes).
+  Network opponents of the v2 layout compute their extra planes from the v1 ones.
 - ``seat``: the learner's seat, ``0``-``3``; ``"rotate"`` (table i starts at seat i % 4 and moves
   on one seat each episode); or ``"random"`` (drawn every episode). Under ``beijing`` East (seat 0) deals
   the first hand (docs/RULES.md 2), so with one-hand episodes ``seat=0`` is the dealer in every hand
@@ -496,6 +496,7 @@ class MahjongSingleAgentEnv(gym.Env):
                                                 illegal_penalty=illegal_penalty, obs=obs, **overrides)
         self.rules = self.venv.rules
         self.render_mode = render_mode
+        self.observation_layout = self.venv.observation_layout
         self.observation_space = self.venv.single_observation_space
         self.action_space = self.venv.single_action_space
         self._done = True

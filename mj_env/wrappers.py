@@ -5,7 +5,7 @@ wrapper                     for
 ==========================  ===========================================================
 ``FlatObservations(env)``   Ray RLlib's action-masking RLModule: observations as
                             ``{"observations": (476,) float32, "action_mask": (127,) int8}``
-                            (612 with the single-agent env's ``obs="v2"``)
+                            (612 with the env's ``obs="v2"``; so for the two below)
                             (RLlib has no default encoder for the (14, 34) planes)
 ``FlatObservationsGym(env)``  the same layout for the single-agent Gymnasium env
                             (``gymnasium.make("mj_env/Beijing-v0", ...)``), for RLlib's
