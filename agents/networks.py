@@ -170,10 +170,7 @@ def model_inputs(model: nn.Module, planes: np.ndarray, mask: np.ndarray, rules="
     (n, 14, 34) uint8 for ``mj_obs_v1`` networks (the first 14 planes of an env's ``obs="v2"``
     observation), ``mj_env.features.observe_v2`` (n, 18, 34) for ``mj_obs_v2`` ones (computed for rule
     set ``rules`` from v1 planes; v2 planes pass through)."""
-    planes = np.asarray(planes)
-    if obs_layout(model) == mjf.FEATURES_NAME:
-        return mjf.observe_v2(rules, planes, mask) if planes.shape[1] == N_PLANES else planes
-    return planes[:, :N_PLANES]
+    return mjf.in_layout("v2" if obs_layout(model) == mjf.FEATURES_NAME else "v1", rules, planes, mask)
 
 
 def obs_layout(model_or_config) -> str:

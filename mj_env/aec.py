@@ -97,7 +97,7 @@ from pettingzoo.utils import wrappers
 
 from . import actions as A
 from .engine import Engine
-from .features import OBS_LAYOUTS, obs_layout, observe_v2
+from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .observation import N_PLANES, observe_one
 from .records import RecordError, hand_record
 from .render import render_table
@@ -216,9 +216,7 @@ class raw_env(AECEnv):
             mask = self.engine.legal_mask()[0].view(np.int8).copy()
         else:
             mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
-        if self.obs_layout == "v2":
-            obs = observe_v2(self.rules, obs[None], mask[None])[0]
-        return {"observation": obs, "action_mask": mask}
+        return {"observation": in_layout(self.obs_layout, self.rules, obs[None], mask[None])[0], "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """(4, 14, 34) uint8: every seat's observation planes, seat 0 first (see the docstring; ``mj_obs_v1``

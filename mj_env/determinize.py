@@ -343,13 +343,7 @@ def _deal(pool, slots, kong, width, drawn_seat, rng, no_kong=None) -> dict:
         r, c = np.nonzero(use)
         kinds[r, seat_of[r, c], rank[r, c]] = order[r, c]
         pool[r, order[r, c]] -= 4
-    nat = pool[:, :K]
-    n_nat = nat.sum(axis=1)
-    flat = np.repeat(np.tile(np.arange(K), m), nat.ravel())
-    owner = np.repeat(rows, n_nat)
-    tiles = flat[np.argsort(owner + rng.random(len(owner)), kind="stable")]   # rows stay in order
-    start = np.cumsum(n_nat) - n_nat
-    pos = np.arange(len(owner)) - start[owner]
+    owner, tiles, pos, start = _shuffled(pool[:, :K], rng)
     cum = np.cumsum(slots, axis=1)
     placed = slots.sum(axis=1)
     in_hand = pos < placed[owner]
@@ -545,17 +539,25 @@ def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong
     return part, pool
 
 
-def _draw_hands(counts, size, rng) -> np.ndarray:
-    """(m, K): ``size`` (m,) tiles drawn per row from ``counts`` (m, K) without replacement, each physical
-    tile alike."""
+def _shuffled(counts, rng):
+    """The physical tiles of each row of ``counts`` (m, K) in a uniform random order: flat arrays of
+    their row (``owner``, rows in order), kind (``tiles``) and place in the row's order (``pos``), and
+    each row's first index (``start``, (m,))."""
     m = len(counts)
     n = counts.sum(axis=1)
     flat = np.repeat(np.tile(np.arange(K), m), counts.ravel())
     owner = np.repeat(np.arange(m), n)
-    order = np.argsort(owner + rng.random(len(owner)), kind="stable")        # rows stay in order
-    pos = np.arange(len(owner)) - (np.cumsum(n) - n)[owner]
+    tiles = flat[np.argsort(owner + rng.random(len(owner)), kind="stable")]   # rows stay in order
+    start = np.cumsum(n) - n
+    return owner, tiles, np.arange(len(owner)) - start[owner], start
+
+
+def _draw_hands(counts, size, rng) -> np.ndarray:
+    """(m, K): ``size`` (m,) tiles drawn per row from ``counts`` (m, K) without replacement, each physical
+    tile alike."""
+    owner, tiles, pos, _ = _shuffled(counts, rng)
     keep = pos < size[owner]
-    return np.bincount(owner[keep] * K + flat[order][keep], minlength=m * K).reshape(m, K)
+    return np.bincount(owner[keep] * K + tiles[keep], minlength=len(counts) * K).reshape(len(counts), K)
 
 
 def _pick(counts, rng) -> np.ndarray:

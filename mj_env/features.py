@@ -310,9 +310,18 @@ def obs_layout(obs) -> str:
     return obs
 
 
+def in_layout(obs: str, rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Planes (n, 14 or 18, 34) of either layout, and their masks (n, 127), in layout ``obs`` (``"v1"``: the
+    first 14 planes; ``"v2"``: ``observe_v2`` of v1 planes, v2 planes as they are)."""
+    planes = np.asarray(planes)
+    if obs_layout(obs) == "v1":
+        return planes[:, :N_PLANES]
+    return observe_v2(rules, planes, mask) if planes.shape[1] == N_PLANES else planes
+
+
 __all__ = [
     "FEATURES_NAME", "FEATURES_VERSION", "N_EXTRA", "N_OPTIONS", "N_PLANES_V2", "OBS_LAYOUTS", "OBS_SHAPE_V2",
     "OPT_CHI", "OPT_KONG", "OPT_NOW", "OPT_PONG", "P_DISCARD_IMPROVE", "P_DISCARD_NEED", "P_OPTION_IMPROVE",
-    "P_OPTION_NEED", "discard_table", "extra_planes", "improvement", "obs_layout", "observe_v2", "own_meld_suits",
+    "P_OPTION_NEED", "discard_table", "extra_planes", "improvement", "in_layout", "obs_layout", "observe_v2", "own_meld_suits",
     "suits_after_claim", "tiles_needed", "unseen_counts",
 ]

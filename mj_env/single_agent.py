@@ -93,7 +93,7 @@ from gymnasium.vector.utils import batch_space
 from . import actions as A
 from .baselines import make_named_agent
 from .engine import Engine
-from .features import OBS_LAYOUTS, obs_layout, observe_v2
+from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .observation import N_PLANES, observe
 from .state import END
 from .tiles import N_KINDS
@@ -315,9 +315,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         if ended.any():                   # ignored under NEXT_STEP; a truncated hand keeps its real mask
             mask[ended] = 0
             mask[ended, A.PASS] = 1
-        if self.obs_layout == "v2":
-            obs = observe_v2(self.rules, obs, mask)
-        return {"observation": obs, "action_mask": mask}
+        return {"observation": in_layout(self.obs_layout, self.rules, obs, mask), "action_mask": mask}
 
     @property
     def autoreset_mode(self) -> AutoresetMode:

@@ -57,7 +57,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import actions as A
 from .engine import Engine, check_num_tables
-from .features import OBS_LAYOUTS, obs_layout, observe_v2
+from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .observation import N_PLANES, observe, observe_one
 from .render import render_table
 from .state import END
@@ -169,9 +169,8 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
         if self._next_step and self._over.any():  # NEXT_STEP: an ended table's only "action" is pass, and it is ignored
             mask[self._over] = 0
             mask[self._over, A.PASS] = 1
-        if self.obs_layout == "v2":
-            obs = observe_v2(self.rules, obs, mask)
-        return {"observation": obs, "action_mask": mask, "seat": st.to_act.astype(np.int64)}
+        return {"observation": in_layout(self.obs_layout, self.rules, obs, mask), "action_mask": mask,
+                "seat": st.to_act.astype(np.int64)}
 
     @property
     def autoreset_mode(self) -> AutoresetMode:
