@@ -44,9 +44,10 @@ from .tiles import N_KINDS
 N_FLAT = N_PLANES * N_KINDS
 
 
-def _flat_space(n_flat: int = N_FLAT) -> spaces.Dict:
+def _flat_space(space: spaces.Dict) -> spaces.Dict:
+    """The flat layout of an env's ``{"observation", "action_mask"}`` space (either observation layout)."""
     return spaces.Dict({
-        "observations": spaces.Box(0.0, 255.0, (n_flat,), dtype=np.float32),
+        "observations": spaces.Box(0.0, 255.0, (int(np.prod(space["observation"].shape)),), dtype=np.float32),
         "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),
     })
 
@@ -61,7 +62,7 @@ class FlatObservations(BaseWrapper):
 
     def __init__(self, env):
         super().__init__(env)
-        self._space = _flat_space(int(np.prod(env.observation_space(env.possible_agents[0])["observation"].shape)))
+        self._space = _flat_space(env.observation_space(env.possible_agents[0]))
 
     def observation_space(self, agent):
         return self._space
@@ -87,7 +88,7 @@ class FlatObservationsGym(gym.ObservationWrapper, gym.utils.RecordConstructorArg
                             f"{env.observation_space}")
         gym.utils.RecordConstructorArgs.__init__(self)
         gym.ObservationWrapper.__init__(self, env)
-        self.observation_space = _flat_space(int(np.prod(env.observation_space["observation"].shape)))
+        self.observation_space = _flat_space(env.observation_space)
 
     def observation(self, observation: dict) -> dict:
         return _flat(observation)
@@ -106,7 +107,7 @@ class FlatObservationsVector(VectorObservationWrapper):
                             "\"mj_env/Beijing-v0\", num_envs=N, vectorization_mode=\"vector_entry_point\")), whose "
                             f"observations are {{'observation', 'action_mask'}}; got {space}")
         super().__init__(env)
-        self.single_observation_space = _flat_space(int(np.prod(space["observation"].shape)))
+        self.single_observation_space = _flat_space(space)
         self.observation_space = batch_space(self.single_observation_space, env.num_envs)
 
     def observations(self, observations: dict) -> dict:
