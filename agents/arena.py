@@ -412,11 +412,11 @@ def plot(summary: dict, path: str, title: str | None = None) -> None:
     ax1.set_xticks(x, names, rotation=15)
     ax1.set_ylabel("points per hand" + (" (no interval: one wall)" if no_interval else " (95% CI over walls)"))
     w = 0.38
-    rates = [a["win_rate"] for a in ag] + [a["deal_in_rate"] for a in ag]
-    ax2.bar(x - w / 2, rates[:len(ag)], w, label="win rate")
-    ax2.bar(x + w / 2, rates[len(ag):], w, label="deal-in rate")
+    wins, deal_ins = [a["win_rate"] for a in ag], [a["deal_in_rate"] for a in ag]
+    ax2.bar(x - w / 2, wins, w, label="win rate")
+    ax2.bar(x + w / 2, deal_ins, w, label="deal-in rate")
     ax2.set_xticks(x, names, rotation=15)
-    ax2.set_ylim(0, max(max(rates) * 1.3, 0.05))  # room above the bars for the legend
+    ax2.set_ylim(0, max(max(*wins, *deal_ins) * 1.3, 0.05))  # room above the bars for the legend
     ax2.legend(loc="upper center", ncol=2)
     fig.suptitle(title or f"duplicate arena: {summary['walls']} walls, {summary['hands_played']} hands")
     fig.tight_layout()

@@ -241,6 +241,10 @@ def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) ->
     r_w, c_w = np.nonzero(undrawn)
     pool += np.bincount(r_w * N_CODES + st.wall[idx[r_w], c_w], minlength=n * N_CODES).reshape(n, N_CODES)
 
+    hui = st.hui[idx].astype(np.int64)
+    check_hui = rules.hui and rules.four_hui_win
+    no_kong = np.where(check_hui, hui, -1)  # nobody can have declared a concealed kong of the 4 惠牌: they won
+
     # 报听 seats: their hand (less a drawn tile) from the chain; only the drawn tile is dealt below.
     part = np.zeros((n, S, K), dtype=np.int64)
     slots = free.sum(axis=2)                                                  # (n, S) places to deal
@@ -252,14 +256,10 @@ def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) ->
         pool[:, :K] -= part.sum(axis=1)
         slots = np.where(ting, (drawn_seat[:, None] == np.arange(S)[None, :]).astype(np.int64), slots)
         t_rows = np.flatnonzero(ting.any(axis=1))
-        no_kong_t = np.where(rules.hui and rules.four_hui_win, st.hui[idx[t_rows]].astype(np.int64), -1)
         part[t_rows], pool[t_rows] = _ting_chain(rules, st.meld_counts[idx[t_rows]].astype(np.int16), ting[t_rows], part[t_rows],
-                                                 pool[t_rows], kong[t_rows].sum(axis=1), mcmc_steps, rng, no_kong_t)
+                                                 pool[t_rows], kong[t_rows].sum(axis=1), mcmc_steps, rng, no_kong[t_rows])
 
     # Deal the rest; retry the rows whose deal breaks 四惠牌.
-    hui = st.hui[idx].astype(np.int64)
-    check_hui = rules.hui and rules.four_hui_win
-    no_kong = np.where(check_hui, hui, -1)  # nobody can have declared a concealed kong of the 4 惠牌: they won
     if check_hui:                           # seats that began a turn held fewer than four 惠牌 since (below)
         began = _began_a_turn(st, idx)
     done = np.zeros(n, dtype=bool)
