@@ -104,12 +104,15 @@ class MahjongSB3VecEnv(VecEnv):
             actions = actions[:, 0]
         obs, rewards, terminated, truncated, infos = self.envs.step(actions)
         dones = terminated | truncated
-        info_list = self._info_list(infos)
+        info_list = self._info_list(infos)  # at an ended table: the new episode's reset infos
+        if dones.any():
+            ended = self._info_list(infos["final_info"])
+            for b in np.flatnonzero(dones):
+                self.reset_infos[b] = info_list[b]  # as DummyVecEnv keeps them
+                info_list[b] = ended[b]
+                info_list[b]["terminal_observation"] = infos["final_obs"][b]
         for b, info in enumerate(info_list):
             info["TimeLimit.truncated"] = bool(truncated[b] and not terminated[b])
-        for b in np.flatnonzero(dones):
-            info_list[b]["terminal_observation"] = infos["final_obs"][b]
-            self.reset_infos[b] = {"seat": int(self.envs.seats[b])}  # the new episode's, as DummyVecEnv keeps
         return obs, rewards.astype(np.float32), dones, info_list
 
     def _info_list(self, infos: dict) -> list[dict[str, Any]]:

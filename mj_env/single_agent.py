@@ -49,7 +49,9 @@ field can be overridden as a keyword, e.g. ``base=500``).
   passes it here; the single-table form gets Gymnasium's ``TimeLimit`` from ``gym.make`` instead.
 - ``autoreset_mode`` (vector form): ``NEXT_STEP`` (default, what Gymnasium's wrappers expect) or
   ``SAME_STEP`` (``infos["final_obs"]`` / ``infos["_final_obs"]``, and ``infos["final_info"]``: the
-  ended step's infos as a dict of arrays, as Gymnasium's vector envs give them). With ``NEXT_STEP`` the row of
+  ended step's infos as a dict of arrays, ``scores``, ``win``, ``illegal_action``... included; at the top
+  level an ended table shows its new episode's reset infos, its ``seat`` and any ``redealt``, as Gymnasium's
+  ``SyncVectorEnv`` does). With ``NEXT_STEP`` the row of
   a table whose episode ended holds the learner's final observation; the next action there is ignored
   and the table is dealt anew. Where the hand ended (nothing is legal any more) its mask allows only
   ``pass``, so that masked samplers keep working; a truncated episode's final observation keeps its
@@ -447,26 +449,34 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         finished = terminated | truncated
         if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP and finished.any():
             done = np.flatnonzero(finished)
+            # Gymnasium's SAME_STEP convention (its SyncVectorEnv): the ended step's infos, illegal_action
+            # included, nested in final_info; at the top level those tables show their new episode's reset
+            # infos (its seat, and hands redealt before the learner's first decision in it)
+            final_info = self._infos(extra)
             final = self._obs(finished)
-            extra["final_obs"] = np.empty(n, dtype=object)
+            extra = {"final_obs": np.empty(n, dtype=object), "_final_obs": finished.copy(),
+                     "final_info": final_info, "_final_info": finished.copy()}  # illegal_action: only there
             for b in done:
                 extra["final_obs"][b] = {k: v[b] for k, v in final.items()}
-            extra["_final_obs"] = finished.copy()
-            final_info = self._infos()  # Gymnasium's SAME_STEP convention: the ended step's infos, nested
-            extra["final_info"], extra["_final_info"] = final_info, finished.copy()
+            self._forget_hands(done)
             self._deal(done)
             self._advance(done, np.zeros((n, 4), dtype=np.int64), done)
             over = np.zeros(n, dtype=bool)
         else:
-            final_info = None
             self._over = finished
             over = self._over
         obs = self._obs(over)
         self._last_mask = obs["action_mask"]
-        infos = self._infos(extra)
-        if final_info is not None:
-            infos["seat"] = final_info["seat"]  # the seat the learner played in the ended episode
-        return obs, rewards, terminated, truncated, infos
+        return obs, rewards, terminated, truncated, self._infos(extra)
+
+    def _forget_hands(self, tables) -> None:
+        """Clear the hand infos and redeal counts of ``tables`` (their episode ended and is in final_info;
+        the hand infos on fresh arrays, since final_info shares the old ones)."""
+        hand = self._hand_info
+        for k in ("_scores", *INFO_KEYS):
+            hand[k] = hand[k].copy()
+            hand[k][tables] = 0
+        self._redealt[tables] = 0  # final_info holds a copy
 
 
 

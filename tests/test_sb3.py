@@ -42,15 +42,18 @@ def test_steps_as_the_batched_env_with_sb3s_done_and_info_form():
         np.testing.assert_array_equal(rew, r_rew.astype(np.float32))
         np.testing.assert_array_equal(done, r_term | r_trunc)
         for b in range(16):
-            assert infos[b]["seat"] == r_inf["seat"][b] == 0
-            assert ("scores" in infos[b]) == bool(r_inf.get("_scores", np.zeros(16, bool))[b])
+            src = r_inf["final_info"] if done[b] else r_inf  # SB3: an ended env's info is the ended step's
+            assert infos[b]["seat"] == src["seat"][b] == 0
+            assert ("scores" in infos[b]) == bool(src.get("_scores", np.zeros(16, bool))[b])
             if "scores" in infos[b]:
-                np.testing.assert_array_equal(infos[b]["scores"], r_inf["scores"][b])
+                np.testing.assert_array_equal(infos[b]["scores"], src["scores"][b])
                 assert infos[b]["scores"][0] == rew[b] or "redealt" in infos[b]
                 for k in ("win", "deal_in", "draw", "fan"):
-                    assert infos[b][k] == r_inf[k][b]
+                    assert infos[b][k] == src[k][b]
             if done[b]:
                 ended += 1
+                redealt = r_inf.get("redealt", np.zeros(16, int))[b]  # the new episode's, at the top level
+                assert sb3.reset_infos[b] == {"seat": 0} | ({"redealt": redealt} if redealt else {})
                 final = r_inf["final_obs"][b]
                 for k in ("observation", "action_mask"):
                     np.testing.assert_array_equal(infos[b]["terminal_observation"][k], final[k])

@@ -67,6 +67,7 @@ def test_same_step_autoreset_gives_final_obs():
     envs = MahjongSingleAgentVectorEnv(8, opponents="random", autoreset_mode=AutoresetMode.SAME_STEP, seed=0)
     assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     obs, _ = envs.reset(seed=0)
+    seats = envs.seats.copy()
     rng = np.random.default_rng(1)
     seen = 0
     for _ in range(200):
@@ -77,10 +78,13 @@ def test_same_step_autoreset_gives_final_obs():
             for b in np.flatnonzero(term):
                 assert infos["final_obs"][b] in envs.single_observation_space
             final = infos["final_info"]  # Gymnasium's convention: the ended step's infos, nested
-            assert (infos["_final_info"] == term).all() and (final["seat"] == infos["seat"]).all()
+            assert (infos["_final_info"] == term).all() and (final["seat"] == seats).all()
             assert final["_scores"][term].all() and (final["scores"][term].sum(axis=1) == 0).all()
             assert "final_obs" not in final
+            # at the top level the ended tables show their new episode's reset infos: its seat, no scores
+            assert (infos["seat"] == envs.seats).all() and not infos.get("_scores", np.zeros(8, bool))[term].any()
             seen += 1
+        seats = envs.seats.copy()
     assert seen
     from gymnasium.wrappers.vector import DictInfoToList
     listed = DictInfoToList(MahjongSingleAgentVectorEnv(8, opponents="random", autoreset_mode="SameStep", seed=0))
@@ -88,7 +92,44 @@ def test_same_step_autoreset_gives_final_obs():
     for _ in range(200):
         obs, _rew, term, _, infos = listed.step(masked_random(obs, rng))
         for b in np.flatnonzero(term):
-            assert "scores" in infos[b]["final_info"] and infos[b]["final_info"]["seat"] == infos[b]["seat"]
+            assert "scores" in infos[b]["final_info"] and "scores" not in infos[b]
+
+
+@pytest.mark.parametrize("kw", [{"seat": "rotate"}, {"seat": "random", "max_episode_steps": 6},
+                                {"seat": "random", "hands_per_episode": 2}])
+def test_same_step_infos_read_as_those_of_gymnasiums_sync_vector_env(kw):
+    # the batched env and Gymnasium's own SyncVectorEnv of one-table envs, both SAME_STEP, each playing its
+    # own games, pass the same checks: an ended table's final_info holds the ended step's infos (the seat it
+    # played, its scores where the hand ended), and the top level its new episode's (the seat it plays now)
+    from gymnasium.vector import SyncVectorEnv
+
+    from mj_env.single_agent import MahjongSingleAgentEnv
+    n = 4
+    batched = MahjongSingleAgentVectorEnv(n, opponents="random", autoreset_mode=AutoresetMode.SAME_STEP, seed=5, **kw)
+    one_kw = {k: v for k, v in kw.items() if k != "max_episode_steps"}
+    ones = SyncVectorEnv([lambda: gym.wrappers.TimeLimit(MahjongSingleAgentEnv(opponents="random", **one_kw),
+                                                         kw.get("max_episode_steps", 10**6)) for _ in range(n)],
+                         autoreset_mode=AutoresetMode.SAME_STEP)
+    for env, seats_now in ((batched, lambda: batched.seats.copy()),
+                           (ones, lambda: np.array([e.unwrapped.venv.seats[0] for e in ones.envs]))):
+        obs, infos = env.reset(seed=5)
+        rng = np.random.default_rng(2)
+        ends = truncations = 0
+        for _ in range(150):
+            before = seats_now()
+            np.testing.assert_array_equal(infos["seat"], before)
+            obs, _, term, trunc, infos = env.step(masked_random(obs, rng))
+            ended = term | trunc
+            np.testing.assert_array_equal(infos["seat"], seats_now())
+            assert not infos.get("_scores", np.zeros(n, bool))[ended].any()
+            if ended.any():
+                final = infos["final_info"]
+                np.testing.assert_array_equal(infos["_final_info"], ended)
+                np.testing.assert_array_equal(final["seat"][ended], before[ended])
+                scored = final.get("_scores", np.zeros(n, bool))
+                assert scored[term].all() and not scored[trunc & ~term].any()
+            ends, truncations = ends + int(ended.sum()), truncations + int((trunc & ~term).sum())
+        assert ends > 10 and (truncations > 0) == ("max_episode_steps" in kw)
 
 
 def test_seeded_runs_repeat_and_seats_and_opponents():
@@ -571,7 +612,9 @@ def test_an_episode_ended_by_an_illegal_action_shows_pass_only(mode):
     obs, _ = venv.reset(seed=0)
     bad = np.argmin(obs["action_mask"], axis=1)             # an illegal action at every table
     obs, rew, term, _, infos = venv.step(bad)
-    assert term.all() and (rew == -venv.illegal_penalty).all() and infos["illegal_action"].all()
+    ended_infos = infos if mode == AutoresetMode.NEXT_STEP else infos["final_info"]  # SAME_STEP: nested
+    assert term.all() and (rew == -venv.illegal_penalty).all() and ended_infos["illegal_action"].all()
+    assert mode == AutoresetMode.NEXT_STEP or "illegal_action" not in infos  # the new episodes' reset infos
     final = obs["action_mask"] if mode == AutoresetMode.NEXT_STEP else \
         np.stack([infos["final_obs"][b]["action_mask"] for b in range(4)])
     assert (final.sum(axis=1) == 1).all() and (final[:, A.PASS] == 1).all()
