@@ -13,9 +13,14 @@ wrapper                     for
 ``FlatObservationsVector(envs)``  the same for its batched form (``gymnasium.make_vec(...,
                             vectorization_mode="vector_entry_point")``), for RLlib's env
                             runners with ``gym_env_vectorize_mode="vector_entry_point"``
-``NumericInfos(env)``       Tianshou (its collector checks infos for NaN, and the settlement
-                            object holds ``None``): ``infos[agent]["settlement"]`` becomes
+``NumericInfos(env)``       Tianshou (its replay buffer stacks every step's infos into one
+                            ``Batch``, and settlement objects of different shapes, a win's and
+                            a drawn hand's, make it raise ``Batch does not supported tensor
+                            assignment``): ``infos[agent]["settlement"]`` becomes
                             ``infos[agent]["scores"]``, the four seats' points
+``ObsAndMask(env)``         Tianshou's masked algorithms (DQN and its kin mask by
+                            ``batch.obs.mask``) on the single-agent Gymnasium env:
+                            observations as ``{"obs": planes, "mask": (127,) int8}``
 ``ResetByMask(envs)``       TorchRL's ``GymWrapper`` over the batched single-agent env
                             (``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``):
                             ``autoreset_mode`` ``DISABLED``, the caller deals ended tables anew
@@ -23,7 +28,7 @@ wrapper                     for
 ==========================  ===========================================================
 
 ``FlatObservations`` and ``NumericInfos`` wrap the AEC env of ``mj_env.env(...)``,
-``FlatObservationsGym`` one single-agent env, ``FlatObservationsVector`` and ``ResetByMask`` the
+``FlatObservationsGym`` and ``ObsAndMask`` one single-agent env, ``FlatObservationsVector`` and ``ResetByMask`` the
 ``NEXT_STEP`` vector form of ``mj_env.single_agent``; each keeps everything else as it is. The single-agent Gymnasium
 environment needs no adapter for Stable-Baselines3 or Gymnasium's wrappers; for SB3 at speed,
 ``mj_env.sb3.MahjongSB3VecEnv`` gives it the batched form as SB3's own ``VecEnv``.
@@ -81,17 +86,40 @@ class FlatObservationsGym(gym.ObservationWrapper, gym.utils.RecordConstructorArg
     ``action_masks()`` stays reachable through ``env.unwrapped``."""
 
     def __init__(self, env: gym.Env):
-        if not (isinstance(env, gym.Env) and isinstance(env.observation_space, spaces.Dict)
-                and env.observation_space.spaces.keys() == {"observation", "action_mask"}):
-            raise TypeError("FlatObservationsGym wraps a single-agent env of mj_env (gymnasium.make(\"mj_env/"
-                            "Beijing-v0\")), whose observations are {'observation', 'action_mask'}; got "
-                            f"{env.observation_space}")
+        _check_single_agent_env(env, "FlatObservationsGym")
         gym.utils.RecordConstructorArgs.__init__(self)
         gym.ObservationWrapper.__init__(self, env)
         self.observation_space = _flat_space(env.observation_space)
 
     def observation(self, observation: dict) -> dict:
         return _flat(observation)
+
+
+def _check_single_agent_env(env, wrapper: str) -> None:
+    if not (isinstance(env, gym.Env) and isinstance(env.observation_space, spaces.Dict)
+            and env.observation_space.spaces.keys() == {"observation", "action_mask"}):
+        raise TypeError(f"{wrapper} wraps a single-agent env of mj_env (gymnasium.make(\"mj_env/Beijing-v0\")), "
+                        f"whose observations are {{'observation', 'action_mask'}}; got {env.observation_space}")
+
+
+class ObsAndMask(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
+    """The single-agent env's observations under Tianshou's keys: ``{"obs": planes, "mask": (127,) int8}``.
+
+    Tianshou's DQN (and the algorithms built on it) masks actions by ``batch.obs.mask``, and its networks
+    get ``batch.obs.obs``; under the env's own keys the mask goes unread and, with the single-agent env's
+    default ``illegal_action="penalize"``, every illegal pick silently ends its episode at -10. The planes
+    and the mask are the env's, unchanged (either observation layout); ``action_masks()`` stays reachable
+    through ``env.unwrapped``."""
+
+    def __init__(self, env: gym.Env):
+        _check_single_agent_env(env, "ObsAndMask")
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.ObservationWrapper.__init__(self, env)
+        self.observation_space = spaces.Dict({"obs": env.observation_space["observation"],
+                                              "mask": env.observation_space["action_mask"]})
+
+    def observation(self, observation: dict) -> dict:
+        return {"obs": observation["observation"], "mask": observation["action_mask"]}
 
 
 class FlatObservationsVector(VectorObservationWrapper):

@@ -12,6 +12,7 @@ from mj_env.wrappers import (
     FlatObservationsGym,
     FlatObservationsVector,
     NumericInfos,
+    ObsAndMask,
 )
 
 
@@ -102,6 +103,45 @@ def _reset_by_mask(num_envs=8, opponents="random"):
 
 def _masked_random(mask, rng):
     return np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+
+
+def test_obs_and_mask_gives_tianshous_keys_and_its_dqn_plays_only_legal_actions():
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+    env = ObsAndMask(gym.make("mj_env/Beijing-v0", opponents="random", obs="v2"))
+    check_env(env.unwrapped)
+    obs, _ = env.reset(seed=0)
+    assert set(obs) == {"obs", "mask"} and obs in env.observation_space and obs["obs"].shape == (18, 34)
+    np.testing.assert_array_equal(obs["mask"], env.unwrapped.action_masks())
+    with pytest.raises(TypeError, match="ObsAndMask wraps a single-agent env"):
+        ObsAndMask(gym.make("CartPole-v1"))
+    # Tianshou's DQN reads batch.obs.mask: with illegal actions raising, a collection that explores at
+    # random (epsilon 1) and one that plays greedily both go through without one illegal action
+    pytest.importorskip("tianshou")
+    import torch
+    from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv
+
+    class Q(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = torch.nn.Linear(14 * 34, 127)
+
+        def forward(self, obs, state=None, info=None, **kw):  # Tianshou hands the model obs.obs
+            return self.net(torch.as_tensor(np.asarray(obs), dtype=torch.float32).flatten(1)), state
+
+    def make():
+        return ObsAndMask(gym.make("mj_env/Beijing-v0", opponents="random", illegal_action="raise"))
+    envs = DummyVectorEnv([make, make])
+    envs.seed(0)
+    for eps in (1.0, 0.0):
+        policy = DiscreteQLearningPolicy(model=Q(), action_space=envs.action_space[0], eps_training=eps,
+                                         eps_inference=eps)
+        collector = Collector(policy, envs, VectorReplayBuffer(2000, 2), exploration_noise=True)
+        collector.reset()
+        stats = collector.collect(n_step=400)
+        assert stats.n_collected_steps >= 400 and stats.n_collected_episodes > 0
 
 
 def test_reset_by_mask_deals_only_the_masked_tables():
