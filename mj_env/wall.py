@@ -96,10 +96,12 @@ def live_end(rules: RuleSet, st: GameState, idx):
 
 
 def _counts_as_live(rules: RuleSet, replacement: bool) -> bool:
-    """Whether a draw can be the last live tile (海底). A normal draw can. A replacement can only where
-    it comes out of the live tiles themselves: a tail-layout wall with no kept stacks (quemen, whose
-    海底 is the wall's last tile, 牌墙最后一张牌), not the reserve (beijing) or hebei's kept stacks."""
-    return not replacement or (rules.wall_layout == "tail" and not rules.tail_stacks_kept)
+    """Whether a draw can be the 海底 tile, the last tile drawn before the wall ends. A normal draw can.
+    A kong replacement can on a tail-layout wall, where it is taken from the same undrawn tiles that
+    decide the end: under quemen the wall's last tile (牌墙最后一张牌); under hebei a replacement after
+    which no normal draw is left (the kept stacks then count 13, docs/RULES.md 3) is the last drawable tile
+    (6.2). Not from beijing's reserve: its 海底 is the last live tile (6.1)."""
+    return not replacement or rules.wall_layout == "tail"
 
 
 def live_left(rules: RuleSet, st: GameState, idx):

@@ -208,10 +208,10 @@ class RefGame:
         self.turn_tile = tile  # the tile just drawn (None after chi/pong)
         self.turn_source = source
         self.after_claim = source == "claim"
-        # the 海底 tile, before any kong; a kong replacement only where it is one of the live tiles
-        # (quemen: no reserve, no kept stacks, so the wall's last tile may come as a replacement)
-        live_source = source == "live" or (source == "kong" and self.rules.wall_layout == "tail"
-                                           and not self.rules.tail_stacks_kept)
+        # the 海底 tile: the last tile drawn before the wall ends. A kong replacement may be it on a tail
+        # wall (quemen: the wall's last tile; hebei: a replacement after which no normal draw is left),
+        # never one from beijing's reserve (its 海底 is the last live tile)
+        live_source = source == "live" or (source == "kong" and self.rules.wall_layout == "tail")
         self.drew_last = live_source and not self.can_draw()
         if (self.rules.hui and self.rules.four_hui_win and source != "claim"
                 and self.hands[seat][self.hui] == 4):

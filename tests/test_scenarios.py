@@ -493,6 +493,24 @@ def test_hebei_kongs_use_the_kept_stacks(new_game, kept):
     assert g.wins == [] and settled(g) == [0, 0, 0, 0]  # kong payments are void in a drawn hand
 
 
+def test_hebei_a_kong_replacement_after_which_no_draw_is_left_is_haidi(new_game):
+    # docs/RULES.md 3 and 6.2: seat 2 draws the fourth 5s at wall[122], leaving 13 undrawn (not the last
+    # tile: 12 are kept), kongs it, and the replacement wall[-1] leaves 12 after an odd number of
+    # replacements, when 13 are kept: nobody can draw again, so it is the last drawable tile, 海底.
+    # 门清 2 + 杠上开花 2 + 一条龙 2 + 海底捞月 2 = 8 on the base score of a self-draw (from an audit)
+    wall = build_wall(HEBEI, hands={2: "555s123m456m789m1z"}, tail="1z")
+    swap_to(wall, 122, "5s")
+    g = new_game(HEBEI, wall=wall)
+    while not (g.phase == "TURN" and g.to_act == 2 and g.turn_tile == tile("5s")):
+        pass_and_discard_drawn(g)
+    assert g.live_next == 123 and len(g.undrawn()) == 13 and g.can_draw() and not g.drew_last
+    play(g, (2, "kong 5s"))
+    assert (g.turn_source, g.turn_tile) == ("kong", tile("1z")) and not g.can_draw() and g.drew_last
+    play(g, (2, "win"))
+    assert g.wins[0]["situation"] == {"last_tile": True, "after_kong": True, "robbed_kong": False, "first_turn": False}
+    assert g.result["patterns"] == {"门清": 2, "杠上开花": 2, "一条龙": 2, "海底捞月": 2}
+
+
 def test_quemen_drawn_hand_keeps_kong_payments(new_game):
     g = new_game(QUEMEN, hands={0: "5555m123p789p1234z"})
     play(g, (0, "kong 5m"))
