@@ -56,6 +56,7 @@ import multiprocessing
 import os
 import pickle
 import re
+import reprlib
 import warnings
 import zipfile
 from pathlib import Path
@@ -347,8 +348,17 @@ _SIZES = {"mlp": {"hidden": (1, 4096)}, "tiles": {"channels": (1, 512), "blocks"
 _MAX_HIDDEN_LAYERS = 8
 
 
+_SHORT = reprlib.Repr()  # (Python 3.11's Repr takes no keywords)
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 3, 50, 50, 40
+
+
 def _brief(value) -> str:
-    text = repr(value)
+    """``value`` for an error message, at most 60 characters: cut in depth and length as it is written
+    (a value nested thousands deep, or of millions of characters, is never written in full)."""
+    try:
+        text = _SHORT.repr(value)
+    except Exception:  # noqa: BLE001 - a message must not fail on what it describes
+        text = f"<a {type(value).__name__}>"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -472,10 +482,15 @@ def _check_zip(path: Path) -> None:
         if not zipfile.is_zipfile(path):
             return
         with zipfile.ZipFile(path) as z:
-            bad = z.testzip()
+            packed = [i.filename for i in z.infolist()
+                      if i.compress_type != zipfile.ZIP_STORED or i.file_size > i.compress_size]
+            bad = None if packed else z.testzip()
     except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, ValueError,
             EOFError) as e:
         raise CheckpointError(f"{path}: a damaged archive ({type(e).__name__}: {_brief(str(e))})") from None
+    if packed:  # torch.save stores its records as they are: a small file must not unpack to gigabytes
+        raise CheckpointError(f"{path}: member {_brief(packed[0])} is compressed; torch.save stores records "
+                              "uncompressed, and a compressed one could unpack to any size")
     if bad is not None:
         raise CheckpointError(f"{path}: a damaged file: its member {_brief(bad)} fails its CRC-32 check")
 

@@ -164,6 +164,40 @@ def test_a_damaged_file_is_refused_by_its_checksums(saved, tmp_path):
     refused(bad, "CRC-32", "data/0")
 
 
+def test_a_compressed_archive_is_refused_before_it_is_unpacked(saved, tmp_path):
+    """torch.save stores its records uncompressed; a deflated copy (a few KB that could unpack to gigabytes:
+    a hostile fuzz packed 1 GiB into 1.2 MB) is refused from the zip directory, before anything is read."""
+    import zipfile
+    packed = tmp_path / "packed.pt"
+    with zipfile.ZipFile(saved[1]) as src, zipfile.ZipFile(packed, "w", compression=zipfile.ZIP_DEFLATED) as out:
+        for name in src.namelist():
+            out.writestr(name, src.read(name))
+    refused(packed, "is compressed")
+
+
+def test_a_value_nested_thousands_deep_gets_a_short_message(saved, tmp_path):
+    """An error message quotes a bad value cut in depth and length: a format nested 2,000 deep raised
+    RecursionError from repr() instead of CheckpointError (from a hostile fuzz)."""
+    import sys
+    import threading
+    deep = []
+    for _ in range(2000):
+        deep = [deep]
+    payload = torch.load(saved[1], weights_only=True)
+    payload["format"] = deep
+    out, limit = tmp_path / "deep.pt", sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)  # torch.save pickles it recursively; a thread with a large stack
+    try:
+        old = threading.stack_size(256 << 20)
+        t = threading.Thread(target=torch.save, args=(payload, out))
+        t.start()
+        t.join()
+        threading.stack_size(old)
+    finally:
+        sys.setrecursionlimit(limit)
+    refused(out, "not a policy checkpoint", "[[[[...]]]]")
+
+
 def test_shape_mismatch_names_the_first_key(saved, tmp_path):
     """A config that does not match the weights: the first weight whose shape differs is named."""
     refused(rewrite(saved[1], tmp_path, lambda p: p.update(model_config={"arch": "mlp", "hidden": [16, 9]})),
