@@ -240,6 +240,11 @@ MAX_EVAL_HANDS = 100_000
 and, against the rule agent, roughly 1.5 ms each on one core: minutes per opponent (measured)."""
 
 
+MAX_FLOAT_FLAG = 1e9
+"""No number flag is larger (coefficients, rates, scales, minutes): a --clip-coef of 1e39 passed the checks
+and then failed inside torch.clamp, which takes float32 scalars, after the run directory was written."""
+
+
 def check_args(args: Args) -> str | None:
     """What is wrong with ``args`` for a run (None: nothing), found before anything is built or written."""
     def flag(name: str) -> str:
@@ -249,6 +254,8 @@ def check_args(args: Args) -> str | None:
         value = getattr(args, field.name)
         if isinstance(value, float) and not math.isfinite(value):
             return f"{flag(field.name)} must be a finite number, not {value}"
+        if isinstance(value, float) and abs(value) > MAX_FLOAT_FLAG:  # torch takes them as float32 scalars
+            return f"{flag(field.name)} must be at most {MAX_FLOAT_FLAG:g} in size, not {value:g}"
     name = args.exp_name
     if not name or name == "." or ".." in name or any(c in name for c in "/\\,") or not name.isprintable():
         return (f"--exp-name must be a plain directory name under runs/ (no '/', '\\', '..', ',' or control "
@@ -668,7 +675,9 @@ class TrainingDiverged(RuntimeError):
 def optimizer_step(model: nn.Module, optimizer: optim.Optimizer, loss: torch.Tensor, args: Args, what: str) -> None:
     """One gradient step on ``loss`` (clipped to ``max_grad_norm``); raises ``TrainingDiverged`` when the loss
     or, after the step, any weight is nan or infinite."""
-    hint = f"lower --learning-rate (now {args.learning_rate:g}) or check --reward-scale ({args.reward_scale:g})"
+    rate = ("--bc-learning-rate", args.bc_learning_rate) if what == "behaviour cloning" else \
+        ("--learning-rate", args.learning_rate)
+    hint = f"lower {rate[0]} (now {rate[1]:g}) or check --reward-scale ({args.reward_scale:g})"
     if not torch.isfinite(loss):
         raise TrainingDiverged(f"training diverged: the loss of {what} is {loss.item()}; {hint}")
     optimizer.zero_grad()

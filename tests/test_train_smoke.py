@@ -134,6 +134,9 @@ def test_help_shows_every_flag_with_its_docstring(capsys):
     (["--opponent-prob", "nan"], "--opponent-prob must be a finite number"),
     (["--target-kl", "nan"], "--target-kl must be a finite number"),
     (["--max-minutes=-inf"], "--max-minutes must be a finite number"),
+    # and of a size torch's float32 scalars take (1e39 passed, then failed in torch.clamp)
+    (["--clip-coef", "1e39"], "--clip-coef must be at most 1e+09 in size, not 1e+39"),
+    (["--ent-coef", "2e9"], "--ent-coef must be at most 1e+09 in size"),
     # and in its range
     (["--gamma", "1.5"], "--gamma must be in [0, 1], not 1.5"),
     (["--gae-lambda=-0.1"], "--gae-lambda must be in [0, 1]"),
@@ -371,16 +374,17 @@ def test_a_diverging_run_stops_with_a_message():
             with torch.no_grad():
                 model.bias.fill_(float("inf"))
 
-    with pytest.raises(train.TrainingDiverged, match="a weight became nan or infinite in cloning"):
+    with pytest.raises(train.TrainingDiverged, match="a weight became nan or infinite in behaviour cloning; "
+                                                     "lower --bc-learning-rate"):
         train.optimizer_step(model, Overflowing(model.parameters(), lr=1.0), model(torch.ones(1, 2)).sum(), args,
-                             "cloning")
+                             "behaviour cloning")
     for bad in (float("nan"), float("inf"), -float("inf")):
         with pytest.raises(NonFiniteLogits, match="1 of 2 rows"):
             MaskedCategorical(torch.tensor([[0.0, 1.0], [bad, 0.0]]), torch.ones(2, 2, dtype=torch.bool))
 
 
 def test_a_diverging_run_from_the_shell_ends_without_a_traceback(tmp_path):
-    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--learning-rate", "1e30", "--total-steps", "1024",
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--learning-rate", "1e8", "--total-steps", "1024",
                            "--num-envs", "16", "--num-steps", "32", "--bc-steps", "8", "--final-eval-hands", "0",
                            "--eval-every", "0", "--no-progress", "--no-eval-pretrained"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
