@@ -83,8 +83,8 @@ def illegal_policy(illegal_action, illegal_penalty) -> tuple[str, float]:
     in 0-1e15; the offender gets minus it), checked; a ValueError names the one that is wrong."""
     if illegal_action not in ("raise", "penalize"):
         raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {str(illegal_action)[:40]!r}")
-    if isinstance(illegal_penalty, (bool, np.bool_)) or not isinstance(illegal_penalty, (int, float, np.number)) \
-            or not (0 <= float(illegal_penalty) <= 1e15):
+    if isinstance(illegal_penalty, (bool, np.bool_, complex, np.complexfloating)) \
+            or not isinstance(illegal_penalty, (int, float, np.number)) or not (0 <= float(illegal_penalty) <= 1e15):
         raise ValueError("illegal_penalty must be a finite number in 0-1e15 (the offender gets minus it), "
                          f"got {str(illegal_penalty)[:40]!r}")
     return illegal_action, float(illegal_penalty)

@@ -42,12 +42,13 @@ SB3's wrappers (``VecMonitor``, ``VecNormalize`` with ``norm_obs_keys=["observat
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
+from .actions import ActionError
 from .single_agent import INFO_KEYS, MahjongSingleAgentVectorEnv
 
 try:
@@ -94,7 +95,10 @@ class MahjongSB3VecEnv(VecEnv):
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions)
+        try:
+            self._actions = np.asarray(actions)
+        except (ValueError, TypeError, OverflowError) as e:  # a ragged list, say: what the env would say
+            raise ActionError(f"expected {self.num_envs} integer actions: {str(e)[:80]}") from None
 
     def step_wait(self):
         if self._actions is None:
@@ -134,8 +138,13 @@ class MahjongSB3VecEnv(VecEnv):
     def _indices(self, indices) -> list[int]:
         if indices is None:
             return list(range(self.num_envs))
-        if isinstance(indices, (int, np.integer)):
+        if isinstance(indices, (int, np.integer)) and not isinstance(indices, (bool, np.bool_)):
             indices = [indices]
+        if not isinstance(indices, Iterable) or isinstance(indices, (str, bytes)):
+            raise TypeError(f"env indices must be an int or a sequence of ints, not {str(indices)[:60]}")
+        indices = list(indices)
+        if not all(isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)) for i in indices):
+            raise TypeError(f"env indices must be an int or a sequence of ints, not {str(indices)[:60]}")
         out = [int(i) for i in indices]
         bad = [i for i in out if not 0 <= i < self.num_envs]
         if bad:

@@ -42,7 +42,8 @@ field can be overridden as a keyword, e.g. ``base=500``).
   (``hebei`` and ``quemen`` draw the dealer); a player for every seat trains with ``"random"`` or ``"rotate"``.
 - ``illegal_action``: ``"penalize"`` (default here, since Gymnasium's contract is that every
   element of the action space may be stepped: ``check_env`` and unmasked samplers do) ends the
-  episode with ``-illegal_penalty`` for the learner; ``"raise"`` raises ``ActionError`` and
+  episode with ``-illegal_penalty`` for the learner (an integer outside the action space, 0-126, is
+  refused with ``ActionError`` and changes nothing, in either mode); ``"raise"`` raises ``ActionError`` and
   changes nothing, as ``mj_env.env`` does by default.
 - ``max_episode_steps`` (vector form): ``None`` (default) or the learner's steps after which an
   episode is truncated (its hand abandoned, unsettled). ``gym.make_vec(id, max_episode_steps=N)``
@@ -412,7 +413,11 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         restart = np.flatnonzero(self._over)   # NEXT_STEP: the action there is ignored
         live = ~self._over
         in_range = (acts >= 0) & (acts < A.N_ACTIONS)
-        legal = in_range & self.engine.legal_mask()[rows, np.where(in_range, acts, 0)]
+        if not in_range.all():  # not an element of the action space: refused, never played as a move
+            b = int(np.flatnonzero(~in_range)[0])
+            raise A.ActionError(f"action {int(acts[b])} at table {b} is not in the action space "
+                                f"Discrete({A.N_ACTIONS}): an integer in 0-{A.N_ACTIONS - 1}")
+        legal = self.engine.legal_mask()[rows, acts]
         illegal = live & ~legal
         if illegal.any() and self.illegal_action == "raise":
             b = int(np.flatnonzero(illegal)[0])

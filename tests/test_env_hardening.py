@@ -427,7 +427,7 @@ def test_legal_row_indices_stay_one_bounded_array():
     assert len(legal._ROWS) == 1
 
 
-@pytest.mark.parametrize("penalty", [float("nan"), float("inf"), -5, "abc", True, None])
+@pytest.mark.parametrize("penalty", [float("nan"), float("inf"), -5, "abc", True, None, 3 + 4j, np.complex128(3)])
 def test_every_env_refuses_a_bad_illegal_penalty(penalty):
     # a negative penalty would reward an illegal move; NaN would poison the returns
     import gymnasium as gym

@@ -77,6 +77,11 @@ def test_action_masks_through_env_method_and_sb3s_helpers():
     assert venv.env_is_wrapped(VecMonitor) == [False] * 8
     with pytest.raises(IndexError, match="out of range 0-7"):
         venv.env_method("action_masks", indices=[8])
+    for bad in ([1.5], True, "ab"):  # were read as table 1 (from a fuzz)
+        with pytest.raises(TypeError, match="env indices must be an int or a sequence of ints"):
+            venv.get_attr("rules", indices=bad)
+    with pytest.raises(A.ActionError, match="expected 8 integer actions"):  # a ragged list: numpy's ValueError
+        venv.step_async([[1, 2], [3]])
     with pytest.raises(AttributeError):
         venv.get_attr("no_such_attribute")
 

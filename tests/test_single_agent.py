@@ -646,3 +646,25 @@ def test_obs_v2_adds_the_rules_core_planes_to_the_same_game(preset):
     assert one.reset(seed=1)[0]["observation"].shape == (N_PLANES_V2, 34)
     with pytest.raises(ValueError, match="obs must be 'v1'"):
         MahjongSingleAgentVectorEnv(2, obs="v3")
+
+
+@pytest.mark.parametrize("bad", [-1, A.N_ACTIONS, 2**62])
+def test_an_action_outside_the_action_space_is_refused_even_when_illegal_moves_are_penalized(bad):
+    # penalize plays an illegal move of the action space as a lost episode; -1, 127 or 2**62 are no
+    # element of Discrete(127): ActionError, and the game goes on as a twin's that never saw them (from a fuzz)
+    from mj_env.single_agent import MahjongSingleAgentEnv
+    envs, twin = (MahjongSingleAgentVectorEnv(3, seed=1, illegal_action="penalize") for _ in range(2))
+    obs, _ = envs.reset(seed=1)
+    twin.reset(seed=1)
+    acts = masked_random(obs, np.random.default_rng(0))
+    with pytest.raises(A.ActionError, match=f"action {bad} at table 1 is not in the action space Discrete"):
+        envs.step(np.array([acts[0], bad, acts[2]]))
+    o1, r1, *_ = envs.step(acts)
+    o2, r2, *_ = twin.step(acts)
+    np.testing.assert_array_equal(o1["observation"], o2["observation"])
+    np.testing.assert_array_equal(r1, r2)
+    one = MahjongSingleAgentEnv(opponents="random")
+    one.reset(seed=2)
+    with pytest.raises(A.ActionError, match="not in the action space"):
+        one.step(bad)
+    assert one.step(int(np.flatnonzero(one.action_masks())[0]))[4].get("illegal_action") is None
