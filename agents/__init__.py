@@ -27,11 +27,19 @@ from .rule_based import EfficientAgent, RuleBasedAgent
 __all__ = ["Agent", "EfficientAgent", "RandomAgent", "RuleBasedAgent", "make_agent"]
 
 
-def make_agent(spec: str, rules="beijing", device: str = "cpu"):
+def make_agent(spec, rules="beijing", device: str = "cpu"):
     """An agent from its name: ``random``, ``rule``, ``efficient`` (``mj_env.baselines``), ``pretrained`` (the player shipped for ``rules``,
     ``agents.pretrained``; ``pretrained:sample`` samples from it), or a checkpoint path written by
-    ``train.py`` (``PATH:greedy`` plays the most likely action instead of sampling)."""
+    ``train.py``, a str or a path object (``PATH:greedy`` plays the most likely action instead of sampling)."""
+    import os
+
     from mj_env.baselines import BASELINES, make_baseline
+
+    if isinstance(spec, os.PathLike):
+        spec = os.fspath(spec)
+    if not isinstance(spec, str) or not spec:
+        raise ValueError(f"an agent is named by a non-empty str (random, rule, efficient, pretrained or the path of "
+                         f"a checkpoint), not {str(spec)[:60]!r}")
 
     if spec in BASELINES:
         return make_baseline(spec, rules)

@@ -219,6 +219,10 @@ def test_checkpoint_round_trip_and_layout_check(tmp_path):
         make_agent(str(tmp_path / "missing.pt"))
     with pytest.raises(ValueError, match="is not a checkpoint file"):  # a directory is there, not missing
         make_agent(str(tmp_path) + ":greedy")
+    assert not make_agent(path).greedy  # a path object names the checkpoint as its str does
+    for bad in ("", None, 3):  # an AttributeError ('endswith') before
+        with pytest.raises(ValueError, match="an agent is named by a non-empty str"):
+            make_agent(bad)
 
 
 # --------------------------------------------------------------------------- rewards
