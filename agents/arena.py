@@ -398,6 +398,11 @@ def plot(summary: dict, path: str, title: str | None = None) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    with plt.rc_context({"text.parse_math": False}):  # a '$' in an agent's name is a '$', not TeX that may not parse
+        _draw(plt, summary, path, title)
+
+
+def _draw(plt, summary: dict, path: str, title: str | None) -> None:
     ag = summary["agents"]
     names = [short_name(a["name"], 24) for a in ag]
     x = np.arange(len(ag))

@@ -186,6 +186,9 @@ def test_plot_says_when_there_is_no_interval(walls, label, tmp_path, monkeypatch
     summary = summarize(play_duplicate([RuleBasedAgent(), RandomAgent()], n_walls=walls, seed=0))
     plot(summary, str(tmp_path / "p.png"))
     assert seen["label"] == label and (tmp_path / "p.png").stat().st_size > 0
+    summary["agents"][0]["name"] = "p$\\sqrt{$.pt"  # an agent's name is drawn as written, never parsed as TeX
+    plot(summary, str(tmp_path / "q.png"), title="$x")
+    assert (tmp_path / "q.png").stat().st_size > 0
 
 
 def test_table_says_an_interval_of_no_width_is_no_certainty(capsys):

@@ -53,6 +53,8 @@ def test_draws_a_png(tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(SystemExit):
         curve.main([str(a), "--out", str(out), "--labels", "x,y"])
+    curve.main([str(a), "--out", str(out), "--labels", "$\\sqrt{$", "--title", "50$ and $x"])  # no TeX: a fuzz
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.mark.parametrize("out, words", [("", "must end in one of .png"), ("curve", "must end in one of .png"),
