@@ -32,6 +32,7 @@ from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaski
 from ray.tune.registry import register_env
 
 import mj_env
+from mj_env.engine import MAX_TABLES
 from mj_env.registration import RULE_IDS
 from mj_env.rules import PRESETS
 from mj_env.wrappers import FlatObservations, FlatObservationsGym, FlatObservationsVector
@@ -97,11 +98,12 @@ def main(argv=None):
     p.add_argument("--smoke", action="store_true", help="tiny settings: seconds after Ray starts")
     args = p.parse_args(argv)
     # every argument is checked before Ray starts (its errors come as pages of chained tracebacks)
-    for flag in ("iterations", "batch", "epochs", "hidden", "tables"):
-        if getattr(args, flag) < 1:
-            p.error(f"--{flag} must be at least 1, got {getattr(args, flag)}")
-    if args.num_env_runners < 0:
-        p.error(f"--num-env-runners must be at least 0, got {args.num_env_runners}")
+    ranges = {"iterations": 10**6, "batch": 10**7, "epochs": 1000, "hidden": 4096, "tables": MAX_TABLES}
+    for flag, high in ranges.items():  # each at least 1; sizes a machine can allocate
+        if not 1 <= getattr(args, flag) <= high:
+            p.error(f"--{flag} must be between 1 and {high:,}, got {getattr(args, flag)}")
+    if not 0 <= args.num_env_runners <= 4096:
+        p.error(f"--num-env-runners must be between 0 and 4,096, got {args.num_env_runners}")
     if not 0 <= args.seed <= MAX_SEED:
         p.error(f"--seed must be between 0 and 2**32 - 1, got {args.seed}")
     if args.smoke:

@@ -26,6 +26,7 @@ from stable_baselines3.common.vec_env import VecMonitor
 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
 from mj_env.baselines import BASELINES
+from mj_env.engine import MAX_TABLES
 from mj_env.rules import PRESETS
 from mj_env.sb3 import MahjongSB3VecEnv
 from mj_env.single_agent import MahjongSingleAgentVectorEnv
@@ -66,10 +67,11 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1")
     p.add_argument("--smoke", action="store_true", help="tiny settings: a few seconds")
     args = p.parse_args(argv)
-    for flag, value in (("--timesteps", args.timesteps), ("--n-envs", args.n_envs),
-                        ("--eval-hands", args.eval_hands), ("--n-steps", 1 if args.n_steps is None else args.n_steps)):
-        if value < 1:
-            p.error(f"{flag} must be at least 1, got {value}")
+    for flag, value, high in (("--timesteps", args.timesteps, 10**10), ("--n-envs", args.n_envs, MAX_TABLES),
+                              ("--eval-hands", args.eval_hands, 10**6),
+                              ("--n-steps", 1 if args.n_steps is None else args.n_steps, 10**6)):
+        if not 1 <= value <= high:
+            p.error(f"{flag} must be between 1 and {high:,}, got {value}")
     if not 0 <= args.seed <= MAX_SEED:
         p.error(f"--seed must be between 0 and 2**32 - 1, got {args.seed}")
     torch.set_num_threads(1)  # small networks: extra threads only contend for the cores

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import math
 import time
 
 import numpy as np
@@ -64,11 +63,13 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1 (test tables: seed + 10,000)")
     p.add_argument("--smoke", action="store_true", help="tiny settings: a few seconds")
     args = p.parse_args(argv)
-    for flag in ("envs", "epochs", "epoch_steps", "test_hands", "n_step", "batch_size", "hidden"):
-        if getattr(args, flag) < 1:
-            p.error(f"--{flag.replace('_', '-')} must be at least 1, got {getattr(args, flag)}")
-    if not (args.lr > 0 and math.isfinite(args.lr)):
-        p.error(f"--lr must be a finite number above 0, got {args.lr}")
+    ranges = {"envs": 1024, "epochs": 10**6, "epoch_steps": 10**9, "test_hands": 10**6, "n_step": 10_000,
+              "batch_size": 65_536, "hidden": 4096}  # (each at least 1) sizes this machine can allocate
+    for flag, high in ranges.items():
+        if not 1 <= getattr(args, flag) <= high:
+            p.error(f"--{flag.replace('_', '-')} must be between 1 and {high:,}, got {getattr(args, flag)}")
+    if not (0 < args.lr <= 10):
+        p.error(f"--lr must be a finite number above 0, at most 10, got {args.lr}")
     if not 0 <= args.seed <= MAX_SEED:
         p.error(f"--seed must be between 0 and 2**32 - 1, got {args.seed}")
     if args.smoke:

@@ -19,7 +19,6 @@ is (tests/test_wrappers.py), for multi-agent setups.
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 import gymnasium as gym
@@ -95,13 +94,13 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1")
     p.add_argument("--smoke", action="store_true", help="tiny settings: a few seconds")
     args = p.parse_args(argv)
-    for flag in ("tables", "frames", "iterations", "epochs", "minibatch", "hidden"):
-        if getattr(args, flag) < 1:
-            p.error(f"--{flag} must be at least 1, got {getattr(args, flag)}")
-    if args.tables > MAX_TABLES:
-        p.error(f"--tables must be between 1 and {MAX_TABLES:,}, got {args.tables}")
-    if not (args.lr > 0 and math.isfinite(args.lr)):
-        p.error(f"--lr must be a finite number above 0, got {args.lr}")
+    ranges = {"tables": MAX_TABLES, "frames": 10**7, "iterations": 10**6, "epochs": 1000, "minibatch": 10**6,
+              "hidden": 4096}  # (each at least 1) sizes this machine can allocate
+    for flag, high in ranges.items():
+        if not 1 <= getattr(args, flag) <= high:
+            p.error(f"--{flag} must be between 1 and {high:,}, got {getattr(args, flag)}")
+    if not (0 < args.lr <= 10):
+        p.error(f"--lr must be a finite number above 0, at most 10, got {args.lr}")
     if not 0 <= args.seed <= MAX_SEED:
         p.error(f"--seed must be between 0 and 2**32 - 1, got {args.seed}")
     if args.smoke:

@@ -168,6 +168,13 @@ BAD_ARGS = [
     ("rollout_improvement", "torch", ["--learning-rate", "nan"], "--learning-rate"),
     ("rollout_improvement", "torch", ["--rules", "bogus"], "--rules"),
     ("rollout_improvement", "torch", ["--seed", "-1"], "--seed"),
+    # and sizes a machine can allocate (a fuzz: 3.8 TB for --hidden 2e9, 73 TiB for --batch-size 1e13)
+    ("tianshou_pettingzoo", "tianshou", ["--hidden", "2000000000"], "--hidden"),
+    ("tianshou_pettingzoo", "tianshou", ["--batch-size", "10000000000000"], "--batch-size"),
+    ("tianshou_pettingzoo", "tianshou", ["--n-step", "10000000000000", "--smoke"], "--n-step"),
+    ("torchrl_ppo", "torchrl", ["--hidden", "2000000000", "--smoke"], "--hidden"),
+    ("rllib_ppo", "ray.rllib", ["--batch", "100000000000"], "--batch"),
+    ("sb3_maskable_ppo", "sb3_contrib", ["--n-envs", "100000000"], "--n-envs"),
 ]
 
 
