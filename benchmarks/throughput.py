@@ -449,8 +449,14 @@ def parse_args(argv=None):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    if args.child is not None:
-        run_child(json.loads(args.child))
+    if args.child is not None:  # internal: the parent passes one measurement's settings as a JSON object
+        try:
+            spec = json.loads(args.child)
+            if not isinstance(spec, dict) or not {"impl", "batch", "seconds", "warmup", "rules", "seed"} <= set(spec):
+                raise ValueError("not the settings of one measurement")
+        except ValueError as e:
+            sys.exit(f"throughput.py: error: --child is internal (a JSON object of one measurement's settings): {e}")
+        run_child(spec)
         return 0
     from tqdm import tqdm
 
