@@ -457,7 +457,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             # Gymnasium's SAME_STEP convention (its SyncVectorEnv): the ended step's infos, illegal_action
             # included, nested in final_info; at the top level those tables show their new episode's reset
             # infos (its seat, and hands redealt before the learner's first decision in it)
-            final_info = self._infos(extra)
+            final_info = self._only(self._infos(extra), finished)
             final = self._obs(finished)
             extra = {"final_obs": np.empty(n, dtype=object), "_final_obs": finished.copy(),
                      "final_info": final_info, "_final_info": finished.copy()}  # illegal_action: only there
@@ -474,14 +474,27 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self._last_mask = obs["action_mask"]
         return obs, rewards, terminated, truncated, self._infos(extra)
 
+    @staticmethod
+    def _only(infos: dict, rows: np.ndarray) -> dict:
+        """``infos`` of the tables where ``rows`` only, as Gymnasium nests an ended env's infos: every
+        ``_key`` mask cut to them, the other tables' values zero, a key none of them has left out."""
+        out = {}
+        for k, v in infos.items():
+            if k.startswith("_"):
+                continue
+            keep = infos["_" + k] & rows
+            if keep.any():
+                v = v.copy()
+                v[~keep] = 0
+                out[k], out["_" + k] = v, keep
+        return out
+
     def _forget_hands(self, tables) -> None:
-        """Clear the hand infos and redeal counts of ``tables`` (their episode ended and is in final_info;
-        the hand infos on fresh arrays, since final_info shares the old ones)."""
+        """Clear the hand infos and redeal counts of ``tables`` (their episode ended; final_info holds copies)."""
         hand = self._hand_info
         for k in ("_scores", *INFO_KEYS):
-            hand[k] = hand[k].copy()
             hand[k][tables] = 0
-        self._redealt[tables] = 0  # final_info holds a copy
+        self._redealt[tables] = 0
 
 
 

@@ -23,9 +23,10 @@ def play(venv, masks_of, steps, seed=0):
         yield acts, venv.step(acts)
 
 
-def test_steps_as_the_batched_env_with_sb3s_done_and_info_form():
-    sb3 = MahjongSB3VecEnv(16, rules="beijing", opponents="rule", seed=3)
-    ref = MahjongSingleAgentVectorEnv(16, rules="beijing", opponents="rule", seed=3,
+@pytest.mark.parametrize("seat", [0, "random"])
+def test_steps_as_the_batched_env_with_sb3s_done_and_info_form(seat):
+    sb3 = MahjongSB3VecEnv(16, rules="beijing", opponents="rule", seed=3, seat=seat)
+    ref = MahjongSingleAgentVectorEnv(16, rules="beijing", opponents="rule", seed=3, seat=seat,
                                       autoreset_mode=AutoresetMode.SAME_STEP)
     assert isinstance(sb3, VecEnv) and sb3.num_envs == 16
     sb3.seed(5)
@@ -33,7 +34,7 @@ def test_steps_as_the_batched_env_with_sb3s_done_and_info_form():
     ref_obs, _ = ref.reset(seed=5)
     for k in ("observation", "action_mask"):
         np.testing.assert_array_equal(obs[k], ref_obs[k])
-    ended = 0
+    ended = new_seats = 0
     for acts, (obs, rew, done, infos) in play(sb3, sb3.action_masks, 120):
         r_obs, r_rew, r_term, r_trunc, r_inf = ref.step(acts)
         np.testing.assert_array_equal(obs["observation"], r_obs["observation"])
@@ -43,24 +44,26 @@ def test_steps_as_the_batched_env_with_sb3s_done_and_info_form():
         np.testing.assert_array_equal(done, r_term | r_trunc)
         for b in range(16):
             src = r_inf["final_info"] if done[b] else r_inf  # SB3: an ended env's info is the ended step's
-            assert infos[b]["seat"] == src["seat"][b] == 0
+            assert infos[b]["seat"] == src["seat"][b] and (seat == "random" or src["seat"][b] == 0)
             assert ("scores" in infos[b]) == bool(src.get("_scores", np.zeros(16, bool))[b])
             if "scores" in infos[b]:
                 np.testing.assert_array_equal(infos[b]["scores"], src["scores"][b])
-                assert infos[b]["scores"][0] == rew[b] or "redealt" in infos[b]
+                assert infos[b]["scores"][infos[b]["seat"]] == rew[b]  # the learner's points, in its seat
                 for k in ("win", "deal_in", "draw", "fan"):
                     assert infos[b][k] == src[k][b]
             if done[b]:
                 ended += 1
                 redealt = r_inf.get("redealt", np.zeros(16, int))[b]  # the new episode's, at the top level
-                assert sb3.reset_infos[b] == {"seat": 0} | ({"redealt": redealt} if redealt else {})
+                new_seat = int(r_inf["seat"][b])  # the new episode's, at the top level
+                assert sb3.reset_infos[b] == {"seat": new_seat} | ({"redealt": redealt} if redealt else {})
+                new_seats += new_seat != infos[b]["seat"]
                 final = r_inf["final_obs"][b]
                 for k in ("observation", "action_mask"):
                     np.testing.assert_array_equal(infos[b]["terminal_observation"][k], final[k])
                 assert infos[b]["TimeLimit.truncated"] is False
             else:
                 assert "terminal_observation" not in infos[b]
-    assert ended > 10
+    assert ended > 10 and (new_seats > 0) == (seat == "random")
 
 
 def test_action_masks_through_env_method_and_sb3s_helpers():

@@ -126,6 +126,9 @@ def test_same_step_infos_read_as_those_of_gymnasiums_sync_vector_env(kw):
                 final = infos["final_info"]
                 np.testing.assert_array_equal(infos["_final_info"], ended)
                 np.testing.assert_array_equal(final["seat"][ended], before[ended])
+                for k in (k for k in final if not k.startswith("_")):  # only the ended tables, as Gymnasium nests
+                    assert not final["_" + k][~ended].any(), k
+                np.testing.assert_array_equal(final["_seat"], ended)
                 scored = final.get("_scores", np.zeros(n, bool))
                 assert scored[term].all() and not scored[trunc & ~term].any()
             ends, truncations = ends + int(ended.sum()), truncations + int((trunc & ~term).sum())
