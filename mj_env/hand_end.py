@@ -212,6 +212,9 @@ def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray
     for j in np.flatnonzero(won).tolist():
         b = int(idx[j])
         seats = np.flatnonzero(st.winners[b]).tolist()
+        frm = int(st.win_from[b])
+        if frm >= 0:  # several winners on one discard: in play order from the discarder, as they were asked
+            seats.sort(key=lambda w: (w - frm) % 4)
         wins = []
         for w in seats:
             obj = win_input(rules, st, b, w)

@@ -99,8 +99,8 @@ def _counts_as_live(rules: RuleSet, replacement: bool) -> bool:
     """Whether a draw can be the 海底 tile, the last tile drawn before the wall ends. A normal draw can.
     A kong replacement can on a tail-layout wall, where it is taken from the same undrawn tiles that
     decide the end: under quemen the wall's last tile (牌墙最后一张牌); under hebei a replacement after
-    which no normal draw is left (the kept stacks then count 13, docs/RULES.md 3) is the last drawable tile
-    (6.2). Not from beijing's reserve: its 海底 is the last live tile (6.1)."""
+    which no normal draw is left (by docs/RULES.md 3's count of kept tiles, 12 or 13) is the last drawable
+    tile (6.2). Not from beijing's reserve: its 海底 is the last live tile (6.1)."""
     return not replacement or rules.wall_layout == "tail"
 
 

@@ -483,10 +483,11 @@ def test_hebei_kongs_use_the_kept_stacks(new_game, kept):
     play(g, (3, "kong 5m"))  # the replacement is the tail tile, wall[-1]
     assert (g.phase, g.to_act, g.turn_source, g.turn_tile) == ("TURN", 3, "kong", wall[-1])
     assert len(g.undrawn()) == 11 and not g.can_draw()
+    assert g.drew_last  # the last tile drawn before the wall ends, now the 海底 tile (docs/RULES.md 6.2)
     play(g, (3, "discard 6m"))
     assert (g.phase, g.to_act, names(g)) == ("CLAIM", 1, ["pass", "pong", "kong"])
     play(g, (1, "kong"))
-    assert (g.phase, g.to_act, g.turn_source, g.turn_tile) == ("TURN", 1, "kong", wall[-2])
+    assert (g.phase, g.to_act, g.turn_source, g.turn_tile) == ("TURN", 1, "kong", wall[-2]) and g.drew_last
     assert len(g.undrawn()) == 10 and sorted(g.kongs) == [(1, "exposed", 3), (3, "concealed", None)]
     while g.phase != END:
         pass_and_discard_drawn(g)
@@ -849,6 +850,14 @@ def test_hebei_several_winners_on_one_discard(new_game):
     assert (g.phase, g.to_act, names(g)) == ("CLAIM", 2, ["pass", "pong"])
     play(g, (2, "pong"))
     assert (g.phase, g.to_act) == ("TURN", 2)
+
+
+def test_hebei_several_winners_are_listed_in_play_order_from_the_discarder(new_game):
+    # the same hands turned two seats on: dealer 2 discards, seats 3 and then 1 are asked and win; the
+    # settlement lists the wins in that order (the engine listed them by seat number; from a review)
+    g = new_game(HEBEI, dealer=2, hands={(s + 2) % 4: h for s, h in TWO_WINNERS.items()})
+    play(g, (2, "discard 5m"), (3, "win"), (1, "win"))
+    assert g.phase == END and [w["input"]["winner"] for w in g.result["wins"]] == [3, 1]
 
 
 ORPHANS = {0: "1m7z2m3m4m6m7m8m5p6p7p3s4s5s", 1: "19m19p19s1234567z", 2: "2p3p4p6s7s8s5m5m8p8p9p2s3z",
