@@ -76,9 +76,11 @@ AIM_X_RLCARD = 1.5  # issue 13: the AEC env at least 1.5x RLCard (issue 4 asked 
 def make_single_rule(batch: int, rules: str, seed: int):
     """Step function of the single-agent env against rule-based opponents (random learner)."""
     from _common import MaskedSampler
+    from _peers import read_hand_tables
 
     from mj_env.single_agent import MahjongSingleAgentVectorEnv
 
+    read_hand_tables()
     env = MahjongSingleAgentVectorEnv(batch, rules=rules, opponents="rule", seat="rotate", seed=seed)
     sampler = MaskedSampler(seed + 1)
     box = [env.reset(seed=seed)[0]]

@@ -2,8 +2,8 @@
 three masked random players.
 
 Tianshou's ``PettingZooEnv`` wraps ``mj_env.env()`` through ``mj_env.wrappers.NumericInfos``
-(Tianshou's replay buffer stacks the infos into one ``Batch``, which the settlement objects,
-of different shapes for a win and a drawn hand, make raise); it hands each policy
+(Tianshou's replay buffer stacks the infos into one ``Batch``, which raises on two wins'
+settlement objects of different shapes: other patterns, a discarder against none); it hands each policy
 ``obs.obs`` (the (14, 34) planes) and ``obs.mask`` (the legal actions), and every step's reward
 as the four seats' points. Tianshou's multi-agent dispatcher (``MultiAgentOffPolicyAlgorithm``)
 gives ``player_0`` a DQN (``DiscreteQLearningPolicy``: illegal actions masked in the greedy

@@ -14,9 +14,9 @@ wrapper                     for
                             vectorization_mode="vector_entry_point")``), for RLlib's env
                             runners with ``gym_env_vectorize_mode="vector_entry_point"``
 ``NumericInfos(env)``       Tianshou (its replay buffer stacks every step's infos into one
-                            ``Batch``, and settlement objects of different shapes, a win's and
-                            a drawn hand's, make it raise ``Batch does not supported tensor
-                            assignment``): ``infos[agent]["settlement"]`` becomes
+                            ``Batch``, and two wins' settlements of different shapes, other
+                            patterns or a discarder against none, make it raise, e.g. ``Batch
+                            does not supported tensor assignment``): ``infos[agent]["settlement"]`` becomes
                             ``infos[agent]["scores"]``, the four seats' points
 ``ObsAndMask(env)``         Tianshou's masked algorithms (DQN and its kin mask by
                             ``batch.obs.mask``) on the single-agent Gymnasium env:
