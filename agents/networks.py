@@ -350,6 +350,7 @@ _MAX_HIDDEN_LAYERS = 8
 
 _SHORT = reprlib.Repr()  # (Python 3.11's Repr takes no keywords)
 _SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 3, 50, 50, 40
+_SHORT.repr_OrderedDict = _SHORT.repr_dict  # (a weights-only load gives these; reprlib would repr them in full)
 
 
 def _brief(value) -> str:
@@ -475,24 +476,42 @@ def _read(path: Path):
 
 
 def _check_zip(path: Path) -> None:
-    """torch.save writes a zip archive whose members carry CRC-32 checksums, which torch.load does not
-    verify: check them, so that a damaged file is refused instead of loading wrong weights. (A file
-    that is not a zip archive is left to torch.load, which refuses it.)"""
+    """torch.save writes a zip archive of stored (uncompressed) members with CRC-32 checksums, which
+    torch.load does not verify. Refused before torch reads anything: a compressed member, or members
+    whose sizes add up to more than the file (overlapping ones), since either lets a small file unpack
+    to any size; and a member whose checksum does not match (a damaged file, which would load wrong
+    weights). A checksum of 0 is not checked: torch writes 0 when told not to compute them
+    (``torch.serialization.set_crc32_options(False)``). A file that is not a zip archive is left to
+    torch.load, which refuses it."""
+    problem = None
     try:
         if not zipfile.is_zipfile(path):
             return
         with zipfile.ZipFile(path) as z:
-            packed = [i.filename for i in z.infolist()
-                      if i.compress_type != zipfile.ZIP_STORED or i.file_size > i.compress_size]
-            bad = None if packed else z.testzip()
+            infos = z.infolist()
+            packed = [i.filename for i in infos if i.compress_type != zipfile.ZIP_STORED or i.file_size > i.compress_size]
+            if packed:
+                problem = (f"member {_brief(packed[0])} is compressed; torch.save stores records uncompressed, and a "
+                           "compressed one could unpack to any size")
+            elif sum(i.file_size for i in infos) > path.stat().st_size:
+                problem = (f"its members add up to {sum(i.file_size for i in infos):,} bytes, more than the file's "
+                           f"{path.stat().st_size:,}: they overlap, and would unpack to more than the file holds")
+            else:
+                for i in infos:
+                    if i.CRC == 0:
+                        continue
+                    try:
+                        with z.open(i) as f:  # zipfile checks the CRC-32 as the member is read to its end
+                            while f.read(1 << 20):
+                                pass
+                    except zipfile.BadZipFile:
+                        problem = f"a damaged file: its member {_brief(i.filename)} fails its CRC-32 check"
+                        break
     except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, ValueError,
             EOFError) as e:
         raise CheckpointError(f"{path}: a damaged archive ({type(e).__name__}: {_brief(str(e))})") from None
-    if packed:  # torch.save stores its records as they are: a small file must not unpack to gigabytes
-        raise CheckpointError(f"{path}: member {_brief(packed[0])} is compressed; torch.save stores records "
-                              "uncompressed, and a compressed one could unpack to any size")
-    if bad is not None:
-        raise CheckpointError(f"{path}: a damaged file: its member {_brief(bad)} fails its CRC-32 check")
+    if problem:
+        raise CheckpointError(f"{path}: {problem}")
 
 
 def _check_payload(payload) -> nn.Module:

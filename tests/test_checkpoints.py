@@ -175,6 +175,39 @@ def test_a_compressed_archive_is_refused_before_it_is_unpacked(saved, tmp_path):
     refused(packed, "is compressed")
 
 
+def test_overlapping_members_are_refused_before_they_are_read(saved, tmp_path):
+    """Stored members may share their bytes: N central-directory entries at one local header unpack to N
+    times the file (a review made a 2 MB file cost 400 MB that way). Members whose sizes add up to more
+    than the file are refused from the directory."""
+    import struct
+    import zlib
+    data, name = bytes(100_000), b"archive/data/0"
+    crc = zlib.crc32(data)
+    local = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, crc, len(data), len(data), len(name), 0)
+    body = local + name + data
+    central = b"".join(struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, crc, len(data), len(data),
+                                   len(name), 0, 0, 0, 0, 0, 0) + name for _ in range(5))
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 5, 5, len(central), len(body), 0)
+    bomb = tmp_path / "overlap.pt"
+    bomb.write_bytes(body + central + end)
+    refused(bomb, "they overlap")
+
+
+def test_a_checkpoint_saved_without_checksums_loads(saved, tmp_path):
+    """torch.serialization.set_crc32_options(False) writes every CRC-32 as 0; such a file (save_checkpoint
+    writes one under that option) is not damaged and loads (a review: it was refused as failing its CRC)."""
+    if not hasattr(torch.serialization, "set_crc32_options"):
+        pytest.skip("this torch has no set_crc32_options")
+    torch.serialization.set_crc32_options(False)
+    try:
+        path = save_checkpoint(tmp_path / "nocrc.pt", saved[0], rules="beijing")
+    finally:
+        torch.serialization.set_crc32_options(True)
+    model, _ = load_checkpoint(path)
+    for a, b in zip(model.state_dict().values(), saved[0].state_dict().values()):
+        assert torch.equal(a, b)
+
+
 def test_a_value_nested_thousands_deep_gets_a_short_message(saved, tmp_path):
     """An error message quotes a bad value cut in depth and length: a format nested 2,000 deep raised
     RecursionError from repr() instead of CheckpointError (from a hostile fuzz)."""
