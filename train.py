@@ -241,7 +241,8 @@ and, against the rule agent, roughly 1.5 ms each on one core: minutes per oppone
 
 
 MAX_FLOAT_FLAG = 1e9
-"""No number flag is larger (coefficients, rates, scales, minutes): a --clip-coef of 1e39 passed the checks
+"""No flag that takes a real number is larger (coefficients, rates, scales, minutes; integer flags have
+their own ranges): a --clip-coef of 1e39 passed the checks
 and then failed inside torch.clamp, which takes float32 scalars, after the run directory was written."""
 
 
@@ -250,11 +251,15 @@ def check_args(args: Args) -> str | None:
     def flag(name: str) -> str:
         return "--" + name.replace("_", "-")
 
+    hints = typing.get_type_hints(Args)
     for field in dataclasses.fields(args):
         value = getattr(args, field.name)
-        if isinstance(value, float) and not math.isfinite(value):
+        float_field = float in (hints[field.name], *typing.get_args(hints[field.name]))
+        if not (isinstance(value, float) or float_field and isinstance(value, int) and not isinstance(value, bool)):
+            continue  # (an Args built in Python may hold an int where the command line gives a float)
+        if not math.isfinite(value):
             return f"{flag(field.name)} must be a finite number, not {value}"
-        if isinstance(value, float) and abs(value) > MAX_FLOAT_FLAG:  # torch takes them as float32 scalars
+        if abs(value) > MAX_FLOAT_FLAG:  # torch takes them as float32 scalars
             return f"{flag(field.name)} must be at most {MAX_FLOAT_FLAG:g} in size, not {value:g}"
     name = args.exp_name
     if not name or name == "." or ".." in name or any(c in name for c in "/\\,") or not name.isprintable():
@@ -276,7 +281,6 @@ def check_args(args: Args) -> str | None:
         if not low <= value <= high:
             allowed = f"at least {low}" if high == math.inf else f"in [{low}, {high:,}]"
             return f"{flag(name)} must be {allowed}, not {value}"
-    hints = typing.get_type_hints(Args)
     for field in dataclasses.fields(Args):  # choices (an Args built in Python bypasses the command line's check)
         choices = typing.get_args(hints[field.name]) if typing.get_origin(hints[field.name]) is Literal else ()
         if choices and getattr(args, field.name) not in choices:

@@ -174,7 +174,7 @@ def replay(record, visit=None) -> dict:
     if st.phase[0] != END:
         raise RecordError(f"the hand has not ended after the record's {len(acts)} decision(s)")
     try:
-        differs = _json(record["settlement"]) != _json(settlement)
+        differs = _json(_wins_by_seat(record["settlement"])) != _json(_wins_by_seat(settlement))
     except (RecursionError, ValueError, TypeError):  # nested too deeply, or a lone surrogate
         raise RecordError("settlement: not a settlement object (nested too deeply, or unreadable)") from None
     if differs:
@@ -182,6 +182,20 @@ def replay(record, visit=None) -> dict:
         raise RecordError(f"the replay settles otherwise than the record: {where} is {_brief(replayed)} in the "
                           f"replay, {_brief(stored)} in the record (replayed scores {settlement['scores']})")
     return settlement
+
+
+def _wins_by_seat(settlement):
+    """The settlement with several winners' ``wins`` in seat order, for comparing: their order carries no
+    meaning (records written before 2026-12-02 list them by seat, the engine now in play order from the
+    discarder). Anything else, a stored value that is not a list of win objects included, is as it was."""
+    wins = settlement.get("wins") if isinstance(settlement, dict) else None
+    if not isinstance(wins, list):
+        return settlement
+    try:
+        key = [int(w["input"]["winner"]) for w in wins]
+    except (TypeError, KeyError, ValueError, OverflowError):
+        return settlement
+    return {**settlement, "wins": [wins[i] for i in sorted(range(len(wins)), key=key.__getitem__)]}
 
 
 def _first_difference(a, b, path: str):

@@ -43,7 +43,8 @@ field can be overridden as a keyword, e.g. ``base=500``).
 - ``illegal_action``: ``"penalize"`` (default here, since Gymnasium's contract is that every
   element of the action space may be stepped: ``check_env`` and unmasked samplers do) ends the
   episode with ``-illegal_penalty`` for the learner (an integer outside the action space, 0-126, is
-  refused with ``ActionError`` and changes nothing, in either mode); ``"raise"`` raises ``ActionError`` and
+  refused with ``ActionError`` and changes nothing, in either mode, except at a ``NEXT_STEP`` table whose
+  episode ended, where the action is ignored); ``"raise"`` raises ``ActionError`` and
   changes nothing, as ``mj_env.env`` does by default.
 - ``max_episode_steps`` (vector form): ``None`` (default) or the learner's steps after which an
   episode is truncated (its hand abandoned, unsettled). ``gym.make_vec(id, max_episode_steps=N)``
@@ -413,11 +414,11 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         restart = np.flatnonzero(self._over)   # NEXT_STEP: the action there is ignored
         live = ~self._over
         in_range = (acts >= 0) & (acts < A.N_ACTIONS)
-        if not in_range.all():  # not an element of the action space: refused, never played as a move
-            b = int(np.flatnonzero(~in_range)[0])
+        if not (in_range | ~live).all():  # outside the action space: refused, never played as a move (NEXT_STEP's
+            b = int(np.flatnonzero(~in_range & live)[0])  # ended tables ignore theirs, whatever it is)
             raise A.ActionError(f"action {int(acts[b])} at table {b} is not in the action space "
                                 f"Discrete({A.N_ACTIONS}): an integer in 0-{A.N_ACTIONS - 1}")
-        legal = self.engine.legal_mask()[rows, acts]
+        legal = in_range & self.engine.legal_mask()[rows, np.where(in_range, acts, 0)]
         illegal = live & ~legal
         if illegal.any() and self.illegal_action == "raise":
             b = int(np.flatnonzero(illegal)[0])

@@ -47,6 +47,18 @@ def test_a_played_hand_replays_to_its_settlement(rules, overrides, seed):
     assert seen[-1] == (len(rec["actions"]), None, None)
 
 
+def test_a_record_listing_several_winners_by_seat_still_replays():
+    # written at commit 35dbe10, when the engine listed hebei's winners on one discard by seat ([1, 3]);
+    # it now lists them in play order from the discarder, seat 2 ([3, 1]): their order carries no meaning
+    from pathlib import Path
+    rec = json.loads((Path(__file__).parent / "cases" / "hebei_two_winners_by_seat.json").read_text())
+    assert [w["input"]["winner"] for w in rec["settlement"]["wins"]] == [1, 3]
+    assert [w["input"]["winner"] for w in records.replay(rec)["wins"]] == [3, 1]
+    rec["settlement"]["wins"][0]["fan"] += 1  # a real difference is still found
+    with pytest.raises(RecordError, match="settles otherwise"):
+        records.replay(rec)
+
+
 def test_a_hand_recorded_before_its_end_replays_to_where_it_was():
     _, rec = _played(stop=17)
     assert "settlement" not in rec and len(rec["actions"]) == 17

@@ -666,6 +666,14 @@ def test_an_action_outside_the_action_space_is_refused_even_when_illegal_moves_a
     o2, r2, *_ = twin.step(acts)
     np.testing.assert_array_equal(o1["observation"], o2["observation"])
     np.testing.assert_array_equal(r1, r2)
+    # NEXT_STEP: a table whose episode ended ignores its action, whatever it is (-1 as a placeholder)
+    venv = MahjongSingleAgentVectorEnv(4, opponents="random", seed=3)
+    obs, _ = venv.reset(seed=3)
+    rng, ended = np.random.default_rng(1), np.zeros(4, bool)
+    while not ended.any():
+        obs, _, term, trunc, _ = venv.step(np.where(ended, bad, masked_random(obs, rng)))
+        ended = term | trunc
+    venv.step(np.where(ended, bad, masked_random(obs, rng)))
     one = MahjongSingleAgentEnv(opponents="random")
     one.reset(seed=2)
     with pytest.raises(A.ActionError, match="not in the action space"):

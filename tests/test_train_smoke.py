@@ -431,3 +431,9 @@ def test_init_from_is_checked_before_the_run(extra, message, tmp_path, monkeypat
     with pytest.raises(SystemExit) as e:
         train.main(["--exp-name", "bad", *extra])
     assert e.value.code == 2 and message in capsys.readouterr().err and not (tmp_path / "runs").exists()
+
+
+def test_args_built_in_python_are_bounded_as_the_command_line_is():
+    # an int in a float field (Args(clip_coef=10**39)) passed the check, then overflowed in torch.clamp
+    assert train.check_args(train.Args(clip_coef=10**39)) == "--clip-coef must be at most 1e+09 in size, not 1e+39"
+    assert train.check_args(train.Args(reward_scale=3)) is None
