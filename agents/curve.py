@@ -18,6 +18,9 @@ import math
 import sys
 from pathlib import Path
 
+MAX_PANELS = 8
+"""Opponents one picture draws, a panel each."""
+
 
 class CurveError(ValueError):
     """A progress file that cannot be drawn (missing, no evaluation columns, bad numbers)."""
@@ -69,6 +72,10 @@ def plot(paths, out: str, labels=None, title: str | None = None) -> None:
     labels = list(labels) if labels else [Path(p).parent.name for p in paths]
     if len(labels) != len(runs):
         raise CurveError(f"{len(labels)} labels for {len(runs)} runs")
+    opponents = {o for r in runs for o in r}
+    if len(opponents) > MAX_PANELS:  # one panel each: thousands of columns would draw for minutes
+        raise CurveError(f"{len(opponents)} opponents in the evaluation columns; a picture has at most {MAX_PANELS} "
+                         "panels (train.py logs random, rule and pretrained)")
     with plt.rc_context({"text.parse_math": False}):  # a '$' in a run's name is a '$', not TeX that may not parse
         _draw(plt, runs, labels, out, title)
 

@@ -69,3 +69,15 @@ def test_bad_out_is_refused_before_drawing(tmp_path, capsys, out, words):
         curve.main([str(a), "--out", str(tmp_path / out) if out else ""])
     assert exit_.value.code == 2 and words in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.png", "run"]
+
+
+def test_too_many_opponents_for_one_picture_is_refused_at_once(tmp_path, capsys):
+    # one panel per opponent: a file of 3,000 opponent columns drew for minutes (from a fuzz)
+    cols = [f"vs_o{i}_{k}" for i in range(curve.MAX_PANELS + 1) for k in ("points", "ci_low", "ci_high")]
+    d = tmp_path / "many"
+    d.mkdir()
+    (d / "progress.csv").write_text("seconds," + ",".join(cols) + "\n60," + ",".join(["0.1"] * len(cols)) + "\n",
+                                    encoding="utf-8")
+    with pytest.raises(SystemExit):
+        curve.main([str(d / "progress.csv"), "--out", str(tmp_path / "c.png")])
+    assert f"{curve.MAX_PANELS + 1} opponents" in capsys.readouterr().err
