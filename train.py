@@ -242,8 +242,8 @@ and, against the rule agent, roughly 1.5 ms each on one core: minutes per oppone
 
 MAX_FLOAT_FLAG = 1e9
 """No flag that takes a real number is larger (coefficients, rates, scales, minutes; integer flags have
-their own ranges): a --clip-coef of 1e39 passed the checks
-and then failed inside torch.clamp, which takes float32 scalars, after the run directory was written."""
+their own ranges): a --clip-coef of 1e39 passed the checks and then failed inside torch.clamp, which takes
+float32 scalars, after the run directory was written."""
 
 
 def check_args(args: Args) -> str | None:

@@ -72,16 +72,15 @@ def plot(paths, out: str, labels=None, title: str | None = None) -> None:
     labels = list(labels) if labels else [Path(p).parent.name for p in paths]
     if len(labels) != len(runs):
         raise CurveError(f"{len(labels)} labels for {len(runs)} runs")
-    opponents = {o for r in runs for o in r}
+    opponents = sorted({o for r in runs for o in r}, key=lambda o: (o != "rule", o))  # a panel each, rule first
     if len(opponents) > MAX_PANELS:  # one panel each: thousands of columns would draw for minutes
         raise CurveError(f"{len(opponents)} opponents in the evaluation columns; a picture has at most {MAX_PANELS} "
                          "panels (train.py logs random, rule and pretrained)")
     with plt.rc_context({"text.parse_math": False}):  # a '$' in a run's name is a '$', not TeX that may not parse
-        _draw(plt, runs, labels, out, title)
+        _draw(plt, runs, labels, opponents, out, title)
 
 
-def _draw(plt, runs, labels, out, title) -> None:
-    opponents = sorted({o for r in runs for o in r}, key=lambda o: (o != "rule", o))
+def _draw(plt, runs, labels, opponents, out, title) -> None:
     fig, axes = plt.subplots(1, len(opponents), figsize=(5.5 * len(opponents), 4), squeeze=False)
     for ax, opp in zip(axes[0], opponents):
         for run, label in zip(runs, labels):

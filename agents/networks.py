@@ -493,9 +493,9 @@ def _check_zip(path: Path) -> None:
             if packed:
                 problem = (f"member {_brief(packed[0])} is compressed; torch.save stores records uncompressed, and a "
                            "compressed one could unpack to any size")
-            elif sum(i.file_size for i in infos) > path.stat().st_size:
-                problem = (f"its members add up to {sum(i.file_size for i in infos):,} bytes, more than the file's "
-                           f"{path.stat().st_size:,}: they overlap, and would unpack to more than the file holds")
+            elif (unpacked := sum(i.file_size for i in infos)) > (size := path.stat().st_size):
+                problem = (f"its members add up to {unpacked:,} bytes, more than the file's {size:,}: they "
+                           "overlap, and would unpack to more than the file holds")
             else:
                 for i in infos:
                     if i.CRC == 0:

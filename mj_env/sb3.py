@@ -138,14 +138,14 @@ class MahjongSB3VecEnv(VecEnv):
     def _indices(self, indices) -> list[int]:
         if indices is None:
             return list(range(self.num_envs))
-        if isinstance(indices, (int, np.integer)) and not isinstance(indices, (bool, np.bool_)):
-            indices = [indices]
-        if not isinstance(indices, Iterable) or isinstance(indices, (str, bytes)):
+        def is_int(i) -> bool:
+            return isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
+
+        items = [indices] if is_int(indices) else \
+            list(indices) if isinstance(indices, Iterable) and not isinstance(indices, (str, bytes)) else None
+        if items is None or not all(map(is_int, items)):
             raise TypeError(f"env indices must be an int or a sequence of ints, not {str(indices)[:60]}")
-        indices = list(indices)
-        if not all(isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)) for i in indices):
-            raise TypeError(f"env indices must be an int or a sequence of ints, not {str(indices)[:60]}")
-        out = [int(i) for i in indices]
+        out = [int(i) for i in items]
         bad = [i for i in out if not 0 <= i < self.num_envs]
         if bad:
             raise IndexError(f"env indices {bad[:5]} out of range 0-{self.num_envs - 1}")
