@@ -175,3 +175,17 @@ def test_settle_draw_fields():
     assert settle_draw("hebei", 1, 0) == {"draw": True, "shaozhuang": 0, "scores": [0, 0, 0, 0]}
     with pytest.raises(ValueError, match="dealer"):
         settle_draw("beijing", 4, 1)
+
+
+def test_only_wait_ignores_a_kind_held_four_times():
+    """docs/game_flow.md, scoring readings: 4m666m123p789p waits on 4m and 5m at face value; with a pong
+    of 4m the hand and melds hold all four 4m, so 5m is its only winning tile (捉五魁 / 捉五). With a
+    pong of another kind 4m can still come, and neither pattern scores."""
+    line = {"hand": "4m666m123p789p", "win_tile": "5m", "hui": "9s", "winner": 1, "dealer": 0,
+            "melds": [{"type": "pong", "tiles": "444m", "from": 2}]}
+    other = dict(line, melds=[{"type": "pong", "tiles": "111z", "from": 2}])
+    assert evaluate(line)["patterns"] == {"捉五魁": 2}
+    assert evaluate(other)["patterns"] == {"推倒和": 1}
+    hebei = {"rules": "hebei", "hui": None}
+    assert evaluate(dict(line, **hebei))["patterns"] == {"捉五": 5}
+    assert "捉五" not in evaluate(dict(other, **hebei))["patterns"]
