@@ -153,15 +153,17 @@ def part_kept(part: tuple[int, ...], sequences: bool, melds: int, pair: bool) ->
 
 
 def kept_standard(counts, melds: int) -> int:
-    """Most natural tiles that fit into ``melds`` melds and a pair, shared out between parts."""
+    """Most natural tiles that fit into ``melds`` melds and a pair, shared out between parts: for each
+    part that may hold the pair, every way to give the parts their melds, part by part."""
     parts = _parts(_ints(counts))
     best = 0
-    for split in product(range(melds + 1), repeat=len(parts)):
-        if sum(split) != melds:
-            continue
-        for pair_part in range(len(parts)):
-            kept = sum(part_kept(p, seq, m, j == pair_part) for j, ((p, seq), m) in enumerate(zip(parts, split)))
-            best = max(best, kept)
+    for pair_part in range(len(parts)):
+        # kept[m]: most tiles the parts so far keep with m melds between them
+        kept = [0] + [-1] * melds
+        for j, (p, seq) in enumerate(parts):
+            kept = [max(kept[m - k] + part_kept(p, seq, k, j == pair_part) for k in range(m + 1) if kept[m - k] >= 0)
+                    for m in range(melds + 1)]
+        best = max(best, kept[melds])
     return best
 
 
