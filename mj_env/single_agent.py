@@ -101,7 +101,7 @@ from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .observation import N_PLANES, observe
 from .state import END
 from .tiles import N_KINDS
-from .vector import TablesEnvBasics
+from .vector import TablesEnvBasics, checked_reset_options
 
 INFO_KEYS = ("scores", "win", "deal_in", "draw", "fan")
 
@@ -368,13 +368,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         """``reset``; ``restart_seats``: "rotate" starts over (the one-table env passes a seed of its own
         drawing at every reset, and starts the seats over only when its caller gave one)."""
         self._check_open()
-        if options is not None and not isinstance(options, dict):
-            raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
-        options = dict(options or {})
-        unknown = set(options) - {"walls", "dealers", "reset_mask"}
-        if unknown:
-            raise ValueError(f"unknown reset option(s): {', '.join(sorted(map(str, unknown)))}; "
-                             "use 'reset_mask', 'walls' and 'dealers'")
+        options = checked_reset_options(options, ("reset_mask", "walls", "dealers"))
         tables = np.arange(self.num_envs)
         if options.get("reset_mask") is not None:
             tables = self._masked_tables(options["reset_mask"])
@@ -501,8 +495,9 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
 
 class MahjongSingleAgentEnv(gym.Env):
     """One table of ``MahjongSingleAgentVectorEnv`` as a plain ``gymnasium.Env`` (what
-    ``gymnasium.make("mj_env/Beijing-v0")`` builds); the same arguments but ``seed`` (``reset(seed=N)``),
-    ``max_episode_steps`` (Gymnasium's ``TimeLimit``) and ``autoreset_mode``, infos for the one table."""
+    ``gymnasium.make("mj_env/Beijing-v0")`` builds); the same arguments but ``num_envs``, ``seed``
+    (``reset(seed=N)``), ``max_episode_steps`` (Gymnasium's ``TimeLimit``) and ``autoreset_mode``, infos for the
+    one table."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)
 
@@ -515,6 +510,10 @@ class MahjongSingleAgentEnv(gym.Env):
             raise ValueError("autoreset_mode: the one-table env has no autoreset (Gymnasium's vector env around it "
                              "has); give it to gym.make_vec(id, vectorization_mode=\"vector_entry_point\", ...) "
                              "or to MahjongSingleAgentVectorEnv")
+        if "num_envs" in overrides:  # gym.make(id, num_envs=N) would fail deep inside with a TypeError
+            raise ValueError("num_envs: the one-table env plays one table; for N tables batched use "
+                             "gym.make_vec(id, num_envs=N, vectorization_mode=\"vector_entry_point\") or "
+                             "MahjongSingleAgentVectorEnv(N)")
         if "seed" in overrides:  # it used to be taken and ignored; seeding every env of make_vec alike is worse
             raise ValueError("seed: a one-table env is seeded by reset(seed=N), Gymnasium's way (gym.make_vec's "
                              "sync and async modes would give every env the same seed); the vector form takes seed=N")
@@ -538,16 +537,11 @@ class MahjongSingleAgentEnv(gym.Env):
                 for k, v in infos.items() if not k.startswith("_") and infos.get("_" + k, [True])[0]}
 
     def reset(self, *, seed=None, options=None):
-        if options is not None and not isinstance(options, dict):
-            raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
-        unknown = set(options or {}) - {"wall", "dealer"}
-        if unknown:
-            raise ValueError(f"unknown reset option(s): {', '.join(sorted(map(str, unknown)))[:80]}; "
-                             "use 'wall' and 'dealer'")
+        options = checked_reset_options(options, ("wall", "dealer"))
         # as in the AEC env, a None option is the default; a wall or dealer is checked before the
         # generator moves, so a refused reset leaves the hand in play as it was
         opts = {wrap: [options[key]] for key, wrap in (("wall", "walls"), ("dealer", "dealers"))
-                if (options or {}).get(key) is not None} or None
+                if options.get(key) is not None} or None
         if opts:
             self.venv.engine.check_reset(None, opts.get("walls"), opts.get("dealers"), [0])
         before = (self._np_random, self._np_random_seed,

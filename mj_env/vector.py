@@ -64,6 +64,19 @@ from .state import END
 from .tiles import N_KINDS
 
 
+def checked_reset_options(options, known: tuple[str, ...]) -> dict:
+    """A copy of ``reset``'s ``options`` as a dict: ValueError (nothing changed) for anything but a dict or
+    None, and for keys other than ``known``, the message naming them (cut at 80 characters) and ``known``."""
+    if options is not None and not isinstance(options, dict):
+        raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
+    options = dict(options or {})
+    unknown = set(options) - set(known)
+    if unknown:
+        names = ", ".join(map(repr, known[:-1])) + f" and {known[-1]!r}"
+        raise ValueError(f"unknown reset option(s): {', '.join(sorted(map(str, unknown)))[:80]}; use {names}")
+    return options
+
+
 class TablesEnvBasics:
     """What the batched environments (this one and ``mj_env.single_agent``'s) share over their
     ``engine``: ``render`` (``"ansi"``: the first four tables as text; ``"human"``: printed), ``close``
@@ -181,13 +194,7 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
         """Deal every table anew. options: {"walls": (n, W) tile codes/indices, "dealers": (n,),
         "reset_mask": (N,) bool (only those n tables; the first reset deals all)}."""
         self._check_open()
-        if options is not None and not isinstance(options, dict):
-            raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
-        options = dict(options or {})
-        unknown = set(options) - {"walls", "dealers", "reset_mask"}
-        if unknown:
-            raise ValueError(f"unknown reset option(s): {', '.join(sorted(map(str, unknown)))}; "
-                             "use 'walls', 'dealers' and 'reset_mask'")
+        options = checked_reset_options(options, ("walls", "dealers", "reset_mask"))
         tables = None
         if options.get("reset_mask") is not None:
             tables = self._masked_tables(options["reset_mask"])

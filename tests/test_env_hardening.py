@@ -451,6 +451,26 @@ def test_single_agent_env_refuses_huge_actions_and_unknown_reset_options():
         env.reset(options={"foo": 1})
 
 
+def test_every_batched_env_refuses_unknown_reset_options_in_a_short_message_and_plays_on():
+    import gymnasium as gym
+    venv = MahjongVectorEnv(num_envs=2, seed=0)
+    single = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    for env, names in ((venv, "'walls', 'dealers' and 'reset_mask'"), (single, "'reset_mask', 'walls' and 'dealers'")):
+        env.reset(seed=0)
+        before = env.engine.state.copy()
+        for options in ({"x" * 10_000: 1}, {"wall": [0] * 136, "walls": None}, "walls"):
+            with pytest.raises(ValueError) as err:
+                env.reset(options=options)
+            msg = str(err.value)
+            assert len(msg) < 200, msg
+            assert names in msg or "options must be a dict" in msg
+        st = env.engine.state
+        assert all((getattr(before, f) == getattr(st, f)).all() for f in before.__dataclass_fields__)
+        env.step(uniform_legal(np.asarray(env.engine.legal_mask()), np.random.default_rng(0)))
+    with pytest.raises(ValueError, match="num_envs: the one-table env plays one table; .*make_vec"):
+        gym.make("mj_env/Beijing-v0", num_envs=2)
+
+
 @pytest.mark.parametrize("wall", [5, 3.5, {"1m": 4}, b"1m2m"])
 def test_a_wall_that_is_not_a_list_is_a_wall_error(wall):
     env = mj_env.env()
