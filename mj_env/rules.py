@@ -233,13 +233,29 @@ def preset_diff(rules: RuleSet, names=None) -> dict:
     return {name: getattr(rules, name) for name in names if getattr(rules, name) != getattr(preset, name)}
 
 
-def get_rules(rules: str | RuleSet = "beijing", **overrides) -> RuleSet:
-    """A preset by name (or a RuleSet as is), with optional field overrides."""
+def get_rules(rules: str | dict | RuleSet = "beijing", **overrides) -> RuleSet:
+    """A preset by name (or a RuleSet as is), with optional field overrides. ``rules`` may also be the object
+    form of a calculator line or a settlement's ``input`` (docs/INTERFACES.md 1): ``{"name": preset, field:
+    value, ...}``, its fields applied as overrides (a field given there and as a keyword is refused)."""
+    if isinstance(rules, dict):
+        fields_ = dict(rules)
+        name = fields_.pop("name", None)
+        if not isinstance(name, str) or name not in PRESETS:
+            raise RuleError(f'rules given as an object need "name": one of {", ".join(PRESET_NAMES)}; '
+                            f"got {_short(name)}")
+        odd = [k for k in fields_ if not isinstance(k, str)]
+        if odd:
+            raise RuleError(f"rule field names are strings, got {_short(odd[0])}")
+        both = sorted(set(fields_) & set(overrides))
+        if both:
+            raise RuleError(f"rule field(s) {', '.join(both)[:80]} given both in the rules object and as "
+                            "keyword arguments; give each once")
+        rules, overrides = name, {**fields_, **overrides}
     if isinstance(rules, RuleSet):
         base = rules
     else:
         try:
             base = PRESETS[rules]
         except (KeyError, TypeError):
-            raise RuleError(f"unknown rules {rules!r}; choose one of {', '.join(PRESET_NAMES)}") from None
+            raise RuleError(f"unknown rules {_short(rules)}; choose one of {', '.join(PRESET_NAMES)}") from None
     return base.replace(**overrides) if overrides else base

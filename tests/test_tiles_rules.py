@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import mj_env
 from mj_env import tiles as T
 from mj_env.rules import BEIJING, HEBEI, PRESETS, QUEMEN, RuleError, RuleSet, get_rules
 from mj_env.tiles import TileError
@@ -272,6 +273,27 @@ def test_get_rules():
 def test_unknown_rules(bad):
     with pytest.raises(RuleError, match="unknown rules .*choose one of beijing, hebei, quemen"):
         get_rules(bad)
+
+
+def test_rules_object_form_as_the_calculator_writes_it():
+    """``{"name": preset, field: value}`` (a calculator line's or a settlement input's rules) is a rule set too,
+    so the rules of a logged hand go back into an environment as they are."""
+    assert get_rules({"name": "beijing", "hui_wild_in_melds": True}) == get_rules("beijing", hui_wild_in_melds=True)
+    assert get_rules({"name": "hebei"}, base=7) == get_rules("hebei", base=7)
+    env = mj_env.env(rules={"name": "beijing", "hui_wild_in_melds": True})
+    env.reset(seed=0)
+    assert env.unwrapped.engine.rules.hui_wild_in_melds is True
+    for bad, match in [({}, 'need "name"'), ({"name": "tokyo"}, 'need "name".*got \'tokyo\''),
+                       ({"name": ["beijing"]}, 'need "name"'), ({"name": "beijing", 3: True}, "names are strings"),
+                       ({"name": "beijing", "colour": 1}, "unknown rule field\\(s\\): colour"),
+                       ({"name": "beijing", "base": 0}, "rule field 'base'")]:
+        with pytest.raises(RuleError, match=match):
+            get_rules(bad)
+    with pytest.raises(RuleError, match="base given both in the rules object and as keyword arguments"):
+        get_rules({"name": "beijing", "base": 2}, base=3)
+    with pytest.raises(RuleError) as err:
+        get_rules("x" * 100_000)
+    assert len(str(err.value)) < 200
 
 
 def test_unknown_fields_are_named():
