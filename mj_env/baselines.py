@@ -80,6 +80,29 @@ def check_rows_have_actions(mask: np.ndarray) -> None:
                          "pass only tables that wait on a decision")
 
 
+def checked_agent_actions(agent, actions, mask, tables, explain, role: str = "agent") -> np.ndarray:
+    """An agent's ``act`` result as (n,) int64 legal actions, or an error that names the agent (as ``role``)
+    and the table, with ``explain(table, action)`` (the engine's ``explain_illegal``) saying why the action is
+    not legal. An agent is user code: its mistakes must not read as another player's, and what it returns is
+    checked as the engine checks actions (integers only: no floats truncated, no bools, no broadcast scalar)."""
+    who = str(getattr(agent, "name", type(agent).__name__))[:40]
+    try:
+        a = np.asarray(actions)
+    except (ValueError, TypeError):  # ragged lists
+        a = np.asarray(None)
+    n = len(tables)
+    if a.shape != (n,) or a.dtype.kind not in "iu":
+        raise TypeError(f"{role} {who!r} returned {a.dtype} actions of shape {a.shape}; act() must return "
+                        f"({n},) integers, one per observation row")
+    ok = (a >= 0) & (a < A.N_ACTIONS)
+    ok[ok] = mask[np.flatnonzero(ok), a[ok]] != 0
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        raise A.ActionError(f"{role} {who!r} at table {int(tables[i])}: {explain(int(tables[i]), int(a[i]))}; "
+                            "an agent must pick from its action mask")
+    return a.astype(np.int64)
+
+
 def uniform_legal(mask: np.ndarray, rng: np.random.Generator, *, empty_ok: bool = False) -> np.ndarray:
     """One action per row drawn uniformly from the legal ones. mask (n, A) bool or 0/1 ints ->
     (n,) int64. The project's one random-legal-action sampler (agents, tests, examples).

@@ -95,7 +95,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import actions as A
-from .baselines import make_named_agent
+from .baselines import checked_agent_actions, make_named_agent
 from .engine import Engine
 from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .observation import N_PLANES, observe
@@ -123,25 +123,6 @@ def _opponent(spec, rules):
     if not callable(getattr(spec, "act", None)):
         raise TypeError(f"opponent {str(spec)[:40]!r} has no act(obs, rng) method")
     return spec
-
-
-def _checked_opponent_actions(agent, actions, mask, tables, explain) -> np.ndarray:
-    """An opponent's ``act`` result as (n,) int64 legal actions, or an error that names the opponent and the
-    table, with ``explain(table, action)`` (the engine's ``explain_illegal``) saying why the action is not
-    legal (an opponent is user code: its mistakes must not read as the learner's)."""
-    who = str(getattr(agent, "name", type(agent).__name__))[:40]
-    a = np.asarray(actions)
-    n = len(tables)
-    if a.shape != (n,) or a.dtype.kind not in "iu":
-        raise TypeError(f"opponent {who!r} returned {a.dtype} actions of shape {a.shape}; act() must return "
-                        f"({n},) integers, one per observation row")
-    ok = (a >= 0) & (a < A.N_ACTIONS)
-    ok[ok] = mask[np.flatnonzero(ok), a[ok]] != 0
-    if not ok.all():
-        i = int(np.flatnonzero(~ok)[0])
-        raise A.ActionError(f"opponent {who!r} at table {int(tables[i])}: {explain(int(tables[i]), int(a[i]))}; "
-                            "an agent must pick from its action mask")
-    return a.astype(np.int64)
 
 
 class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
@@ -259,8 +240,8 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         for agent, sel in groups:
             if sel.any():
                 sub = {k: v[sel] for k, v in obs.items()}
-                out[sel] = _checked_opponent_actions(agent, agent.act(sub, self.rng), sub["action_mask"],
-                                                     idx[sel], self.engine.explain_illegal)
+                out[sel] = checked_agent_actions(agent, agent.act(sub, self.rng), sub["action_mask"],
+                                                 idx[sel], self.engine.explain_illegal, role="opponent")
         return out
 
     def _step_some(self, idx, acts):
