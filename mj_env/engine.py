@@ -66,7 +66,8 @@ def _new_rng(seed) -> np.random.Generator:
 
 def _parse_dealers(dealers, n: int) -> np.ndarray:
     """``n`` seats 0-3 given as Python or NumPy integers (not floats, strings or bools)."""
-    if isinstance(dealers, (str, bytes)) or not hasattr(dealers, "__len__"):
+    if isinstance(dealers, (str, bytes, dict, set, frozenset)) or not hasattr(dealers, "__len__") \
+            or (isinstance(dealers, np.ndarray) and dealers.ndim != 1):
         raise ValueError(f"dealers must be a list of {n} seats, got {str(dealers)[:40]!r}")
     if len(dealers) != n:
         raise ValueError(f"{len(dealers)} dealers given for {n} tables")
@@ -155,7 +156,10 @@ class Engine:
 
     def _table_index(self, tables) -> np.ndarray:
         """``tables`` as distinct int64 row numbers of this engine, or a ValueError."""
-        arr = np.asarray(tables)
+        try:
+            arr = np.asarray(tables)
+        except (ValueError, TypeError):  # ragged lists
+            raise ValueError(f"tables must be a 1-D array of table numbers, got {str(tables)[:40]!r}") from None
         if arr.ndim > 1 or (arr.size and arr.dtype.kind not in "iu"):
             raise ValueError(f"tables must be a 1-D array of table numbers, got dtype {arr.dtype} "
                              f"shape {arr.shape}")
@@ -168,7 +172,8 @@ class Engine:
         return arr
 
     def _parse_walls(self, walls, n: int) -> np.ndarray:
-        if isinstance(walls, (str, bytes)) or not hasattr(walls, "__len__"):
+        if isinstance(walls, (str, bytes, dict, set, frozenset)) or not hasattr(walls, "__len__") \
+                or (isinstance(walls, np.ndarray) and walls.ndim == 0):
             raise WallError(f"walls must be a list of {n} walls (one per table), got {type(walls).__name__}")
         if len(walls) != n:
             raise WallError(f"{len(walls)} walls given for {n} tables")
@@ -314,8 +319,12 @@ class Engine:
 
     # ------------------------------------------------------------------ masks
     def legal_mask(self) -> np.ndarray:
-        """(B, N_ACTIONS) bool: the legal actions of each table's seat ``to_act`` (END: none)."""
-        return self._mask
+        """(B, N_ACTIONS) bool: the legal actions of each table's seat ``to_act`` (END: none). A read-only view
+        of the engine's own masks (no copy; it follows the engine's steps): writing into it would let ``step``
+        take an action the rules refuse, so NumPy refuses the write; ``.copy()`` it to edit."""
+        view = self._mask.view()
+        view.flags.writeable = False
+        return view
 
     def _update_masks(self, tables=None) -> None:
         """Refresh the legal masks of ``tables`` (None: all) from the state."""
@@ -384,7 +393,12 @@ class Engine:
             claims.window_mask(st, self._rows, mask)
 
     def explain_illegal(self, table: int, action: int) -> str:
-        """Why ``action`` is not legal at ``table`` now, in words."""
+        """Why ``action`` is not legal at ``table`` now, in words (a TypeError or ValueError for a ``table`` that is
+        not one table number of this engine)."""
+        table = self._table_arg(table, "table", repeats=True)
+        if table.ndim:
+            raise ValueError(f"table must be one table number, got {table.size}")
+        table = int(table)
         st = self.state
         try:
             name = A.name(action)

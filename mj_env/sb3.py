@@ -48,8 +48,9 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
+from . import actions as A
 from .actions import ActionError
-from .single_agent import INFO_KEYS, MahjongSingleAgentVectorEnv
+from .single_agent import INFO_KEYS, MahjongSingleAgentVectorEnv, checked_seat
 
 try:
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv
@@ -165,11 +166,32 @@ class MahjongSB3VecEnv(VecEnv):
         return [getattr(self.envs, attr_name)] * len(idx)
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        """Set ``attr_name`` on the batched env, for all tables at once. ``opponents`` (through its
+        ``set_opponents``), ``seat_mode`` (or ``seat``, the constructor's name), ``illegal_action`` and
+        ``illegal_penalty`` are checked as the constructor checks them, ``render_mode`` taken as it is; names the env
+        does not have are set as they are (a caller's own bookkeeping); the env's other attributes (tables, rules,
+        spaces, state) are refused: make a new env."""
         idx = self._indices(indices)
+        if not isinstance(attr_name, str):
+            raise TypeError(f"set_attr: the attribute name must be a string, got {type(attr_name).__name__}")
         if len(idx) != self.num_envs:
-            raise ValueError(f"set_attr({attr_name!r}): the tables share one env, so set it for all of them "
+            raise ValueError(f"set_attr({attr_name[:40]!r}): the tables share one env, so set it for all of them "
                              f"(indices=None), not {len(idx)} of {self.num_envs}")
-        setattr(self.envs, attr_name, value)
+        env = self.envs
+        if attr_name == "opponents":
+            env.set_opponents(value)
+        elif attr_name in ("seat_mode", "seat"):
+            env.seat_mode = checked_seat(value)
+        elif attr_name in ("illegal_action", "illegal_penalty"):
+            policy = {"illegal_action": env.illegal_action, "illegal_penalty": env.illegal_penalty, attr_name: value}
+            env.illegal_action, env.illegal_penalty = A.illegal_policy(policy["illegal_action"],
+                                                                       policy["illegal_penalty"])
+        elif attr_name == "render_mode" or not hasattr(env, attr_name):
+            setattr(env, attr_name, value)
+        else:
+            raise ValueError(f"set_attr({attr_name[:40]!r}): part of the env's make-up, not settable; make a new "
+                             "env (settable: opponents, seat_mode, illegal_action, illegal_penalty, render_mode, "
+                             "and names the env does not have)")
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
         return [False] * len(self._indices(indices))

@@ -125,6 +125,14 @@ def _opponent(spec, rules):
     return spec
 
 
+def checked_seat(seat):
+    """The ``seat`` argument: 0-3, "rotate" or "random", or a ValueError."""
+    if not (seat in ("rotate", "random") if isinstance(seat, str) else
+            isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat <= 3):
+        raise ValueError(f"seat must be 0-3, 'rotate' or 'random', got {str(seat)[:40]!r}")
+    return seat if isinstance(seat, str) else int(seat)
+
+
 class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
     """N tables; the learner plays one seat at each, the opponents act inside ``step``
     (see the module docstring)."""
@@ -148,16 +156,8 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self.render_mode = render_mode
         self.illegal_action, self.illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
         self.metadata = {**self.metadata, "autoreset_mode": mode}
-        if isinstance(opponents, Sequence) and not isinstance(opponents, str):
-            if len(opponents) != 3:
-                raise ValueError(f"opponents: one spec or three (next, opposite, previous seat), got {len(opponents)}")
-            self.opponents = [_opponent(s, self.rules) for s in opponents]
-        else:
-            self.opponents = [_opponent(opponents, self.rules)] * 3  # one object: one act() per round
-        if not (seat in ("rotate", "random") or (isinstance(seat, (int, np.integer))
-                                                  and not isinstance(seat, bool) and 0 <= seat <= 3)):
-            raise ValueError(f"seat must be 0-3, 'rotate' or 'random', got {str(seat)[:40]!r}")
-        self.seat_mode = seat
+        self.set_opponents(opponents)
+        self.seat_mode = checked_seat(seat)
         self.observation_layout = OBS_LAYOUTS[self.obs_layout][0]
         self.single_observation_space = single_observation_space(self.obs_layout)
         self.single_action_space = spaces.Discrete(A.N_ACTIONS)
@@ -173,6 +173,17 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self._new_hand_info()                         # this call's hand outcomes (infos) and settlements
         self.closed = False
         self._started = False
+
+    def set_opponents(self, opponents) -> None:
+        """Play the opponents' seats with ``opponents`` from the next decision on, as the constructor takes them:
+        one spec (an agent name, a checkpoint path or an agent object) for all three seats, or three (next,
+        opposite, previous seat). Checked before anything changes; the hands in play go on."""
+        if isinstance(opponents, Sequence) and not isinstance(opponents, str):
+            if len(opponents) != 3:
+                raise ValueError(f"opponents: one spec or three (next, opposite, previous seat), got {len(opponents)}")
+            self.opponents = [_opponent(s, self.rules) for s in opponents]
+        else:
+            self.opponents = [_opponent(opponents, self.rules)] * 3  # one object: one act() per round
 
     # ------------------------------------------------------------------ dealing and opponents
     def _deal(self, tables, seed=None, walls=None, dealers=None, redeal: bool = False) -> None:
@@ -371,7 +382,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self._started = True
         self._new_hand_info()
         obs = self._obs(self._over)
-        self._last_mask = obs["action_mask"]
+        self._last_mask = obs["action_mask"].copy()  # the caller may edit the observation it got
         return obs, self._infos()
 
     def step(self, actions):
@@ -447,7 +458,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             self._over = finished
             over = self._over
         obs = self._obs(over)
-        self._last_mask = obs["action_mask"]
+        self._last_mask = obs["action_mask"].copy()  # the caller may edit the observation it got
         return obs, rewards, terminated, truncated, self._infos(extra)
 
     @staticmethod

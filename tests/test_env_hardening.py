@@ -492,3 +492,39 @@ def test_batched_envs_name_their_own_arguments(kwargs, message):
     for make in (MahjongVectorEnv, MahjongSingleAgentVectorEnv):
         with pytest.raises(ValueError, match=message):
             make(**kwargs)
+
+
+def test_the_engine_mask_is_read_only_and_odd_reset_arguments_are_refused():
+    """A probe wrote into ``legal_mask()`` and the next step discarded a tile the seat did not hold; dealers given
+    as a dict (its keys taken as seats) or a set were accepted; explain_illegal read table -1 as the last one."""
+    eng = Engine(num_tables=3, seed=0)
+    eng.reset(seed=1)
+    before = eng.state.copy()
+    with pytest.raises(ValueError, match="read-only"):
+        eng.legal_mask()[:, :] = True
+    editable = eng.legal_mask().copy()
+    editable[:, :] = True
+    assert not eng.legal_mask().all()
+    for dealers in ({0: 3, 1: 3, 2: 3}, {0, 1, 2}, np.array(0), np.zeros((3, 1), dtype=int)):
+        with pytest.raises(ValueError, match="dealers must be a list of 3 seats"):
+            eng.reset(dealers=dealers)
+    for walls in ({0: [0] * 136}, np.array(0)):
+        with pytest.raises(mj_env.wall.WallError, match="walls must be a list of 3 walls"):
+            eng.reset(walls=walls)
+    with pytest.raises(ValueError, match="tables must be a 1-D array"):
+        eng.reset(tables=[[0], [1, 2]])
+    for table, err in ((-1, ValueError), (3, ValueError), (1.5, TypeError), ("a", TypeError), ([0, 1], ValueError)):
+        with pytest.raises(err, match="table"):
+            eng.explain_illegal(table, 0)
+    st = eng.state
+    assert all((getattr(before, f) == getattr(st, f)).all() for f in before.__dataclass_fields__)
+    assert "illegal" in eng.explain_illegal(np.int64(2), int(np.flatnonzero(~eng.legal_mask()[2])[0]))
+
+
+def test_editing_the_observed_mask_does_not_change_action_masks():
+    import gymnasium as gym
+    env = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    obs, _ = env.reset(seed=0)
+    want = env.action_masks().copy()
+    obs["action_mask"][:] = 1
+    assert (env.action_masks() == want).all()

@@ -162,3 +162,29 @@ def test_truncation_keeps_the_real_mask_and_reset_infos_follow_autoresets():
                 assert final.sum() == 1 and final[A.PASS] == 1
             assert venv.reset_infos[b]["seat"] == venv.envs.seats[b]  # the new episode's seat
     assert truncated > 10 and terminated > 0
+
+
+def test_set_attr_checks_what_it_sets_and_refuses_the_envs_make_up():
+    """A probe set seat_mode 9 (every later reset an IndexError), illegal_action "bogus" (quietly penalize) and
+    num_envs 1 (out of step with the tables); now each is checked as the constructor checks it, or refused."""
+    venv = MahjongSB3VecEnv(4, seed=0)
+    venv.reset()
+    for name, value, match in [("seat_mode", 9, "seat must be 0-3"), ("seat", "left", "seat must be 0-3"),
+                               ("illegal_action", "bogus", "illegal_action must be"),
+                               ("illegal_penalty", float("nan"), "illegal_penalty must be"),
+                               ("opponents", "nobody", "unknown agent"), ("opponents", ["rule"], "one spec or three"),
+                               ("num_envs", 1, "not settable"), ("engine", None, "not settable"),
+                               ("rules", "hebei", "not settable")]:
+        with pytest.raises(ValueError, match=match):
+            venv.set_attr(name, value)
+    assert (venv.envs.seat_mode, venv.envs.illegal_action, venv.envs.num_envs) == (0, "penalize", 4)
+    venv.set_attr("seat", 2)
+    venv.set_attr("illegal_action", "raise")
+    venv.set_attr("opponents", ["random", "rule", "efficient"])
+    venv.set_attr("my_note", {"phase": 2})  # a caller's own attribute
+    assert venv.get_attr("my_note") == [{"phase": 2}] * 4
+    assert [type(o).__name__ for o in venv.envs.opponents] == ["RandomAgent", "RuleBasedAgent", "EfficientAgent"]
+    venv.reset()
+    assert (venv.envs.seats == 2).all() and venv.envs.illegal_action == "raise"
+    venv.step_async(uniform_legal(venv.action_masks(), np.random.default_rng(0)))
+    venv.step_wait()
