@@ -394,6 +394,8 @@ def make_named_agent(spec: str, rules: str | RuleSet = "beijing"):
     names the known names; one whose package cannot be imported (torch missing) says what is missing."""
     from importlib.metadata import entry_points
 
+    if not isinstance(spec, str):
+        raise TypeError(f"an agent name must be a string (random, rule, efficient, ...), got {type(spec).__name__}")
     if spec in BASELINES:
         return make_baseline(spec, rules)
     base = spec.split(":", 1)[0]

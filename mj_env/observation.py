@@ -100,15 +100,33 @@ _REL = np.array([[(s + k) % S for k in range(S)] for s in range(S)])
 """_REL[seat] = the absolute seats of offsets 0-3."""
 
 
+def _checked_ints(values, what: str, lo: int, hi: int, n: int | None) -> np.ndarray:
+    """``values`` as a 1-D int64 array (of ``n`` entries unless None), each in lo-hi, or a ValueError."""
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError):  # ragged lists
+        arr = np.asarray(None)
+    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu") or (n is not None and len(arr) != n):
+        size = "" if n is None else f"{n} "
+        raise ValueError(f"{what} must be a 1-D array of {size}integers, got {str(values)[:40]!r}")
+    bad = arr[(arr < lo) | (arr > hi)]
+    if bad.size:
+        raise ValueError(f"{what}: {int(bad[0])} is not in {lo}-{hi}")
+    return arr.astype(np.int64, copy=False)
+
+
 def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np.ndarray:
     """Observations (n, N_PLANES, 34) uint8 of ``seats`` (default: the seat to act) at ``idx``.
 
-    ``out`` may be a preallocated (n, N_PLANES, 34) uint8 array to fill.
+    ``out`` may be a preallocated (n, N_PLANES, 34) uint8 array to fill. ``idx`` (a 1-D integer array of table
+    numbers) and ``seats`` (one seat 0-3 per row of ``idx``) are checked: a ValueError names what is wrong
+    (a negative table would otherwise read as the last one).
     """
     if idx is None:
         idx = np.arange(st.num_tables)
+    idx = _checked_ints(idx, "idx", 0, st.num_tables - 1, None)
     n = len(idx)
-    seats = st.to_act[idx].astype(np.int64) if seats is None else np.asarray(seats, dtype=np.int64)
+    seats = st.to_act[idx].astype(np.int64) if seats is None else _checked_ints(seats, "seats", 0, S - 1, n)
     obs = np.empty((n, N_PLANES, K), dtype=np.uint8) if out is None else out
     rows = np.arange(n)
     rel = np.take(_REL, seats, axis=0)                          # (n, 4) absolute seat of offset k
@@ -159,7 +177,11 @@ def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np
 
 def observe_one(rules: RuleSet, st: GameState, b: int, seat: int) -> np.ndarray:
     """The observation (N_PLANES, 34) uint8 of ``seat`` at table ``b``: the planes of ``observe``,
-    written with a few small slices (the single-table AEC path)."""
+    written with a few small slices (the single-table AEC path). ``b`` and ``seat`` are checked."""
+    if not (isinstance(b, (int, np.integer)) and isinstance(seat, (int, np.integer)) and 0 <= b < st.num_tables
+            and 0 <= seat < S) or isinstance(b, (bool, np.bool_)) or isinstance(seat, (bool, np.bool_)):
+        raise ValueError(f"observe_one: table {str(b)[:20]} and seat {str(seat)[:20]} must be integers in "
+                         f"0-{st.num_tables - 1} and 0-{S - 1}")
     o = np.zeros((N_PLANES, K), dtype=np.uint8)
     o[P_HAND] = st.hands[b, seat]
     sc = o[P_SCALARS]

@@ -171,3 +171,22 @@ def test_first_turn_column_is_per_seat_until_it_discards_or_anyone_melds():
     assert col == {ag: int(ag != first) for ag in env.agents}
     st.any_meld[0] = True  # anyone's meld clears it for every seat
     assert all(env.observe(ag)["observation"][O.P_SCALARS, O.COL_FIRST_TURN] == 0 for ag in env.agents)
+
+
+def test_observe_checks_its_tables_and_seats():
+    """A probe's seats=[-1, ...] returned seat 3's planes and idx=[-1] the last table's; now both are refused."""
+    from mj_env.engine import Engine
+    from mj_env.observation import observe, observe_one
+    eng = Engine(num_tables=3, seed=0)
+    eng.reset(seed=1)
+    rules, st = eng.rules, eng.state
+    for kwargs, match in [({"seats": [-1, -1, -1]}, "seats: -1 is not in 0-3"), ({"seats": [0.5, 0, 0]}, "seats must"),
+                          ({"seats": [0]}, "seats must be a 1-D array of 3 integers"), ({"seats": 4}, "seats must"),
+                          ({"idx": np.array([-1])}, "idx: -1 is not in 0-2"), ({"idx": [[0], [1, 2]]}, "idx must")]:
+        with pytest.raises(ValueError, match=match):
+            observe(rules, st, **kwargs)
+    for b, seat in ((-1, 0), (3, 0), (0, 4), (0.0, 0), (True, 0)):
+        with pytest.raises(ValueError, match="observe_one"):
+            observe_one(rules, st, b, seat)
+    assert (observe(rules, st, idx=[2], seats=[1])[0] == observe_one(rules, st, 2, 1)).all()
+    assert observe(rules, st, idx=[]).shape[0] == 0
