@@ -60,7 +60,17 @@ from . import actions as A
 from . import features as F
 from . import hand as H
 from .hand import hand_distance, split_hui
-from .observation import COL_PHASE, P_CLAIM, P_HAND, P_HUI, P_INDICATOR, P_MELDS, P_RIVERS, P_SCALARS
+from .observation import (
+    COL_PHASE,
+    N_PLANES,
+    P_CLAIM,
+    P_HAND,
+    P_HUI,
+    P_INDICATOR,
+    P_MELDS,
+    P_RIVERS,
+    P_SCALARS,
+)
 from .rules import RuleSet, get_rules
 from .state import CLAIM, TURN, K
 from .tiles import N_SUITS, SUIT_OF, SUIT_SIZE, suits_held
@@ -70,6 +80,35 @@ def as_bool_mask(mask) -> np.ndarray:
     """The action mask as a bool array (the env gives int8)."""
     m = np.asarray(mask)
     return m if m.dtype == bool else m != 0
+
+
+def checked_obs(obs, *, planes: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+    """``obs`` as an agent's ``act`` takes it, checked: (observation, bool mask), or a ValueError that says what
+    is wrong. ``obs["action_mask"]`` is (n, N_ACTIONS) of bools or 0s and 1s (integers or floats); ``obs["observation"]`` (read
+    when ``planes``) is (n, P, 34) integers with P >= N_PLANES (``mj_obs_v1`` or a layout that starts with it)
+    and hand counts of at most 4. A batch of 0 rows is allowed."""
+    if not hasattr(obs, "__getitem__") or isinstance(obs, (str, bytes, np.ndarray)):
+        raise ValueError(f'obs must be a dict with "observation" and "action_mask", got {type(obs).__name__}')
+    try:
+        mask = np.asarray(obs["action_mask"])
+        o = np.asarray(obs["observation"]) if planes else None
+    except KeyError as e:
+        raise ValueError(f'obs must be a dict with "observation" and "action_mask"; {e} is missing') from None
+    except (ValueError, TypeError) as e:  # ragged lists
+        raise ValueError(f"obs: not an array: {str(e)[:80]}") from None
+    if mask.ndim != 2 or mask.shape[1] != A.N_ACTIONS or (mask.dtype != bool and mask.dtype.kind not in "iuf") \
+            or (mask.dtype != bool and not ((mask == 0) | (mask == 1)).all()):
+        raise ValueError(f"action_mask must be (n, {A.N_ACTIONS}) of bools or 0s and 1s (no NaN), got {mask.dtype} "
+                         f"of shape {mask.shape}")
+    if o is not None:
+        if o.ndim != 3 or o.shape[0] != len(mask) or o.shape[1] < N_PLANES or o.shape[2] != K \
+                or o.dtype.kind not in "iu":
+            raise ValueError(f"observation must be ({len(mask)}, {N_PLANES} or more, {K}) integers (one row per "
+                             f"action_mask row), got {o.dtype} of shape {o.shape}")
+        if (o[:, P_HAND] > 4).any():
+            raise ValueError("observation: a hand count above 4 (plane 0 holds the seat's tiles); these are not "
+                             "mj_obs planes")
+    return o, (mask if mask.dtype == bool else mask != 0)
 
 
 def check_rows_have_actions(mask: np.ndarray) -> None:
@@ -126,7 +165,7 @@ class RandomAgent:
 
     def act(self, obs: dict, rng: np.random.Generator) -> np.ndarray:
         """(n,) int64 uniform legal actions for the n rows of ``obs["action_mask"]``."""
-        return uniform_legal(as_bool_mask(obs["action_mask"]), rng)
+        return uniform_legal(checked_obs(obs, planes=isinstance(obs, dict) and "observation" in obs)[1], rng)
 
 
 _EYE = np.eye(K, dtype=np.int8)
@@ -192,8 +231,7 @@ class RuleBasedAgent:
     # ----------------------------------------------------------------------------- acting
     def act(self, obs: dict, rng: np.random.Generator) -> np.ndarray:
         """(n,) int64 actions for the n rows of ``obs`` (see ``agents.base``)."""
-        o = np.asarray(obs["observation"])
-        mask = as_bool_mask(obs["action_mask"])
+        o, mask = checked_obs(obs)
         check_rows_have_actions(mask)
         n = len(o)
         out = np.full(n, A.PASS, dtype=np.int64)

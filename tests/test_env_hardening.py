@@ -16,8 +16,9 @@ from walls import build_wall
 
 import mj_env
 from mj_env import actions as A
-from mj_env.baselines import uniform_legal
+from mj_env.baselines import EfficientAgent, RandomAgent, RuleBasedAgent, uniform_legal
 from mj_env.engine import Engine
+from mj_env.observation import observe
 from mj_env.rules import MAX_BASE, PRESETS, RuleError, RuleSet, get_rules
 from mj_env.state import END
 from mj_env.vector import MahjongVectorEnv
@@ -528,3 +529,25 @@ def test_editing_the_observed_mask_does_not_change_action_masks():
     want = env.action_masks().copy()
     obs["action_mask"][:] = 1
     assert (env.action_masks() == want).all()
+
+
+@pytest.mark.parametrize("make", [RandomAgent, RuleBasedAgent, EfficientAgent])
+def test_baseline_agents_check_what_they_are_given(make):
+    """A probe gave planes of 255 (the rule agent raised AssertionError, blaming itself), a 50-column mask (the
+    random agent answered), fewer observation rows than mask rows, and a NaN mask (read as all legal)."""
+    eng = Engine(num_tables=3, seed=0)
+    eng.reset(seed=1)
+    o, m = observe(eng.rules, eng.state), eng.legal_mask()
+    agent, rng = make(), np.random.default_rng(0)
+    assert agent.act({"observation": o[:0], "action_mask": m[:0]}, rng).shape == (0,)
+    assert m[np.arange(3), agent.act({"observation": o, "action_mask": m.astype(np.float32)}, rng)].all()
+    nan_mask = m.astype(float)
+    nan_mask[0, 0] = np.nan
+    for bad, match in [({"observation": np.full_like(o, 255), "action_mask": m}, "hand count above 4"),
+                       ({"observation": o, "action_mask": m[:, :50]}, "action_mask must be"),
+                       ({"observation": o[:2], "action_mask": m}, "one row per action_mask row"),
+                       ({"observation": o, "action_mask": nan_mask}, "no NaN"),
+                       ({"observation": o.astype(float), "action_mask": m}, "observation must be"),
+                       (o, "obs must be a dict")]:
+        with pytest.raises(ValueError, match=match):
+            agent.act(bad, rng)
