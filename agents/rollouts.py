@@ -47,6 +47,15 @@ MAX_ROLLOUT_STEPS = 2000
 """A hand takes at most a few hundred decisions; more means the engine is stuck."""
 
 
+def check_max_discards(max_discards) -> int:
+    """``max_discards`` as an int in [0, K] (there are K tile kinds to discard), or a ValueError naming it."""
+    if isinstance(max_discards, (bool, np.bool_)) or not isinstance(max_discards, (int, np.integer)) \
+            or not 0 <= max_discards <= K:
+        raise ValueError(f"max_discards must be an int in [0, {K}] (there are {K} tile kinds), "
+                         f"not {str(max_discards)[:40]!r}")
+    return int(max_discards)
+
+
 def candidate_actions(agent: RuleBasedAgent, obs: dict, rng: np.random.Generator, max_discards: int = 3,
                       ) -> tuple[np.ndarray, np.ndarray]:
     """The candidates of each row of ``obs`` (the batched agent input: v1 planes, masks, seats).
@@ -54,8 +63,10 @@ def candidate_actions(agent: RuleBasedAgent, obs: dict, rng: np.random.Generator
     Returns (rule_action (n,), candidates (n, C) int64 padded with -1), the rule agent's own choice
     first in every row. Own turn: the rule agent's ``max_discards`` best-ranked discards (报听
     discards where the agent would declare) and the legal kongs; a legal self-drawn win is taken,
-    so that row has one candidate. Claim and rob windows: every legal action.
+    so that row has one candidate. Claim and rob windows: every legal action. ``max_discards``: an int in
+    [0, K], else a ValueError.
     """
+    max_discards = check_max_discards(max_discards)
     o = np.asarray(obs["observation"])
     mask = as_bool_mask(obs["action_mask"])
     n = len(o)

@@ -37,12 +37,13 @@ not a player for training loops.
 from __future__ import annotations
 
 import argparse
+import numbers
 import sys
 import time
 
 import numpy as np
 
-from agents.rollouts import action_kind, candidate_actions, rollout_returns
+from agents.rollouts import action_kind, candidate_actions, check_max_discards, rollout_returns
 from mj_env.baselines import RuleBasedAgent
 from mj_env.determinize import redeal, shuffle_wall
 from mj_env.engine import Engine
@@ -55,9 +56,10 @@ class RolloutSearchAgent:
     def __init__(self, rules="beijing", worlds: int = 64, z: float = 0.5, max_discards: int = 3,
                  name: str = "search", clairvoyant: bool = False):
         if not isinstance(worlds, (int, np.integer)) or isinstance(worlds, bool) or not 1 <= worlds <= 4096:
-            raise ValueError(f"worlds must be an int in [1, 4096], not {worlds!r}")
-        if not isinstance(z, (int, float)) or isinstance(z, bool) or not z >= 0:
-            raise ValueError(f"z must be a number >= 0, not {z!r}")
+            raise ValueError(f"worlds must be an int in [1, 4096], not {str(worlds)[:40]!r}")
+        if not isinstance(z, numbers.Real) or isinstance(z, (bool, np.bool_)) or not z >= 0:
+            raise ValueError(f"z must be a number >= 0, not {str(z)[:40]!r}")
+        max_discards = check_max_discards(max_discards)
         if not (isinstance(clairvoyant, bool) or (isinstance(clairvoyant, str) and clairvoyant == "hands")):
             raise TypeError(f"clairvoyant must be True, False or 'hands', not {str(clairvoyant)[:40]!r}")
         self.clairvoyant = clairvoyant
@@ -69,8 +71,9 @@ class RolloutSearchAgent:
         self.stats = {"decisions": 0, "searched": 0, "deviations": 0, "kinds": {}}
 
     def act_tables(self, engine: Engine, tables: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """(len(tables),) actions for the seats to act at ``tables`` of ``engine`` (left as it was)."""
-        tables = np.asarray(tables, dtype=np.int64)
+        """(len(tables),) actions for the seats to act at ``tables`` of ``engine`` (left as it was): distinct
+        table numbers of ``engine`` (integers), else a TypeError or ValueError."""
+        tables = engine._table_arg(tables, "tables", repeats=False).reshape(-1)
         st = engine.state
         obs = {"observation": observe(engine.rules, st, idx=tables), "action_mask": engine.legal_mask()[tables],
                "seat": st.to_act[tables].astype(np.int64)}

@@ -116,3 +116,15 @@ def test_cli_names_the_bad_flag(argv, words, capsys):
     with pytest.raises(SystemExit) as exit_:
         R.main(argv)
     assert exit_.value.code == 2 and words in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("max_discards", [10**9, -1, "3", None, True, 2.0])
+def test_candidates_refuse_a_bad_max_discards(max_discards):
+    eng = Engine("beijing", num_tables=2, seed=0)
+    eng.reset()
+    obs = {"observation": observe(eng.rules, eng.state), "action_mask": eng.legal_mask(),
+           "seat": eng.state.to_act.astype(np.int64)}
+    with pytest.raises(ValueError, match="max_discards must be an int in \\[0, 34\\]"):
+        R.candidate_actions(RuleBasedAgent(), obs, np.random.default_rng(0), max_discards)
+    _, cands = R.candidate_actions(RuleBasedAgent(), obs, np.random.default_rng(0), 0)
+    assert (cands[:, 0] >= 0).all()

@@ -144,10 +144,40 @@ def test_plays_duplicate_hands_in_the_arena():
 
 
 @pytest.mark.parametrize("kw, message", [({"worlds": 0}, "worlds"), ({"worlds": 2.5}, "worlds"),
-                                         ({"z": -1}, "z must be"), ({"z": float("nan")}, "z must be")])
+                                         ({"z": -1}, "z must be"), ({"z": float("nan")}, "z must be"),
+                                         ({"z": np.bool_(True)}, "z must be"), ({"z": "1"}, "z must be"),
+                                         ({"max_discards": 10**9}, "max_discards must be an int in \\[0, 34\\]"),
+                                         ({"max_discards": -1}, "max_discards"), ({"max_discards": "3"}, "max_discards"),
+                                         ({"max_discards": None}, "max_discards"),
+                                         ({"worlds": [1] * 10**5}, "worlds must be an int in \\[1, 4096\\], not '\\[1, 1")])
 def test_bad_settings_are_refused(kw, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=message) as err:
         RolloutSearchAgent(**kw)
+    assert len(str(err.value)) < 200
+
+
+def test_numpy_numbers_are_settings_too():
+    agent = RolloutSearchAgent(worlds=np.int64(2), z=np.float32(1), max_discards=np.int8(0))
+    assert (agent.worlds, agent.z, agent.max_discards) == (2, 1.0, 0)
+    eng, live = next(positions(steps=(5,)))
+    assert len(agent.act_tables(eng, live, np.random.default_rng(0))) == len(live)
+
+
+@pytest.mark.parametrize("tables, error, words", [
+    ([0.5], TypeError, "tables must be table numbers \\(integers\\), got dtype float64"),
+    ([True], TypeError, "tables must be table numbers"), ("0", TypeError, "tables must be table numbers"),
+    ([5], ValueError, "this engine has no table 5 \\(its tables are 0-1\\)"), ([-1], ValueError, "no table -1"),
+    ([0, 0], ValueError, "more than once")])
+def test_bad_tables_are_refused_and_change_nothing(tables, error, words):
+    eng = Engine("beijing", num_tables=2, seed=0)
+    eng.reset()
+    before = eng.state.copy()
+    agent = RolloutSearchAgent(worlds=2)
+    with pytest.raises(error, match=words):
+        agent.act_tables(eng, tables, np.random.default_rng(0))
+    assert all(np.array_equal(getattr(before, f.name), getattr(eng.state, f.name))
+               for f in dataclasses.fields(before))
+    assert agent.stats["decisions"] == 0
 
 
 def test_command_line(capsys):
