@@ -351,3 +351,27 @@ def test_compare_refuses_specs_that_do_not_label_every_agent():
             compare(specs, 1, agents=agents)
     summary = compare(["mine", "random"], 1, agents=agents)
     assert [a["spec"] for a in summary["agents"]] == ["mine", "random"]
+
+
+class Returns:
+    """The rule agent's actions passed through ``edit``: an agent that returns the wrong thing."""
+
+    def __init__(self, edit, name="bad"):
+        self.edit, self.name, self.rule = edit, name, RuleBasedAgent()
+
+    def act(self, obs, rng):
+        return self.edit(self.rule.act(obs, rng))
+
+
+@pytest.mark.parametrize("edit, error, words", [
+    (lambda a: a.astype(np.float64), TypeError, "returned float64 actions of shape"),
+    (lambda a: a > 0, TypeError, "returned bool actions"),
+    (lambda a: a[0], TypeError, "of shape \\(\\); act\\(\\) must return \\(1,\\) integers"),
+    (lambda a: None, TypeError, "returned object actions"),
+    (lambda a: ["x"] * len(a), TypeError, "returned <U1 actions"),
+    (lambda a: a * 0 + 999, ValueError, "agent 'bad' at table 0: action 999 is not an integer in 0-126"),
+])
+def test_an_agent_returning_bad_actions_is_named(edit, error, words):
+    with pytest.raises(error, match=words) as err:
+        play_duplicate([Returns(edit), RuleBasedAgent()], 1)
+    assert "agent 'bad'" in str(err.value)
