@@ -87,14 +87,15 @@ MAX_STEPS_PER_HAND = 2000
 """A hand takes about 100-200 decisions; more than this means the engine is stuck."""
 
 MAX_WALLS = 1_000_000
-"""The command line's bound on ``--hands``: the walls are dealt at once (about 2 KB each while shuffled)."""
+"""The bound on ``--hands`` and ``play_duplicate``'s ``n_walls`` (``check_run``): the walls are dealt at once
+(about 2 KB each while shuffled)."""
 MAX_HANDS = 12_000_000
-"""The command line's bound on ``--hands`` times the seatings: every hand keeps a row of results (about 250 B
+"""The bound on ``--hands`` (``n_walls``) times the seatings: every hand keeps a row of results (about 250 B
 with the concatenation), so all of them stay within a few GB."""
 MAX_BATCH = 16_384
-"""The command line's bound on ``--batch`` (walls at once)."""
+"""The bound on ``--batch`` (``batch_walls``: walls at once)."""
 MAX_TABLES = 196_608
-"""The command line's bound on ``--batch`` times the seatings (2, 36 or 24): the tables of one engine, a few GB
+"""The bound on ``--batch`` (``batch_walls``) times the seatings (2, 36 or 24): the tables of one engine, a few GB
 at most."""
 MAX_SEED = 2**64 - 1
 PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
@@ -116,6 +117,33 @@ def seatings(n_agents: int) -> np.ndarray:
     if n_agents == 4:
         return np.array(list(permutations(range(4))))
     raise ValueError(f"the arena seats 2, 3 or 4 agents, got {n_agents}")
+
+
+def check_run(n_agents: int, n_walls, batch_walls, seed, names: tuple[str, str, str] = ("n_walls", "batch_walls",
+                                                                                    "seed")) -> None:
+    """The arena's bounds on a run of ``n_agents`` agents, the command line's and ``play_duplicate``'s: ``n_walls``
+    integer walls in 1-MAX_WALLS and MAX_HANDS hands at most over the seatings, ``batch_walls`` in 1-MAX_BATCH and
+    MAX_TABLES tables at once at most, ``seed`` in 0 to 2**64 - 1; a TypeError (not an integer) or ValueError that
+    calls the three ``names`` (the command line: its flags)."""
+    hands, batch, seed_name = names
+    for name, value in zip(names, (n_walls, batch_walls, seed), strict=True):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name} must be an integer, got {str(value)[:40]!r}")
+    if not 1 <= n_walls <= MAX_WALLS:
+        raise ValueError(f"{hands} must be between 1 and {MAX_WALLS:,} walls, got {n_walls}")
+    if not 1 <= batch_walls <= MAX_BATCH:
+        raise ValueError(f"{batch} must be between 1 and {MAX_BATCH:,} walls, got {batch_walls}")
+    n_seatings = len(seatings(n_agents))
+    if n_walls * n_seatings > MAX_HANDS:
+        raise ValueError(f"{hands} {n_walls:,} walls x {n_seatings} seatings of {n_agents} agents = "
+                         f"{n_walls * n_seatings:,} hands, more than {MAX_HANDS:,}: use {hands} "
+                         f"{MAX_HANDS // n_seatings:,} or fewer")
+    if batch_walls * n_seatings > MAX_TABLES:
+        raise ValueError(f"{batch} {batch_walls} walls x {n_seatings} seatings of {n_agents} agents = "
+                         f"{batch_walls * n_seatings:,} tables at once, more than {MAX_TABLES:,}: use {batch} "
+                         f"{MAX_TABLES // n_seatings:,} or fewer")
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"{seed_name} must be between 0 and 2**64 - 1, got {seed}")
 
 
 # --------------------------------------------------------------------------- playing
@@ -155,8 +183,11 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     ``progress``: optional callable(walls_done) after each batch. ``record_hands``: True keeps every
     hand's record (``mj_env.records``, with the agents' names as ``players`` and the ``wall_index`` and
     ``seating``) in ``result.records``; a callable gets each batch's records instead, as they are made
-    (the command line writes them out that way, so memory holds one batch of them).
+    (the command line writes them out that way, so memory holds one batch of them). The sizes and seed are
+    checked first (``check_run``: the command line's bounds), and every agent must have ``act`` or ``act_tables``.
     """
+    _check_agents(agents)
+    check_run(len(agents), n_walls, batch_walls, seed)
     rules = get_rules(rules)
     if rules.hands_per_episode != 1:  # each table plays one wall; a match's later hands would be dealt unseeded
         raise ValueError(f"the duplicate arena plays one hand per wall: rules with hands_per_episode="
@@ -189,6 +220,17 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     cat = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     return DuplicateResult(names=names, seatings=seats_of, deals=cat.pop("deals", None),
                            records=kept if record_hands is True else None, **cat)
+
+
+def _check_agents(agents) -> None:
+    """A TypeError unless ``agents`` is a list of agent objects (``act`` or ``act_tables``), not names."""
+    if isinstance(agents, (str, bytes)) or not isinstance(agents, (list, tuple)):
+        raise TypeError(f"agents must be a list of agent objects, not {str(agents)[:40]!r}; load agents by name "
+                        "with load_agents")
+    for k, a in enumerate(agents):
+        if not (hasattr(a, "act") or hasattr(a, "act_tables")):
+            raise TypeError(f"agents[{k}] is a {type(a).__name__}, not an agent (an object with act(obs, rng) or "
+                            "act_tables(engine, tables, rng)); load agents by name with load_agents")
 
 
 def _unique_names(names: list[str]) -> list[str]:
@@ -434,11 +476,21 @@ def _draw(plt, summary: dict, path: str, title: str | None) -> None:
 # --------------------------------------------------------------------------- command line
 
 
+def _check_specs(specs) -> None:
+    """A TypeError unless ``specs`` is a list of names: a str (the command line's comma-separated --agents) is
+    refused, not read as a list of its characters."""
+    if isinstance(specs, (str, bytes)) or not isinstance(specs, (list, tuple)):
+        raise TypeError(f"specs must be a list of agent names, not {str(specs)[:40]!r}; the command line's "
+                        "--agents 'rule,random' is ['rule', 'random'] here")
+
+
 def load_agents(specs: list[str], rules: str = "beijing", device: str = "cpu") -> list:
     """Agents by name (``random``, ``rule``, ``pretrained``, a checkpoint path); a ValueError names a bad one (a
-    ``CheckpointError`` a checkpoint file that cannot be used)."""
+    ``CheckpointError`` a checkpoint file that cannot be used). ``specs`` is a list of names, as the command line
+    splits ``--agents``: a str, even ``"rule,random"``, is a TypeError."""
     from . import make_agent
 
+    _check_specs(specs)
     return [make_agent(s, rules=rules, device=device) for s in specs]
 
 
@@ -447,7 +499,13 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
             records=None) -> dict:
     """Load agents by name (``random``, ``rule``, ``pretrained``, a checkpoint path), unless ``agents`` are given already
     loaded from ``specs``, and summarise a duplicate run. ``records``: a callable given each batch's hand
-    records (``mj_env.records``) as they are made."""
+    records (``mj_env.records``) as they are made. Everything is checked before an agent is loaded: ``specs`` a list
+    of names (``load_agents``), ``hands``, ``batch_walls`` and ``seed`` as ``play_duplicate`` checks them, ``rules``."""
+    _check_specs(specs)
+    if agents is not None:
+        _check_agents(agents)
+    check_run(len(specs if agents is None else agents), hands, batch_walls, seed, names=("hands", "batch_walls", "seed"))
+    get_rules(rules)
     if agents is None:
         agents = load_agents(specs, rules=rules, device=device)
     elif len(agents) != len(specs):
@@ -512,21 +570,7 @@ def check_args(args: argparse.Namespace) -> list[str]:
             raise ValueError(f"--agents: no such checkpoint file: {path}")
         raise ValueError(f"--agents: unknown agent {spec!r}: use random, rule, efficient, pretrained[:greedy|:sample] or "
                          "the path of a checkpoint (PATH or PATH:greedy)")
-    if not 1 <= args.hands <= MAX_WALLS:
-        raise ValueError(f"--hands must be between 1 and {MAX_WALLS:,} walls, got {args.hands}")
-    if not 1 <= args.batch <= MAX_BATCH:
-        raise ValueError(f"--batch must be between 1 and {MAX_BATCH:,} walls, got {args.batch}")
-    n_seatings = len(seatings(len(specs)))
-    if args.hands * n_seatings > MAX_HANDS:
-        raise ValueError(f"--hands {args.hands:,} walls x {n_seatings} seatings of {len(specs)} agents = "
-                         f"{args.hands * n_seatings:,} hands, more than {MAX_HANDS:,}: use --hands "
-                         f"{MAX_HANDS // n_seatings:,} or fewer")
-    if args.batch * n_seatings > MAX_TABLES:
-        raise ValueError(f"--batch {args.batch} walls x {n_seatings} seatings of {len(specs)} agents = "
-                         f"{args.batch * n_seatings:,} tables at once, more than {MAX_TABLES:,}: use --batch "
-                         f"{MAX_TABLES // n_seatings:,} or fewer")
-    if not 0 <= args.seed <= MAX_SEED:
-        raise ValueError(f"--seed must be between 0 and 2**64 - 1, got {args.seed}")
+    check_run(len(specs), args.hands, args.batch, args.seed, names=("--hands", "--batch", "--seed"))
     try:
         get_rules(args.rules)
     except ValueError as e:  # a RuleError names the presets

@@ -14,6 +14,7 @@ from agents.arena import (
     compare,
     json_safe,
     json_text,
+    load_agents,
     main,
     mean_ci95,
     play_duplicate,
@@ -375,3 +376,34 @@ def test_an_agent_returning_bad_actions_is_named(edit, error, words):
     with pytest.raises(error, match=words) as err:
         play_duplicate([Returns(edit), RuleBasedAgent()], 1)
     assert "agent 'bad'" in str(err.value)
+
+
+@pytest.mark.parametrize("kw, error, words", [
+    ({"n_walls": 0}, ValueError, "n_walls must be between 1 and 1,000,000 walls, got 0"),
+    ({"n_walls": 10**7}, ValueError, "n_walls must be between 1 and 1,000,000"),
+    ({"n_walls": 2.0}, TypeError, "n_walls must be an integer, got '2.0'"),
+    ({"batch_walls": -1}, ValueError, "batch_walls must be between 1 and 16,384"),
+    ({"batch_walls": 0}, ValueError, "batch_walls must be between 1 and 16,384"),
+    ({"seed": -1}, ValueError, "seed must be between 0 and 2\\*\\*64 - 1, got -1"),
+    ({"seed": None}, TypeError, "seed must be an integer, got 'None'"),
+    ({"seed": True}, TypeError, "seed must be an integer"),
+])
+def test_play_duplicate_and_compare_keep_the_command_lines_bounds(kw, error, words):
+    args = {"n_walls": 1, **kw}
+    with pytest.raises(error, match=words):
+        play_duplicate([RuleBasedAgent(), RandomAgent()], **args)
+    hands = args.pop("n_walls")
+    with pytest.raises(error, match=words.replace("n_walls", "hands")):
+        compare(["rule", "random"], hands, **args)
+
+
+def test_agents_are_objects_and_specs_a_list_of_names():
+    with pytest.raises(TypeError, match="specs must be a list of agent names, not 'rule'"):
+        load_agents("rule")
+    with pytest.raises(TypeError, match="--agents 'rule,random' is \\['rule', 'random'\\] here"):
+        compare("rule,random", 1)
+    with pytest.raises(TypeError, match="agents must be a list of agent objects, not 'rule'"):
+        play_duplicate("rule", 1)
+    with pytest.raises(TypeError, match="agents\\[0\\] is a str, not an agent"):
+        play_duplicate(["rule", "random"], 1)
+    assert [type(a).__name__ for a in load_agents(("rule", "random"))] == ["RuleBasedAgent", "RandomAgent"]
