@@ -430,13 +430,14 @@ def _plain(value, where: str):
 def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
     """Write the weights with the observation layout and ``meta`` (rules, step, args...: plain data only).
     ``model`` is a network of this module (``build_network``, ``PolicyValueNet``, ``TileNet``): the file stores
-    its ``config`` and rebuilds it from that, so another module cannot be saved in this format."""
+    its ``config`` and rebuilds it from that, so another module cannot be saved in this format. Nothing is written
+    (a ``CheckpointError``) when ``load_checkpoint`` would refuse the file (``meta["rules"]`` not a preset, non-finite
+    weights...) or ``path`` is a directory or under a file; the file is written to ``path.tmp`` and renamed."""
     if not isinstance(model, tuple(ARCHS.values())):
         raise CheckpointError(f"save_checkpoint saves the networks of agents.networks (build_network(config): "
                               f"{', '.join(c.__name__ for c in ARCHS.values())}), got {type(model).__name__}; "
                               "save another module with torch.save and wrap it as an agent with name and act(obs, rng)")
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     payload = {
         "format": CHECKPOINT_FORMAT,
         "obs_name": obs_layout(model),
@@ -448,6 +449,17 @@ def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
         "meta": _plain(meta, "meta"),
     }
     tmp = path.with_suffix(path.suffix + ".tmp")
+    try:  # load_checkpoint's own checks, before anything is written: a file saved is a file that loads
+        _check_payload(payload, build=False)
+    except CheckpointError as e:
+        raise CheckpointError(f"{path}: not saved, it would not load: {e}") from None
+    for target in (path, tmp):
+        if target.is_dir():
+            raise CheckpointError(f"{target}: is a directory; give a file name")
+    folder = next((p for p in path.parents if p.exists()), None)
+    if folder is not None and not folder.is_dir():
+        raise CheckpointError(f"{path}: {folder} is not a directory")
+    path.parent.mkdir(parents=True, exist_ok=True)
     torch.save(payload, tmp)
     tmp.replace(path)
     return path
@@ -514,9 +526,9 @@ def _check_zip(path: Path) -> None:
         raise CheckpointError(f"{path}: {problem}")
 
 
-def _check_payload(payload) -> nn.Module:
+def _check_payload(payload, build: bool = True) -> nn.Module | None:
     """The network of a checkpoint payload with its weights, after checking every field; a CheckpointError
-    (without the file name) names the first thing that is wrong."""
+    (without the file name) names the first thing that is wrong. ``build`` False: the checks only (None)."""
     if not isinstance(payload, dict):
         raise CheckpointError(f"holds a {type(payload).__name__}, not a checkpoint dict")
     fmt = payload.get("format")
@@ -568,6 +580,8 @@ def _check_payload(payload) -> nn.Module:
                                   f"{_brief(config)} has {list(ref.shape)}")
         if not torch.isfinite(v).all():
             raise CheckpointError(f"weight {key!r} has non-finite values (nan or inf)")
+    if not build:
+        return None
     model = build_network(config)
     model.load_state_dict(weights)
     return model

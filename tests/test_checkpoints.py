@@ -82,6 +82,30 @@ def test_save_refuses_meta_that_would_not_load(tmp_path):
         save_checkpoint(tmp_path / "m.pt", PolicyValueNet(hidden=(8,)), where=tmp_path)
 
 
+@pytest.mark.parametrize("meta, words", [({"rules": "nope"}, "'meta' names rule set 'nope'"),
+                                         ({"rules": float("nan")}, "'meta' names rule set nan")])
+def test_save_refuses_what_load_would_refuse_and_writes_nothing(tmp_path, meta, words):
+    with pytest.raises(CheckpointError, match=f"m.pt: not saved, it would not load: {words}"):
+        save_checkpoint(tmp_path / "m.pt", PolicyValueNet(hidden=(8,)), **meta)
+    bad = PolicyValueNet(hidden=(8,))
+    with torch.no_grad():
+        bad.value.bias.fill_(float("nan"))
+    with pytest.raises(CheckpointError, match="weight 'value.bias' has non-finite values"):
+        save_checkpoint(tmp_path / "m.pt", bad)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_save_refuses_a_directory_or_a_path_under_a_file_and_writes_nothing(tmp_path):
+    (tmp_path / "dir.pt").mkdir()
+    (tmp_path / "file").write_text("")
+    with pytest.raises(CheckpointError, match="dir.pt: is a directory; give a file name"):
+        save_checkpoint(tmp_path / "dir.pt", PolicyValueNet(hidden=(8,)))
+    with pytest.raises(CheckpointError, match="file is not a directory"):
+        save_checkpoint(tmp_path / "file" / "sub" / "m.pt", PolicyValueNet(hidden=(8,)))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.pt", "file"] and not any((tmp_path / "dir.pt").iterdir())
+    assert load_checkpoint(save_checkpoint(tmp_path / "new" / "m.pt", PolicyValueNet(hidden=(8,)), rules="hebei"))
+
+
 def test_save_refuses_a_module_that_is_not_one_of_ours(tmp_path):
     with pytest.raises(CheckpointError, match="got Linear"):
         save_checkpoint(tmp_path / "m.pt", torch.nn.Linear(4, 2))
