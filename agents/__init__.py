@@ -30,22 +30,25 @@ __all__ = ["Agent", "EfficientAgent", "RandomAgent", "RuleBasedAgent", "make_age
 def make_agent(spec, rules="beijing", device: str = "cpu"):
     """An agent from its name: ``random``, ``rule``, ``efficient`` (``mj_env.baselines``), ``pretrained`` (the player shipped for ``rules``,
     ``agents.pretrained``; ``pretrained:sample`` samples from it), or a checkpoint path written by
-    ``train.py``, a str or a path object (``PATH:greedy`` plays the most likely action instead of sampling)."""
+    ``train.py``, a str or a path object (``PATH:greedy`` plays the most likely action instead of sampling). A path
+    object always names a file: ``Path("rule")`` is the checkpoint ``./rule``, not the rule agent. A network agent's
+    ``device`` that cannot run here is a ValueError (``agents.networks.device_problem``)."""
     import os
 
     from mj_env.baselines import BASELINES, make_baseline
 
-    if isinstance(spec, os.PathLike):
+    is_path = isinstance(spec, os.PathLike)
+    if is_path:
         spec = os.fspath(spec)
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"an agent is named by a non-empty str (random, rule, efficient, pretrained or the path of "
                          f"a checkpoint), not {str(spec)[:60]!r}")
 
-    if spec in BASELINES:
+    if spec in BASELINES and not is_path:
         return make_baseline(spec, rules)
     from .pretrained import is_pretrained_spec, make_pretrained
 
-    if is_pretrained_spec(spec):
+    if is_pretrained_spec(spec) and not is_path:
         return make_pretrained(spec, rules=rules, device=device)
     from .networks import NetworkAgent  # torch only when a network is asked for
 
@@ -54,6 +57,8 @@ def make_agent(spec, rules="beijing", device: str = "cpu"):
 
     if Path(path).exists() and not Path(path).is_file():
         raise ValueError(f"agent {spec[:80]!r}: {path[:80]} is not a checkpoint file (a directory or a device)")
+    if not Path(path).is_file() and is_path:
+        raise ValueError(f"agent {spec[:80]!r}: no such checkpoint file: {path[:80]}")
     if not Path(path).is_file():
         raise ValueError(f"unknown agent {spec!r}: use random, rule, efficient, pretrained or the path "
                          "of a checkpoint")

@@ -608,25 +608,26 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tup
 # --------------------------------------------------------------------------- as an agent
 
 
-def device_problem(device: str) -> str | None:
+def device_problem(device: str, name: str = "--device") -> str | None:
     """Why the torch ``device`` cannot run a network here, or None if it can (``--device`` of train.py and
-    the arena)."""
+    the arena; ``name``: what the message calls it)."""
     allowed = "use cpu, cuda, cuda:N or mps"
+    shown = f"{name} {str(device)[:40]!r}"
     try:
         d = torch.device(device)
     except (RuntimeError, ValueError, TypeError):
-        return f"--device {device!r} is not a torch device: {allowed}"
+        return f"{shown} is not a torch device: {allowed}"
     if d.type == "cpu":
         return None
     if d.type == "cuda":
         if not torch.cuda.is_available():
-            return f"--device {device!r}: CUDA is not available on this machine ({allowed})"
+            return f"{shown}: CUDA is not available on this machine ({allowed})"
         if d.index is not None and d.index >= torch.cuda.device_count():
-            return f"--device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+            return f"{shown}: this machine has {torch.cuda.device_count()} CUDA device(s)"
         return None
     if d.type == "mps":
-        return None if torch.backends.mps.is_available() else f"--device {device!r}: MPS is not available ({allowed})"
-    return f"--device {device!r} cannot run networks: {allowed}"
+        return None if torch.backends.mps.is_available() else f"{shown}: MPS is not available ({allowed})"
+    return f"{shown} cannot run networks: {allowed}"
 
 
 def _one_thread_in_forked_children() -> None:
@@ -655,6 +656,9 @@ class NetworkAgent:
 
     def __init__(self, model: nn.Module, name: str = "policy", greedy: bool = False,
                  device: str | torch.device = "cpu", rules="beijing"):
+        problem = device_problem(device, name="device")
+        if problem:
+            raise ValueError(problem)
         self.model = model
         self.name = name
         self.greedy = greedy
@@ -664,7 +668,11 @@ class NetworkAgent:
     @classmethod
     def from_checkpoint(cls, path: str | Path, greedy: bool = False, device="cpu", name: str | None = None,
                         rules=None):
-        """The agent of a checkpoint; ``rules`` (default: the checkpoint's own) for ``mj_obs_v2`` features."""
+        """The agent of a checkpoint; ``rules`` (default: the checkpoint's own) for ``mj_obs_v2`` features. A
+        ``device`` that cannot run it here (``device_problem``) is a ValueError before the file is read."""
+        problem = device_problem(device, name="device")
+        if problem:
+            raise ValueError(problem)
         model, meta = load_checkpoint(path, device=device)
         trained_for = meta.get("rules")
         plays_under = None if rules is None else get_rules(rules).name

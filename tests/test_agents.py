@@ -225,6 +225,31 @@ def test_checkpoint_round_trip_and_layout_check(tmp_path):
             make_agent(bad)
 
 
+def test_a_path_object_always_names_a_file(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("rule", "pretrained"):
+        with pytest.raises(ValueError, match=f"agent '{name}': no such checkpoint file: {name}"):
+            make_agent(Path(name))
+    save_checkpoint(tmp_path / "rule", PolicyValueNet(hidden=(8,)))
+    assert type(make_agent(Path("rule"))).__name__ == "NetworkAgent" and make_agent("rule").name == "rule"
+
+
+@pytest.mark.parametrize("device, words", [
+    ("bogus", "device 'bogus' is not a torch device: use cpu, cuda, cuda:N or mps"),
+    ("meta", "device 'meta' cannot run networks"), (None, "device 'None' is not a torch device")])
+def test_a_device_that_cannot_run_here_is_refused_by_name(tmp_path, device, words):
+    path = save_checkpoint(tmp_path / "m.pt", PolicyValueNet(hidden=(8,)))
+    for make in (lambda: make_agent(str(path), device=device), lambda: make_agent("pretrained", device=device),
+                 lambda: NetworkAgent(PolicyValueNet(hidden=(8,)), device=device)):
+        with pytest.raises(ValueError, match=words):
+            make()
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="device 'cuda': CUDA is not available on this machine"):
+            make_agent(str(path), device="cuda")
+
+
 # --------------------------------------------------------------------------- rewards
 
 
