@@ -8,7 +8,8 @@
 Reads the quick evaluations ``train.py`` logs every ``--eval-every`` updates (columns
 ``vs_<opponent>_points`` with ``vs_<opponent>_ci_low`` / ``_ci_high``, and ``seconds``) and draws,
 for each run and each opponent (``rule`` first), the mean with its 95% band; rows without an
-evaluation are skipped. Needs the ``plot`` extra (matplotlib).
+evaluation are skipped. A file with a row cut short, or a value that is not a number, not finite or
+beyond 1e9 (``MAX_VALUE``) is refused, naming the file and line. Needs the ``plot`` extra (matplotlib).
 """
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ from pathlib import Path
 
 MAX_PANELS = 8
 """Opponents one picture draws, a panel each."""
+MAX_VALUE = 1e9
+"""The largest size of a number drawn (seconds, points, interval ends): a file holding a bigger one is refused
+(train.py's are a few points and at most months of seconds; matplotlib fails on values near the float limit)."""
 
 
 class CurveError(ValueError):
@@ -45,16 +49,23 @@ def read_curves(path) -> dict[str, list[tuple[float, float, float, float]]]:
         raise CurveError(f"{path}: no evaluation columns (vs_<opponent>_points)")
     out: dict[str, list[tuple[float, float, float, float]]] = {}
     for i, row in enumerate(rows, 2):
+        if None in row.values():  # csv.DictReader's value of the cells a short row lacks
+            raise CurveError(f"{path}, line {i}: {sum(v is not None for v in row.values())} cells where the header "
+                             f"has {len(columns)} (a row cut short)")
         for opp in opponents:
             cells = [row.get(f"vs_{opp}_{k}") or "" for k in ("points", "ci_low", "ci_high")]
             if not all(cells):
                 continue
             try:
-                values = [float(row["seconds"]) / 60, *map(float, cells)]
+                values = [float(row["seconds"]), *map(float, cells)]
             except ValueError:
-                raise CurveError(f"{path}, line {i}: a number was expected in the {opp} columns") from None
+                raise CurveError(f"{path}, line {i}: a number was expected in the seconds and {opp} columns") from None
             if not all(math.isfinite(v) for v in values):
-                raise CurveError(f"{path}, line {i}: non-finite value in the {opp} columns")
+                raise CurveError(f"{path}, line {i}: non-finite value in the seconds or {opp} columns")
+            if not all(abs(v) <= MAX_VALUE for v in values):
+                raise CurveError(f"{path}, line {i}: a value beyond {MAX_VALUE:g} in the seconds or {opp} columns; "
+                                 "not a train.py evaluation")
+            values[0] /= 60
             out.setdefault(opp, []).append(tuple(values))
     if not out:
         raise CurveError(f"{path}: no row has an evaluation yet")

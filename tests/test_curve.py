@@ -25,12 +25,30 @@ def test_reads_only_rows_with_an_evaluation(tmp_path):
 
 @pytest.mark.parametrize("body,match", [
     ("", "no row has an evaluation"),
-    ("1,100,60,5,1.0,0.8,x,-0.5,-0.7,-0.3\n", "line 2: a number was expected in the random columns"),
+    ("1,100,60,5,1.0,0.8,x,-0.5,-0.7,-0.3\n", "line 2: a number was expected in the seconds and random columns"),
     ("1,100,60,5,1.0,0.8,inf,-0.5,-0.7,-0.3\n", "non-finite"),
+    ("1,100,60,5,1.0,0.8,1e308,-0.5,-0.7,-0.3\n", "line 2: a value beyond 1e\\+09 in the seconds or random columns"),
+    ("1,100,-1e10,5,1.0,0.8,1.2,-0.5,-0.7,-0.3\n", "line 2: a value beyond 1e\\+09"),
+    ("1,100,,5,1.0,0.8,1.2,-0.5,-0.7,-0.3\n", "line 2: a number was expected in the seconds and random columns"),
+    ("1,100,60,5,1.0,0.8,1.2,-0.5,-0.7,-0.3\n2,200,120,5\n", "line 3: 4 cells where the header has 10 \\(a row cut short\\)"),
 ])
 def test_bad_files_get_a_clear_error(tmp_path, body, match):
     with pytest.raises(curve.CurveError, match=match):
         curve.read_curves(write(tmp_path, body))
+
+
+def test_a_row_lacking_seconds_last_is_refused_by_the_command_line(tmp_path, capsys):
+    """seconds as the header's last column and a row without it: float(None) was a TypeError's traceback."""
+    d = tmp_path / "run"
+    d.mkdir()
+    (d / "progress.csv").write_text("vs_rule_points,vs_rule_ci_low,vs_rule_ci_high,seconds\n0.1,0,0.2\n",
+                                    encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        curve.main([str(d / "progress.csv"), "--out", str(tmp_path / "c.png")])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "progress.csv, line 2: 3 cells where the header has 4" in err and "Traceback" not in err
+    assert not (tmp_path / "c.png").exists()
 
 
 def test_missing_file_and_foreign_csv(tmp_path):
