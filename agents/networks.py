@@ -59,6 +59,7 @@ import re
 import reprlib
 import warnings
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -684,9 +685,26 @@ class NetworkAgent:
 
     @torch.no_grad()
     def act(self, obs: dict, rng: np.random.Generator) -> np.ndarray:
-        mask = as_bool_mask(obs["action_mask"])
+        """(n,) int64 legal actions for ``obs`` (``agents.base``): "observation" (n, 14 or 18, 34) planes and
+        "action_mask" (n, 127); 0 rows give an empty array. Shapes that do not fit are a ValueError, an ``rng``
+        that is not a ``np.random.Generator`` a TypeError, both checked before the network runs."""
+        who = f"agent {str(self.name)[:40]!r}"
+        if not isinstance(obs, Mapping) or "observation" not in obs or "action_mask" not in obs:
+            raise TypeError(f"{who}: obs must be a dict with 'observation' and 'action_mask', not a {type(obs).__name__}")
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"{who}: rng must be a np.random.Generator, not a {type(rng).__name__}")
+        planes, mask = np.asarray(obs["observation"]), as_bool_mask(obs["action_mask"])
+        expected = f"expected (n, {N_PLANES} or {mjf.N_PLANES_V2}, {N_KINDS}) planes and (n, {N_ACTIONS}) masks"
+        if planes.ndim != 3 or planes.shape[1:] not in ((N_PLANES, N_KINDS), (mjf.N_PLANES_V2, N_KINDS)) \
+                or planes.dtype.kind not in "biuf":
+            raise ValueError(f"{who}: obs['observation'] is {planes.dtype} of shape {planes.shape}; {expected}")
+        if mask.shape != (len(planes), N_ACTIONS):
+            raise ValueError(f"{who}: obs['action_mask'] has shape {mask.shape} for {len(planes)} observations; "
+                             f"{expected}")
+        if not len(planes):
+            return np.zeros(0, dtype=np.int64)
         check_rows_have_actions(mask)
-        o = torch.as_tensor(model_inputs(self.model, obs["observation"], mask, self.rules), device=self.device)
+        o = torch.as_tensor(model_inputs(self.model, planes, mask, self.rules), device=self.device)
         logits, _ = self.model(o)
         logp = torch.log_softmax(masked_logits(logits, torch.as_tensor(mask, device=self.device)), dim=-1)
         logp = logp.cpu().numpy().astype(np.float64)

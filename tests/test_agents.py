@@ -173,6 +173,34 @@ def test_network_agent_only_legal(arch, greedy):
         pass
 
 
+@pytest.mark.parametrize("edit, error, words", [
+    (lambda o, m: (o, m[:, :-1]), ValueError, "obs\\['action_mask'\\] has shape \\(3, 126\\) for 3 observations"),
+    (lambda o, m: (o, m[:2]), ValueError, "obs\\['action_mask'\\] has shape \\(2, 127\\) for 3"),
+    (lambda o, m: (o[:, :13], m), ValueError, ("obs\\['observation'\\] is uint8 of shape \\(3, 13, 34\\); expected "
+                                               "\\(n, 14 or 18, 34\\) planes and \\(n, 127\\) masks")),
+    (lambda o, m: (o[0], m), ValueError, "of shape \\(14, 34\\)"),
+    (lambda o, m: (o.astype(str), m), ValueError, "obs\\['observation'\\] is <U"),
+])
+def test_network_agent_names_a_shape_that_does_not_fit(edit, error, words):
+    eng_obs = MahjongVectorEnv(num_envs=3, rules="beijing").reset(seed=0)[0]
+    planes, mask = edit(eng_obs["observation"], eng_obs["action_mask"])
+    for net in (PolicyValueNet(hidden=(8,)), TileNet(channels=4, blocks=1)):
+        with pytest.raises(error, match=words):
+            NetworkAgent(net, name="net").act({"observation": planes, "action_mask": mask}, np.random.default_rng(0))
+
+
+def test_network_agent_takes_no_rows_and_needs_a_generator():
+    agent = NetworkAgent(PolicyValueNet(hidden=(8,)), name="net")
+    empty = {"observation": np.zeros((0, N_PLANES, 34), np.uint8), "action_mask": np.zeros((0, A.N_ACTIONS), bool)}
+    got = agent.act(empty, np.random.default_rng(0))
+    assert got.shape == (0,) and got.dtype == np.int64
+    assert np.array_equal(got, RandomAgent().act(empty, np.random.default_rng(0)))
+    with pytest.raises(TypeError, match="agent 'net': rng must be a np.random.Generator, not a NoneType"):
+        agent.act(empty, None)
+    with pytest.raises(TypeError, match="obs must be a dict with 'observation' and 'action_mask'"):
+        agent.act({"observation": empty["observation"]}, np.random.default_rng(0))
+
+
 def test_tile_network_logits_follow_the_action_layout():
     """Swapping the m and p suits in every tile plane swaps the m and p entries of the discard,
     kong, 报听 and chi logits, and leaves the claim logits and the value alone."""
