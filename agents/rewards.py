@@ -34,6 +34,9 @@ policy is the one of the unshaped reward.
 """
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 
 from mj_env.features import own_meld_suits
@@ -42,6 +45,16 @@ from mj_env.rules import RuleSet, get_rules
 from .rule_based import hand_distance
 
 REWARD_KINDS = ("points", "scaled", "sign", "shaped")
+
+
+def _number(value, name: str, what: str, ok) -> float:
+    """``value`` as a float if it is a finite real number (a NumPy one too) for which ``ok`` holds; else a
+    TypeError or ValueError that calls it ``name`` and says it must be ``what``."""
+    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be {what}, not {str(value)[:40]!r}")
+    if not (math.isfinite(value) and ok(value)):
+        raise ValueError(f"{name} must be {what}, got {str(value)[:40]}")
+    return float(value)
 
 
 class RewardTransform:
@@ -56,15 +69,16 @@ class RewardTransform:
 
     def __init__(self, kind: str = "points", rules: str | RuleSet = "beijing", scale: float = 4.0,
                  shaping_coef: float = 0.25, gamma: float = 1.0):
-        if kind not in REWARD_KINDS:
-            raise ValueError(f"unknown reward {kind!r}; choose one of {', '.join(REWARD_KINDS)}")
-        if scale <= 0:
-            raise ValueError(f"reward scale must be positive, got {scale}")
+        """``scale`` a finite number above 0, ``shaping_coef`` a finite number, ``gamma`` in [0, 1] (NumPy numbers
+        too): else a TypeError (not a number) or ValueError naming it, as for an unknown ``kind``."""
+        if not isinstance(kind, str) or kind not in REWARD_KINDS:
+            raise ValueError(f"unknown reward {str(kind)[:40]!r}; choose one of {', '.join(REWARD_KINDS)}")
+        scale = _number(scale, "reward scale", "a finite number above 0", lambda v: v > 0)
+        shaping_coef = _number(shaping_coef, "shaping_coef", "a finite number", lambda v: True)
+        gamma = _number(gamma, "gamma", "a number in [0, 1]", lambda v: 0 <= v <= 1)
         self.kind = kind
         self.rules = get_rules(rules)
-        self.scale = float(scale)
-        self.shaping_coef = float(shaping_coef)
-        self.gamma = float(gamma)
+        self.scale, self.shaping_coef, self.gamma = scale, shaping_coef, gamma
 
     @property
     def shaping(self) -> bool:

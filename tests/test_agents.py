@@ -291,6 +291,24 @@ def test_reward_options():
         RewardTransform("bogus")
 
 
+@pytest.mark.parametrize("kw, error, words", [
+    ({"scale": float("nan")}, ValueError, "reward scale must be a finite number above 0, got nan"),
+    ({"scale": float("inf")}, ValueError, "reward scale must be a finite number above 0, got inf"),
+    ({"scale": 0}, ValueError, "reward scale must be a finite number above 0"),
+    ({"scale": "a"}, TypeError, "reward scale must be a finite number above 0, not 'a'"),
+    ({"scale": True}, TypeError, "reward scale"),
+    ({"shaping_coef": float("nan")}, ValueError, "shaping_coef must be a finite number"),
+    ({"shaping_coef": None}, TypeError, "shaping_coef must be a finite number, not 'None'"),
+    ({"gamma": 1.5}, ValueError, "gamma must be a number in \\[0, 1\\], got 1.5"),
+    ({"kind": ["points"] * 10**4}, ValueError, "unknown reward \"\\['points', 'points', 'points', 'po"),
+])
+def test_reward_settings_are_checked(kw, error, words):
+    with pytest.raises(error, match=words) as err:
+        RewardTransform(**kw)
+    assert len(str(err.value)) < 200
+    assert RewardTransform("scaled", scale=np.float32(2), gamma=np.float64(0.99)).scale == 2.0
+
+
 def test_shaping_potential_is_tiles_still_needed():
     shaped = RewardTransform("shaped", shaping_coef=0.5)
     win14 = _turn_obs("123m456p789s111z55z")["observation"]       # a winning hand: 0 tiles needed
