@@ -163,7 +163,10 @@ def _int_in(value, what: str, upper: int, low: int = 0) -> int:
 def _seats(seat, n: int) -> np.ndarray:
     if isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)):
         return np.full(n, _int_in(seat, "seat", S), dtype=np.int64)
-    arr = np.asarray(seat)
+    try:
+        arr = np.asarray(seat)
+    except (ValueError, TypeError):  # ragged lists
+        raise TypeError(f"seat must be a seat number or an array of them, got {str(seat)[:40]!r}") from None
     if arr.dtype.kind not in "iu":
         raise TypeError(f"seat must be a seat number or an array of them, got dtype {arr.dtype}")
     if arr.shape != (n,):

@@ -66,6 +66,7 @@ class FlatObservations(BaseWrapper):
     """Observations as RLlib's action-masking examples read them (see the module docstring)."""
 
     def __init__(self, env):
+        _check_aec_env(env, "FlatObservations")
         super().__init__(env)
         self._space = _flat_space(env.observation_space(env.possible_agents[0]))
 
@@ -93,6 +94,14 @@ class FlatObservationsGym(gym.ObservationWrapper, gym.utils.RecordConstructorArg
 
     def observation(self, observation: dict) -> dict:
         return _flat(observation)
+
+
+def _check_aec_env(env, wrapper: str) -> None:
+    """A TypeError unless ``env`` is a PettingZoo AEC env (``mj_env.env()``, wrapped or not)."""
+    if not (hasattr(env, "possible_agents") and callable(getattr(env, "observation_space", None))):
+        raise TypeError(f"{wrapper} wraps a PettingZoo AEC env of mj_env (mj_env.env()), got {type(env).__name__}"
+                        + (f"; for gymnasium.make(\"mj_env/Beijing-v0\") use {wrapper}Gym" if isinstance(env, gym.Env)
+                           and wrapper == "FlatObservations" else ""))
 
 
 def _check_single_agent_env(env, wrapper: str) -> None:
@@ -146,6 +155,10 @@ class FlatObservationsVector(VectorObservationWrapper):
 
 class NumericInfos(BaseWrapper):
     """Infos with numbers only: the settlement object is replaced by its ``scores``."""
+
+    def __init__(self, env):
+        _check_aec_env(env, "NumericInfos")
+        super().__init__(env)
 
     @property
     def infos(self):

@@ -551,3 +551,11 @@ def test_baseline_agents_check_what_they_are_given(make):
                        (o, "obs must be a dict")]:
         with pytest.raises(ValueError, match=match):
             agent.act(bad, rng)
+
+
+def test_redeal_refuses_a_ragged_seat_list():
+    from mj_env.determinize import redeal
+    eng = Engine(num_tables=3, seed=0)
+    eng.reset(seed=1)
+    with pytest.raises(TypeError, match="seat must be a seat number or an array of them"):
+        redeal(eng, seat=[[0], [1, 2]], rng=np.random.default_rng(0))

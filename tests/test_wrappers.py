@@ -217,3 +217,17 @@ def test_flat_observations_take_the_v2_layout_size():
                                             obs="v2"))
     obs, _ = v.reset(seed=0)
     assert obs["observations"].shape == (3, 18 * 34) and v.observation_space.contains(obs)
+
+
+def test_the_aec_wrappers_refuse_what_is_not_an_aec_env():
+    """A probe's FlatObservations(gym.make(...)) failed with an AttributeError and NumericInfos(None) was taken."""
+    import gymnasium as gym
+
+    from mj_env.wrappers import FlatObservations, NumericInfos
+    with pytest.raises(TypeError, match="use FlatObservationsGym"):
+        FlatObservations(gym.make("mj_env/Beijing-v0"))
+    with pytest.raises(TypeError, match="NumericInfos wraps a PettingZoo AEC env of mj_env .*got NoneType"):
+        NumericInfos(None)
+    env = FlatObservations(NumericInfos(mj_env.env()))
+    env.reset(seed=0)
+    assert env.observe(env.agent_selection)["action_mask"].shape == (127,)
