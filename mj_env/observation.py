@@ -122,9 +122,7 @@ def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np
     numbers) and ``seats`` (one seat 0-3 per row of ``idx``) are checked: a ValueError names what is wrong
     (a negative table would otherwise read as the last one).
     """
-    if idx is None:
-        idx = np.arange(st.num_tables)
-    idx = _checked_ints(idx, "idx", 0, st.num_tables - 1, None)
+    idx = np.arange(st.num_tables) if idx is None else _checked_ints(idx, "idx", 0, st.num_tables - 1, None)
     n = len(idx)
     seats = st.to_act[idx].astype(np.int64) if seats is None else _checked_ints(seats, "seats", 0, S - 1, n)
     obs = np.empty((n, N_PLANES, K), dtype=np.uint8) if out is None else out
