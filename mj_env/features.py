@@ -234,12 +234,37 @@ def _claim_hands(rules: RuleSet, hands, hui, tile, rows, option) -> np.ndarray:
     return after
 
 
+def _checked_inputs(planes, mask) -> tuple[np.ndarray, np.ndarray]:
+    """``extra_planes``'s arguments as (n, P, 34) uint8 planes and (n, 127) bool masks, or a ValueError naming
+    the argument: planes of ``mj_obs_v1`` (P >= 14; integers 0-255, integral floats too) whose hand plane
+    holds at most 4 of a kind and 14 tiles, and a mask of one row per observation."""
+    try:
+        planes, mask = np.asarray(planes), np.asarray(mask)
+    except (ValueError, TypeError) as e:  # ragged lists
+        raise ValueError(f"planes and mask must be arrays: {str(e)[:80]}") from None
+    if planes.ndim != 3 or planes.shape[1] < N_PLANES or planes.shape[2] != K or planes.dtype.kind not in "biuf":
+        raise ValueError(f"planes must be (n, {N_PLANES} or more, {K}) numbers (mj_obs_v1 planes first), got "
+                         f"{planes.dtype} of shape {planes.shape}")
+    if mask.shape != (len(planes), A.N_ACTIONS) or mask.dtype.kind not in "biuf":
+        raise ValueError(f"mask must be ({len(planes)}, {A.N_ACTIONS}) numbers, one row per observation, got "
+                         f"{mask.dtype} of shape {mask.shape}")
+    if planes.dtype != np.uint8:
+        with np.errstate(invalid="ignore"):
+            if not ((planes >= 0) & (planes <= 255) & (planes == np.floor(planes))).all():  # NaN fails too
+                raise ValueError("planes must hold whole numbers 0-255 (mj_obs planes are uint8)")
+        planes = planes.astype(np.uint8)
+    hand = planes[:, P_HAND]
+    if (hand > 4).any() or (hand.sum(axis=1, dtype=np.int64) > 14).any():
+        raise ValueError(f"planes: plane {P_HAND} (the seat's concealed tiles) must hold at most 4 of a kind and "
+                         "14 tiles in all; these are not mj_obs planes")
+    return planes, mask != 0
+
+
 def extra_planes(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Planes 14-17 of ``mj_obs_v2`` (module docstring): planes (n, 14, 34) uint8 of ``mj_obs_v1``,
     mask (n, 127) the legal actions -> (n, 4, 34) uint8."""
     rules = get_rules(rules)
-    planes = np.asarray(planes)
-    mask = np.asarray(mask) != 0
+    planes, mask = _checked_inputs(planes, mask)
     n = len(planes)
     out = np.zeros((n, N_EXTRA, K), dtype=np.int16)
     if n == 0:
@@ -275,6 +300,10 @@ def extra_planes(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> 
         rows_of = np.concatenate([rows for _, rows in opts])
         col_of = np.concatenate([np.full(len(rows), o) for o, rows in opts])
         after = np.concatenate(after)
+        # an option the hand cannot take (a mask that is not this hand's: outside input) is left at 0
+        taken = hands[rows_of].sum(axis=1, dtype=np.int16) - after.sum(axis=1, dtype=np.int16)
+        ok = (after >= 0).all(axis=1) & (taken == np.where(col_of == OPT_KONG, 3, 2))
+        rows_of, col_of, after = rows_of[ok], col_of[ok], after[ok]
         # the new meld's suits join the declared ones: the tiles it took from the hand and the claimed tile
         ms = suits_after_claim(melds[rows_of], hands[rows_of], after, tile[rows_of])
         kong = col_of == OPT_KONG
@@ -294,8 +323,8 @@ def extra_planes(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> 
 
 def observe_v2(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """``mj_obs_v2`` observations (n, 18, 34) uint8: the v1 planes (n, 14, 34) and ``extra_planes``."""
-    planes = np.asarray(planes)
-    return np.concatenate([planes, extra_planes(rules, planes, mask)], axis=1)
+    planes, mask = _checked_inputs(planes, mask)
+    return np.concatenate([planes[:, :N_PLANES], extra_planes(rules, planes, mask)], axis=1)
 
 
 OBS_LAYOUTS = {"v1": (OBS_NAME, N_PLANES), "v2": (FEATURES_NAME, N_PLANES_V2)}

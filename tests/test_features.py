@@ -1,6 +1,8 @@
 """mj_obs_v2 planes (mj_env/features.py) against a plain per-hand reference on random positions."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -190,3 +192,35 @@ def test_quemen_counts_the_suits_of_declared_melds():
     assert ref_need(rules, hand0, -1) == 0  # what ignoring the meld gives
     assert need[0] == ref_need(rules, hand0, -1, (True, False, False)) == 5  # drop bamboos: 5 exchanges
     assert need[1] == NO_WIN and (extra[1, F.P_DISCARD_NEED - O.N_PLANES][planes[1, O.P_HAND] > 0] == NO_WIN + 1).all()
+
+
+@pytest.mark.parametrize(("planes", "mask", "says"), [
+    (np.full((2, O.N_PLANES, 34), 5, dtype=np.uint8), np.ones((2, A.N_ACTIONS)), "at most 4 of a kind"),
+    (np.zeros((2, O.N_PLANES - 1, 34), dtype=np.uint8), np.ones((2, A.N_ACTIONS)), "planes must be (n, 14"),
+    (np.zeros((2, O.N_PLANES, 34), dtype=np.uint8), np.ones((3, A.N_ACTIONS)), "mask must be (2, 127)"),
+    (np.full((2, O.N_PLANES, 34), np.nan), np.ones((2, A.N_ACTIONS)), "whole numbers 0-255"),
+    (-np.ones((2, O.N_PLANES, 34), dtype=np.int64), np.ones((2, A.N_ACTIONS)), "whole numbers 0-255"),
+    ("planes", np.ones((2, A.N_ACTIONS)), "planes must be"),
+])
+def test_planes_that_are_not_mj_obs_are_refused_by_name(planes, mask, says):
+    """Garbage planes gave "wild must be >= 0" from deep inside the hand tables, or IndexError and broadcast
+    errors; now the argument is named."""
+    for fn in (F.extra_planes, F.observe_v2):
+        with pytest.raises(ValueError, match=re.escape(says)):
+            fn("beijing", planes, mask)
+
+
+def test_any_planes_with_a_real_hand_plane_give_planes():
+    """Planes that are garbage but for a hand plane of at most 4 a kind and 14 tiles give v2 planes, under every
+    rule set, whatever the other planes and the mask hold (nothing in them can crash the tables)."""
+    rng = np.random.default_rng(3)
+    for t in range(60):
+        planes = rng.integers(0, 256, (8, O.N_PLANES, 34), dtype=np.uint8)
+        hands = np.zeros((8, 34), dtype=np.uint8)
+        for i in range(8):
+            np.add.at(hands[i], rng.choice(34, int(rng.integers(0, 15))), 1)
+        planes[:, O.P_HAND] = np.minimum(hands, 4)
+        mask = rng.integers(0, 2, (8, A.N_ACTIONS))
+        out = F.observe_v2(("beijing", "hebei", "quemen")[t % 3], planes, mask)
+        assert out.shape == (8, F.N_PLANES_V2, 34) and out.dtype == np.uint8
+        np.testing.assert_array_equal(out[:, :O.N_PLANES], planes)
