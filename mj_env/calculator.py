@@ -197,13 +197,18 @@ def evaluate(obj) -> dict:
 def score_win(win: Win) -> dict:
     """The calculator output for a validated `Win`.
 
-    A win on a discard or a robbed kong (``discarder`` set) is refused (``legal: false``) when
+    A hand with a chi under rules without chi (hebei, quemen) is refused (``legal: false``: well-formed
+    tiles, a hand those rules cannot make). A win on a discard or a robbed kong (``discarder`` set) is
+    refused (``legal: false``) when
     ``rules.discard_win_concealed_only`` and the hand has a chi, pong, exposed or added kong
     (concealed kongs are fine), or when ``rules.self_draw_only_hui`` > 0 and the hand held that
     many 惠牌 before the winning tile (a 惠牌-kind winning tile is not counted). Then the best
     reading under the rule set's family (``mj_env.patterns``, ``mj_env.families``; 四惠牌 first
     in beijing), then the settlement (``mj_env.payments``)."""
     rules = win.rules
+    chi = [n for n, m in enumerate(win.melds) if m.type == "chi"]
+    if chi and not rules.chi:  # well-formed tiles, a hand the rules cannot make: not a malformed line
+        return _illegal(f"melds[{chi[0]}] is a chi, and rules {rules.name!r} have no chi")
     if win.discarder is not None:
         if rules.discard_win_concealed_only and win.claimed:
             return _illegal("after chi, pong or an exposed or added kong the hand may only win by "
@@ -427,8 +432,6 @@ def _meld(raw, n: int, rules: RuleSet, winner: int, hui: int | None) -> Meld:
         raise InputError(f"{where}: missing field 'tiles'")
     tiles = sorted(_tiles(raw["tiles"], f"{where}.tiles"))
     text = raw["tiles"]
-    if kind == "chi" and not rules.chi:
-        raise InputError(f"{where}: rules {rules.name!r} have no chi")
     source = raw.get("from")
     if kind == "concealed_kong":
         if source is not None:

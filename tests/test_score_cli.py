@@ -161,7 +161,6 @@ ERRORS = [
     (dict(VALID, melds=[dict(PONG, **{"from": 1})]), "melds[0].from is 1, the winner's own seat"),
     (dict(VALID, melds=[dict(PONG, **{"from": 9})]), "melds[0].from must be a seat 0-3"),
     (dict(VALID, melds=[{"type": "chi", "tiles": "123m", "from": 2}]), "claimed from the seat before the winner, 0"),
-    (dict(HEBEI, melds=[{"type": "chi", "tiles": "123m", "from": 3}]), "rules 'hebei' have no chi"),
     (dict(VALID, situation="last"), "situation must be an object"),
     (dict(VALID, situation={"haidi": True}), "situation: unknown field(s) 'haidi'"),
     (dict(VALID, situation={"last_tile": 1}), "situation.last_tile must be true or false"),
@@ -198,6 +197,20 @@ def test_error_paths(obj, words):
     assert words in str(e.value)
     out = answer(json.dumps(obj, ensure_ascii=False))
     assert list(out) == ["error"] and words in out["error"]
+
+
+@pytest.mark.parametrize("rules", ["hebei", "quemen"])
+def test_a_chi_under_rules_without_chi_is_no_legal_win(rules):
+    """docs/INTERFACES.md 1: well-formed tiles that make no win the rules allow are ``legal: false``, and malformed
+    input (bad JSON, tiles, counts, rules) an error. A chi meld is well formed; hebei and quemen have no chi
+    (docs/RULES.md 4.2), so a hand holding one is no legal win there, while beijing scores the same hand."""
+    line = {"rules": rules, "hand": "23m456m55p", "win_tile": "1m", "winner": 1, "dealer": 0,
+            "melds": [{"type": "chi", "tiles": "456s", "from": 0}, {"type": "pong", "tiles": "777p", "from": 2}]}
+    out = evaluate(line)
+    assert out == {"legal": False, "reason": f"melds[0] is a chi, and rules {rules!r} have no chi"}
+    assert evaluate(dict(line, rules="beijing"))["legal"] is True
+    with pytest.raises(InputError, match="'457s' is not a valid chi"):  # a malformed chi is still an error
+        evaluate(dict(line, melds=[{"type": "chi", "tiles": "457s", "from": 0}, line["melds"][1]]))
 
 
 def test_defaults_and_nulls_are_accepted():
