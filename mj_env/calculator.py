@@ -42,12 +42,14 @@ Input decisions (where docs/INTERFACES.md leaves room):
   fits is read as the run that scores most. A chi is claimed and a claimed 惠牌 counts at face
   value, so a chi of 惠牌-kind tiles only (``"555m"`` with 惠牌 5m) is a run through that kind
   (345m, 456m or 567m), never one in another suit.
-- A meld's ``from`` is optional; when given it must be another seat, and a chi's must be the
-  seat before the winner (``(winner - 1) % 4``). A concealed kong has no ``from``.
+- A meld's ``from`` is optional; when given it must be another seat (else an error). A chi from
+  another seat than the one before the winner (``(winner - 1) % 4``), and a chi under rules
+  without chi (hebei, quemen), are well-formed tiles that make no win the rules allow:
+  ``legal: false`` (docs/INTERFACES.md 1), not errors. A concealed kong has no ``from``.
 - ``hui`` and ``indicator`` may both be given only if they agree. Fields a rule set does not
   use (``hui`` / ``indicator`` without 惠牌, ``shaozhuang_rounds`` without 烧庄, ``hubao``
-  without 互包, ``flowers`` without flowers, ``ting`` without 报听, a chi without chi) are
-  errors when set to anything but their default, and ``null`` counts as the default.
+  without 互包, ``flowers`` without flowers, ``ting`` without 报听) are errors when set to
+  anything but their default, and ``null`` counts as the default.
 - ``situation.robbed_kong`` needs a ``discarder`` (the kong's declarer). Flags that contradict
   each other are read together, not refused: ``first_turn`` with ``after_kong``, ``robbed_kong``
   or a meld of the winner's scores no 天和 / 地和 / 地胡, ``last_tile`` with ``robbed_kong`` no
@@ -197,8 +199,8 @@ def evaluate(obj) -> dict:
 def score_win(win: Win) -> dict:
     """The calculator output for a validated `Win`.
 
-    A hand with a chi under rules without chi (hebei, quemen) is refused (``legal: false``: well-formed
-    tiles, a hand those rules cannot make). A win on a discard or a robbed kong (``discarder`` set) is
+    A hand with a chi under rules without chi (hebei, quemen), or with a chi from another seat than the one
+    before the winner, is refused (``legal: false``: well-formed tiles, a hand the rules cannot make). A win on a discard or a robbed kong (``discarder`` set) is
     refused (``legal: false``) when
     ``rules.discard_win_concealed_only`` and the hand has a chi, pong, exposed or added kong
     (concealed kongs are fine), or when ``rules.self_draw_only_hui`` > 0 and the hand held that
@@ -209,6 +211,11 @@ def score_win(win: Win) -> dict:
     chi = [n for n, m in enumerate(win.melds) if m.type == "chi"]
     if chi and not rules.chi:  # well-formed tiles, a hand the rules cannot make: not a malformed line
         return _illegal(f"melds[{chi[0]}] is a chi, and rules {rules.name!r} have no chi")
+    before = (win.winner - 1) % 4
+    wrong = [n for n in chi if win.melds[n].source != before]
+    if wrong:  # docs/RULES.md 4.2: only the next player may chi
+        return _illegal(f"melds[{wrong[0]}].from is {win.melds[wrong[0]].source}; a chi is claimed from the seat "
+                        f"before the winner, {before}")
     if win.discarder is not None:
         if rules.discard_win_concealed_only and win.claimed:
             return _illegal("after chi, pong or an exposed or added kong the hand may only win by "
@@ -440,9 +447,6 @@ def _meld(raw, n: int, rules: RuleSet, winner: int, hui: int | None) -> Meld:
         source = _seat(source, f"{where}.from")
         if source == winner:
             raise InputError(f"{where}.from is {source}, the winner's own seat; a {kind} is claimed from another seat")
-        if kind == "chi" and source != (winner - 1) % 4:
-            raise InputError(f"{where}.from is {source}; a chi is claimed from the seat before the winner, "
-                             f"{(winner - 1) % 4}")
     is_kong = kind in ("kong", "added_kong", "concealed_kong")
     if is_kong and len(tiles) == 3 and len(set(tiles)) == 1:
         tiles = [tiles[0]] * 4  # shorthand: "555m" is the kong of 5m

@@ -160,7 +160,6 @@ ERRORS = [
     (dict(VALID, melds=[{"type": "concealed_kong", "tiles": "5555m", "from": 2}]), "claimed from nobody"),
     (dict(VALID, melds=[dict(PONG, **{"from": 1})]), "melds[0].from is 1, the winner's own seat"),
     (dict(VALID, melds=[dict(PONG, **{"from": 9})]), "melds[0].from must be a seat 0-3"),
-    (dict(VALID, melds=[{"type": "chi", "tiles": "123m", "from": 2}]), "claimed from the seat before the winner, 0"),
     (dict(VALID, situation="last"), "situation must be an object"),
     (dict(VALID, situation={"haidi": True}), "situation: unknown field(s) 'haidi'"),
     (dict(VALID, situation={"last_tile": 1}), "situation.last_tile must be true or false"),
@@ -200,7 +199,7 @@ def test_error_paths(obj, words):
 
 
 @pytest.mark.parametrize("rules", ["hebei", "quemen"])
-def test_a_chi_under_rules_without_chi_is_no_legal_win(rules):
+def test_a_chi_the_rules_cannot_make_is_no_legal_win(rules):
     """docs/INTERFACES.md 1: well-formed tiles that make no win the rules allow are ``legal: false``, and malformed
     input (bad JSON, tiles, counts, rules) an error. A chi meld is well formed; hebei and quemen have no chi
     (docs/RULES.md 4.2), so a hand holding one is no legal win there, while beijing scores the same hand."""
@@ -209,6 +208,9 @@ def test_a_chi_under_rules_without_chi_is_no_legal_win(rules):
     out = evaluate(line)
     assert out == {"legal": False, "reason": f"melds[0] is a chi, and rules {rules!r} have no chi"}
     assert evaluate(dict(line, rules="beijing"))["legal"] is True
+    wrong_seat = evaluate(dict(line, rules="beijing", melds=[dict(line["melds"][0], **{"from": 2}), line["melds"][1]]))
+    assert wrong_seat == {"legal": False, "reason": "melds[0].from is 2; a chi is claimed from the seat before the "
+                                                    "winner, 0"}  # only the next player may chi (docs/RULES.md 4.2)
     with pytest.raises(InputError, match="'457s' is not a valid chi"):  # a malformed chi is still an error
         evaluate(dict(line, melds=[{"type": "chi", "tiles": "457s", "from": 0}, line["melds"][1]]))
 
