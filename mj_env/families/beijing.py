@@ -35,41 +35,47 @@ PATTERN_FAN = {"庄": 1, "门清无惠": 1, "推倒和": 1, "对对和": 2, "大
 _NOT_TUIDAO = set(ORDER[3:])
 
 
+HAIDI_ON_DISCARD = 1
+"""海底捞月 of a win on the discard made right after drawing the last live tile (a self-draw on that tile
+scores ``PATTERN_FAN``'s 2)."""
+
+
 def patterns_of(win: Win, r: Reading, memo: dict) -> dict[str, int]:
-    """The beijing fan of one reading (see the module docstring)."""
+    """The beijing fan of one reading (see the module docstring); every fan is ``PATTERN_FAN``'s, but
+    海底捞月 on a discard (``HAIDI_ON_DISCARD``)."""
     s = win.situation
-    p: dict[str, int] = {}
     tianhe = win.first_turn and win.winner == win.dealer and win.self_draw
     dihe = win.first_turn and win.winner != win.dealer
+    got: set[str] = set()
     if not tianhe and (win.winner == win.dealer or win.discarder == win.dealer):
-        p["庄"] = 1
+        got.add("庄")
     if not win.claimed and win.hui_tiles == 0:
-        p["门清无惠"] = 1
+        got.add("门清无惠")
     if all_triplets(r):
-        p["对对和"] = 2
+        got.add("对对和")
     if single_wait_all_melds(win):
-        p["大钓"] = 2
+        got.add("大钓")
     if catch_five(win, r, memo):
-        p["捉五魁"] = 2
+        got.add("捉五魁")
     if win.last_tile:
-        p["海底捞月"] = 2 if win.self_draw else 1
+        got.add("海底捞月")
     if r.shape == "standard" and dragon(r):
-        p["一条龙"] = 3
+        got.add("一条龙")
     if r.shape == "seven_pairs":
-        if max(r.counts) >= 4:
-            p["豪华七对子"] = 8
-        else:
-            p["七对子"] = 4
+        got.add("豪华七对子" if max(r.counts) >= 4 else "七对子")
     if s.after_kong and win.self_draw:
-        p["杠上开花"] = 5
+        got.add("杠上开花")
     if r.suits() in ONE_SUIT:
-        p["清一色"] = 6
+        got.add("清一色")
     if tianhe:
-        p["天和"] = 10
+        got.add("天和")
     if dihe:
-        p["地和"] = 8
-    if not _NOT_TUIDAO & p.keys():
-        p["推倒和"] = 1
+        got.add("地和")
+    if not _NOT_TUIDAO & got:
+        got.add("推倒和")
+    p = {name: PATTERN_FAN[name] for name in got}
+    if win.last_tile and not win.self_draw:
+        p["海底捞月"] = HAIDI_ON_DISCARD
     return p
 
 
@@ -80,9 +86,8 @@ def four_hui(win: Win) -> dict[str, int] | None:
         return None
     if win.hand_hui + int(win.win_tile == win.hui) < 4:
         return None
-    p = {"庄": 1} if win.winner == win.dealer else {}
-    p["四惠牌"] = 8
-    return p
+    names = ("庄", "四惠牌") if win.winner == win.dealer else ("四惠牌",)
+    return {name: PATTERN_FAN[name] for name in names}
 
 
 def max_points_per_base(max_line: int) -> int:

@@ -44,41 +44,40 @@ KONG_TABLE = {"exposed": 3, "added": 1, "concealed": 2}
 
 
 def patterns_of(win: Win, r: Reading, memo: dict) -> dict[str, int]:
-    """The hebei bonus patterns of one reading (see the module docstring)."""
+    """The hebei bonus patterns of one reading (see the module docstring), each with ``PATTERN_FAN``'s fan."""
     s = win.situation
-    p: dict[str, int] = {}
+    got: set[str] = set()
     if not win.claimed:
-        p["门清"] = 2
+        got.add("门清")
     if s.robbed_kong:
-        p["抢杠胡"] = 2
+        got.add("抢杠胡")
     if s.after_kong and win.self_draw:
-        p["杠上开花"] = 2
+        got.add("杠上开花")
     if all_triplets(r):
-        p["碰碰胡"] = 3
+        got.add("碰碰胡")
     if single_wait_all_melds(win):
-        p["大吊车"] = 2
+        got.add("大吊车")
     suits = r.suits()
     if suits in ONE_SUIT:
-        p["清一色"] = 3
+        got.add("清一色")
     elif suits in ONE_SUIT_AND_HONORS:
-        p["混一色"] = 2
+        got.add("混一色")
     elif suits == {HONORS}:
-        p["清风"] = 3
+        got.add("清风")
     if r.shape == "standard" and dragon(r):
-        p["一条龙"] = 2
-    if r.shape == "seven_pairs":
+        got.add("一条龙")
+    if r.shape == "seven_pairs":  # one, two, three sets of four: each replaces 七对 and the smaller ones
         fours = sum(1 for n in r.counts if n >= 4)
-        name, fan = (("七对", 2), ("豪华七对", 8), ("双豪华", 16), ("三豪华", 32))[min(fours, 3)]
-        p[name] = fan
+        got.add(("七对", "豪华七对", "双豪华", "三豪华")[min(fours, 3)])
     if r.shape == "thirteen_orphans":
-        p["十三幺"] = 10
+        got.add("十三幺")
     if win.last_tile:
-        p["海底捞月"] = 2
+        got.add("海底捞月")
     if r.shape == "standard" and flower_dragon(r):
-        p["花龙"] = 5
+        got.add("花龙")
     if catch_five(win, r, memo):
-        p["捉五"] = 5
-    return p
+        got.add("捉五")
+    return {name: PATTERN_FAN[name] for name in got}
 
 
 def base_score(winner: int, dealer: int, discarder: int | None) -> dict[int, int]:

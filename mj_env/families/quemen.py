@@ -24,43 +24,45 @@ KONG_TABLE = {"exposed": 1, "added": 0, "concealed": 1}
 
 
 def patterns_of(win: Win, r: Reading, memo: dict) -> dict[str, int] | None:
-    """The quemen fan of one reading that lacks a suit (module docstring)."""
+    """The quemen fan of one reading that lacks a suit (module docstring), each with ``PATTERN_FAN``'s fan
+    but 花牌, one per flower laid out."""
     s = win.situation
-    p: dict[str, int] = {}
+    got: set[str] = set()
     suits = r.suits()
     pure = suits in ONE_SUIT
     mixed = suits in ONE_SUIT_AND_HONORS
     if r.shape == "seven_pairs":
-        p["七对"] = 2
+        got.add("七对")
         if pure:
-            p["清一色"] = 3
+            got.add("清一色")
         elif mixed:
-            p["混一色"] = 1
+            got.add("混一色")
     elif r.shape == "standard":
         pph = all_triplets(r)
         if pure and pph:
-            p["清碰"] = 4
+            got.add("清碰")
         elif pure:
-            p["清一色"] = 3
+            got.add("清一色")
         else:
             if mixed:
-                p["混一色"] = 1
+                got.add("混一色")
             if pph:
-                p["碰碰胡"] = 2
-            if not p:
-                p["平胡"] = 1
+                got.add("碰碰胡")
+            if not got:
+                got.add("平胡")
     first_draw = win.first_turn and win.self_draw
     if s.after_kong and win.self_draw:
-        p["杠上开花"] = 1
+        got.add("杠上开花")
     if win.last_tile and win.self_draw:
-        p["海底捞月"] = 1
+        got.add("海底捞月")
     if first_draw and win.winner == win.dealer:
-        p["天胡"] = 3
+        got.add("天胡")
     if first_draw and win.winner != win.dealer:
-        p["地胡"] = 2
+        got.add("地胡")
+    p = {name: PATTERN_FAN[name] for name in ORDER if name in got}
     if win.flowers:
         p["花牌"] = win.flowers
-    return {name: p[name] for name in ORDER if name in p}
+    return p
 
 
 def max_points_per_base(max_line: int) -> int:
