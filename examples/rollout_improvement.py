@@ -138,8 +138,8 @@ def main(argv=None) -> int:
             p.error(f"--checkpoint: {e}")
     else:
         import train
-        print(f"no --checkpoint: cloning the rule agent into runs/{CLONE}/ (replacing an earlier clone)",
-              flush=True)
+        again = " (replacing the earlier clone there)" if Path("runs", CLONE).exists() else ""
+        print(f"no --checkpoint: cloning the rule agent into runs/{CLONE}/{again}", flush=True)
         small = ["--total-steps", "0", "--exp-name", CLONE, "--overwrite", "--final-eval-hands", "0",
                  "--no-progress", "--rules", args.rules, "--seed", str(args.seed)]
         if args.smoke:

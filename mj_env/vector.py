@@ -31,7 +31,8 @@ charges the discarder), and a self-play learner needs each seat's points (they s
 Wrappers that assume (N,) rewards (``RecordEpisodeStatistics``, ``NormalizeReward``) belong on
 the single-agent environment (``mj_env.single_agent``), where the learner is one seat.
 
-``autoreset_mode`` (an argument, shown in ``metadata["autoreset_mode"]``): ``SAME_STEP``
+``autoreset_mode`` (an argument, shown in ``metadata["autoreset_mode"]``; ``AutoresetMode.SAME_STEP`` or
+``NEXT_STEP``, or either as a string by value, ``"SameStep"``, or by name, ``"SAME_STEP"``): ``SAME_STEP``
 (default) deals a table whose episode ended anew inside the same step, and the observation
 returned for it is the new hand's first decision. ``NEXT_STEP`` returns the ended table as it
 is (its mask allows only ``pass``); the next action there is ignored and the table is dealt
@@ -121,11 +122,11 @@ class TablesEnvBasics:
         modes = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
         try:
             mode = AutoresetMode(autoreset_mode)
-        except ValueError:
-            mode = None
+        except ValueError:  # the member's name as a string ("NEXT_STEP") is taken as well as its value
+            mode = AutoresetMode.__members__.get(autoreset_mode) if isinstance(autoreset_mode, str) else None
         if mode not in modes:
             raise ValueError(f"autoreset_mode must be AutoresetMode.NEXT_STEP or SAME_STEP (or 'NextStep', "
-                             f"'SameStep'), got {str(autoreset_mode)[:40]!r}")
+                             f"'SameStep', 'NEXT_STEP', 'SAME_STEP'), got {str(autoreset_mode)[:40]!r}")
         return mode
 
 

@@ -559,3 +559,19 @@ def test_redeal_refuses_a_ragged_seat_list():
     eng.reset(seed=1)
     with pytest.raises(TypeError, match="seat must be a seat number or an array of them"):
         redeal(eng, seat=[[0], [1, 2]], rng=np.random.default_rng(0))
+
+
+def test_autoreset_mode_is_taken_by_member_name_value_or_member():
+    """The README writes SAME_STEP / NEXT_STEP: those names are taken as strings too, as are Gymnasium's values."""
+    from gymnasium.vector import AutoresetMode
+
+    from mj_env.single_agent import MahjongSingleAgentVectorEnv
+    from mj_env.vector import MahjongVectorEnv
+
+    for arg, mode in [("NEXT_STEP", AutoresetMode.NEXT_STEP), ("NextStep", AutoresetMode.NEXT_STEP),
+                      ("SAME_STEP", AutoresetMode.SAME_STEP), (AutoresetMode.NEXT_STEP, AutoresetMode.NEXT_STEP)]:
+        assert MahjongVectorEnv(2, autoreset_mode=arg).metadata["autoreset_mode"] == mode
+        assert MahjongSingleAgentVectorEnv(2, opponents="random", autoreset_mode=arg).autoreset_mode == mode
+    for bad in ("DISABLED", "next_step", 3, None):
+        with pytest.raises(ValueError, match="autoreset_mode must be"):
+            MahjongVectorEnv(2, autoreset_mode=bad)
