@@ -116,7 +116,7 @@ def test_shuffled_walls_are_fixed_by_the_seed(preset):
         assert sorted(a.state.wall[t].tolist()) == full
     assert len({a.state.wall[t].tobytes() for t in range(8)}) == 8  # every table its own wall
     dealers = a.state.dealer.tolist()
-    if rules.first_dealer == "east":
+    if preset == "beijing":  # docs/RULES.md 2: East deals the first hand; hebei and quemen draw the dealer
         assert dealers == [0] * 8
     else:
         assert len(set(dealers)) > 1 and dealers != c.state.dealer.tolist()  # drawn from the seed
@@ -898,6 +898,19 @@ def test_quemen_flowers_are_laid_out_and_replaced_from_the_tail(new_game):
     if isinstance(g, RefGame):
         assert g.flowers[1] == [37]
     assert len(g.undrawn()) == 144 - 53 - 1 - 4 and g.replacements_taken == 4
+
+
+def test_quemen_one_winner_per_discard_and_the_deal_passes_on(new_game):
+    """docs/RULES.md 4.2: under quemen the first to accept a discard win takes the tile and the rest are not
+    asked (hebei alone has several winners); 2: after a non-dealer win the deal passes to (dealer+1) mod 4."""
+    g = new_game(QUEMEN, dealer=0, hands={0: "19m19p19s1234567z5m", 1: "46m123m789m666z22z",
+                                          2: "147m258p369s1234z", 3: "123p456p789p777z5m"})
+    play(g, (0, "discard 5m"))
+    assert (g.to_act, names(g)) == (1, ["win", "pass"])  # seat 3 waits on 5m too
+    play(g, (1, "win"))
+    assert g.phase == END and g.winners == [1]  # seat 3 is not asked
+    assert g.result["patterns"] == {"混一色": 1} and settled(g) == [-1, 1, 0, 0]
+    assert g.next_dealer == 1  # quemen (as hebei): dealer + 1; beijing's would be seat 3
 
 
 TING_SCRIPT = {"hands": {0: "123m456m789m11z22z9p", 1: "123m456p789s33z44z", 2: "147m258p369s1234z",

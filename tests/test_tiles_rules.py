@@ -249,6 +249,8 @@ def test_presets_follow_rules_md():
     assert (h.tail_stacks_kept, h.kong_payments, h.kong_payments_on_draw, h.dealer_rotation) == (6, True, False, "next")
     q = QUEMEN
     assert (q.n_tiles, q.flowers, q.lack_suit, q.ting, q.chi, q.kong_payments_on_draw) == (144, True, True, True, False, True)
+    assert (q.multiple_winners, q.dealer_rotation, q.first_dealer, q.discard_win_concealed_only) == (False, "next", "random", False)
+    assert (h.first_dealer, h.discard_win_concealed_only, b.discard_win_concealed_only) == ("random", False, True)
     assert (b.wall_layout, h.wall_layout, q.wall_layout) == ("indicator", "tail", "tail")
     for r in PRESETS.values():
         assert r.live_wall_start == 53
