@@ -50,3 +50,11 @@ def test_hubao_partners():
     rules = get_rules("beijing")
     assert hubao_partners(rules, 1, [(1, 3), (2, 1), (3, 1), (0, 2)]) == [2, 3]
     assert hubao_partners(rules.replace(hubao=False), 1, [(1, 3)]) == []
+
+
+def test_defaults_are_no_shaozhuang_and_base_1():
+    """settle_draw and win_scores without 烧庄 rounds or base: none, and base 1 (docs/INTERFACES.md 1's defaults)."""
+    from mj_env.payments import win_scores
+
+    assert settle_draw("beijing", 0) == {"draw": True, "shaozhuang": 0, "scores": [0, 0, 0, 0]}
+    assert win_scores(get_rules("beijing"), 2, 1, 0, 0) == [-2, 2, 0, 0]  # 推倒和 + 庄 on the dealer's discard
