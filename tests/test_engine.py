@@ -59,7 +59,8 @@ def test_random_play_invariants(preset):
 
 
 WALL_VARIANTS = {"beijing_without_hui": get_rules("beijing", hui=False),
-                 "hebei_indicator_wall": get_rules("hebei", wall_layout="indicator", reserve=10)}
+                 "hebei_indicator_wall": get_rules("hebei", wall_layout="indicator", reserve=10),
+                 "beijing_hui_in_melds": get_rules("beijing", hui_wild_in_melds=True)}  # 惠牌 moved into melds
 
 
 @pytest.mark.parametrize("variant", sorted(WALL_VARIANTS))

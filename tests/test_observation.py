@@ -19,7 +19,7 @@ def test_planes_match_the_state_from_every_seat():
     eng = Engine("beijing", num_tables=8, seed=3)
     eng.reset()
     rng = np.random.default_rng(1)
-    seen_claim = seen_turn = 0
+    seen_claim = seen_turn = seen_claimed_turn = 0
     for _ in range(200):
         st = eng.state
         live = np.flatnonzero(st.phase != END)
@@ -53,6 +53,9 @@ def test_planes_match_the_state_from_every_seat():
                     seen_turn += 1
                 elif st.turn_seat[b] != seat:
                     assert o[O.P_DRAWN].sum() == 0  # another seat's drawn tile is never shown
+                if st.phase[b] == TURN and st.turn_seat[b] == seat and sc[O.COL_MUST_DISCARD]:
+                    assert o[O.P_DRAWN].sum() == 0  # a turn after one's chi or pong drew nothing
+                    seen_claimed_turn += 1
                 by_me = st.claims[b, seat, [(seat + k) % 4 for k in range(4)]]
                 assert (sc[O.COL_CLAIMED_BY_SELF] == by_me).all()
         mask = eng.legal_mask()
@@ -60,7 +63,7 @@ def test_planes_match_the_state_from_every_seat():
         done = np.flatnonzero(eng.state.phase == END)
         if len(done):
             eng.reset(tables=done)
-    assert seen_claim > 20 and seen_turn > 20
+    assert seen_claim > 20 and seen_turn > 20 and seen_claimed_turn > 5
     assert OBS_NAME == "mj_obs_v1"
 
 
