@@ -844,6 +844,8 @@ def test_hebei_several_winners_on_one_discard(new_game):
     assert [w["patterns"] for w in res["wins"]] == [{"门清": 2, "捉五": 5}, {"门清": 2, "一条龙": 2}]
     assert [w["scores"] for w in res["wins"]] == [[-13, 27, -7, -7], [-10, -4, -4, 18]]
     assert settled(g) == [-23, 23, -11, 11] and g.next_dealer == 1  # hebei: (dealer + 1) % 4
+    if isinstance(g, FastGame):  # docs/RULES.md 6.4: the wins alone, and the kong line (no kong: zeros)
+        assert (res["hand_scores"], res["kong_scores"], res["scores"]) == ([-23, 23, -11, 11], [0] * 4, [-23, 23, -11, 11])
     # A pending pong is replaced by a later win; seats that only pong are then not asked.
     g = new_game(HEBEI, hands=TWO_WINNERS)
     play(g, (0, "discard 5m"), (1, "pass"), (3, "pass"))

@@ -38,6 +38,7 @@ def test_scores_are_hand_plus_kong_payments(preset):
                 assert ("kong_scores" in s) == eng.rules.kong_payments_on_draw
                 if "kong_scores" not in s:
                     continue
+                assert s["hand_scores"] == [0, 0, 0, 0]  # a drawn hand settles no win (and quemen has no 烧庄)
             # under kong payments every win shows both lines, zeros included
             assert [a + b for a, b in zip(s["hand_scores"], s["kong_scores"])] == s["scores"]
             seen["kongs" if any(s["kong_scores"]) else "no_kong"] += 1
