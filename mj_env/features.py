@@ -263,8 +263,12 @@ def _checked_inputs(planes, mask) -> tuple[np.ndarray, np.ndarray]:
 def extra_planes(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Planes 14-17 of ``mj_obs_v2`` (module docstring): planes (n, 14, 34) uint8 of ``mj_obs_v1``,
     mask (n, 127) the legal actions -> (n, 4, 34) uint8."""
-    rules = get_rules(rules)
     planes, mask = _checked_inputs(planes, mask)
+    return _extra_planes(get_rules(rules), planes, mask)
+
+
+def _extra_planes(rules: RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``extra_planes`` of inputs already checked (``_checked_inputs``: uint8 planes, bool masks)."""
     n = len(planes)
     out = np.zeros((n, N_EXTRA, K), dtype=np.int16)
     if n == 0:
@@ -323,8 +327,8 @@ def extra_planes(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> 
 
 def observe_v2(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """``mj_obs_v2`` observations (n, 18, 34) uint8: the v1 planes (n, 14, 34) and ``extra_planes``."""
-    planes, mask = _checked_inputs(planes, mask)
-    return np.concatenate([planes[:, :N_PLANES], extra_planes(rules, planes, mask)], axis=1)
+    planes, mask = _checked_inputs(planes, mask)  # once: _extra_planes takes them as they are
+    return np.concatenate([planes[:, :N_PLANES], _extra_planes(get_rules(rules), planes, mask)], axis=1)
 
 
 OBS_LAYOUTS = {"v1": (OBS_NAME, N_PLANES), "v2": (FEATURES_NAME, N_PLANES_V2)}
