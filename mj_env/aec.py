@@ -174,10 +174,17 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {}
 
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._known(agent)]
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        return self.action_spaces[self._known(agent)]
+
+    @staticmethod
+    def _known(agent):
+        """``agent`` itself; a KeyError naming the agents where it is not one (PettingZoo raises KeyError)."""
+        if not isinstance(agent, str) or agent not in AGENTS:
+            raise KeyError(f"unknown agent {agent!r}: the agents are {', '.join(AGENTS)}")
+        return agent
 
     # --------------------------------------------------------------------------
     def reset(self, seed=None, options=None):
@@ -209,7 +216,7 @@ class raw_env(AECEnv):
         self._select()
 
     def observe(self, agent):
-        seat = self.agent_name_mapping[agent]
+        seat = self.agent_name_mapping[self._known(agent)]
         obs = observe_one(self.rules, self.engine.state, 0, seat)
         st = self.engine.state
         if st.phase[0] != END and st.to_act[0] == seat:

@@ -241,6 +241,17 @@ def test_aec_step_takes_a_0d_integer_array():
             e.step(bad)
 
 
+@pytest.mark.parametrize("agent", ["player_9", "player_", 0, None, ("player_0",)])
+def test_aec_names_its_agents_when_asked_about_another(agent):
+    # a KeyError, as PettingZoo's own environments raise, but one that says which agents there are
+    e = mj_env.env()
+    e.reset(seed=0)
+    for ask in (e.observe, e.observation_space, e.action_space):
+        with pytest.raises(KeyError, match="the agents are player_0, player_1, player_2, player_3"):
+            ask(agent)
+    assert e.observation_space("player_3")["action_mask"].shape == (A.N_ACTIONS,)
+
+
 @pytest.mark.parametrize("key", ["walls", "Wall", "dealers", "Dealer", "WALLS"])
 def test_aec_reset_refuses_a_near_miss_of_its_options(key):
     # other keys are ignored (PettingZoo's api_test passes {"options": 1}); a misspelt "wall" or "dealer"
