@@ -43,6 +43,11 @@ def meld(kind: str, text: str, from_seat) -> Meld:
     return Meld(kind, tuple(parse_tiles(text)), from_seat)
 
 
+def flower_counts(g) -> list[int]:
+    """Flowers laid out per seat (quemen)."""
+    return g.flower_counts if hasattr(g, "flower_counts") else [len(f) for f in g.flowers]
+
+
 def hand_of(g, seat) -> Counter:
     return Counter({k: c for k, c in enumerate(g.hands[seat]) if c})
 

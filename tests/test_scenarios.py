@@ -24,6 +24,7 @@ from scenario_helpers import (
     QUEMEN,
     count_live_draws_to_the_end,
     counts,
+    flower_counts,
     meld,
     names,
     pass_and_discard_drawn,
@@ -40,11 +41,6 @@ from mj_env.rules import get_rules
 from mj_env.state import END as FAST_END
 from mj_env.state import TURN as FAST_TURN
 from mj_env.tiles import full_set
-
-
-def flower_counts(g) -> list[int]:
-    return g.flower_counts if isinstance(g, FastGame) else [len(f) for f in g.flowers]
-
 
 # ---------------------------------------------------------------------------------------------
 # The deal: explicit walls, the indicator and 惠牌, shuffled walls
