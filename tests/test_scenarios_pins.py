@@ -143,3 +143,20 @@ def test_quemen_flowers_laid_out_count_in_a_self_draw(new_game):
     assert w["flowers"] == 2 and w["discarder"] is None
     # 混一色 1 + 地胡 2 + 花牌 2 = 5; a self-draw: each of the three others pays 5
     assert g.result["patterns"] == {"混一色": 1, "地胡": 2, "花牌": 2} and settled(g) == [-5, 15, -5, -5]
+
+
+def test_a_chi_with_a_hui_lists_its_physical_tiles_in_the_win(new_game):
+    # hui_wild_in_melds: seat 1 chis the dealer's 5m with 4m and a 惠牌 (1s) standing for 3m, then
+    # self-draws 2z. The win's input lists the meld's physical tiles: 4m 5m and the 1s (3m is not
+    # in it), so the calculator sees which tiles the meld took.
+    rules = BEIJING.replace(hui_wild_in_melds=True)
+    hands = {0: "5m111z333z444z5z9m9p8p", 1: "4m1s123p456p789s2z7z", 2: "11m22m33m77s88s99s3p",
+             3: "46p55p88p23s56s2m7m9m"}
+    g = new_game(rules, hands=hands, draws="6z6z6z2z")
+    play(g, (0, "discard 5m"))
+    assert (g.phase, g.to_act) == ("CLAIM", 1) and "chi 345m" in names(g)
+    play(g, (1, "chi 345m"), (1, "discard 7z"), (2, "discard 6z"), (3, "discard 6z"), (0, "discard 6z"))
+    assert (g.phase, g.to_act, g.turn_tile) == ("TURN", 1, tile("2z")) and "win" in names(g)
+    play(g, (1, "win"))
+    (w,) = g.wins
+    assert w["melds"] == [{"type": "chi", "tiles": "45m1s", "from": 0}] and w["discarder"] is None
