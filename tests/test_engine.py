@@ -398,3 +398,28 @@ def test_two_winners_pay_shaozhuang_once():
     assert s["scores"] == total.tolist() == [-11, 6, 4, 1]  # = -5-3 to the discarder, +5, +3; 烧庄 once
     for w in s["wins"]:
         assert answer(json.dumps(w["input"], ensure_ascii=False))["scores"] == w["scores"]
+
+
+@pytest.mark.parametrize("preset", ["beijing", "quemen"])
+def test_a_large_batch_plays_as_one_table(preset):
+    """From FLAT_MIN_ROWS tables on, draws read the wall and write the hands through one flat index
+    (wall._wall_at, wall._add_tiles, state.seat_rows): 300 copies of a table, stepped together with
+    the same actions, stay equal to that table stepped alone in every state field and reward."""
+    from mj_env.baselines import uniform_legal
+    from mj_env.engine import _STATE_FIELDS
+    from mj_env.state import FLAT_MIN_ROWS
+
+    n = FLAT_MIN_ROWS + 44
+    rng = np.random.default_rng(3)
+    for game in range(3):
+        one = Engine(preset, num_tables=1, seed=game)
+        one.reset()
+        many = Engine(preset, num_tables=n, seed=0)
+        many.restore(one, [0] * n, list(range(n)))
+        while one.state.phase[0] != END:
+            a = uniform_legal(one.legal_mask(), rng)
+            r1, r2 = one.step(a), many.step(np.repeat(a, n))
+            for f in _STATE_FIELDS:
+                v1, v2 = getattr(one.state, f), getattr(many.state, f)
+                assert np.array_equal(v1[0], v2[0]) and (v2 == v2[:1]).all(), f
+            assert (r2.rewards == r1.rewards[0]).all() and (r2.hand_over == r1.hand_over[0]).all()
