@@ -55,6 +55,11 @@ def make_agent(spec, rules="beijing", device: str = "cpu"):
     path, greedy = (spec[: -len(":greedy")], True) if spec.endswith(":greedy") else (spec, False)
     from pathlib import Path
 
+    try:  # a name the file system refuses to look up (longer than it allows): an OSError, not False
+        Path(path).exists()
+    except OSError as e:
+        raise ValueError(f"agent {spec[:80]!r}: {e.strerror or type(e).__name__}") from None
+
     if Path(path).exists() and not Path(path).is_file():
         raise ValueError(f"agent {spec[:80]!r}: {path[:80]} is not a checkpoint file (a directory or a device)")
     if not Path(path).is_file() and is_path:

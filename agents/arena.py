@@ -77,6 +77,7 @@ from scipy import stats
 
 from mj_env.baselines import BASELINES, checked_agent_actions
 from mj_env.engine import Engine
+from mj_env.messages import shown
 from mj_env.observation import observe
 from mj_env.records import hand_record
 from mj_env.rules import RuleSet, get_rules
@@ -128,11 +129,11 @@ def check_run(n_agents: int, n_walls, batch_walls, seed, names: tuple[str, str, 
     hands, batch, seed_name = names
     for name, value in zip(names, (n_walls, batch_walls, seed), strict=True):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be an integer, got {str(value)[:40]!r}")
+            raise TypeError(f"{name} must be an integer, got {shown(value)!r}")
     if not 1 <= n_walls <= MAX_WALLS:
-        raise ValueError(f"{hands} must be between 1 and {MAX_WALLS:,} walls, got {n_walls}")
+        raise ValueError(f"{hands} must be between 1 and {MAX_WALLS:,} walls, got {shown(n_walls)}")
     if not 1 <= batch_walls <= MAX_BATCH:
-        raise ValueError(f"{batch} must be between 1 and {MAX_BATCH:,} walls, got {batch_walls}")
+        raise ValueError(f"{batch} must be between 1 and {MAX_BATCH:,} walls, got {shown(batch_walls)}")
     n_seatings = len(seatings(n_agents))
     if n_walls * n_seatings > MAX_HANDS:
         raise ValueError(f"{hands} {n_walls:,} walls x {n_seatings} seatings of {n_agents} agents = "
@@ -143,7 +144,7 @@ def check_run(n_agents: int, n_walls, batch_walls, seed, names: tuple[str, str, 
                          f"{batch_walls * n_seatings:,} tables at once, more than {MAX_TABLES:,}: use {batch} "
                          f"{MAX_TABLES // n_seatings:,} or fewer")
     if not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"{seed_name} must be between 0 and 2**64 - 1, got {seed}")
+        raise ValueError(f"{seed_name} must be between 0 and 2**64 - 1, got {shown(seed)}")
 
 
 # --------------------------------------------------------------------------- playing
@@ -225,7 +226,7 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
 def _check_agents(agents) -> None:
     """A TypeError unless ``agents`` is a list of agent objects (``act`` or ``act_tables``), not names."""
     if isinstance(agents, (str, bytes)) or not isinstance(agents, (list, tuple)):
-        raise TypeError(f"agents must be a list of agent objects, not {str(agents)[:40]!r}; load agents by name "
+        raise TypeError(f"agents must be a list of agent objects, not {shown(agents)!r}; load agents by name "
                         "with load_agents")
     for k, a in enumerate(agents):
         if not (hasattr(a, "act") or hasattr(a, "act_tables")):
@@ -480,7 +481,7 @@ def _check_specs(specs) -> None:
     """A TypeError unless ``specs`` is a list of names: a str (the command line's comma-separated --agents) is
     refused, not read as a list of its characters."""
     if isinstance(specs, (str, bytes)) or not isinstance(specs, (list, tuple)):
-        raise TypeError(f"specs must be a list of agent names, not {str(specs)[:40]!r}; the command line's "
+        raise TypeError(f"specs must be a list of agent names, not {shown(specs)!r}; the command line's "
                         "--agents 'rule,random' is ['rule', 'random'] here")
 
 
@@ -537,6 +538,17 @@ def _device_problem(device: str) -> str | None:
     return device_problem(device)
 
 
+def path_problem(path: str) -> str | None:
+    """Why the file system refuses to look ``path`` up at all (a name longer than it allows, ENAMETOOLONG), or None:
+    ``Path.is_file`` and ``exists`` raise that OSError instead of answering False."""
+    try:
+        Path(path).exists()
+        Path(path).resolve()
+    except OSError as e:
+        return f"{path[:80]}{'...' if len(path) > 80 else ''}: {e.strerror or type(e).__name__}"
+    return None
+
+
 def output_problem(flag: str, path: str) -> str | None:
     """Why ``path`` cannot be written (a missing or unwritable folder, a folder itself), or None."""
     target = Path(path)
@@ -562,6 +574,9 @@ def check_args(args: argparse.Namespace) -> list[str]:
         if spec in BASELINES or is_pretrained_spec(spec):
             continue
         path = spec.removesuffix(":greedy")
+        problem = path_problem(path)
+        if problem:
+            raise ValueError(f"--agents: {problem}")
         if Path(path).is_file():
             continue
         if Path(path).exists():
@@ -585,6 +600,10 @@ def check_args(args: argparse.Namespace) -> list[str]:
     inputs |= {f.resolve() for f in DATA.glob("*.pt")}
     outputs = [(flag, out) for flag, out in (("--json", args.json), ("--plot", args.plot),
                                                ("--record", args.record)) if out]
+    for flag, out in outputs:
+        problem = path_problem(out)
+        if problem:
+            raise ValueError(f"{flag} {problem}")
     for flag, out in outputs:
         if Path(out).resolve() in inputs:
             raise ValueError(f"{flag} {out}: is a player's checkpoint (of --agents, or a shipped one); writing "

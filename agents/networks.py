@@ -56,7 +56,6 @@ import multiprocessing
 import os
 import pickle
 import re
-import reprlib
 import warnings
 import zipfile
 from collections.abc import Mapping
@@ -69,6 +68,7 @@ from torch.distributions import Categorical
 
 from mj_env import features as mjf
 from mj_env.actions import N_ACTIONS
+from mj_env.messages import brief, shown
 from mj_env.observation import (
     COL_ASKER,
     COL_CLAIM_CATEGORY,
@@ -349,21 +349,6 @@ _SIZES = {"mlp": {"hidden": (1, 4096)}, "tiles": {"channels": (1, 512), "blocks"
 _MAX_HIDDEN_LAYERS = 8
 
 
-_SHORT = reprlib.Repr()  # (Python 3.11's Repr takes no keywords)
-_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 3, 50, 50, 40
-_SHORT.repr_OrderedDict = _SHORT.repr_dict  # (a weights-only load gives these; reprlib would repr them in full)
-
-
-def _brief(value) -> str:
-    """``value`` for an error message, at most 60 characters: cut in depth and length as it is written
-    (a value nested thousands deep, or of millions of characters, is never written in full)."""
-    try:
-        text = _SHORT.repr(value)
-    except Exception:  # noqa: BLE001 - a message must not fail on what it describes
-        text = f"<a {type(value).__name__}>"
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def check_config(config: dict) -> dict:
     """``config`` if it is a dict naming a known architecture with sizes of the right type and range; else
     an error naming the first bad entry (a bool is not an int here; missing sizes take their defaults)."""
@@ -371,26 +356,26 @@ def check_config(config: dict) -> dict:
         raise TypeError(f"model_config is a {type(config).__name__}, not a dict")
     arch = config.get("arch", "mlp")
     if not isinstance(arch, str) or arch not in ARCHS:
-        raise ValueError(f"unknown network architecture {_brief(arch)}; choose one of {', '.join(ARCHS)}")
+        raise ValueError(f"unknown network architecture {brief(arch)}; choose one of {', '.join(ARCHS)}")
     for key, value in config.items():
         if key == "arch":
             continue
         if key == "obs":
             if not isinstance(value, str) or value not in LAYOUTS:
-                raise ValueError(f"model_config['obs'] must be one of {', '.join(LAYOUTS)}, not {_brief(value)}")
+                raise ValueError(f"model_config['obs'] must be one of {', '.join(LAYOUTS)}, not {brief(value)}")
             continue
         if key not in _SIZES[arch]:
-            raise ValueError(f"model_config has key {_brief(key)}, which {arch} networks do not take")
+            raise ValueError(f"model_config has key {brief(key)}, which {arch} networks do not take")
         low, high = _SIZES[arch][key]
         values = [value]
         if key == "hidden":
             if not isinstance(value, (list, tuple)) or len(value) > _MAX_HIDDEN_LAYERS:
                 raise ValueError(f"model_config['hidden'] must be a list of at most {_MAX_HIDDEN_LAYERS} "
-                                 f"layer widths, not {_brief(value)}")
+                                 f"layer widths, not {brief(value)}")
             values = value
         for v in values:
             if type(v) is not int or not low <= v <= high:
-                raise ValueError(f"model_config[{key!r}] must hold ints in [{low}, {high}], not {_brief(value)}")
+                raise ValueError(f"model_config[{key!r}] must hold ints in [{low}, {high}], not {brief(value)}")
     return config
 
 
@@ -469,12 +454,15 @@ def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
 def _read(path: Path):
     """The unpickled payload of ``path``, read with ``weights_only=True``: tensors and plain data only,
     nothing in the file is run."""
-    if not path.exists():
-        raise CheckpointError(f"{path}: no such file")
-    if not path.is_file():
-        raise CheckpointError(f"{path}: not a file")
-    if path.stat().st_size == 0:
-        raise CheckpointError(f"{path}: the file is empty")
+    try:
+        if not path.exists():
+            raise CheckpointError(f"{path}: no such file")
+        if not path.is_file():
+            raise CheckpointError(f"{path}: not a file")
+        if path.stat().st_size == 0:
+            raise CheckpointError(f"{path}: the file is empty")
+    except OSError as e:  # a name the file system refuses to look up (longer than it allows, ENAMETOOLONG)
+        raise CheckpointError(f"{brief(str(path))}: {e.strerror or type(e).__name__}") from None
     _check_zip(path)
     try:
         with warnings.catch_warnings():
@@ -504,7 +492,7 @@ def _check_zip(path: Path) -> None:
             infos = z.infolist()
             packed = [i.filename for i in infos if i.compress_type != zipfile.ZIP_STORED or i.file_size > i.compress_size]
             if packed:
-                problem = (f"member {_brief(packed[0])} is compressed; torch.save stores records uncompressed, and a "
+                problem = (f"member {brief(packed[0])} is compressed; torch.save stores records uncompressed, and a "
                            "compressed one could unpack to any size")
             elif (unpacked := sum(i.file_size for i in infos)) > (size := path.stat().st_size):
                 problem = (f"its members add up to {unpacked:,} bytes, more than the file's {size:,}: they "
@@ -518,11 +506,11 @@ def _check_zip(path: Path) -> None:
                             while f.read(1 << 20):
                                 pass
                     except zipfile.BadZipFile:
-                        problem = f"a damaged file: its member {_brief(i.filename)} fails its CRC-32 check"
+                        problem = f"a damaged file: its member {brief(i.filename)} fails its CRC-32 check"
                         break
     except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, ValueError,
             EOFError) as e:
-        raise CheckpointError(f"{path}: a damaged archive ({type(e).__name__}: {_brief(str(e))})") from None
+        raise CheckpointError(f"{path}: a damaged archive ({type(e).__name__}: {brief(str(e))})") from None
     if problem:
         raise CheckpointError(f"{path}: {problem}")
 
@@ -534,7 +522,7 @@ def _check_payload(payload, build: bool = True) -> nn.Module | None:
         raise CheckpointError(f"holds a {type(payload).__name__}, not a checkpoint dict")
     fmt = payload.get("format")
     if not isinstance(fmt, str) or fmt != CHECKPOINT_FORMAT:
-        raise CheckpointError(f"not a policy checkpoint of format {CHECKPOINT_FORMAT} (its format: {_brief(fmt)})")
+        raise CheckpointError(f"not a policy checkpoint of format {CHECKPOINT_FORMAT} (its format: {brief(fmt)})")
     for key, typ in _PAYLOAD_TYPES.items():
         if key not in payload:
             raise CheckpointError(f"missing key {key!r}")
@@ -545,15 +533,15 @@ def _check_payload(payload, build: bool = True) -> nn.Module | None:
     shape_ok = known is not None and all(type(d) is int for d in shape) and shape == known[1]
     if known is None or version != known[0] or not shape_ok:
         layouts = " or ".join(f"{k} (version {v}, shape {sh})" for k, (v, sh) in LAYOUTS.items())
-        raise CheckpointError(f"trained on observation layout {_brief(name)} (version {version}, shape "
-                              f"{_brief(shape)}); networks here take {layouts}")
+        raise CheckpointError(f"trained on observation layout {brief(name)} (version {version}, shape "
+                              f"{brief(shape)}); networks here take {layouts}")
     if payload["n_actions"] != N_ACTIONS:
         raise CheckpointError(f"has {payload['n_actions']} actions; this environment has {N_ACTIONS}")
     if not all(isinstance(k, str) for k in payload["meta"]):
         raise CheckpointError("'meta' has a key that is not a str")
     trained_for = payload["meta"].get("rules")
     if trained_for is not None and not (isinstance(trained_for, str) and trained_for in PRESETS):
-        raise CheckpointError(f"'meta' names rule set {_brief(trained_for)}; the presets are {', '.join(PRESETS)}")
+        raise CheckpointError(f"'meta' names rule set {brief(trained_for)}; the presets are {', '.join(PRESETS)}")
     config = payload["model_config"]
     try:  # a skeleton without memory or initialisation (the meta device) to check the weights against
         with torch.device("meta"):
@@ -566,9 +554,9 @@ def _check_payload(payload, build: bool = True) -> nn.Module | None:
     for key in [*expected, *(k for k in weights if k not in expected)]:
         v, ref = weights.get(key), expected.get(key)
         if ref is None:
-            raise CheckpointError(f"weight {_brief(key)} is not in the network of model_config {_brief(config)}")
+            raise CheckpointError(f"weight {brief(key)} is not in the network of model_config {brief(config)}")
         if v is None:
-            raise CheckpointError(f"weight {key!r} is missing (model_config {_brief(config)})")
+            raise CheckpointError(f"weight {key!r} is missing (model_config {brief(config)})")
         if (not isinstance(v, torch.Tensor) or v.is_nested or v.layout != torch.strided or v.device.type != "cpu"
                 or v.dtype != ref.dtype):
             what = f"a {type(v).__name__}"
@@ -578,7 +566,7 @@ def _check_payload(payload, build: bool = True) -> nn.Module | None:
             raise CheckpointError(f"weight {key!r} is {what}, not a dense {ref.dtype} tensor on cpu")
         if v.shape != ref.shape:
             raise CheckpointError(f"weight {key!r} has shape {list(v.shape)}; the network of model_config "
-                                  f"{_brief(config)} has {list(ref.shape)}")
+                                  f"{brief(config)} has {list(ref.shape)}")
         if not torch.isfinite(v).all():
             raise CheckpointError(f"weight {key!r} has non-finite values (nan or inf)")
     if not build:
@@ -613,22 +601,22 @@ def device_problem(device: str, name: str = "--device") -> str | None:
     """Why the torch ``device`` cannot run a network here, or None if it can (``--device`` of train.py and
     the arena; ``name``: what the message calls it)."""
     allowed = "use cpu, cuda, cuda:N or mps"
-    shown = f"{name} {str(device)[:40]!r}"
+    named = f"{name} {shown(device)!r}"
     try:
         d = torch.device(device)
     except (RuntimeError, ValueError, TypeError):
-        return f"{shown} is not a torch device: {allowed}"
+        return f"{named} is not a torch device: {allowed}"
     if d.type == "cpu":
         return None
     if d.type == "cuda":
         if not torch.cuda.is_available():
-            return f"{shown}: CUDA is not available on this machine ({allowed})"
+            return f"{named}: CUDA is not available on this machine ({allowed})"
         if d.index is not None and d.index >= torch.cuda.device_count():
-            return f"{shown}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+            return f"{named}: this machine has {torch.cuda.device_count()} CUDA device(s)"
         return None
     if d.type == "mps":
-        return None if torch.backends.mps.is_available() else f"{shown}: MPS is not available ({allowed})"
-    return f"{shown} cannot run networks: {allowed}"
+        return None if torch.backends.mps.is_available() else f"{named}: MPS is not available ({allowed})"
+    return f"{named} cannot run networks: {allowed}"
 
 
 def _one_thread_in_forked_children() -> None:
@@ -688,7 +676,7 @@ class NetworkAgent:
         """(n,) int64 legal actions for ``obs`` (``agents.base``): "observation" (n, 14 or 18, 34) planes and
         "action_mask" (n, 127); 0 rows give an empty array. Shapes that do not fit are a ValueError, an ``rng``
         that is not a ``np.random.Generator`` a TypeError, both checked before the network runs."""
-        who = f"agent {str(self.name)[:40]!r}"
+        who = f"agent {shown(self.name)!r}"
         if not isinstance(obs, Mapping) or "observation" not in obs or "action_mask" not in obs:
             raise TypeError(f"{who}: obs must be a dict with 'observation' and 'action_mask', not a {type(obs).__name__}")
         if not isinstance(rng, np.random.Generator):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .messages import shown
 from .tiles import CODES, N_KINDS, N_SUITS, SUIT_SIZE
 
 DISCARD = 0
@@ -81,12 +82,13 @@ def action_batch(actions, n: int) -> np.ndarray:
 def illegal_policy(illegal_action, illegal_penalty) -> tuple[str, float]:
     """The environments' ``illegal_action`` ("raise" or "penalize") and ``illegal_penalty`` (a finite number
     in 0-1e15; the offender gets minus it), checked; a ValueError names the one that is wrong."""
-    if illegal_action not in ("raise", "penalize"):
-        raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {str(illegal_action)[:40]!r}")
+    if not isinstance(illegal_action, str) or illegal_action not in ("raise", "penalize"):
+        raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {shown(illegal_action)!r}")
     if isinstance(illegal_penalty, (bool, np.bool_, complex, np.complexfloating)) \
-            or not isinstance(illegal_penalty, (int, float, np.number)) or not (0 <= float(illegal_penalty) <= 1e15):
+            or not isinstance(illegal_penalty, (int, float, np.number)) or not (0 <= illegal_penalty <= 1e15) \
+            or not (0 <= float(illegal_penalty) <= 1e15):  # (an int past 1e15 is refused before float() overflows)
         raise ValueError("illegal_penalty must be a finite number in 0-1e15 (the offender gets minus it), "
-                         f"got {str(illegal_penalty)[:40]!r}")
+                         f"got {shown(illegal_penalty)!r}")
     return illegal_action, float(illegal_penalty)
 
 
@@ -94,8 +96,8 @@ def name(i: int) -> str:
     """The name of action ``i``, e.g. ``name(4) == 'discard 5m'``. Only an integer (Python's or NumPy's) is
     an action: a bool, a float (even 4.0) or anything else is refused, as the environments refuse them."""
     if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) or not 0 <= i < N_ACTIONS:
-        shown = int(i) if isinstance(i, (int, np.integer)) and not isinstance(i, bool) else repr(str(i)[:40])
-        raise ActionError(f"action {shown} is not an integer in 0-{N_ACTIONS - 1}")
+        what = shown(int(i)) if isinstance(i, (int, np.integer)) and not isinstance(i, bool) else repr(shown(i))
+        raise ActionError(f"action {what} is not an integer in 0-{N_ACTIONS - 1}")
     return NAMES[int(i)]
 
 

@@ -98,6 +98,7 @@ from pettingzoo.utils import wrappers
 from . import actions as A
 from .engine import Engine
 from .features import OBS_LAYOUTS, in_layout, obs_layout
+from .messages import shown
 from .observation import N_PLANES, observe_one
 from .records import RecordError, hand_record
 from .render import render_table
@@ -147,8 +148,8 @@ class raw_env(AECEnv):
                  **overrides):
         super().__init__()
         self.obs_layout = obs_layout(obs)
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in ("ansi", "human")):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {shown(render_mode)!r}")
         illegal_action, illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
         if "num_tables" in overrides:
             raise ValueError("the AEC environment plays one table; for many at once use "
@@ -243,7 +244,7 @@ class raw_env(AECEnv):
         ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) \
             and 0 <= action < A.N_ACTIONS
         if not ok:
-            raise A.ActionError(f"{agent}: action {str(action)[:40]!r} is not an integer in 0-{A.N_ACTIONS - 1}")
+            raise A.ActionError(f"{agent}: action {shown(action)!r} is not an integer in 0-{A.N_ACTIONS - 1}")
         legal = bool(self.engine.legal_mask()[0, int(action)])
         if not legal and self.illegal_action == "raise":
             raise A.ActionError(f"{agent}: " + self.engine.explain_illegal(0, int(action)))

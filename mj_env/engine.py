@@ -25,6 +25,7 @@ import numpy as np
 from . import actions as A
 from . import claims, illegal, legal
 from .hand_end import Settlements, hand_results
+from .messages import shown
 from .rules import RuleSet, get_rules
 from .state import (
     C_WIN,
@@ -49,7 +50,7 @@ MAX_TABLES = 1 << 22  # 4M tables: about 4 GiB of state
 def check_num_tables(n, name: str = "num_tables") -> int:
     """``n`` as a table count, or a ValueError that calls it ``name`` (the environments say num_envs)."""
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_TABLES:
-        raise ValueError(f"{name} must be an integer in 1-{MAX_TABLES:,}, got {str(n)[:40]!r}")
+        raise ValueError(f"{name} must be an integer in 1-{MAX_TABLES:,}, got {shown(n)!r}")
     return int(n)
 
 
@@ -60,7 +61,7 @@ def _new_rng(seed) -> np.random.Generator:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         per_table = " (one seed deals every table: the tables share one generator, so a seed per table, " \
             "as Gymnasium's vector envs of sub-envs take, has nothing to seed)" if isinstance(seed, (list, tuple)) else ""
-        raise ValueError(f"seed must be None or a non-negative integer, got {str(seed)[:40]!r}{per_table}")
+        raise ValueError(f"seed must be None or a non-negative integer, got {shown(seed)!r}{per_table}")
     return np.random.default_rng(int(seed))
 
 
@@ -68,14 +69,14 @@ def _parse_dealers(dealers, n: int) -> np.ndarray:
     """``n`` seats 0-3 given as Python or NumPy integers (not floats, strings or bools)."""
     if isinstance(dealers, (str, bytes, dict, set, frozenset)) or not hasattr(dealers, "__len__") \
             or (isinstance(dealers, np.ndarray) and dealers.ndim != 1):
-        raise ValueError(f"dealers must be a list of {n} seats, got {str(dealers)[:40]!r}")
+        raise ValueError(f"dealers must be a list of {n} seats, got {shown(dealers)!r}")
     if len(dealers) != n:
         raise ValueError(f"{len(dealers)} dealers given for {n} tables")
     out = np.empty(n, dtype=np.int8)
     for j, d in enumerate(dealers):
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or not 0 <= d <= 3:
             raise ValueError(f"dealer of table {j} of this reset must be a seat 0-3 (an integer), "
-                             f"got {str(d)[:40]!r}")
+                             f"got {shown(d)!r}")
         out[j] = d
     return out
 
@@ -159,7 +160,7 @@ class Engine:
         try:
             arr = np.asarray(tables)
         except (ValueError, TypeError):  # ragged lists
-            raise ValueError(f"tables must be a 1-D array of table numbers, got {str(tables)[:40]!r}") from None
+            raise ValueError(f"tables must be a 1-D array of table numbers, got {shown(tables)!r}") from None
         if arr.ndim > 1 or (arr.size and arr.dtype.kind not in "iu"):
             raise ValueError(f"tables must be a 1-D array of table numbers, got dtype {arr.dtype} "
                              f"shape {arr.shape}")
@@ -292,7 +293,7 @@ class Engine:
         engine: TypeError for anything but integers, ValueError out of range or (unless
         ``repeats``) listed twice. A single number comes back 0-dimensional."""
         if isinstance(tables, (bool, np.bool_, str, bytes)):
-            raise TypeError(f"{what} must be table numbers (integers), got {str(tables)[:40]!r}")
+            raise TypeError(f"{what} must be table numbers (integers), got {shown(tables)!r}")
         try:
             arr = np.asarray(tables)
         except (ValueError, TypeError) as e:
@@ -408,11 +409,11 @@ class Engine:
         if st.phase[table] == END:
             return f"action '{name}' at table {table}: the hand is over; reset first"
         legal_names = [A.name(i) for i in np.flatnonzero(self._mask[table])]
-        shown = ", ".join(legal_names[:12]) + (" ..." if len(legal_names) > 12 else "")
+        listed = ", ".join(legal_names[:12]) + (" ..." if len(legal_names) > 12 else "")
         where = f" at table {table}" if self.num_tables > 1 else ""
         reason = illegal.why(self.rules, st, table, int(action))
         return (f"action '{name}' is illegal{where} for seat {st.to_act[table]} in phase {phase}"
-                f"{': ' + reason if reason else ''}; legal now: {shown}")
+                f"{': ' + reason if reason else ''}; legal now: {listed}")
 
     # ------------------------------------------------------------------ step
     def step(self, actions, tables=None) -> StepResult:

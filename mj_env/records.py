@@ -28,13 +28,13 @@ import argparse
 import dataclasses
 import json
 import os
-import reprlib
 import sys
 
 import numpy as np
 
 from . import actions as A
 from .engine import Engine
+from .messages import brief
 from .render import render_table
 from .rules import PRESETS, RuleError, RuleSet, get_rules, preset_diff
 from .state import END
@@ -59,16 +59,6 @@ def rules_json(rules: RuleSet):
     return {"name": rules.name, **diff} if diff else rules.name
 
 
-_REPR = reprlib.Repr()
-_REPR.maxlevel, _REPR.maxlist, _REPR.maxdict = 3, 4, 4
-_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 40
-
-
-def _brief(value) -> str:
-    """A value of a record, shown in a message: a short repr (``reprlib``: bounded in length and depth)."""
-    return _REPR.repr(value)
-
-
 def rules_of(value) -> RuleSet:
     """The RuleSet of a record's ``rules`` value; RecordError when it names no preset or a bad field."""
     if isinstance(value, str):
@@ -78,12 +68,12 @@ def rules_of(value) -> RuleSet:
     else:
         raise RecordError("rules must be a preset name or an object with a \"name\" and rule fields")
     if name not in PRESETS:
-        raise RecordError(f"rules: unknown preset {_brief(name)}; choose one of {', '.join(PRESETS)}")
+        raise RecordError(f"rules: unknown preset {brief(name)}; choose one of {', '.join(PRESETS)}")
     preset = PRESETS[name]
     known = {f.name for f in dataclasses.fields(preset)}
     unknown = sorted(set(fields) - known)
     if unknown:
-        raise RecordError(f"rules: unknown field(s) {', '.join(map(_brief, unknown[:5]))}")
+        raise RecordError(f"rules: unknown field(s) {', '.join(map(brief, unknown[:5]))}")
     try:
         return get_rules(name, **fields)
     except (RuleError, TypeError, ValueError) as e:
@@ -113,7 +103,7 @@ def _parsed(record) -> tuple[RuleSet, np.ndarray, list[tuple[int, int]]]:
     if not isinstance(record, dict):
         raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
     if record.get("format") != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}, got {_brief(record.get('format'))}")
+        raise RecordError(f"format must be {FORMAT!r}, got {brief(record.get('format'))}")
     for key in ("rules", "wall", "dealer", "actions"):
         if key not in record:
             raise RecordError(f"missing field {key!r}")
@@ -126,7 +116,7 @@ def _parsed(record) -> tuple[RuleSet, np.ndarray, list[tuple[int, int]]]:
         raise RecordError(f"wall: {e}") from None
     dealer = record["dealer"]
     if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer <= 3:
-        raise RecordError(f"dealer must be a seat 0-3, got {_brief(dealer)}")
+        raise RecordError(f"dealer must be a seat 0-3, got {brief(dealer)}")
     acts = record["actions"]
     if not isinstance(acts, list):
         raise RecordError("actions must be a list of [seat, action name] pairs")
@@ -136,11 +126,11 @@ def _parsed(record) -> tuple[RuleSet, np.ndarray, list[tuple[int, int]]]:
     for i, pair in enumerate(acts):
         if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], int)
                 and not isinstance(pair[0], bool) and 0 <= pair[0] <= 3 and isinstance(pair[1], str)):
-            raise RecordError(f"actions[{i}] must be [seat 0-3, action name], got {_brief(pair)}")
+            raise RecordError(f"actions[{i}] must be [seat 0-3, action name], got {brief(pair)}")
         try:
             out.append((pair[0], A.index(pair[1])))
         except (KeyError, ValueError):
-            raise RecordError(f"actions[{i}]: {_brief(pair[1])} is not an action name (mj_env.actions)") from None
+            raise RecordError(f"actions[{i}]: {brief(pair[1])} is not an action name (mj_env.actions)") from None
     return rules, wall, out
 
 
@@ -179,8 +169,8 @@ def replay(record, visit=None) -> dict:
         raise RecordError("settlement: not a settlement object (nested too deeply, or unreadable)") from None
     if differs:
         where, replayed, stored = _first_difference(settlement, record["settlement"], "settlement")
-        raise RecordError(f"the replay settles otherwise than the record: {where} is {_brief(replayed)} in the "
-                          f"replay, {_brief(stored)} in the record (replayed scores {settlement['scores']})")
+        raise RecordError(f"the replay settles otherwise than the record: {where} is {brief(replayed)} in the "
+                          f"replay, {brief(stored)} in the record (replayed scores {settlement['scores']})")
     return settlement
 
 

@@ -15,6 +15,8 @@ import dataclasses
 from dataclasses import dataclass, fields
 from typing import Literal
 
+from .messages import brief
+
 Scoring = Literal["beijing", "hebei", "quemen"]
 WallLayout = Literal["indicator", "tail"]
 WALL_LAYOUTS = ("indicator", "tail")
@@ -106,20 +108,22 @@ class RuleSet:
             value = getattr(self, f.name)
             want = {"str": str, "int": int, "bool": bool}.get(str(f.type))
             if want is not None and (type(value) is not want):
-                raise RuleError(f"rule field {f.name!r} must be {want.__name__}, got {_short(value)}")
-        _check(self.name in PRESET_NAMES, "name", f"must be one of {PRESET_NAMES}, got {self.name!r}")
-        _check(self.scoring in PRESET_NAMES, "scoring", f"must be one of {PRESET_NAMES}, got {self.scoring!r}")
+                raise RuleError(f"rule field {f.name!r} must be {want.__name__}, got {brief(value)}")
+            if want is None and not isinstance(value, str):  # the Literal fields: one of their strings
+                raise RuleError(f"rule field {f.name!r} must be a str, got {brief(value)}")
+        _check(self.name in PRESET_NAMES, "name", f"must be one of {PRESET_NAMES}, got {brief(self.name)}")
+        _check(self.scoring in PRESET_NAMES, "scoring", f"must be one of {PRESET_NAMES}, got {brief(self.scoring)}")
         _check(self.name == self.scoring, "scoring",
-               f"the fan table and payments are the preset's: {self.name!r} scores as {self.name!r}, "
-               f"got {self.scoring!r} (start from the preset {self.scoring!r} instead)")
-        _check(self.n_tiles in (136, 144), "n_tiles", f"must be 136 or 144, got {self.n_tiles}")
+               f"the fan table and payments are the preset's: {brief(self.name)} scores as {brief(self.name)}, "
+               f"got {brief(self.scoring)} (start from the preset {brief(self.scoring)} instead)")
+        _check(self.n_tiles in (136, 144), "n_tiles", f"must be 136 or 144, got {brief(self.n_tiles)}")
         _check(self.flowers == (self.n_tiles == 144), "flowers", "flowers need n_tiles=144 and 144 tiles need flowers")
         _check(not self.flowers or self.scoring == "quemen", "flowers",
                "flowers are scored only by the quemen fan table (花牌)")
         _check(not self.hui or self.scoring == "beijing", "hui",
                "惠牌 (the indicator, its reserve and the 惠牌 patterns) exist only under beijing scoring")
         _check(self.wall_layout in WALL_LAYOUTS, "wall_layout",
-               f"must be 'indicator' or 'tail', got {_short(self.wall_layout)}")
+               f"must be 'indicator' or 'tail', got {brief(self.wall_layout)}")
         _check(not self.hui or self.wall_layout == "indicator", "wall_layout",
                "the 惠牌 is named by the indicator at the wall's end: hui=True needs wall_layout='indicator'")
         _check(not self.flowers or self.wall_layout == "tail", "wall_layout",
@@ -131,17 +135,17 @@ class RuleSet:
         _check(not self.hubao or self.scoring == "beijing", "hubao", "互包 is a beijing payment")
         _check(not self.kong_payments or self.scoring != "beijing", "kong_payments",
                "beijing has no kong payments (docs/RULES.md 6.1)")
-        _check(0 <= self.reserve <= 40, "reserve", f"must be 0-40, got {self.reserve}")
-        _check(0 <= self.tail_stacks_kept <= 20, "tail_stacks_kept", f"must be 0-20, got {self.tail_stacks_kept}")
-        _check(0 <= self.self_draw_only_hui <= 4, "self_draw_only_hui", f"must be 0-4, got {self.self_draw_only_hui}")
-        _check(1 <= self.hubao_claims <= 8, "hubao_claims", f"must be 1-8, got {self.hubao_claims}")
+        _check(0 <= self.reserve <= 40, "reserve", f"must be 0-40, got {brief(self.reserve)}")
+        _check(0 <= self.tail_stacks_kept <= 20, "tail_stacks_kept", f"must be 0-20, got {brief(self.tail_stacks_kept)}")
+        _check(0 <= self.self_draw_only_hui <= 4, "self_draw_only_hui", f"must be 0-4, got {brief(self.self_draw_only_hui)}")
+        _check(1 <= self.hubao_claims <= 8, "hubao_claims", f"must be 1-8, got {brief(self.hubao_claims)}")
         _check(self.dealer_rotation in ("previous", "next"), "dealer_rotation",
-               f"must be 'previous' or 'next', got {self.dealer_rotation!r}")
+               f"must be 'previous' or 'next', got {brief(self.dealer_rotation)}")
         _check(self.first_dealer in ("east", "random"), "first_dealer",
-               f"must be 'east' or 'random', got {self.first_dealer!r}")
-        _check(1 <= self.base <= MAX_BASE, "base", f"must be an integer in 1-{MAX_BASE:,}, got {_short(self.base)}")
+               f"must be 'east' or 'random', got {brief(self.first_dealer)}")
+        _check(1 <= self.base <= MAX_BASE, "base", f"must be an integer in 1-{MAX_BASE:,}, got {brief(self.base)}")
         _check(1 <= self.hands_per_episode <= MAX_HANDS_PER_EPISODE, "hands_per_episode",
-               f"must be 1-{MAX_HANDS_PER_EPISODE}, got {_short(self.hands_per_episode)}")
+               f"must be 1-{MAX_HANDS_PER_EPISODE}, got {brief(self.hands_per_episode)}")
         preset = PRESETS.get(self.name)
         if preset is not None:  # (the presets themselves are built before PRESETS exists)
             for name, (used, when) in _USED_WHEN.items():
@@ -151,15 +155,15 @@ class RuleSet:
                 harmless = {getattr(preset, name)} | {getattr(p, name) for p in PRESETS.values() if not used(p)}
                 if not used(self) and getattr(self, name) not in harmless:
                     raise RuleError(f"rule field {name!r} is only read {when}; under these rules it would be "
-                                    f"ignored, so it cannot be set (got {getattr(self, name)!r})")
+                                    f"ignored, so it cannot be set (got {brief(getattr(self, name))})")
 
     def replace(self, **changes) -> RuleSet:
         """A copy with some fields changed (validated again)."""
         unknown = set(changes) - {f.name for f in fields(self)}
         if unknown:
             first = min(unknown)
-            raise UnknownRuleField(f"unknown rule field(s): {', '.join(sorted(unknown))} "
-                                   f"(unexpected keyword argument {first!r})")
+            raise UnknownRuleField(f"unknown rule field(s): {', '.join(sorted(unknown))[:80]} "
+                                   f"(unexpected keyword argument {brief(first)})")
         return dataclasses.replace(self, **changes)
 
     @property
@@ -171,12 +175,6 @@ class RuleSet:
 def _check(ok: bool, field: str, message: str) -> None:
     if not ok:
         raise RuleError(f"rule field {field!r}: {message}")
-
-
-def _short(value) -> str:
-    """A value for an error message, cut short (a huge number is not printed in full)."""
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"an integer of {value.bit_length()} bits"
-    return text if len(text) <= 40 else text[:40] + "..."
 
 
 MAX_BASE = 10**6
@@ -242,10 +240,10 @@ def get_rules(rules: str | dict | RuleSet = "beijing", **overrides) -> RuleSet:
         name = fields_.pop("name", None)
         if not isinstance(name, str) or name not in PRESETS:
             raise RuleError(f'rules given as an object need "name": one of {", ".join(PRESET_NAMES)}; '
-                            f"got {_short(name)}")
+                            f"got {brief(name)}")
         odd = [k for k in fields_ if not isinstance(k, str)]
         if odd:
-            raise RuleError(f"rule field names are strings, got {_short(odd[0])}")
+            raise RuleError(f"rule field names are strings, got {brief(odd[0])}")
         both = sorted(set(fields_) & set(overrides))
         if both:
             raise RuleError(f"rule field(s) {', '.join(both)[:80]} given both in the rules object and as "
@@ -257,5 +255,5 @@ def get_rules(rules: str | dict | RuleSet = "beijing", **overrides) -> RuleSet:
         try:
             base = PRESETS[rules]
         except (KeyError, TypeError):
-            raise RuleError(f"unknown rules {_short(rules)}; choose one of {', '.join(PRESET_NAMES)}") from None
+            raise RuleError(f"unknown rules {brief(rules)}; choose one of {', '.join(PRESET_NAMES)}") from None
     return base.replace(**overrides) if overrides else base

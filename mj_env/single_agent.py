@@ -98,6 +98,7 @@ from . import actions as A
 from .baselines import checked_agent_actions, make_named_agent
 from .engine import Engine
 from .features import OBS_LAYOUTS, in_layout, obs_layout
+from .messages import shown
 from .observation import N_PLANES, observe
 from .state import END
 from .tiles import N_KINDS
@@ -121,7 +122,7 @@ def _opponent(spec, rules):
             raise ValueError(f"opponent: {e}; or pass an agent object (e.g. "
                              "agents.make_agent('path/to/checkpoint.pt'))") from None
     if not callable(getattr(spec, "act", None)):
-        raise TypeError(f"opponent {str(spec)[:40]!r} has no act(obs, rng) method")
+        raise TypeError(f"opponent {shown(spec)!r} has no act(obs, rng) method")
     return spec
 
 
@@ -129,7 +130,7 @@ def checked_seat(seat):
     """The ``seat`` argument: 0-3, "rotate" or "random", or a ValueError."""
     if not (seat in ("rotate", "random") if isinstance(seat, str) else
             isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat <= 3):
-        raise ValueError(f"seat must be 0-3, 'rotate' or 'random', got {str(seat)[:40]!r}")
+        raise ValueError(f"seat must be 0-3, 'rotate' or 'random', got {shown(seat)!r}")
     return seat if isinstance(seat, str) else int(seat)
 
 
@@ -146,7 +147,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self.obs_layout = obs_layout(obs)
         if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(
                 max_episode_steps, (int, np.integer)) or max_episode_steps < 1):
-            raise ValueError(f"max_episode_steps must be None or an integer >= 1, got {str(max_episode_steps)[:40]!r}")
+            raise ValueError(f"max_episode_steps must be None or an integer >= 1, got {shown(max_episode_steps)!r}")
         self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
         self.rules = self.engine.rules
@@ -556,7 +557,7 @@ class MahjongSingleAgentEnv(gym.Env):
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
                 and not (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu") \
                 or not -2**63 <= int(action) < 2**63:
-            raise A.ActionError(f"action {str(action)[:40]!r} is not an integer in 0-{A.N_ACTIONS - 1}")
+            raise A.ActionError(f"action {shown(action)!r} is not an integer in 0-{A.N_ACTIONS - 1}")
         obs, rew, term, _, infos = self.venv.step(np.array([int(action)], dtype=np.int64))
         self._done = bool(term[0])
         return self._one(obs), float(rew[0]), bool(term[0]), False, self._one_info(infos)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .messages import brief
 from .rules import RuleSet
 from .state import FLAT_MIN_ROWS, NO_CATEGORY, TURN, GameState, K, S
 from .tiles import CODES, FIRST_FLOWER, HUI_OF_INDICATOR, TileError, full_set
@@ -29,15 +30,6 @@ def shuffled_walls(rules: RuleSet, rng: np.random.Generator, n: int) -> np.ndarr
     return tiles[order]
 
 
-def _brief(value) -> str:
-    """A short repr of a wall entry for an error message (a nested list or array is cut, a huge
-    integer is not written out)."""
-    if isinstance(value, (int, np.integer)) and not -10**12 < int(value) < 10**12:
-        return "a huge integer"
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def parse_wall(rules: RuleSet, wall) -> np.ndarray:
     """An explicit wall (tile codes or indices) checked to be exactly one full set; (W,) int8."""
     if isinstance(wall, str) or not isinstance(wall, (list, tuple, np.ndarray)):
@@ -50,13 +42,13 @@ def parse_wall(rules: RuleSet, wall) -> np.ndarray:
             try:
                 t = tile_index(t)
             except TileError:
-                raise WallError(f"wall[{pos}] = {_brief(t)} is not a tile code") from None
+                raise WallError(f"wall[{pos}] = {brief(t)} is not a tile code") from None
         elif isinstance(t, (int, np.integer)) and not isinstance(t, bool):
             t = int(t)
         else:
-            raise WallError(f"wall[{pos}] = {_brief(t)} is neither a tile code nor a tile index")
+            raise WallError(f"wall[{pos}] = {brief(t)} is neither a tile code nor a tile index")
         if not 0 <= t < len(CODES) or (t >= FIRST_FLOWER and not rules.flowers):
-            raise WallError(f"wall[{pos}] = {_brief(given)} is not a tile of the {rules.name} set")
+            raise WallError(f"wall[{pos}] = {brief(given)} is not a tile of the {rules.name} set")
         tiles.append(t)
     if len(tiles) != rules.n_tiles:
         raise WallError(f"the {rules.name} wall has {rules.n_tiles} tiles, got {len(tiles)}")

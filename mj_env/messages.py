@@ -1,0 +1,47 @@
+"""Bad values as error messages show them: short whatever they are, and never an error of their own.
+
+``shown`` is ``str(value)`` cut short (callers quote it with ``!r``), ``brief`` is ``repr(value)`` cut in
+length and depth as it is written. Neither writes out a string of millions of characters or a value
+nested thousands deep, and an integer too long for Python to write (``str`` refuses one of more than
+4,300 digits, with a ValueError that names no argument) is described by its size.
+"""
+from __future__ import annotations
+
+import reprlib
+
+_REPR = reprlib.Repr()  # (Python 3.11's Repr takes no keywords)
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict, _REPR.maxset = 3, 4, 4, 4, 4
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 1000  # cut at the end below, not in the middle
+_REPR.repr_OrderedDict = _REPR.repr_dict  # (a checkpoint's weights load as these; reprlib would write them in full)
+
+
+def _huge(value) -> str | None:
+    if isinstance(value, int) and not -10**30 < value < 10**30:
+        return f"an integer of {value.bit_length()} bits"
+    return None
+
+
+def shown(value, limit: int = 40) -> str:
+    """``str(value)`` cut to ``limit`` characters (on one line, unless the value is a string: callers quote
+    it with ``!r``, which escapes its line breaks)."""
+    huge = _huge(value)
+    if huge:
+        return huge
+    if isinstance(value, str):
+        return value[:limit]
+    try:
+        return " ".join(str(value).split())[:limit]
+    except Exception:  # noqa: BLE001 - a message must not fail on what it describes (a list nested too deep)
+        return f"<a {type(value).__name__}>"
+
+
+def brief(value, limit: int = 40) -> str:
+    """``repr(value)`` on one line, at most ``limit`` characters (a longer one is cut and ends in "...")."""
+    huge = _huge(value)
+    if huge:
+        return huge
+    try:
+        text = " ".join(_REPR.repr(value).split())  # (NumPy writes a long array on several lines)
+    except Exception:  # noqa: BLE001 - as above
+        text = f"<a {type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,169 @@
+"""Hostile-input audit: inputs that still escaped as unhelpful exceptions (an OSError from the file system, Python's
+int-to-str limit, numpy's ambiguous truth value) instead of an error naming the argument."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mj_env
+from mj_env import actions as A
+from mj_env.engine import _STATE_FIELDS, Engine
+from mj_env.rules import RuleError, get_rules
+
+LONG = "a" * 300          # one path component longer than NAME_MAX (255): the OS answers ENAMETOOLONG
+HUGE = 10**5000           # str() of it is refused by Python (more than 4,300 digits)
+
+
+# ----------------------------------------------------------------- paths too long for the file system
+
+@pytest.mark.parametrize("args", [
+    ["--agents", f"{LONG},rule"],
+    ["--agents", f"{LONG}.pt:greedy,rule"],
+    ["--agents", "rule,random", "--json", LONG],
+    ["--agents", "rule,random", "--record", LONG],
+    ["--agents", "rule,random", "--plot", LONG + ".png"],
+])
+def test_arena_refuses_a_path_too_long_without_a_traceback(args, capsys):
+    from agents.arena import main
+    with pytest.raises(SystemExit) as exc:
+        main(args + ["--hands", "1", "--quiet"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "python -m agents.arena: error: " in err
+    assert args[-1].split(",")[0][:20] in err or args[1][:20] in err
+
+
+def test_make_agent_refuses_a_path_too_long_with_a_value_error():
+    from agents import make_agent
+    with pytest.raises(ValueError, match="agent"):
+        make_agent(LONG + ".pt")
+
+
+def test_load_checkpoint_refuses_a_path_too_long_with_a_checkpoint_error():
+    pytest.importorskip("torch")
+    from agents.networks import CheckpointError, load_checkpoint
+    with pytest.raises(CheckpointError, match="File name too long|too long"):
+        load_checkpoint(LONG + ".pt")
+
+
+# ----------------------------------------------------------------- rule fields
+
+@pytest.mark.parametrize("field", ["reserve", "n_tiles", "hubao_claims", "self_draw_only_hui", "base",
+                                   "hands_per_episode"])
+def test_a_huge_integer_rule_field_is_a_rule_error_naming_it(field):
+    with pytest.raises(RuleError) as e:
+        get_rules("beijing", **{field: HUGE})
+    assert field in str(e.value) and len(str(e.value)) < 200
+    with pytest.raises(RuleError):  # the object form (a logged hand's rules) too
+        get_rules({"name": "beijing", field: HUGE})
+
+
+@pytest.mark.parametrize("field", ["dealer_rotation", "first_dealer", "wall_layout", "scoring", "name"])
+@pytest.mark.parametrize("value", ["x" * 10_000, np.array(["next", "previous"]), ["next"]])
+def test_a_bad_string_rule_field_is_a_short_rule_error(field, value):
+    with pytest.raises(RuleError) as e:
+        get_rules("beijing", **{field: value})
+    assert field in str(e.value) and len(str(e.value)) < 300
+
+
+def test_an_unknown_rule_field_name_is_quoted_briefly():
+    with pytest.raises(RuleError) as e:
+        get_rules("beijing", **{"w" * 10_000: 1})
+    assert len(str(e.value)) < 300
+
+
+# ----------------------------------------------------------------- huge integers and arrays in the APIs
+
+def _state(eng):
+    return {f: getattr(eng.state, f).copy() for f in _STATE_FIELDS}
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: Engine(num_tables=HUGE), "num_tables"),
+    (lambda: Engine(seed=-HUGE), "seed"),
+    (lambda: A.name(HUGE), "action"),
+    (lambda: A.name(-HUGE), "action"),
+    (lambda: mj_env.env(illegal_action="penalize", illegal_penalty=HUGE), "illegal_penalty"),
+    (lambda: mj_env.env(illegal_action=np.array(["raise", "penalize"])), "illegal_action"),
+    (lambda: mj_env.env(render_mode=np.array(["ansi", "human"])), "render_mode"),
+    (lambda: __import__("mj_env.vector", fromlist=["x"]).MahjongVectorEnv(num_envs=HUGE), "num_envs"),
+    (lambda: __import__("mj_env.single_agent", fromlist=["x"]).MahjongSingleAgentVectorEnv(num_envs=1, seat=HUGE),
+     "seat"),
+])
+def test_huge_integers_and_arrays_in_arguments_are_named(make, words):
+    with pytest.raises((ValueError, TypeError)) as e:
+        make()
+    assert words in str(e.value) and len(str(e.value)) < 300
+
+
+def test_engine_reset_with_a_huge_dealer_names_it_and_changes_nothing():
+    eng = Engine(num_tables=2, seed=0)
+    eng.reset()
+    before = _state(eng)
+    with pytest.raises(ValueError, match="dealer of table 0"):
+        eng.reset(dealers=[HUGE, 0])
+    assert all(np.array_equal(before[f], getattr(eng.state, f)) for f in _STATE_FIELDS)
+
+
+def test_aec_step_with_a_huge_integer_is_an_action_error_and_changes_nothing():
+    env = mj_env.env()
+    env.reset(seed=0)
+    before = _state(env.unwrapped.engine)
+    with pytest.raises(A.ActionError, match="not an integer in 0-126"):
+        env.step(HUGE)
+    assert all(np.array_equal(before[f], getattr(env.unwrapped.engine.state, f)) for f in _STATE_FIELDS)
+
+
+def test_arena_bounds_name_a_huge_integer():
+    from agents import RandomAgent, RuleBasedAgent
+    from agents.arena import play_duplicate
+    for kw, words in (({"n_walls": HUGE}, "n_walls"), ({"n_walls": 1, "seed": HUGE}, "seed"),
+                      ({"n_walls": 1, "batch_walls": HUGE}, "batch_walls")):
+        with pytest.raises(ValueError) as e:
+            play_duplicate([RuleBasedAgent(), RandomAgent()], **kw)
+        assert words in str(e.value) and len(str(e.value)) < 300
+
+
+# ----------------------------------------------------------------- the one helper every message uses
+
+def test_messages_cut_any_value_short_and_never_fail():
+    from mj_env.messages import brief, shown
+
+    class Broken:
+        def __repr__(self):
+            raise RuntimeError("no repr")
+        __str__ = __repr__
+
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    for value in (HUGE, -HUGE, "x" * 10**6, deep, Broken(), np.zeros((300, 300)), {i: i for i in range(10**4)}):
+        for f in (shown, brief):
+            text = f(value)
+            assert isinstance(text, str) and len(text) <= 60 and "\n" not in text, (f.__name__, text)
+    assert shown(HUGE) == brief(HUGE) == f"an integer of {HUGE.bit_length()} bits"
+    assert (shown("abc"), brief("abc"), shown(5), brief(5), brief(10**29)) == ("abc", "'abc'", "5", "5", str(10**29))
+    assert brief("y" * 100) == "'" + "y" * 39 + "..." and shown("y" * 100) == "y" * 40
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: __import__("mj_env.baselines", fromlist=["x"]).make_baseline(HUGE), "unknown baseline"),
+    (lambda: __import__("mj_env.vector", fromlist=["x"]).MahjongVectorEnv(num_envs=1, autoreset_mode=HUGE),
+     "autoreset_mode"),
+])
+def test_other_arguments_name_a_huge_integer(call, words):
+    with pytest.raises((ValueError, TypeError)) as e:
+        call()
+    assert words in str(e.value) and len(str(e.value)) < 300
+
+
+@pytest.mark.parametrize("kw, words", [({"n": HUGE}, "n must be"), ({"rng": -HUGE}, "rng seed"),
+                                       ({"max_tries": HUGE}, "max_tries"), ({"seat": HUGE}, "seat")])
+def test_determinize_names_a_huge_integer(kw, words):
+    from mj_env.determinize import determinize
+    eng = Engine(num_tables=1, seed=0)
+    eng.reset()
+    args = {"table": 0, "seat": 0, **kw}
+    with pytest.raises((ValueError, TypeError)) as e:
+        determinize(eng, **args)
+    assert words in str(e.value) and len(str(e.value)) < 300
