@@ -34,6 +34,7 @@ import numpy as np
 
 from . import actions as A
 from .engine import Engine
+from .lines import TooLong, bounded_lines
 from .messages import brief
 from .render import render_table
 from .rules import PRESETS, RuleError, RuleSet, get_rules, preset_diff
@@ -243,13 +244,15 @@ def main(argv=None) -> int:
     n = bad = unsettled = 0
     try:
         with f:
-            for line in f:  # one line at a time: the file can be larger than memory
-                if not line.strip():
+            for line in bounded_lines(f):  # one line at a time: the file can be larger than memory
+                if not isinstance(line, TooLong) and not line.strip():
                     continue
                 k, n = n, n + 1
                 if args.show is not None and k != args.show:
                     continue
                 try:
+                    if isinstance(line, TooLong):
+                        raise ValueError(line.message())  # noqa: TRY004 (one bad record, as bad JSON is)
                     record = json.loads(line.decode("utf-8"))
                     if args.show is not None:
                         show(record)

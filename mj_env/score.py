@@ -27,6 +27,9 @@ The process around the stream never ends in a traceback:
 - standard input or output is closed (``<&-``, ``>&-``), a read or a write fails (``> /dev/full``):
   one line on standard error (when there is one), ``python -m mj_env.score: <why>``, and exit
   status 1;
+- a line longer than 16 MiB (`mj_env.lines.MAX_LINE_BYTES`; input without line breaks, such as
+  ``/dev/zero``) is read past in pieces and answered ``{"error": "line longer than ..."}``, so memory
+  stays bounded and the stream goes on;
 - Ctrl-C once it is reading lines: exit status 130, no traceback (a SIGINT that the system
   hands to another thread, e.g. a numpy one, is only seen at exit, after the input ends).
 """
@@ -37,6 +40,7 @@ import os
 import sys
 
 from .calculator import HugeInt, InputError, evaluate
+from .lines import TooLong, bounded_lines
 
 EXIT_BROKEN_PIPE = 141
 """Exit status when the reader of standard output goes away (128 + SIGPIPE, as the shell shows
@@ -147,7 +151,7 @@ def main(stdin=None, stdout=None) -> int:
         if sys.stdout is None:
             return _fail("standard output is closed")
         stdout = sys.stdout
-    lines = iter(stdin)
+    lines = bounded_lines(stdin)  # a line past 16 MiB (no line breaks: /dev/zero) is one bad line
     first = True
     try:
         while True:
@@ -157,6 +161,11 @@ def main(stdin=None, stdout=None) -> int:
                 return 0
             except OSError as e:
                 return _fail(f"cannot read standard input: {_reason(e)}")
+            if isinstance(line, TooLong):
+                stdout.write(json.dumps({"error": line.message()}) + "\n")
+                stdout.flush()
+                first = False
+                continue
             if first:  # a file saved with a byte-order mark (RFC 8259 lets a reader skip it)
                 bom = _BOM if isinstance(line, bytes) else _BOM.decode()
                 line = line.removeprefix(bom)

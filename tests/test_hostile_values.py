@@ -167,3 +167,41 @@ def test_determinize_names_a_huge_integer(kw, words):
     with pytest.raises((ValueError, TypeError)) as e:
         determinize(eng, **args)
     assert words in str(e.value) and len(str(e.value)) < 300
+
+
+# ----------------------------------------------------------------- input without line breaks
+
+def test_bounded_lines_reads_past_a_line_longer_than_the_bound():
+    import io
+
+    from mj_env.lines import TooLong, bounded_lines
+    data = b"ab\n" + b"x" * 25 + b"\ncd\n" + b"y" * 11 + b"\n" + b"z" * 10
+    got = list(bounded_lines(io.BytesIO(data), limit=10))
+    assert got[0] == b"ab\n" and isinstance(got[1], TooLong) and got[2] == b"cd\n"
+    assert isinstance(got[3], TooLong) and got[4] == b"z" * 10 and len(got) == 5  # 11 + the line break > 10
+    text = list(bounded_lines(io.StringIO("a\n" + "q" * 30), limit=10))
+    assert text[0] == "a\n" and isinstance(text[1], TooLong) and len(text) == 2
+    assert list(bounded_lines([b"p\n", b"q\n"])) == [b"p\n", b"q\n"]  # no readline: iterated as it is
+
+
+def test_the_score_stream_answers_a_line_without_end_as_one_bad_line():
+    import io
+    import json
+
+    from mj_env import score
+    from mj_env.lines import MAX_LINE_BYTES
+    good = b'{"hand":"111m999p222s5z","melds":[{"type":"pong","tiles":"777s","from":2}],"win_tile":"5z"}\n'
+    stdout = io.StringIO()
+    assert score.main(io.BytesIO(good + b"\0" * (MAX_LINE_BYTES + 5) + b"\n" + good), stdout) == 0
+    out = [json.loads(x) for x in stdout.getvalue().splitlines()]
+    assert len(out) == 3 and out[0] == out[2] and out[0]["legal"] is True
+    assert out[1] == {"error": f"line longer than {MAX_LINE_BYTES:,} bytes: skipped (one JSON object per line is expected)"}
+
+
+def test_the_records_cli_counts_a_line_without_end_as_one_bad_record(tmp_path, capsys):
+    from mj_env.lines import MAX_LINE_BYTES
+    from mj_env.records import main
+    path = tmp_path / "zeros.jsonl"
+    path.write_bytes(b"\0" * (MAX_LINE_BYTES + 5))
+    assert main([str(path)]) == 1
+    assert "record 0: line longer than" in capsys.readouterr().err
