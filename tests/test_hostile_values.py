@@ -205,3 +205,16 @@ def test_the_records_cli_counts_a_line_without_end_as_one_bad_record(tmp_path, c
     path.write_bytes(b"\0" * (MAX_LINE_BYTES + 5))
     assert main([str(path)]) == 1
     assert "record 0: line longer than" in capsys.readouterr().err
+
+
+def test_a_masked_action_is_no_action():
+    from mj_env.vector import MahjongVectorEnv
+    env = MahjongVectorEnv(num_envs=3, seed=0)
+    env.reset(seed=0)
+    before = _state(env.engine)
+    acts = np.ma.masked_array(np.full(3, A.PASS), mask=[False, True, False])
+    with pytest.raises(A.ActionError, match="entry 1 masked"):
+        env.step(acts)
+    assert all(np.array_equal(before[f], getattr(env.engine.state, f)) for f in _STATE_FIELDS)
+    legal = env.engine.legal_mask().argmax(axis=1)
+    env.step(np.ma.masked_array(legal, mask=False))  # a masked array with nothing masked is its data
