@@ -89,6 +89,9 @@ def _state(eng):
     (lambda: __import__("mj_env.vector", fromlist=["x"]).MahjongVectorEnv(num_envs=HUGE), "num_envs"),
     (lambda: __import__("mj_env.single_agent", fromlist=["x"]).MahjongSingleAgentVectorEnv(num_envs=1, seat=HUGE),
      "seat"),
+    (lambda: __import__("mj_env.baselines", fromlist=["x"]).make_baseline(HUGE), "unknown baseline"),
+    (lambda: __import__("mj_env.vector", fromlist=["x"]).MahjongVectorEnv(num_envs=1, autoreset_mode=HUGE),
+     "autoreset_mode"),
 ])
 def test_huge_integers_and_arrays_in_arguments_are_named(make, words):
     with pytest.raises((ValueError, TypeError)) as e:
@@ -144,17 +147,6 @@ def test_messages_cut_any_value_short_and_never_fail():
     assert shown(HUGE) == brief(HUGE) == f"an integer of {HUGE.bit_length()} bits"
     assert (shown("abc"), brief("abc"), shown(5), brief(5), brief(10**29)) == ("abc", "'abc'", "5", "5", str(10**29))
     assert brief("y" * 100) == "'" + "y" * 39 + "..." and shown("y" * 100) == "y" * 40
-
-
-@pytest.mark.parametrize("call, words", [
-    (lambda: __import__("mj_env.baselines", fromlist=["x"]).make_baseline(HUGE), "unknown baseline"),
-    (lambda: __import__("mj_env.vector", fromlist=["x"]).MahjongVectorEnv(num_envs=1, autoreset_mode=HUGE),
-     "autoreset_mode"),
-])
-def test_other_arguments_name_a_huge_integer(call, words):
-    with pytest.raises((ValueError, TypeError)) as e:
-        call()
-    assert words in str(e.value) and len(str(e.value)) < 300
 
 
 @pytest.mark.parametrize("kw, words", [({"n": HUGE}, "n must be"), ({"rng": -HUGE}, "rng seed"),
