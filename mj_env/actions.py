@@ -88,8 +88,8 @@ def illegal_policy(illegal_action, illegal_penalty) -> tuple[str, float]:
     if not isinstance(illegal_action, str) or illegal_action not in ("raise", "penalize"):
         raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {shown(illegal_action)!r}")
     if isinstance(illegal_penalty, (bool, np.bool_, complex, np.complexfloating)) \
-            or not isinstance(illegal_penalty, (int, float, np.number)) or not (0 <= illegal_penalty <= 1e15) \
-            or not (0 <= float(illegal_penalty) <= 1e15):  # (an int past 1e15 is refused before float() overflows)
+            or not isinstance(illegal_penalty, (int, float, np.number)) or not (0 <= illegal_penalty <= 1e15):
+        # (compared as it is, not as float(): an int of 10**400 would overflow float; NaN fails the comparison)
         raise ValueError("illegal_penalty must be a finite number in 0-1e15 (the offender gets minus it), "
                          f"got {shown(illegal_penalty)!r}")
     return illegal_action, float(illegal_penalty)
