@@ -27,6 +27,19 @@ from .rule_based import EfficientAgent, RuleBasedAgent
 __all__ = ["Agent", "EfficientAgent", "RandomAgent", "RuleBasedAgent", "make_agent"]
 
 
+def path_problem(path: str) -> str | None:
+    """Why the file system refuses to look ``path`` up at all (a name longer than it allows, ENAMETOOLONG), or None:
+    ``Path.is_file`` and ``exists`` raise that OSError instead of answering False."""
+    from pathlib import Path
+
+    try:
+        Path(path).exists()
+        Path(path).resolve()
+    except OSError as e:
+        return f"{path[:80]}{'...' if len(path) > 80 else ''}: {e.strerror or type(e).__name__}"
+    return None
+
+
 def make_agent(spec, rules="beijing", device: str = "cpu"):
     """An agent from its name: ``random``, ``rule``, ``efficient`` (``mj_env.baselines``), ``pretrained`` (the player shipped for ``rules``,
     ``agents.pretrained``; ``pretrained:sample`` samples from it), or a checkpoint path written by
@@ -55,10 +68,9 @@ def make_agent(spec, rules="beijing", device: str = "cpu"):
     path, greedy = (spec[: -len(":greedy")], True) if spec.endswith(":greedy") else (spec, False)
     from pathlib import Path
 
-    try:  # a name the file system refuses to look up (longer than it allows): an OSError, not False
-        Path(path).exists()
-    except OSError as e:
-        raise ValueError(f"agent {spec[:80]!r}: {e.strerror or type(e).__name__}") from None
+    problem = path_problem(path)
+    if problem:
+        raise ValueError(f"agent {spec[:80]!r}: {problem}")
 
     if Path(path).exists() and not Path(path).is_file():
         raise ValueError(f"agent {spec[:80]!r}: {path[:80]} is not a checkpoint file (a directory or a device)")

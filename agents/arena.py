@@ -75,6 +75,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from agents import path_problem
 from mj_env.baselines import BASELINES, checked_agent_actions
 from mj_env.engine import Engine
 from mj_env.messages import shown
@@ -536,17 +537,6 @@ def _device_problem(device: str) -> str | None:
     except ImportError:
         return "network agents (pretrained, checkpoints) need torch: pip install torch"
     return device_problem(device)
-
-
-def path_problem(path: str) -> str | None:
-    """Why the file system refuses to look ``path`` up at all (a name longer than it allows, ENAMETOOLONG), or None:
-    ``Path.is_file`` and ``exists`` raise that OSError instead of answering False."""
-    try:
-        Path(path).exists()
-        Path(path).resolve()
-    except OSError as e:
-        return f"{path[:80]}{'...' if len(path) > 80 else ''}: {e.strerror or type(e).__name__}"
-    return None
 
 
 def output_problem(flag: str, path: str) -> str | None:
