@@ -63,7 +63,6 @@ from .hand import hand_distance, split_hui
 from .messages import shown
 from .observation import (
     COL_PHASE,
-    N_PLANES,
     P_CLAIM,
     P_HAND,
     P_HUI,
@@ -71,9 +70,11 @@ from .observation import (
     P_MELDS,
     P_RIVERS,
     P_SCALARS,
+    checked_mask,
+    checked_planes,
 )
 from .rules import RuleSet, get_rules
-from .state import CLAIM, TURN, K
+from .state import CLAIM, ROB, TURN, K
 from .tiles import N_SUITS, SUIT_OF, SUIT_SIZE, suits_held
 
 
@@ -84,32 +85,59 @@ def as_bool_mask(mask) -> np.ndarray:
 
 
 def checked_obs(obs, *, planes: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
-    """``obs`` as an agent's ``act`` takes it, checked: (observation, bool mask), or a ValueError that says what
-    is wrong. ``obs["action_mask"]`` is (n, N_ACTIONS) of bools or 0s and 1s (integers or floats); ``obs["observation"]`` (read
-    when ``planes``) is (n, P, 34) integers with P >= N_PLANES (``mj_obs_v1`` or a layout that starts with it)
-    and hand counts of at most 4. A batch of 0 rows is allowed."""
+    """``obs`` as an agent's ``act`` takes it, checked: (uint8 observation or None, bool mask), or a ValueError
+    that says what is wrong. ``obs["action_mask"]`` is (n, N_ACTIONS) of bools or 0s and 1s (integers or
+    floats); ``obs["observation"]`` (read when ``planes``) is (n, P, 34) planes with P >= N_PLANES
+    (``mj_obs_v1`` or a layout that starts with it; ``observation.checked_planes``). A batch of 0 rows is
+    allowed."""
     if not hasattr(obs, "__getitem__") or isinstance(obs, (str, bytes, np.ndarray)):
         raise ValueError(f'obs must be a dict with "observation" and "action_mask", got {type(obs).__name__}')
     try:
-        mask = np.asarray(obs["action_mask"])
-        o = np.asarray(obs["observation"]) if planes else None
+        mask, o = obs["action_mask"], obs["observation"] if planes else None
     except KeyError as e:
         raise ValueError(f'obs must be a dict with "observation" and "action_mask"; {e} is missing') from None
-    except (ValueError, TypeError) as e:  # ragged lists
-        raise ValueError(f"obs: not an array: {str(e)[:80]}") from None
-    if mask.ndim != 2 or mask.shape[1] != A.N_ACTIONS or (mask.dtype != bool and mask.dtype.kind not in "iuf") \
-            or (mask.dtype != bool and not ((mask == 0) | (mask == 1)).all()):
-        raise ValueError(f"action_mask must be (n, {A.N_ACTIONS}) of bools or 0s and 1s (no NaN), got {mask.dtype} "
-                         f"of shape {mask.shape}")
-    if o is not None:
-        if o.ndim != 3 or o.shape[0] != len(mask) or o.shape[1] < N_PLANES or o.shape[2] != K \
-                or o.dtype.kind not in "iu":
-            raise ValueError(f"observation must be ({len(mask)}, {N_PLANES} or more, {K}) integers (one row per "
-                             f"action_mask row), got {o.dtype} of shape {o.shape}")
-        if (o[:, P_HAND] > 4).any():
-            raise ValueError("observation: a hand count above 4 (plane 0 holds the seat's tiles); these are not "
-                             "mj_obs planes")
-    return o, (mask if mask.dtype == bool else mask != 0)
+    o = None if o is None else checked_planes(o, "observation")
+    return o, checked_mask(mask, None if o is None else len(o), A.N_ACTIONS, "action_mask")
+
+
+_TURN_ACTIONS = np.zeros(A.N_ACTIONS, dtype=bool)
+_TURN_ACTIONS[[*range(A.DISCARD, A.WIN + 1), *range(A.TING, A.N_ACTIONS)]] = True  # discard, kong, win, ting
+_TURN_DISCARDS = np.zeros(A.N_ACTIONS, dtype=bool)
+_TURN_DISCARDS[[*range(A.DISCARD, A.DISCARD + K), *range(A.TING, A.N_ACTIONS)]] = True
+_CLAIM_ACTIONS = np.zeros(A.N_ACTIONS, dtype=bool)
+_CLAIM_ACTIONS[A.WIN:A.TING] = True  # win, pass, pong, kong, chi
+
+
+def check_positions(o: np.ndarray, mask: np.ndarray) -> None:
+    """Raise a ValueError where an observation row and its action mask do not make a position the engine
+    could ask about (the rule agent reasons from the hand, so planes that are not one cannot be played):
+    an own turn holds 3k+2 concealed tiles and allows a discard and only own-turn actions, each discard
+    and kong of a kind it holds; a claim window holds 3k+1 and allows pass and only claim actions; a rob
+    window (or an ended hand's pass) allows pass and only claim actions."""
+    phase = o[:, P_SCALARS, COL_PHASE]
+    hand = o[:, P_HAND]
+    size = hand.sum(axis=1, dtype=np.int64)
+    turn = phase == TURN
+    held = np.concatenate([hand > 0, hand > 0, np.ones((len(o), A.TING - A.WIN), dtype=bool), hand > 0], axis=1)
+    problems = [
+        (phase > ROB, f"the phase is 0-{ROB}"),
+        (turn & ((mask & ~_TURN_ACTIONS).any(axis=1) | ~(mask & _TURN_DISCARDS).any(axis=1)),
+         "an own turn's mask allows a discard and only discards, kongs, win and ting"),
+        (~turn & ((mask & ~_CLAIM_ACTIONS).any(axis=1) | ~mask[:, A.PASS]),
+         "a claim or rob window's mask allows pass and only win, pass, pong, kong and chi"),
+        (turn & (size % 3 != 2), "an own turn holds 3k+2 concealed tiles"),
+        ((phase == CLAIM) & (size % 3 != 1), "a claim window holds 3k+1 concealed tiles"),
+        (turn & (mask & ~held).any(axis=1), "an own turn discards and kongs only kinds it holds"),
+    ]
+    for bad, rule in problems:
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            allowed = np.flatnonzero(mask[i])
+            raise ValueError(
+                f"observation row {i} and its action mask are no position: {rule} (the row: phase "
+                f"{int(phase[i])} in plane {P_SCALARS} column {COL_PHASE}, {int(size[i])} tiles in plane {P_HAND}; the "
+                f"mask allows {', '.join(A.name(int(a)) for a in allowed[:4]) or 'nothing'}"
+                f"{', ...' if len(allowed) > 4 else ''})")
 
 
 def check_rows_have_actions(mask: np.ndarray) -> None:
@@ -234,6 +262,7 @@ class RuleBasedAgent:
         """(n,) int64 actions for the n rows of ``obs`` (see ``agents.base``)."""
         o, mask = checked_obs(obs)
         check_rows_have_actions(mask)
+        check_positions(o, mask)
         n = len(o)
         out = np.full(n, A.PASS, dtype=np.int64)
         hands, hui = _hand_and_hui(o)
@@ -288,10 +317,8 @@ class RuleBasedAgent:
         rows = np.arange(m)
         key, best = self._discard_keys(o, hands, hui, _discard_ok(mask), rng)
         choice = key.argmin(axis=1)
-        out = A.DISCARD + choice
-        if self.rules.ting:
-            ting = mask[rows, A.TING + choice]
-            out = np.where(ting, A.TING + choice, out)
+        ting = (self.rules.ting | ~mask[rows, A.DISCARD + choice]) & mask[rows, A.TING + choice]
+        out = np.where(ting, A.TING + choice, A.DISCARD + choice)  # 报听 with the discard where legal
 
         kong_ok = mask[:, A.KONG_SELF:A.KONG_SELF + K]
         if kong_ok.any():
@@ -320,7 +347,12 @@ class RuleBasedAgent:
         best_action = np.full(m, A.PASS, dtype=np.int64)
 
         def consider(sel, after, action, bonus, then_discard):
-            """Rows ``sel`` could hold ``after`` (len(sel), 34) by taking ``action``."""
+            """Rows ``sel`` could hold ``after`` (len(sel), 34) by taking ``action``; an option the hand cannot
+            take (tiles it lacks, so that fewer are taken: planes from outside only) is left out."""
+            taken = hands[sel].sum(axis=1, dtype=np.int64) - after.sum(axis=1, dtype=np.int64)
+            can = (after >= 0).all(axis=1) & (taken == (3 if np.isscalar(action) and action == A.KONG else 2))
+            sel, after = sel[can], after[can]
+            action = action if np.isscalar(action) else action[can]
             # the new meld's suits join the declared ones: the tiles it takes from the hand and the claimed tile
             suits = F.suits_after_claim(melds[sel], hands[sel], after, tile[sel])
             if then_discard:

@@ -67,6 +67,8 @@ from .observation import (
     P_MELDS,
     P_RIVERS,
     P_SCALARS,
+    checked_mask,
+    checked_planes,
 )
 from .rules import RuleSet, get_rules
 from .tiles import N_KINDS, N_SUITED, SUIT_SIZE, suits_held
@@ -237,28 +239,9 @@ def _claim_hands(rules: RuleSet, hands, hui, tile, rows, option) -> np.ndarray:
 
 def _checked_inputs(planes, mask) -> tuple[np.ndarray, np.ndarray]:
     """``extra_planes``'s arguments as (n, P, 34) uint8 planes and (n, 127) bool masks, or a ValueError naming
-    the argument: planes of ``mj_obs_v1`` (P >= 14; integers 0-255, integral floats too) whose hand plane
-    holds at most 4 of a kind and 14 tiles, and a mask of one row per observation."""
-    try:
-        planes, mask = np.asarray(planes), np.asarray(mask)
-    except (ValueError, TypeError) as e:  # ragged lists
-        raise ValueError(f"planes and mask must be arrays: {str(e)[:80]}") from None
-    if planes.ndim != 3 or planes.shape[1] < N_PLANES or planes.shape[2] != K or planes.dtype.kind not in "biuf":
-        raise ValueError(f"planes must be (n, {N_PLANES} or more, {K}) numbers (mj_obs_v1 planes first), got "
-                         f"{planes.dtype} of shape {planes.shape}")
-    if mask.shape != (len(planes), A.N_ACTIONS) or mask.dtype.kind not in "biuf":
-        raise ValueError(f"mask must be ({len(planes)}, {A.N_ACTIONS}) numbers, one row per observation, got "
-                         f"{mask.dtype} of shape {mask.shape}")
-    if planes.dtype != np.uint8:
-        with np.errstate(invalid="ignore"):
-            if not ((planes >= 0) & (planes <= 255) & (planes == np.floor(planes))).all():  # NaN fails too
-                raise ValueError("planes must hold whole numbers 0-255 (mj_obs planes are uint8)")
-        planes = planes.astype(np.uint8)
-    hand = planes[:, P_HAND]
-    if (hand > 4).any() or (hand.sum(axis=1, dtype=np.int64) > 14).any():
-        raise ValueError(f"planes: plane {P_HAND} (the seat's concealed tiles) must hold at most 4 of a kind and "
-                         "14 tiles in all; these are not mj_obs planes")
-    return planes, mask != 0
+    the argument (``observation.checked_planes`` and ``checked_mask``)."""
+    planes = checked_planes(planes, "planes")
+    return planes, checked_mask(mask, len(planes), A.N_ACTIONS, "mask")
 
 
 def extra_planes(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:

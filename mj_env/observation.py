@@ -222,10 +222,50 @@ def observe_one(rules: RuleSet, st: GameState, b: int, seat: int) -> np.ndarray:
     return o
 
 
+def checked_planes(planes, name: str = "planes") -> np.ndarray:
+    """Observation planes from outside (an agent's or ``mj_env.features``' input) as (n, P, 34) uint8, or a
+    ValueError naming ``name``: P >= N_PLANES (``mj_obs_v1`` first), whole numbers 0-255 (integral floats
+    too), a hand plane of at most 4 of a kind and 14 tiles. Nothing garbage planes hold past these
+    checks can crash the hand tables."""
+    try:
+        p = np.asarray(planes)
+    except (ValueError, TypeError) as e:  # ragged lists
+        raise ValueError(f"{name} must be an array: {shown(e, 80)}") from None
+    if p.ndim != 3 or p.shape[1] < N_PLANES or p.shape[2] != K or p.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be (n, {N_PLANES} or more, {K}) numbers (mj_obs_v1 planes first), got "
+                         f"{p.dtype} of shape {p.shape}")
+    if p.dtype != np.uint8:
+        with np.errstate(invalid="ignore"):
+            if not ((p >= 0) & (p <= 255) & (p == np.floor(p))).all():  # NaN fails too
+                raise ValueError(f"{name} must hold whole numbers 0-255 (mj_obs planes are uint8)")
+        p = p.astype(np.uint8)
+    hand = p[:, P_HAND]
+    if (hand > 4).any() or (hand.sum(axis=1, dtype=np.int64) > 14).any():
+        raise ValueError(f"{name}: plane {P_HAND} (the seat's concealed tiles) must hold at most 4 of a kind and "
+                         "14 tiles in all; these are not mj_obs planes")
+    return p
+
+
+def checked_mask(mask, rows: int | None, n_actions: int, name: str = "mask") -> np.ndarray:
+    """An action mask from outside as (rows, n_actions) bool, or a ValueError naming ``name``: bools, or
+    numbers that are all 0 or 1 (the env gives int8; NaN refused), one row per observation row (any number
+    of rows where ``rows`` is None)."""
+    try:
+        m = np.asarray(mask)
+    except (ValueError, TypeError) as e:  # ragged lists
+        raise ValueError(f"{name} must be an array: {shown(e, 80)}") from None
+    rows = len(m) if rows is None and m.ndim else rows
+    if m.ndim != 2 or m.shape != (rows, n_actions) or m.dtype.kind not in "biuf" \
+            or (m.dtype != bool and not ((m == 0) | (m == 1)).all()):
+        raise ValueError(f"{name} must be ({'n' if rows is None else rows}, {n_actions}) of bools or 0s and 1s (no NaN), one row per "
+                         f"observation row, got {m.dtype} of shape {m.shape}")
+    return m if m.dtype == bool else m != 0
+
+
 __all__ = [
     "COL_ASKER", "COL_CLAIMED_BY_SELF", "COL_CLAIMED_FROM_SELF", "COL_CLAIM_CATEGORY", "COL_CONCEALED_KONGS",
     "COL_DEALER", "COL_FIRST_TURN", "COL_FLOWERS", "COL_HUBAO", "COL_HUBAO_COUNT", "COL_LIVE_LEFT",
     "COL_MUST_DISCARD", "COL_PHASE", "COL_REPLACEMENTS_LEFT", "COL_SZ_ALIVE", "COL_SZ_ROUNDS", "COL_TING",
     "N_PLANES", "N_SCALARS", "OBS_NAME", "OBS_SHAPE", "P_CLAIM", "P_DRAWN", "P_HAND", "P_HUI", "P_INDICATOR",
-    "P_MELDS", "P_RIVERS", "P_SCALARS", "observe", "observe_one",
+    "P_MELDS", "P_RIVERS", "P_SCALARS", "checked_mask", "checked_planes", "observe", "observe_one",
 ]

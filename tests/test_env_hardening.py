@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -554,14 +555,82 @@ def test_baseline_agents_check_what_they_are_given(make):
     assert m[np.arange(3), agent.act({"observation": o, "action_mask": m.astype(np.float32)}, rng)].all()
     nan_mask = m.astype(float)
     nan_mask[0, 0] = np.nan
-    for bad, match in [({"observation": np.full_like(o, 255), "action_mask": m}, "hand count above 4"),
+    assert (agent.act({"observation": o.astype(float), "action_mask": m}, np.random.default_rng(0))
+            == agent.act({"observation": o, "action_mask": m}, np.random.default_rng(0))).all()  # whole floats
+    for bad, match in [({"observation": np.full_like(o, 255), "action_mask": m}, "at most 4 of a kind"),
                        ({"observation": o, "action_mask": m[:, :50]}, "action_mask must be"),
-                       ({"observation": o[:2], "action_mask": m}, "one row per action_mask row"),
+                       ({"observation": o[:2], "action_mask": m}, "one row per observation row"),
                        ({"observation": o, "action_mask": nan_mask}, "no NaN"),
-                       ({"observation": o.astype(float), "action_mask": m}, "observation must be"),
+                       ({"observation": o + 0.5, "action_mask": m}, "whole numbers 0-255"),
+                       ({"observation": o.astype(complex), "action_mask": m}, "observation must be"),
                        (o, "obs must be a dict")]:
         with pytest.raises(ValueError, match=match):
             agent.act(bad, rng)
+
+
+def _turn_or_claim_positions(rng, n: int, rules: str):
+    """Planes that are garbage but for a hand plane, a phase and a mask that make a position the engine could
+    ask about: an own turn of 3k+2 tiles discarding kinds it holds, or a claim or rob window of 3k+1."""
+    from mj_env.baselines import _CLAIM_ACTIONS, _TURN_ACTIONS
+    from mj_env.observation import COL_PHASE, N_PLANES, P_HAND, P_SCALARS
+    planes = rng.integers(0, 256, (n, N_PLANES, 34)).astype(np.uint8)
+    phase = rng.integers(0, 3, n)
+    mask = (rng.random((n, A.N_ACTIONS)) < rng.random((n, 1))) & np.where(phase[:, None] == 0, _TURN_ACTIONS,
+                                                                         _CLAIM_ACTIONS)
+    for i in range(n):
+        size = 3 * int(rng.integers(0, 5)) + (2 if phase[i] == 0 else 1)
+        hand = np.bincount(rng.choice(np.repeat(np.arange(34), 4), size, replace=False), minlength=34)
+        planes[i, P_HAND] = hand
+        if phase[i] == 0:
+            for lo in (A.DISCARD, A.KONG_SELF, A.TING):
+                mask[i, lo:lo + 34] &= hand > 0
+            mask[i, A.DISCARD + rng.choice(np.flatnonzero(hand))] = True
+        else:
+            mask[i, A.PASS] = True
+    planes[:, P_SCALARS, COL_PHASE] = phase
+    if rules != "quemen":
+        mask[:, A.TING:] = False
+    return planes, mask
+
+
+@pytest.mark.parametrize("rules", ["beijing", "hebei", "quemen"])
+def test_rule_agents_play_any_position_legally(rules):
+    """Garbage planes around a real position (the hand, the phase, a mask of legal-looking actions): the rule
+    and efficient agents answer with an action their mask allows, never a crash deep in the hand tables or the
+    agent's own illegal-choice guard (a probe got "wild must be >= 0", "tiles_to_win takes counts of 0-4"
+    and AssertionError "rule agent chose illegal action")."""
+    rng = np.random.default_rng(7)
+    for agent in (RuleBasedAgent(rules), EfficientAgent(rules)):
+        for _ in range(20):
+            planes, mask = _turn_or_claim_positions(rng, 32, rules)
+            actions = agent.act({"observation": planes, "action_mask": mask}, rng)
+            assert mask[np.arange(32), actions].all()
+
+
+def test_rule_agents_refuse_a_row_that_is_no_position():
+    from mj_env.observation import COL_PHASE, P_HAND, P_SCALARS
+    eng = Engine(num_tables=1, seed=0)
+    eng.reset(seed=1)
+    o, m = observe(eng.rules, eng.state), eng.legal_mask()  # the dealer's first turn: 14 tiles
+    assert o[0, P_SCALARS, COL_PHASE] == 0 and not m[0, A.PASS]
+    claim = o.copy()
+    claim[0, P_SCALARS, COL_PHASE] = 1
+    phase_200 = o.copy()
+    phase_200[0, P_SCALARS, COL_PHASE] = 200
+    thirteen = o.copy()
+    thirteen[0, P_HAND, np.flatnonzero(o[0, P_HAND])[0]] -= 1
+    unheld = m.copy()
+    unheld[0, A.DISCARD + np.flatnonzero(o[0, P_HAND] == 0)[0]] = True
+    with_pass = m.copy()
+    with_pass[0, A.PASS] = True
+    for planes, mask, says in [(claim, m, "a claim or rob window's mask allows pass"),
+                               (o, with_pass, "an own turn's mask allows a discard and only"),
+                               (phase_200, m, "the phase is 0-2"),
+                               (thirteen, m, "an own turn holds 3k+2 concealed tiles"),
+                               (o, unheld, "an own turn discards and kongs only kinds it holds")]:
+        for agent in (RuleBasedAgent(), EfficientAgent()):
+            with pytest.raises(ValueError, match=re.escape(says)):
+                agent.act({"observation": planes, "action_mask": mask}, np.random.default_rng(0))
 
 
 def test_redeal_refuses_a_ragged_seat_list():
