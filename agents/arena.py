@@ -539,8 +539,13 @@ def _device_problem(device: str) -> str | None:
     return device_problem(device)
 
 
-def output_problem(flag: str, path: str) -> str | None:
-    """Why ``path`` cannot be written (a missing or unwritable folder, a folder itself), or None."""
+def output_problem(flag: str, path) -> str | None:
+    """Why ``path`` cannot be written (a name the file system refuses, a missing or unwritable folder, a folder
+    itself), or None. No folder is ever created. The one check of an output path for the arena, the curve
+    and the benchmarks."""
+    problem = path_problem(str(path))
+    if problem:
+        return f"{flag} {problem}"
     target = Path(path)
     parent = target.parent
     if target.is_dir():

@@ -60,9 +60,14 @@ def seed(p: argparse.ArgumentParser, value: int, flag: str = "--seed") -> None:
 
 
 def output_problem(flag: str, path) -> str | None:
-    """Why ``path`` cannot be written (a missing or unwritable folder, a folder itself), or None. No folder
-    is ever created."""
+    """Why ``path`` cannot be written (a name the file system refuses, a missing or unwritable folder, a folder
+    itself), or None. No folder is ever created. ``agents.arena.output_problem`` says the same; this copy
+    exists because importing ``agents`` would load NumPy before win_checks.py and search.py size its threads."""
     target = Path(path)
+    try:
+        target.exists()
+    except OSError as e:  # ENAMETOOLONG: is_dir() and exists() raise instead of answering False
+        return f"{flag} {str(path)[:80]}{'...' if len(str(path)) > 80 else ''}: {e.strerror or type(e).__name__}"
     parent = target.parent
     if target.is_dir():
         return f"{flag} {path}: is a directory; give a file name"

@@ -33,6 +33,14 @@ def test_arena_refuses_a_path_too_long_without_a_traceback(args, capsys):
     assert args[-1].split(",")[0][:20] in err or args[1][:20] in err
 
 
+def test_curve_refuses_an_output_path_too_long_without_a_traceback(tmp_path, capsys):
+    from agents.curve import main
+    with pytest.raises(SystemExit) as exc:
+        main([str(tmp_path / "progress.csv"), "--out", str(tmp_path / (LONG + ".png"))])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "Traceback" not in err and "--out " in err and "File name too long" in err
+
+
 def test_make_agent_refuses_a_path_too_long_with_a_value_error():
     from agents import make_agent
     with pytest.raises(ValueError, match="agent"):
