@@ -946,7 +946,6 @@ def main(argv: list[str] | None = None) -> dict:
     device = torch.device(args.device)
     steps_per_update = args.num_envs * args.num_steps
     num_updates = max(1, args.total_steps // steps_per_update) if args.total_steps else 0  # 0: cloning only
-    log = RunLog(args, num_updates)
     rng = seed_everything(args)
 
     envs = MahjongVectorEnv(num_envs=args.num_envs, rules=args.rules, seed=args.seed)
@@ -959,6 +958,7 @@ def main(argv: list[str] | None = None) -> dict:
     seats = SeatPlan(args, rng, device)
     opponents_of_eval = eval_opponents(args, device)
     print(plan_text(args, num_updates, opponents_of_eval), flush=True)
+    log = RunLog(args, num_updates)  # after the plan line: on a terminal the bar would print first
     obs, _ = envs.reset(seed=args.seed)
     global_step, start, last_eval, update = 0, time.time(), {}, 0
     if args.bc_steps:

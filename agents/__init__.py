@@ -42,7 +42,8 @@ def path_problem(path: str) -> str | None:
 
 def make_agent(spec, rules="beijing", device: str = "cpu"):
     """An agent from its name: ``random``, ``rule``, ``efficient`` (``mj_env.baselines``), ``pretrained`` (the player shipped for ``rules``,
-    ``agents.pretrained``; ``pretrained:sample`` samples from it), or a checkpoint path written by
+    ``agents.pretrained``; played as that player's ``PLAYERS`` entry says; ``pretrained:greedy`` or
+    ``pretrained:sample`` choose), or a checkpoint path written by
     ``train.py``, a str or a path object (``PATH:greedy`` plays the most likely action instead of sampling). A path
     object always names a file: ``Path("rule")`` is the checkpoint ``./rule``, not the rule agent. A network agent's
     ``device`` that cannot run here is a ValueError (``agents.networks.device_problem``)."""

@@ -8,7 +8,8 @@ version checked against the code's), so a file left from another layout refuses 
 Where the name works:
 
 - ``agents.make_agent("pretrained", rules=...)`` and so ``python -m agents.arena --agents pretrained,rule``;
-  ``pretrained:sample`` samples from the policy instead of taking its most likely action;
+  it plays as ``PLAYERS[rules]['greedy']`` says (hebei's takes its most likely action, the others
+  sample from the policy); ``pretrained:greedy`` and ``pretrained:sample`` choose;
 - ``train.py --opponent-pretrained P``: a share P of the opponent-pool hands against it, and it joins
   the quick and final evaluations;
 - the single-agent env, ``gym.make("mj_env/Beijing-v0", opponents="pretrained")``: ``mj_env`` does not

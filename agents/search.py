@@ -26,9 +26,10 @@ worth to the same lookahead, not what a fair player can reach.
 It reads the real table only to copy it and to redeal what is hidden: its decision is the same
 whatever the hidden tiles are (a test redeals them and asks again). It is an *engine-aware* agent: the
 arena calls ``act_tables(engine, tables, rng)`` for it instead of ``act(obs, rng)`` (``agents.arena``).
-It costs ``worlds`` x candidates rollouts per decision, about 10 decisions a second on one core at 64
-worlds, so it is a measuring instrument (how far one step of lookahead gets above the rule agent),
-not a player for training loops.
+It costs ``worlds`` x candidates rollouts per decision: about 10 decisions a second on one core at 64
+worlds with up to 100 walls in play at once (the CLI's ``--batch-walls``; a helper measured 3.8 a second
+at ``--walls 4``, the other core busy, as fewer walls batch fewer rollouts together). So it is a measuring
+instrument (how far one step of lookahead gets above the rule agent), not a player for training loops.
 
 ::
 
