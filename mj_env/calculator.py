@@ -25,9 +25,9 @@ Input decisions (where docs/INTERFACES.md leaves room):
 - ``rules`` is a preset name, or an object ``{"name": "beijing", <field>: value, ...}`` naming a
   preset plus overrides of the rule fields that bear on a hand's score (`SCORE_RULE_FIELDS`,
   the fields this calculator reads; docs/RULES.md 6.4). `rules_json` writes it. Other RuleSet fields
-  (``hands_per_episode``, ``reserve``, ``multiple_winners``, ``kong_payments``, ...) change
-  nothing the calculator computes and are refused in the object with an error that says so;
-  ``base`` is the line's own field and is refused inside the object too. ``n_tiles`` follows
+  (``hands_per_episode``, ``reserve``, ``multiple_winners``, ``kong_payments``, ...) are taken too,
+  checked as a rule set checks them (a value no rule set takes is an error), and change nothing the
+  calculator computes; ``base`` is the line's own field and is refused inside the object. ``n_tiles`` follows
   ``flowers`` (144 with flowers, else 136). Python callers may pass a RuleSet. ``base``
   defaults to the rule set's ``base`` (1 in the presets).
 - Numbers are bounded so that no input can make a huge score: ``base`` 1-`MAX_BASE`,
@@ -42,7 +42,8 @@ Input decisions (where docs/INTERFACES.md leaves room):
   fits is read as the run that scores most. A chi is claimed and a claimed 惠牌 counts at face
   value, so a chi of 惠牌-kind tiles only (``"555m"`` with 惠牌 5m) is a run through that kind
   (345m, 456m or 567m), never one in another suit.
-- A meld's ``from`` is optional; when given it must be another seat (else an error). A chi from
+- A meld's ``from`` is optional (a chi without it is taken as claimed from the seat before the winner);
+  when given it must be another seat (else an error). A chi from
   another seat than the one before the winner (``(winner - 1) % 4``), and a chi under rules
   without chi (hebei, quemen), are well-formed tiles that make no win the rules allow:
   ``legal: false`` (docs/INTERFACES.md 1), not errors. A concealed kong has no ``from``.
@@ -212,7 +213,7 @@ def score_win(win: Win) -> dict:
     if chi and not rules.chi:  # well-formed tiles, a hand the rules cannot make: not a malformed line
         return _illegal(f"melds[{chi[0]}] is a chi, and rules {rules.name!r} have no chi")
     before = (win.winner - 1) % 4
-    wrong = [n for n in chi if win.melds[n].source != before]
+    wrong = [n for n in chi if win.melds[n].source not in (None, before)]  # no from: the seat before
     if wrong:  # docs/RULES.md 4.2: only the next player may chi
         return _illegal(f"melds[{wrong[0]}].from is {win.melds[wrong[0]].source}; a chi is claimed from the seat "
                         f"before the winner, {before}")
@@ -358,9 +359,6 @@ def _rules(value) -> RuleSet:
             continue
         if k == "base":
             raise InputError('rules.base: base is a field of the line itself ("base": 500), not of the rules object')
-        if k not in SCORE_RULE_FIELDS:
-            raise InputError(f"rules.{k}: this rule field does not bear on a hand's score, so a calculator line "
-                             f"does not take it (the fields that do: mj_env.calculator.SCORE_RULE_FIELDS)")
         want = {"bool": bool, "int": int}[_RULE_FIELD_TYPES[k]]
         if type(v) is not want:
             raise InputError(f"rules.{k} must be {'true or false' if want is bool else 'an integer'}, got {short(v)}")
@@ -453,7 +451,9 @@ def _meld(raw, n: int, rules: RuleSet, winner: int, hui: int | None) -> Meld:
     size = 4 if is_kong else 3
     if len(tiles) != size:
         raise InputError(f"{where}: a {kind} has {size} tiles, got {len(tiles)} in {text!r}")
-    wild = hui if (rules.hui_wild_in_melds and hui is not None) else None
+    # a concealed kong is four tiles of one kind at face value: 惠牌 complete only a chi, pong or exposed
+    # kong (docs/RULES.md 5; an added kong tops up a pong, which may hold one)
+    wild = hui if (rules.hui_wild_in_melds and hui is not None and kind != "concealed_kong") else None
     readings = _meld_readings(kind, tiles, wild)
     if not readings:
         what = "a run of three consecutive tiles of one suit" if kind == "chi" else f"{size} identical tiles"

@@ -104,8 +104,8 @@ ERRORS = [
     (dict(VALID, rules={"hui": True}), "must name its preset"),
     (dict(VALID, rules={"name": "beijing", "nonsense": 1}), "unknown rule field(s): 'nonsense'"),
     (dict(VALID, rules={"name": "beijing", "base": 5}), "rules.base: base is a field of the line itself"),
-    (dict(VALID, rules={"name": "beijing", "reserve": 99}), "rules.reserve: this rule field does not bear on"),
-    (dict(VALID, rules={"name": "beijing", "hands_per_episode": 3}), "rules.hands_per_episode: this rule field"),
+    (dict(VALID, rules={"name": "beijing", "reserve": 99}), "rule field 'reserve': must be 0-40, got 99"),
+    (dict(VALID, rules={"name": "beijing", "multiple_winners": 1}), "rules.multiple_winners must be true or false"),
     (dict(VALID, rules={"name": "beijing", "hubao": 1}), "rules.hubao must be true or false, got 1"),
     (dict(VALID, rules={"name": "beijing", "self_draw_only_hui": 9}), "'self_draw_only_hui': must be 0-4"),
     (dict(VALID, rules={"name": "tokyo"}), "rules.name must be one of beijing, hebei, quemen, got 'tokyo'"),
@@ -211,8 +211,32 @@ def test_a_chi_the_rules_cannot_make_is_no_legal_win(rules):
     wrong_seat = evaluate(dict(line, rules="beijing", melds=[dict(line["melds"][0], **{"from": 2}), line["melds"][1]]))
     assert wrong_seat == {"legal": False, "reason": "melds[0].from is 2; a chi is claimed from the seat before the "
                                                     "winner, 0"}  # only the next player may chi (docs/RULES.md 4.2)
+    no_from = evaluate(dict(line, rules="beijing", melds=[{"type": "chi", "tiles": "456s"}, line["melds"][1]]))
+    assert no_from == evaluate(dict(line, rules="beijing"))  # no from: claimed from the seat before the winner
     with pytest.raises(InputError, match="'457s' is not a valid chi"):  # a malformed chi is still an error
         evaluate(dict(line, melds=[{"type": "chi", "tiles": "457s", "from": 0}, line["melds"][1]]))
+
+
+def test_rule_fields_that_do_not_bear_on_the_score_are_taken_and_change_nothing():
+    """docs/RULES.md's Decision items are rule fields; one that the engine alone reads (a wall, turn or episode
+    field) is a valid rules-object field, checked as a rule set checks it, and the score is the preset's."""
+    want = evaluate(VALID)
+    for extra in ({"multiple_winners": True}, {"shaozhuang_on_draw": False}, {"hands_per_episode": 3},
+                  {"reserve": 16}):
+        assert evaluate(dict(VALID, rules={"name": "beijing", **extra})) == want, extra
+
+
+def test_a_concealed_kong_is_read_at_face_value_even_where_hui_are_wild_in_melds():
+    """docs/RULES.md 5: with hui_wild_in_melds a 惠牌 may complete a chi, pong or exposed kong; a concealed kong
+    is four of one kind in hand (the engine declares no other), so "777m5z" with 惠牌 5z is no concealed kong
+    (it scored 一条龙 + 清一色 as if it were 7777m). An added kong tops up a pong, which may hold a 惠牌."""
+    line = {"rules": {"name": "beijing", "hui_wild_in_melds": True}, "hand": "123m456m789m1m", "win_tile": "1m",
+            "hui": "5z", "winner": 1, "dealer": 0, "melds": [{"type": "concealed_kong", "tiles": "777m5z"}]}
+    with pytest.raises(InputError, match="'777m5z' is not a valid concealed_kong"):
+        evaluate(line)
+    added = evaluate(dict(line, melds=[{"type": "added_kong", "tiles": "777m5z", "from": 2}]))
+    assert added["legal"] is True and added["patterns"] == {"一条龙": 3, "清一色": 6}
+    assert evaluate(dict(line, melds=[{"type": "concealed_kong", "tiles": "2222z"}]))["legal"] is True
 
 
 def test_defaults_and_nulls_are_accepted():
