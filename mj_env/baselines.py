@@ -118,16 +118,17 @@ def check_positions(o: np.ndarray, mask: np.ndarray) -> None:
     hand = o[:, P_HAND]
     size = hand.sum(axis=1, dtype=np.int64)
     turn = phase == TURN
-    held = np.concatenate([hand > 0, hand > 0, np.ones((len(o), A.TING - A.WIN), dtype=bool), hand > 0], axis=1)
+    outside = (mask & ~np.where(turn[:, None], _TURN_ACTIONS, _CLAIM_ACTIONS)).any(axis=1)
+    kinds = mask[:, A.DISCARD:A.DISCARD + K] | mask[:, A.KONG_SELF:A.KONG_SELF + K] | mask[:, A.TING:A.TING + K]
     problems = [
         (phase > ROB, f"the phase is 0-{ROB}"),
-        (turn & ((mask & ~_TURN_ACTIONS).any(axis=1) | ~(mask & _TURN_DISCARDS).any(axis=1)),
+        (turn & (outside | ~(mask & _TURN_DISCARDS).any(axis=1)),
          "an own turn's mask allows a discard and only discards, kongs, win and ting"),
-        (~turn & ((mask & ~_CLAIM_ACTIONS).any(axis=1) | ~mask[:, A.PASS]),
+        (~turn & (outside | ~mask[:, A.PASS]),
          "a claim or rob window's mask allows pass and only win, pass, pong, kong and chi"),
         (turn & (size % 3 != 2), "an own turn holds 3k+2 concealed tiles"),
         ((phase == CLAIM) & (size % 3 != 1), "a claim window holds 3k+1 concealed tiles"),
-        (turn & (mask & ~held).any(axis=1), "an own turn discards and kongs only kinds it holds"),
+        (turn & (kinds & (hand == 0)).any(axis=1), "an own turn discards and kongs only kinds it holds"),
     ]
     for bad, rule in problems:
         if bad.any():
