@@ -342,7 +342,6 @@ class RuleBasedAgent:
         tile = o[:, P_CLAIM].argmax(axis=1)
         melds = F.own_meld_suits(o)
         now = hand_distance(self.rules, hands, hui, melds).astype(np.float64)
-        wild_ok = self.rules.hui_wild_in_melds
         best = np.full(m, np.inf)
         best_key = np.full(m, np.inf)
         best_action = np.full(m, A.PASS, dtype=np.int64)
@@ -368,35 +367,18 @@ class RuleBasedAgent:
             best[sel[better]] = d[better]
             best_action[sel[better]] = action if np.isscalar(action) else action[better]
 
-        def take_same(sel, need):
-            after = hands[sel].copy()
-            t = tile[sel]
-            r = np.arange(len(sel))
-            nat = np.minimum(after[r, t], need)
-            after[r, t] -= nat
-            if wild_ok:
-                after[r, np.maximum(hui[sel], 0)] -= (need - nat).astype(np.int8)
-            return after
-
         kong = np.flatnonzero(mask[:, A.KONG])
         if len(kong):
-            consider(kong, take_same(kong, 3), A.KONG, 0.2, then_discard=False)
+            consider(kong, F.claim_hands(self.rules, hands, hui, tile, kong, F.OPT_KONG), A.KONG, 0.2,
+                     then_discard=False)
         pong = np.flatnonzero(mask[:, A.PONG])
         if len(pong):
-            consider(pong, take_same(pong, 2), A.PONG, 0.1, then_discard=True)
+            consider(pong, F.claim_hands(self.rules, hands, hui, tile, pong, F.OPT_PONG), A.PONG, 0.1,
+                     then_discard=True)
         chi_ok = mask[:, A.CHI:A.CHI + A.N_CHI]
         if chi_ok.any():
             r, c = np.nonzero(chi_ok)
-            after = hands[r].copy()
-            rr = np.arange(len(r))
-            for k in range(3):
-                need = A.CHI_START[c] + k
-                other = need != tile[r]
-                have = after[rr, need] > 0
-                use_nat = other & have
-                use_wild = other & ~have
-                after[rr[use_nat], need[use_nat]] -= 1
-                after[rr[use_wild], np.maximum(hui[r[use_wild]], 0)] -= 1
+            after = F.claim_hands(self.rules, hands, hui, tile, r, F.OPT_CHI + c)
             # several chi options of one row: consider them one group at a time
             order = np.argsort(r, kind="stable")
             first = np.ones(len(r), dtype=bool)

@@ -213,21 +213,22 @@ def best_discard(need: np.ndarray, imp: np.ndarray) -> tuple[np.ndarray, np.ndar
     return best.astype(np.int16), np.where(at_best, imp, -1).max(axis=1).astype(np.int16)
 
 
-def _claim_hands(rules: RuleSet, hands, hui, tile, rows, option) -> np.ndarray:
-    """Concealed hands of ``rows`` after taking claim ``option`` (OPT_PONG, OPT_KONG or OPT_CHI + c) of
-    ``tile``: naturals first, the 惠牌 for a missing copy (as the engine takes them)."""
+def claim_hands(rules: RuleSet, hands, hui, tile, rows, option) -> np.ndarray:
+    """Concealed hands of ``rows`` after taking claim ``option`` of ``tile``: naturals first, the 惠牌 for a
+    missing copy (as the engine takes them). ``option``: OPT_PONG, OPT_KONG or OPT_CHI + c, or for chis an
+    array of OPT_CHI + c, one per row. The one place this reading lives (the rule agent uses it too)."""
     after = hands[rows].astype(np.int8)
     i = np.arange(len(rows))
     h = np.maximum(hui[rows], 0)
     t = tile[rows]
-    if option in (OPT_PONG, OPT_KONG):
+    if np.isscalar(option) and option in (OPT_PONG, OPT_KONG):
         need = 2 if option == OPT_PONG else 3
         nat = np.minimum(after[i, t], need)
         after[i, t] -= nat
         if rules.hui_wild_in_melds:
             after[i, h] -= (need - nat).astype(np.int8)
         return after
-    start = A.CHI_START[option - OPT_CHI]
+    start = A.CHI_START[np.asarray(option) - OPT_CHI]
     for k in range(3):
         kind = np.full(len(rows), start + k)
         other = kind != t
@@ -284,7 +285,7 @@ def _extra_planes(rules: RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.nd
     opts = [(o, np.flatnonzero(claiming & ok & (size % 3 == 1))) for o, ok in legal.items()]
     opts = [(o, rows) for o, rows in opts if len(rows)]
     if opts:  # all claim options of the batch in one discard table (kongs: no discard)
-        after = [_claim_hands(rules, hands, hui, tile, rows, o) for o, rows in opts]
+        after = [claim_hands(rules, hands, hui, tile, rows, o) for o, rows in opts]
         rows_of = np.concatenate([rows for _, rows in opts])
         col_of = np.concatenate([np.full(len(rows), o) for o, rows in opts])
         after = np.concatenate(after)
