@@ -349,8 +349,7 @@ class RuleBasedAgent:
         def consider(sel, after, action, bonus, then_discard):
             """Rows ``sel`` could hold ``after`` (len(sel), 34) by taking ``action``; an option the hand cannot
             take (tiles it lacks, so that fewer are taken: planes from outside only) is left out."""
-            taken = hands[sel].sum(axis=1, dtype=np.int64) - after.sum(axis=1, dtype=np.int64)
-            can = (after >= 0).all(axis=1) & (taken == (3 if np.isscalar(action) and action == A.KONG else 2))
+            can = F.claim_takeable(hands[sel], after, np.isscalar(action) and action == A.KONG)
             sel, after = sel[can], after[can]
             action = action if np.isscalar(action) else action[can]
             # the new meld's suits join the declared ones: the tiles it takes from the hand and the claimed tile

@@ -213,6 +213,15 @@ def best_discard(need: np.ndarray, imp: np.ndarray) -> tuple[np.ndarray, np.ndar
     return best.astype(np.int16), np.where(at_best, imp, -1).max(axis=1).astype(np.int16)
 
 
+def claim_takeable(before: np.ndarray, after: np.ndarray, kong) -> np.ndarray:
+    """Which claims ``claim_hands`` made from hands the seat could take them with: (m,) bool of hands
+    ``before`` and ``after`` (m, 34), ``kong`` (bool or (m,)) for exposed kongs (3 tiles from the hand,
+    else 2). A mask that is not the hand's (outside input only) asks for tiles it lacks: fewer are taken,
+    or a count goes below 0."""
+    taken = before.sum(axis=1, dtype=np.int16) - after.sum(axis=1, dtype=np.int16)
+    return (after >= 0).all(axis=1) & (taken == np.where(kong, 3, 2))
+
+
 def claim_hands(rules: RuleSet, hands, hui, tile, rows, option) -> np.ndarray:
     """Concealed hands of ``rows`` after taking claim ``option`` of ``tile``: naturals first, the 惠牌 for a
     missing copy (as the engine takes them). ``option``: OPT_PONG, OPT_KONG or OPT_CHI + c, or for chis an
@@ -290,8 +299,7 @@ def _extra_planes(rules: RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.nd
         col_of = np.concatenate([np.full(len(rows), o) for o, rows in opts])
         after = np.concatenate(after)
         # an option the hand cannot take (a mask that is not this hand's: outside input) is left at 0
-        taken = hands[rows_of].sum(axis=1, dtype=np.int16) - after.sum(axis=1, dtype=np.int16)
-        ok = (after >= 0).all(axis=1) & (taken == np.where(col_of == OPT_KONG, 3, 2))
+        ok = claim_takeable(hands[rows_of], after, col_of == OPT_KONG)
         rows_of, col_of, after = rows_of[ok], col_of[ok], after[ok]
         # the new meld's suits join the declared ones: the tiles it took from the hand and the claimed tile
         ms = suits_after_claim(melds[rows_of], hands[rows_of], after, tile[rows_of])
