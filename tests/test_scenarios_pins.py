@@ -160,3 +160,33 @@ def test_a_chi_with_a_hui_lists_its_physical_tiles_in_the_win(new_game):
     play(g, (1, "win"))
     (w,) = g.wins
     assert w["melds"] == [{"type": "chi", "tiles": "45m1s", "from": 0}] and w["discarder"] is None
+
+
+# 烧庄 in 3m: the dealer discards its 3m, seats 1-3 each draw a 3m and discard it; the dealer, next after
+# seat 3, can chi the fourth 3m with its 45m. The second round is led by the dealer's 6z.
+SHAOZHUANG_3M = {"hands": {0: "345m1z2z3z4z258p369s7z", 1: "77m88m66p77p88s99s2z", 2: "66m678p678s22z33z4z",
+                           3: "99m11p22p33s44s55s1z"}, "draws": "3m3m3m"}
+
+
+def test_a_shaozhuang_round_counts_when_its_fourth_discard_is_claimed(new_game):
+    # docs/RULES.md 6.1: "if the three others discard the same tile kind in turn, with no claim in between,
+    # that is one round"; the claim comes after the round's fourth discard, so the round stands and the
+    # claim ends 烧庄 for the rounds after it (docs/game_flow.md)
+    g = new_game(**SHAOZHUANG_3M)
+    play(g, (0, "discard 3m"), (1, "discard 3m"), (2, "discard 3m"), (3, "discard 3m"))
+    assert g.shaozhuang_rounds == 1 and g.shaozhuang_alive
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 0, ["pass", "chi 345m"])
+    play(g, (0, "chi 345m"))
+    assert g.shaozhuang_rounds == 1 and not g.shaozhuang_alive
+    assert (g.phase, g.to_act) == ("TURN", 0) and g.melds[0] == [meld("chi", "345m", 3)]
+
+
+def test_each_shaozhuang_round_may_have_its_own_tile(new_game):
+    # docs/RULES.md 6.1: "each further consecutive round of four equal discards adds one": four 3m, then four
+    # 6z (the dealer's, then three drawn and discarded) are two rounds (docs/game_flow.md: *Reading*)
+    g = new_game(hands={**SHAOZHUANG_3M["hands"], 0: "3m6z1z2z3z4z258p369s7z7z", 2: "66m678p678s22z33z4z"},
+                 draws="3m3m3m" + "9p" + "6z6z6z")  # the dealer draws 9p before leading 6z
+    play(g, (0, "discard 3m"), (1, "discard 3m"), (2, "discard 3m"), (3, "discard 3m"))
+    assert g.shaozhuang_rounds == 1 and g.shaozhuang_alive and (g.phase, g.to_act) == ("TURN", 0)
+    play(g, (0, "discard 6z"), (1, "discard 6z"), (2, "discard 6z"), (3, "discard 6z"))
+    assert g.shaozhuang_rounds == 2 and g.shaozhuang_alive
