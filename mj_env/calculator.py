@@ -359,9 +359,10 @@ def _rules(value) -> RuleSet:
             continue
         if k == "base":
             raise InputError('rules.base: base is a field of the line itself ("base": 500), not of the rules object')
-        want = {"bool": bool, "int": int}[_RULE_FIELD_TYPES[k]]
+        want = {"bool": bool, "int": int}.get(_RULE_FIELD_TYPES[k], str)  # the rest are names (wall_layout, ...)
         if type(v) is not want:
-            raise InputError(f"rules.{k} must be {'true or false' if want is bool else 'an integer'}, got {short(v)}")
+            said = {bool: "true or false", int: "an integer", str: "a string"}[want]
+            raise InputError(f"rules.{k} must be {said}, got {short(v)}")
         overrides[k] = v
     if "flowers" in overrides:  # 144 tiles go with flowers (RuleSet checks the pair)
         overrides["n_tiles"] = 144 if overrides["flowers"] else 136

@@ -226,6 +226,28 @@ def test_rule_fields_that_do_not_bear_on_the_score_are_taken_and_change_nothing(
         assert evaluate(dict(VALID, rules={"name": "beijing", **extra})) == want, extra
 
 
+@pytest.mark.parametrize("preset", ["beijing", "hebei", "quemen"])
+def test_any_value_of_any_rule_field_is_a_score_or_an_input_error(preset):
+    """Every RuleSet field in the rules object, given values of every JSON type: the line scores or is an
+    InputError naming what is wrong, never another exception (the names fields, wall_layout, dealer_rotation,
+    first_dealer, raised KeyError once fields beside the score ones were taken)."""
+    import dataclasses
+
+    from mj_env.rules import RuleSet
+    line = dict(VALID) if preset == "beijing" else {k: v for k, v in VALID.items() if k not in ("hui", "indicator")}
+    values = [True, False, 0, 1, -1, 99, 10**30, 1.5, None, [], {}, "x", "tail", "next", "random", "hebei"]
+    scored = 0
+    for f in dataclasses.fields(RuleSet):
+        for v in values:
+            try:
+                out = evaluate(dict(line, rules={"name": preset, f.name: v}))
+            except InputError:
+                continue
+            scored += 1
+            assert "legal" in out
+    assert scored > 20
+
+
 def test_a_concealed_kong_is_read_at_face_value_even_where_hui_are_wild_in_melds():
     """docs/RULES.md 5: with hui_wild_in_melds a 惠牌 may complete a chi, pong or exposed kong; a concealed kong
     is four of one kind in hand (the engine declares no other), so "777m5z" with 惠牌 5z is no concealed kong
