@@ -96,7 +96,7 @@ def checked_obs(obs, *, planes: bool = True) -> tuple[np.ndarray | None, np.ndar
         mask, o = obs["action_mask"], obs["observation"] if planes else None
     except KeyError as e:
         raise ValueError(f'obs must be a dict with "observation" and "action_mask"; {e} is missing') from None
-    o = None if o is None else checked_planes(o, "observation")
+    o = checked_planes(o, "observation") if planes else None  # an observation of None is refused there
     return o, checked_mask(mask, None if o is None else len(o), A.N_ACTIONS, "action_mask")
 
 

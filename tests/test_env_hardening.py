@@ -568,6 +568,23 @@ def test_baseline_agents_check_what_they_are_given(make):
             agent.act(bad, rng)
 
 
+@pytest.mark.parametrize("make", [RandomAgent, RuleBasedAgent, EfficientAgent])
+def test_baseline_agents_refuse_odd_arrays_with_a_value_error(make):
+    """Observations and masks of odd types and shapes (None, scalars, strings, ragged or nested lists, object,
+    complex or masked arrays, an extra axis): a ValueError, never another exception (an observation of None
+    reached the rule agent as None and raised TypeError, once the planes check moved to one place)."""
+    eng = Engine(num_tables=3, seed=0)
+    eng.reset(seed=1)
+    o, m = observe(eng.rules, eng.state), eng.legal_mask()
+    odd_o = [None, 5, "x", [], [[1, 2], [3]], o.astype(object), o[..., None], o.astype(np.complex64), o[:, :, :10]]
+    odd_m = [None, 5, "x", [], m.astype(object), m[:, :, None], m.astype(np.float32) * np.nan]
+    agent = make()
+    for obs in [{"observation": x, "action_mask": m} for x in odd_o] + [{"observation": o, "action_mask": x}
+                                                                       for x in odd_m]:
+        with pytest.raises(ValueError):
+            agent.act(obs, np.random.default_rng(0))
+
+
 def _turn_or_claim_positions(rng, n: int, rules: str):
     """Planes that are garbage but for a hand plane, a phase and a mask that make a position the engine could
     ask about: an own turn of 3k+2 tiles discarding kinds it holds, or a claim or rob window of 3k+1."""
