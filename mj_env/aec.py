@@ -215,9 +215,17 @@ class raw_env(AECEnv):
             self._record(res)
             self._accumulate_rewards()
         self._select()
+        if self.render_mode == "human":
+            self.render()
+
+    def _check_dealt(self, call: str) -> None:
+        """A RuntimeError before the first reset (no hand is dealt: the engine's state is all zeros)."""
+        if not getattr(self, "_hand", None):
+            raise RuntimeError(f"{call} before reset(): no hand is dealt yet; call reset() first")
 
     def observe(self, agent):
         seat = self.agent_name_mapping[self._known(agent)]
+        self._check_dealt("observe()")
         obs = observe_one(self.rules, self.engine.state, 0, seat)
         st = self.engine.state
         if st.phase[0] != END and st.to_act[0] == seat:
@@ -229,6 +237,7 @@ class raw_env(AECEnv):
     def state(self) -> np.ndarray:
         """(4, 14, 34) uint8: every seat's observation planes, seat 0 first (see the docstring; ``mj_obs_v1``
         whatever ``obs`` is)."""
+        self._check_dealt("state()")
         st = self.engine.state
         return np.stack([observe_one(self.rules, st, 0, seat) for seat in range(4)])
 
@@ -303,6 +312,7 @@ class raw_env(AECEnv):
     def render(self):
         if self.render_mode is None:
             return None
+        self._check_dealt("render()")
         text = render_table(self.rules, self.engine.state, 0)
         if self.render_mode == "human":
             print(text)

@@ -65,17 +65,19 @@ def _new_rng(seed) -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
-def _parse_dealers(dealers, n: int) -> np.ndarray:
-    """``n`` seats 0-3 given as Python or NumPy integers (not floats, strings or bools)."""
+def _parse_dealers(dealers, n: int, one_table: bool = False) -> np.ndarray:
+    """``n`` seats 0-3 given as Python or NumPy integers (not floats, strings or bools); ``one_table``: the
+    engine has one table (an error then names no table)."""
     if isinstance(dealers, (str, bytes, dict, set, frozenset)) or not hasattr(dealers, "__len__") \
             or (isinstance(dealers, np.ndarray) and dealers.ndim != 1):
         raise ValueError(f"dealers must be a list of {n} seats, got {shown(dealers)!r}")
     if len(dealers) != n:
-        raise ValueError(f"{len(dealers)} dealers given for {n} tables")
+        raise ValueError(f"{len(dealers)} dealer{'s' * (len(dealers) != 1)} given for {n} table{'s' * (n != 1)}")
     out = np.empty(n, dtype=np.int8)
     for j, d in enumerate(dealers):
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or not 0 <= d <= 3:
-            raise ValueError(f"dealer of table {j} of this reset must be a seat 0-3 (an integer), "
+            raise ValueError(f"{'the dealer' if one_table else f'dealer of table {j} of this reset'} must be a "
+                             "seat 0-3 (an integer), "
                              f"got {shown(d)!r}")
         out[j] = d
     return out
@@ -152,7 +154,7 @@ class Engine:
         rng = self.rng if seed is None else _new_rng(seed)
         idx = self._rows if tables is None else self._table_index(tables)
         walls_arr = None if walls is None else self._parse_walls(walls, len(idx))
-        dealers_arr = None if dealers is None else _parse_dealers(dealers, len(idx))
+        dealers_arr = None if dealers is None else _parse_dealers(dealers, len(idx), self.num_tables == 1)
         return rng, idx, walls_arr, dealers_arr
 
     def _table_index(self, tables) -> np.ndarray:
@@ -177,13 +179,18 @@ class Engine:
                 or (isinstance(walls, np.ndarray) and walls.ndim == 0):
             raise WallError(f"walls must be a list of {n} walls (one per table), got {type(walls).__name__}")
         if len(walls) != n:
-            raise WallError(f"{len(walls)} walls given for {n} tables")
+            if len(walls) == self.rules.n_tiles and isinstance(walls[0], (str, int, np.integer)):
+                raise WallError(f"walls must be a list of {n} walls (one per table); got a single wall of "
+                                f"{len(walls)} tiles (the same wall at every table: [wall] * {n})")
+            raise WallError(f"{len(walls)} wall{'s' * (len(walls) != 1)} given for {n} "
+                            f"table{'s' * (n != 1)}")
         out = np.empty((n, self.rules.n_tiles), dtype=np.int8)
         for j, w in enumerate(walls):
             try:
                 out[j] = parse_wall(self.rules, w)
             except WallError as e:
-                raise WallError(f"wall of table {j} of this reset: {e}") from None
+                where = "the wall" if self.num_tables == 1 else f"wall of table {j} of this reset"
+                raise WallError(f"{where}: {e}") from None
         return out
 
     # ------------------------------------------------------------ copies (search)

@@ -367,7 +367,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             tables = self._masked_tables(options["reset_mask"])
         # the seed, walls and dealers are checked before anything here or in the engine changes
         self.engine.check_reset(seed, options.get("walls"), options.get("dealers"), tables)
-        return self._undoable(self._reset_checked, seed, options, tables, restart_seats)
+        return self._shown(self._undoable(self._reset_checked, seed, options, tables, restart_seats))
 
     def _reset_checked(self, seed, options: dict, tables: np.ndarray, restart_seats: bool):
         if seed is not None:
@@ -393,7 +393,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         if not self._started:
             raise A.ActionError("step() before reset(): call reset() first")
         acts = A.action_batch(actions, self.num_envs)
-        return self._undoable(self._step_checked, acts)
+        return self._shown(self._undoable(self._step_checked, acts))
 
     def _step_checked(self, acts: np.ndarray):
         n, rows = self.num_envs, np.arange(self.num_envs)
@@ -535,8 +535,11 @@ class MahjongSingleAgentEnv(gym.Env):
         # generator moves, so a refused reset leaves the hand in play as it was
         opts = {wrap: [options[key]] for key, wrap in (("wall", "walls"), ("dealer", "dealers"))
                 if options.get(key) is not None} or None
-        if opts:
-            self.venv.engine.check_reset(None, opts.get("walls"), opts.get("dealers"), [0])
+        self._check_open()
+        # the seed is checked as the vector envs check it (a ValueError naming it; Gymnasium's own check would
+        # take True and refuse NumPy integers), a wall or dealer as the engine checks them
+        self.venv.engine.check_reset(seed, (opts or {}).get("walls"), (opts or {}).get("dealers"), [0])
+        seed = None if seed is None else int(seed)
         before = (self._np_random, self._np_random_seed,
                   None if self._np_random is None else copy.deepcopy(self._np_random.bit_generator.state))
         super().reset(seed=seed)
@@ -551,14 +554,35 @@ class MahjongSingleAgentEnv(gym.Env):
         self._done = False
         return self._one(obs), self._one_info(infos)
 
+    def _check_open(self) -> None:
+        if self.venv.closed:
+            raise RuntimeError(f"this {type(self).__name__} is closed")
+
+    @staticmethod
+    def _action(action) -> int:
+        """``action`` as an int: a Python or NumPy integer, or a 0-d integer array or tensor (anything NumPy reads
+        as one); an ActionError for a bool, a float (3.0 is no action), a string or anything else."""
+        if isinstance(action, (bool, np.bool_)):
+            raise A.ActionError(f"action {action!r} is not an integer in 0-{A.N_ACTIONS - 1}")
+        if isinstance(action, (int, np.integer)):
+            return int(action)
+        try:
+            arr = np.asarray(action)
+        except Exception:  # noqa: BLE001 (a tensor on a GPU, one that needs grad, an odd __array__: not an action)
+            arr = None
+        if arr is None or arr.shape != () or arr.dtype.kind not in "iu":
+            raise A.ActionError(f"action {shown(action)!r} is not an integer in 0-{A.N_ACTIONS - 1}")
+        return int(arr)
+
     def step(self, action):
+        self._check_open()
         if self._done:
             raise A.ActionError("the episode is over (or not started): call reset() first")
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-                and not (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu") \
-                or not -2**63 <= int(action) < 2**63:
-            raise A.ActionError(f"action {shown(action)!r} is not an integer in 0-{A.N_ACTIONS - 1}")
-        obs, rew, term, _, infos = self.venv.step(np.array([int(action)], dtype=np.int64))
+        a = self._action(action)
+        if not 0 <= a < A.N_ACTIONS:  # the vector form would name "table 0", which a user of one table never made
+            raise A.ActionError(f"action {shown(a)} is not in the action space Discrete({A.N_ACTIONS}): "
+                                f"an integer in 0-{A.N_ACTIONS - 1}")
+        obs, rew, term, _, infos = self.venv.step(np.array([a], dtype=np.int64))
         self._done = bool(term[0])
         return self._one(obs), float(rew[0]), bool(term[0]), False, self._one_info(infos)
 
@@ -566,6 +590,7 @@ class MahjongSingleAgentEnv(gym.Env):
         """(127,) bool: the learner's legal actions (``MaskablePPO``'s hook). Gymnasium's wrappers (what
         ``gym.make`` returns) do not pass it on: ``env.unwrapped.action_masks()`` or
         ``env.get_wrapper_attr("action_masks")()``."""
+        self._check_open()
         return self.venv.action_masks()[0]
 
     def render(self):

@@ -37,6 +37,8 @@ the single-agent environment (``mj_env.single_agent``), where the learner is one
 returned for it is the new hand's first decision. ``NEXT_STEP`` returns the ended table as it
 is (its mask allows only ``pass``); the next action there is ignored and the table is dealt
 anew in that step. ``reset(options={"reset_mask": (N,) bool})`` deals only the tables marked.
+``SAME_STEP`` infos hold no ``final_obs`` or ``final_info`` (Gymnasium's ``SyncVectorEnv`` has them): an
+ended hand has no seat to decide, and what it ended with is in ``infos["settlement"]`` and the rewards.
 
 ## Self-play with it
 
@@ -92,14 +94,23 @@ class TablesEnvBasics:
 
     def render(self):
         """``"ansi"``: the text of the first four tables; ``"human"``: the same text printed (returns
-        None); other modes render nothing."""
+        None; a human-mode env also prints itself at every reset and step, Gymnasium's convention); other
+        modes render nothing. A RuntimeError before the first reset (no table is dealt yet)."""
         if self.render_mode not in ("ansi", "human"):
             return None
+        if not self._started:
+            raise RuntimeError("render() before reset(): no table is dealt yet; call reset() first")
         text = "\n\n".join(render_table(self.rules, self.engine.state, b) for b in range(min(self.num_envs, 4)))
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def _shown(self, result):
+        """``result`` (of a reset or step) as it is, once the tables are printed where ``render_mode`` is "human"."""
+        if self.render_mode == "human":
+            self.render()
+        return result
 
     def close(self, **kwargs):
         self.closed = True
@@ -210,7 +221,7 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
             self._over[tables] = False
         self._redeal_instant(res)
         self._started = True
-        return self._obs(), {}
+        return self._shown((self._obs(), {}))
 
     def step(self, actions):
         """One decision at every table: ``actions`` is an integer array of shape (N,).
@@ -239,6 +250,6 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
                 self._redeal_instant(self.engine.reset(tables=restart))
         elif done.any():
             self._redeal_instant(self.engine.reset(tables=np.flatnonzero(done)))
-        return (self._obs(), rewards.astype(np.float64), done.copy(), np.zeros(self.num_envs, dtype=bool),
-                infos)
+        return self._shown((self._obs(), rewards.astype(np.float64), done.copy(),
+                            np.zeros(self.num_envs, dtype=bool), infos))
 
