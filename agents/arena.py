@@ -35,7 +35,14 @@ Reported per agent:
 - ``win_rate``: fraction of its hands it won; ``self_draw_rate``: won by self-draw;
 - ``deal_in_rate``: fraction of its hands in which it discarded the winning tile (or had its
   added kong robbed), i.e. ``settlement["input"]["discarder"]`` was its seat;
-- ``avg_fan``: mean ``settlement["fan"]`` of its wins (null without wins).
+- ``avg_fan``: mean ``settlement["fan"]`` of its wins (null without wins);
+- ``hands``: its seat-hands, the denominator of the rates (2 agents: twice the hands played, each agent
+  holding two seats of every hand).
+
+Beside the agents, the summary (and the ``--json`` file) holds ``walls``, ``hands_played``, ``seatings``,
+``draw_rate`` (of the hands played), and from ``compare`` ``rules`` (a preset's name, or ``{"name": preset,
+field: value}`` with the fields changed, as a hand record writes it), ``seed`` and ``batch``: with the
+agents, all a run needs to be repeated.
 
 ``summarize`` returns Python floats, with an interval that cannot be computed (one wall, so no
 spread) as ``[-inf, inf]``; the ``--json`` file is strict JSON (RFC 8259, no ``Infinity`` or
@@ -49,7 +56,9 @@ were (``agents.search``). What either returns is checked (``mj_env.baselines.che
 integers legal at their tables, else a TypeError or ``ActionError`` naming the agent. By name: ``random``, ``rule``, ``efficient`` (``mj_env.baselines``), ``pretrained`` (the shipped player,
 ``agents.pretrained``) or the path of a checkpoint written by ``train.py`` (append ``:greedy`` to play
 its most likely action instead of sampling). A run is deterministic for a
-seed and a batch size: the walls come from ``default_rng([seed, 0])``, agent k draws from
+seed and a batch size: the walls come from ``default_rng([seed, 0])`` (wall i of a seed is the same
+for any ``--hands``; under ``hebei`` and ``quemen``, which draw the first dealer, the dealers are drawn after
+all the walls, so a wall's dealer, and with it its deal, repeats only in runs of the same ``--hands``), agent k draws from
 ``default_rng([seed, 1, k])`` for all the tables of a batch together, so ``--batch`` decides which numbers
 each table's sampling and tie-breaks get (train.py's evaluations play 256 walls at a time, the CLI 128).
 
@@ -80,7 +89,7 @@ from mj_env.baselines import BASELINES, checked_agent_actions
 from mj_env.engine import Engine
 from mj_env.messages import shown
 from mj_env.observation import observe
-from mj_env.records import hand_record
+from mj_env.records import hand_record, rules_json
 from mj_env.rules import RuleSet, get_rules
 from mj_env.state import END
 from mj_env.wall import shuffled_walls
@@ -433,7 +442,7 @@ def format_table(summary: dict) -> str:
     flat = [a["name"] for a in summary["agents"] if summary["walls"] > 1 and a["ci95"][0] == a["ci95"][1]]
     if flat:  # Student-t over walls that all scored the same: an interval of no width, which is no certainty
         lines.append(f"(every wall scored the same for {', '.join(flat)}, so the interval has no width: too few "
-                     "walls, not certainty)")
+                     "walls, or agents that play every wall alike; not certainty about other walls)")
     return "\n".join(lines)
 
 
@@ -469,7 +478,8 @@ def _draw(plt, summary: dict, path: str, title: str | None) -> None:
     ax2.set_xticks(x, names, rotation=15)
     ax2.set_ylim(0, max(max(*wins, *deal_ins) * 1.3, 0.05))  # room above the bars for the legend
     ax2.legend(loc="upper center", ncol=2)
-    fig.suptitle(title or f"duplicate arena: {summary['walls']} walls, {summary['hands_played']} hands")
+    walls, hands = summary["walls"], summary["hands_played"]
+    fig.suptitle(title or f"duplicate arena: {walls} wall{'s' * (walls != 1)}, {hands} hand{'s' * (hands != 1)}")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -508,6 +518,7 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
         _check_agents(agents)
     check_run(len(specs if agents is None else agents), hands, batch_walls, seed, names=("hands", "batch_walls", "seed"))
     get_rules(rules)
+    given = agents is not None
     if agents is None:
         agents = load_agents(specs, rules=rules, device=device)
     elif len(agents) != len(specs):
@@ -524,9 +535,13 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
     if bar is not None:
         bar.close()
     summary = summarize(result)
-    summary.update({"rules": get_rules(rules).name, "seed": seed})
-    for a, spec in zip(summary["agents"], specs):
+    # the rules as a record writes them: the preset's name, or it and the fields changed (base=5 is no beijing run)
+    summary.update({"rules": rules_json(get_rules(rules)), "seed": seed, "batch": batch_walls})
+    labels = _unique_names([x if isinstance(x, str) else shown(x) for x in specs]) if given else None   # an agent given loaded is labelled by its spec
+    for i, (a, spec) in enumerate(zip(summary["agents"], specs)):
         a["spec"] = spec
+        if labels:
+            a["name"] = labels[i]
     return summary
 
 
@@ -562,7 +577,10 @@ def check_args(args: argparse.Namespace) -> list[str]:
     any agent is loaded or hand played); a ValueError naming the flag and what it allows."""
     from .pretrained import is_pretrained_spec
 
-    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    specs = [s.strip() for s in args.agents.split(",")]
+    if "" in specs:  # ",,rule,random" is a slip, not two agents
+        raise ValueError(f"--agents: agent {specs.index('') + 1} of {args.agents[:80]!r} is empty; give 2-4 "
+                         "comma-separated names")
     if not 2 <= len(specs) <= 4:
         raise ValueError(f"--agents needs 2, 3 or 4 comma-separated agents, got {len(specs)}")
     for spec in specs:

@@ -12,6 +12,7 @@ import pytest
 from agents import RandomAgent, RuleBasedAgent
 from agents.arena import (
     compare,
+    format_table,
     json_safe,
     json_text,
     load_agents,
@@ -248,7 +249,7 @@ def _no_loading(*args, **kwargs):
 @pytest.mark.parametrize("args, message", [
     (["--agents", "rule"], "--agents needs 2, 3 or 4 comma-separated agents, got 1"),
     (["--agents", "rule,random,rule,random,rule"], "--agents needs 2, 3 or 4 comma-separated agents, got 5"),
-    (["--agents", ",,"], "--agents needs 2, 3 or 4 comma-separated agents, got 0"),
+    (["--agents", ",,"], "--agents: agent 1 of ',,' is empty"),
     (["--agents", "nonexist.pt,rule"], "--agents: no such checkpoint file: nonexist.pt"),
     (["--agents", "runs/x/final.pt:greedy,rule"], "--agents: no such checkpoint file: runs/x/final.pt"),
     (["--agents", "foo,rule"], "--agents: unknown agent 'foo': use random, rule, efficient, pretrained"),
@@ -352,6 +353,28 @@ def test_compare_refuses_specs_that_do_not_label_every_agent():
             compare(specs, 1, agents=agents)
     summary = compare(["mine", "random"], 1, agents=agents)
     assert [a["spec"] for a in summary["agents"]] == ["mine", "random"]
+    assert [a["name"] for a in summary["agents"]] == ["mine", "random"]  # the specs label agents given loaded
+    twins = compare(["me", "me"], 2, agents=[RuleBasedAgent(), RuleBasedAgent()])
+    assert [a["name"] for a in twins["agents"]] == ["me", "me#2"]
+    assert "me#2" in format_table(twins)
+
+
+def test_the_summary_holds_what_repeats_the_run():
+    """rules as a record writes them (a changed field is no preset run), the seed and the batch."""
+    five = compare(["rule", "random"], 6, seed=3, rules=get_rules("beijing", base=5), batch_walls=4)
+    one = compare(["rule", "random"], 6, seed=3, rules="beijing", batch_walls=4)
+    assert five["rules"] == {"name": "beijing", "base": 5} and one["rules"] == "beijing"
+    assert five["seed"] == 3 and five["batch"] == 4
+    assert five["agents"][0]["mean_points"] == pytest.approx(5 * one["agents"][0]["mean_points"])
+    assert one["agents"][0]["hands"] == 2 * one["hands_played"] == 24   # seat-hands: two seats of every hand
+    assert json.loads(json_text(five))["rules"] == {"name": "beijing", "base": 5}
+
+
+def test_an_empty_name_in_agents_is_a_usage_error(capsys):
+    for agents in (",,rule,random", "rule,random,", "rule,,random"):
+        with pytest.raises(SystemExit) as err:
+            main(["--agents", agents, "--hands", "2", "--quiet"])
+        assert err.value.code == 2 and "is empty" in capsys.readouterr().err
 
 
 class Returns:
