@@ -28,7 +28,9 @@ with the teacher on positions not yet trained on is logged.
 
 Trajectories are per (table, seat): a seat's decisions at a table, in order, end when the hand
 ends. A decision's reward is what the seat is paid before its next decision (``agents.rewards``:
-points by default, optionally scaled, sign or potential-shaped); GAE runs along each such chain.
+points by default, optionally scaled, sign or potential-shaped); GAE runs along each such chain. The points of
+a hand that ended at its deal (such as 四惠牌 in the dealer's first 14 tiles: about 1 hand in 14,000 under beijing),
+where no seat decided anything, go to no decision (the env reports them apart, ``infos["deal_points"]``).
 A chain still open when the rollout ends bootstraps from the value of its last decision, and
 that decision is carried into the next rollout, where it is trained once its outcome is known.
 
@@ -393,8 +395,14 @@ def parse_args(argv: list[str] | None = None) -> Args:
 # --------------------------------------------------------------------------- rollout storage
 
 
+def decided(rewards: np.ndarray, infos: dict) -> np.ndarray:
+    """The step's (N, 4) rewards less the points of hands that ended at their deal (no decision earned them)."""
+    return rewards - infos["deal_points"] if "deal_points" in infos else rewards
+
+
 class Rollout:
-    """Flat storage of the learner's decisions in time order, linked per (table, seat) chain.
+    """Flat storage of the learner's decisions in time order, linked per (table, seat) chain (one hand per
+    episode, as ``train.py`` plays: with ``hands_per_episode`` > 1 a chain would run on through the match).
 
     Entry j: observation, mask, action, log-prob and value at the decision; ``reward``: what
     the seat was paid until its next decision; ``next``: the index of that next decision
@@ -566,7 +574,7 @@ def collect_rollout(envs, obs: dict, model: nn.Module, seats: SeatPlan, store: R
         seats.opponents_act(obs, ~mine, actions)
 
         obs, rewards, term, _, infos = envs.step(actions)
-        store.pay(shaper.hand_end(rewards), infos["_settlement"], term)
+        store.pay(shaper.hand_end(decided(rewards, infos)), infos["_settlement"], term)
         tally_hands(stats, infos, rewards, seats)
         if term.any():
             seats.deal(np.flatnonzero(term))
@@ -629,7 +637,7 @@ def behaviour_cloning(envs, obs: dict, model: nn.Module, optimizer: optim.Optimi
             store.add(rows, obs["seat"], x, obs["action_mask"] != 0, actions, np.zeros(len(rows), np.float32),
                       value.cpu().numpy(), shaper.potential(obs["observation"]), args.gamma)
             obs, rewards, term, _, infos = envs.step(actions)
-            store.pay(shaper.hand_end(rewards), infos["_settlement"], term)
+            store.pay(shaper.hand_end(decided(rewards, infos)), infos["_settlement"], term)
             done += 1
         _, returns, trainable = store.advantages(args.gamma, args.gae_lambda)
         b_inds = np.flatnonzero(trainable)

@@ -21,6 +21,7 @@ What one step returns, for N tables:
 | ``terminations`` | (N,) bool | the episode (a hand, or a match of hands) ended |
 | ``truncations`` | (N,) bool | always False: every hand ends by the rules |
 | ``infos["settlement"]`` | (N,) object | ``infos["settlement"][i]``: the settlement of the hand that ended at table i (docs/INTERFACES.md 2) where ``infos["_settlement"][i]``, else None (in a match whose next hand ends at its deal in the same step, the later hand's; the rewards hold both) |
+| ``infos["deal_points"]`` | (N, 4) float64 | only in a step that pays a hand that ended at its deal (``rewards`` above): those points, which ``rewards`` includes, where ``infos["_deal_points"]``, else 0; no seat decided anything in such a hand, so a learner may leave them out of its decisions' rewards (``train.py`` does) |
 
 Infos follow Gymnasium's vector convention (a dict of arrays, each with a ``_key`` mask), so
 ``DictInfoToList`` takes them.
@@ -242,6 +243,11 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
         if self.pending_rewards.any():  # rare: hands ended at a deal are paid with the table's next real step
             pay = np.flatnonzero(~self._over & self.pending_rewards.any(axis=1))
             rewards[pay] += self.pending_rewards[pay]
+            paid = np.zeros(self.num_envs, dtype=bool)
+            paid[pay] = True
+            deal_points = np.zeros((self.num_envs, 4))
+            deal_points[pay] = self.pending_rewards[pay]
+            infos.update({"deal_points": deal_points, "_deal_points": paid})
             self.pending_rewards[pay] = 0
         if self._next_step:
             restart = np.flatnonzero(self._over)

@@ -354,6 +354,24 @@ def test_vector_pays_hands_that_end_at_the_deal(hands):
         this_step = infos["settlement"][t]["scores"] if infos["_settlement"][t] else [0, 0, 0, 0]
         assert (rew[t] - pending[t]).tolist() == this_step
     assert not venv.pending_rewards.any()
+    # and named apart, so that a learner can tell them from the points its decisions earned
+    assert infos["_deal_points"].tolist() == [True, False, True]
+    assert np.array_equal(infos["deal_points"], pending) and infos["deal_points"].dtype == np.float64
+    obs, rew, *_, infos = venv.step(obs["action_mask"].argmax(axis=1))
+    assert "deal_points" not in infos   # only in a step that pays such points, as Gymnasium's info keys go
+
+
+def test_train_leaves_the_points_of_a_hand_ended_at_its_deal_to_no_decision():
+    import train
+
+    venv = MahjongVectorEnv(num_envs=2, seed=0)
+    obs, _ = venv.reset(seed=0, options={"walls": [four_hui_wall(), build_wall("beijing", seed=1)],
+                                         "dealers": [0, 0]})
+    obs, rew, _term, _trunc, infos = venv.step(obs["action_mask"].argmax(axis=1))
+    assert rew[0].any() and not infos["_settlement"][0]
+    assert not train.decided(rew, infos).any()          # nobody decided anything in the 四惠牌 hand
+    obs, rew, _term, _trunc, infos = venv.step(obs["action_mask"].argmax(axis=1))
+    assert train.decided(rew, infos) is rew             # a step without such points: the rewards as they are
 
 
 # ----------------------------------------------------------------------------- rule-field combinations
