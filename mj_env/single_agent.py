@@ -561,11 +561,12 @@ class MahjongSingleAgentEnv(gym.Env):
     @staticmethod
     def _action(action) -> int:
         """``action`` as an int: a Python or NumPy integer, or a 0-d integer array or tensor (anything NumPy reads
-        as one); an ActionError for a bool, a float (3.0 is no action), a string or anything else."""
-        if isinstance(action, (bool, np.bool_)):
-            raise A.ActionError(f"action {action!r} is not an integer in 0-{A.N_ACTIONS - 1}")
-        if isinstance(action, (int, np.integer)):
-            return int(action)
+        as one); an ActionError for a bool, a float (3.0 is no action), a string, a timedelta (NumPy counts it an
+        integer) or anything else."""
+        if isinstance(action, int) and not isinstance(action, bool):
+            return action
+        if isinstance(action, np.ma.MaskedArray) and np.ma.getmaskarray(action).any():  # asarray drops the mask
+            raise A.ActionError("action is a masked array with its value masked (no action)")
         try:
             arr = np.asarray(action)
         except Exception:  # noqa: BLE001 (a tensor on a GPU, one that needs grad, an odd __array__: not an action)

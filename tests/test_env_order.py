@@ -88,10 +88,12 @@ def test_the_one_table_env_takes_any_integer_form_and_refuses_the_rest_unchanged
     obs, _ = env.reset(seed=5)
     a = int(_first_legal(obs["action_mask"])[0])
     bad = [True, np.bool_(False), 3.0, "3", [a], np.array([a]), np.array(1.0), torch.tensor(1.0),
-           torch.tensor(True), torch.tensor([a]), None, object()]
+           torch.tensor(True), torch.tensor([a]), None, object(), np.timedelta64(a)]
     for action in bad:
         with pytest.raises(A.ActionError, match="not an integer in 0-126"):
             env.step(action)
+    with pytest.raises(A.ActionError, match="masked"):
+        env.step(np.ma.array(a, mask=True))
     for action in (-1, 127, 2**70, np.uint64(2**64 - 1), torch.tensor(127)):
         with pytest.raises(A.ActionError, match=r"not in the action space Discrete\(127\)") as err:
             env.step(action)
