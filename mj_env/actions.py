@@ -82,6 +82,24 @@ def action_batch(actions, n: int) -> np.ndarray:
     return acts.astype(np.int64)
 
 
+def one_action(action) -> int:
+    """One action as a Python int, not yet checked against 0-126: a Python or NumPy integer, or a 0-d integer
+    array or tensor (anything NumPy reads as one, as SB3's ``predict`` and torch samplers give). An ActionError
+    for a bool, a float (3.0 is no action), a string, a timedelta (NumPy counts it an integer), a masked value,
+    a tensor NumPy cannot read (on a GPU, or needing grad) or anything else."""
+    if isinstance(action, int) and not isinstance(action, bool):
+        return action
+    if isinstance(action, np.ma.MaskedArray) and np.ma.getmaskarray(action).any():  # asarray would drop the mask
+        raise ActionError("action is a masked array with its value masked (no action)")
+    try:
+        arr = np.asarray(action)
+    except Exception:  # noqa: BLE001 (whatever an odd __array__ raises, it is no action)
+        arr = None
+    if arr is None or arr.shape != () or arr.dtype.kind not in "iu":
+        raise ActionError(f"action {shown(action)!r} is not an integer in 0-{N_ACTIONS - 1}")
+    return int(arr)
+
+
 def illegal_policy(illegal_action, illegal_penalty) -> tuple[str, float]:
     """The environments' ``illegal_action`` ("raise" or "penalize") and ``illegal_penalty`` (a finite number
     in 0-1e15; the offender gets minus it), checked; a ValueError names the one that is wrong."""

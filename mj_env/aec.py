@@ -248,12 +248,12 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
         # Check the action before anything changes (a refused action keeps unread rewards).
-        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action = action[()]  # a 0-d integer array, as SB3's predict gives for one observation
-        ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) \
-            and 0 <= action < A.N_ACTIONS
-        if not ok:
-            raise A.ActionError(f"{agent}: action {shown(action)!r} is not an integer in 0-{A.N_ACTIONS - 1}")
+        try:
+            given, action = action, A.one_action(action)  # e.g. a 0-d array, as SB3's predict gives for one observation
+        except A.ActionError as e:
+            raise A.ActionError(f"{agent}: {e}") from None
+        if not 0 <= action < A.N_ACTIONS:
+            raise A.ActionError(f"{agent}: action {shown(given)!r} is not an integer in 0-{A.N_ACTIONS - 1}")
         legal = bool(self.engine.legal_mask()[0, int(action)])
         if not legal and self.illegal_action == "raise":
             raise A.ActionError(f"{agent}: " + self.engine.explain_illegal(0, int(action)))

@@ -558,28 +558,11 @@ class MahjongSingleAgentEnv(gym.Env):
         if self.venv.closed:
             raise RuntimeError(f"this {type(self).__name__} is closed")
 
-    @staticmethod
-    def _action(action) -> int:
-        """``action`` as an int: a Python or NumPy integer, or a 0-d integer array or tensor (anything NumPy reads
-        as one); an ActionError for a bool, a float (3.0 is no action), a string, a timedelta (NumPy counts it an
-        integer) or anything else."""
-        if isinstance(action, int) and not isinstance(action, bool):
-            return action
-        if isinstance(action, np.ma.MaskedArray) and np.ma.getmaskarray(action).any():  # asarray drops the mask
-            raise A.ActionError("action is a masked array with its value masked (no action)")
-        try:
-            arr = np.asarray(action)
-        except Exception:  # noqa: BLE001 (a tensor on a GPU, one that needs grad, an odd __array__: not an action)
-            arr = None
-        if arr is None or arr.shape != () or arr.dtype.kind not in "iu":
-            raise A.ActionError(f"action {shown(action)!r} is not an integer in 0-{A.N_ACTIONS - 1}")
-        return int(arr)
-
     def step(self, action):
         self._check_open()
         if self._done:
             raise A.ActionError("the episode is over (or not started): call reset() first")
-        a = self._action(action)
+        a = A.one_action(action)
         if not 0 <= a < A.N_ACTIONS:  # the vector form would name "table 0", which a user of one table never made
             raise A.ActionError(f"action {shown(a)} is not in the action space Discrete({A.N_ACTIONS}): "
                                 f"an integer in 0-{A.N_ACTIONS - 1}")

@@ -131,3 +131,26 @@ def test_wall_and_dealer_errors_read_as_the_call_gave_them():
             env.reset(options={"dealer": 4})
     with pytest.raises(WallError, match="^wall of table 1 of this reset: "):
         venv.reset(options={"walls": [wall, bad_wall, wall, wall]})
+
+
+def test_the_aec_env_takes_the_same_integer_forms_as_the_one_table_env():
+    torch = pytest.importorskip("torch")
+
+    def play(form):
+        e = mj_env.env()
+        e.reset(seed=4)
+        for _ in range(30):
+            obs = e.observe(e.agent_selection)
+            e.step(form(int(_first_legal(obs["action_mask"])[0])))
+        return e.state().tobytes(), dict(e.rewards)
+
+    plain = play(int)
+    assert play(torch.tensor) == plain and play(np.int8) == plain and play(np.array) == plain
+    e = mj_env.env()
+    e.reset(seed=4)
+    before = e.state().copy()
+    a = int(_first_legal(e.observe(e.agent_selection)["action_mask"])[0])
+    for bad in (np.timedelta64(a), np.ma.array(a, mask=True), torch.tensor(float(a)), True, 127, -1):
+        with pytest.raises(A.ActionError, match="^player_0: action"):
+            e.step(bad)
+    assert np.array_equal(e.state(), before)
