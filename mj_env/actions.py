@@ -116,8 +116,10 @@ def illegal_policy(illegal_action, illegal_penalty) -> tuple[str, float]:
 def name(i: int) -> str:
     """The name of action ``i``, e.g. ``name(4) == 'discard 5m'``. Only an integer (Python's or NumPy's) is
     an action: a bool, a float (even 4.0) or anything else is refused, as the environments refuse them."""
-    if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) or not 0 <= i < N_ACTIONS:
-        what = shown(int(i)) if isinstance(i, (int, np.integer)) and not isinstance(i, bool) else repr(shown(i))
+    if isinstance(i, (bool, np.bool_, np.timedelta64)) or not isinstance(i, (int, np.integer)) \
+            or not 0 <= i < N_ACTIONS:  # (NumPy counts a timedelta an integer)
+        integer = isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.timedelta64))
+        what = shown(int(i)) if integer else repr(shown(i))
         raise ActionError(f"action {what} is not an integer in 0-{N_ACTIONS - 1}")
     return NAMES[int(i)]
 

@@ -154,3 +154,5 @@ def test_the_aec_env_takes_the_same_integer_forms_as_the_one_table_env():
         with pytest.raises(A.ActionError, match="^player_0: action"):
             e.step(bad)
     assert np.array_equal(e.state(), before)
+    with pytest.raises(A.ActionError, match="not an integer"):
+        A.name(np.timedelta64(4))
