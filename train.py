@@ -122,7 +122,7 @@ class Args:
 
     # algorithm
     total_steps: int = 5_000_000
-    """environment steps (one decision at every table each) over the whole run, after --bc-steps (0: cloning only)"""
+    """PPO decisions over the whole run, all tables together (an update takes num_envs * num_steps of them), after the cloning (0: cloning only)"""
     num_envs: int = 256
     """tables stepped together"""
     num_steps: int = 64

@@ -237,9 +237,12 @@ def main(argv: list[str] | None = None) -> int:
           "points of the seat's hand")
     print(f"{'rule agent':<10} {'alternative':<11} {'rank':>4} {'positions':>9} {'mean gain':>9} "
           f"{'95% CI':>18} {'better':>7}")
-    for r in deviation_table(c, q):
+    rows = deviation_table(c, q)
+    for r in rows:
         print(f"{r['rule']:<10} {r['alternative']:<11} {r['rank']:>4} {r['positions']:>9,} {r['mean_gain']:>+9.3f} "
               f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] {r['better_share']:>6.0%}")
+    print("(rows of fewer than 100 positions are left out" + ("; none has 100 yet: give more --seconds)" if not rows
+                                                              else ")"))
     return 0
 
 

@@ -57,9 +57,9 @@ def measure(rules: str, batch: int, steps: int, seed: int = 0) -> dict:
 def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--rules", default="beijing,hebei,quemen",
-                   help=f"comma-separated, of {', '.join(PRESET_NAMES)}")
+                   help=f"comma-separated, of {', '.join(PRESET_NAMES)} (default all)")
     p.add_argument("--batch", default="64,256,1024",
-                   help=f"comma-separated batch sizes, 1 to {_args.MAX_BATCH:,}")
+                   help=f"comma-separated batch sizes, 1 to {_args.MAX_BATCH:,} (default 64,256,1024)")
     p.add_argument("--steps", type=int, default=30, help="steps timed per row, at least 1 (default 30)")
     a = p.parse_args(argv)
     rule_sets = _args.name_list(p, "--rules", a.rules, PRESET_NAMES)

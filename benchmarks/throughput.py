@@ -405,7 +405,7 @@ def parse_args(argv=None):
     p.add_argument("--warmup", type=float, default=None,
                    help="warm-up seconds before timing, 0 or more (default: min(1, seconds))")
     p.add_argument("--batch-sizes", default="1,64,1024,4096",
-                   help=f"comma-separated batch sizes for vector and engine, 1 to {_args.MAX_BATCH:,} "
+                   help=f"comma-separated batch sizes for vector, engine and single_rule, 1 to {_args.MAX_BATCH:,} "
                         "(default 1,64,1024,4096)")
     p.add_argument("--rules", default="beijing", choices=["beijing", "hebei", "quemen"],
                    help="rule set of our environments (the peers play their own game)")
@@ -436,6 +436,8 @@ def parse_args(argv=None):
             p.error(f"unknown implementation(s) {', '.join(sorted(bad))}; choose from {', '.join(ALL_IMPLS)}")
         if args.no_peers:
             args.impl_list = [i for i in args.impl_list if i not in PEERS]
+        if not args.impl_list:  # "--impls rlcard --no-peers", or "--impls ,": a table of nothing, exit 0
+            p.error(f"nothing to measure: --impls {args.impls[:80]!r}" + (" with --no-peers" if args.no_peers else ""))
         if args.warmup is None:
             args.warmup = min(1.0, args.seconds)
         if args.repeat < 1:

@@ -91,8 +91,10 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1")
     p.add_argument("--single-agent", action="store_true",
                    help="learn one seat of the single-agent Gymnasium env against --opponents (default: all four seats)")
-    p.add_argument("--opponents", default="rule", choices=("random", "rule", "efficient", "pretrained"),
-                   help="the three other seats with --single-agent")
+    p.add_argument("--opponents", default="rule",
+                   choices=("random", "rule", "efficient", "pretrained", "pretrained:greedy", "pretrained:sample"),
+                   metavar="NAME", help="the three other seats with --single-agent: rule, random, efficient or "
+                                        "pretrained[:greedy|:sample]")
     p.add_argument("--tables", type=int, default=64,
                    help="with --single-agent: tables per env runner, stepped at once in one batched env")
     p.add_argument("--smoke", action="store_true", help="tiny settings: seconds after Ray starts")
@@ -109,8 +111,12 @@ def main(argv=None):
     if args.smoke:
         args.iterations, args.num_env_runners, args.batch, args.epochs, args.hidden = 1, 0, 256, 1, 32
         args.tables = min(args.tables, 8)
-    ray.init(address=args.address, include_dashboard=False, log_to_driver=False,
-             num_cpus=None if args.address else max(1, args.num_env_runners + 1))
+    try:
+        ray.init(address=args.address, include_dashboard=False, log_to_driver=False,
+                 num_cpus=None if args.address else max(1, args.num_env_runners + 1))
+    except ConnectionError as e:  # --address auto with no cluster started on this node
+        p.exit(1, f"{p.prog}: --address {args.address}: no Ray cluster to join ({str(e)[:200]}); start one with "
+                  "'ray start --head', or leave --address out to run on this machine\n")
     register_env("mj_env_aec", env_creator)
     register_env("mj_env_single", single_env_creator)
     algo = build_config(args).build_algo()

@@ -78,6 +78,8 @@ def main(argv=None):
     if args.smoke:
         args.timesteps, args.n_envs, args.n_steps, args.eval_hands = 256, 2, 128, 2
     n_steps = args.n_steps or max(8, 4096 // args.n_envs)
+    if args.n_envs * n_steps < 2:  # PPO normalizes advantages over the rollout: one decision has no spread (NaN)
+        p.error(f"--n-envs x --n-steps must be at least 2 decisions per rollout, got {args.n_envs} x {n_steps}")
     if args.one_table_envs:
         venv = make_vec_env(f"mj_env/{args.rules.capitalize()}-v0", n_envs=args.n_envs, seed=args.seed,
                             env_kwargs={"opponents": args.opponents, "obs": args.obs})
@@ -87,10 +89,11 @@ def main(argv=None):
                         seed=args.seed, verbose=0)
     t0 = time.time()
     model.learn(total_timesteps=args.timesteps)
-    sps = args.timesteps / (time.time() - t0)
+    trained = model.num_timesteps  # SB3 fills whole rollouts: --timesteps rounded up to n_envs x n_steps
+    sps = trained / (time.time() - t0)
     score = evaluate(model, args.rules, args.opponents, args.eval_hands, seed=10_000, obs=args.obs)
     kind = "one-table envs" if args.one_table_envs else "tables in one batched VecEnv"
-    print(f"trained {args.timesteps} steps at {sps:.0f} steps/s ({args.n_envs} {kind}); "
+    print(f"trained {trained} steps at {sps:.0f} steps/s ({args.n_envs} {kind}); "
           f"{score:+.3f} points/hand over {args.eval_hands} hands vs {args.opponents}")
     return score
 

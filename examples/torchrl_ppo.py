@@ -105,6 +105,8 @@ def main(argv=None):
         p.error(f"--seed must be between 0 and 2**32 - 1, got {args.seed}")
     if args.smoke:
         args.tables, args.frames, args.iterations, args.epochs, args.minibatch = 8, 256, 1, 1, 128
+    if max(args.frames // args.tables, 1) * args.tables < 2:  # GAE's averaging over one decision divides by no spread
+        p.error(f"--frames must make at least 2 decisions per iteration, got {args.frames} at {args.tables} table(s)")
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)  # small networks: extra threads only contend with the env for the cores
     env = make_env(args.rules, args.opponents, args.tables, args.seed)
@@ -161,9 +163,15 @@ def main(argv=None):
     if len(per_iter) >= 4:
         q = len(per_iter) // 4
         first, last = torch.cat(per_iter[:q]), torch.cat(per_iter[-q:])
-        print(f"points/hand vs {args.opponents}: first {q} iterations {first.mean().item():+.3f} ± "
-              f"{first.std().item() / first.numel() ** 0.5:.3f}, last {q} {last.mean().item():+.3f} ± "
-              f"{last.std().item() / last.numel() ** 0.5:.3f}")
+        print(f"points/hand vs {args.opponents}: first {q} iterations {mean_and_error(first)}, "
+              f"last {q} {mean_and_error(last)}")
+
+
+def mean_and_error(points: torch.Tensor) -> str:
+    """``+m ± se`` of the hands' points; no ± from fewer than two hands, "no hand ended" from none."""
+    if points.numel() < 2:
+        return f"{points.sum().item():+.3f} ({points.numel()} hand)" if points.numel() else "no hand ended"
+    return f"{points.mean().item():+.3f} ± {points.std().item() / points.numel() ** 0.5:.3f}"
 
 
 if __name__ == "__main__":

@@ -229,6 +229,8 @@ BAD_ARGS = [
     ("throughput", "parse_args", ["--timeout", "-1"], "--timeout"),
     ("throughput", "parse_args", ["--seed", str(2**63)], "--seed"),
     ("throughput", "parse_args", ["--plot", "out.bogus"], "--plot"),
+    ("throughput", "parse_args", ["--impls", "rlcard", "--no-peers"], "nothing to measure"),
+    ("throughput", "parse_args", ["--impls", ","], "nothing to measure"),
 ]
 
 

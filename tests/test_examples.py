@@ -175,7 +175,21 @@ BAD_ARGS = [
     ("torchrl_ppo", "torchrl", ["--hidden", "2000000000", "--smoke"], "--hidden"),
     ("rllib_ppo", "ray.rllib", ["--batch", "100000000000"], "--batch"),
     ("sb3_maskable_ppo", "sb3_contrib", ["--n-envs", "100000000"], "--n-envs"),
+    # rollouts of one decision: advantages normalized over no spread are NaN, and the run crashed a step later
+    ("sb3_maskable_ppo", "sb3_contrib", ["--n-envs", "1", "--n-steps", "1"], "--n-envs x --n-steps"),
+    ("torchrl_ppo", "torchrl", ["--frames", "1", "--tables", "1"], "--frames"),
 ]
+
+
+def test_rllib_says_when_there_is_no_cluster_to_join(capsys, monkeypatch):
+    pytest.importorskip("ray.rllib")
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    module = load_example("rllib_ppo")
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        module.main(["--address", "auto", "--smoke"])
+    err = capsys.readouterr().err
+    assert e.value.code == 1 and "--address auto: no Ray cluster to join" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("example,library,argv,flag", BAD_ARGS,

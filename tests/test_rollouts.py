@@ -103,6 +103,9 @@ def test_cli_prints_the_table(capsys):
     assert R.main(["--seconds", "1", "--tables", "8", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert "positions with a choice" in out and "mean gain" in out
+    assert "rows of fewer than 100 positions are left out" in out
+    assert R.main(["--seconds", "0.01", "--tables", "1", "--seed", "1"]) == 0  # too short for any row: it says so
+    assert "none has 100 yet: give more --seconds" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         R.main(["--tables", "0"])
 
