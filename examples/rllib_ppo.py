@@ -97,7 +97,7 @@ def main(argv=None):
                                         "pretrained[:greedy|:sample]")
     p.add_argument("--tables", type=int, default=64,
                    help="with --single-agent: tables per env runner, stepped at once in one batched env")
-    p.add_argument("--smoke", action="store_true", help="tiny settings: seconds after Ray starts")
+    p.add_argument("--smoke", action="store_true", help="tiny settings, in place of the size flags given: seconds after Ray starts")
     args = p.parse_args(argv)
     # every argument is checked before Ray starts (its errors come as pages of chained tracebacks)
     ranges = {"iterations": 10**6, "batch": 10**7, "epochs": 1000, "hidden": 4096, "tables": MAX_TABLES}

@@ -124,7 +124,7 @@ def main(argv=None) -> int:
     p.add_argument("--learning-rate", type=float, default=3e-4)
     p.add_argument("--eval-walls", type=int, default=1000, help="walls of the final duplicate match")
     p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1")
-    p.add_argument("--smoke", action="store_true", help="seconds: tiny clone, 2 s of labels, 8 walls")
+    p.add_argument("--smoke", action="store_true", help="seconds: tiny clone, 2 s of labels, 8 walls, in place of the size flags given")
     args = p.parse_args(argv)
     check_args(p, args)
     if args.smoke:

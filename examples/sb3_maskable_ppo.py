@@ -65,7 +65,7 @@ def main(argv=None):
                    help="SB3's DummyVecEnv of one-table envs instead of the batched VecEnv")
     p.add_argument("--eval-hands", type=int, default=200, help="hands for the final evaluation")
     p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1")
-    p.add_argument("--smoke", action="store_true", help="tiny settings: a few seconds")
+    p.add_argument("--smoke", action="store_true", help="tiny settings, in place of the size flags given: a few seconds")
     args = p.parse_args(argv)
     for flag, value, high in (("--timesteps", args.timesteps, 10**10), ("--n-envs", args.n_envs, MAX_TABLES),
                               ("--eval-hands", args.eval_hands, 10**6),

@@ -61,7 +61,7 @@ def main(argv=None):
     p.add_argument("--hidden", type=int, default=256)
     p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1 (test tables: seed + 10,000)")
-    p.add_argument("--smoke", action="store_true", help="tiny settings: a few seconds")
+    p.add_argument("--smoke", action="store_true", help="tiny settings, in place of the size flags given: a few seconds")
     args = p.parse_args(argv)
     ranges = {"envs": 1024, "epochs": 10**6, "epoch_steps": 10**9, "test_hands": 10**6, "n_step": 10_000,
               "batch_size": 65_536, "hidden": 4096}  # (each at least 1) sizes this machine can allocate

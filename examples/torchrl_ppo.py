@@ -92,7 +92,7 @@ def main(argv=None):
     p.add_argument("--hidden", type=int, default=256)
     p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1")
-    p.add_argument("--smoke", action="store_true", help="tiny settings: a few seconds")
+    p.add_argument("--smoke", action="store_true", help="tiny settings, in place of the size flags given: a few seconds")
     args = p.parse_args(argv)
     ranges = {"tables": MAX_TABLES, "frames": 10**7, "iterations": 10**6, "epochs": 1000, "minibatch": 10**6,
               "hidden": 4096}  # (each at least 1) sizes this machine can allocate
