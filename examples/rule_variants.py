@@ -179,7 +179,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--values", default="1.5,4.5,7", help="fan: worth of any shape, seven pairs, one suit")
     p.add_argument("--q", type=float, default=0.4, help="fan: worth kept per tile still to exchange, in (0, 1)")
     p.add_argument("--live", type=int, default=40, help="pass_ron: pass discard wins while this many live tiles are left")
-    p.add_argument("--smoke", action="store_true", help="16 walls, one seed, in place of --walls and --seeds: a check that it runs")
+    p.add_argument("--smoke", action="store_true", help="16 walls in place of --walls, and only the first of --seeds: a check that it runs")
     args = p.parse_args(argv)
     try:
         args.seeds = [int(s) for s in args.seeds.split(",")]
