@@ -187,15 +187,17 @@ def _wins(settlement: dict) -> list[dict]:
 
 def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleSet = "beijing",
                    batch_walls: int = 128, record_deals: bool = False, progress=None,
-                   record_hands=False) -> DuplicateResult:
+                   record_hands=False, labels: list[str] | None = None) -> DuplicateResult:
     """Play ``n_walls`` walls in every seating of ``agents`` (2-4 objects with ``act``).
 
     ``batch_walls`` walls (times the seatings) run as tables of one engine at a time.
     ``progress``: optional callable(walls_done) after each batch. ``record_hands``: True keeps every
     hand's record (``mj_env.records``, with the agents' names as ``players`` and the ``wall_index`` and
     ``seating``) in ``result.records``; a callable gets each batch's records instead, as they are made
-    (the command line writes them out that way, so memory holds one batch of them). The sizes and seed are
-    checked first (``check_run``: the command line's bounds), and every agent must have ``act`` or ``act_tables``.
+    (the command line writes them out that way, so memory holds one batch of them). ``labels``: the agents'
+    names in the result and the records (default: each agent's ``name``; a repeated one gets ``#2``...). The
+    sizes and seed are checked first (``check_run``: the command line's bounds), and every agent must have
+    ``act`` or ``act_tables``.
     """
     _check_agents(agents)
     check_run(len(agents), n_walls, batch_walls, seed)
@@ -211,7 +213,10 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     else:
         dealers = np.zeros(n_walls, dtype=np.int64)
     rngs = [np.random.default_rng([seed, 1, k]) for k in range(len(agents))]
-    names = _unique_names([getattr(a, "name", type(a).__name__) for a in agents])
+    if labels is not None and (not isinstance(labels, (list, tuple)) or len(labels) != len(agents)):
+        raise ValueError(f"labels must be a list of one name per agent ({len(agents)}), got {shown(labels)!r}")
+    names = _unique_names([str(x) for x in labels] if labels is not None
+                          else [getattr(a, "name", type(a).__name__) for a in agents])
 
     parts, kept = [], []
     for start in range(0, n_walls, batch_walls):
@@ -529,19 +534,18 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
         from tqdm import tqdm
 
         bar = tqdm(total=hands, unit="wall", desc="arena", file=sys.stderr)
+    # an agent given loaded is labelled by its spec, in the summary and in the hand records alike
+    labels = [x if isinstance(x, str) else shown(x) for x in specs] if given else None
     result = play_duplicate(agents, hands, seed=seed, rules=rules, batch_walls=batch_walls,
                             progress=None if bar is None else (lambda done: bar.update(done - bar.n)),
-                            record_hands=records or False)
+                            record_hands=records or False, labels=labels)
     if bar is not None:
         bar.close()
     summary = summarize(result)
     # the rules as a record writes them: the preset's name, or it and the fields changed (base=5 is no beijing run)
     summary.update({"rules": rules_json(get_rules(rules)), "seed": seed, "batch": batch_walls})
-    labels = _unique_names([x if isinstance(x, str) else shown(x) for x in specs]) if given else None   # an agent given loaded is labelled by its spec
-    for i, (a, spec) in enumerate(zip(summary["agents"], specs)):
+    for a, spec in zip(summary["agents"], specs):
         a["spec"] = spec
-        if labels:
-            a["name"] = labels[i]
     return summary
 
 

@@ -78,14 +78,18 @@ def main(argv=None):
     if args.smoke:
         args.timesteps, args.n_envs, args.n_steps, args.eval_hands = 256, 2, 128, 2
     n_steps = args.n_steps or max(8, 4096 // args.n_envs)
-    if args.n_envs * n_steps < 2:  # PPO normalizes advantages over the rollout: one decision has no spread (NaN)
-        p.error(f"--n-envs x --n-steps must be at least 2 decisions per rollout, got {args.n_envs} x {n_steps}")
+    batch = 64 if args.smoke else 256
+    rollout = args.n_envs * n_steps
+    # MaskablePPO normalizes advantages per minibatch: over one decision there is no spread, and the NaN crashes it
+    if rollout < 2 or rollout % min(batch, rollout) == 1:
+        p.error(f"--n-envs x --n-steps = {args.n_envs} x {n_steps} = {rollout} decisions per rollout leaves a "
+                f"minibatch of one (minibatches of {batch}), which MaskablePPO cannot normalize; change either")
     if args.one_table_envs:
         venv = make_vec_env(f"mj_env/{args.rules.capitalize()}-v0", n_envs=args.n_envs, seed=args.seed,
                             env_kwargs={"opponents": args.opponents, "obs": args.obs})
     else:
         venv = VecMonitor(MahjongSB3VecEnv(args.n_envs, rules=args.rules, opponents=args.opponents, obs=args.obs))
-    model = MaskablePPO("MultiInputPolicy", venv, n_steps=n_steps, batch_size=64 if args.smoke else 256,
+    model = MaskablePPO("MultiInputPolicy", venv, n_steps=n_steps, batch_size=batch,
                         seed=args.seed, verbose=0)
     t0 = time.time()
     model.learn(total_timesteps=args.timesteps)

@@ -83,21 +83,29 @@ def action_batch(actions, n: int) -> np.ndarray:
 
 
 def one_action(action) -> int:
-    """One action as a Python int, not yet checked against 0-126: a Python or NumPy integer, or a 0-d integer
+    """One action of a one-table env as a Python int in 0-126: a Python or NumPy integer, or a 0-d integer
     array or tensor (anything NumPy reads as one, as SB3's ``predict`` and torch samplers give). An ActionError
     for a bool, a float (3.0 is no action), a string, a timedelta (NumPy counts it an integer), a masked value,
-    a tensor NumPy cannot read (on a GPU, or needing grad) or anything else."""
+    a tensor NumPy cannot read (on a GPU, or needing grad) or anything else, naming its type; and for an
+    integer outside the action space."""
+    value = None
     if isinstance(action, int) and not isinstance(action, bool):
-        return action
-    if isinstance(action, np.ma.MaskedArray) and np.ma.getmaskarray(action).any():  # asarray would drop the mask
+        value = action
+    elif isinstance(action, np.ma.MaskedArray) and np.ma.getmaskarray(action).any():  # asarray would drop the mask
         raise ActionError("action is a masked array with its value masked (no action)")
-    try:
-        arr = np.asarray(action)
-    except Exception:  # noqa: BLE001 (whatever an odd __array__ raises, it is no action)
-        arr = None
-    if arr is None or arr.shape != () or arr.dtype.kind not in "iu":
-        raise ActionError(f"action {shown(action)!r} is not an integer in 0-{N_ACTIONS - 1}")
-    return int(arr)
+    else:
+        try:
+            arr = np.asarray(action)
+        except Exception:  # noqa: BLE001 (whatever an odd __array__ raises, it is no action)
+            arr = None
+        if arr is None or arr.shape != () or arr.dtype.kind not in "iu":
+            raise ActionError(f"action {shown(action)!r} ({type(action).__name__}) is not an integer in "
+                              f"0-{N_ACTIONS - 1}")
+        value = int(arr)
+    if not 0 <= value < N_ACTIONS:
+        raise ActionError(f"action {shown(value)} is not in the action space Discrete({N_ACTIONS}): an integer "
+                          f"in 0-{N_ACTIONS - 1}")
+    return value
 
 
 def illegal_policy(illegal_action, illegal_penalty) -> tuple[str, float]:
@@ -114,8 +122,9 @@ def illegal_policy(illegal_action, illegal_penalty) -> tuple[str, float]:
 
 
 def name(i: int) -> str:
-    """The name of action ``i``, e.g. ``name(4) == 'discard 5m'``. Only an integer (Python's or NumPy's) is
-    an action: a bool, a float (even 4.0) or anything else is refused, as the environments refuse them."""
+    """The name of action ``i``, e.g. ``name(4) == 'discard 5m'``. ``i`` is a Python or NumPy integer: a bool,
+    a float (even 4.0), a timedelta or anything else is refused (so is an array, even 0-d, which the
+    environments' ``step`` takes: ``one_action``)."""
     if isinstance(i, (bool, np.bool_, np.timedelta64)) or not isinstance(i, (int, np.integer)) \
             or not 0 <= i < N_ACTIONS:  # (NumPy counts a timedelta an integer)
         integer = isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.timedelta64))

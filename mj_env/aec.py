@@ -249,11 +249,9 @@ class raw_env(AECEnv):
             return self._was_dead_step(action)
         # Check the action before anything changes (a refused action keeps unread rewards).
         try:
-            given, action = action, A.one_action(action)  # e.g. a 0-d array, as SB3's predict gives for one observation
+            action = A.one_action(action)  # e.g. a 0-d array, as SB3's predict gives for one observation
         except A.ActionError as e:
             raise A.ActionError(f"{agent}: {e}") from None
-        if not 0 <= action < A.N_ACTIONS:
-            raise A.ActionError(f"{agent}: action {shown(given)!r} is not an integer in 0-{A.N_ACTIONS - 1}")
         legal = bool(self.engine.legal_mask()[0, int(action)])
         if not legal and self.illegal_action == "raise":
             raise A.ActionError(f"{agent}: " + self.engine.explain_illegal(0, int(action)))

@@ -70,7 +70,7 @@ def _parse_dealers(dealers, n: int, one_table: bool = False) -> np.ndarray:
     engine has one table (an error then names no table)."""
     if isinstance(dealers, (str, bytes, dict, set, frozenset)) or not hasattr(dealers, "__len__") \
             or (isinstance(dealers, np.ndarray) and dealers.ndim != 1):
-        raise ValueError(f"dealers must be a list of {n} seats, got {shown(dealers)!r}")
+        raise ValueError(f"dealers must be a list of {n} seat{'s' * (n != 1)}, got {shown(dealers)!r}")
     if len(dealers) != n:
         raise ValueError(f"{len(dealers)} dealer{'s' * (len(dealers) != 1)} given for {n} table{'s' * (n != 1)}")
     out = np.empty(n, dtype=np.int8)
@@ -175,13 +175,14 @@ class Engine:
         return arr
 
     def _parse_walls(self, walls, n: int) -> np.ndarray:
+        wanted = f"walls must be a list of {n} wall{'s' * (n != 1)} (one per table)"
         if isinstance(walls, (str, bytes, dict, set, frozenset)) or not hasattr(walls, "__len__") \
                 or (isinstance(walls, np.ndarray) and walls.ndim == 0):
-            raise WallError(f"walls must be a list of {n} walls (one per table), got {type(walls).__name__}")
+            raise WallError(f"{wanted}, got {type(walls).__name__}")
+        if len(walls) != n and len(walls) and isinstance(walls[0], (str, int, np.integer)):  # tiles: one flat wall
+            raise WallError(f"{wanted}; got one list of {len(walls)} tiles (the same wall at every table: "
+                            f"[wall] * {n})")
         if len(walls) != n:
-            if len(walls) == self.rules.n_tiles and isinstance(walls[0], (str, int, np.integer)):
-                raise WallError(f"walls must be a list of {n} walls (one per table); got a single wall of "
-                                f"{len(walls)} tiles (the same wall at every table: [wall] * {n})")
             raise WallError(f"{len(walls)} wall{'s' * (len(walls) != 1)} given for {n} "
                             f"table{'s' * (n != 1)}")
         out = np.empty((n, self.rules.n_tiles), dtype=np.int8)

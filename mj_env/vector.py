@@ -21,7 +21,7 @@ What one step returns, for N tables:
 | ``terminations`` | (N,) bool | the episode (a hand, or a match of hands) ended |
 | ``truncations`` | (N,) bool | always False: every hand ends by the rules |
 | ``infos["settlement"]`` | (N,) object | ``infos["settlement"][i]``: the settlement of the hand that ended at table i (docs/INTERFACES.md 2) where ``infos["_settlement"][i]``, else None (in a match whose next hand ends at its deal in the same step, the later hand's; the rewards hold both) |
-| ``infos["deal_points"]`` | (N, 4) float64 | only in a step that pays a hand that ended at its deal (``rewards`` above): those points, which ``rewards`` includes, where ``infos["_deal_points"]``, else 0; no seat decided anything in such a hand, so a learner may leave them out of its decisions' rewards (``train.py`` does) |
+| ``infos["deal_points"]`` | (N, 4) float64 | only in a step that pays a hand that ended at its deal, dealt by a reset or an autoreset (``rewards`` above): those points, which ``rewards`` includes, where ``infos["_deal_points"]``, else 0; no seat decided anything in such a hand, so a learner may leave them out of its decisions' rewards (``train.py`` does). A later hand of a match that ends at its deal is settled in the step that dealt it instead (``settlement`` above) |
 
 Infos follow Gymnasium's vector convention (a dict of arrays, each with a ``_key`` mask), so
 ``DictInfoToList`` takes them.

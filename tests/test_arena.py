@@ -354,9 +354,13 @@ def test_compare_refuses_specs_that_do_not_label_every_agent():
     summary = compare(["mine", "random"], 1, agents=agents)
     assert [a["spec"] for a in summary["agents"]] == ["mine", "random"]
     assert [a["name"] for a in summary["agents"]] == ["mine", "random"]  # the specs label agents given loaded
-    twins = compare(["me", "me"], 2, agents=[RuleBasedAgent(), RuleBasedAgent()])
+    seen = []
+    twins = compare(["me", "me"], 2, agents=[RuleBasedAgent(), RuleBasedAgent()], records=seen.extend)
     assert [a["name"] for a in twins["agents"]] == ["me", "me#2"]
     assert "me#2" in format_table(twins)
+    assert len(seen) == 4 and all(sorted(set(r["players"])) == ["me", "me#2"] for r in seen)  # the records agree
+    with pytest.raises(ValueError, match="labels must be a list of one name per agent"):
+        play_duplicate(agents, 1, labels="ab")
 
 
 def test_the_summary_holds_what_repeats_the_run():

@@ -60,6 +60,12 @@ def test_human_mode_prints_the_table_at_every_reset_and_step(capsys):
     assert "live wall" in capsys.readouterr().out
     aec.step(int(_first_legal(aec.observe(aec.agent_selection)["action_mask"])[0]))
     assert "live wall" in capsys.readouterr().out
+    venvs = (MahjongVectorEnv(2, render_mode="human"), MahjongSingleAgentVectorEnv(2, render_mode="human"))
+    for venv in venvs:
+        venv.reset(seed=1)
+    capsys.readouterr()
+    for env in (one, *venvs, aec):  # and render() itself prints, returning None
+        assert env.render() is None and "live wall" in capsys.readouterr().out
     quiet = gym.make("mj_env/Beijing-v0", render_mode="ansi")
     obs, _ = quiet.reset(seed=0)
     quiet.step(int(_first_legal(obs["action_mask"])[0]))
@@ -114,10 +120,14 @@ def test_the_one_table_env_takes_any_integer_form_and_refuses_the_rest_unchanged
 def test_wall_and_dealer_errors_read_as_the_call_gave_them():
     wall = [CODES[t] for t in full_set(136)]
     venv = MahjongVectorEnv(4)
-    for flat in (wall, list(full_set(136)), np.asarray(full_set(136))):
-        with pytest.raises(WallError, match=r"a single wall of 136 tiles \(the same wall at every table: "
+    for flat in (wall, list(full_set(136)), np.asarray(full_set(136)), wall[:135], wall + ["1f"]):
+        with pytest.raises(WallError, match=r"one list of 13[5-7] tiles \(the same wall at every table: "
                                             r"\[wall\] \* 4\)"):
             venv.reset(options={"walls": flat})
+    with pytest.raises(WallError, match=r"^walls must be a list of 1 wall \(one per table\); got one list"):
+        MahjongVectorEnv(1).reset(options={"walls": wall})
+    with pytest.raises(ValueError, match="^dealers must be a list of 1 seat, got"):
+        MahjongVectorEnv(1).reset(options={"dealers": 2})
     with pytest.raises(WallError, match="^1 wall given for 4 tables$"):
         venv.reset(options={"walls": [wall]})
     with pytest.raises(ValueError, match="^2 dealers given for 1 table$"):

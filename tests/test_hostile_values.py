@@ -120,7 +120,7 @@ def test_aec_step_with_a_huge_integer_is_an_action_error_and_changes_nothing():
     env = mj_env.env()
     env.reset(seed=0)
     before = _state(env.unwrapped.engine)
-    with pytest.raises(A.ActionError, match="not an integer in 0-126"):
+    with pytest.raises(A.ActionError, match=r"^player_0: action an integer of \d+ bits is not in the action space"):
         env.step(HUGE)
     assert all(np.array_equal(before[f], getattr(env.unwrapped.engine.state, f)) for f in _STATE_FIELDS)
 

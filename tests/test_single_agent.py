@@ -386,9 +386,11 @@ def test_action_masks_before_reset_and_human_render(capsys):
     with pytest.raises(A.ActionError, match="reset"):
         envs.action_masks()
     envs.reset(seed=0)
+    capsys.readouterr()  # what the reset printed (a human-mode env prints itself at every reset and step)
     assert envs.render() is None and "East" in capsys.readouterr().out
     env = gym.make("mj_env/Hebei-v0", render_mode="human")
     env.reset(seed=0)
+    capsys.readouterr()
     env.render()
     assert capsys.readouterr().out.strip()
 
