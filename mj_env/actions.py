@@ -88,7 +88,6 @@ def one_action(action) -> int:
     for a bool, a float (3.0 is no action), a string, a timedelta (NumPy counts it an integer), a masked value,
     a tensor NumPy cannot read (on a GPU, or needing grad) or anything else, naming its type; and for an
     integer outside the action space."""
-    value = None
     if isinstance(action, int) and not isinstance(action, bool):
         value = action
     elif isinstance(action, np.ma.MaskedArray) and np.ma.getmaskarray(action).any():  # asarray would drop the mask
