@@ -122,7 +122,11 @@ def main(argv=None):
         test = stats.test_collect_stat
         tests.append(np.asarray(test.returns))  # the learner's points per hand (reduced above)
         loss = stats.training_stat.get_loss_stats_dict() if stats.training_stat is not None else {}
-        print(f"epoch {stats.epoch}: {stats.info_stat.train_step} steps, loss {loss.get(f'player_{LEARNER}/loss', float('nan')):.3f}, "
+        value = loss.get(f"player_{LEARNER}/loss", float("nan"))
+        # NaN where no update this epoch gave the learner a loss (seen with tiny --batch-size: a sample may hold
+        # none of its own transitions)
+        loss_text = f"{value:.3f}" if np.isfinite(value) else "n/a (none this epoch)"
+        print(f"epoch {stats.epoch}: {stats.info_stat.train_step} steps, loss {loss_text}, "
               f"eps {policy.eps_training:.2f}; greedy learner {test.returns_stat.mean:+.3f} ± "
               f"{test.returns_stat.std / np.sqrt(test.n_collected_episodes):.3f} points/hand over "
               f"{test.n_collected_episodes} hands vs 3 random", flush=True)
