@@ -89,7 +89,7 @@ def one_action(action) -> int:
     a tensor NumPy cannot read (on a GPU, or needing grad) or anything else, naming its type; and for an
     integer outside the action space."""
     if isinstance(action, int) and not isinstance(action, bool):
-        value = action
+        value = int(action)  # an int subclass (an IntEnum) becomes a plain int
     elif isinstance(action, np.ma.MaskedArray) and np.ma.getmaskarray(action).any():  # asarray would drop the mask
         raise ActionError("action is a masked array with its value masked (no action)")
     else:

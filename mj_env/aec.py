@@ -252,23 +252,23 @@ class raw_env(AECEnv):
             action = A.one_action(action)  # e.g. a 0-d array, as SB3's predict gives for one observation
         except A.ActionError as e:
             raise A.ActionError(f"{agent}: {e}") from None
-        legal = bool(self.engine.legal_mask()[0, int(action)])
+        legal = bool(self.engine.legal_mask()[0, action])
         if not legal and self.illegal_action == "raise":
-            raise A.ActionError(f"{agent}: " + self.engine.explain_illegal(0, int(action)))
+            raise A.ActionError(f"{agent}: " + self.engine.explain_illegal(0, action))
         self._cumulative_rewards[agent] = 0
         for a in self.agents:
             self.rewards[a] = 0
         if not legal:
             self._hand["penalized"] = True
             self.rewards[agent] = -self.illegal_penalty
-            self.infos[agent] = {"illegal_action": A.name(int(action))}
+            self.infos[agent] = {"illegal_action": A.name(action)}
             for a in self.agents:
                 self.terminations[a] = True
             self._accumulate_rewards()
             return
         if self.rules.hands_per_episode == 1:  # a match gives no record (hand_record): keep no list growing
-            self._hand["actions"].append((self.agent_name_mapping[agent], int(action)))
-        res = self.engine.step(np.array([int(action)]))
+            self._hand["actions"].append((self.agent_name_mapping[agent], action))
+        res = self.engine.step(np.array([action]))
         # each agent's info keeps the last hand's settlement until that agent acts again, so that in
         # a match every seat reads every settlement through last(), not only the next to act
         self.infos[agent] = {}
