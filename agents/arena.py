@@ -87,7 +87,7 @@ from scipy import stats
 from agents import path_problem
 from mj_env.baselines import BASELINES, checked_agent_actions
 from mj_env.engine import Engine
-from mj_env.messages import shown
+from mj_env.messages import brief, shown
 from mj_env.observation import observe
 from mj_env.records import hand_record, rules_json
 from mj_env.rules import RuleSet, get_rules
@@ -139,7 +139,7 @@ def check_run(n_agents: int, n_walls, batch_walls, seed, names: tuple[str, str, 
     hands, batch, seed_name = names
     for name, value in zip(names, (n_walls, batch_walls, seed), strict=True):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be an integer, got {shown(value)!r}")
+            raise TypeError(f"{name} must be an integer, got {brief(value)}")
     if not 1 <= n_walls <= MAX_WALLS:
         raise ValueError(f"{hands} must be between 1 and {MAX_WALLS:,} walls, got {shown(n_walls)}")
     if not 1 <= batch_walls <= MAX_BATCH:
@@ -214,7 +214,7 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
         dealers = np.zeros(n_walls, dtype=np.int64)
     rngs = [np.random.default_rng([seed, 1, k]) for k in range(len(agents))]
     if labels is not None and (not isinstance(labels, (list, tuple)) or len(labels) != len(agents)):
-        raise ValueError(f"labels must be a list of one name per agent ({len(agents)}), got {shown(labels)!r}")
+        raise ValueError(f"labels must be a list of one name per agent ({len(agents)}), got {brief(labels)}")
     names = _unique_names([str(x) for x in labels] if labels is not None
                           else [getattr(a, "name", type(a).__name__) for a in agents])
 
@@ -241,7 +241,7 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
 def _check_agents(agents) -> None:
     """A TypeError unless ``agents`` is a list of agent objects (``act`` or ``act_tables``), not names."""
     if isinstance(agents, (str, bytes)) or not isinstance(agents, (list, tuple)):
-        raise TypeError(f"agents must be a list of agent objects, not {shown(agents)!r}; load agents by name "
+        raise TypeError(f"agents must be a list of agent objects, not {brief(agents)}; load agents by name "
                         "with load_agents")
     for k, a in enumerate(agents):
         if not (hasattr(a, "act") or hasattr(a, "act_tables")):
@@ -497,7 +497,7 @@ def _check_specs(specs) -> None:
     """A TypeError unless ``specs`` is a list of names: a str (the command line's comma-separated --agents) is
     refused, not read as a list of its characters."""
     if isinstance(specs, (str, bytes)) or not isinstance(specs, (list, tuple)):
-        raise TypeError(f"specs must be a list of agent names, not {shown(specs)!r}; the command line's "
+        raise TypeError(f"specs must be a list of agent names, not {brief(specs)}; the command line's "
                         "--agents 'rule,random' is ['rule', 'random'] here")
 
 

@@ -68,7 +68,7 @@ from torch.distributions import Categorical
 
 from mj_env import features as mjf
 from mj_env.actions import N_ACTIONS
-from mj_env.messages import brief, shown
+from mj_env.messages import brief
 from mj_env.observation import (
     COL_ASKER,
     COL_CLAIM_CATEGORY,
@@ -601,7 +601,7 @@ def device_problem(device: str, name: str = "--device") -> str | None:
     """Why the torch ``device`` cannot run a network here, or None if it can (``--device`` of train.py and
     the arena; ``name``: what the message calls it)."""
     allowed = "use cpu, cuda, cuda:N or mps"
-    named = f"{name} {shown(device)!r}"
+    named = f"{name} {brief(device)}"
     try:
         d = torch.device(device)
     except (RuntimeError, ValueError, TypeError):
@@ -676,7 +676,7 @@ class NetworkAgent:
         """(n,) int64 legal actions for ``obs`` (``agents.base``): "observation" (n, 14 or 18, 34) planes and
         "action_mask" (n, 127); 0 rows give an empty array. Shapes that do not fit are a ValueError, an ``rng``
         that is not a ``np.random.Generator`` a TypeError, both checked before the network runs."""
-        who = f"agent {shown(self.name)!r}"
+        who = f"agent {brief(self.name)}"
         if not isinstance(obs, Mapping) or "observation" not in obs or "action_mask" not in obs:
             raise TypeError(f"{who}: obs must be a dict with 'observation' and 'action_mask', not a {type(obs).__name__}")
         if not isinstance(rng, np.random.Generator):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mj_env.messages import shown
+from mj_env.messages import brief
 from mj_env.rules import get_rules
 
 DATA = Path(__file__).parent / "data"
@@ -100,7 +100,7 @@ def make_pretrained(spec: str = NAME, rules="beijing", device: str = "cpu"):
     """The agent an agent name asks for (``is_pretrained_spec``); also the ``mj_env.agents`` entry point
     through which the single-agent env loads it."""
     if not is_pretrained_spec(spec):
-        raise ValueError(f"not a pretrained player's name: {shown(spec)!r} (use pretrained, "
+        raise ValueError(f"not a pretrained player's name: {brief(spec)} (use pretrained, "
                          "pretrained:greedy or pretrained:sample)")
     greedy = None if spec == NAME else spec.endswith(":greedy")
     return load_pretrained(rules, greedy=greedy, device=device, name=spec)

@@ -40,7 +40,7 @@ import numbers
 import numpy as np
 
 from mj_env.features import own_meld_suits
-from mj_env.messages import shown
+from mj_env.messages import brief, shown
 from mj_env.rules import RuleSet, get_rules
 
 from .rule_based import hand_distance
@@ -52,7 +52,7 @@ def _number(value, name: str, what: str, ok) -> float:
     """``value`` as a float if it is a finite real number (a NumPy one too) for which ``ok`` holds; else a
     TypeError or ValueError that calls it ``name`` and says it must be ``what``."""
     if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be {what}, not {shown(value)!r}")
+        raise TypeError(f"{name} must be {what}, not {brief(value)}")
     if not (math.isfinite(value) and ok(value)):
         raise ValueError(f"{name} must be {what}, got {shown(value)}")
     return float(value)
@@ -73,7 +73,7 @@ class RewardTransform:
         """``scale`` a finite number above 0, ``shaping_coef`` a finite number, ``gamma`` in [0, 1] (NumPy numbers
         too): else a TypeError (not a number) or ValueError naming it, as for an unknown ``kind``."""
         if not isinstance(kind, str) or kind not in REWARD_KINDS:
-            raise ValueError(f"unknown reward {shown(kind)!r}; choose one of {', '.join(REWARD_KINDS)}")
+            raise ValueError(f"unknown reward {brief(kind)}; choose one of {', '.join(REWARD_KINDS)}")
         scale = _number(scale, "reward scale", "a finite number above 0", lambda v: v > 0)
         shaping_coef = _number(shaping_coef, "shaping_coef", "a finite number", lambda v: True)
         gamma = _number(gamma, "gamma", "a number in [0, 1]", lambda v: 0 <= v <= 1)

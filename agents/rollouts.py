@@ -39,7 +39,7 @@ from agents.arena import mean_ci95
 from mj_env import actions as A
 from mj_env.baselines import RuleBasedAgent, as_bool_mask
 from mj_env.engine import Engine
-from mj_env.messages import shown
+from mj_env.messages import brief
 from mj_env.observation import COL_PHASE, P_SCALARS, observe
 from mj_env.rules import get_rules
 from mj_env.state import CLAIM, END, ROB, TURN, K
@@ -53,7 +53,7 @@ def check_max_discards(max_discards) -> int:
     if isinstance(max_discards, (bool, np.bool_)) or not isinstance(max_discards, (int, np.integer)) \
             or not 0 <= max_discards <= K:
         raise ValueError(f"max_discards must be an int in [0, {K}] (there are {K} tile kinds), "
-                         f"not {shown(max_discards)!r}")
+                         f"not {brief(max_discards)}")
     return int(max_discards)
 
 

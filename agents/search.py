@@ -48,7 +48,7 @@ from agents.rollouts import action_kind, candidate_actions, check_max_discards, 
 from mj_env.baselines import RuleBasedAgent
 from mj_env.determinize import redeal, shuffle_wall
 from mj_env.engine import Engine
-from mj_env.messages import shown
+from mj_env.messages import brief
 from mj_env.observation import observe
 
 
@@ -58,12 +58,12 @@ class RolloutSearchAgent:
     def __init__(self, rules="beijing", worlds: int = 64, z: float = 0.5, max_discards: int = 3,
                  name: str = "search", clairvoyant: bool = False):
         if not isinstance(worlds, (int, np.integer)) or isinstance(worlds, bool) or not 1 <= worlds <= 4096:
-            raise ValueError(f"worlds must be an int in [1, 4096], not {shown(worlds)!r}")
+            raise ValueError(f"worlds must be an int in [1, 4096], not {brief(worlds)}")
         if not isinstance(z, numbers.Real) or isinstance(z, (bool, np.bool_)) or not z >= 0:
-            raise ValueError(f"z must be a number >= 0, not {shown(z)!r}")
+            raise ValueError(f"z must be a number >= 0, not {brief(z)}")
         max_discards = check_max_discards(max_discards)
         if not (isinstance(clairvoyant, bool) or (isinstance(clairvoyant, str) and clairvoyant == "hands")):
-            raise TypeError(f"clairvoyant must be True, False or 'hands', not {shown(clairvoyant)!r}")
+            raise TypeError(f"clairvoyant must be True, False or 'hands', not {brief(clairvoyant)}")
         self.clairvoyant = clairvoyant
         self.rule = RuleBasedAgent(rules)
         self.rules = self.rule.rules

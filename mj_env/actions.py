@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .messages import shown
+from .messages import brief, shown
 from .tiles import CODES, N_KINDS, N_SUITS, SUIT_SIZE
 
 DISCARD = 0
@@ -98,7 +98,7 @@ def one_action(action) -> int:
         except Exception:  # noqa: BLE001 (whatever an odd __array__ raises, it is no action)
             arr = None
         if arr is None or arr.shape != () or arr.dtype.kind not in "iu":
-            raise ActionError(f"action {shown(action)!r} ({type(action).__name__}) is not an integer in "
+            raise ActionError(f"action {brief(action)} ({type(action).__name__}) is not an integer in "
                               f"0-{N_ACTIONS - 1}")
         value = int(arr)
     if not 0 <= value < N_ACTIONS:
@@ -111,12 +111,12 @@ def illegal_policy(illegal_action, illegal_penalty) -> tuple[str, float]:
     """The environments' ``illegal_action`` ("raise" or "penalize") and ``illegal_penalty`` (a finite number
     in 0-1e15; the offender gets minus it), checked; a ValueError names the one that is wrong."""
     if not isinstance(illegal_action, str) or illegal_action not in ("raise", "penalize"):
-        raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {shown(illegal_action)!r}")
+        raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {brief(illegal_action)}")
     if isinstance(illegal_penalty, (bool, np.bool_, complex, np.complexfloating)) \
             or not isinstance(illegal_penalty, (int, float, np.number)) or not (0 <= illegal_penalty <= 1e15):
         # (compared as it is, not as float(): an int of 10**400 would overflow float; NaN fails the comparison)
         raise ValueError("illegal_penalty must be a finite number in 0-1e15 (the offender gets minus it), "
-                         f"got {shown(illegal_penalty)!r}")
+                         f"got {brief(illegal_penalty)}")
     return illegal_action, float(illegal_penalty)
 
 

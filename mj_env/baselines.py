@@ -60,7 +60,7 @@ from . import actions as A
 from . import features as F
 from . import hand as H
 from .hand import hand_distance, split_hui
-from .messages import shown
+from .messages import brief
 from .observation import (
     COL_PHASE,
     P_CLAIM,
@@ -430,7 +430,7 @@ def make_baseline(name: str, rules: str | RuleSet = "beijing"):
         return RuleBasedAgent(rules)
     if name == "efficient":
         return EfficientAgent(rules)
-    raise ValueError(f"unknown baseline {shown(name)!r}: use one of {', '.join(BASELINES)}")
+    raise ValueError(f"unknown baseline {brief(name)}: use one of {', '.join(BASELINES)}")
 
 
 def plugin_agent_names() -> tuple[str, ...]:

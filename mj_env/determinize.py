@@ -57,7 +57,7 @@ import numpy as np
 from . import hand, legal
 from .claims import best_category
 from .engine import MAX_TABLES, Engine
-from .messages import shown
+from .messages import brief, shown
 from .state import (
     CLAIM,
     CLAIM_CATEGORY,
@@ -155,7 +155,7 @@ def shuffle_wall(engine: Engine, rng=None, tables=None) -> None:
 # ----------------------------------------------------------------------------- checks
 def _int_in(value, what: str, upper: int, low: int = 0) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{what} must be an integer, got {shown(value)!r}")
+        raise TypeError(f"{what} must be an integer, got {brief(value)}")
     if not low <= value < upper:
         raise ValueError(f"{what} must be in {low}-{upper - 1}, got {shown(value)}")
     return int(value)
@@ -167,7 +167,7 @@ def _seats(seat, n: int) -> np.ndarray:
     try:
         arr = np.asarray(seat)
     except (ValueError, TypeError):  # ragged lists
-        raise TypeError(f"seat must be a seat number or an array of them, got {shown(seat)!r}") from None
+        raise TypeError(f"seat must be a seat number or an array of them, got {brief(seat)}") from None
     if arr.dtype.kind not in "iu":
         raise TypeError(f"seat must be a seat number or an array of them, got dtype {arr.dtype}")
     if arr.shape != (n,):
@@ -181,7 +181,7 @@ def _generator(rng) -> np.random.Generator:
     if rng is None or isinstance(rng, np.random.Generator):
         return np.random.default_rng() if rng is None else rng
     if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (int, np.integer)):
-        raise TypeError(f"rng must be a np.random.Generator, an int seed or None, got {shown(rng)!r}")
+        raise TypeError(f"rng must be a np.random.Generator, an int seed or None, got {brief(rng)}")
     if rng < 0:
         raise ValueError(f"rng seed must be non-negative, got {shown(rng)}")
     return np.random.default_rng(int(rng))
@@ -190,7 +190,7 @@ def _generator(rng) -> np.random.Generator:
 def _check_budget(max_tries, mcmc_steps) -> None:
     for what, v, low in (("max_tries", max_tries, 1), ("mcmc_steps", mcmc_steps, 0)):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"{what} must be an integer, got {shown(v)!r}")
+            raise TypeError(f"{what} must be an integer, got {brief(v)}")
         if not low <= v <= 1_000_000:
             raise ValueError(f"{what} must be in {low}-1,000,000, got {shown(v)}")
 

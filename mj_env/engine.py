@@ -25,7 +25,7 @@ import numpy as np
 from . import actions as A
 from . import claims, illegal, legal
 from .hand_end import Settlements, hand_results
-from .messages import shown
+from .messages import brief
 from .rules import RuleSet, get_rules
 from .state import (
     C_WIN,
@@ -50,7 +50,7 @@ MAX_TABLES = 1 << 22  # 4M tables: about 4 GiB of state
 def check_num_tables(n, name: str = "num_tables") -> int:
     """``n`` as a table count, or a ValueError that calls it ``name`` (the environments say num_envs)."""
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_TABLES:
-        raise ValueError(f"{name} must be an integer in 1-{MAX_TABLES:,}, got {shown(n)!r}")
+        raise ValueError(f"{name} must be an integer in 1-{MAX_TABLES:,}, got {brief(n)}")
     return int(n)
 
 
@@ -61,7 +61,7 @@ def _new_rng(seed) -> np.random.Generator:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         per_table = " (one seed deals every table: the tables share one generator, so a seed per table, " \
             "as Gymnasium's vector envs of sub-envs take, has nothing to seed)" if isinstance(seed, (list, tuple)) else ""
-        raise ValueError(f"seed must be None or a non-negative integer, got {shown(seed)!r}{per_table}")
+        raise ValueError(f"seed must be None or a non-negative integer, got {brief(seed)}{per_table}")
     return np.random.default_rng(int(seed))
 
 
@@ -70,7 +70,7 @@ def _parse_dealers(dealers, n: int, one_table: bool = False) -> np.ndarray:
     engine has one table (an error then names no table)."""
     if isinstance(dealers, (str, bytes, dict, set, frozenset)) or not hasattr(dealers, "__len__") \
             or (isinstance(dealers, np.ndarray) and dealers.ndim != 1):
-        raise ValueError(f"dealers must be a list of {n} seat{'s' * (n != 1)}, got {shown(dealers)!r}")
+        raise ValueError(f"dealers must be a list of {n} seat{'s' * (n != 1)}, got {brief(dealers)}")
     if len(dealers) != n:
         raise ValueError(f"{len(dealers)} dealer{'s' * (len(dealers) != 1)} given for {n} table{'s' * (n != 1)}")
     out = np.empty(n, dtype=np.int8)
@@ -78,7 +78,7 @@ def _parse_dealers(dealers, n: int, one_table: bool = False) -> np.ndarray:
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or not 0 <= d <= 3:
             raise ValueError(f"{'the dealer' if one_table else f'dealer of table {j} of this reset'} must be a "
                              "seat 0-3 (an integer), "
-                             f"got {shown(d)!r}")
+                             f"got {brief(d)}")
         out[j] = d
     return out
 
@@ -162,7 +162,7 @@ class Engine:
         try:
             arr = np.asarray(tables)
         except (ValueError, TypeError):  # ragged lists
-            raise ValueError(f"tables must be a 1-D array of table numbers, got {shown(tables)!r}") from None
+            raise ValueError(f"tables must be a 1-D array of table numbers, got {brief(tables)}") from None
         if arr.ndim > 1 or (arr.size and arr.dtype.kind not in "iu"):
             raise ValueError(f"tables must be a 1-D array of table numbers, got dtype {arr.dtype} "
                              f"shape {arr.shape}")
@@ -301,7 +301,7 @@ class Engine:
         engine: TypeError for anything but integers, ValueError out of range or (unless
         ``repeats``) listed twice. A single number comes back 0-dimensional."""
         if isinstance(tables, (bool, np.bool_, str, bytes)):
-            raise TypeError(f"{what} must be table numbers (integers), got {shown(tables)!r}")
+            raise TypeError(f"{what} must be table numbers (integers), got {brief(tables)}")
         try:
             arr = np.asarray(tables)
         except (ValueError, TypeError) as e:

@@ -55,7 +55,7 @@ import numpy as np
 
 from . import actions as A
 from .hand import ORPHAN_KINDS, hand_distance
-from .messages import shown
+from .messages import brief
 from .observation import (
     COL_PHASE,
     N_PLANES,
@@ -332,7 +332,7 @@ def obs_layout(obs) -> str:
     """``obs`` checked: ``"v1"`` (``mj_env.observation``) or ``"v2"`` (this module)."""
     if not isinstance(obs, str) or obs not in OBS_LAYOUTS:
         raise ValueError(f"obs must be 'v1' (mj_obs_v1, the 14 planes) or 'v2' (mj_obs_v2: those and 4 planes of "
-                         f"tiles still needed after each discard and claim, mj_env.features), got {shown(obs)!r}")
+                         f"tiles still needed after each discard and claim, mj_env.features), got {brief(obs)}")
     return obs
 
 

@@ -1,7 +1,8 @@
 """Bad values as error messages show them: short whatever they are, and never an error of their own.
 
-``shown`` is ``str(value)`` cut short (callers quote it with ``!r``), ``brief`` is ``repr(value)`` cut in
-length and depth as it is written. Neither writes out a string of millions of characters or a value
+``shown`` is ``str(value)`` cut short (for a value known to be a number, or where the caller quotes it),
+``brief`` is ``repr(value)`` cut in length and depth as it is written: the form for a value a user gave,
+so that the integer 4 (``got 4``) and the string "4" (``got '4'``) read apart. Neither writes out a string of millions of characters or a value
 nested thousands deep, and an integer too long for Python to write (``str`` refuses one of more than
 4,300 digits, with a ValueError that names no argument) is described by its size.
 """

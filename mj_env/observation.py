@@ -59,7 +59,7 @@ from __future__ import annotations
 import numpy as np
 
 from .claims import hubao_bound
-from .messages import shown
+from .messages import brief, shown
 from .rules import RuleSet
 from .state import CLAIM, NO_CATEGORY, ROB, TURN, GameState, K, S, seat_rows
 from .wall import live_left, replacements_left
@@ -109,7 +109,7 @@ def _checked_ints(values, what: str, lo: int, hi: int, n: int | None) -> np.ndar
         arr = np.asarray(None)
     if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu") or (n is not None and len(arr) != n):
         size = "" if n is None else f"{n} "
-        raise ValueError(f"{what} must be a 1-D array of {size}integers, got {shown(values)!r}")
+        raise ValueError(f"{what} must be a 1-D array of {size}integers, got {brief(values)}")
     bad = arr[(arr < lo) | (arr > hi)]
     if bad.size:
         raise ValueError(f"{what}: {int(bad[0])} is not in {lo}-{hi}")

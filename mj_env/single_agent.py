@@ -98,7 +98,7 @@ from . import actions as A
 from .baselines import checked_agent_actions, make_named_agent
 from .engine import Engine
 from .features import OBS_LAYOUTS, in_layout, obs_layout
-from .messages import shown
+from .messages import brief
 from .observation import N_PLANES, observe
 from .state import END
 from .tiles import N_KINDS
@@ -122,7 +122,7 @@ def _opponent(spec, rules):
             raise ValueError(f"opponent: {e}; or pass an agent object (e.g. "
                              "agents.make_agent('path/to/checkpoint.pt'))") from None
     if not callable(getattr(spec, "act", None)):
-        raise TypeError(f"opponent {shown(spec)!r} has no act(obs, rng) method")
+        raise TypeError(f"opponent {brief(spec)} has no act(obs, rng) method")
     return spec
 
 
@@ -130,7 +130,7 @@ def checked_seat(seat):
     """The ``seat`` argument: 0-3, "rotate" or "random", or a ValueError."""
     if not (seat in ("rotate", "random") if isinstance(seat, str) else
             isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat <= 3):
-        raise ValueError(f"seat must be 0-3, 'rotate' or 'random', got {shown(seat)!r}")
+        raise ValueError(f"seat must be 0-3, 'rotate' or 'random', got {brief(seat)}")
     return seat if isinstance(seat, str) else int(seat)
 
 
@@ -147,7 +147,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self.obs_layout = obs_layout(obs)
         if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(
                 max_episode_steps, (int, np.integer)) or max_episode_steps < 1):
-            raise ValueError(f"max_episode_steps must be None or an integer >= 1, got {shown(max_episode_steps)!r}")
+            raise ValueError(f"max_episode_steps must be None or an integer >= 1, got {brief(max_episode_steps)}")
         self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
         self.rules = self.engine.rules

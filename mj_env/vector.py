@@ -62,7 +62,7 @@ from gymnasium.vector.utils import batch_space
 from . import actions as A
 from .engine import Engine, check_num_tables
 from .features import OBS_LAYOUTS, in_layout, obs_layout
-from .messages import shown
+from .messages import brief
 from .observation import N_PLANES, observe, observe_one
 from .render import render_table
 from .state import END
@@ -139,7 +139,7 @@ class TablesEnvBasics:
             mode = AutoresetMode.__members__.get(autoreset_mode) if isinstance(autoreset_mode, str) else None
         if mode not in modes:
             raise ValueError(f"autoreset_mode must be AutoresetMode.NEXT_STEP or SAME_STEP (or 'NextStep', "
-                             f"'SameStep', 'NEXT_STEP', 'SAME_STEP'), got {shown(autoreset_mode)!r}")
+                             f"'SameStep', 'NEXT_STEP', 'SAME_STEP'), got {brief(autoreset_mode)}")
         return mode
 
 

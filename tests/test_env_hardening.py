@@ -690,3 +690,11 @@ def test_autoreset_mode_is_taken_by_member_name_value_or_member():
     for bad in ("DISABLED", "next_step", 3, None):
         with pytest.raises(ValueError, match="autoreset_mode must be"):
             MahjongVectorEnv(2, autoreset_mode=bad)
+
+
+@pytest.mark.parametrize("dealer, shown", [(4, "got 4"), ("4", "got '4'"), (1.0, "got 1.0"), (True, "got True")])
+def test_a_bad_dealer_is_shown_as_given(dealer, shown):
+    """The integer 4 and the string '4' read apart in the error (both used to read "got '4'")."""
+    env = mj_env.env()
+    with pytest.raises(ValueError, match=f"must be a seat 0-3 \\(an integer\\), {shown}$"):
+        env.reset(seed=1, options={"dealer": dealer})

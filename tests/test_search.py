@@ -149,7 +149,7 @@ def test_plays_duplicate_hands_in_the_arena():
                                          ({"max_discards": 10**9}, "max_discards must be an int in \\[0, 34\\]"),
                                          ({"max_discards": -1}, "max_discards"), ({"max_discards": "3"}, "max_discards"),
                                          ({"max_discards": None}, "max_discards"),
-                                         ({"worlds": [1] * 10**5}, "worlds must be an int in \\[1, 4096\\], not '\\[1, 1")])
+                                         ({"worlds": [1] * 10**5}, "worlds must be an int in \\[1, 4096\\], not \\[1, 1")])
 def test_bad_settings_are_refused(kw, message):
     with pytest.raises(ValueError, match=message) as err:
         RolloutSearchAgent(**kw)
