@@ -146,8 +146,13 @@ class Win:
     def first_turn(self) -> bool:
         """天和 / 地和 / 地胡 timing: ``situation.first_turn`` with no chi, pong or kong declared yet
         (docs/RULES.md 6.4). A meld of the winner's, a win on a kong replacement (``after_kong``) and a
-        robbed kong (``robbed_kong``) each say one was declared, so any of them voids the flag."""
+        robbed kong (``robbed_kong``) each say one was declared, so any of them voids the flag. So does a
+        discard by a seat that plays after the winner in the first go-around (from the dealer): the winner
+        has discarded before it (the dealer, who discards first, wins no discard on the first turn)."""
         s = self.situation
+        if self.discarder is not None and \
+                (self.discarder - self.dealer) % 4 >= (self.winner - self.dealer) % 4:
+            return False
         return s.first_turn and not self.melds and not s.after_kong and not s.robbed_kong
 
     @property

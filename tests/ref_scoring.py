@@ -139,8 +139,11 @@ def ref_evaluate(obj: dict) -> dict:
             wait_cache["v"] = not found
         return wait_cache["v"]
 
-    # 天和 / 地和 are void once a kong was declared: a win on its replacement or a robbed kong (6.4)
-    first = sit.get("first_turn", False) and not sit.get("after_kong") and not sit.get("robbed_kong")
+    # 天和 / 地和 are void once a kong was declared: a win on its replacement or a robbed kong (6.4); and on
+    # a discard made after the winner's own first discard (a seat that plays after the winner from the dealer)
+    discarded_first = discarder is None or (discarder - dealer) % 4 < (winner - dealer) % 4
+    first = sit.get("first_turn", False) and not sit.get("after_kong") and not sit.get("robbed_kong") \
+        and discarded_first
     tianhe = first and winner == dealer and self_draw and k == 0
     dihe = first and winner != dealer and k == 0
 

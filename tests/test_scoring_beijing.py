@@ -189,3 +189,15 @@ def test_only_wait_ignores_a_kind_held_four_times():
     hebei = {"rules": "hebei", "hui": None}
     assert evaluate(dict(line, **hebei))["patterns"] == {"捉五": 5}
     assert "捉五" not in evaluate(dict(other, **hebei))["patterns"]
+
+
+@pytest.mark.parametrize("dealer, winner, discarder, dihe", [
+    (0, 1, 0, True), (0, 3, 2, True), (2, 1, 3, True), (2, 1, 0, True),  # the discarder played before the winner
+    (0, 1, 2, False), (0, 1, 3, False), (2, 3, 0, False), (2, 0, 1, False)])  # ... or after: the winner discarded
+def test_dihe_on_a_discard_needs_the_discarder_to_play_before_the_winner(dealer, winner, discarder, dihe):
+    """地和 is a win before the winner's first discard: a discard from a seat that plays after the winner (from
+    the dealer) comes after it, so ``first_turn`` beside such a discard scores no 地和."""
+    out = evaluate({"hand": "555z234p567s789s1m", "win_tile": "1m", "winner": winner, "dealer": dealer,
+                    "discarder": discarder, "situation": {"first_turn": True}})
+    assert ("地和" in out["patterns"]) is dihe
+    assert ("推倒和" in out["patterns"]) is not dihe
