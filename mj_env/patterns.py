@@ -209,7 +209,8 @@ def only_wait(win: Win, tile: int) -> bool:
     """``tile`` was the hand's only winning tile: no other kind, added at face value to the
     13 - 3k tile hand (its own 惠牌 still wild), completes a winning shape of the rule set
     (``mj_env.hand.waits_rules``). A kind of which the hand and melds already hold four tiles
-    cannot be drawn, so it is no wait."""
+    cannot be drawn, so it is no wait. Only the winner's own tiles count so: tiles everyone sees (the
+    惠坯, discards) leave a kind a wait, as the usual reading of "only one winning tile" has it."""
     natural = np.zeros(N_KINDS, dtype=np.int8)
     held = [0] * N_KINDS
     for t in win.hand:

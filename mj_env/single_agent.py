@@ -243,16 +243,16 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
     def _opponent_actions(self, idx) -> np.ndarray:
         st = self.engine.state
         to_act = st.to_act[idx].astype(np.int64)
-        obs = {"observation": observe(self.rules, st, idx), "seat": to_act,
-               "action_mask": self.engine.legal_mask()[idx].view(np.int8)}
+        legal = self.engine.legal_mask()[idx]
+        obs = {"observation": observe(self.rules, st, idx), "seat": to_act, "action_mask": legal.view(np.int8)}
         rel = (to_act - self.seats[idx]) % 4
         out = np.empty(len(idx), dtype=np.int64)
         groups = [(self.opponents[0], np.ones(len(idx), bool))] if len(set(map(id, self.opponents))) == 1 \
             else [(self.opponents[k - 1], rel == k) for k in (1, 2, 3)]
         for agent, sel in groups:
             if sel.any():
-                sub = {k: v[sel] for k, v in obs.items()}
-                out[sel] = checked_agent_actions(agent, agent.act(sub, self.rng), sub["action_mask"],
+                sub = {k: v[sel] for k, v in obs.items()}  # copies: what an opponent does to them stays there
+                out[sel] = checked_agent_actions(agent, agent.act(sub, self.rng), legal[sel],
                                                  idx[sel], self.engine.explain_illegal, role="opponent")
         return out
 

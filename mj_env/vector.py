@@ -157,6 +157,8 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
         self.rules = self.engine.rules
         self.num_envs = int(num_envs)
+        if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in ("ansi", "human")):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {brief(render_mode)}")
         self.render_mode = render_mode
         self.observation_layout = OBS_LAYOUTS[self.obs_layout][0]
         self.single_observation_space = spaces.Dict({

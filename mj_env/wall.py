@@ -35,6 +35,10 @@ def parse_wall(rules: RuleSet, wall) -> np.ndarray:
     if isinstance(wall, str) or not isinstance(wall, (list, tuple, np.ndarray)):
         raise WallError("the wall must be a list of tile codes such as ['1m', '5z', ...], "
                         f"not {'one string' if isinstance(wall, str) else type(wall).__name__}")
+    if isinstance(wall, np.ndarray) and wall.ndim != 1:
+        raise WallError(f"the wall must be a 1-D list of tile codes or indices, got an array of shape {wall.shape}")
+    if len(wall) != rules.n_tiles:  # before reading any tile: a wall of millions is refused at once
+        raise WallError(f"the {rules.name} wall has {rules.n_tiles} tiles, got {len(wall)}")
     tiles = []
     for pos, t in enumerate(wall):
         given = t
@@ -50,8 +54,6 @@ def parse_wall(rules: RuleSet, wall) -> np.ndarray:
         if not 0 <= t < len(CODES) or (t >= FIRST_FLOWER and not rules.flowers):
             raise WallError(f"wall[{pos}] = {brief(given)} is not a tile of the {rules.name} set")
         tiles.append(t)
-    if len(tiles) != rules.n_tiles:
-        raise WallError(f"the {rules.name} wall has {rules.n_tiles} tiles, got {len(tiles)}")
     have = np.bincount(tiles, minlength=len(CODES))
     want = np.bincount(full_set(rules.n_tiles), minlength=len(CODES))
     bad = np.flatnonzero(have != want)

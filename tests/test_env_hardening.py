@@ -135,6 +135,8 @@ def test_engine_reset_names_the_table_with_a_bad_wall():
     assert_same(before, engine_snapshot(eng))
     # check_reset is the same checks alone, and names a bad wall entry briefly
     with pytest.raises(ValueError, match=r"wall\[0\] = array\(\[.{20,40}\.\.\. is neither"):
+        eng.check_reset(walls=[list(np.zeros((136, 136), dtype=int))] * 3)  # a list of 136 arrays
+    with pytest.raises(ValueError, match=r"table 0 of this reset: the wall must be a 1-D .* shape \(136, 136\)"):
         eng.check_reset(walls=[np.zeros((136, 136), dtype=int)] * 3)
     with pytest.raises(ValueError, match=r"wall\[0\] = an integer of \d+ bits is not a tile"):
         eng.check_reset(walls=[[10**5000, *good[1:]]] * 3)
@@ -698,3 +700,22 @@ def test_a_bad_dealer_is_shown_as_given(dealer, shown):
     env = mj_env.env()
     with pytest.raises(ValueError, match=f"must be a seat 0-3 \\(an integer\\), {shown}$"):
         env.reset(seed=1, options={"dealer": dealer})
+
+
+@pytest.mark.parametrize("wall, words", [
+    (np.array(5), "1-D list of tile codes or indices, got an array of shape \\(\\)"),
+    (np.zeros((4, 34), np.int8), "got an array of shape \\(4, 34\\)"),
+    (np.zeros(10**7, np.int8), "the beijing wall has 136 tiles, got 10000000")])
+def test_a_wall_of_the_wrong_shape_or_size_is_refused_before_its_tiles_are_read(wall, words):
+    env = mj_env.env()
+    env.reset(seed=3)
+    before = env.state().copy()
+    with pytest.raises(mj_env.wall.WallError, match=words):
+        env.reset(options={"wall": wall})
+    assert np.array_equal(env.state(), before)
+
+
+@pytest.mark.parametrize("mode", ["rgb_array", 5, ""])
+def test_the_self_play_vector_env_refuses_a_render_mode_it_cannot_draw(mode):
+    with pytest.raises(ValueError, match="render_mode must be None, 'ansi' or 'human'"):
+        MahjongVectorEnv(2, render_mode=mode)

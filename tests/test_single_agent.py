@@ -407,12 +407,15 @@ class _Broken:
             return np.full(n, 0.5)
         if self.how == "short":
             return np.zeros(n - 1, dtype=np.int64) if n > 1 else np.zeros(0, dtype=np.int64)
+        if self.how == "rewrites-mask":  # marks every action legal in its copy of the mask, then plays one that is not
+            obs["action_mask"][:] = 1
         return np.where(obs["action_mask"][:, A.PASS] != 0, A.index("discard 1m"), A.PASS)  # illegal
 
 
 @pytest.mark.parametrize("how,err,words", [("floats", TypeError, "float64 actions"),
                                            ("short", TypeError, "act() must return"),
-                                           ("illegal", A.ActionError, "at table")])
+                                           ("illegal", A.ActionError, "at table"),
+                                           ("rewrites-mask", A.ActionError, "at table")])
 def test_an_opponent_that_answers_wrongly_is_named(how, err, words):
     envs = MahjongSingleAgentVectorEnv(2, opponents=_Broken(how), seat=1, seed=0)
     with pytest.raises(err, match=f"opponent 'broken-{how}'") as info:
