@@ -58,13 +58,35 @@ _FALLBACK = '{"error": "internal error: the answer to this line could not be wri
 _LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
+class _Twice(dict):
+    """A JSON object that gave ``key`` twice (the line is refused once it is read whole, naming where)."""
+
+    key = ""
+
+
 def _pairs(pairs):
     obj = {}
     for k, v in pairs:
         if k in obj:
-            raise InputError(f"field {_short_key(k)} is given twice")
+            obj = _Twice(obj)
+            obj.key = k
+            break
         obj[k] = v
     return obj
+
+
+def _check_no_key_twice(obj) -> None:
+    """An InputError naming the first field given twice and where: ``field 'type' is given twice in melds[1]``."""
+    stack = [(obj, "")]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, _Twice):
+            at = f" in {where}" if where else ""
+            raise InputError(f"field {_short_key(value.key)} is given twice{at}")
+        if isinstance(value, dict):
+            stack.extend((v, f"{where}.{k[:40]}" if where else k[:40]) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(value))))
 
 
 def _short_key(k: str) -> str:
@@ -117,6 +139,7 @@ def _answer(line: str | bytes) -> dict:
         obj = json.loads(text, object_pairs_hook=_pairs, parse_int=_parse_int, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
         return {"error": f"bad JSON: {e.msg.removesuffix(' at')} at column {e.colno}"}
+    _check_no_key_twice(obj)
     return evaluate(obj)
 
 

@@ -641,3 +641,14 @@ def test_lack_suit_counts_a_hui_as_the_tile_it_is():
     settlement = res.settlements[0]
     assert settlement["legal"] and settlement["input"]["hui"] == "5m"
     assert score.answer(json.dumps(settlement["input"]))["scores"] == settlement["scores"]
+
+
+@pytest.mark.parametrize("line, where", [
+    ('{"hand": "123m", "hand": "1m"}', "field 'hand' is given twice"),
+    ('{"hand": "123m", "rules": {"name": "beijing", "name": "hebei"}}', "field 'name' is given twice in rules"),
+    ('{"melds": [{"type": "pong", "tiles": "777s"}, {"type": "pong", "type": "chi"}]}',
+     "field 'type' is given twice in melds[1]"),
+    ('{"situation": {"last_tile": true, "last_tile": false}}', "field 'last_tile' is given twice in situation")])
+def test_a_field_given_twice_is_named_with_where(line, where):
+    from mj_env.score import answer
+    assert answer(line) == {"error": where}
