@@ -325,6 +325,8 @@ def init_checkpoint(args: Args) -> Path | None:
     """The checkpoint ``--init-from`` names (None: a new network); a ValueError where no player is shipped."""
     if args.init_from is None:
         return None
+    if not args.init_from.strip():  # Path("") would be the current directory
+        raise ValueError(f"{args.init_from!r}: no file named (an empty path); give a checkpoint or 'pretrained'")
     return pretrained_path(args.rules) if args.init_from == "pretrained" else Path(args.init_from)
 
 

@@ -472,8 +472,10 @@ def _read(path: Path):
         lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
         # torch's weights-only refusal ends with "<the reason>", "Check the documentation ..."
         reason = lines[-2] if isinstance(e, pickle.UnpicklingError) and len(lines) > 1 else " ".join(lines[-1:])
+        # a file that is no zip archive is read as torch's old pickle format, whose errors say little ("KeyError: 101")
+        kind = "" if zipfile.is_zipfile(path) else "; nor is it the zip archive that torch.save writes"
         raise CheckpointError(f"{path}: not a checkpoint that loads with torch.load(weights_only=True), which "
-                              f"reads only tensors and plain data ({type(e).__name__}: {reason})") from e
+                              f"reads only tensors and plain data ({type(e).__name__}: {reason}){kind}") from e
 
 
 def _check_zip(path: Path) -> None:
@@ -582,6 +584,8 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tup
     the weights are used. A file that is missing, not a checkpoint, of another format, observation layout or
     action space, or with a bad config or bad weights raises ``CheckpointError`` naming the file and the
     problem."""
+    if isinstance(path, str) and not path.strip():
+        raise CheckpointError(f"{path!r}: no file named (an empty path)")
     path = Path(path)
     payload = _read(path)
     try:

@@ -262,13 +262,19 @@ def test_shape_mismatch_names_the_first_key(saved, tmp_path):
 
 
 @pytest.mark.parametrize("kind, words", [
-    ("garbage", ["weights_only"]), ("empty", ["empty"]), ("directory", ["not a file"]),
-    ("missing", ["no such file"]), ("list", ["holds a list"]),
+    ("garbage", ["weights_only", "nor is it the zip archive that torch.save writes"]),
+    ("text", ["weights_only", "nor is it the zip archive"]),
+    ("empty", ["empty"]), ("directory", ["not a file"]), ("missing", ["no such file"]), ("list", ["holds a list"]),
+    ("empty path", ["no file named (an empty path)"]),
 ])
 def test_not_a_checkpoint(tmp_path, kind, words):
     path = tmp_path / "x.pt"
     if kind == "garbage":
         path.write_bytes(np.random.default_rng(0).bytes(300))
+    elif kind == "text":  # torch.load read it as its legacy format and said only "KeyError: 101"
+        path.write_text("hello world\n")
+    elif kind == "empty path":
+        path = ""
     elif kind == "empty":
         path.write_bytes(b"")
     elif kind == "directory":

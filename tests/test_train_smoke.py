@@ -420,6 +420,7 @@ def test_init_from_starts_from_the_checkpoints_weights_and_network(tmp_path, mon
 
 @pytest.mark.parametrize("extra, message", [
     (["--init-from", "nothere.pt"], "--init-from: nothere.pt: no such file"),
+    (["--init-from", ""], "--init-from: '': no file named (an empty path)"),
     (["--init-from", "pretrained", "--channels", "8"],
      "--channels 8: the network of --init-from pretrained has channels 32; leave --channels out, or give 32"),
     (["--init-from", "pretrained", "--arch", "mlp"], "--arch mlp: the network of --init-from pretrained has arch tiles"),
