@@ -20,9 +20,12 @@ PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", 
 
 
 def int_list(p: argparse.ArgumentParser, flag: str, text: str, lo: int = 1, hi: int = MAX_BATCH) -> list[int]:
-    """``text`` as comma-separated integers, each in [lo, hi], at least one; else ``p.error``."""
+    """``text`` as comma-separated integers, each in [lo, hi], at least one; else ``p.error`` (an empty item
+    too: ``1,,8`` is a slip, not two sizes)."""
+    if text.strip():
+        no_empty_item(p, flag, text)
     try:
-        values = [int(v) for v in text.split(",") if v.strip()]
+        values = [int(v) for v in text.split(",")]
     except ValueError:
         values = []
     if not values or not all(lo <= v <= hi for v in values):
@@ -31,7 +34,10 @@ def int_list(p: argparse.ArgumentParser, flag: str, text: str, lo: int = 1, hi: 
 
 
 def name_list(p: argparse.ArgumentParser, flag: str, text: str, allowed) -> list[str]:
-    """``text`` as comma-separated names, each one of ``allowed``, at least one; else ``p.error``."""
+    """``text`` as comma-separated names, each one of ``allowed``, at least one; else ``p.error`` (an empty item
+    too)."""
+    if text.strip():
+        no_empty_item(p, flag, text)
     names = [n.strip() for n in text.split(",") if n.strip()]
     bad = [n for n in names if n not in allowed]
     if not names:
@@ -39,6 +45,15 @@ def name_list(p: argparse.ArgumentParser, flag: str, text: str, allowed) -> list
     if bad:
         p.error(f"{flag}: unknown {', '.join(map(repr, bad))}; choose from {', '.join(allowed)}")
     return names
+
+
+def no_empty_item(p: argparse.ArgumentParser, flag: str, text: str) -> None:
+    """``p.error`` where a comma-separated ``text`` has an empty item (``1,,8``, ``a,``), as agents.arena's
+    --agents refuses one."""
+    items = text.split(",")
+    empty = [i for i, v in enumerate(items) if not v.strip()]
+    if empty:
+        p.error(f"{flag}: item {empty[0] + 1} of {text[:80]!r} is empty; give comma-separated values, no empty one")
 
 
 def in_range(p: argparse.ArgumentParser, flag: str, value, lo, hi=None) -> None:

@@ -253,7 +253,7 @@ def main(argv=None) -> int:
                 try:
                     if isinstance(line, TooLong):
                         raise ValueError(line.message())  # noqa: TRY004 (one bad record, as bad JSON is)
-                    record = json.loads(line.decode("utf-8"))
+                    record = json.loads(line.rstrip(b"\r\n").decode("utf-8"))  # (an error: "line 1 column N")
                     if args.show is not None:
                         show(record)
                         return 0

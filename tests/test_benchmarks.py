@@ -230,7 +230,12 @@ BAD_ARGS = [
     ("throughput", "parse_args", ["--seed", str(2**63)], "--seed"),
     ("throughput", "parse_args", ["--plot", "out.bogus"], "--plot"),
     ("throughput", "parse_args", ["--impls", "rlcard", "--no-peers"], "nothing to measure"),
-    ("throughput", "parse_args", ["--impls", ","], "nothing to measure"),
+    ("throughput", "parse_args", ["--impls", ","], "--impls: item 1 of ',' is empty"),
+    ("throughput", "parse_args", ["--impls", ""], "nothing to measure"),
+    # an empty item in a list is refused, as agents.arena's --agents refuses one
+    ("throughput", "parse_args", ["--batch-sizes", "1,,8"], "--batch-sizes: item 2 of '1,,8' is empty"),
+    ("win_checks", "_parse_args", ["--checks", ","], "--checks: item 1"),
+    ("fast_paths", "main", ["--rules", "beijing,"], "--rules: item 2"),
 ]
 
 

@@ -143,13 +143,14 @@ def test_command_lines_write_and_check_records(tmp_path, capsys):
     assert shown.count("--> decision ") == len(json.loads(lines[1])["actions"]) and "settlement: {" in shown
     bad = json.loads(lines[0])
     bad["settlement"]["scores"] = [1, 1, 1, -3]
-    path.write_text(lines[1] + "\n" + json.dumps(bad) + "\nnot json\n", encoding="utf-8")
+    path.write_text(lines[1] + "\n" + json.dumps(bad) + "\nnot json\n" + '{"rules": \r\n', encoding="utf-8")
     assert records.main([str(path)]) == 1
     out = capsys.readouterr()
-    assert "1 of 3 record(s)" in out.out and "record 1: the replay settles otherwise" in out.err and "record 2: " in out.err
+    assert "1 of 4 record(s)" in out.out and "record 1: the replay settles otherwise" in out.err and "record 2: " in out.err
+    assert "record 3: Expecting value: line 1 column 11" in out.err  # its own line, not "line 2" after its line end
     with pytest.raises(SystemExit):
-        records.main([str(path), "--show", "3"])
-    assert "--show 3: the file holds 3 record(s), 0-2" in capsys.readouterr().err
+        records.main([str(path), "--show", "4"])
+    assert "--show 4: the file holds 4 record(s), 0-3" in capsys.readouterr().err
 
 
 def test_arena_refuses_a_record_file_it_cannot_write(tmp_path, capsys):
