@@ -105,7 +105,8 @@ class MahjongSB3VecEnv(VecEnv):
         if self._actions is None:
             raise RuntimeError("step_wait() without step_async(actions) before it")
         actions, self._actions = self._actions, None
-        if actions.ndim == 2 and actions.shape[1] == 1:  # SB3 hands Discrete actions as (N,) or (N, 1)
+        if actions.ndim == 2 and actions.shape[1] == 1 and actions.dtype.kind in "iu":  # SB3 hands Discrete
+            # actions as (N,) or (N, 1); anything else reaches the env's check as it was given
             actions = actions[:, 0]
         obs, rewards, terminated, truncated, infos = self.envs.step(actions)
         dones = terminated | truncated

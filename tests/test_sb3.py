@@ -85,6 +85,8 @@ def test_action_masks_through_env_method_and_sb3s_helpers():
             venv.get_attr("rules", indices=bad)
     with pytest.raises(A.ActionError, match="expected 8 integer actions"):  # a ragged list: numpy's ValueError
         venv.step_async([[1, 2], [3]])
+    with pytest.raises(A.ActionError, match=r"got shape \(8, 1\) dtype float64"):  # as given: no (8,) after unwrapping
+        venv.step(np.zeros((8, 1)))
     with pytest.raises(AttributeError):
         venv.get_attr("no_such_attribute")
 
