@@ -25,7 +25,9 @@ covers the four seat offsets (or, for ``COL_HUBAO``, offsets 1-3).
     0       COL_LIVE_LEFT          live tiles left
     1       COL_REPLACEMENTS_LEFT  replacement tiles left (indicator layout: the reserve)
     2       COL_DEALER             dealer offset
-    3       COL_PHASE              0 own turn, 1 claim window, 2 rob window
+    3       COL_PHASE              the table's phase: 0 a seat's own turn (also when another seat is
+                                   to act on its turn), 1 claim window, 2 rob window; 2 also once
+                                   the hand has ended (a final observation, whose mask is pass)
     4       COL_MUST_DISCARD       1 from a chi or pong until the next draw: on the claimer's turn it
                                    must discard (or 报听); in the claim window on that discard it
                                    says the discard followed a claim
@@ -47,7 +49,16 @@ covers the four seat offsets (or, for ``COL_HUBAO``, offsets 1-3).
     26-29   COL_CLAIMED_BY_SELF    discards self claimed from offset 0-3
     30-33   COL_CLAIMED_FROM_SELF  discards offset 0-3 claimed from self
 
-Nothing of another seat's concealed hand or of the wall order reaches an observation.
+Nothing of another seat's concealed hand or of the wall order reaches an observation, with one
+exception that the rules make: a claim window opens only when some seat has a legal claim
+(docs/RULES.md 4.2: a player with no legal claim is not asked). So a seat observed while another seat is asked
+about a discard (``COL_PHASE`` 1, the tile in ``P_CLAIM``), or reading whose turn it is
+(``agent_selection``, the vector env's ``seat``), learns that some seat may claim that tile: that
+it holds a pair of it or waits on it. A seat's own decisions are never told more than that.
+
+In the v2 layout (``mj_env.features``) the tiles a seat has seen are its hand, every meld, every
+river and the indicator; the tile of an added kong being robbed (``P_CLAIM`` in a rob window) is the
+fourth of a kind whose other three lie in the declarer's pong, and is counted as unseen there.
 
 ``observe`` builds the planes of many tables with batched gathers; ``observe_one`` builds the
 same planes of one table from a few slices (the single-table AEC path, where the batched
