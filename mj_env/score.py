@@ -64,12 +64,14 @@ class _Twice(dict):
     key = ""
 
 
-def _pairs(pairs):
+def _pairs(pairs, twice: list):
+    """One JSON object as a dict; one that gives a key twice is a ``_Twice``, also noted in ``twice``."""
     obj = {}
     for k, v in pairs:
         if k in obj:
             obj = _Twice(obj)
             obj.key = k
+            twice.append(obj)
             break
         obj[k] = v
     return obj
@@ -136,10 +138,13 @@ def _answer(line: str | bytes) -> dict:
     if not text:
         return {"error": "empty line: expected a JSON object"}
     try:
-        obj = json.loads(text, object_pairs_hook=_pairs, parse_int=_parse_int, parse_constant=_no_constant)
+        twice: list = []
+        obj = json.loads(text, object_pairs_hook=lambda pairs: _pairs(pairs, twice), parse_int=_parse_int,
+                         parse_constant=_no_constant)
     except json.JSONDecodeError as e:
         return {"error": f"bad JSON: {e.msg.removesuffix(' at')} at column {e.colno}"}
-    _check_no_key_twice(obj)
+    if twice:  # (the walk to say where is made only then)
+        _check_no_key_twice(obj)
     return evaluate(obj)
 
 
