@@ -127,7 +127,7 @@ def name(i: int) -> str:
     if isinstance(i, (bool, np.bool_, np.timedelta64)) or not isinstance(i, (int, np.integer)) \
             or not 0 <= i < N_ACTIONS:  # (NumPy counts a timedelta an integer)
         integer = isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.timedelta64))
-        what = shown(int(i)) if integer else repr(shown(i))
+        what = shown(int(i)) if integer else brief(i)
         raise ActionError(f"action {what} is not an integer in 0-{N_ACTIONS - 1}")
     return NAMES[int(i)]
 

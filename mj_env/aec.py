@@ -98,10 +98,9 @@ from pettingzoo.utils import wrappers
 from . import actions as A
 from .engine import Engine
 from .features import OBS_LAYOUTS, in_layout, obs_layout
-from .messages import brief
 from .observation import N_PLANES, observe_one
 from .records import RecordError, hand_record
-from .render import render_table
+from .render import check_render_mode, render_table
 from .state import END
 from .tiles import N_KINDS
 
@@ -148,8 +147,7 @@ class raw_env(AECEnv):
                  **overrides):
         super().__init__()
         self.obs_layout = obs_layout(obs)
-        if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in ("ansi", "human")):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {brief(render_mode)}")
+        check_render_mode(render_mode)
         illegal_action, illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
         if "num_tables" in overrides:
             raise ValueError("the AEC environment plays one table; for many at once use "

@@ -3,12 +3,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from .messages import brief
 from .rules import RuleSet
 from .state import END, MELD_CHI, MELD_NAMES, MELD_PONG, PHASE_NAMES, TURN, GameState
 from .tiles import CODES, format_hand, glyph
 from .wall import live_left
 
 SEAT_NAMES = ("East", "South", "West", "North")
+RENDER_MODES = ("ansi", "human")
+"""What the environments draw: "ansi" returns the text of ``render_table``, "human" prints it."""
+
+
+def check_render_mode(render_mode) -> None:
+    """A ValueError unless ``render_mode`` is None or one of ``RENDER_MODES`` (the AEC and self-play vector envs;
+    the single-agent envs take any mode, for SB3's ``make_vec_env``)."""
+    if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in RENDER_MODES):
+        raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {brief(render_mode)}")
 
 
 def _tiles(counts) -> str:

@@ -64,7 +64,7 @@ from .engine import Engine, check_num_tables
 from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief
 from .observation import N_PLANES, observe, observe_one
-from .render import render_table
+from .render import RENDER_MODES, check_render_mode, render_table
 from .state import END
 from .tiles import N_KINDS
 
@@ -97,7 +97,7 @@ class TablesEnvBasics:
         """``"ansi"``: the text of the first four tables; ``"human"``: the same text printed (returns
         None; a human-mode env also prints itself at every reset and step, Gymnasium's convention); other
         modes render nothing. A RuntimeError before the first reset (no table is dealt yet)."""
-        if self.render_mode not in ("ansi", "human"):
+        if self.render_mode not in RENDER_MODES:
             return None
         if not self._started:
             raise RuntimeError("render() before reset(): no table is dealt yet; call reset() first")
@@ -157,8 +157,7 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
         self.rules = self.engine.rules
         self.num_envs = int(num_envs)
-        if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in ("ansi", "human")):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {brief(render_mode)}")
+        check_render_mode(render_mode)
         self.render_mode = render_mode
         self.observation_layout = OBS_LAYOUTS[self.obs_layout][0]
         self.single_observation_space = spaces.Dict({
