@@ -321,13 +321,12 @@ def check_args(args: Args) -> str | None:
     return init_problem(args)
 
 
-def init_checkpoint(args: Args) -> Path | None:
-    """The checkpoint ``--init-from`` names (None: a new network); a ValueError where no player is shipped."""
+def init_checkpoint(args: Args) -> Path | str | None:
+    """The checkpoint ``--init-from`` names (None: a new network); a ValueError where no player is shipped. A
+    path stays the string given, which ``load_checkpoint`` checks (``Path("")`` would be the current folder)."""
     if args.init_from is None:
         return None
-    if not args.init_from.strip():  # Path("") would be the current directory
-        raise ValueError(f"{args.init_from!r}: no file named (an empty path); give a checkpoint or 'pretrained'")
-    return pretrained_path(args.rules) if args.init_from == "pretrained" else Path(args.init_from)
+    return pretrained_path(args.rules) if args.init_from == "pretrained" else args.init_from
 
 
 def flags_of_network(config: dict) -> dict:
