@@ -287,9 +287,10 @@ class RuleBasedAgent:
 
     def discard_keys(self, o, mask, rng) -> np.ndarray:
         """How the agent ranks the discards of own-turn rows: (m, 34) keys, the smallest discarded,
-        ``ILLEGAL_KEY`` where the kind may not be discarded. ``o`` (m, 14, 34) planes, ``mask`` (m, 127)."""
+        ``ILLEGAL_KEY`` where the kind may not be discarded. ``o`` (m, 14, 34) planes, ``mask`` (m, 127) of
+        bools or 0s and 1s (the env's int8)."""
         hands, hui = _hand_and_hui(o)
-        return self._discard_keys(o, hands, hui, _discard_ok(mask), rng)[0]
+        return self._discard_keys(o, hands, hui, _discard_ok(as_bool_mask(mask)), rng)[0]
 
     def _discard_keys(self, o, hands, hui, discard_ok, rng) -> tuple[np.ndarray, np.ndarray]:
         """(keys (m, 34), distance after the best discard (m,)); see ``discard_keys``."""

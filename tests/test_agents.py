@@ -112,6 +112,19 @@ def test_rule_agent_discards_the_lone_tile_and_keeps_the_hui():
     assert A.name(int(agent.act(obs, rng)[0])) in ("discard 1z", "discard 2z")
 
 
+def test_rule_agent_discard_keys_read_the_envs_int8_mask_as_bools():
+    """``discard_keys`` with the mask as the env gives it (int8) ranks as with bools; it once read ~1 of
+    an int8 as true and so ranked every discard illegal."""
+    obs = _turn_obs("123m456p78s9s11z457z", hui="9s")
+    o, mask = obs["observation"], np.asarray(obs["action_mask"])
+    agent = RuleBasedAgent()
+    as_int8 = agent.discard_keys(o, mask.astype(np.int8), np.random.default_rng(0))
+    as_bool = agent.discard_keys(o, mask.astype(bool), np.random.default_rng(0))
+    assert (as_int8 == as_bool).all()
+    assert A.name(A.DISCARD + int(as_int8[0].argmin())) in ("discard 4z", "discard 5z", "discard 7z")
+    assert ((as_int8[0] < agent.ILLEGAL_KEY) == (o[0, 0] > 0)).all()  # every kind held may go
+
+
 def test_rule_agent_claims_only_when_closer():
     rng = np.random.default_rng(0)
     agent = RuleBasedAgent()
