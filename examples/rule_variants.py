@@ -17,6 +17,10 @@ points. Each variant plays two seats against two rule agents:
   self-draw.
 - ``no_hubao``: passes a claim that would be its third from the same player (互包).
 - ``combined``: ``fan``, ``pass_ron`` and ``no_hubao`` together.
+- ``defend``: reads the opponents from what the seat sees. Once another seat has declared two melds or
+  more (``--threat-melds``), it discards, among the discards that keep the rule agent's distance, the
+  safest: the kind whose copies it sees most (hand, melds, rivers, 惠坯; at four none is left to win on)
+  and that such a seat has discarded itself. It never gives up distance to defend.
 
 Under beijing none of them is worth anything measurable (docs/training_results.md has the table):
 the rule agent's speed-first play leaves little room, which is also what the rollout measurements of
@@ -41,7 +45,17 @@ from mj_env import actions as A
 from mj_env import hand as H
 from mj_env.baselines import RuleBasedAgent
 from mj_env.hand import split_hui
-from mj_env.observation import COL_ASKER, COL_CLAIMED_BY_SELF, COL_LIVE_LEFT, COL_PHASE, P_SCALARS
+from mj_env.observation import (
+    COL_ASKER,
+    COL_CLAIMED_BY_SELF,
+    COL_LIVE_LEFT,
+    COL_PHASE,
+    P_HAND,
+    P_INDICATOR,
+    P_MELDS,
+    P_RIVERS,
+    P_SCALARS,
+)
 from mj_env.rules import PRESETS
 from mj_env.state import CLAIM, TURN
 from mj_env.tiles import N_KINDS, N_SUITS, SUIT_SIZE
@@ -166,9 +180,43 @@ class CombinedAgent(FanAwareAgent):
         return pass_third_claims(pass_early_wins(super().act(obs, rng), obs, self.live), obs)
 
 
-def variants(rules: str, values, q: float, live: int = 40) -> list[RuleBasedAgent]:
+def discard_safety(o: np.ndarray, threat_melds: int) -> tuple[np.ndarray, np.ndarray]:
+    """Observations (m, planes, 34) -> (threatened (m,), safety (m, 34)). A seat threatens once it has
+    declared ``threat_melds`` melds or more (3 tiles a meld in its meld plane; a kong's fourth tile adds
+    none). A kind's safety is the share of its four copies the observer sees, plus 1 where every
+    threatening seat has discarded it: larger is safer."""
+    other_melds = o[:, P_MELDS][:, 1:].sum(axis=2)                       # (m, 3) tiles in each other seat's melds
+    threat = other_melds >= 3 * threat_melds
+    seen = (o[:, P_HAND].astype(np.int16) + o[:, P_MELDS].sum(axis=1) + o[:, P_RIVERS].sum(axis=1) + o[:, P_INDICATOR])
+    discarded = o[:, P_RIVERS][:, 1:] > 0                                # (m, 3, 34)
+    by_all = np.where(threat[:, :, None], discarded, True).all(axis=1)
+    safety = np.minimum(seen, 4) / 4.0 + (by_all & threat.any(axis=1)[:, None])
+    return threat.any(axis=1), safety
+
+
+class DefendAgent(RuleBasedAgent):
+    """The rule agent, discarding the safest of its nearest discards while another seat threatens (module
+    docstring, ``defend``)."""
+
+    def __init__(self, rules="beijing", threat_melds: int = 2):
+        super().__init__(rules)
+        self.threat_melds, self.name = int(threat_melds), "defend"
+
+    def _discard_keys(self, o, hands, hui, discard_ok, rng):
+        key, best = super()._discard_keys(o, hands, hui, discard_ok, rng)
+        threatened, safety = discard_safety(np.asarray(o), self.threat_melds)
+        legal = key < self.ILLEGAL_KEY
+        low = np.where(legal, key, np.inf).min(axis=1, keepdims=True)
+        r, t = np.nonzero(legal & (key < low + 500.0) & threatened[:, None])  # the rule agent's tie range
+        key = key.copy()
+        # safety first (steps of 25 in [0, 200]), the rule agent's key (within 500 of low) breaking ties
+        key[r, t] = low[r, 0] - 100.0 * safety[r, t] + 0.001 * (key[r, t] - low[r, 0])
+        return key, best
+
+
+def variants(rules: str, values, q: float, live: int = 40, threat_melds: int = 2) -> list[RuleBasedAgent]:
     return [FanAwareAgent(rules, values, q), NoChiAgent(rules), NoClaimsAgent(rules), PassRonAgent(rules, live),
-            NoHubaoAgent(rules), CombinedAgent(rules, values, q, live)]
+            NoHubaoAgent(rules), CombinedAgent(rules, values, q, live), DefendAgent(rules, threat_melds)]
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -179,6 +227,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--values", default="1.5,4.5,7", help="fan: worth of any shape, seven pairs, one suit")
     p.add_argument("--q", type=float, default=0.4, help="fan: worth kept per tile still to exchange, in (0, 1)")
     p.add_argument("--live", type=int, default=40, help="pass_ron: pass discard wins while this many live tiles are left")
+    p.add_argument("--threat-melds", type=int, default=2, help="defend: another seat with this many declared melds threatens")
     p.add_argument("--smoke", action="store_true", help="16 walls in place of --walls, and only the first of --seeds: a check that it runs")
     args = p.parse_args(argv)
     try:
@@ -192,6 +241,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.error("--q must lie in (0, 1)")
     if not 0 <= args.live <= 144:
         p.error("--live must lie in [0, 144]")
+    if not 1 <= args.threat_melds <= 4:
+        p.error("--threat-melds must lie in [1, 4]")
     if not 1 <= args.walls <= 100_000 or any(not 0 <= s < 2**32 for s in args.seeds):
         p.error("--walls must lie in [1, 100000] and seeds in [0, 2**32)")
     if args.smoke:
@@ -210,7 +261,7 @@ def main(argv=None) -> list[dict]:
     print(f"{args.rules}, {args.walls} walls x 2 seatings per seed; each variant against the rule agent\n")
     print("| variant | seed | points/hand [95% CI] | win | deal-in | avg fan (variant vs rule) | s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    for agent in variants(args.rules, args.values, args.q, args.live):
+    for agent in variants(args.rules, args.values, args.q, args.live, args.threat_melds):
         for seed in args.seeds:
             t0 = time.time()
             summary = arena.summarize(arena.play_duplicate([agent, RuleBasedAgent(args.rules)], args.walls, seed=seed,

@@ -69,7 +69,8 @@ def test_rollout_improvement_refuses_a_bad_checkpoint(tmp_path):
 
 def test_rule_variants_smoke_and_what_each_variant_changes():
     out = run_smoke("rule_variants.py")  # 16 walls: each variant against the rule agent
-    assert all(f"| {name} | 777 |" in out for name in ("fan", "no_chi", "no_claims", "pass_ron", "no_hubao", "combined"))
+    assert all(f"| {name} | 777 |" in out
+               for name in ("fan", "no_chi", "no_claims", "pass_ron", "no_hubao", "combined", "defend"))
     import importlib.util
     spec = importlib.util.spec_from_file_location("rule_variants", ROOT / "examples" / "rule_variants.py")
     rv = importlib.util.module_from_spec(spec)
@@ -131,6 +132,54 @@ def test_pass_ron_and_no_hubao_change_only_their_decision():
         assert (got == np.where(ron | third, A.PASS, fan_wants)).all()
         obs, *_ = env.step(want)
     assert changed["pass_ron"] > 0 and changed["no_hubao"] > 0, changed
+
+
+def test_defend_keeps_the_rule_agents_distance_and_discards_the_safest_only_when_threatened():
+    """Unthreatened, its discard ranking is the rule agent's; threatened (another seat with two declared
+    melds), it discards within the rule agent's nearest bracket, the safest kind there."""
+    from mj_env.baselines import RuleBasedAgent
+    from mj_env.observation import COL_PHASE, P_SCALARS
+    from mj_env.vector import MahjongVectorEnv
+
+    rv = load_example("rule_variants")
+    rule, defend = RuleBasedAgent("beijing"), rv.DefendAgent("beijing", threat_melds=2)
+    env = MahjongVectorEnv(num_envs=256, rules="beijing", seed=2)
+    obs, _ = env.reset(seed=2)
+    moved = threatened_turns = 0
+    for step in range(300):
+        o, mask = obs["observation"], obs["action_mask"]
+        turn = np.flatnonzero((o[:, P_SCALARS, COL_PHASE] == 0) & (mask[:, A.DISCARD:A.DISCARD + 34].any(axis=1)))
+        if len(turn):
+            want = rule.discard_keys(o[turn], mask[turn], np.random.default_rng(step))
+            got = defend.discard_keys(o[turn], mask[turn], np.random.default_rng(step))
+            threat, safety = rv.discard_safety(o[turn], 2)
+            assert (got[~threat] == want[~threat]).all()
+            low = want.min(axis=1, keepdims=True)
+            bracket = want < low + 500.0
+            pick = got.argmin(axis=1)
+            rows = np.arange(len(turn))
+            assert bracket[rows, pick].all()  # never farther from winning than the rule agent's discard
+            best_safety = np.where(bracket, safety, -1.0).max(axis=1)
+            assert (safety[rows, pick][threat] == best_safety[threat]).all()
+            moved += int((pick != want.argmin(axis=1))[threat].sum())
+            threatened_turns += int(threat.sum())
+        obs, *_ = env.step(rule.act(obs, np.random.default_rng(step)))
+    assert threatened_turns > 100 and moved > 10, (threatened_turns, moved)
+
+
+def test_discard_safety_counts_seen_copies_and_a_threatening_seats_discards():
+    from mj_env.observation import N_PLANES, P_HAND, P_MELDS, P_RIVERS
+    rv = load_example("rule_variants")
+    o = np.zeros((1, N_PLANES, 34), dtype=np.uint8)
+    o[0, P_HAND, 0] = 2                                                   # two 1m in hand
+    o[0, P_MELDS.start + 2, 9:12] = 1                                     # the opposite seat: chi 123p,
+    o[0, P_MELDS.start + 2, 20] = 3                                       # and pong 3s
+    o[0, P_RIVERS.start + 2, 27] = 1                                      # it discarded 1z
+    o[0, P_RIVERS.start + 1, 28] = 1                                      # the next seat (no threat) 2z
+    threat, safety = rv.discard_safety(o, 2)
+    assert threat.tolist() == [True]
+    assert safety[0, 0] == 0.5 and safety[0, 20] == 0.75 and safety[0, 27] == 1.25 and safety[0, 28] == 0.25
+    assert rv.discard_safety(o, 3)[0].tolist() == [False]
 
 
 @functools.cache
@@ -213,7 +262,7 @@ def test_rule_variants_prints_a_dash_for_the_fan_of_an_agent_that_never_won(caps
     assert rv.fan_text(None) == "-" and rv.fan_text(2.5) == "2.50"
     rows = rv.main(["--walls", "1", "--seeds", "0"])  # one wall: some variant wins no hand
     out = capsys.readouterr().out
-    assert len(rows) == 6 and any(r["avg_fan"] is None for r in rows)
+    assert len(rows) == 7 and any(r["avg_fan"] is None for r in rows)
     for r in rows:
         if r["avg_fan"] is None:
             assert f"| {r['variant']} | 0 |" in out and "| - vs " in out
