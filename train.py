@@ -1,4 +1,4 @@
-"""Self-play PPO for mj_env in one file, in the manner of CleanRL's ``ppo.py``.
+r"""Self-play PPO for mj_env in one file, in the manner of CleanRL's ``ppo.py``.
 
 ::
 
