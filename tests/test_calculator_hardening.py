@@ -4,7 +4,7 @@ bounded caches, the settlement's ``input`` form (docs/RULES.md 6.4), and a prope
 from __future__ import annotations
 
 import dataclasses
-import importlib
+import importlib.util
 import io
 import itertools
 import json
@@ -294,9 +294,13 @@ def test_cli_survives_hostile_lines_without_a_traceback():
 # (b) Every cache is bounded.
 
 
+_OPTIONAL = {"mj_env.sb3": "stable_baselines3"}  # modules of an extra, left out where it is not installed
+
+
 def _mj_modules():
     return [importlib.import_module(m.name) for m in pkgutil.walk_packages(mj_env.__path__, "mj_env.")
-            if not m.name.endswith("__main__")]
+            if not m.name.endswith("__main__")
+            and (m.name not in _OPTIONAL or importlib.util.find_spec(_OPTIONAL[m.name]) is not None)]
 
 
 def _module_containers():
