@@ -294,7 +294,10 @@ class Engine:
             return None
         if isinstance(seed, np.random.Generator):
             return seed
-        return _new_rng(seed)
+        try:
+            return _new_rng(seed)
+        except ValueError as e:
+            raise ValueError(f"clone: {str(e).replace('None or', 'None, a numpy Generator or', 1)}") from None
 
     def _table_arg(self, tables, what: str, *, repeats: bool, where: str = "") -> np.ndarray:
         """``tables`` (one table number or a 1-D list of them) as int64, checked against this

@@ -290,7 +290,7 @@ def test_bad_copies_are_refused_and_change_nothing():
         (lambda: eng.clone([[0, 1]]), ValueError, "1-D"),
         (lambda: eng.clone([]), ValueError, "at least one table"),
         (lambda: eng.clone(seed=-1), ValueError, "seed"),
-        (lambda: eng.clone(seed="x"), ValueError, "seed"),
+        (lambda: eng.clone(seed="x"), ValueError, "seed must be None, a numpy Generator or a non-negative integer"),
         (lambda: fresh.clone(), ValueError, "never been dealt"),
         (lambda: other.restore("eng", 0, [0]), TypeError, "must be an Engine"),
         (lambda: other.restore(wild, 0, [0]), ValueError, "hui_wild_in_melds=True"),
