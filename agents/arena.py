@@ -61,6 +61,11 @@ for any ``--hands``; under ``hebei`` and ``quemen``, which draw the first dealer
 all the walls, so a wall's dealer, and with it its deal, repeats only in runs of the same ``--hands``), agent k draws from
 ``default_rng([seed, 1, k])`` for all the tables of a batch together, so ``--batch`` decides which numbers
 each table's sampling and tie-breaks get (train.py's evaluations play 256 walls at a time, the CLI 128).
+Seeds stay below 2**32: NumPy's ``SeedSequence`` reads a larger one as several 32-bit words, so 2**32 + k
+would deal the walls of seed k's agent 0 stream. ``default_rng([seed, 0])`` is also the stream that
+``Engine(seed=S)`` and ``MahjongVectorEnv(seed=S)`` deal from (``train.py --seed S`` trains on them), so the
+walls of seed S are the first walls such a run sees: evaluate on seeds that no run trained on (the
+evaluations here use 12345, 777 and 4242; the training runs 1, 2 and 3).
 
 ::
 
@@ -108,7 +113,7 @@ MAX_BATCH = 16_384
 MAX_TABLES = 196_608
 """The bound on ``--batch`` (``batch_walls``) times the seatings (2, 36 or 24): the tables of one engine, a few GB
 at most."""
-MAX_SEED = 2**64 - 1
+MAX_SEED = 2**32 - 1
 PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
 """File suffixes ``--plot`` accepts: formats matplotlib writes with its Agg backend."""
 
@@ -134,7 +139,7 @@ def check_run(n_agents: int, n_walls, batch_walls, seed, names: tuple[str, str, 
                                                                                     "seed")) -> None:
     """The arena's bounds on a run of ``n_agents`` agents, the command line's and ``play_duplicate``'s: ``n_walls``
     integer walls in 1-MAX_WALLS and MAX_HANDS hands at most over the seatings, ``batch_walls`` in 1-MAX_BATCH and
-    MAX_TABLES tables at once at most, ``seed`` in 0 to 2**64 - 1; a TypeError (not an integer) or ValueError that
+    MAX_TABLES tables at once at most, ``seed`` in 0 to 2**32 - 1; a TypeError (not an integer) or ValueError that
     calls the three ``names`` (the command line: its flags)."""
     hands, batch, seed_name = names
     for name, value in zip(names, (n_walls, batch_walls, seed), strict=True):
@@ -154,7 +159,7 @@ def check_run(n_agents: int, n_walls, batch_walls, seed, names: tuple[str, str, 
                          f"{batch_walls * n_seatings:,} tables at once, more than {MAX_TABLES:,}: use {batch} "
                          f"{MAX_TABLES // n_seatings:,} or fewer")
     if not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"{seed_name} must be between 0 and 2**64 - 1, got {shown(seed)}")
+        raise ValueError(f"{seed_name} must be between 0 and 2**32 - 1, got {shown(seed)}")
 
 
 # --------------------------------------------------------------------------- playing
@@ -660,7 +665,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hands", type=int, default=400,
                    help=f"walls to deal (1 to {MAX_WALLS:,}); each is played in every seating")
     p.add_argument("--seed", type=int, default=0,
-                   help="seed of the walls and of the agents' randomness (0 to 2**64 - 1)")
+                   help="seed of the walls and of the agents' randomness (0 to 2**32 - 1)")
     p.add_argument("--rules", default="beijing", help="rule-set preset: beijing, hebei or quemen")
     p.add_argument("--batch", type=int, default=128,
                    help=f"walls played at once, 1 to {MAX_BATCH:,} (times the seatings = tables); part of the "

@@ -261,8 +261,8 @@ def _no_loading(*args, **kwargs):
      "--batch 6000 walls x 36 seatings of 3 agents = 216,000 tables at once, more than 196,608: use --batch 5,461"),
     (["--agents", "rule,random,rule,random", "--hands", "600000"],
      "--hands 600,000 walls x 24 seatings of 4 agents = 14,400,000 hands, more than 12,000,000: use --hands 500,000"),
-    (["--seed", "-1"], "--seed must be between 0 and 2**64 - 1, got -1"),
-    (["--seed", str(2**64)], "--seed must be between 0 and 2**64 - 1"),
+    (["--seed", "-1"], "--seed must be between 0 and 2**32 - 1, got -1"),
+    (["--seed", str(2**32)], "--seed must be between 0 and 2**32 - 1"),
     (["--hands", "0"], "--hands must be between 1 and 1,000,000"),
     (["--hands", "-5"], "--hands must be between 1 and 1,000,000"),
     (["--hands", "99999999999"], "--hands must be between 1 and 1,000,000"),
@@ -411,7 +411,8 @@ def test_an_agent_returning_bad_actions_is_named(edit, error, words):
     ({"n_walls": 2.0}, TypeError, "n_walls must be an integer, got 2.0"),
     ({"batch_walls": -1}, ValueError, "batch_walls must be between 1 and 16,384"),
     ({"batch_walls": 0}, ValueError, "batch_walls must be between 1 and 16,384"),
-    ({"seed": -1}, ValueError, "seed must be between 0 and 2\\*\\*64 - 1, got -1"),
+    ({"seed": -1}, ValueError, "seed must be between 0 and 2\\*\\*32 - 1, got -1"),
+    ({"seed": 2**32 + 5}, ValueError, "seed must be between 0 and 2\\*\\*32 - 1"),  # would replay seed 5's streams
     ({"seed": None}, TypeError, "seed must be an integer, got None"),
     ({"seed": True}, TypeError, "seed must be an integer"),
 ])
