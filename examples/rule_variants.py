@@ -17,10 +17,13 @@ points. Each variant plays two seats against two rule agents:
   self-draw.
 - ``no_hubao``: passes a claim that would be its third from the same player (互包).
 - ``combined``: ``fan``, ``pass_ron`` and ``no_hubao`` together.
-- ``defend``: reads the opponents from what the seat sees. Once another seat has declared two melds or
-  more (``--threat-melds``), it discards, among the discards that keep the rule agent's distance, the
-  safest: the kind whose copies it sees most (hand, melds, rivers, 惠坯; at four none is left to win on)
-  and that such a seat has discarded itself. It never gives up distance to defend.
+- ``defend``: reads the opponents from what the seat sees. Another seat threatens when it may still win
+  on a discard (under beijing only a seat with no chi, pong or exposed kong, docs/RULES.md 5) and looks
+  near: ``--threat-melds`` declared melds (concealed kongs included; two by default), a 报听 (quemen), or
+  ``--late`` live tiles or fewer left (40 by default). While one threatens, it discards, among the discards that keep the
+  rule agent's distance, the safest: the kind whose copies it sees most (fewer left for a pair or a
+  triplet), and that every threatening seat has discarded itself. Where the hand is ready, the most live
+  winning tiles still come first and safety only breaks their ties. It never gives up distance to defend.
 
 Under beijing none of them is worth anything measurable (docs/training_results.md has the table):
 the rule agent's speed-first play leaves little room, which is also what the rollout measurements of
@@ -48,8 +51,10 @@ from mj_env.hand import split_hui
 from mj_env.observation import (
     COL_ASKER,
     COL_CLAIMED_BY_SELF,
+    COL_CONCEALED_KONGS,
     COL_LIVE_LEFT,
     COL_PHASE,
+    COL_TING,
     P_HAND,
     P_INDICATOR,
     P_MELDS,
@@ -180,43 +185,59 @@ class CombinedAgent(FanAwareAgent):
         return pass_third_claims(pass_early_wins(super().act(obs, rng), obs, self.live), obs)
 
 
-def discard_safety(o: np.ndarray, threat_melds: int) -> tuple[np.ndarray, np.ndarray]:
-    """Observations (m, planes, 34) -> (threatened (m,), safety (m, 34)). A seat threatens once it has
-    declared ``threat_melds`` melds or more (3 tiles a meld in its meld plane; a kong's fourth tile adds
-    none). A kind's safety is the share of its four copies the observer sees, plus 1 where every
-    threatening seat has discarded it: larger is safer."""
-    other_melds = o[:, P_MELDS][:, 1:].sum(axis=2)                       # (m, 3) tiles in each other seat's melds
-    threat = other_melds >= 3 * threat_melds
+def threats(o: np.ndarray, rules, threat_melds: int, late: int) -> np.ndarray:
+    """Observations (m, planes, 34) -> (m, 3) which other seats (offsets 1-3) threaten (module docstring,
+    ``defend``). Melds are counted from the meld planes, three tiles each, a kind's fourth tile (a kong)
+    adding none, plus the seat's concealed kongs."""
+    meld_tiles = o[:, P_MELDS][:, 1:].astype(np.int16)                  # (m, 3, 34)
+    melds = (meld_tiles.sum(axis=2) - (meld_tiles == 4).sum(axis=2)) // 3
+    sc = o[:, P_SCALARS].astype(np.int16)
+    melds = melds + sc[:, COL_CONCEALED_KONGS][:, 1:]
+    near = (melds >= threat_melds) | (sc[:, COL_TING][:, 1:] > 0) | (sc[:, COL_LIVE_LEFT][:, None] <= late)
+    if rules.discard_win_concealed_only:                                # a seat that has melded wins only by self-draw
+        near &= meld_tiles.sum(axis=2) == 0
+    return near
+
+
+def discard_safety(o: np.ndarray, threat: np.ndarray) -> np.ndarray:
+    """Observations (m, planes, 34) and which other seats threaten (m, 3) -> safety (m, 34), larger is
+    safer: the share of a kind's four copies the observer sees (its hand, every meld and river, the 惠坯),
+    plus 1 where every threatening seat has discarded the kind (0 in rows that no seat threatens)."""
     seen = (o[:, P_HAND].astype(np.int16) + o[:, P_MELDS].sum(axis=1) + o[:, P_RIVERS].sum(axis=1) + o[:, P_INDICATOR])
     discarded = o[:, P_RIVERS][:, 1:] > 0                                # (m, 3, 34)
     by_all = np.where(threat[:, :, None], discarded, True).all(axis=1)
-    safety = np.minimum(seen, 4) / 4.0 + (by_all & threat.any(axis=1)[:, None])
-    return threat.any(axis=1), safety
+    return np.minimum(seen, 4) / 4.0 + (by_all & threat.any(axis=1)[:, None])
 
 
 class DefendAgent(RuleBasedAgent):
     """The rule agent, discarding the safest of its nearest discards while another seat threatens (module
     docstring, ``defend``)."""
 
-    def __init__(self, rules="beijing", threat_melds: int = 2):
+    def __init__(self, rules="beijing", threat_melds: int = 2, late: int = 40):
         super().__init__(rules)
-        self.threat_melds, self.name = int(threat_melds), "defend"
+        self.threat_melds, self.late, self.name = int(threat_melds), int(late), "defend"
 
     def _discard_keys(self, o, hands, hui, discard_ok, rng):
         key, best = super()._discard_keys(o, hands, hui, discard_ok, rng)
-        threatened, safety = discard_safety(np.asarray(o), self.threat_melds)
+        o = np.asarray(o)
+        threat = threats(o, self.rules, self.threat_melds, self.late)
+        safety = discard_safety(o, threat)
         legal = key < self.ILLEGAL_KEY
         low = np.where(legal, key, np.inf).min(axis=1, keepdims=True)
-        r, t = np.nonzero(legal & (key < low + 500.0) & threatened[:, None])  # the rule agent's tie range
+        r, t = np.nonzero(legal & (key < low + 500.0) & threat.any(axis=1)[:, None])  # the rule agent's tie range
         key = key.copy()
-        # safety first (steps of 25 in [0, 200]), the rule agent's key (within 500 of low) breaking ties
-        key[r, t] = low[r, 0] - 100.0 * safety[r, t] + 0.001 * (key[r, t] - low[r, 0])
+        ready = best[r] == 0
+        # not ready: safety first (steps of 25 in [0, 200]), the rule agent's key (within 500 of low) breaking
+        # ties; ready: the rule agent's key first (one live winning tile is 1.0), safety (at most 0.8) next
+        key[r, t] = np.where(ready, key[r, t] - 0.4 * safety[r, t],
+                             low[r, 0] - 100.0 * safety[r, t] + 0.001 * (key[r, t] - low[r, 0]))
         return key, best
 
 
-def variants(rules: str, values, q: float, live: int = 40, threat_melds: int = 2) -> list[RuleBasedAgent]:
+def variants(rules: str, values, q: float, live: int = 40, threat_melds: int = 2, late: int = 40,
+             ) -> list[RuleBasedAgent]:
     return [FanAwareAgent(rules, values, q), NoChiAgent(rules), NoClaimsAgent(rules), PassRonAgent(rules, live),
-            NoHubaoAgent(rules), CombinedAgent(rules, values, q, live), DefendAgent(rules, threat_melds)]
+            NoHubaoAgent(rules), CombinedAgent(rules, values, q, live), DefendAgent(rules, threat_melds, late)]
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -227,7 +248,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--values", default="1.5,4.5,7", help="fan: worth of any shape, seven pairs, one suit")
     p.add_argument("--q", type=float, default=0.4, help="fan: worth kept per tile still to exchange, in (0, 1)")
     p.add_argument("--live", type=int, default=40, help="pass_ron: pass discard wins while this many live tiles are left")
-    p.add_argument("--threat-melds", type=int, default=2, help="defend: another seat with this many declared melds threatens")
+    p.add_argument("--threat-melds", type=int, default=2,
+                   help="defend: another seat with this many declared melds threatens (if it may win on a discard)")
+    p.add_argument("--late", type=int, default=40,
+                   help="defend: with this many live tiles left or fewer, every seat that may win on a discard threatens")
     p.add_argument("--smoke", action="store_true", help="16 walls in place of --walls, and only the first of --seeds: a check that it runs")
     args = p.parse_args(argv)
     try:
@@ -243,6 +267,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.error("--live must lie in [0, 144]")
     if not 1 <= args.threat_melds <= 4:
         p.error("--threat-melds must lie in [1, 4]")
+    if not 0 <= args.late <= 144:
+        p.error("--late must lie in [0, 144]")
     if not 1 <= args.walls <= 100_000 or any(not 0 <= s < 2**32 for s in args.seeds):
         p.error("--walls must lie in [1, 100000] and seeds in [0, 2**32)")
     if args.smoke:
@@ -261,7 +287,7 @@ def main(argv=None) -> list[dict]:
     print(f"{args.rules}, {args.walls} walls x 2 seatings per seed; each variant against the rule agent\n")
     print("| variant | seed | points/hand [95% CI] | win | deal-in | avg fan (variant vs rule) | s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    for agent in variants(args.rules, args.values, args.q, args.live, args.threat_melds):
+    for agent in variants(args.rules, args.values, args.q, args.live, args.threat_melds, args.late):
         for seed in args.seeds:
             t0 = time.time()
             summary = arena.summarize(arena.play_duplicate([agent, RuleBasedAgent(args.rules)], args.walls, seed=seed,

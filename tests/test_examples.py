@@ -134,52 +134,85 @@ def test_pass_ron_and_no_hubao_change_only_their_decision():
     assert changed["pass_ron"] > 0 and changed["no_hubao"] > 0, changed
 
 
-def test_defend_keeps_the_rule_agents_distance_and_discards_the_safest_only_when_threatened():
-    """Unthreatened, its discard ranking is the rule agent's; threatened (another seat with two declared
-    melds), it discards within the rule agent's nearest bracket, the safest kind there."""
+@pytest.mark.parametrize("rules", ["beijing", "quemen"])
+def test_defend_keeps_the_rule_agents_distance_and_discards_the_safest_only_when_threatened(rules):
+    """Unthreatened, its discard ranking is the rule agent's; threatened, it discards within the rule
+    agent's nearest bracket: the safest kind there, or, where the hand is ready, one with the most live
+    winning tiles (the rule agent's key within its 0.01 noise) and the safest of those."""
     from mj_env.baselines import RuleBasedAgent
     from mj_env.observation import COL_PHASE, P_SCALARS
+    from mj_env.rules import get_rules
     from mj_env.vector import MahjongVectorEnv
 
     rv = load_example("rule_variants")
-    rule, defend = RuleBasedAgent("beijing"), rv.DefendAgent("beijing", threat_melds=2)
-    env = MahjongVectorEnv(num_envs=256, rules="beijing", seed=2)
+    rule, defend = RuleBasedAgent(rules), rv.DefendAgent(rules, threat_melds=2, late=40)
+    env = MahjongVectorEnv(num_envs=256, rules=rules, seed=2)
     obs, _ = env.reset(seed=2)
-    moved = threatened_turns = 0
+    moved = threatened_turns = ready_turns = 0
     for step in range(300):
         o, mask = obs["observation"], obs["action_mask"]
         turn = np.flatnonzero((o[:, P_SCALARS, COL_PHASE] == 0) & (mask[:, A.DISCARD:A.DISCARD + 34].any(axis=1)))
         if len(turn):
             want = rule.discard_keys(o[turn], mask[turn], np.random.default_rng(step))
             got = defend.discard_keys(o[turn], mask[turn], np.random.default_rng(step))
-            threat, safety = rv.discard_safety(o[turn], 2)
+            threat = rv.threats(o[turn], get_rules(rules), 2, 40).any(axis=1)
+            safety = rv.discard_safety(o[turn], rv.threats(o[turn], get_rules(rules), 2, 40))
             assert (got[~threat] == want[~threat]).all()
-            low = want.min(axis=1, keepdims=True)
-            bracket = want < low + 500.0
-            pick = got.argmin(axis=1)
             rows = np.arange(len(turn))
-            assert bracket[rows, pick].all()  # never farther from winning than the rule agent's discard
-            best_safety = np.where(bracket, safety, -1.0).max(axis=1)
+            low = want.min(axis=1)
+            ready = low < 500.0                                  # distance 0 after the best discard
+            pick = got.argmin(axis=1)
+            assert (want[rows, pick] < low + 500.0).all()        # never farther from winning than the rule agent
+            top = np.where(ready[:, None], want < low[:, None] + 0.5, want < low[:, None] + 500.0)
+            assert top[rows, pick][threat].all()                 # ready: no fewer live winning tiles
+            best_safety = np.where(top, safety, -1.0).max(axis=1)
             assert (safety[rows, pick][threat] == best_safety[threat]).all()
             moved += int((pick != want.argmin(axis=1))[threat].sum())
             threatened_turns += int(threat.sum())
+            ready_turns += int((threat & ready).sum())
         obs, *_ = env.step(rule.act(obs, np.random.default_rng(step)))
-    assert threatened_turns > 100 and moved > 10, (threatened_turns, moved)
+    assert threatened_turns > 100 and ready_turns > 10 and moved > 10, (threatened_turns, ready_turns, moved)
 
 
-def test_discard_safety_counts_seen_copies_and_a_threatening_seats_discards():
-    from mj_env.observation import N_PLANES, P_HAND, P_MELDS, P_RIVERS
+def test_threats_and_discard_safety_read_melds_kongs_ting_the_wall_and_every_threatening_river():
+    from mj_env.observation import (
+        COL_CONCEALED_KONGS,
+        COL_LIVE_LEFT,
+        COL_TING,
+        N_PLANES,
+        P_HAND,
+        P_MELDS,
+        P_RIVERS,
+    )
+    from mj_env.observation import P_SCALARS as SC
+    from mj_env.rules import get_rules
     rv = load_example("rule_variants")
+    beijing, hebei, quemen = get_rules("beijing"), get_rules("hebei"), get_rules("quemen")
     o = np.zeros((1, N_PLANES, 34), dtype=np.uint8)
-    o[0, P_HAND, 0] = 2                                                   # two 1m in hand
-    o[0, P_MELDS.start + 2, 9:12] = 1                                     # the opposite seat: chi 123p,
-    o[0, P_MELDS.start + 2, 20] = 3                                       # and pong 3s
-    o[0, P_RIVERS.start + 2, 27] = 1                                      # it discarded 1z
-    o[0, P_RIVERS.start + 1, 28] = 1                                      # the next seat (no threat) 2z
-    threat, safety = rv.discard_safety(o, 2)
-    assert threat.tolist() == [True]
-    assert safety[0, 0] == 0.5 and safety[0, 20] == 0.75 and safety[0, 27] == 1.25 and safety[0, 28] == 0.25
-    assert rv.discard_safety(o, 3)[0].tolist() == [False]
+    o[0, SC, COL_LIVE_LEFT] = 60
+    o[0, P_HAND, 0] = 2                                      # two 1m in hand
+    o[0, P_MELDS.start + 2, 9:12] = 1                        # the opposite seat: chi 123p
+    o[0, P_MELDS.start + 2, 20] = 3                          # and pong 3s: two melds
+    o[0, P_MELDS.start + 1, 30] = 4                          # the next seat: one kong (4 tiles, one meld)
+    o[0, P_RIVERS.start + 2, [27, 28]] = 1                   # the opposite seat discarded 1z and 2z
+    o[0, P_RIVERS.start + 1, 28] = 1                         # the next seat 2z
+    assert rv.threats(o, hebei, 2, 40).tolist() == [[False, True, False]]
+    assert rv.threats(o, hebei, 1, 40).tolist() == [[True, True, False]]
+    assert rv.threats(o, hebei, 3, 40).tolist() == [[False, False, False]]
+    assert rv.threats(o, beijing, 1, 40).tolist() == [[False, False, False]]  # melded: self-draw only
+    o[0, SC, COL_CONCEALED_KONGS.start + 1] = 1                  # a concealed kong makes the next seat's second meld
+    assert rv.threats(o, hebei, 2, 40).tolist() == [[True, True, False]]
+    threat = rv.threats(o, hebei, 2, 40)
+    safety = rv.discard_safety(o, threat)
+    # seen: 1m 2 of 4, 3s 3, 1z 1, 2z 2, 4z 4 (the kong); +1 only for 2z, which both threatening seats discarded
+    assert (safety[0, [0, 20, 27, 28, 30]] == [0.5, 0.75, 0.25, 1.5, 1.0]).all()
+    assert (rv.discard_safety(o, np.zeros((1, 3), bool))[0, [27, 28]] == [0.25, 0.5]).all()
+    o[0, SC, COL_TING.start + 3] = 1                             # the previous seat declared 报听
+    assert rv.threats(o, quemen, 2, 40).tolist() == [[True, True, True]]
+    o[0, SC, COL_LIVE_LEFT] = 40                                 # late: every seat that may win on a discard
+    o[0, SC, COL_TING.start + 3] = 0
+    assert rv.threats(o, beijing, 4, 40).tolist() == [[False, False, True]]
+    assert rv.threats(o, beijing, 4, 39).tolist() == [[False, False, False]]
 
 
 @functools.cache
