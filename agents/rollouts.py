@@ -35,7 +35,7 @@ import time
 
 import numpy as np
 
-from agents.arena import mean_ci95
+from agents.arena import MAX_SEED, mean_ci95
 from mj_env import actions as A
 from mj_env.baselines import RuleBasedAgent, as_bool_mask
 from mj_env.engine import Engine
@@ -216,8 +216,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--max-discards must be 1-{K} (there are {K} tile kinds), not {args.max_discards}")
     if not (args.seconds > 0 and math.isfinite(args.seconds)):
         p.error(f"--seconds must be a finite number above 0, not {args.seconds}")
-    if not 0 <= args.seed < 2**63:
-        p.error(f"--seed must be 0 to 2**63 - 1, not {args.seed}")
+    if not 0 <= args.seed <= MAX_SEED:  # the arena's bound: a larger seed would replay a smaller one's streams
+        p.error(f"--seed must be 0 to 2**32 - 1, not {args.seed}")
     try:
         get_rules(args.rules)
     except ValueError as e:  # a RuleError names the presets

@@ -115,7 +115,7 @@ class RolloutSearchAgent:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agents.arena import format_table, play_duplicate, summarize
+    from agents.arena import MAX_SEED, format_table, play_duplicate, summarize
 
     p = argparse.ArgumentParser(prog="python -m agents.search", description=__doc__.split("\n")[0])
     p.add_argument("--walls", type=int, default=100, help="walls, each played in 2 seatings (search ABAB, BABA)")
@@ -132,8 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--walls must be 1-100000, not {args.walls}")
     if not 1 <= args.batch_walls <= 1024:
         p.error(f"--batch-walls must be 1-1024, not {args.batch_walls}")
-    if not 0 <= args.seed < 2**63:
-        p.error(f"--seed must be 0 to 2**63 - 1, not {args.seed}")
+    if not 0 <= args.seed <= MAX_SEED:  # the arena's bound: a larger seed would replay a smaller one's streams
+        p.error(f"--seed must be 0 to 2**32 - 1, not {args.seed}")
     try:
         clairvoyant = {None: False, "all": True, "hands": "hands"}[args.clairvoyant]
         agent = RolloutSearchAgent(args.rules, worlds=args.worlds, z=args.z, clairvoyant=clairvoyant,

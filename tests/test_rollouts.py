@@ -111,7 +111,8 @@ def test_cli_prints_the_table(capsys):
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["--seed", "-1"], "--seed must be 0 to 2**63 - 1"), (["--rules", "bogus"], "--rules: unknown rules 'bogus'"),
+    (["--seed", "-1"], "--seed must be 0 to 2**32 - 1"),
+    (["--seed", str(2**32)], "--seed must be 0 to 2**32 - 1"), (["--rules", "bogus"], "--rules: unknown rules 'bogus'"),
     (["--max-discards", str(10**30)], "--max-discards must be 1-34"), (["--seconds", "nan"], "--seconds must be"),
     (["--tables", "0"], "--tables must be 1-4096, not 0"),
 ])

@@ -195,7 +195,8 @@ def test_command_line(capsys):
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["--seed", "-1"], "--seed must be 0 to 2**63 - 1"), (["--rules", "bogus"], "unknown rules 'bogus'"),
+    (["--seed", "-1"], "--seed must be 0 to 2**32 - 1"),
+    (["--seed", str(2**32)], "--seed must be 0 to 2**32 - 1"), (["--rules", "bogus"], "unknown rules 'bogus'"),
     (["--walls", "0"], "--walls must be 1-100000, not 0"), (["--batch-walls", "2000"], "--batch-walls must be 1-1024"),
     (["--worlds", "0"], "worlds must be an int in [1, 4096]"),
 ])
