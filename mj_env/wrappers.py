@@ -179,7 +179,8 @@ class NumericInfos(BaseWrapper):
 class ResetByMask(VectorWrapper):
     """The batched single-agent env with ``AutoresetMode.DISABLED`` (what TorchRL's ``GymWrapper``
     prefers; it refuses ``NEXT_STEP``, and under ``SAME_STEP`` it files the final observation under the key
-    ``"observation"``, which collides with the Dict observation's key of that name).
+    ``"observation"``, which collides with the Dict observation's key of that name; with the key renamed it
+    runs but loses a Dict observation's final value).
 
     The wrapped env must run ``NEXT_STEP`` (its default): a table whose episode ended keeps its
     final observation (mask: ``pass`` only where the hand ended; a truncated one keeps its real mask) until ``reset(options={"reset_mask": m})`` deals the

@@ -113,8 +113,9 @@ def test_rule_agent_discards_the_lone_tile_and_keeps_the_hui():
 
 
 def test_rule_agent_discard_keys_read_the_envs_int8_mask_as_bools():
-    """``discard_keys`` with the mask as the env gives it (int8) ranks as with bools; it once read ~1 of
-    an int8 as true and so ranked every discard illegal."""
+    """``discard_keys`` with the mask as the env gives it (int8) ranks as with bools; it once took ~1 and
+    ~0 of an int8 (-2, -1) as row indices: one row raised IndexError, and in a batch the last two rows
+    ranked every discard illegal."""
     obs = _turn_obs("123m456p78s9s11z457z", hui="9s")
     o, mask = obs["observation"], np.asarray(obs["action_mask"])
     agent = RuleBasedAgent()
