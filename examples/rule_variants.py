@@ -222,15 +222,15 @@ class DefendAgent(RuleBasedAgent):
         o = np.asarray(o)
         threat = threats(o, self.rules, self.threat_melds, self.late)
         safety = discard_safety(o, threat)
-        legal = key < self.ILLEGAL_KEY
-        low = np.where(legal, key, np.inf).min(axis=1, keepdims=True)
-        r, t = np.nonzero(legal & (key < low + 500.0) & threat.any(axis=1)[:, None])  # the rule agent's tie range
+        r, t, low = self.nearest_discards(key)
+        keep = threat.any(axis=1)[r]
+        r, t = r[keep], t[keep]
         key = key.copy()
         ready = best[r] == 0
         # not ready: safety first (steps of 25 in [0, 200]), the rule agent's key (within 500 of low) breaking
         # ties; ready: the rule agent's key first (one live winning tile is 1.0), safety (at most 0.8) next
         key[r, t] = np.where(ready, key[r, t] - 0.4 * safety[r, t],
-                             low[r, 0] - 100.0 * safety[r, t] + 0.001 * (key[r, t] - low[r, 0]))
+                             low[r] - 100.0 * safety[r, t] + 0.001 * (key[r, t] - low[r]))
         return key, best
 
 

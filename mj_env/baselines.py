@@ -292,6 +292,16 @@ class RuleBasedAgent:
         hands, hui = _hand_and_hui(o)
         return self._discard_keys(o, hands, hui, _discard_ok(as_bool_mask(mask)), rng)[0]
 
+    @classmethod
+    def nearest_discards(cls, key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The nearest bracket of ``discard_keys``' keys (m, 34): (rows, kinds) of the discards at the row's
+        smallest distance (a 惠牌 only if nothing else may go), whose keys lie within the tie range of each
+        other, and the row's smallest key (m,)."""
+        legal = key < cls.ILLEGAL_KEY
+        low = np.where(legal, key, np.inf).min(axis=1)
+        r, t = np.nonzero(legal & (key < low[:, None] + 500.0))  # a tile of distance is 1000, the ties +-100
+        return r, t, low
+
     def _discard_keys(self, o, hands, hui, discard_ok, rng) -> tuple[np.ndarray, np.ndarray]:
         """(keys (m, 34), distance after the best discard (m,)); see ``discard_keys``."""
         dist = discard_distances(self.rules, hands, hui, discard_ok, F.own_meld_suits(o))
@@ -400,11 +410,7 @@ class EfficientAgent(RuleBasedAgent):
 
     def _discard_keys(self, o, hands, hui, discard_ok, rng) -> tuple[np.ndarray, np.ndarray]:
         key, best = super()._discard_keys(o, hands, hui, discard_ok, rng)
-        legal = key < self.ILLEGAL_KEY
-        # the nearest bracket: the row's smallest distance (a 惠牌 only if nothing else may go), whose
-        # keys lie within the rule agent's tie range of each other
-        low = np.where(legal, key, np.inf).min(axis=1, keepdims=True)
-        r, t = np.nonzero(legal & (key < low + 500.0))
+        r, t, _ = self.nearest_discards(key)
         if len(r):
             after = hands[r] - _EYE[t]
             suits = F.own_meld_suits(o)[r]

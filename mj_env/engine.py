@@ -57,11 +57,11 @@ def check_num_tables(n, name: str = "num_tables") -> int:
 _STATE_FIELDS = tuple(f.name for f in fields(GameState))
 
 
-def _new_rng(seed) -> np.random.Generator:
+def _new_rng(seed, accepted: str = "None or a non-negative integer") -> np.random.Generator:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         per_table = " (one seed deals every table: the tables share one generator, so a seed per table, " \
             "as Gymnasium's vector envs of sub-envs take, has nothing to seed)" if isinstance(seed, (list, tuple)) else ""
-        raise ValueError(f"seed must be None or a non-negative integer, got {brief(seed)}{per_table}")
+        raise ValueError(f"seed must be {accepted}, got {brief(seed)}{per_table}")
     return np.random.default_rng(int(seed))
 
 
@@ -294,10 +294,7 @@ class Engine:
             return None
         if isinstance(seed, np.random.Generator):
             return seed
-        try:
-            return _new_rng(seed)
-        except ValueError as e:
-            raise ValueError(f"clone: {str(e).replace('None or', 'None, a numpy Generator or', 1)}") from None
+        return _new_rng(seed, "None, a numpy Generator or a non-negative integer")
 
     def _table_arg(self, tables, what: str, *, repeats: bool, where: str = "") -> np.ndarray:
         """``tables`` (one table number or a 1-D list of them) as int64, checked against this
