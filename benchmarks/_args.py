@@ -22,8 +22,7 @@ PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", 
 def int_list(p: argparse.ArgumentParser, flag: str, text: str, lo: int = 1, hi: int = MAX_BATCH) -> list[int]:
     """``text`` as comma-separated integers, each in [lo, hi], at least one; else ``p.error`` (an empty item
     too: ``1,,8`` is a slip, not two sizes)."""
-    if text.strip():
-        no_empty_item(p, flag, text)
+    no_empty_item(p, flag, text)
     try:
         values = [int(v) for v in text.split(",")]
     except ValueError:
@@ -36,8 +35,7 @@ def int_list(p: argparse.ArgumentParser, flag: str, text: str, lo: int = 1, hi: 
 def name_list(p: argparse.ArgumentParser, flag: str, text: str, allowed) -> list[str]:
     """``text`` as comma-separated names, each one of ``allowed``, at least one; else ``p.error`` (an empty item
     too)."""
-    if text.strip():
-        no_empty_item(p, flag, text)
+    no_empty_item(p, flag, text)
     names = [n.strip() for n in text.split(",") if n.strip()]
     bad = [n for n in names if n not in allowed]
     if not names:
@@ -49,7 +47,9 @@ def name_list(p: argparse.ArgumentParser, flag: str, text: str, allowed) -> list
 
 def no_empty_item(p: argparse.ArgumentParser, flag: str, text: str) -> None:
     """``p.error`` where a comma-separated ``text`` has an empty item (``1,,8``, ``a,``), as agents.arena's
-    --agents refuses one."""
+    --agents refuses one. A blank ``text`` is left to the caller, whose message says what the list needs."""
+    if not text.strip():
+        return
     items = text.split(",")
     empty = [i for i, v in enumerate(items) if not v.strip()]
     if empty:

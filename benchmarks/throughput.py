@@ -430,8 +430,7 @@ def parse_args(argv=None):
         if args.timeout is not None:
             _args.positive(p, "--timeout", args.timeout)
         args.batch_list = _args.int_list(p, "--batch-sizes", args.batch_sizes)
-        if args.impls.strip():
-            _args.no_empty_item(p, "--impls", args.impls)
+        _args.no_empty_item(p, "--impls", args.impls)
         args.impl_list = [i.strip() for i in args.impls.split(",") if i.strip()]
         bad = set(args.impl_list) - set(ALL_IMPLS)
         if bad:
