@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from agents import arena
 from mj_env import actions as A
+from mj_env import features as F
 from mj_env import hand as H
 from mj_env.baselines import RuleBasedAgent
 from mj_env.hand import split_hui
@@ -55,8 +56,6 @@ from mj_env.observation import (
     COL_LIVE_LEFT,
     COL_PHASE,
     COL_TING,
-    P_HAND,
-    P_INDICATOR,
     P_MELDS,
     P_RIVERS,
     P_SCALARS,
@@ -203,10 +202,9 @@ def discard_safety(o: np.ndarray, threat: np.ndarray) -> np.ndarray:
     """Observations (m, planes, 34) and which other seats threaten (m, 3) -> safety (m, 34), larger is
     safer: the share of a kind's four copies the observer sees (its hand, every meld and river, the 惠坯),
     plus 1 where every threatening seat has discarded the kind (0 in rows that no seat threatens)."""
-    seen = (o[:, P_HAND].astype(np.int16) + o[:, P_MELDS].sum(axis=1) + o[:, P_RIVERS].sum(axis=1) + o[:, P_INDICATOR])
     discarded = o[:, P_RIVERS][:, 1:] > 0                                # (m, 3, 34)
     by_all = np.where(threat[:, :, None], discarded, True).all(axis=1)
-    return np.minimum(seen, 4) / 4.0 + (by_all & threat.any(axis=1)[:, None])
+    return (4 - F.unseen_counts(o)) / 4.0 + (by_all & threat.any(axis=1)[:, None])
 
 
 class DefendAgent(RuleBasedAgent):

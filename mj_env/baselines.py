@@ -66,9 +66,6 @@ from .observation import (
     P_CLAIM,
     P_HAND,
     P_HUI,
-    P_INDICATOR,
-    P_MELDS,
-    P_RIVERS,
     P_SCALARS,
     checked_mask,
     checked_planes,
@@ -313,12 +310,9 @@ class RuleBasedAgent:
         ready = (dist == 0) & discard_ok
         if ready.any():
             r, t = np.nonzero(ready)
-            visible = (o[r, P_HAND].astype(np.int16) + o[r, P_MELDS].sum(axis=1) + o[r, P_RIVERS].sum(axis=1)
-                       + o[r, P_INDICATOR])
             after_nat, after_wild = split_hui(hands[r] - _EYE[t], hui[r])
             w = H.waits_rules(after_nat, after_wild, self.rules)
-            live = np.clip(4 - visible, 0, 4)
-            tie[r, t] = -(w * live).sum(axis=1)  # more live winning tiles: smaller key
+            tie[r, t] = -(w * F.unseen_counts(o[r])).sum(axis=1)  # more live winning tiles: smaller key
         key = key + np.clip(tie, -100, 100) + 0.01 * rng.random(key.shape)
         key[~discard_ok] = self.ILLEGAL_KEY
         return key, best
