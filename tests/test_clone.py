@@ -732,6 +732,24 @@ def test_no_concealed_kong_is_dealt_the_hui_kind():
     assert D._kong_weight(pool[:1], np.array([1])).tolist() == [3]
 
 
+def test_determinize_never_gives_a_concealed_kong_the_hui_kind():
+    """The same rule through ``determinize`` itself (which builds the excluded kind from the table): seat 1
+    declared a concealed kong and seat 2, to act, sees none of the four 惠牌 (5p), so a kind of which it sees
+    no tile could be that kong's, except the 惠牌 kind (from a mutation test)."""
+    hands = {0: "19m19p19s1234567z1m", 1: "2222p3m4m6m8m2s3s5s7s8s", 2: "6m7m3p6p7p8p4s6s9s2z3z4z6z",
+             3: "2m5m8m4p7p8p2s5s8s3z4z5z6z"}
+    eng = Engine("beijing", num_tables=1)
+    eng.reset(walls=[build_wall("beijing", hands=hands, indicator="4p", draws="9m2z", tail="1p")], dealers=[0])
+    for action in ("discard 1m", "kong 2p", "discard 9m"):
+        eng.step(np.array([A.index(action)]))
+    st = eng.state
+    assert (st.to_act[0], st.phase[0], st.n_hidden[0, 1], st.hui[0]) == (2, TURN, 1, index("5p"))
+    worlds = determinize(eng, 0, 2, n=2000, rng=0)
+    kinds = worlds.state.hidden[:, 1].argmax(axis=1)
+    assert (worlds.state.hidden[:, 1].sum(axis=1) == 4).all()
+    assert index("5p") not in set(kinds.tolist()) and len(set(kinds.tolist())) >= 5
+
+
 def test_determinize_refuses_to_return_copies_that_kept_the_real_tiles(monkeypatch):
     eng = Engine("beijing", num_tables=1, seed=3)
     eng.reset()

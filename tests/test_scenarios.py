@@ -270,6 +270,21 @@ def test_tianhe_the_dealer_wins_on_the_initial_14(new_game):
     assert settled(g) == [33, -11, -11, -11] and g.next_dealer == 0
 
 
+def test_tianhe_at_some_tables_of_a_batch():
+    """The dealer's first-turn win at some tables of a batch, beside tables whose dealer cannot win (the
+    batched mask path, which a one-table engine does not take; from a mutation test)."""
+    tian = build_wall(BEIJING, hands={0: "123m456m789p234s55z"}, indicator="9s")
+    none = build_wall(BEIJING, hands={0: ORPHANS_14}, indicator="9s")
+    eng = Engine(BEIJING, num_tables=3)
+    eng.reset(walls=[tian, none, tian], dealers=[0, 0, 0])
+    assert eng.legal_mask()[:, WIN].tolist() == [1, 0, 1]
+    res = eng.step(np.array([WIN, index("discard 1m"), WIN]))
+    assert sorted(res.settlements) == [0, 2]
+    for b in (0, 2):  # 天和 10 + 门清无惠 1, without 庄; self-draw 3 x 11
+        assert res.settlements[b]["patterns"] == {"天和": 10, "门清无惠": 1}
+        assert res.settlements[b]["scores"] == [33, -11, -11, -11]
+
+
 def test_claim_pong_and_chi_are_carried_out(new_game):
     g = new_game(hands=QUEUE)
     play(g, (0, "discard 5m"), (3, "pass"), (2, "pong"))
@@ -357,6 +372,28 @@ def test_added_kong_is_robbed(new_game):
     # 门清无惠 1 + 一条龙 3 + 捉五魁 2 = 6, paid by the kong's declarer as the discarder
     assert g.result["patterns"] == {"门清无惠": 1, "一条龙": 3, "捉五魁": 2}
     assert settled(g) == [0, -6, 0, 6] and g.next_dealer == 3
+
+
+def test_hebei_two_players_rob_one_added_kong(new_game):
+    """hebei, several winners (docs/RULES.md 4.2) on a robbed kong (4.4): seats 2 and 3 both wait on 5m, both
+    are asked in play order from the kong's declarer, both win, and the declarer pays each as the discarder."""
+    hands = {**ROB["hands"], 2: "11m22m33m789s99s67m"}  # 123m 123m 789s 99s, 67m: waits on 5m (or 8m)
+    g = new_game(HEBEI, hands=hands, draws=ROB["draws"], tail=ROB["tail"])
+    play(g, (0, "discard 5m"), (2, "pass"), (3, "pass"), (1, "pong"), (1, "discard 7z"),
+         (2, "discard 5z"), (3, "discard 5z"), (0, "discard 5z"), (1, "kong 5m"))
+    assert (g.phase, g.to_act, names(g)) == ("ROB", 2, ["win", "pass"])
+    play(g, (2, "win"))
+    assert (g.phase, g.to_act, names(g)) == ("ROB", 3, ["win", "pass"])
+    play(g, (3, "win"))
+    assert g.phase == END and g.winners == [2, 3] and g.kongs == []
+    wins = g.result["wins"]
+    assert [(w["input"]["winner"], w["input"]["discarder"], w["input"]["situation"]["robbed_kong"]) for w in wins] == \
+        [(2, 1, True), (3, 1, True)]
+    # non-dealers on a non-dealer's "discard": base 5, paid by the declarer with X; the other non-winners pay X
+    # (docs/RULES.md 6.2). Seat 2: X = 门清 2 + 抢杠胡 2 = 4; seat 3: X = 4 + 一条龙 2 + 捉五 5 = 11.
+    assert [w["patterns"] for w in wins] == [{"门清": 2, "抢杠胡": 2}, {"门清": 2, "抢杠胡": 2, "一条龙": 2, "捉五": 5}]
+    assert [w["scores"] for w in wins] == [[-4, -9, 17, -4], [-11, -16, -11, 38]]
+    assert settled(g) == [-15, -25, 6, 34] and g.next_dealer == 1
 
 
 def test_added_kong_completes_when_nobody_robs(new_game):
