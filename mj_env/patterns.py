@@ -394,15 +394,11 @@ def catch_five(win: Win, r: Reading, memo: dict) -> bool:
     """捉五魁 / 捉五: the winning tile is 5m, the middle of a concealed 4m5m6m of the reading,
     and 5m was the hand's only winning tile (`only_wait`: no other kind, added at face value to
     the 13 - 3k tile hand, its own 惠牌 still wild, completes a winning shape; kinds the hand
-    already holds four of are no wait). A self-drawn 惠牌 5m counts when the reading has a
-    wildcard standing for 5m (wildcards are interchangeable, so that one is the winning tile);
-    a discarded 惠牌 5m is a plain 5m."""
+    already holds four of are no wait). A self-drawn 惠牌 5m counts: the 惠牌 kind is then 5m, so
+    every 5m of the hand is a wildcard, the 5m of the 4m5m6m among them, and wildcards are
+    interchangeable, so that one is the winning tile; a discarded 惠牌 5m is a plain 5m."""
     if win.win_tile != FIVE_M or (SEQ, FOUR_M) not in r.concealed:
         return False
-    if win.win_is_wild:
-        five_in_concealed = sum(group_tiles(g).count(FIVE_M) for g in r.concealed)
-        if five_in_concealed <= win.natural[FIVE_M]:
-            return False
     if "only_wait" not in memo:
         memo["only_wait"] = only_wait(win, FIVE_M)
     return memo["only_wait"]
