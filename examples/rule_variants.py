@@ -13,6 +13,8 @@ points. Each variant plays two seats against two rule agents:
   清一色 6 and more).
 - ``no_chi``: passes where the rule agent would chi.
 - ``no_claims``: passes every chi, pong and exposed kong (wins are still taken).
+- ``kong``: claims an exposed kong wherever one is legal on a discard, where the rule agent would pass or
+  pong (``agents.rollouts`` measured that deviation a little above 0, within its interval).
 - ``pass_ron``: passes a win on a discard while 40 (``--live``) or more live tiles are left, waiting for a
   self-draw.
 - ``no_hubao``: passes a claim that would be its third from the same player (互包).
@@ -149,6 +151,17 @@ def pass_third_claims(out: np.ndarray, obs) -> np.ndarray:
     return out
 
 
+class KongAgent(RuleBasedAgent):
+    """The rule agent, claiming an exposed kong wherever it may (a win on the discard still comes first)."""
+
+    name = "kong"
+
+    def act(self, obs, rng):
+        out = super().act(obs, rng)
+        out[np.asarray(obs["action_mask"])[:, A.KONG].astype(bool) & (out != A.WIN)] = A.KONG
+        return out
+
+
 class PassRonAgent(RuleBasedAgent):
     """The rule agent, passing a win on a discard (or a robbed kong) while ``live`` or more live tiles are
     left, to wait for a self-draw, which every other player pays (3F against F, docs/RULES.md 6.1)."""
@@ -234,8 +247,9 @@ class DefendAgent(RuleBasedAgent):
 
 def variants(rules: str, values, q: float, live: int = 40, threat_melds: int = 2, late: int = 40,
              ) -> list[RuleBasedAgent]:
-    return [FanAwareAgent(rules, values, q), NoChiAgent(rules), NoClaimsAgent(rules), PassRonAgent(rules, live),
-            NoHubaoAgent(rules), CombinedAgent(rules, values, q, live), DefendAgent(rules, threat_melds, late)]
+    return [FanAwareAgent(rules, values, q), NoChiAgent(rules), NoClaimsAgent(rules), KongAgent(rules),
+            PassRonAgent(rules, live), NoHubaoAgent(rules), CombinedAgent(rules, values, q, live),
+            DefendAgent(rules, threat_melds, late)]
 
 
 def parse_args(argv=None) -> argparse.Namespace:
