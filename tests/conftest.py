@@ -2,16 +2,16 @@
 from __future__ import annotations
 
 import pytest
-from fast_game import FastGame
+from fast_game import BatchedFastGame, FastGame
 from ref_engine import END, RefGame
 from scenario_helpers import BEIJING, settled
 from walls import build_wall
 
 
-@pytest.fixture(params=[RefGame, FastGame], ids=["ref", "fast"])
+@pytest.fixture(params=[RefGame, FastGame, BatchedFastGame], ids=["ref", "fast", "batched"])
 def new_game(request):
     """A factory of games of the engine under test, the reference ``RefGame`` and the batched engine through
-    ``FastGame``: ``new_game(rules, dealer, **layout)`` with ``build_wall``'s layout (hands, draws, indicator,
+    ``FastGame`` (one table) and ``BatchedFastGame`` (table 0 of three): ``new_game(rules, dealer, **layout)`` with ``build_wall``'s layout (hands, draws, indicator,
     tail, seed), or ``wall=`` a full wall. Every game that ended is checked by ``settled`` (zero-sum, legal
     wins, rewards = scores on the batched engine)."""
     made = []

@@ -1,6 +1,6 @@
 """FastGame: the batched engine (``mj_env/engine.py``) seen through RefGame's public surface.
 
-A thin adapter over a one-table ``Engine`` so that the scripted scenarios of
+A thin adapter over a one-table ``Engine`` (``BatchedFastGame``: table 0 of a three-table one) so that the scripted scenarios of
 ``tests/test_scenarios.py`` run unchanged on both engines::
 
     g = FastGame(get_rules("beijing"), wall, dealer=0)
@@ -44,12 +44,19 @@ class FastGame:
         if rules.hands_per_episode != 1:
             raise ValueError("FastGame plays one hand; use Engine for a match of several hands")
         self.rules = rules
-        self.engine = Engine(rules, num_tables=1)
-        dealt = self.engine.reset(walls=[list(wall)], dealers=[dealer])
+        self.engine = Engine(rules, num_tables=1 + self.OTHER_TABLES)
+        others = [w.tolist() for w in W.shuffled_walls(rules, np.random.default_rng(5), self.OTHER_TABLES)] \
+            if self.OTHER_TABLES else []
+        dealt = self.engine.reset(walls=[list(wall), *others], dealers=[dealer] + [(dealer + 1) % 4] * len(others))
+        self._other_rng = np.random.default_rng(7)
         self.rewards = [0, 0, 0, 0]
         self._result = None
         # A hand can end in the reset itself (四惠牌 on the dealer's first turn).
         self._collect(dealt)
+
+    OTHER_TABLES = 0
+    """Tables beside the scenario's (table 0), each playing a shuffled wall by random legal moves
+    (``BatchedFastGame``)."""
 
     # ------------------------------------------------------------------ stepping
     def legal(self) -> list[int]:
@@ -58,7 +65,12 @@ class FastGame:
     def step(self, action) -> None:
         if self.phase == "END":
             raise A.ActionError(f"action {action!r} is illegal: the hand is over")
-        self._collect(self.engine.step(np.array([action])))
+        acts = [action]
+        if self.OTHER_TABLES:
+            mask = self.engine.legal_mask()[1:].astype(bool)
+            live = self.engine.state.phase[1:] != END
+            acts += [int(self._other_rng.choice(np.flatnonzero(m))) if on else 0 for m, on in zip(mask, live, strict=True)]
+        self._collect(self.engine.step(np.array(acts)))
 
     def _collect(self, res) -> None:
         self.rewards = [a + int(b) for a, b in zip(self.rewards, res.rewards[0])]
@@ -240,3 +252,11 @@ class FastGame:
         if not self.wins or d in self.winners:
             return d
         return (d + (-1 if self.rules.dealer_rotation == "previous" else 1)) % 4
+
+
+class BatchedFastGame(FastGame):
+    """FastGame at table 0 of a three-table engine whose other tables play other walls: the engine takes
+    its one-table paths (``Engine._step_one``, the one-table mask) only with one table, so this runs every
+    scenario through the batched code, beside tables in other phases."""
+
+    OTHER_TABLES = 2

@@ -3,8 +3,9 @@
 Every scenario builds a wall with ``walls.build_wall`` and plays named moves; it asserts the
 legal actions by name, the seat asked next, and for a hand that ends the settlement and the
 final scores. The ``new_game`` fixture runs each scenario on the plain reference engine
-(``RefGame``, tests/ref_engine.py) and on the batched engine (``FastGame``, tests/fast_game.py,
-a one-table ``Engine``); on the batched engine the rewards its steps returned must equal the
+(``RefGame``, tests/ref_engine.py) and on the batched engine twice (tests/fast_game.py): ``FastGame``, a
+one-table ``Engine`` (its one-table paths), and ``BatchedFastGame``, table 0 of a three-table one whose
+other tables play other walls (the batched paths); on the batched engine the rewards its steps returned must equal the
 settlement's scores (``settled``), checked again for every game that ended when a test finishes.
 A few tests need the batched engine's own features (shuffled walls by seed, matches of several
 hands) and use ``Engine`` directly.
