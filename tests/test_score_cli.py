@@ -86,6 +86,35 @@ def test_cli_skips_a_byte_order_mark_at_the_start_of_input_only():
     assert "BOM" in json.loads(out[1])["error"]    # inside the stream it is a stray character
 
 
+def test_a_bom_after_a_line_too_long_is_inside_the_stream(monkeypatch):
+    """A line read past (too long) is the input's first line too: a BOM on the next one is no file's start."""
+    import io
+
+    from mj_env import lines
+    line = json.dumps(EXAMPLE_1).encode()
+    limit = len(line) + 10
+    monkeypatch.setattr(lines.bounded_lines, "__defaults__", (limit,))  # the limit, for a short test
+    out = io.StringIO()
+    assert score.main(stdin=io.BytesIO(b"x" * 2 * limit + b"\n\xef\xbb\xbf" + line + b"\n" + line + b"\n"),
+                      stdout=out) == 0
+    first, second, third = out.getvalue().splitlines()
+    assert "longer than" in json.loads(first)["error"] and "BOM" in json.loads(second)["error"] and third == OUT_1
+
+
+def test_an_error_message_is_cut_to_max_error(monkeypatch):
+    """Only a bug could make a long message; whatever makes one, the answer stays within MAX_ERROR."""
+    n = score.MAX_ERROR
+    for message, kind in (("y" * 5000, RuntimeError), ("x" * 5000, InputError), ("x" * (n + 1), InputError),
+                          ("x" * n, InputError)):
+        def fail(line, kind=kind, message=message):
+            raise kind(message)
+        monkeypatch.setattr(score, "_answer", fail)
+        got = answer("{}")["error"]
+        assert len(got) <= n and "x" * 100 in got or "y" * 100 in got
+        if kind is InputError:  # its own message: cut to exactly MAX_ERROR, or kept whole when it fits
+            assert got == (message if len(message) <= n else message[:n - 3] + "...")
+
+
 def test_cli_empty_input():
     p = run_cli(b"")
     assert p.returncode == 0 and p.stdout == b""

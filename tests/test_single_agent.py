@@ -684,3 +684,36 @@ def test_an_action_outside_the_action_space_is_refused_even_when_illegal_moves_a
     with pytest.raises(A.ActionError, match="not in the action space"):
         one.step(bad)
     assert one.step(int(np.flatnonzero(one.action_masks())[0]))[4].get("illegal_action") is None
+
+
+def test_points_waiting_from_a_redealt_hand_survive_an_illegal_first_action():
+    """The learner's points of a hand it never decided in come with the next episode's first reward, even when
+    that first action is illegal and penalized: points - illegal_penalty (from an outside mutation test)."""
+    env = gym.make("mj_env/Beijing-v0", opponents="rule", seat=0, illegal_action="penalize", illegal_penalty=10.0)
+    obs, info = env.reset(seed=0, options={"wall": _codes(hands={0: "9s9s9s9s123m456m78p"}), "dealer": 0})
+    assert info["redealt"] == 1
+    _obs, reward, term, _trunc, info = env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert term and info["illegal_action"] and reward == 27 - 10.0
+
+
+@pytest.mark.parametrize("opponents", ["rule", "random"])
+def test_win_deal_in_and_draw_infos_read_the_settlement(opponents):
+    """infos["win"], ["deal_in"], ["draw"] and ["fan"] say what the learner's settled hand was: its win, its
+    discard won on, a drawn hand (rule opponents deal the learner's random discards in; random ones draw)."""
+    envs = MahjongSingleAgentVectorEnv(16, opponents=opponents, seat="rotate", seed=3)
+    obs, _ = envs.reset(seed=3)
+    rng = np.random.default_rng(0)
+    seen = {"win": 0, "deal_in": 0, "draw": 0}
+    for _ in range(400):
+        obs, _rew, _term, _trunc, infos = envs.step(masked_random(obs, rng))
+        for b in np.flatnonzero(infos.get("_scores", np.zeros(16, dtype=bool))):
+            s, seat = envs.last_settlements[b], infos["seat"][b]
+            wins = [] if s.get("draw") else s.get("wins", [s])
+            expect = {"win": any(w["input"]["winner"] == seat for w in wins),
+                      "deal_in": any(w["input"].get("discarder") == seat for w in wins),
+                      "draw": bool(s.get("draw"))}
+            for key, value in expect.items():
+                assert bool(infos[key][b]) == value, key
+                seen[key] += value
+            assert infos["fan"][b] == sum(w["fan"] for w in wins if w["input"]["winner"] == seat)
+    assert seen["deal_in"] > 0 if opponents == "rule" else seen["draw"] > 0, seen

@@ -133,3 +133,74 @@ def test_obs_v2_in_self_play():
         np.testing.assert_array_equal(ra, rb)
     with pytest.raises(ValueError, match="obs must be"):
         MahjongVectorEnv(2, obs=2)
+
+
+# ----------------------------------------------------------------------------- the contract's details
+# (each from an outside mutation test: the behaviour was documented, and breaking it failed no test)
+
+def _four_hui_wall(dealer=0):
+    from walls import build_wall
+    return build_wall("beijing", hands={dealer: "2222m"}, indicator="1m", dealer=dealer)  # 惠牌 2m, all four dealt
+
+
+def test_the_first_reset_deals_every_table():
+    from mj_env.single_agent import MahjongSingleAgentVectorEnv
+    for envs in (MahjongVectorEnv(num_envs=3, seed=0), MahjongSingleAgentVectorEnv(3, seed=0)):
+        with pytest.raises(ValueError, match="the first reset must deal every table"):
+            envs.reset(options={"reset_mask": [True, False, True]})
+        envs.reset(seed=0, options={"reset_mask": [True, True, True]})   # all marked: a full first reset
+        envs.reset(options={"reset_mask": [True, False, True]})          # later, a partial one
+
+
+def test_seat_is_int64_and_observations_are_in_the_space():
+    venv = MahjongVectorEnv(num_envs=4, seed=0)
+    obs, _ = venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        assert obs["seat"].dtype == np.int64 and obs in venv.observation_space
+        obs, *_ = venv.step(uniform_legal(obs["action_mask"], rng))
+
+
+def test_a_partial_reset_drops_the_points_waiting_at_its_tables():
+    """Points of a hand that ended at its deal wait for the table's next step; a reset of that table starts
+    a new episode, to which they do not belong (the rows not reset keep theirs)."""
+    venv = MahjongVectorEnv(num_envs=3, seed=0)
+    venv.reset(seed=0, options={"walls": [_four_hui_wall(), _four_hui_wall(), _four_hui_wall()], "dealers": [0, 0, 0]})
+    waiting = venv.pending_rewards.copy()
+    assert (waiting[:, 0] > 0).all()
+    obs, _ = venv.reset(options={"reset_mask": [True, False, False]})
+    *_, infos = venv.step(obs["action_mask"].argmax(axis=1))
+    assert infos["_deal_points"].tolist() == [False, True, True]
+    assert not infos["deal_points"][0].any() and np.array_equal(infos["deal_points"][1:], waiting[1:])
+
+
+def test_waiting_points_add_to_a_hand_that_ends_in_the_same_step():
+    """A table that pays waiting points in a step where its own hand ends gets both (rewards: "settled
+    points of the hands that ended in this step", deal_points "which rewards includes")."""
+    from walls import build_wall
+
+    from mj_env.actions import WIN
+    tianhe = build_wall("beijing", hands={0: "123m456m789p234s55z"}, indicator="9s")  # the dealer wins at once
+    venv = MahjongVectorEnv(num_envs=2, seed=0)
+    venv.reset(seed=0, options={"walls": [_four_hui_wall(), tianhe], "dealers": [0, 0]})
+    waiting = venv.pending_rewards[0].copy()
+    venv.reset(options={"walls": [tianhe], "dealers": [0], "reset_mask": [True, False]})
+    venv.pending_rewards[0] = waiting  # as if the 天和 table had its own waiting points
+    _obs, rewards, term, _trunc, infos = venv.step(np.array([WIN, WIN]))
+    assert term.tolist() == [True, True] and infos["_settlement"].tolist() == [True, True]
+    assert rewards[0].tolist() == (np.array(infos["settlement"][0]["scores"]) + waiting).tolist()
+    assert rewards[1].tolist() == infos["settlement"][1]["scores"] == [33, -11, -11, -11]
+
+
+def test_a_match_reports_each_hand_that_ends_before_the_episode():
+    venv = MahjongVectorEnv(num_envs=8, seed=0, hands_per_episode=2)
+    obs, _ = venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    mid = 0
+    for _ in range(600):
+        obs, rewards, term, _trunc, infos = venv.step(uniform_legal(obs["action_mask"], rng))
+        for i in np.flatnonzero(infos["_settlement"] & ~term):   # a first hand ended, the match goes on
+            assert list(infos["settlement"][i]["scores"]) == rewards[i].tolist()
+            mid += 1
+        assert all(s is None for s in infos["settlement"][~infos["_settlement"]])
+    assert mid > 3
