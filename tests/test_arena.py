@@ -121,6 +121,52 @@ def test_statistics_match_the_hands():
     assert rule["avg_fan"] >= 1
 
 
+@pytest.mark.parametrize("rules, agents, walls", [("hebei", "rule,random,efficient", 10), ("beijing", "rule,random", 40)])
+def test_every_statistic_recomputed_from_the_hand_records(rules, agents, walls):
+    """summarize against a count made here from each hand's record (who sat where, the settlement): per agent,
+    its points per seat-hand averaged within each wall, then over walls (Student-t interval), and the shares
+    of its seat-hands won, won by self-draw and dealt in, its average fan, and the drawn hands (from an outside
+    mutation test: a rate computed over the wrong hands went unnoticed). hebei brings draws and several
+    winners on one discard."""
+    from scipy import stats
+
+    from agents import make_agent
+    names = agents.split(",")
+    res = play_duplicate([make_agent(n, rules=rules) for n in names], n_walls=walls, seed=3, rules=rules,
+                         batch_walls=walls, record_hands=True)
+    summary = summarize(res)
+    per_wall = {n: {} for n in names}
+    count = {n: {"hands": 0, "won": 0, "self_draw": 0, "dealt_in": 0, "fans": []} for n in names}
+    drawn = 0
+    for rec in res.records:
+        s = rec["settlement"]
+        wins = s["wins"] if "wins" in s else ([] if s.get("draw") else [s])
+        drawn += not wins
+        for seat, name in enumerate(rec["players"]):
+            c = count[name]
+            c["hands"] += 1
+            pts, hands = per_wall[name].get(rec["wall_index"], (0.0, 0))
+            per_wall[name][rec["wall_index"]] = (pts + s["scores"][seat], hands + 1)
+            mine = [w for w in wins if w["input"]["winner"] == seat]
+            c["won"] += bool(mine)
+            c["self_draw"] += any(w["input"]["discarder"] is None for w in mine)
+            c["dealt_in"] += any(w["input"]["discarder"] == seat for w in wins)
+            c["fans"] += [w["fan"] for w in mine]
+    assert summary["draw_rate"] == pytest.approx(drawn / len(res.records)) and summary["walls"] == walls
+    assert 0 < drawn < len(res.records) if rules == "hebei" else True
+    for got in summary["agents"]:
+        c = count[got["name"]]
+        means = np.array([p / h for p, h in per_wall[got["name"]].values()])
+        half = stats.t.ppf(0.975, len(means) - 1) * means.std(ddof=1) / np.sqrt(len(means))
+        assert got["hands"] == c["hands"] and len(means) == walls
+        assert got["mean_points"] == pytest.approx(means.mean())
+        assert got["ci95"] == pytest.approx([means.mean() - half, means.mean() + half])
+        for key, rate in (("won", "win_rate"), ("self_draw", "self_draw_rate"), ("dealt_in", "deal_in_rate")):
+            assert got[rate] == pytest.approx(c[key] / c["hands"]), rate
+        assert got["avg_fan"] == (pytest.approx(np.mean(c["fans"])) if c["fans"] else None)
+    assert any(c["dealt_in"] for c in count.values()) and any(c["self_draw"] for c in count.values())
+
+
 @pytest.mark.parametrize("df, t975", [(1, 12.7062), (3, 3.1824), (9, 2.2622), (10, 2.2281), (399, 1.9659)])
 def test_student_t_interval(df, t975):
     """The half-width is t(0.975, n - 1) * sd / sqrt(n), with the t quantiles of the tables."""
