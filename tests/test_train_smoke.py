@@ -272,6 +272,55 @@ def test_rollout_chains_and_gae_per_seat():
     assert np.allclose(ret, adv + store.value[:4])
 
 
+@pytest.mark.parametrize("gamma, lam", [(0.9, 0.8), (0.99, 0.95), (1.0, 0.5)])
+def test_rollout_gae_and_shaping_against_a_plain_reference(gamma, lam):
+    """Random play at 6 tables (one seat decides per table and step, hands end at random): the rewards with
+    the shaping gamma * Phi(next) - Phi(now) (terminal Phi 0) and GAE, A = delta + gamma * lam * A(next) with
+    delta = r + gamma * V(next) - V, each seat's chain on its own, computed here decision by decision; a chain's
+    last decision still waiting is not trained and its value bootstraps the one before (from an outside
+    mutation test: tests with gamma = lambda = 1 could not see either factor dropped)."""
+    rng = np.random.default_rng(7)
+    n_tables, steps = 6, 60
+    store = train.Rollout(capacity=n_tables * steps, num_envs=n_tables, obs_shape=(14, 34), n_actions=127)
+    store.start()
+    chains = {}            # (table, seat, hand) -> [(entry, value, phi)], and the hand's points when it ended
+    ended_with = {}
+    hand = np.zeros(n_tables, dtype=np.int64)
+    for _ in range(steps):
+        seats = rng.integers(0, 4, n_tables)
+        values, phis = rng.normal(size=n_tables).astype(np.float32), rng.normal(size=n_tables).astype(np.float32)
+        first = store.size
+        store.add(np.arange(n_tables), seats, np.zeros((n_tables, 14, 34), np.uint8), np.ones((n_tables, 127), bool),
+                  np.zeros(n_tables, np.int64), np.zeros(n_tables, np.float32), values, phis, gamma=gamma)
+        for t in range(n_tables):
+            chains.setdefault((t, int(seats[t]), int(hand[t])), []).append((first + t, values[t], phis[t]))
+        over = rng.random(n_tables) < 0.15
+        points = rng.normal(size=(n_tables, 4)).astype(np.float32)
+        store.pay(points, over, over)
+        for t in np.flatnonzero(over):
+            for seat in range(4):
+                ended_with[(t, seat, int(hand[t]))] = float(points[t, seat])
+            hand[t] += 1
+    adv, ret, trainable = store.advantages(gamma, lam)
+    want_adv, want_trainable = np.zeros(store.size), np.zeros(store.size, dtype=bool)
+    for key, chain in chains.items():
+        done = key in ended_with
+        following = 0.0                               # A of the next decision (0 past the end or if waiting)
+        for i in reversed(range(len(chain))):
+            entry, value, phi = chain[i]
+            if i == len(chain) - 1:
+                if not done:
+                    continue                           # waiting: not trained; bootstraps the one before
+                reward, next_value = ended_with[key] - phi, 0.0
+            else:
+                reward, next_value = gamma * chain[i + 1][2] - phi, chain[i + 1][1]
+            assert store.reward[entry] == pytest.approx(reward, abs=1e-5)
+            following = reward + gamma * next_value - value + gamma * lam * following
+            want_adv[entry], want_trainable[entry] = following, True
+    assert np.array_equal(trainable, want_trainable) and 0 < want_trainable.sum() < store.size
+    assert np.allclose(adv, want_adv, atol=1e-4) and np.allclose(ret, adv + store.value[:store.size])
+
+
 def test_rollout_carries_pending_decisions_over():
     store = train.Rollout(capacity=8, num_envs=2, obs_shape=(14, 34), n_actions=127)
     store.start()
