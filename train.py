@@ -960,8 +960,7 @@ def main(argv: list[str] | None = None) -> dict:
     envs = MahjongVectorEnv(num_envs=args.num_envs, rules=args.rules, seed=args.seed)
     model = (start_model if start_model is not None else build_network(network_config(args))).to(device)
     optimizer = optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
-    shaper = RewardTransform(args.reward, args.rules, scale=args.reward_scale,
-                             shaping_coef=args.shaping_coef, gamma=args.gamma)
+    shaper = RewardTransform(args.reward, args.rules, scale=args.reward_scale, shaping_coef=args.shaping_coef)
     store = Rollout(steps_per_update + 4 * args.num_envs, args.num_envs, tuple(LAYOUTS[obs_layout(model)][1]),
                     envs.single_action_space.n)
     seats = SeatPlan(args, rng, device)

@@ -63,23 +63,22 @@ class RewardTransform:
 
     - ``hand_end(points)``: (...) settled points of a hand -> the reward paid at its end;
     - ``potential(planes)``: (n, 14, 34) observations at the learner's decisions -> (n,) Phi
-      (all zero unless ``kind == "shaped"``); the trainer adds ``gamma * Phi(s') - Phi(s)`` to
-      the reward of a seat's decision s when its next decision s' comes, and ``-Phi(s)`` at the
-      end of the hand.
+      (all zero unless ``kind == "shaped"``); the trainer (``train.Rollout.add`` and ``pay``, with its
+      own ``--gamma``) adds ``gamma * Phi(s') - Phi(s)`` to the reward of a seat's decision s when its
+      next decision s' comes, and ``-Phi(s)`` at the end of the hand.
     """
 
     def __init__(self, kind: str = "points", rules: str | RuleSet = "beijing", scale: float = 4.0,
-                 shaping_coef: float = 0.25, gamma: float = 1.0):
-        """``scale`` a finite number above 0, ``shaping_coef`` a finite number, ``gamma`` in [0, 1] (NumPy numbers
-        too): else a TypeError (not a number) or ValueError naming it, as for an unknown ``kind``."""
+                 shaping_coef: float = 0.25):
+        """``scale`` a finite number above 0, ``shaping_coef`` a finite number (NumPy numbers too): else a
+        TypeError (not a number) or ValueError naming it, as for an unknown ``kind``."""
         if not isinstance(kind, str) or kind not in REWARD_KINDS:
             raise ValueError(f"unknown reward {brief(kind)}; choose one of {', '.join(REWARD_KINDS)}")
         scale = _number(scale, "reward scale", "a finite number above 0", lambda v: v > 0)
         shaping_coef = _number(shaping_coef, "shaping_coef", "a finite number", lambda v: True)
-        gamma = _number(gamma, "gamma", "a number in [0, 1]", lambda v: 0 <= v <= 1)
         self.kind = kind
         self.rules = get_rules(rules)
-        self.scale, self.shaping_coef, self.gamma = scale, shaping_coef, gamma
+        self.scale, self.shaping_coef = scale, shaping_coef
 
     @property
     def shaping(self) -> bool:
@@ -103,7 +102,3 @@ class RewardTransform:
         size = counts.sum(axis=1)
         dist += (size % 3 == 1)  # 3k+1: one tile still to come
         return (-self.shaping_coef * dist).astype(np.float32)
-
-    def shaping_term(self, phi_now: np.ndarray, phi_prev: np.ndarray) -> np.ndarray:
-        """F = gamma * Phi(s') - Phi(s) for a seat's consecutive decisions."""
-        return (self.gamma * phi_now - phi_prev).astype(np.float32)

@@ -318,6 +318,11 @@ def test_rollout_gae_and_shaping_against_a_plain_reference(gamma, lam):
             following = reward + gamma * next_value - value + gamma * lam * following
             want_adv[entry], want_trainable[entry] = following, True
     assert np.array_equal(trainable, want_trainable) and 0 < want_trainable.sum() < store.size
+    if gamma == 1.0:  # a finished chain's rewards telescope to points - Phi(first): policy invariance
+        for key, chain in chains.items():
+            if key in ended_with:
+                got = sum(float(store.reward[entry]) for entry, _, _ in chain)
+                assert got == pytest.approx(ended_with[key] - chain[0][2], abs=1e-4)
     assert np.allclose(adv, want_adv, atol=1e-4) and np.allclose(ret, adv + store.value[:store.size])
 
 
