@@ -330,6 +330,21 @@ def test_shaping_potential_is_tiles_still_needed():
     phi = shaped.potential(np.concatenate([win14, ready13, far14]))
     assert phi[0] == 0.0 and phi[1] == -0.5 and phi[2] < -2.0
     # (the trainer's shaping terms, which telescope: tests/test_train_smoke.py, the rollout tests)
+    # the 惠牌 plane counts: 9p wild completes 78s (a win, 0 needed); without it the hand is one short
+    wild = _turn_obs("123m456p78s9p11z555z", hui="9p")["observation"]
+    plain = _turn_obs("123m456p78s9p11z555z")["observation"]
+    assert shaped.potential(wild)[0] == 0.0 and shaped.potential(plain)[0] < 0.0
+    # quemen's 缺一门 counts the declared melds' suits too: 123m 789s 11z in hand with a pong of 5p holds
+    # three suits, so it needs exchanges; the same hand with the pong in m does not
+    quemen = RewardTransform("shaped", rules="quemen", shaping_coef=0.5)
+    three = _turn_obs("123m456m789s11z")["observation"]
+    three[0, 1, parse_hand("5p").argmax()] = 3
+    two = _turn_obs("123m456m789s11z")["observation"]
+    two[0, 1, parse_hand("9m").argmax()] = 3
+    assert quemen.potential(two)[0] == 0.0 and quemen.potential(three)[0] < 0.0
+    # the shaped option pays scaled points at the hand's end, as scaled does
+    pts = np.array([[6.0, -2.0, -2.0, -2.0]], np.float32)
+    assert np.array_equal(RewardTransform("shaped", scale=2.0).hand_end(pts), pts / 2)
 
 
 @pytest.mark.parametrize("arch", ["mlp", "tiles"])
