@@ -193,3 +193,35 @@ def test_observe_checks_its_tables_and_seats():
             observe_one(rules, st, b, seat)
     assert (observe(rules, st, idx=[2], seats=[1])[0] == observe_one(rules, st, 2, 1)).all()
     assert observe(rules, st, idx=[]).shape[0] == 0
+
+
+def test_rob_window_and_final_observation_scalars():
+    """A rob window (hebei, two seats able to rob seat 1's added kong of 5m) seen by each seat asked, in both
+    paths: the kong's tile in P_CLAIM, phase 2, the declarer as the asker, and once the first robber accepted,
+    claim category 1 (only a win is offered); at the end every seat's final observation reads phase 2 (from an
+    outside mutation test: no test reached a rob window's planes)."""
+    from fast_game import FastGame
+    from scenario_helpers import HEBEI, play
+    from walls import build_wall
+
+    hands = {0: "111z222z333z44z5m", 1: "55m789p234s567s6z7z", 2: "11m22m33m789s99s67m", 3: "46m123p456p789p22s"}
+    g = FastGame(HEBEI, build_wall(HEBEI, hands=hands, draws="5z5z5z5m", tail="3m"), 0)
+    play(g, (0, "discard 5m"), (2, "pass"), (3, "pass"), (1, "pong"), (1, "discard 7z"),
+         (2, "discard 5z"), (3, "discard 5z"), (0, "discard 5z"), (1, "kong 5m"))
+    st, rules, five = g.engine.state, HEBEI, A.index("discard 5m")
+
+    def planes(seat):
+        one, batched = observe_one(rules, st, 0, seat), observe(rules, st, np.array([0]), seats=np.array([seat]))[0]
+        assert np.array_equal(one, batched)
+        return one
+
+    for seat, category in ((2, 3), (3, 1)):       # 3: nothing accepted yet; 1: seat 2 accepted its win
+        assert g.to_act == seat
+        p = planes(seat)
+        sc = p[O.P_SCALARS]
+        assert np.flatnonzero(p[O.P_CLAIM]).tolist() == [five] and p[O.P_CLAIM].sum() == 1
+        assert (sc[O.COL_PHASE], sc[O.COL_ASKER], sc[O.COL_CLAIM_CATEGORY]) == (2, (1 - seat) % 4, category)
+        play(g, (seat, "win"))
+    assert st.phase[0] == END
+    for seat in range(4):
+        assert planes(seat)[O.P_SCALARS, O.COL_PHASE] == 2
