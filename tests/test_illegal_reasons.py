@@ -59,6 +59,35 @@ def test_claim_window_reasons():
     assert "not a winning hand" in refusal(g, "win")
 
 
+def test_reasons_at_their_edges():
+    """Each reason where it only just applies (from an outside mutation test, where each went unnoticed)."""
+    from scenario_helpers import QUEMEN
+
+    from mj_env.rules import get_rules
+    # a pong holding one copy: seat 1 is asked for its chi of 5p (567p) and holds one 5p
+    g = game(BEIJING, hands={**HANDS, 1: "5p6p7p1234z22s46m9m3s"}, draws="1z")
+    play(g, (0, "discard 5p"))
+    assert g.to_act == 1 and "a pong needs two 5p in hand; seat 1 holds 1" in refusal(g, "pong")
+    # exactly three 惠牌 (1s): the discard 5p would complete the hand, but only a self-draw may win
+    g = game(BEIJING, hands={**HANDS, 1: "123m456m78p55p1s1s1s"}, draws="1z")
+    play(g, (0, "discard 5p"))
+    assert g.to_act == 1 and "holding 3 惠牌, seat 1 may only win by self-draw" in refusal(g, "win")
+    # a rob window takes a win or pass (seat 1's added kong of 5m; seat 3 may rob it)
+    g = game(BEIJING, hands={0: "111z222z333z44z5m", 1: "55m789p234s567s6z7z", 2: "11m22m33m77s88s99s6z",
+                             3: "46m123p456p789p22s"}, draws="5z5z5z5m", tail="3m")
+    play(g, (0, "discard 5m"), (3, "pass"), (1, "pong"), (1, "discard 7z"), (2, "discard 5z"),
+         (3, "discard 5z"), (0, "discard 5z"), (1, "kong 5m"))
+    assert g.phase == "ROB" and "can only be robbed by a win: pass otherwise" in refusal(g, "pong")
+    # no replacement tile: a concealed kong with an empty reserve
+    g = FastGame(get_rules("beijing", reserve=0), build_wall("beijing", hands={0: "1111m"}, indicator="9s"), 0)
+    assert "no tile is left to replace a kong" in refusal(g, "kong 1m")
+    # after 报听 only the tile just drawn goes (quemen: seat 0 declares with 9p, then draws 5p)
+    g = game(QUEMEN, hands={0: "123m456m789m11z22z9p", 1: "123m456p789s33z44z", 2: "147m258p369s1234z",
+                            3: "258m147p147s567z9m"}, draws="5z3z2z5p6z7z7z1z")
+    play(g, (0, "ting 9p"), (1, "discard 5z"), (2, "discard 3z"), (1, "pass"), (3, "discard 2z"), (0, "pass"))
+    assert g.to_act == 0 and "after 报听 only the tile just drawn (5p) may be discarded" in refusal(g, "discard 1m")
+
+
 @pytest.mark.parametrize("rules", ["beijing", "hebei", "quemen"])
 def test_random_refusals_state_true_reasons(rules):
     eng = Engine(rules, num_tables=16, seed=3)
