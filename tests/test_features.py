@@ -123,10 +123,14 @@ def check_position(rules, planes, mask, extra):
     return "claim" if any(ok for ok in legal.values()) and claiming else "wait"
 
 
-@pytest.mark.parametrize("rules_name", ["beijing", "hebei", "quemen"])
-def test_planes_match_the_reference_on_random_play(rules_name):
-    rules = get_rules(rules_name)
-    env = MahjongVectorEnv(num_envs=32, rules=rules_name, seed=7)
+@pytest.mark.parametrize("rules_name, fields", [("beijing", {}), ("hebei", {}), ("quemen", {}),
+                                                ("beijing", {"hui_wild_in_melds": True})],
+                         ids=["beijing", "hebei", "quemen", "beijing-hui_wild_in_melds"])
+def test_planes_match_the_reference_on_random_play(rules_name, fields):
+    """The v2 planes against the plain reference; under hui_wild_in_melds claims also take 惠牌 for missing
+    copies (no preset turns it on; an outside mutation test dropped that fill unnoticed)."""
+    rules = get_rules(rules_name, **fields)
+    env = MahjongVectorEnv(num_envs=32, rules=rules_name, seed=7, **fields)
     obs, _ = env.reset(seed=7)
     rng = np.random.default_rng(7)
     seen: dict[tuple[int, str], int] = {}
@@ -196,6 +200,7 @@ def test_quemen_counts_the_suits_of_declared_melds():
 
 @pytest.mark.parametrize(("planes", "mask", "says"), [
     (np.full((2, O.N_PLANES, 34), 5, dtype=np.uint8), np.ones((2, A.N_ACTIONS)), "at most 4 of a kind"),
+    (np.full((2, O.N_PLANES, 34), 1, dtype=np.uint8), np.ones((2, A.N_ACTIONS)), "14 tiles in all"),  # 34 tiles
     (np.zeros((2, O.N_PLANES - 1, 34), dtype=np.uint8), np.ones((2, A.N_ACTIONS)), "planes must be (n, 14"),
     (np.zeros((2, O.N_PLANES, 34), dtype=np.uint8), np.ones((3, A.N_ACTIONS)), "mask must be (2, 127)"),
     (np.full((2, O.N_PLANES, 34), np.nan), np.ones((2, A.N_ACTIONS)), "whole numbers 0-255"),
@@ -224,3 +229,16 @@ def test_any_planes_with_a_real_hand_plane_give_planes():
         out = F.observe_v2(("beijing", "hebei", "quemen")[t % 3], planes, mask)
         assert out.shape == (8, F.N_PLANES_V2, 34) and out.dtype == np.uint8
         np.testing.assert_array_equal(out[:, :O.N_PLANES], planes)
+
+
+def test_in_layout_gives_each_layout_its_planes():
+    """``in_layout``: "v1" keeps the first 14 planes of either layout, "v2" makes v2 planes of v1 ones and keeps
+    v2 ones (an outside mutation test returned v2 planes for "v1" unnoticed)."""
+    env = MahjongVectorEnv(num_envs=4, seed=0, obs="v2")
+    obs, _ = env.reset(seed=0)
+    v2, mask = obs["observation"], obs["action_mask"]
+    v1 = v2[:, :O.N_PLANES]
+    for planes in (v1, v2):
+        assert np.array_equal(F.in_layout("v1", "beijing", planes, mask), v1)
+        assert np.array_equal(F.in_layout("v2", "beijing", planes, mask), v2)
+
