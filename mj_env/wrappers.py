@@ -171,10 +171,6 @@ class NumericInfos(BaseWrapper):
             out[agent] = info
         return out
 
-    def last(self, observe=True):
-        obs, rew, term, trunc, _ = super().last(observe)
-        return obs, rew, term, trunc, self.infos.get(self.agent_selection, {})
-
 
 class ResetByMask(VectorWrapper):
     """The batched single-agent env with ``AutoresetMode.DISABLED`` (what TorchRL's ``GymWrapper``

@@ -231,3 +231,21 @@ def test_the_aec_wrappers_refuse_what_is_not_an_aec_env():
     env = FlatObservations(NumericInfos(mj_env.env()))
     env.reset(seed=0)
     assert env.observe(env.agent_selection)["action_mask"].shape == (127,)
+
+
+def test_the_single_agent_wrappers_refuse_other_dict_observations():
+    """ObsAndMask and FlatObservationsGym wrap envs whose observations are {'observation', 'action_mask'}; a Dict
+    of other keys is refused by name (from an outside mutation test: dropping the key check went unnoticed)."""
+    import gymnasium as gym
+    from gymnasium import spaces
+
+    from mj_env.wrappers import FlatObservationsGym, ObsAndMask
+
+    class OtherKeys(gym.Env):
+        observation_space = spaces.Dict({"a": spaces.Discrete(2), "b": spaces.Discrete(2)})
+        action_space = spaces.Discrete(2)
+
+    for wrapper in (ObsAndMask, FlatObservationsGym):
+        with pytest.raises(TypeError, match=f"{wrapper.__name__} wraps a single-agent env of mj_env .*'observation', "
+                                            "'action_mask'"):
+            wrapper(OtherKeys())
