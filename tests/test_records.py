@@ -93,6 +93,8 @@ def _broken(change):
     (lambda r: r["actions"].__setitem__(0, [r["actions"][0][0], "ting 1m"]), "actions[0]: ting 1m by seat"),
     (lambda r: r["actions"].append([0, "pass"]), "the hand ended after"),
     (lambda r: r["settlement"].update(scores=[9, -3, -3, -3]), "the replay settles"),
+    # where the scores and another field differ, the scores are named (looked at first)
+    (lambda r: r["settlement"].update(scores=[9, -3, -3, -3], fan=99, another=1), "settlement.scores"),
     (lambda r: r.update(actions=[[0, "pass"]] * 2001), "2001 actions: a hand has at most 2000"),
 ])
 def test_a_wrong_record_is_refused_with_where(change, message):
