@@ -119,6 +119,23 @@ def test_render_ansi_shows_the_table():
     assert CODES[int(st.hui[0])] in text
 
 
+def test_render_marks_the_seat_to_act_and_draws_a_chi_as_its_run():
+    """After seat 1's chi 456m the picture marks seat 1 (not the dealer) as the one to act and shows the meld
+    as 4m5m6m (from an outside mutation test: both could break unnoticed)."""
+    from walls import build_wall
+
+    from mj_env.tiles import glyph, index
+    hands = {0: "123m456m789m2p5p7z7z", 1: "5p6p7p1234z22s46m9m3s", 2: "258m147p258s1234z", 3: "369m369p369s1234z"}
+    e = mj_env.env(render_mode="ansi")
+    e.reset(options={"wall": build_wall("beijing", hands=hands, indicator="9s"), "dealer": 0})
+    e.step(A.index("discard 5m"))
+    assert e.agent_selection == "player_1"
+    e.step(A.index("chi 456m"))
+    lines = e.render().splitlines()
+    assert [line.split()[1] for line in lines if line.startswith(">")] == ["1"]
+    assert "chi " + "".join(glyph(index(t)) for t in ("4m", "5m", "6m")) in e.render()
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_match_of_several_hands(preset):
     e = mj_env.env(rules=preset, hands_per_episode=3)

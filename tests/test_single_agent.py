@@ -24,6 +24,9 @@ def masked_random(obs, rng):
 def test_check_env_on_every_registered_id(env_id):
     env = gym.make(env_id, opponents="rule")
     assert isinstance(env.unwrapped, MahjongSingleAgentEnv)
+    preset = {v: k for k, v in mj_env.RULE_IDS.items()}[env_id]   # each id plays its own rule set
+    vec = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point")
+    assert env.unwrapped.rules.name == vec.rules.name == preset
     check_env(env.unwrapped, skip_render_check=True)
     obs, info = env.reset(seed=0)
     assert obs in env.observation_space and info["seat"] == 0
