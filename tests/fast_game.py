@@ -1,7 +1,7 @@
 """FastGame: the batched engine (``mj_env/engine.py``) seen through RefGame's public surface.
 
-A thin adapter over a one-table ``Engine`` (``BatchedFastGame``: table 0 of a three-table one) so that the scripted scenarios of
-``tests/test_scenarios.py`` run unchanged on both engines::
+A thin adapter over a one-table ``Engine`` (``BatchedFastGame``: table 0 of a three-table one) so that
+the scripted scenarios of ``tests/test_scenarios.py`` run unchanged on both engines::
 
     g = FastGame(get_rules("beijing"), wall, dealer=0)
     while g.phase != "END":
@@ -40,6 +40,10 @@ from mj_env.state import CHI, CONCEALED_KONG, END, MELD_NAMES, PHASE_NAMES, PONG
 
 
 class FastGame:
+    OTHER_TABLES = 0
+    """Tables beside the scenario's (table 0), each playing a shuffled wall by random legal moves
+    (``BatchedFastGame``)."""
+
     def __init__(self, rules, wall, dealer: int = 0):
         if rules.hands_per_episode != 1:
             raise ValueError("FastGame plays one hand; use Engine for a match of several hands")
@@ -53,10 +57,6 @@ class FastGame:
         self._result = None
         # A hand can end in the reset itself (四惠牌 on the dealer's first turn).
         self._collect(dealt)
-
-    OTHER_TABLES = 0
-    """Tables beside the scenario's (table 0), each playing a shuffled wall by random legal moves
-    (``BatchedFastGame``)."""
 
     # ------------------------------------------------------------------ stepping
     def legal(self) -> list[int]:
