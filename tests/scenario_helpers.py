@@ -16,6 +16,19 @@ from mj_env.tiles import parse_tiles
 
 BEIJING, HEBEI, QUEMEN = get_rules("beijing"), get_rules("hebei"), get_rules("quemen")
 
+# Seat 1 pongs the dealer's 5m, draws the fourth 5m later and declares an added kong; seat 3
+# waits on 5m (4m6m) with a concealed hand.
+ROB = {"hands": {0: "111z222z333z44z5m", 1: "55m789p234s567s6z7z", 2: "11m22m33m77s88s99s6z",
+                  3: "46m123p456p789p22s"},
+       "draws": "5z5z5z5m", "tail": "3m"}
+ROB_MOVES = [(0, "discard 5m"), (3, "pass"), (1, "pong"), (1, "discard 7z"),
+             (2, "discard 5z"), (3, "discard 5z"), (0, "discard 5z")]
+# The same under hebei with seat 2 waiting on 5m too (123m 123m 789s 99s, 67m: 5m or 8m): both pass the
+# dealer's 5m, and seat 1's added kong opens a rob window asking seat 2, then seat 3.
+TWO_ROBBERS = {**ROB, "hands": {**ROB["hands"], 2: "11m22m33m789s99s67m"}}
+TWO_ROBBERS_MOVES = [(0, "discard 5m"), (2, "pass"), (3, "pass"), (1, "pong"), (1, "discard 7z"),
+                     (2, "discard 5z"), (3, "discard 5z"), (0, "discard 5z"), (1, "kong 5m")]
+
 
 def names(g) -> list[str]:
     """The legal action names of the seat asked now, in action-id order."""

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
-from walls import build_wall
+from walls import build_wall, four_hui_wall
 
 import mj_env
 from mj_env import actions as A
@@ -307,10 +307,6 @@ def test_num_tables_is_checked(bad):
 
 
 # ----------------------------------------------------------------------------- hands ended at the deal
-def four_hui_wall(dealer=0, **kw):
-    # indicator 1m: 惠牌 2m; the dealer is dealt all four 2m
-    return build_wall("beijing", hands={dealer: "2222m"}, indicator="1m", dealer=dealer, **kw)
-
 
 def test_aec_pays_a_hand_that_ends_at_the_deal():
     e = mj_env.env()

@@ -61,7 +61,7 @@ def test_claim_window_reasons():
 
 def test_reasons_at_their_edges():
     """Each reason where it only just applies (from an outside mutation test, where each went unnoticed)."""
-    from scenario_helpers import QUEMEN
+    from scenario_helpers import QUEMEN, ROB, ROB_MOVES
 
     from mj_env.rules import get_rules
     # a pong holding one copy: seat 1 is asked for its chi of 5p (567p) and holds one 5p
@@ -73,10 +73,8 @@ def test_reasons_at_their_edges():
     play(g, (0, "discard 5p"))
     assert g.to_act == 1 and "holding 3 惠牌, seat 1 may only win by self-draw" in refusal(g, "win")
     # a rob window takes a win or pass (seat 1's added kong of 5m; seat 3 may rob it)
-    g = game(BEIJING, hands={0: "111z222z333z44z5m", 1: "55m789p234s567s6z7z", 2: "11m22m33m77s88s99s6z",
-                             3: "46m123p456p789p22s"}, draws="5z5z5z5m", tail="3m")
-    play(g, (0, "discard 5m"), (3, "pass"), (1, "pong"), (1, "discard 7z"), (2, "discard 5z"),
-         (3, "discard 5z"), (0, "discard 5z"), (1, "kong 5m"))
+    g = game(BEIJING, **ROB)
+    play(g, *ROB_MOVES, (1, "kong 5m"))
     assert g.phase == "ROB" and "can only be robbed by a win: pass otherwise" in refusal(g, "pong")
     # no replacement tile: a concealed kong with an empty reserve
     g = FastGame(get_rules("beijing", reserve=0), build_wall("beijing", hands={0: "1111m"}, indicator="9s"), 0)

@@ -201,13 +201,11 @@ def test_rob_window_and_final_observation_scalars():
     claim category 1 (only a win is offered); at the end every seat's final observation reads phase 2 (from an
     outside mutation test: no test reached a rob window's planes)."""
     from fast_game import FastGame
-    from scenario_helpers import HEBEI, play
+    from scenario_helpers import HEBEI, TWO_ROBBERS, TWO_ROBBERS_MOVES, play
     from walls import build_wall
 
-    hands = {0: "111z222z333z44z5m", 1: "55m789p234s567s6z7z", 2: "11m22m33m789s99s67m", 3: "46m123p456p789p22s"}
-    g = FastGame(HEBEI, build_wall(HEBEI, hands=hands, draws="5z5z5z5m", tail="3m"), 0)
-    play(g, (0, "discard 5m"), (2, "pass"), (3, "pass"), (1, "pong"), (1, "discard 7z"),
-         (2, "discard 5z"), (3, "discard 5z"), (0, "discard 5z"), (1, "kong 5m"))
+    g = FastGame(HEBEI, build_wall(HEBEI, **TWO_ROBBERS), 0)
+    play(g, *TWO_ROBBERS_MOVES)
     st, rules, five = g.engine.state, HEBEI, A.index("discard 5m")
 
     def planes(seat):

@@ -23,6 +23,10 @@ from scenario_helpers import (
     BEIJING,
     HEBEI,
     QUEMEN,
+    ROB,
+    ROB_MOVES,
+    TWO_ROBBERS,
+    TWO_ROBBERS_MOVES,
     count_live_draws_to_the_end,
     counts,
     flower_counts,
@@ -349,13 +353,7 @@ def test_illegal_action_raises_and_changes_nothing(new_game):
 # Kongs: concealed, exposed, added, robbed; the reserve (beijing)
 # ---------------------------------------------------------------------------------------------
 
-# Seat 1 pongs the dealer's 5m, draws the fourth 5m later and declares an added kong; seat 3
-# waits on 5m (4m6m) with a concealed hand.
-ROB = {"hands": {0: "111z222z333z44z5m", 1: "55m789p234s567s6z7z", 2: "11m22m33m77s88s99s6z",
-                  3: "46m123p456p789p22s"},
-       "draws": "5z5z5z5m", "tail": "3m"}
-ROB_MOVES = [(0, "discard 5m"), (3, "pass"), (1, "pong"), (1, "discard 7z"),
-             (2, "discard 5z"), (3, "discard 5z"), (0, "discard 5z")]
+# ROB, ROB_MOVES, TWO_ROBBERS (tests/scenario_helpers.py): seat 1's added kong of 5m, robbed
 
 
 def test_added_kong_is_robbed(new_game):
@@ -378,10 +376,8 @@ def test_added_kong_is_robbed(new_game):
 def test_hebei_two_players_rob_one_added_kong(new_game):
     """hebei, several winners (docs/RULES.md 4.2) on a robbed kong (4.4): seats 2 and 3 both wait on 5m, both
     are asked in play order from the kong's declarer, both win, and the declarer pays each as the discarder."""
-    hands = {**ROB["hands"], 2: "11m22m33m789s99s67m"}  # 123m 123m 789s 99s, 67m: waits on 5m (or 8m)
-    g = new_game(HEBEI, hands=hands, draws=ROB["draws"], tail=ROB["tail"])
-    play(g, (0, "discard 5m"), (2, "pass"), (3, "pass"), (1, "pong"), (1, "discard 7z"),
-         (2, "discard 5z"), (3, "discard 5z"), (0, "discard 5z"), (1, "kong 5m"))
+    g = new_game(HEBEI, **TWO_ROBBERS)
+    play(g, *TWO_ROBBERS_MOVES)
     assert (g.phase, g.to_act, names(g)) == ("ROB", 2, ["win", "pass"])
     play(g, (2, "win"))
     assert (g.phase, g.to_act, names(g)) == ("ROB", 3, ["win", "pass"])

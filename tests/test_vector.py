@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from walls import four_hui_wall
 
 from mj_env.baselines import uniform_legal
 from mj_env.observation import N_PLANES, OBS_NAME, P_HAND, P_MELDS, P_RIVERS
@@ -138,11 +139,6 @@ def test_obs_v2_in_self_play():
 # ----------------------------------------------------------------------------- the contract's details
 # (each from an outside mutation test: the behaviour was documented, and breaking it failed no test)
 
-def _four_hui_wall(dealer=0):
-    from walls import build_wall
-    return build_wall("beijing", hands={dealer: "2222m"}, indicator="1m", dealer=dealer)  # 惠牌 2m, all four dealt
-
-
 def test_the_first_reset_deals_every_table():
     from mj_env.single_agent import MahjongSingleAgentVectorEnv
     for envs in (MahjongVectorEnv(num_envs=3, seed=0), MahjongSingleAgentVectorEnv(3, seed=0)):
@@ -165,7 +161,7 @@ def test_a_partial_reset_drops_the_points_waiting_at_its_tables():
     """Points of a hand that ended at its deal wait for the table's next step; a reset of that table starts
     a new episode, to which they do not belong (the rows not reset keep theirs)."""
     venv = MahjongVectorEnv(num_envs=3, seed=0)
-    venv.reset(seed=0, options={"walls": [_four_hui_wall(), _four_hui_wall(), _four_hui_wall()], "dealers": [0, 0, 0]})
+    venv.reset(seed=0, options={"walls": [four_hui_wall(), four_hui_wall(), four_hui_wall()], "dealers": [0, 0, 0]})
     waiting = venv.pending_rewards.copy()
     assert (waiting[:, 0] > 0).all()
     obs, _ = venv.reset(options={"reset_mask": [True, False, False]})
@@ -182,7 +178,7 @@ def test_waiting_points_add_to_a_hand_that_ends_in_the_same_step():
     from mj_env.actions import WIN
     tianhe = build_wall("beijing", hands={0: "123m456m789p234s55z"}, indicator="9s")  # the dealer wins at once
     venv = MahjongVectorEnv(num_envs=2, seed=0)
-    venv.reset(seed=0, options={"walls": [_four_hui_wall(), tianhe], "dealers": [0, 0]})
+    venv.reset(seed=0, options={"walls": [four_hui_wall(), tianhe], "dealers": [0, 0]})
     waiting = venv.pending_rewards[0].copy()
     venv.reset(options={"walls": [tianhe], "dealers": [0], "reset_mask": [True, False]})
     venv.pending_rewards[0] = waiting  # as if the 天和 table had its own waiting points

@@ -84,3 +84,8 @@ def build_wall(rules="beijing", hands=None, draws: str = "", indicator=None, tai
         wall[pos] = t
     assert None not in wall
     return wall
+
+
+def four_hui_wall(dealer=0, **kw) -> list[int]:
+    """A beijing wall whose dealer is dealt all four 惠牌 (indicator 1m: 惠牌 2m), so the hand ends at the deal."""
+    return build_wall("beijing", hands={dealer: "2222m"}, indicator="1m", dealer=dealer, **kw)
