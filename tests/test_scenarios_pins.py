@@ -190,3 +190,38 @@ def test_each_shaozhuang_round_may_have_its_own_tile(new_game):
     assert g.shaozhuang_rounds == 1 and g.shaozhuang_alive and (g.phase, g.to_act) == ("TURN", 0)
     play(g, (0, "discard 6z"), (1, "discard 6z"), (2, "discard 6z"), (3, "discard 6z"))
     assert g.shaozhuang_rounds == 2 and g.shaozhuang_alive
+
+
+def test_quemen_a_flower_drawn_first_and_its_replacement_win_is_dihu(new_game):
+    # docs/RULES.md 6.3: 地胡 +2, "a non-dealer self-draws on their first draw". *Reading*
+    # (docs/game_flow.md): a flower's replacement belongs to the draw that brought the flower, so
+    # seat 1, whose first draw is the flower 3f replaced by 1z from the tail, self-draws on its first draw
+    hands = {0: "19m19p19s1234567z9m", 1: "123m456m789m11z55z", 2: "22m33m44p55p66s77s8s",
+             3: "369m369p369s2z3z4z8p"}
+    g = new_game(QUEMEN, hands=hands, draws="3f", tail="1z")
+    play(g, (0, "discard 7z"))
+    assert (g.phase, g.to_act, g.turn_tile) == ("TURN", 1, tile("1z")) and "win" in names(g)
+    assert flower_counts(g) == [0, 1, 0, 0]
+    play(g, (1, "win"))
+    (w,) = g.wins
+    assert w["discarder"] is None and w["situation"]["first_turn"] is True
+    # 混一色 1 + 地胡 2 + 花牌 1 = 4; a self-draw: each of the three others pays 4
+    assert g.result["patterns"] == {"混一色": 1, "地胡": 2, "花牌": 1} and settled(g) == [-4, 12, -4, -4]
+
+
+def test_quemen_a_flower_between_a_kong_and_the_winning_tile_keeps_gangshang_kaihua(new_game):
+    # docs/RULES.md 6.3: 杠上开花 +1. *Reading* (docs/game_flow.md): the kong's replacement is
+    # the flower 1f, laid out and replaced by 5z, which wins: still the kong's replacement
+    hands = {0: "1111z123m456m789p5z", 1: "2467m2467p2467s6z", 2: "888s135m135p1s234z",
+             3: "1357s1357p23467z"}
+    g = new_game(QUEMEN, hands=hands, tail="1f5z")
+    play(g, (0, "kong 1z"))
+    assert (g.phase, g.to_act, g.turn_tile) == ("TURN", 0, tile("5z")) and "win" in names(g)
+    assert flower_counts(g) == [1, 0, 0, 0]
+    play(g, (0, "win"))
+    (w,) = g.wins
+    assert w["situation"]["after_kong"] is True and w["situation"]["first_turn"] is False
+    # 平胡 1 + 杠上开花 1 + 花牌 1 = 3 from each other seat (no 天胡: a kong was declared,
+    # docs/RULES.md 6.4), and the concealed kong 1 from each other seat
+    assert g.result["patterns"] == {"平胡": 1, "杠上开花": 1, "花牌": 1}
+    assert settled(g) == [12, -4, -4, -4]
