@@ -52,8 +52,9 @@ slipped past would raise rather than be written.
 
 An agent is an object with ``act(obs, rng)`` (``agents.base``) or, for search, ``act_tables(engine,
 tables, rng)``, which gets the engine and the tables where it is to act and must leave them as they
-were (``agents.search``). What either returns is checked (``mj_env.baselines.checked_agent_actions``): (n,)
-integers legal at their tables, else a TypeError or ``ActionError`` naming the agent. By name: ``random``, ``rule``, ``efficient`` (``mj_env.baselines``), ``pretrained`` (the shipped player,
+were (``agents.search``). What either returns is checked (``mj_env.baselines.agent_actions``): (n,)
+integers legal at their tables, else a TypeError or ``ActionError`` naming the agent; an exception the
+agent raises comes back as an ``AgentError`` naming it and the tables (its own error is the cause). By name: ``random``, ``rule``, ``efficient`` (``mj_env.baselines``), ``pretrained`` (the shipped player,
 ``agents.pretrained``) or the path of a checkpoint written by ``train.py`` (append ``:greedy`` to play
 its most likely action instead of sampling). A run is deterministic for a
 seed and a batch size: the walls come from ``default_rng([seed, 0])`` (wall i of a seed is the same
@@ -90,7 +91,7 @@ import numpy as np
 from scipy import stats
 
 from agents import path_problem
-from mj_env.baselines import BASELINES, checked_agent_actions
+from mj_env.baselines import BASELINES, agent_actions
 from mj_env.engine import Engine
 from mj_env.messages import brief, shown
 from mj_env.observation import observe
@@ -315,11 +316,12 @@ def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_dea
             if not len(sel):
                 continue
             if hasattr(agent, "act_tables"):     # an engine-aware agent (search: agents.search)
-                got = agent.act_tables(eng, live[sel], rngs[k])
+                method, args = agent.act_tables, (eng, live[sel], rngs[k])
             else:
-                got = agent.act({"observation": obs[sel], "action_mask": mask[sel], "seat": seat[sel]}, rngs[k])
-            # (n,) legal integers, or an error naming the agent: no float truncated, bool or scalar broadcast
-            actions[live[sel]] = checked_agent_actions(agent, got, mask[sel], live[sel], eng.explain_illegal)
+                method, args = agent.act, ({"observation": obs[sel], "action_mask": mask[sel], "seat": seat[sel]}, rngs[k])
+            # (n,) legal integers, or an error naming the agent: no float truncated, bool or scalar broadcast,
+            # and an exception the agent raises comes back as an AgentError naming it
+            actions[live[sel]] = agent_actions(agent, method, args, mask[sel], live[sel], eng.explain_illegal)
         if record_hands:
             steps.append((live, seat, actions[live]))
         record(eng.step(actions))

@@ -66,14 +66,16 @@ def action_batch(actions, n: int) -> np.ndarray:
     """``actions`` as an int64 array of shape (n,), or an ActionError saying what it is instead.
 
     Only an integer array (or a sequence of ints) of shape (n,) is an action batch: other shapes,
-    floats (3.7 is not 3), strings, bools and objects are refused; nothing is reshaped or cast."""
+    floats (3.7 is not 3), strings, bools and objects are refused, as is what NumPy cannot read (a torch tensor
+    that needs grad or lives on a GPU); nothing is reshaped or cast."""
     if isinstance(actions, np.ma.MaskedArray) and np.ma.getmaskarray(actions).any():  # asarray would drop the mask
         b = int(np.flatnonzero(np.ma.getmaskarray(actions))[0])
         raise ActionError(f"expected {n} integer actions, got a masked array with entry {b} masked (no action)")
     try:
         acts = np.asarray(actions)
-    except (ValueError, TypeError, OverflowError) as e:
-        raise ActionError(f"expected {n} integer actions: {str(e)[:80]}") from None
+    except Exception as e:  # noqa: BLE001 (ragged lists, a tensor needing grad or on a GPU: no action batch)
+        raise ActionError(f"expected {n} integer actions, got {type(actions).__name__} that NumPy cannot read: "
+                          f"{str(e)[:80]}") from None
     if acts.shape != (n,) or acts.dtype.kind not in "iu":
         raise ActionError(f"expected {n} integer actions, got shape {acts.shape} dtype {acts.dtype}")
     if acts.dtype.kind == "u" and n and acts.max() > np.iinfo(np.int64).max:  # would wrap round in int64

@@ -146,6 +146,25 @@ def check_rows_have_actions(mask: np.ndarray) -> None:
                          "pass only tables that wait on a decision")
 
 
+class AgentError(RuntimeError):
+    """An agent's ``act`` (or ``act_tables``) raised: the message names the agent and the tables it was
+    acting for, and the agent's own exception is the ``__cause__``."""
+
+
+def agent_actions(agent, method, args: tuple, mask, tables, explain, role: str = "agent") -> np.ndarray:
+    """``method(*args)`` (the agent's ``act`` or ``act_tables`` for ``tables``), checked as
+    ``checked_agent_actions`` checks it; an exception it raises comes back as an AgentError naming the agent
+    (as ``role``) and the tables, so that a failing opponent reads as that opponent's fault, not the env's."""
+    try:
+        got = method(*args)
+    except Exception as e:
+        who = str(getattr(agent, "name", type(agent).__name__))[:40]
+        shown_tables = ", ".join(str(int(t)) for t in tables[:8]) + (", ..." if len(tables) > 8 else "")
+        raise AgentError(f"{role} {who!r} raised {type(e).__name__} acting at table(s) {shown_tables}: "
+                         f"{str(e)[:200]}") from e
+    return checked_agent_actions(agent, got, mask, tables, explain, role)
+
+
 def checked_agent_actions(agent, actions, mask, tables, explain, role: str = "agent") -> np.ndarray:
     """An agent's ``act`` result as (n,) int64 legal actions, or an error that names the agent (as ``role``)
     and the table, with ``explain(table, action)`` (the engine's ``explain_illegal``) saying why the action is

@@ -95,7 +95,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import actions as A
-from .baselines import checked_agent_actions, make_named_agent
+from .baselines import agent_actions, make_named_agent
 from .engine import Engine
 from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief
@@ -252,8 +252,8 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         for agent, sel in groups:
             if sel.any():
                 sub = {k: v[sel] for k, v in obs.items()}  # copies: what an opponent does to them stays there
-                out[sel] = checked_agent_actions(agent, agent.act(sub, self.rng), legal[sel],
-                                                 idx[sel], self.engine.explain_illegal, role="opponent")
+                out[sel] = agent_actions(agent, agent.act, (sub, self.rng), legal[sel], idx[sel],
+                                         self.engine.explain_illegal, role="opponent")
         return out
 
     def _step_some(self, idx, acts):

@@ -25,6 +25,7 @@ from agents.arena import (
     summarize,
 )
 from agents.base import as_bool_mask
+from mj_env.baselines import AgentError
 from mj_env.rules import get_rules
 
 
@@ -449,6 +450,28 @@ def test_an_agent_returning_bad_actions_is_named(edit, error, words):
     with pytest.raises(error, match=words) as err:
         play_duplicate([Returns(edit), RuleBasedAgent()], 1)
     assert "agent 'bad'" in str(err.value)
+
+
+class Raises:
+    """An agent whose act raises (``act_tables`` too, for the engine-aware form)."""
+    name = "crashes"
+
+    def act(self, obs, rng):
+        raise ZeroDivisionError("division by zero in the agent")
+
+
+class RaisesOnTables(Raises):
+    def act_tables(self, engine, tables, rng):
+        raise KeyError("no such table in the agent")
+
+
+@pytest.mark.parametrize("agent, words", [(Raises(), "ZeroDivisionError acting at table\\(s\\) 0: division by zero"),
+                                         (RaisesOnTables(), "KeyError acting at table\\(s\\) 0: 'no such table")])
+def test_an_agent_that_raises_is_named_with_its_tables(agent, words):
+    # the dealer (seat 0) acts first: the agent at table 0 (its seating of the one wall); its error is the cause
+    with pytest.raises(AgentError, match=f"agent 'crashes' raised {words}") as err:
+        play_duplicate([agent, RuleBasedAgent()], 1)
+    assert isinstance(err.value.__cause__, (ZeroDivisionError, KeyError))
 
 
 @pytest.mark.parametrize("kw, error, words", [
