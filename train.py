@@ -55,6 +55,7 @@ import dataclasses
 import math
 import os
 import random
+import re
 import shlex
 import shutil
 import sys
@@ -164,9 +165,9 @@ class Args:
     obs: Literal["v1", "v2"] = "v2"
     """observation layout the network takes: v1 (the env's planes) or v2 (plus mj_env.features' planes)"""
     init_from: str | None = None
-    """start from these weights instead of a new network, and skip the cloning: a checkpoint written by train.py,
-    or 'pretrained' (the shipped player of --rules). The network is the checkpoint's: --arch, its sizes and --obs
-    need not be given, and if given must agree with it"""
+    """start from these weights instead of a new network, and skip the cloning: a checkpoint written by train.py, or
+    'pretrained' (the shipped player of --rules). The network is the checkpoint's: its --arch, sizes and
+    --obs need not be given, and if given must agree with it"""
 
     # imitation
     bc_steps: int = 256
@@ -214,8 +215,8 @@ class Args:
     eval_seed: int = 12345
     """seed of the evaluation walls (the same walls every time, so evaluations compare)"""
     max_minutes: FloatOrNone = 9.5
-    """stop training after this many minutes, for slow machines (none: never, so a run repeats exactly); checked
-    after each PPO update, so cloning and the first update always run"""
+    """stop training after this many minutes, for slow machines (none: never, so a run repeats exactly):
+    checked after each PPO update, so cloning and the first update always run"""
     progress: bool = True
     """show a progress bar"""
 
@@ -312,8 +313,9 @@ def check_args(args: Args) -> str | None:
             return f"--hidden must be layer widths separated by commas (like 256,256), not {args.hidden!r}"
         try:
             check_config(config)
-        except ValueError as e:
-            return f"network{'' if arch == args.arch else f' (the --arch {arch} sizes)'}: {e}"
+        except ValueError as e:  # the config's keys are the flags' names: model_config['channels'] is --channels
+            said = re.sub(r"model_config\['(\w+)'\]", lambda m: f"--{m.group(1)}", str(e))
+            return f"network{'' if arch == args.arch else f' (the --arch {arch} sizes)'}: {said}"
     try:
         RewardTransform(args.reward, args.rules, scale=args.reward_scale)  # checks the rules
     except ValueError as e:

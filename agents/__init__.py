@@ -40,11 +40,20 @@ def path_problem(path: str) -> str | None:
     return None
 
 
+def checkpoint_play(spec: str) -> tuple[str, bool]:
+    """A checkpoint spec's path and whether it plays greedily: ``PATH:greedy`` plays the most likely action,
+    ``PATH`` and ``PATH:sample`` sample from the policy (as ``pretrained:sample`` does)."""
+    if spec.endswith(":greedy"):
+        return spec[: -len(":greedy")], True
+    return spec.removesuffix(":sample"), False
+
+
 def make_agent(spec, rules="beijing", device: str = "cpu"):
     """An agent from its name: ``random``, ``rule``, ``efficient`` (``mj_env.baselines``), ``pretrained`` (the player shipped for ``rules``,
     ``agents.pretrained``; played as that player's ``PLAYERS`` entry says; ``pretrained:greedy`` or
     ``pretrained:sample`` choose), or a checkpoint path written by
-    ``train.py``, a str or a path object (``PATH:greedy`` plays the most likely action instead of sampling). A path
+    ``train.py``, a str or a path object (``PATH:greedy`` plays the most likely action instead of sampling,
+    ``PATH:sample`` samples as ``PATH`` does). A path
     object always names a file: ``Path("rule")`` is the checkpoint ``./rule``, not the rule agent. A network agent's
     ``device`` that cannot run here is a ValueError (``agents.networks.device_problem``)."""
     import os
@@ -66,7 +75,7 @@ def make_agent(spec, rules="beijing", device: str = "cpu"):
         return make_pretrained(spec, rules=rules, device=device)
     from .networks import NetworkAgent  # torch only when a network is asked for
 
-    path, greedy = (spec[: -len(":greedy")], True) if spec.endswith(":greedy") else (spec, False)
+    path, greedy = checkpoint_play(spec) if not is_path else (spec, False)
     from pathlib import Path
 
     problem = path_problem(path)

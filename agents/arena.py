@@ -54,9 +54,10 @@ An agent is an object with ``act(obs, rng)`` (``agents.base``) or, for search, `
 tables, rng)``, which gets the engine and the tables where it is to act and must leave them as they
 were (``agents.search``). What either returns is checked (``mj_env.baselines.agent_actions``): (n,)
 integers legal at their tables, else a TypeError or ``ActionError`` naming the agent; an exception the
-agent raises comes back as an ``AgentError`` naming it and the tables (its own error is the cause). By name: ``random``, ``rule``, ``efficient`` (``mj_env.baselines``), ``pretrained`` (the shipped player,
+agent raises comes back as an ``AgentError`` naming it and the tables (its own error is the cause). By
+name: ``random``, ``rule``, ``efficient`` (``mj_env.baselines``), ``pretrained`` (the shipped player,
 ``agents.pretrained``) or the path of a checkpoint written by ``train.py`` (append ``:greedy`` to play
-its most likely action instead of sampling). A run is deterministic for a
+its most likely action instead of sampling; ``:sample``, the default, samples). A run is deterministic for a
 seed and a batch size: the walls come from ``default_rng([seed, 0])`` (wall i of a seed is the same
 for any ``--hands``; under ``hebei`` and ``quemen``, which draw the first dealer, the dealers are drawn after
 all the walls, so a wall's dealer, and with it its deal, repeats only in runs of the same ``--hands``), agent k draws from
@@ -83,6 +84,7 @@ import math
 import os
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from itertools import permutations
 from pathlib import Path
@@ -90,7 +92,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from agents import path_problem
+from agents import checkpoint_play, path_problem
 from mj_env.baselines import BASELINES, agent_actions
 from mj_env.engine import Engine
 from mj_env.messages import brief, shown
@@ -597,7 +599,7 @@ def check_args(args: argparse.Namespace) -> list[str]:
     for spec in specs:
         if spec in BASELINES or is_pretrained_spec(spec):
             continue
-        path = spec.removesuffix(":greedy")
+        path = checkpoint_play(spec)[0]
         problem = path_problem(path)
         if problem:
             raise ValueError(f"--agents: {problem}")
@@ -608,7 +610,7 @@ def check_args(args: argparse.Namespace) -> list[str]:
         if path.endswith(".pt") or "/" in path or os.sep in path:
             raise ValueError(f"--agents: no such checkpoint file: {path}")
         raise ValueError(f"--agents: unknown agent {spec!r}: use random, rule, efficient, pretrained[:greedy|:sample] or "
-                         "the path of a checkpoint (PATH or PATH:greedy)")
+                         "the path of a checkpoint (PATH, PATH:greedy or PATH:sample)")
     check_run(len(specs), args.hands, args.batch, args.seed, names=("--hands", "--batch", "--seed"))
     try:
         get_rules(args.rules)
@@ -620,7 +622,7 @@ def check_args(args: argparse.Namespace) -> list[str]:
             raise ValueError(problem)
     from .pretrained import DATA  # the shipped players, whichever rule set a spec names
 
-    inputs = {Path(s.removesuffix(":greedy")).resolve() for s in specs if Path(s.removesuffix(":greedy")).is_file()}
+    inputs = {Path(checkpoint_play(s)[0]).resolve() for s in specs if Path(checkpoint_play(s)[0]).is_file()}
     inputs |= {f.resolve() for f in DATA.glob("*.pt")}
     outputs = [(flag, out) for flag, out in (("--json", args.json), ("--plot", args.plot),
                                                ("--record", args.record)) if out]
@@ -663,17 +665,17 @@ def main(argv: list[str] | None = None) -> int:
                                 description="Duplicate-format strategy comparison.")
     p.add_argument("--agents", required=True,
                    help="comma-separated, 2-4 of: random, rule, efficient, pretrained[:greedy|:sample], a checkpoint path "
-                        "(optionally PATH:greedy)")
+                        "(optionally PATH:greedy, or PATH:sample, the default)")
     p.add_argument("--hands", type=int, default=400,
-                   help=f"walls to deal (1 to {MAX_WALLS:,}); each is played in every seating")
+                   help=f"walls to deal (1 to {MAX_WALLS:,}; default 400); each is played in every seating")
     p.add_argument("--seed", type=int, default=0,
-                   help="seed of the walls and of the agents' randomness (0 to 2**32 - 1)")
-    p.add_argument("--rules", default="beijing", help="rule-set preset: beijing, hebei or quemen")
+                   help="seed of the walls and of the agents' randomness (0 to 2**32 - 1; default 0)")
+    p.add_argument("--rules", default="beijing", help="rule-set preset: beijing (default), hebei or quemen")
     p.add_argument("--batch", type=int, default=128,
-                   help=f"walls played at once, 1 to {MAX_BATCH:,} (times the seatings = tables); part of the "
+                   help=f"walls played at once, 1 to {MAX_BATCH:,} (default 128; times the seatings = tables); part of the "
                         "recipe: the same seed and batch repeat a run exactly (train.py's evaluations: 256)")
     p.add_argument("--device", default="cpu",
-                   help="torch device for network agents (pretrained, checkpoints): cpu, cuda, cuda:N or mps; "
+                   help="torch device for network agents (pretrained, checkpoints): cpu (default), cuda, cuda:N or mps; "
                         "checked only when one plays")
     p.add_argument("--json", default=None,
                    help="write the summary here as strict JSON; a 95%% interval that cannot be computed "
@@ -691,9 +693,13 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         p.error(str(e))
     try:
-        agents = load_agents(specs, rules=args.rules, device=args.device)
+        with warnings.catch_warnings(record=True) as notes:  # a checkpoint trained under other rules: one line
+            warnings.simplefilter("always")
+            agents = load_agents(specs, rules=args.rules, device=args.device)
     except ValueError as e:  # a checkpoint file that cannot be used (CheckpointError)
         p.error(f"--agents: {e}")
+    for note in notes:
+        print(f"note: {note.message}", file=sys.stderr)
     if "torch" in sys.modules:  # network agents: batches of a few hundred rows gain nothing from more threads,
         sys.modules["torch"].set_num_threads(1)  # and lose tenfold when another process holds a core (measured)
     t0 = time.perf_counter()

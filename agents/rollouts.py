@@ -203,11 +203,12 @@ def deviation_table(candidates: np.ndarray, q: np.ndarray, min_count: int = 100)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agents.rollouts", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m agents.rollouts", description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--seconds", type=float, default=60.0, help="how long to label positions")
     p.add_argument("--tables", type=int, default=256, help="tables of rule-agent play labelled together")
-    p.add_argument("--rules", default="beijing", help="rule-set preset")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rules", default="beijing", help="rule-set preset: beijing, hebei or quemen")
+    p.add_argument("--seed", type=int, default=0, help="seed of the tables' walls and of the rollouts")
     p.add_argument("--max-discards", type=int, default=3, help="discard candidates on the seat's own turn")
     args = p.parse_args(argv)
     if not 1 <= args.tables <= 4096:

@@ -50,6 +50,7 @@ from mj_env.determinize import redeal, shuffle_wall
 from mj_env.engine import Engine
 from mj_env.messages import brief
 from mj_env.observation import observe
+from mj_env.rules import get_rules
 
 
 class RolloutSearchAgent:
@@ -117,11 +118,12 @@ class RolloutSearchAgent:
 def main(argv: list[str] | None = None) -> int:
     from agents.arena import MAX_SEED, format_table, play_duplicate, summarize
 
-    p = argparse.ArgumentParser(prog="python -m agents.search", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m agents.search", description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--walls", type=int, default=100, help="walls, each played in 2 seatings (search ABAB, BABA)")
     p.add_argument("--worlds", type=int, default=64, help="redeals of the hidden tiles per decision")
     p.add_argument("--z", type=float, default=0.5, help="standard errors a deviation's gain must clear")
-    p.add_argument("--rules", default="beijing")
+    p.add_argument("--rules", default="beijing", help="rule-set preset: beijing, hebei or quemen")
     p.add_argument("--seed", type=int, default=12345, help="the arena's seed (its walls)")
     p.add_argument("--batch-walls", type=int, default=100, help="walls played at once")
     p.add_argument("--clairvoyant", nargs="?", const="all", choices=["all", "hands"],
@@ -134,6 +136,14 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--batch-walls must be 1-1024, not {args.batch_walls}")
     if not 0 <= args.seed <= MAX_SEED:  # the arena's bound: a larger seed would replay a smaller one's streams
         p.error(f"--seed must be 0 to 2**32 - 1, not {args.seed}")
+    if not 1 <= args.worlds <= 4096:
+        p.error(f"--worlds must be 1-4096, not {args.worlds}")
+    if not args.z >= 0:  # NaN too
+        p.error(f"--z must be a number >= 0, not {args.z}")
+    try:
+        get_rules(args.rules)
+    except ValueError as e:  # a RuleError names the presets
+        p.error(f"--rules: {e}")
     try:
         clairvoyant = {None: False, "all": True, "hands": "hands"}[args.clairvoyant]
         agent = RolloutSearchAgent(args.rules, worlds=args.worlds, z=args.z, clairvoyant=clairvoyant,

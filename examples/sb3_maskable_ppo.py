@@ -55,7 +55,8 @@ def main(argv=None):
     p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
     p.add_argument("--opponents", default="rule", choices=OPPONENTS, metavar="NAME",
                    help="rule, random, efficient or pretrained[:greedy|:sample]")
-    p.add_argument("--timesteps", type=int, default=200_000, help="learner decisions to train on")
+    p.add_argument("--timesteps", type=int, default=200_000, help="learner decisions to train on, rounded up to whole rollouts of --n-envs x --n-steps "
+                        "(SB3 trains in whole rollouts)")
     p.add_argument("--n-envs", type=int, default=64, help="tables (SB3 sub-environments)")
     p.add_argument("--n-steps", type=int, default=None,
                    help="decisions per table per rollout (default: 4096 // --n-envs, at least 8)")

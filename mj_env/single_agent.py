@@ -177,8 +177,8 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
 
     def set_opponents(self, opponents) -> None:
         """Play the opponents' seats with ``opponents`` from the next decision on, as the constructor takes them:
-        one spec (an agent name, a checkpoint path or an agent object) for all three seats, or three (next,
-        opposite, previous seat). Checked before anything changes; the hands in play go on."""
+        one spec (an agent name or an agent object, e.g. ``agents.make_agent(checkpoint_path)``) for all three
+        seats, or three (next, opposite, previous seat). Checked before anything changes; the hands in play go on."""
         if isinstance(opponents, Sequence) and not isinstance(opponents, str):
             if len(opponents) != 3:
                 raise ValueError(f"opponents: one spec or three (next, opposite, previous seat), got {len(opponents)}")

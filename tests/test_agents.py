@@ -251,6 +251,8 @@ def test_checkpoint_round_trip_and_layout_check(tmp_path):
     assert isinstance(build_network({"arch": "mlp", "hidden": [8]}), PolicyValueNet)
     agent = make_agent(str(path) + ":greedy")
     assert agent.greedy and agent.name.endswith(":greedy")
+    sampling = make_agent(str(path) + ":sample")  # the default said outright, as pretrained:sample is
+    assert not sampling.greedy and sampling.name.endswith(":sample")
     # a checkpoint of another observation layout is refused
     payload = torch.load(path, weights_only=True)
     payload["obs_name"] = "mj_obs_v0"

@@ -299,6 +299,7 @@ def _no_loading(*args, **kwargs):
     (["--agents", ",,"], "--agents: agent 1 of ',,' is empty"),
     (["--agents", "nonexist.pt,rule"], "--agents: no such checkpoint file: nonexist.pt"),
     (["--agents", "runs/x/final.pt:greedy,rule"], "--agents: no such checkpoint file: runs/x/final.pt"),
+    (["--agents", "runs/x/final.pt:sample,rule"], "--agents: no such checkpoint file: runs/x/final.pt\n"),
     (["--agents", "foo,rule"], "--agents: unknown agent 'foo': use random, rule, efficient, pretrained"),
     (["--agents", "{tmp},rule"], "is not a checkpoint file (a directory or a device)"),
     (["--agents", "/dev/null,rule"], "--agents: /dev/null is not a checkpoint file (a directory or a device)"),
@@ -378,6 +379,9 @@ def test_outputs_never_overwrite_an_input_and_a_failed_write_is_one_line(tmp_pat
         with pytest.raises(SystemExit) as exit_:
             main(["--agents", f"{ckpt}:greedy,rule", "--hands", "2", flag, out, "--quiet"])
         assert exit_.value.code == 2
+    assert "is a player's checkpoint" in capsys.readouterr().err and ckpt.read_bytes() == before
+    with pytest.raises(SystemExit):  # PATH:sample names the same input
+        main(["--agents", f"{ckpt}:sample,rule", "--hands", "2", "--json", str(ckpt), "--quiet"])
     assert "is a player's checkpoint" in capsys.readouterr().err and ckpt.read_bytes() == before
     shipped = Path(__file__).resolve().parents[1] / "agents" / "data" / "pretrained_hebei.pt"
     with pytest.raises(SystemExit):
@@ -504,3 +508,15 @@ def test_agents_are_objects_and_specs_a_list_of_names():
     with pytest.raises(TypeError, match="agents\\[0\\] is a str, not an agent"):
         play_duplicate(["rule", "random"], 1)
     assert [type(a).__name__ for a in load_agents(("rule", "random"))] == ["RuleBasedAgent", "RandomAgent"]
+
+
+def test_a_checkpoint_of_other_rules_is_one_note_line(capsys):
+    # a raw UserWarning printed the warning's source line after it (a new user's audit); train.py says "note:"
+    from pathlib import Path
+
+    pytest.importorskip("torch")
+    ckpt = Path(__file__).resolve().parents[1] / "agents" / "data" / "pretrained_beijing.pt"
+    assert main(["--agents", f"{ckpt},rule", "--hands", "2", "--rules", "quemen", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert f"note: {ckpt} was trained for rule set 'beijing' and plays under 'quemen'\n" in err
+    assert "UserWarning" not in err and "warnings.warn" not in err

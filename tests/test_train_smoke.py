@@ -107,14 +107,15 @@ def test_help_shows_every_flag_with_its_docstring(capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--arch", "mlp", "--hidden", "abc"], "--hidden must be layer widths"),
-    (["--arch", "mlp", "--hidden", "0"], "must hold ints in [1, 4096]"),
+    (["--arch", "mlp", "--hidden", "0"], "network: --hidden must hold ints in [1, 4096], not [0]"),
     (["--arch", "mlp", "--hidden=-4,8"], "must hold ints in [1, 4096]"),
-    (["--arch", "tiles", "--blocks=-1"], "'blocks'"),
+    (["--arch", "tiles", "--blocks=-1"], "network: --blocks must hold ints in [0, 32], not -1"),
+    (["--channels", "0"], "network: --channels must hold ints in [1, 512], not 0"),  # the flag, not the config key
     # the sizes of the architecture not chosen are checked too: a flag given is never silently ignored
-    (["--arch", "mlp", "--channels", "0"], "network (the --arch tiles sizes): model_config['channels']"),
-    (["--arch", "mlp", "--blocks=-7"], "network (the --arch tiles sizes): model_config['blocks']"),
+    (["--arch", "mlp", "--channels", "0"], "network (the --arch tiles sizes): --channels must"),
+    (["--arch", "mlp", "--blocks=-7"], "network (the --arch tiles sizes): --blocks must"),
     (["--arch", "tiles", "--hidden", "abc"], "--hidden must be layer widths"),
-    (["--arch", "tiles", "--hidden", "0"], "network (the --arch mlp sizes): model_config['hidden']"),
+    (["--arch", "tiles", "--hidden", "0"], "network (the --arch mlp sizes): --hidden must"),
     (["--num-envs=-1"], "--num-envs must be in [1, 4,194,304], not -1"),
     (["--num-envs", "100000000"], "--num-envs must be in [1, 4,194,304]"),   # the engine's limit
     (["--total-steps=-1"], "--total-steps must be at least 0"),
