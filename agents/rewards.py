@@ -37,7 +37,9 @@ from __future__ import annotations
 import math
 import numbers
 
+import gymnasium as gym
 import numpy as np
+from gymnasium.vector import AutoresetMode, VectorWrapper
 
 from mj_env.features import own_meld_suits
 from mj_env.messages import brief, shown
@@ -102,3 +104,114 @@ class RewardTransform:
         size = counts.sum(axis=1)
         dist += (size % 3 == 1)  # 3k+1: one tile still to come
         return (-self.shaping_coef * dist).astype(np.float32)
+
+
+def _gamma(gamma) -> float:
+    return _number(gamma, "gamma", "a finite number in (0, 1]", lambda v: 0 < v <= 1)
+
+
+def _planes_space_problem(space) -> str | None:
+    """Why an env's observation space is not the Dict of ``mj_env``'s single-agent env, or None."""
+    from gymnasium import spaces
+
+    planes = space.spaces.get("observation") if isinstance(space, spaces.Dict) else None
+    if planes is None or len(planes.shape) < 2 or planes.shape[-1] != 34 or planes.shape[-2] not in (14, 18):
+        return (f"needs the Dict observation of mj_env's single-agent env ('observation' planes (14 or 18, 34)), "
+                f"got {brief(space)}: wrap the env before any observation wrapper")
+    return None
+
+
+class RewardOption(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """The one-table single-agent env (``gym.make("mj_env/Beijing-v0")`` and the other ids) paid under a
+    reward option of the module docstring, so that other trainers (SB3, RLlib, Tianshou) can study the same
+    reward shaping as ``train.py --reward``::
+
+        env = RewardOption(gym.make("mj_env/Beijing-v0"), "shaped", gamma=0.99)
+
+    Each step's reward ``r`` (the learner's points settled in it) becomes ``RewardTransform.hand_end(r)``;
+    with ``"shaped"`` the step from the learner's decision s to its next one s' also gets
+    ``gamma * Phi(s') - Phi(s)``, with Phi(s') = 0 when the episode terminates (at a truncation Phi(s') is
+    kept: the trainer bootstraps from s'). Use the trainer's own discount as ``gamma``: the optimal policy is then
+    the unshaped one's (Ng, Harada and Russell 1999). Over a terminated episode with gamma = 1 the shaping
+    terms sum to ``-Phi(first decision)``. ``info["points"]`` keeps the env's own reward.
+    Wrap the env itself, before any wrapper that changes its observation (the potential reads the planes)."""
+
+    def __init__(self, env, kind: str = "shaped", scale: float = 4.0, shaping_coef: float = 0.25,
+                 gamma: float = 0.99):
+        problem = _planes_space_problem(env.observation_space)
+        if problem:
+            raise ValueError(f"RewardOption {problem}")
+        self.transform = RewardTransform(kind, env.unwrapped.rules, scale=scale, shaping_coef=shaping_coef)
+        self.gamma = _gamma(gamma)
+        gym.utils.RecordConstructorArgs.__init__(self, kind=kind, scale=scale, shaping_coef=shaping_coef, gamma=gamma)
+        gym.Wrapper.__init__(self, env)
+        self._phi = 0.0
+
+    def _potential(self, obs) -> float:
+        return float(self.transform.potential(np.asarray(obs["observation"])[None])[0])
+
+    def reset(self, **kwargs):
+        obs, info = self.env.reset(**kwargs)
+        self._phi = self._potential(obs)
+        return obs, info
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        shaped = float(self.transform.hand_end(reward))
+        if self.transform.shaping:
+            phi_next = 0.0 if terminated else self._potential(obs)
+            shaped += self.gamma * phi_next - self._phi
+            self._phi = phi_next
+        return obs, shaped, terminated, truncated, {**info, "points": reward}
+
+
+class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
+    """``RewardOption`` for the natively batched single-agent env (``gym.make_vec(id, num_envs=N,
+    vectorization_mode="vector_entry_point")``, ``mj_env.single_agent.MahjongSingleAgentVectorEnv``), in either
+    autoreset mode: rewards (N,) as ``RewardOption`` pays them, per table. Under ``SAME_STEP`` an ended episode's
+    last term reads ``infos["final_obs"]`` (at a truncation); under ``NEXT_STEP`` the step that starts a table's
+    new episode pays its reward unshaped and only sets Phi. ``infos["points"]`` keeps the env's own rewards."""
+
+    def __init__(self, env, kind: str = "shaped", scale: float = 4.0, shaping_coef: float = 0.25,
+                 gamma: float = 0.99):
+        problem = _planes_space_problem(env.single_observation_space)
+        if problem:
+            raise ValueError(f"RewardOptionVector {problem}")
+        self.transform = RewardTransform(kind, env.unwrapped.rules, scale=scale, shaping_coef=shaping_coef)
+        self.gamma = _gamma(gamma)
+        gym.utils.RecordConstructorArgs.__init__(self, kind=kind, scale=scale, shaping_coef=shaping_coef, gamma=gamma)
+        VectorWrapper.__init__(self, env)
+        self._phi = np.zeros(env.num_envs, dtype=np.float64)
+        self._starting = np.zeros(env.num_envs, dtype=bool)  # NEXT_STEP: the next step deals a new episode
+
+    def _potential(self, planes) -> np.ndarray:
+        return self.transform.potential(np.asarray(planes)).astype(np.float64)
+
+    def reset(self, *, seed=None, options=None):
+        obs, infos = self.env.reset(seed=seed, options=options)
+        phi = self._potential(obs["observation"])
+        mask = None if options is None else options.get("reset_mask")
+        rows = slice(None) if mask is None else np.asarray(mask, dtype=bool)
+        self._phi[rows] = phi[rows]
+        self._starting[rows] = False
+        return obs, infos
+
+    def step(self, actions):
+        obs, rewards, terminated, truncated, infos = self.env.step(actions)
+        shaped = np.asarray(self.transform.hand_end(rewards), dtype=np.float64)
+        if self.transform.shaping:
+            phi_obs = self._potential(obs["observation"])
+            ended = terminated | truncated
+            if self.env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
+                phi_end = np.where(ended, 0.0, phi_obs)   # obs at an ended table is its new episode's first
+                for b in np.flatnonzero(truncated):
+                    phi_end[b] = self._potential(infos["final_obs"][b]["observation"][None])[0]
+                shaped += self.gamma * phi_end - self._phi
+            else:                                         # obs at an ended table is its final one
+                phi_end = np.where(terminated, 0.0, phi_obs)
+                shaped += np.where(self._starting, 0.0, self.gamma * phi_end - self._phi)
+                self._starting = ended
+            self._phi = phi_obs
+        points = np.asarray(rewards)
+        return obs, shaped.astype(points.dtype if points.dtype.kind == "f" else np.float64), terminated, truncated, \
+            {**infos, "points": points, "_points": np.ones(len(points), dtype=bool)}

@@ -1,0 +1,143 @@
+"""agents.rewards.RewardOption and RewardOptionVector: train.py's reward options for other trainers, checked
+against the step formula (one-table env) and the episode identity of potential-based shaping (vector env)."""
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import mj_env  # noqa: F401 (registers the ids)
+from agents.rewards import RewardOption, RewardOptionVector, RewardTransform
+from mj_env.baselines import uniform_legal
+from mj_env.single_agent import MahjongSingleAgentVectorEnv
+
+
+def _phi(transform, planes) -> float:
+    return float(transform.potential(np.asarray(planes)[None])[0])
+
+
+@pytest.mark.parametrize("kind, env_id, obs", [
+    ("points", "mj_env/Beijing-v0", "v1"), ("scaled", "mj_env/Beijing-v0", "v1"), ("sign", "mj_env/Beijing-v0", "v1"),
+    ("shaped", "mj_env/Beijing-v0", "v1"), ("shaped", "mj_env/Quemen-v0", "v2"), ("shaped", "mj_env/Hebei-v0", "v1"),
+])
+def test_each_step_pays_the_transformed_points_plus_the_shaping_term(kind, env_id, obs):
+    # a twin env on the same seed and actions gives the points and observations the formula reads
+    gamma, scale, coef = 0.9, 2.5, 0.4
+    kw = {"obs": obs, "hands_per_episode": 2, "opponents": "rule"}
+    env = RewardOption(gym.make(env_id, **kw), kind, scale=scale, shaping_coef=coef, gamma=gamma)
+    twin = gym.make(env_id, **kw)
+    ref = RewardTransform(kind, twin.unwrapped.rules, scale=scale, shaping_coef=coef)
+    rng = np.random.default_rng(0)
+    o, _ = env.reset(seed=3)
+    t, _ = twin.reset(seed=3)
+    shaped_steps = paid = 0
+    for _ in range(150):
+        a = int(uniform_legal(o["action_mask"][None], rng)[0])
+        o, r, term, trunc, info = env.step(a)
+        t_next, points, *_ = twin.step(a)
+        expected = float(ref.hand_end(points))
+        if kind == "shaped":
+            expected += gamma * (0.0 if term else _phi(ref, t_next["observation"])) - _phi(ref, t["observation"])
+            shaped_steps += expected != float(ref.hand_end(points))
+        assert r == pytest.approx(expected, abs=1e-6) and info["points"] == points
+        paid += points != 0
+        t = t_next
+        if term or trunc:
+            o, _ = env.reset()
+            t, _ = twin.reset()
+    assert kind != "shaped" or shaped_steps > 50
+    assert paid >= 3  # hands settled with points, so the transform was tested
+
+
+def test_telescoping_over_a_one_table_episode_at_gamma_one():
+    # with gamma 1 the shaping terms of a terminated episode sum to -Phi(first decision)
+    env = RewardOption(gym.make("mj_env/Beijing-v0", opponents="random"), "shaped", gamma=1.0)
+    rng = np.random.default_rng(1)
+    for episode in range(6):
+        o, _ = env.reset(seed=episode)
+        first = _phi(env.transform, o["observation"])
+        total = points = 0.0
+        done = False
+        while not done:
+            o, r, term, trunc, info = env.step(int(uniform_legal(o["action_mask"][None], rng)[0]))
+            total, points, done = total + r, points + info["points"], term or trunc
+        assert first < 0 and total == pytest.approx(points / 4.0 - first, abs=1e-5)
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP])
+@pytest.mark.parametrize("rules", ["beijing", "quemen"])
+def test_vector_episodes_telescope_in_both_autoreset_modes_with_truncation(mode, rules):
+    # per table and episode (gamma 1): shaped rewards sum to the scaled points - Phi(first) (+ Phi(last) when
+    # truncated: its value is bootstrapped, so the potential stays); NEXT_STEP's reset step pays points alone
+    n = 6
+    env = RewardOptionVector(MahjongSingleAgentVectorEnv(n, rules=rules, seed=5, autoreset_mode=mode,
+                                                         max_episode_steps=7, opponents="rule"), "shaped",
+                             gamma=1.0)
+    tr = env.transform
+    obs, _ = env.reset(seed=5)
+    rng = np.random.default_rng(2)
+    first = tr.potential(obs["observation"]).astype(np.float64)
+    shaped_sum, points_sum = np.zeros(n), np.zeros(n)
+    starting = np.zeros(n, dtype=bool)
+    checked = {"terminated": 0, "truncated": 0}
+    for _ in range(120):
+        obs, r, term, trunc, infos = env.step(uniform_legal(obs["action_mask"], rng, empty_ok=True))
+        points = infos["points"] / 4.0
+        if mode == AutoresetMode.NEXT_STEP:        # the step that deals a table's new episode: points alone
+            assert np.allclose(r[starting], points[starting])
+            first[starting] = tr.potential(obs["observation"][starting])
+            shaped_sum[starting] = points_sum[starting] = 0.0
+        shaped_sum += r
+        points_sum += points
+        for b in np.flatnonzero(term | trunc):
+            last = 0.0
+            if trunc[b]:
+                final = infos["final_obs"][b]["observation"] if mode == AutoresetMode.SAME_STEP \
+                    else obs["observation"][b]
+                last = _phi(tr, final)
+            assert shaped_sum[b] == pytest.approx(points_sum[b] - first[b] + last, abs=1e-4)
+            checked["truncated" if trunc[b] else "terminated"] += 1
+            shaped_sum[b] = points_sum[b] = 0.0
+            if mode == AutoresetMode.SAME_STEP:    # obs at an ended table is its new episode's first
+                first[b] = _phi(tr, obs["observation"][b])
+        starting = term | trunc
+    assert checked["terminated"] >= 5 and checked["truncated"] >= 20
+
+
+def test_points_kind_leaves_the_vector_rewards_as_they_are():
+    env = RewardOptionVector(gym.make_vec("mj_env/Hebei-v0", num_envs=4, vectorization_mode="vector_entry_point"),
+                             "points")
+    twin = gym.make_vec("mj_env/Hebei-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    obs, _ = env.reset(seed=0)
+    twin.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        a = uniform_legal(obs["action_mask"], rng, empty_ok=True)
+        obs, r, *_ = env.step(a)
+        assert np.array_equal(r, twin.step(a)[1])
+
+
+def test_bad_arguments_and_other_observations_are_refused():
+    with pytest.raises(ValueError, match="unknown reward 'bogus'"):
+        RewardOption(gym.make("mj_env/Beijing-v0"), "bogus")
+    for gamma in (0, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="gamma must be a finite number in \\(0, 1\\]"):
+            RewardOption(gym.make("mj_env/Beijing-v0"), gamma=gamma)
+    with pytest.raises(TypeError, match="gamma must be"):
+        RewardOption(gym.make("mj_env/Beijing-v0"), gamma="0.9")
+    flat = gym.wrappers.FlattenObservation(gym.make("mj_env/Beijing-v0"))
+    with pytest.raises(ValueError, match="RewardOption needs the Dict observation .* before any observation wrapper"):
+        RewardOption(flat)
+    with pytest.raises(ValueError, match="RewardOptionVector needs the Dict observation"):
+        RewardOptionVector(gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync"))
+
+
+@pytest.mark.filterwarnings("ignore:.*is different from the unwrapped version")
+def test_the_wrapped_env_passes_gymnasiums_checker():
+    from gymnasium.utils.env_checker import check_env
+
+    env = RewardOption(gym.make("mj_env/Quemen-v0", obs="v2", opponents="random"), "shaped")
+    check_env(env, skip_render_check=True)
+    assert env.spec.additional_wrappers[-1].kwargs == {"kind": "shaped", "scale": 4.0, "shaping_coef": 0.25,
+                                                        "gamma": 0.99}
