@@ -141,3 +141,13 @@ def test_the_wrapped_env_passes_gymnasiums_checker():
     check_env(env, skip_render_check=True)
     assert env.spec.additional_wrappers[-1].kwargs == {"kind": "shaped", "scale": 4.0, "shaping_coef": 0.25,
                                                         "gamma": 0.99}
+
+
+def test_maskable_ppo_trains_on_the_wrapped_env():
+    # SB3 finds the env's action_masks() through the wrapper (get_wrapper_attr)
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env(lambda: RewardOption(gym.make("mj_env/Beijing-v0", opponents="random"), "shaped"), n_envs=2)
+    MaskablePPO("MultiInputPolicy", venv, n_steps=32, batch_size=64, seed=0).learn(64)
