@@ -16,7 +16,7 @@ module                      what
 ``agents.search``           ``RolloutSearchAgent``: lookahead by determinized rollouts
 ==========================  ==========================================================
 
-``make_agent("random" | "rule" | "efficient" | "pretrained" | "path/to/ckpt.pt[:greedy]")`` builds one by name.
+``make_agent("random" | "rule" | "efficient" | "pretrained" | "path/to/ckpt.pt[:greedy|:sample]")`` builds one by name.
 """
 from __future__ import annotations
 

@@ -93,6 +93,7 @@ import numpy as np
 from scipy import stats
 
 from agents import checkpoint_play, path_problem
+from agents.base import RulesMismatchWarning
 from mj_env.baselines import BASELINES, agent_actions
 from mj_env.engine import Engine
 from mj_env.messages import brief, shown
@@ -693,13 +694,16 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         p.error(str(e))
     try:
-        with warnings.catch_warnings(record=True) as notes:  # a checkpoint trained under other rules: one line
-            warnings.simplefilter("always")
+        with warnings.catch_warnings(record=True) as caught:  # a checkpoint trained under other rules: one line
+            warnings.simplefilter("always", RulesMismatchWarning)
             agents = load_agents(specs, rules=args.rules, device=args.device)
     except ValueError as e:  # a checkpoint file that cannot be used (CheckpointError)
         p.error(f"--agents: {e}")
-    for note in notes:
-        print(f"note: {note.message}", file=sys.stderr)
+    for w in caught:  # other warnings go on as Python shows them, under the filters in force
+        if issubclass(w.category, RulesMismatchWarning):
+            print(f"note: {w.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if "torch" in sys.modules:  # network agents: batches of a few hundred rows gain nothing from more threads,
         sys.modules["torch"].set_num_threads(1)  # and lose tenfold when another process holds a core (measured)
     t0 = time.perf_counter()

@@ -25,7 +25,12 @@ import numpy as np
 
 from mj_env.baselines import as_bool_mask, check_rows_have_actions, uniform_legal
 
-__all__ = ["Agent", "as_bool_mask", "check_rows_have_actions", "uniform_legal"]
+__all__ = ["Agent", "RulesMismatchWarning", "as_bool_mask", "check_rows_have_actions", "uniform_legal"]
+
+
+class RulesMismatchWarning(UserWarning):
+    """A checkpoint plays under other rules than it was trained for (``agents.networks.NetworkAgent.from_checkpoint``;
+    the arena's command line prints it as one ``note:`` line)."""
 
 
 @runtime_checkable

@@ -97,7 +97,7 @@ from mj_env.observation import (
 from mj_env.rules import PRESETS, get_rules
 from mj_env.tiles import N_KINDS, N_SUITED, SUIT_SIZE
 
-from .base import as_bool_mask, check_rows_have_actions
+from .base import RulesMismatchWarning, as_bool_mask, check_rows_have_actions
 
 OBS_VERSION = int(re.search(r"_v(\d+)$", OBS_NAME).group(1))
 """Version number of the observation layout, from its name (``mj_obs_v1`` -> 1)."""
@@ -671,7 +671,7 @@ class NetworkAgent:
         plays_under = None if rules is None else get_rules(rules).name
         if trained_for is not None and plays_under not in (None, trained_for):
             warnings.warn(f"{path} was trained for rule set {trained_for!r} and plays under {plays_under!r}",
-                          stacklevel=2)
+                          RulesMismatchWarning, stacklevel=2)
         rules = rules or trained_for or "beijing"
         return cls(model, name=name or str(path), greedy=greedy, device=device, rules=rules)
 

@@ -134,13 +134,22 @@ class RewardOption(gym.Wrapper, gym.utils.RecordConstructorArgs):
     kept: the trainer bootstraps from s'). Use the trainer's own discount as ``gamma``: the optimal policy is then
     the unshaped one's (Ng, Harada and Russell 1999). Over a terminated episode with gamma = 1 the shaping
     terms sum to ``-Phi(first decision)``. ``info["points"]`` keeps the env's own reward.
-    Wrap the env itself, before any wrapper that changes its observation (the potential reads the planes)."""
+    Wrap the env itself, before any wrapper that changes its observation (the potential reads the planes).
+
+    Where it differs from ``train.py``, which plays one hand per chain of decisions: it pays what the env pays,
+    step by step. The points of a hand that ended before the learner's first decision come with the next
+    step's reward (the env's contract), where train.py leaves them out; in a match (``hands_per_episode`` > 1)
+    Phi goes to 0 only when the episode ends, not at each hand's end (still potential-based shaping, over the
+    match); and ``sign`` is the sign of a step's points, which in a match may sum two hands'."""
 
     def __init__(self, env, kind: str = "shaped", scale: float = 4.0, shaping_coef: float = 0.25,
                  gamma: float = 0.99):
         problem = _planes_space_problem(env.observation_space)
         if problem:
             raise ValueError(f"RewardOption {problem}")
+        if getattr(env.unwrapped, "rules", None) is None:
+            raise ValueError(f"RewardOption wraps mj_env's single-agent env (gym.make('mj_env/Beijing-v0'), ...), not "
+                             f"{type(env.unwrapped).__name__}")
         self.transform = RewardTransform(kind, env.unwrapped.rules, scale=scale, shaping_coef=shaping_coef)
         self.gamma = _gamma(gamma)
         gym.utils.RecordConstructorArgs.__init__(self, kind=kind, scale=scale, shaping_coef=shaping_coef, gamma=gamma)
@@ -170,13 +179,19 @@ class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
     vectorization_mode="vector_entry_point")``, ``mj_env.single_agent.MahjongSingleAgentVectorEnv``), in either
     autoreset mode: rewards (N,) as ``RewardOption`` pays them, per table. Under ``SAME_STEP`` an ended episode's
     last term reads ``infos["final_obs"]`` (at a truncation); under ``NEXT_STEP`` the step that starts a table's
-    new episode pays its reward unshaped and only sets Phi. ``infos["points"]`` keeps the env's own rewards."""
+    new episode pays its reward unshaped and only sets Phi. ``infos["points"]`` keeps the env's own rewards.
+    For Gymnasium's ``sync`` or ``async`` vector env of one-table envs, wrap each: ``gym.make_vec(id, num_envs=N,
+    vectorization_mode="sync", wrappers=[RewardOption])``."""
 
     def __init__(self, env, kind: str = "shaped", scale: float = 4.0, shaping_coef: float = 0.25,
                  gamma: float = 0.99):
         problem = _planes_space_problem(env.single_observation_space)
         if problem:
             raise ValueError(f"RewardOptionVector {problem}")
+        if getattr(env.unwrapped, "rules", None) is None:
+            raise ValueError(f"RewardOptionVector wraps mj_env's batched single-agent env (gym.make_vec(id, num_envs=N, "
+                             f"vectorization_mode='vector_entry_point')), not {type(env.unwrapped).__name__}; for a "
+                             "sync or async vector env give each env RewardOption: make_vec(..., wrappers=[RewardOption])")
         self.transform = RewardTransform(kind, env.unwrapped.rules, scale=scale, shaping_coef=shaping_coef)
         self.gamma = _gamma(gamma)
         gym.utils.RecordConstructorArgs.__init__(self, kind=kind, scale=scale, shaping_coef=shaping_coef, gamma=gamma)

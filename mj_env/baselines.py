@@ -173,7 +173,7 @@ def checked_agent_actions(agent, actions, mask, tables, explain, role: str = "ag
     who = str(getattr(agent, "name", type(agent).__name__))[:40]
     try:
         a = np.asarray(actions)
-    except (ValueError, TypeError):  # ragged lists
+    except Exception:  # noqa: BLE001 (ragged lists, a tensor needing grad: no actions, named below)
         a = np.asarray(None)
     n = len(tables)
     if a.shape != (n,) or a.dtype.kind not in "iu":

@@ -520,3 +520,16 @@ def test_a_checkpoint_of_other_rules_is_one_note_line(capsys):
     err = capsys.readouterr().err
     assert f"note: {ckpt} was trained for rule set 'beijing' and plays under 'quemen'\n" in err
     assert "UserWarning" not in err and "warnings.warn" not in err
+
+
+def test_other_warnings_while_loading_are_left_as_python_shows_them(capsys, monkeypatch):
+    import warnings
+
+    def load(specs, rules, device):
+        warnings.warn("something else", FutureWarning, stacklevel=1)
+        return [RuleBasedAgent(), RandomAgent()]
+
+    monkeypatch.setattr("agents.arena.load_agents", load)
+    with pytest.warns(FutureWarning, match="something else"):
+        assert main(["--agents", "rule,random", "--hands", "2", "--quiet"]) == 0
+    assert "note:" not in capsys.readouterr().err

@@ -22,16 +22,18 @@ def _phi(transform, planes) -> float:
     ("shaped", "mj_env/Beijing-v0", "v1"), ("shaped", "mj_env/Quemen-v0", "v2"), ("shaped", "mj_env/Hebei-v0", "v1"),
 ])
 def test_each_step_pays_the_transformed_points_plus_the_shaping_term(kind, env_id, obs):
-    # a twin env on the same seed and actions gives the points and observations the formula reads
+    # a twin env on the same seed and actions gives the points and observations the formula reads; beijing's
+    # episodes are cut at 9 steps (Gymnasium's TimeLimit): a truncation keeps Phi(s')
     gamma, scale, coef = 0.9, 2.5, 0.4
-    kw = {"obs": obs, "hands_per_episode": 2, "opponents": "rule"}
+    kw = {"obs": obs, "hands_per_episode": 2, "opponents": "rule",
+          "max_episode_steps": 9 if env_id == "mj_env/Beijing-v0" else None}
     env = RewardOption(gym.make(env_id, **kw), kind, scale=scale, shaping_coef=coef, gamma=gamma)
     twin = gym.make(env_id, **kw)
     ref = RewardTransform(kind, twin.unwrapped.rules, scale=scale, shaping_coef=coef)
     rng = np.random.default_rng(0)
     o, _ = env.reset(seed=3)
     t, _ = twin.reset(seed=3)
-    shaped_steps = paid = 0
+    shaped_steps = paid = truncations = 0
     for _ in range(150):
         a = int(uniform_legal(o["action_mask"][None], rng)[0])
         o, r, term, trunc, info = env.step(a)
@@ -43,11 +45,13 @@ def test_each_step_pays_the_transformed_points_plus_the_shaping_term(kind, env_i
         assert r == pytest.approx(expected, abs=1e-6) and info["points"] == points
         paid += points != 0
         t = t_next
+        truncations += trunc and not term
         if term or trunc:
             o, _ = env.reset()
             t, _ = twin.reset()
     assert kind != "shaped" or shaped_steps > 50
     assert paid >= 3  # hands settled with points, so the transform was tested
+    assert truncations >= 5 if env_id == "mj_env/Beijing-v0" else truncations == 0
 
 
 def test_telescoping_over_a_one_table_episode_at_gamma_one():
@@ -68,41 +72,49 @@ def test_telescoping_over_a_one_table_episode_at_gamma_one():
 @pytest.mark.parametrize("mode", [AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP])
 @pytest.mark.parametrize("rules", ["beijing", "quemen"])
 def test_vector_episodes_telescope_in_both_autoreset_modes_with_truncation(mode, rules):
-    # per table and episode (gamma 1): shaped rewards sum to the scaled points - Phi(first) (+ Phi(last) when
-    # truncated: its value is bootstrapped, so the potential stays); NEXT_STEP's reset step pays points alone
-    n = 6
+    # per table and episode of T steps, the shaping terms F_t = r_t - points_t / scale, discounted, sum to
+    # gamma^T Phi(last) - Phi(first), Phi(last) = 0 at a termination and the final observation's at a
+    # truncation (its value is bootstrapped); NEXT_STEP's reset step pays points alone; partial resets
+    # (reset_mask, leaving out tables that just ended) start the tables they name afresh
+    n, gamma = 6, 0.9
     env = RewardOptionVector(MahjongSingleAgentVectorEnv(n, rules=rules, seed=5, autoreset_mode=mode,
                                                          max_episode_steps=7, opponents="rule"), "shaped",
-                             gamma=1.0)
+                             gamma=gamma)
     tr = env.transform
     obs, _ = env.reset(seed=5)
     rng = np.random.default_rng(2)
     first = tr.potential(obs["observation"]).astype(np.float64)
-    shaped_sum, points_sum = np.zeros(n), np.zeros(n)
+    shaping, disc = np.zeros(n), np.ones(n)
     starting = np.zeros(n, dtype=bool)
-    checked = {"terminated": 0, "truncated": 0}
-    for _ in range(120):
+    checked = {"terminated": 0, "truncated": 0, "partial": 0}
+    for step in range(150):
+        if step % 5 == 4:                         # a partial reset of the tables that did not just end
+            mask = ~starting & (rng.random(n) < 0.5)
+            obs, _ = env.reset(options={"reset_mask": mask})
+            first[mask] = tr.potential(obs["observation"][mask])
+            shaping[mask], disc[mask] = 0.0, 1.0
+            checked["partial"] += int(mask.sum())
         obs, r, term, trunc, infos = env.step(uniform_legal(obs["action_mask"], rng, empty_ok=True))
-        points = infos["points"] / 4.0
+        term_f = r - infos["points"] / 4.0
         if mode == AutoresetMode.NEXT_STEP:        # the step that deals a table's new episode: points alone
-            assert np.allclose(r[starting], points[starting])
+            assert np.allclose(term_f[starting], 0.0)
             first[starting] = tr.potential(obs["observation"][starting])
-            shaped_sum[starting] = points_sum[starting] = 0.0
-        shaped_sum += r
-        points_sum += points
+            shaping[starting], disc[starting] = 0.0, 1.0
+        live = ~starting
+        shaping[live] += disc[live] * term_f[live]
+        disc[live] *= gamma
         for b in np.flatnonzero(term | trunc):
             last = 0.0
             if trunc[b]:
                 final = infos["final_obs"][b]["observation"] if mode == AutoresetMode.SAME_STEP \
                     else obs["observation"][b]
                 last = _phi(tr, final)
-            assert shaped_sum[b] == pytest.approx(points_sum[b] - first[b] + last, abs=1e-4)
+            assert shaping[b] == pytest.approx(disc[b] * last - first[b], abs=1e-4)
             checked["truncated" if trunc[b] else "terminated"] += 1
-            shaped_sum[b] = points_sum[b] = 0.0
             if mode == AutoresetMode.SAME_STEP:    # obs at an ended table is its new episode's first
-                first[b] = _phi(tr, obs["observation"][b])
-        starting = term | trunc
-    assert checked["terminated"] >= 5 and checked["truncated"] >= 20
+                first[b], shaping[b], disc[b] = _phi(tr, obs["observation"][b]), 0.0, 1.0
+        starting = (term | trunc) if mode == AutoresetMode.NEXT_STEP else starting
+    assert checked["terminated"] >= 5 and checked["truncated"] >= 20 and checked["partial"] >= 5
 
 
 def test_points_kind_leaves_the_vector_rewards_as_they_are():
@@ -131,6 +143,21 @@ def test_bad_arguments_and_other_observations_are_refused():
         RewardOption(flat)
     with pytest.raises(ValueError, match="RewardOptionVector needs the Dict observation"):
         RewardOptionVector(gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync"))
+    with pytest.raises(ValueError, match="not SyncVectorEnv; for a sync or async vector env give each env RewardOption"):
+        RewardOptionVector(gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="sync"))
+
+
+def test_a_sync_vector_env_takes_the_one_table_wrapper():
+    venv = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="sync",
+                        wrappers=[lambda e: RewardOption(e, "scaled", scale=2.0)])
+    twin = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="sync")
+    obs, _ = venv.reset(seed=4)
+    twin.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        a = uniform_legal(obs["action_mask"], rng)
+        obs, r, *_ = venv.step(a)
+        assert np.allclose(r, twin.step(a)[1] / 2.0)
 
 
 @pytest.mark.filterwarnings("ignore:.*is different from the unwrapped version")

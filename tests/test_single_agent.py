@@ -410,12 +410,20 @@ class _Broken:
             return np.full(n, 0.5)
         if self.how == "short":
             return np.zeros(n - 1, dtype=np.int64) if n > 1 else np.zeros(0, dtype=np.int64)
+        if self.how == "unreadable":  # what NumPy cannot read, as a float torch tensor needing grad
+            return _Unreadable()
         if self.how == "rewrites-mask":  # marks every action legal in its copy of the mask, then plays one that is not
             obs["action_mask"][:] = 1
         return np.where(obs["action_mask"][:, A.PASS] != 0, A.index("discard 1m"), A.PASS)  # illegal
 
 
+class _Unreadable:
+    def __array__(self, dtype=None, copy=None):
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad")
+
+
 @pytest.mark.parametrize("how,err,words", [("floats", TypeError, "float64 actions"),
+                                           ("unreadable", TypeError, "returned object actions of shape ()"),
                                            ("short", TypeError, "act() must return"),
                                            ("illegal", A.ActionError, "at table"),
                                            ("rewrites-mask", A.ActionError, "at table")])
