@@ -121,6 +121,18 @@ def _planes_space_problem(space) -> str | None:
     return None
 
 
+def _option(wrapper: str, env, space, wraps: str, kind, scale, shaping_coef, gamma, hint: str = ""):
+    """A reward wrapper's arguments checked, everything before anything is built: the env's observation
+    space and kind (``wraps`` names the env it takes), then the option. Returns (RewardTransform, gamma)."""
+    problem = _planes_space_problem(space)
+    if problem:
+        raise ValueError(f"{wrapper} {problem}")
+    if getattr(env.unwrapped, "rules", None) is None:
+        raise ValueError(f"{wrapper} wraps {wraps}, not {type(env.unwrapped).__name__}{hint}")
+    transform = RewardTransform(kind, env.unwrapped.rules, scale=scale, shaping_coef=shaping_coef)
+    return transform, _gamma(gamma)
+
+
 class RewardOption(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """The one-table single-agent env (``gym.make("mj_env/Beijing-v0")`` and the other ids) paid under a
     reward option of the module docstring, so that other trainers (SB3, RLlib, Tianshou) can study the same
@@ -144,14 +156,9 @@ class RewardOption(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def __init__(self, env, kind: str = "shaped", scale: float = 4.0, shaping_coef: float = 0.25,
                  gamma: float = 0.99):
-        problem = _planes_space_problem(env.observation_space)
-        if problem:
-            raise ValueError(f"RewardOption {problem}")
-        if getattr(env.unwrapped, "rules", None) is None:
-            raise ValueError(f"RewardOption wraps mj_env's single-agent env (gym.make('mj_env/Beijing-v0'), ...), not "
-                             f"{type(env.unwrapped).__name__}")
-        self.transform = RewardTransform(kind, env.unwrapped.rules, scale=scale, shaping_coef=shaping_coef)
-        self.gamma = _gamma(gamma)
+        self.transform, self.gamma = _option(
+            "RewardOption", env, env.observation_space, "mj_env's single-agent env (gym.make('mj_env/Beijing-v0'), ...)",
+            kind, scale, shaping_coef, gamma)
         gym.utils.RecordConstructorArgs.__init__(self, kind=kind, scale=scale, shaping_coef=shaping_coef, gamma=gamma)
         gym.Wrapper.__init__(self, env)
         self._phi = 0.0
@@ -185,15 +192,11 @@ class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
 
     def __init__(self, env, kind: str = "shaped", scale: float = 4.0, shaping_coef: float = 0.25,
                  gamma: float = 0.99):
-        problem = _planes_space_problem(env.single_observation_space)
-        if problem:
-            raise ValueError(f"RewardOptionVector {problem}")
-        if getattr(env.unwrapped, "rules", None) is None:
-            raise ValueError(f"RewardOptionVector wraps mj_env's batched single-agent env (gym.make_vec(id, num_envs=N, "
-                             f"vectorization_mode='vector_entry_point')), not {type(env.unwrapped).__name__}; for a "
-                             "sync or async vector env give each env RewardOption: make_vec(..., wrappers=[RewardOption])")
-        self.transform = RewardTransform(kind, env.unwrapped.rules, scale=scale, shaping_coef=shaping_coef)
-        self.gamma = _gamma(gamma)
+        self.transform, self.gamma = _option(
+            "RewardOptionVector", env, env.single_observation_space,
+            "mj_env's batched single-agent env (gym.make_vec(id, num_envs=N, vectorization_mode='vector_entry_point'))",
+            kind, scale, shaping_coef, gamma,
+            "; for a sync or async vector env give each env RewardOption: make_vec(..., wrappers=[RewardOption])")
         gym.utils.RecordConstructorArgs.__init__(self, kind=kind, scale=scale, shaping_coef=shaping_coef, gamma=gamma)
         VectorWrapper.__init__(self, env)
         self._phi = np.zeros(env.num_envs, dtype=np.float64)
