@@ -8,7 +8,8 @@
 Positions come from four rule-based agents playing (the decisions a trainer sees); each row times
 ``extra_planes`` and ``RuleBasedAgent.act`` on the same batches, in milliseconds per batch, and the
 hands ``hand.tiles_to_win`` evaluated per batch. The machine's load average is printed with it: on a
-shared machine the numbers are upper bounds.
+shared machine the numbers are upper bounds. NumPy's BLAS threads are not held to one here (user time
+ran to about twice the wall time on 2 cores, 2026-12-03), so the figures need the other cores free.
 """
 from __future__ import annotations
 

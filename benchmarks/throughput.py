@@ -75,6 +75,7 @@ AIM_X_RLCARD = 1.5  # issue 13: the AEC env at least 1.5x RLCard (issue 4 asked 
 # ----------------------------------------------------------------------------- child process
 def make_single_rule(batch: int, rules: str, seed: int):
     """Step function of the single-agent env against rule-based opponents (random learner)."""
+    import numpy as np
     from _common import MaskedSampler
     from _peers import read_hand_tables
 
@@ -83,19 +84,23 @@ def make_single_rule(batch: int, rules: str, seed: int):
     read_hand_tables()
     env = MahjongSingleAgentVectorEnv(batch, rules=rules, opponents="rule", seat="rotate", seed=seed)
     sampler = MaskedSampler(seed + 1)
-    box = [env.reset(seed=seed)[0]]
+    box = [env.reset(seed=seed)[0], np.zeros(batch, dtype=bool)]
     perf = time.perf_counter
 
     def step():
         t = perf()
         actions = sampler(box[0]["action_mask"])
         ts = perf() - t
-        obs, _, term, _, _ = env.step(actions)
-        box[0] = obs
-        return batch, int(term.sum()), ts
+        obs, _, term, trunc, _ = env.step(actions)
+        # NEXT_STEP (the env's default): a table whose episode ended in the last step only deals its next one
+        # in this step (its mask holds pass alone, the action is ignored), so it made no decision
+        decisions = batch - int(box[1].sum())
+        box[0], box[1] = obs, term | trunc
+        return decisions, int(term.sum()), ts
 
     return step, {"state_bytes": env.engine.state.nbytes(), "last_mask": lambda: box[0]["action_mask"],
-                  "decision": "one learner decision per table per step (opponents act inside)"}
+                  "decision": "one learner decision per table per step (opponents act inside); a NEXT_STEP "
+                              "step that only deals a table's next episode is none"}
 
 
 def _maxrss_mb() -> float:

@@ -83,6 +83,20 @@ def test_ratio_aims_are_judged_round_by_round():
     assert aims["vector_4096_at_least_15x_riichienv"] is True
 
 
+def test_single_rule_counts_no_step_that_only_deals_the_next_episode():
+    # NEXT_STEP (the single-agent env's default): the step after a table's episode ends deals its next one, with
+    # pass alone in the mask; an outside audit found these counted as learner decisions (1 row in about 11)
+    import throughput
+
+    step, _ = throughput.make_single_rule(8, "beijing", 0)
+    results = [step() for _ in range(120)]
+    ended_before = 0
+    for decisions, ended, _ in results:
+        assert decisions == 8 - ended_before
+        ended_before = ended
+    assert sum(e for _, e, _ in results) >= 20
+
+
 def test_throughput_rejects_bad_arguments():
     proc = subprocess.run([sys.executable, BENCH / "throughput.py", "--impls", "vector,nope"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60, check=False)
