@@ -623,7 +623,7 @@ def check_args(args: argparse.Namespace) -> list[str]:
             raise ValueError(problem)
     from .pretrained import DATA  # the shipped players, whichever rule set a spec names
 
-    inputs = {Path(checkpoint_play(s)[0]).resolve() for s in specs if Path(checkpoint_play(s)[0]).is_file()}
+    inputs = {path.resolve() for path in (Path(checkpoint_play(s)[0]) for s in specs) if path.is_file()}
     inputs |= {f.resolve() for f in DATA.glob("*.pt")}
     outputs = [(flag, out) for flag, out in (("--json", args.json), ("--plot", args.plot),
                                                ("--record", args.record)) if out]

@@ -112,9 +112,7 @@ def _gamma(gamma) -> float:
 
 def _planes_space_problem(space) -> str | None:
     """Why an env's observation space is not the Dict of ``mj_env``'s single-agent env, or None."""
-    from gymnasium import spaces
-
-    planes = space.spaces.get("observation") if isinstance(space, spaces.Dict) else None
+    planes = space.spaces.get("observation") if isinstance(space, gym.spaces.Dict) else None
     if planes is None or len(planes.shape) < 2 or planes.shape[-1] != 34 or planes.shape[-2] not in (14, 18):
         return (f"needs the Dict observation of mj_env's single-agent env ('observation' planes (14 or 18, 34)), "
                 f"got {brief(space)}: wrap the env before any observation wrapper")
@@ -222,8 +220,9 @@ class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
             ended = terminated | truncated
             if self.env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
                 phi_end = np.where(ended, 0.0, phi_obs)   # obs at an ended table is its new episode's first
-                for b in np.flatnonzero(truncated):
-                    phi_end[b] = self._potential(infos["final_obs"][b]["observation"][None])[0]
+                cut = np.flatnonzero(truncated)
+                if len(cut):                              # one batched potential for the final observations
+                    phi_end[cut] = self._potential(np.stack([infos["final_obs"][b]["observation"] for b in cut]))
                 shaped += self.gamma * phi_end - self._phi
             else:                                         # obs at an ended table is its final one
                 phi_end = np.where(terminated, 0.0, phi_obs)

@@ -136,10 +136,6 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--batch-walls must be 1-1024, not {args.batch_walls}")
     if not 0 <= args.seed <= MAX_SEED:  # the arena's bound: a larger seed would replay a smaller one's streams
         p.error(f"--seed must be 0 to 2**32 - 1, not {args.seed}")
-    if not 1 <= args.worlds <= 4096:
-        p.error(f"--worlds must be 1-4096, not {args.worlds}")
-    if not args.z >= 0:  # NaN too
-        p.error(f"--z must be a number >= 0, not {args.z}")
     try:
         get_rules(args.rules)
     except ValueError as e:  # a RuleError names the presets
@@ -148,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
         clairvoyant = {None: False, "all": True, "hands": "hands"}[args.clairvoyant]
         agent = RolloutSearchAgent(args.rules, worlds=args.worlds, z=args.z, clairvoyant=clairvoyant,
                                    name={False: "search", True: "clairvoyant", "hands": "sees_hands"}[clairvoyant])
-    except ValueError as e:
-        p.error(str(e))
+    except ValueError as e:  # the rules are checked above: what is left names worlds or z, the flags' names
+        p.error(f"--{e}")
     start = time.time()
     result = play_duplicate([agent, RuleBasedAgent(args.rules)], args.walls, seed=args.seed, rules=args.rules,
                             batch_walls=args.batch_walls)

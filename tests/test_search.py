@@ -198,7 +198,8 @@ def test_command_line(capsys):
     (["--seed", "-1"], "--seed must be 0 to 2**32 - 1"),
     (["--seed", str(2**32)], "--seed must be 0 to 2**32 - 1"), (["--rules", "bogus"], "--rules: unknown rules 'bogus'"),
     (["--walls", "0"], "--walls must be 1-100000, not 0"), (["--batch-walls", "2000"], "--batch-walls must be 1-1024"),
-    (["--worlds", "0"], "--worlds must be 1-4096, not 0"), (["--worlds", "5000"], "--worlds must be 1-4096"),
+    (["--worlds", "0"], "--worlds must be an int in [1, 4096], not 0"),
+    (["--worlds", "5000"], "--worlds must be an int in [1, 4096], not 5000"),
     (["--z", "-1"], "--z must be a number >= 0, not -1.0"), (["--z", "nan"], "--z must be a number >= 0, not nan"),
 ])
 def test_command_line_names_the_bad_flag(argv, words, capsys):
