@@ -28,15 +28,24 @@ __all__ = ["Agent", "EfficientAgent", "RandomAgent", "RuleBasedAgent", "make_age
 
 
 def path_problem(path: str) -> str | None:
-    """Why the file system refuses to look ``path`` up at all (a name longer than it allows, ENAMETOOLONG), or None:
-    ``Path.is_file`` and ``exists`` raise that OSError instead of answering False."""
+    """Why the file system refuses to look ``path`` up at all, or None: a name longer than it allows
+    (ENAMETOOLONG, an OSError), a NUL byte in it (a ValueError) or a loop of symbolic links (a RuntimeError
+    from ``Path.resolve`` under Python 3.11); ``Path.is_file`` and ``exists`` raise these instead of answering
+    False."""
     from pathlib import Path
 
+    shown = f"{path[:80]}{'...' if len(path) > 80 else ''}"
+    if "\0" in shown:
+        shown = repr(shown)  # a NUL byte would not show
     try:
         Path(path).exists()
         Path(path).resolve()
     except OSError as e:
-        return f"{path[:80]}{'...' if len(path) > 80 else ''}: {e.strerror or type(e).__name__}"
+        return f"{shown}: {e.strerror or type(e).__name__}"
+    except ValueError:  # os.stat refuses a NUL byte before asking the file system
+        return f"{shown}: a path cannot hold a NUL byte"
+    except RuntimeError:  # Python 3.11's resolve() on a loop of links (3.13 raises an OSError)
+        return f"{shown}: a loop of symbolic links"
     return None
 
 

@@ -66,8 +66,8 @@ def action_batch(actions, n: int) -> np.ndarray:
     """``actions`` as an int64 array of shape (n,), or an ActionError saying what it is instead.
 
     Only an integer array (or a sequence of ints) of shape (n,) is an action batch: other shapes,
-    floats (3.7 is not 3), strings, bools and objects are refused, as is what NumPy cannot read (a torch tensor
-    that needs grad or lives on a GPU); nothing is reshaped or cast."""
+    floats (3.7 is not 3), strings, bools (also one in a list of ints) and objects are refused, as is what NumPy
+    cannot read (a torch tensor that needs grad or lives on a GPU); nothing is reshaped or cast."""
     if isinstance(actions, np.ma.MaskedArray) and np.ma.getmaskarray(actions).any():  # asarray would drop the mask
         b = int(np.flatnonzero(np.ma.getmaskarray(actions))[0])
         raise ActionError(f"expected {n} integer actions, got a masked array with entry {b} masked (no action)")
@@ -78,6 +78,13 @@ def action_batch(actions, n: int) -> np.ndarray:
                           f"{str(e)[:80]}") from None
     if acts.shape != (n,) or acts.dtype.kind not in "iu":
         raise ActionError(f"expected {n} integer actions, got shape {acts.shape} dtype {acts.dtype}")
+    if isinstance(actions, (list, tuple)):  # a list mixing bools with ints reads as ints: True would play action 1
+        for b, a in enumerate(actions):
+            if type(a) is int or isinstance(a, np.integer):  # (np.bool_ is no np.integer)
+                continue
+            if isinstance(a, bool) or np.asarray(a).dtype.kind not in "iu":
+                raise ActionError(f"action {brief(a)} ({type(a).__name__}) at table {b} is not an integer in "
+                                  f"0-{N_ACTIONS - 1}")
     if acts.dtype.kind == "u" and n and acts.max() > np.iinfo(np.int64).max:  # would wrap round in int64
         b = int(acts.argmax())
         raise ActionError(f"action {int(acts[b])} at table {b} is not an integer in 0-{N_ACTIONS - 1}")

@@ -47,6 +47,33 @@ def test_make_agent_refuses_a_path_too_long_with_a_value_error():
         make_agent(LONG + ".pt")
 
 
+def _link_loop(tmp_path):
+    a, b = tmp_path / "a.pt", tmp_path / "b.pt"
+    a.symlink_to(b)
+    b.symlink_to(a)
+    return str(a)
+
+
+def test_make_agent_refuses_a_loop_of_links_and_a_nul_byte_with_a_value_error(tmp_path):
+    """Path.resolve raises a RuntimeError on a loop of links (Python 3.11), Path.exists a bare ValueError on a
+    NUL byte ("embedded null byte"): each is an error that names the agent and what is wrong."""
+    from agents import make_agent
+    with pytest.raises(ValueError, match="agent .*a loop of symbolic links"):
+        make_agent(_link_loop(tmp_path))
+    with pytest.raises(ValueError, match=r"agent .*'ck\\x00pt.pt': a path cannot hold a NUL byte"):
+        make_agent("ck\0pt.pt")
+
+
+def test_arena_refuses_a_loop_of_links_without_a_traceback(tmp_path, capsys):
+    from agents.arena import main
+    loop = _link_loop(tmp_path)
+    for args in (["--agents", f"{loop},rule"], ["--agents", "rule,random", "--json", loop]):
+        with pytest.raises(SystemExit) as exc:
+            main(args + ["--hands", "1", "--quiet"])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and "Traceback" not in err and "a loop of symbolic links" in err, err
+
+
 def test_load_checkpoint_refuses_a_path_too_long_with_a_checkpoint_error():
     pytest.importorskip("torch")
     from agents.networks import CheckpointError, load_checkpoint
@@ -244,3 +271,20 @@ def test_an_action_batch_numpy_cannot_read_is_an_action_error_and_changes_nothin
         env.step(torch.tensor(legal, dtype=torch.float32, requires_grad=True))
     assert all(np.array_equal(before[f], getattr(env.engine.state, f)) for f in _STATE_FIELDS)
     env.step(torch.tensor(legal))  # an integer tensor is an action batch
+
+
+@pytest.mark.parametrize("odd", [True, np.True_, np.array(True)], ids=["bool", "np.bool_", "0-d bool array"])
+def test_a_bool_in_a_list_of_int_actions_is_refused_and_changes_nothing(odd):
+    """NumPy reads [True, 3] as int64 [1, 3]: the bool would have played action 1 (a hostile-input audit)."""
+    from mj_env.vector import MahjongVectorEnv
+    env = MahjongVectorEnv(num_envs=3, seed=0)
+    env.reset(seed=0)
+    before = _state(env.engine)
+    legal = [int(a) for a in env.engine.legal_mask().argmax(axis=1)]
+    for acts in ([legal[0], odd, legal[2]], (legal[0], odd, legal[2])):
+        with pytest.raises(A.ActionError, match=r"at table 1 is not an integer in 0-126"):
+            env.step(acts)
+        with pytest.raises(A.ActionError, match=r"at table 1 is not an integer"):
+            env.engine.step(acts)
+    assert all(np.array_equal(before[f], getattr(env.engine.state, f)) for f in _STATE_FIELDS)
+    env.step([legal[0], np.int64(legal[1]), np.array(legal[2])])  # NumPy integers in a list are actions
