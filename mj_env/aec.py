@@ -61,7 +61,11 @@ each agent's ``infos`` keep a hand's settlement until that agent next acts, so e
 hand's settlement through ``last()``, except where another hand ends before that seat is asked again:
 its infos then hold the newer settlement (the rewards of both still add up in its cumulative reward). The
 same holds when a match's next hand ends at its deal (四惠牌) in the step that ended a hand: the
-settlement shown is the later hand's, the rewards hold both.
+settlement shown is the later hand's, the rewards hold both. Each agent's settlement is its own copy: editing
+it changes neither another agent's nor the hand record's.
+
+``close()`` marks the env closed: every later ``reset``, ``step``, ``observe``, ``last``, ``state`` or
+``render`` is a RuntimeError, as in the Gymnasium envs; ``hand_record()`` still reads the last hand.
 
 ## State (centralized critics)
 
@@ -189,6 +193,7 @@ class raw_env(AECEnv):
     def reset(self, seed=None, options=None):
         # Other keys are ignored, as PettingZoo's api_test expects of every environment, except ours in
         # another case or as plurals ("walls", "Dealer"): those would deal a random wall without a word.
+        self._check_open("reset()")
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
         options = dict(options or {})
@@ -217,7 +222,9 @@ class raw_env(AECEnv):
             self.render()
 
     def _check_dealt(self, call: str) -> None:
-        """A RuntimeError before the first reset (no hand is dealt: the engine's state is all zeros)."""
+        """A RuntimeError after ``close()``, or before the first reset (no hand is dealt: the engine's state is
+        all zeros)."""
+        self._check_open(call)
         if not getattr(self, "_hand", None):
             raise RuntimeError(f"{call} before reset(): no hand is dealt yet; call reset() first")
 
@@ -239,7 +246,14 @@ class raw_env(AECEnv):
         st = self.engine.state
         return np.stack([observe_one(self.rules, st, 0, seat) for seat in range(4)])
 
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last()``, with a RuntimeError saying to call reset() before the first one (the
+        inherited one fails on the missing ``agent_selection``) and after ``close()``."""
+        self._check_dealt("last()")
+        return super().last(observe)
+
     def step(self, action):
+        self._check_open("step()")
         if not self.agents:
             raise A.ActionError("step() before reset(), or after the episode ended: call reset() first")
         agent = self.agent_selection
@@ -278,10 +292,12 @@ class raw_env(AECEnv):
             self.render()
 
     def _record(self, res) -> None:
-        self._hand["settlement"] = res.settlements.get(0)
+        settlement = res.settlements.get(0)
+        self._hand["settlement"] = settlement
         for i, a in enumerate(AGENTS):
             self.rewards[a] = int(res.rewards[0, i])
-            self.infos[a] = {"settlement": res.settlements.get(0)}
+            # each agent its own copy: one agent's edits reach neither another's infos nor the hand record
+            self.infos[a] = {"settlement": copy.deepcopy(settlement)}
         if res.episode_over[0]:
             for a in self.agents:
                 self.terminations[a] = True
@@ -316,4 +332,11 @@ class raw_env(AECEnv):
         return text
 
     def close(self):
-        pass
+        """Marks the env closed (it holds no other resource): reset, step, observe, last, state and render then
+        raise a RuntimeError, as the Gymnasium envs do after ``close()``; ``hand_record()`` still reads the
+        last hand."""
+        self._closed = True
+
+    def _check_open(self, call: str) -> None:
+        if getattr(self, "_closed", False):
+            raise RuntimeError(f"{call} after close(): this mj_env AEC env is closed; make a new one")

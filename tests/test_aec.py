@@ -1,12 +1,16 @@
 """The PettingZoo AEC environment: PettingZoo's own API and seed tests, explicit walls, errors."""
 from __future__ import annotations
 
+import json
+import re
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
 import mj_env
 from mj_env import actions as A
+from mj_env.records import replay
 from mj_env.rules import get_rules
 from mj_env.tiles import CODES
 from mj_env.wall import shuffled_walls
@@ -197,12 +201,57 @@ def test_every_seat_reads_every_settlement_of_a_match():
     for agent in e.agent_iter():
         obs, _, term, trunc, info = e.last()
         if "settlement" in info:
-            seen[agent].append(id(info["settlement"]))
+            seen[agent].append(json.dumps(info["settlement"], sort_keys=True))
         e.step(None if (term or trunc) else int(np.flatnonzero(obs["action_mask"])[-1]))
-    hands = {i for ids in seen.values() for i in ids}
-    assert len(hands) == 4
-    for ids in seen.values():
-        assert sorted(ids) == sorted(hands)  # each hand's settlement once per seat
+    first = seen[e.possible_agents[0]]
+    assert len(first) == 4
+    for got in seen.values():
+        assert sorted(got) == sorted(first)  # each hand's settlement once per seat
+
+
+def test_each_agent_gets_its_own_copy_of_the_settlement():
+    """A hostile-input audit: every agent's infos and the hand record held one settlement object, so a user
+    editing what last() gave changed the other seats' infos and the record, whose replay then failed."""
+    e = mj_env.env()
+    e.reset(seed=2)
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, info = e.last()
+        if term or trunc:
+            break
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    kept = json.dumps(e.unwrapped.infos["player_1"]["settlement"], sort_keys=True)
+    info["settlement"]["scores"][0] += 999
+    info["settlement"]["edited"] = True
+    assert json.dumps(e.unwrapped.infos["player_1"]["settlement"], sort_keys=True) == kept
+    record = e.unwrapped.hand_record()
+    assert json.dumps(record["settlement"], sort_keys=True) == kept
+    replay(record)  # raises if the record's settlement is not the replay's
+
+
+@pytest.mark.parametrize("in_play", [False, True], ids=["before reset", "in play"])
+def test_close_refuses_every_later_call_but_the_record(in_play):
+    """As the Gymnasium envs do after close(): a RuntimeError naming the call, whatever state the hand is in."""
+    e = mj_env.env()
+    if in_play:
+        e.reset(seed=0)
+        e.step(int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
+        record = e.unwrapped.hand_record()
+    e.close()
+    raw = e.unwrapped
+    for name, call in (("reset()", lambda: e.reset(seed=1)), ("step()", lambda: raw.step(0)),
+                       ("observe()", lambda: raw.observe("player_0")), ("state()", raw.state),
+                       ("last()", raw.last)):
+        with pytest.raises(RuntimeError, match=rf"{re.escape(name)} after close\(\): .*closed"):
+            call()
+    if in_play:
+        assert e.unwrapped.hand_record() == record
+        with pytest.raises(RuntimeError, match="closed"):
+            e.step(int(np.flatnonzero(raw.engine.legal_mask()[0])[0]))  # through the wrapper too
+
+
+def test_last_before_reset_on_the_raw_env_says_to_reset():
+    with pytest.raises(RuntimeError, match=r"last\(\) before reset\(\).*call reset\(\) first"):
+        mj_env.raw_env().last()
 
 
 def test_step_and_last_after_the_hand_are_refused_until_reset():

@@ -397,7 +397,7 @@ def aec_settlement(preset, overrides, layout):
         e.step(A.index(move))
     assert all(e.terminations.values())
     s = e.infos["player_0"]["settlement"]
-    assert all(e.infos[a]["settlement"] is s for a in e.agents)
+    assert all(e.infos[a]["settlement"] == s for a in e.agents)  # each agent its own copy of one settlement
     assert [e.rewards[a] for a in e.agents] == s["scores"]
     return s
 
