@@ -535,7 +535,7 @@ def _hubao(raw) -> tuple[tuple[int, int], ...]:
     for n, pair in enumerate(raw):
         if not isinstance(pair, list) or len(pair) != 2:
             raise InputError(f"hubao[{n}] must be a pair of seats like [1, 3], got {short(pair)}")
-        a, b = (_seat(x, f"hubao[{n}]") for x in pair)
+        a, b = (_seat(x, f"hubao[{n}][{k}]") for k, x in enumerate(pair))
         if a == b:
             raise InputError(f"hubao[{n}] binds seat {a} to itself")
         out.append((a, b))
