@@ -78,17 +78,30 @@ def action_batch(actions, n: int) -> np.ndarray:
                           f"{str(e)[:80]}") from None
     if acts.shape != (n,) or acts.dtype.kind not in "iu":
         raise ActionError(f"expected {n} integer actions, got shape {acts.shape} dtype {acts.dtype}")
-    if isinstance(actions, (list, tuple)):  # a list mixing bools with ints reads as ints: True would play action 1
-        for b, a in enumerate(actions):
-            if type(a) is int or isinstance(a, np.integer):  # (np.bool_ is no np.integer)
-                continue
-            if isinstance(a, bool) or np.asarray(a).dtype.kind not in "iu":
-                raise ActionError(f"action {brief(a)} ({type(a).__name__}) at table {b} is not an integer in "
-                                  f"0-{N_ACTIONS - 1}")
+    refuse_bools_in(actions)
     if acts.dtype.kind == "u" and n and acts.max() > np.iinfo(np.int64).max:  # would wrap round in int64
         b = int(acts.argmax())
         raise ActionError(f"action {int(acts[b])} at table {b} is not an integer in 0-{N_ACTIONS - 1}")
     return acts.astype(np.int64)
+
+
+def refuse_bools_in(actions) -> None:
+    """An ActionError where a list or tuple of actions holds a bool (True, np.bool_, a 0-d bool array) or
+    another non-integer among integers, naming its table: NumPy reads ``[True, 3]`` as the int64 ``[1, 3]``, so
+    True would play action 1. A row of one action (``[[3], [True]]``, the (n, 1) form SB3 may give) is looked
+    into too. Arrays and tensors are left to their dtype."""
+    if not isinstance(actions, (list, tuple)):
+        return
+    for b, a in enumerate(actions):
+        if type(a) is int or isinstance(a, np.integer):  # (np.bool_ is no np.integer)
+            continue
+        if isinstance(a, (list, tuple)) and len(a) == 1:
+            a = a[0]
+            if type(a) is int or isinstance(a, np.integer):
+                continue
+        if isinstance(a, bool) or np.asarray(a).dtype.kind not in "iu":
+            raise ActionError(f"action {brief(a)} ({type(a).__name__}) at table {b} is not an integer in "
+                              f"0-{N_ACTIONS - 1}")
 
 
 def one_action(action) -> int:

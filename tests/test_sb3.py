@@ -87,6 +87,11 @@ def test_action_masks_through_env_method_and_sb3s_helpers():
         venv.step_async([[1, 2], [3]])
     with pytest.raises(A.ActionError, match=r"got shape \(8, 1\) dtype float64"):  # as given: no (8,) after unwrapping
         venv.step(np.zeros((8, 1)))
+    legal = [int(a) for a in masks.argmax(axis=1)]
+    for bools in ([True, *legal[1:]], [[a] for a in legal[:7]] + [[np.True_]]):  # NumPy would read them as ints
+        with pytest.raises(A.ActionError, match=r"at table (0|7) is not an integer in 0-126"):
+            venv.step(bools)
+    venv.step([[a] for a in legal])  # the (n, 1) form of ints still plays
     with pytest.raises(AttributeError):
         venv.get_attr("no_such_attribute")
 
