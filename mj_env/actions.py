@@ -85,11 +85,11 @@ def action_batch(actions, n: int) -> np.ndarray:
     return acts.astype(np.int64)
 
 
-def refuse_bools_in(actions) -> None:
+def refuse_bools_in(actions, unit: str = "table") -> None:
     """An ActionError where a list or tuple of actions holds a bool (True, np.bool_, a 0-d bool array) or
     another non-integer among integers, naming its table: NumPy reads ``[True, 3]`` as the int64 ``[1, 3]``, so
     True would play action 1. A row of one action (``[[3], [True]]``, the (n, 1) form SB3 may give) is looked
-    into too. Arrays and tensors are left to their dtype."""
+    into too. Arrays and tensors are left to their dtype. ``unit`` names what an entry stands for."""
     if not isinstance(actions, (list, tuple)):
         return
     for b, a in enumerate(actions):
@@ -100,7 +100,7 @@ def refuse_bools_in(actions) -> None:
             if type(a) is int or isinstance(a, np.integer):
                 continue
         if isinstance(a, bool) or np.asarray(a).dtype.kind not in "iu":
-            raise ActionError(f"action {brief(a)} ({type(a).__name__}) at table {b} is not an integer in "
+            raise ActionError(f"action {brief(a)} ({type(a).__name__}) at {unit} {b} is not an integer in "
                               f"0-{N_ACTIONS - 1}")
 
 

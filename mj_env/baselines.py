@@ -171,11 +171,16 @@ def checked_agent_actions(agent, actions, mask, tables, explain, role: str = "ag
     not legal. An agent is user code: its mistakes must not read as another player's, and what it returns is
     checked as the engine checks actions (integers only: no floats truncated, no bools, no broadcast scalar)."""
     who = str(getattr(agent, "name", type(agent).__name__))[:40]
+    n = len(tables)
+    try:
+        A.refuse_bools_in(actions, unit="row")  # [True, 3] would read as the ints [1, 3]
+    except A.ActionError as e:
+        raise TypeError(f"{role} {who!r} returned a list holding a non-integer ({e}); act() must return "
+                        f"({n},) integers, one per observation row") from None
     try:
         a = np.asarray(actions)
     except Exception:  # noqa: BLE001 (ragged lists, a tensor needing grad: no actions, named below)
         a = np.asarray(None)
-    n = len(tables)
     if a.shape != (n,) or a.dtype.kind not in "iu":
         raise TypeError(f"{role} {who!r} returned {a.dtype} actions of shape {a.shape}; act() must return "
                         f"({n},) integers, one per observation row")

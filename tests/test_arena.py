@@ -447,7 +447,9 @@ class Returns:
     (lambda a: a > 0, TypeError, "returned bool actions"),
     (lambda a: a[0], TypeError, "of shape \\(\\); act\\(\\) must return \\(1,\\) integers"),
     (lambda a: None, TypeError, "returned object actions"),
-    (lambda a: ["x"] * len(a), TypeError, "returned <U1 actions"),
+    (lambda a: ["x"] * len(a), TypeError, "returned a list holding a non-integer \\(action 'x' \\(str\\)"),
+    (lambda a: np.array(["x"] * len(a)), TypeError, "returned <U1 actions"),
+    (lambda a: [True, *a[1:].tolist()], TypeError, "returned a list holding a non-integer \\(action True \\(bool\\)"),
     (lambda a: a * 0 + 999, ValueError, "agent 'bad' at table 0: action 999 is not an integer in 0-126"),
 ])
 def test_an_agent_returning_bad_actions_is_named(edit, error, words):
