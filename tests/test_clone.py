@@ -371,10 +371,17 @@ def check_determinized(src: Engine, b: int, seat: int, worlds: Engine) -> None:
         assert np.array_equal(ws.claim_ok, fresh)
         cats = best_category(fresh)[rows[:, None], ws.queue_seat]
         assert np.array_equal(cats, ws.queue_cat)
-        assert (np.diff(cats, axis=1) >= 0).all()
+        offsets = (ws.queue_seat - ws.turn_seat[:, None]) % 4   # seats of one category in play order (RULES.md 4.2)
+        assert (np.diff(cats * 4 + offsets, axis=1) > 0).all()
         later = np.arange(3)[None, :] > ws.q_pos[:, None]
         assert np.array_equal(ws.q_len, ws.q_pos + 1 + (later & (cats < ws.pend_cat[:, None])).sum(axis=1))
         assert (ws.drawn == -1).all()
+    o = int(st.turn_seat[b])
+    if st.phase[b] == TURN and o != seat and st.drawn[b] >= 0:   # another seat's turn after its draw
+        rows = np.arange(n)
+        assert (ws.hands[rows, o, ws.drawn] >= 1).all()           # the tile it drew is in its new hand
+        wins = legal.self_draw_win(rules, ws, rows, np.full(n, o))
+        assert np.array_equal(worlds.legal_mask()[:, A.WIN] != 0, wins)  # and its mask offers the wins it holds
     for o in range(4):
         if o != seat:   # the engine's own ready flag, recomputed (3k+1 hands not on their turn)
             quiet = (ws.hands[:, o].sum(axis=1) % 3 == 1)
@@ -513,19 +520,29 @@ def test_determinized_claim_windows(name):
         assert (ws.hands[:, w] == st.hands[0, w]).all()
     if phase == ROB:                # the added tile stays with its declarer
         assert (ws.hands[:, st.turn_seat[0], st.claim_tile[0]] >= 1).all()
+        # the declarer began its turn with a draw, so no redeal may give it the four 惠牌 (RULES.md 5)
+        assert D._began_a_turn(st, np.array([0]))[0, st.turn_seat[0]]
     play_out(worlds, np.random.default_rng(0))
 
 
 def test_ting_hands_keep_their_wait():
     """quemen with the rule-based agent (which declares 报听 whenever it may): the 报听 seats'
-    redealt hands still wait, differ from the real ones, and the copies play on."""
+    redealt hands still wait, differ from the real ones, and the copies play on. Also seen from another
+    seat while a 报听 seat is on its turn with a drawn tile: its new hand holds that tile, and its mask
+    offers a self-draw win wherever the new hand wins (check_determinized)."""
     rng = np.random.default_rng(8)
     eng = Engine("quemen", num_tables=32, seed=9)
     eng.reset()
     agent = RuleBasedAgent("quemen")
-    checked = 0
+    checked = own_turns = 0
     for _ in range(300):
         st = eng.state
+        mine = np.flatnonzero((st.phase == TURN) & st.ting[np.arange(32), st.to_act] & (st.drawn >= 0))
+        if len(mine) and own_turns < 2:
+            b = int(mine[0])
+            o = int(st.to_act[b])
+            check_determinized(eng, b, (o + 1) % 4, determinize(eng, b, (o + 1) % 4, n=16, rng=rng, mcmc_steps=20))
+            own_turns += 1
         cand = np.flatnonzero((st.phase != END) & (st.ting.sum(axis=1) - st.ting[np.arange(32), st.to_act] > 0))
         if len(cand):
             b = int(cand[0])
@@ -537,13 +554,29 @@ def test_ting_hands_keep_their_wait():
             if checked == 0:
                 play_out(worlds, rng)
             checked += 1
-            if checked == 4:
+            if checked >= 4 and own_turns == 2:
                 return
         eng.step(rule_step(eng, agent, rng))
         done = np.flatnonzero(eng.state.phase == END)
         if len(done):
             eng.reset(tables=done)
-    raise AssertionError(f"only {checked} positions with another seat's 报听 came up")
+    raise AssertionError(f"only {checked} positions with another seat's 报听 came up, {own_turns} of a 报听 seat's turn")
+
+
+def test_rebuilt_windows_ask_seats_of_one_category_in_play_order():
+    """RULES.md 4.2: seats 1 and 3 may both win on the dealer's 5m: seat 1 is asked first. Rebuilding the
+    window from the true hands gives back the engine's own queue (a mutant that ordered ties backwards
+    asked seat 3 first and counted seat 1 as asked)."""
+    eng = Engine("beijing", num_tables=1, seed=0)
+    eng.reset(walls=[build_wall("beijing", dealer=0, indicator="9s", hands={
+        0: "111z222z333z44z5m", 1: "46m234p567p789p55z", 2: "55m789m345s678s6z7z", 3: "123p456p789p222s5m"})],
+        dealers=[0])
+    eng.step(np.array([A.index("discard 5m")]))
+    st = eng.state
+    want = (st.queue_seat[0].tolist(), int(st.q_pos[0]), int(st.q_len[0]))
+    assert want[0] == [1, 3, 2] and want[1] == 0
+    D._rebuild_windows(eng.rules, st, np.array([0]), np.array([1]))
+    assert (st.queue_seat[0].tolist(), int(st.q_pos[0]), int(st.q_len[0])) == want
 
 
 def test_ting_waits_is_the_test_of_ting_discards():

@@ -291,6 +291,19 @@ def test_waits_match_reference(seed):
     assert (want & (counts == 4)).any(axis=1).sum() >= 20
 
 
+def test_waits_of_a_hand_of_any_size_agree_with_is_win():
+    """The docstring's identity on hands of every size, not only 3k+1: a 3k or 3k+2 hand has no wait (adding
+    a tile makes no winning size), also where wildcards could stand for anything (a mutant that let 3k hands
+    through gave "1m" with two wildcards the wait 1m)."""
+    counts, wild = make_batch(6, 900, ANY_SIZES, ANY_P)
+    counts = np.concatenate([counts, H("1m")[None], H("")[None], H("11m")[None]])
+    wild = np.concatenate([wild, np.array([2, 3, 0], dtype=np.int8)])
+    plus = counts[:, None, :] + np.eye(34, dtype=np.int8)
+    for opts in FLAG_SETS[::3]:
+        np.testing.assert_array_equal(hand.waits(counts, wild, **opts), hand.is_win(plus, wild[:, None], **opts))
+    assert not hand.waits(counts, wild)[(counts.sum(axis=1) + wild) % 3 != 1].any()
+
+
 @pytest.mark.parametrize("seed", [5])
 def test_waits_agree_with_is_win_on_each_added_tile(seed):
     counts, wild = make_batch(seed, 600, READY_SIZES, READY_P)
@@ -716,6 +729,10 @@ def test_lack_suit_distance_against_the_plain_definition(overrides):
         hands.append(counts)
         huis.append(int(rng.integers(-1, 34)))
         melds.append(rng.random(3) < 0.25)
+    for text in ("19m19p19s1234567z", "19m19p19s123456z6z", "19m9p19s1234567z1z"):  # near 13 orphans (random hands are not)
+        hands.append(H(text))
+        huis.append(-1)
+        melds.append(np.zeros(3, dtype=bool))
     got = hand.hand_distance(rules, np.array(hands), np.array(huis), np.array(melds))
     for counts, hui, meld, d in zip(hands, huis, melds, got, strict=True):
         nat = counts.astype(int).tolist()

@@ -83,6 +83,8 @@ def test_shuffle_wall_moves_only_the_undrawn_wall(rules):
                               np.sort(np.where(undrawn, st.wall[rows], -1), axis=1))  # the same tiles
         moved = (new.wall != st.wall[rows]) & undrawn
         assert moved.sum() > undrawn.sum() // 2                                       # a new order
+        tail = st.tail_pos[rows].astype(np.int64)                                     # the next replacement too
+        assert (new.wall[np.arange(len(rows)), tail] != st.wall[rows, tail]).any()
         assert np.array_equal(other.legal_mask(), eng.legal_mask()[rows])
         twice = other.clone()
         shuffle_wall(twice, np.random.default_rng(1))  # the same generator on another order: the same wall
