@@ -371,7 +371,7 @@ def check_determinized(src: Engine, b: int, seat: int, worlds: Engine) -> None:
         assert np.array_equal(ws.claim_ok, fresh)
         cats = best_category(fresh)[rows[:, None], ws.queue_seat]
         assert np.array_equal(cats, ws.queue_cat)
-        offsets = (ws.queue_seat - ws.turn_seat[:, None]) % 4   # seats of one category in play order (RULES.md 4.2)
+        offsets = (ws.queue_seat - ws.turn_seat[:, None]) % 4   # seats of one category in play order (docs/RULES.md 4.2)
         assert (np.diff(cats * 4 + offsets, axis=1) > 0).all()
         later = np.arange(3)[None, :] > ws.q_pos[:, None]
         assert np.array_equal(ws.q_len, ws.q_pos + 1 + (later & (cats < ws.pend_cat[:, None])).sum(axis=1))
@@ -520,7 +520,7 @@ def test_determinized_claim_windows(name):
         assert (ws.hands[:, w] == st.hands[0, w]).all()
     if phase == ROB:                # the added tile stays with its declarer
         assert (ws.hands[:, st.turn_seat[0], st.claim_tile[0]] >= 1).all()
-        # the declarer began its turn with a draw, so no redeal may give it the four 惠牌 (RULES.md 5)
+        # the declarer began its turn with a draw, so no redeal may give it the four 惠牌 (docs/RULES.md 5)
         assert D._began_a_turn(st, np.array([0]))[0, st.turn_seat[0]]
     play_out(worlds, np.random.default_rng(0))
 
@@ -564,7 +564,7 @@ def test_ting_hands_keep_their_wait():
 
 
 def test_rebuilt_windows_ask_seats_of_one_category_in_play_order():
-    """RULES.md 4.2: seats 1 and 3 may both win on the dealer's 5m: seat 1 is asked first. Rebuilding the
+    """docs/RULES.md 4.2: seats 1 and 3 may both win on the dealer's 5m: seat 1 is asked first. Rebuilding the
     window from the true hands gives back the engine's own queue (a mutant that ordered ties backwards
     asked seat 3 first and counted seat 1 as asked)."""
     eng = Engine("beijing", num_tables=1, seed=0)
