@@ -583,7 +583,10 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tup
     ``torch.load(weights_only=True)``, so loading runs no code from it, and every field is checked before
     the weights are used. A file that is missing, not a checkpoint, of another format, observation layout or
     action space, or with a bad config or bad weights raises ``CheckpointError`` naming the file and the
-    problem."""
+    problem; a ``device`` that cannot run here, a ValueError (``device_problem``), before the file is read."""
+    problem = device_problem(device, name="device")
+    if problem:
+        raise ValueError(problem)
     if isinstance(path, str) and not path.strip():
         raise CheckpointError(f"{path!r}: no file named (an empty path)")
     path = Path(path)

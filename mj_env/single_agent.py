@@ -182,9 +182,19 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         if isinstance(opponents, Sequence) and not isinstance(opponents, str):
             if len(opponents) != 3:
                 raise ValueError(f"opponents: one spec or three (next, opposite, previous seat), got {len(opponents)}")
-            self.opponents = [_opponent(s, self.rules) for s in opponents]
+            self._opponents = tuple(_opponent(s, self.rules) for s in opponents)
         else:
-            self.opponents = [_opponent(opponents, self.rules)] * 3  # one object: one act() per round
+            self._opponents = (_opponent(opponents, self.rules),) * 3  # one object: one act() per round
+
+    @property
+    def opponents(self) -> tuple:
+        """The three opponent agents (next, opposite, previous seat). Assigning to it is ``set_opponents``: what
+        Gymnasium's and SB3's ``set_attr("opponents", ...)`` do, checked before anything changes."""
+        return self._opponents
+
+    @opponents.setter
+    def opponents(self, opponents) -> None:
+        self.set_opponents(opponents)
 
     # ------------------------------------------------------------------ dealing and opponents
     def _deal(self, tables, seed=None, walls=None, dealers=None, redeal: bool = False) -> None:
@@ -247,8 +257,8 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         obs = {"observation": observe(self.rules, st, idx), "seat": to_act, "action_mask": legal.view(np.int8)}
         rel = (to_act - self.seats[idx]) % 4
         out = np.empty(len(idx), dtype=np.int64)
-        groups = [(self.opponents[0], np.ones(len(idx), bool))] if len(set(map(id, self.opponents))) == 1 \
-            else [(self.opponents[k - 1], rel == k) for k in (1, 2, 3)]
+        groups = [(self._opponents[0], np.ones(len(idx), bool))] if len(set(map(id, self._opponents))) == 1 \
+            else [(self._opponents[k - 1], rel == k) for k in (1, 2, 3)]
         for agent, sel in groups:
             if sel.any():
                 sub = {k: v[sel] for k, v in obs.items()}  # copies: what an opponent does to them stays there
@@ -566,6 +576,23 @@ class MahjongSingleAgentEnv(gym.Env):
         obs, rew, term, _, infos = self.venv.step(np.array([a], dtype=np.int64))
         self._done = bool(term[0])
         return self._one(obs), float(rew[0]), bool(term[0]), False, self._one_info(infos)
+
+    def set_opponents(self, opponents) -> None:
+        """As the vector form's ``set_opponents``: the opponents from the next decision on, checked before anything
+        changes; the hand in play goes on. Reached through Gymnasium's wrappers and vector envs by
+        ``set_wrapper_attr``/``set_attr("opponents", ...)`` (the ``opponents`` property) or
+        ``call("set_opponents", ...)``, through SB3's by ``env_method("set_opponents", ...)``."""
+        self._check_open()
+        self.venv.set_opponents(opponents)
+
+    @property
+    def opponents(self) -> tuple:
+        """The three opponent agents (next, opposite, previous seat); assigning to it is ``set_opponents``."""
+        return self.venv.opponents
+
+    @opponents.setter
+    def opponents(self, opponents) -> None:
+        self.set_opponents(opponents)
 
     def action_masks(self) -> np.ndarray:
         """(127,) bool: the learner's legal actions (``MaskablePPO``'s hook). Gymnasium's wrappers (what

@@ -261,7 +261,7 @@ def cache_paths() -> list[Path]:
 def save(tables: dict[str, np.ndarray], path: Path | None = None) -> Path:
     """Write the tables to ``path`` (default: the first writable cache path); returns the path.
 
-    Compressed (under 3 MiB instead of 66). The file is written beside its target and renamed
+    Compressed (about 7 MiB instead of 66). The file is written beside its target and renamed
     into place, so a concurrent reader (a parallel test worker) sees no file or a whole one.
     """
     candidates = [Path(path)] if path is not None else cache_paths()

@@ -286,12 +286,15 @@ def test_a_path_object_always_names_a_file(tmp_path, monkeypatch):
 def test_a_device_that_cannot_run_here_is_refused_by_name(tmp_path, device, words):
     path = save_checkpoint(tmp_path / "m.pt", PolicyValueNet(hidden=(8,)))
     for make in (lambda: make_agent(str(path), device=device), lambda: make_agent("pretrained", device=device),
-                 lambda: NetworkAgent(PolicyValueNet(hidden=(8,)), device=device)):
+                 lambda: NetworkAgent(PolicyValueNet(hidden=(8,)), device=device),
+                 lambda: load_checkpoint(path, device=device)):  # was torch's own error, after reading the file
         with pytest.raises(ValueError, match=words):
             make()
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="device 'cuda': CUDA is not available on this machine"):
             make_agent(str(path), device="cuda")
+        with pytest.raises(ValueError, match="device 'cuda': CUDA is not available on this machine"):
+            load_checkpoint(path, device="cuda")
 
 
 # --------------------------------------------------------------------------- rewards

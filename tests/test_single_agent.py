@@ -742,3 +742,56 @@ def test_win_deal_in_and_draw_infos_read_the_settlement(opponents):
                 seen[key] += value
             assert infos["fan"][b] == sum(w["fan"] for w in wins if w["input"]["winner"] == seat)
     assert seen["deal_in"] > 0 if opponents == "rule" else seen["draw"] > 0, seen
+
+
+def _trajectory(env, steps: int = 60) -> list:
+    """Rewards and observations of ``steps`` first-legal-action steps of a one-table env or a vector env from seed 3."""
+    obs, _ = env.reset(seed=3)
+    out = []
+    for _ in range(steps):
+        mask = np.asarray(obs["action_mask"])
+        act = mask.argmax(axis=-1)
+        obs, rew, term, trunc, _ = env.step(act if act.ndim else int(act))
+        out.append((np.asarray(obs["observation"]).tobytes(), np.asarray(rew).tolist()))
+        if np.ndim(term) == 0 and (term or trunc):
+            obs, _ = env.reset()
+    return out
+
+
+def test_opponents_swap_through_gymnasiums_set_attr_and_the_one_table_env():
+    """A parallel-use audit: set_attr("opponents", ...) on the one-table env made an attribute nothing read and
+    play went on against the old opponents. Now it is set_opponents (checked), in every form: a swapped env
+    plays as one made with the new opponents."""
+    want = _trajectory(gym.make("mj_env/Beijing-v0", opponents="random"))
+    e = gym.make("mj_env/Beijing-v0", opponents="rule")
+    e.set_wrapper_attr("opponents", "random")
+    assert [a.name for a in e.get_wrapper_attr("opponents")] == ["random"] * 3
+    assert _trajectory(e) == want
+    e = gym.make("mj_env/Beijing-v0", opponents="rule")
+    e.unwrapped.set_opponents(["random"] * 3)
+    assert _trajectory(e) == want
+    with pytest.raises(ValueError, match="unknown agent 'bogus'"):
+        e.set_wrapper_attr("opponents", "bogus")
+    assert [a.name for a in e.get_wrapper_attr("opponents")] == ["random"] * 3  # a refused swap changes nothing
+
+    def vec(mode, **kw):
+        return gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode=mode, opponents="rule", **kw)
+
+    want = _trajectory(gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="sync", opponents="random"))
+    for mode, kw in (("sync", {}), ("async", {"vector_kwargs": {"context": "fork"}})):
+        v = vec(mode, **kw)
+        v.set_attr("opponents", "random")
+        assert _trajectory(v) == want, mode
+        v.call("set_opponents", "rule")
+        assert [[a.name for a in o] for o in v.get_attr("opponents")] == [["rule"] * 3] * 2
+        v.close()
+
+
+def test_assigning_opponents_on_the_vector_env_is_checked():
+    envs = MahjongSingleAgentVectorEnv(2, opponents="rule", seed=0)
+    with pytest.raises(ValueError, match="unknown agent 'bogus'"):
+        envs.opponents = "bogus"  # was stored as it was: the next step failed on 'str' has no act
+    assert [a.name for a in envs.opponents] == ["rule"] * 3
+    envs.opponents = ["random", "rule", "efficient"]
+    assert [a.name for a in envs.opponents] == ["random", "rule", "efficient"]
+    assert isinstance(envs.opponents, tuple)  # not a list one could edit behind the check
