@@ -29,23 +29,26 @@ __all__ = ["Agent", "EfficientAgent", "RandomAgent", "RuleBasedAgent", "make_age
 
 def path_problem(path: str) -> str | None:
     """Why the file system refuses to look ``path`` up at all, or None: a name longer than it allows
-    (ENAMETOOLONG, an OSError), a NUL byte in it (a ValueError) or a loop of symbolic links (a RuntimeError
-    from ``Path.resolve`` under Python 3.11); ``Path.is_file`` and ``exists`` raise these instead of answering
-    False."""
-    from pathlib import Path
+    (ENAMETOOLONG), a loop of symbolic links (ELOOP), a folder it may not search (EACCES), or a NUL byte in it.
+    ``Path.is_file`` and ``exists`` answer False or raise for these depending on the Python version (3.13's
+    ``resolve`` no longer raises on a loop), so ``os.stat`` asks, the same on every version; a missing file
+    is no problem here."""
+    import errno
+    import os
 
     shown = f"{path[:80]}{'...' if len(path) > 80 else ''}"
     if "\0" in shown:
         shown = repr(shown)  # a NUL byte would not show
     try:
-        Path(path).exists()
-        Path(path).resolve()
-    except OSError as e:
-        return f"{shown}: {e.strerror or type(e).__name__}"
+        os.stat(path)
     except ValueError:  # os.stat refuses a NUL byte before asking the file system
         return f"{shown}: a path cannot hold a NUL byte"
-    except RuntimeError:  # Python 3.11's resolve() on a loop of links (3.13 raises an OSError)
-        return f"{shown}: a loop of symbolic links"
+    except OSError as e:
+        if e.errno in (errno.ENOENT, errno.ENOTDIR):
+            return None
+        if e.errno == errno.ELOOP:
+            return f"{shown}: a loop of symbolic links"
+        return f"{shown}: {e.strerror or type(e).__name__}"
     return None
 
 

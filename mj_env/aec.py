@@ -65,7 +65,8 @@ settlement shown is the later hand's, the rewards hold both. Each agent's settle
 it changes neither another agent's nor the hand record's.
 
 ``close()`` marks the env closed: every later ``reset``, ``step``, ``observe``, ``last``, ``state`` or
-``render`` is a RuntimeError, as in the Gymnasium envs; ``hand_record()`` still reads the last hand.
+``render`` (in a render mode) is a RuntimeError, as in the Gymnasium envs; ``hand_record()`` still reads the
+last hand.
 
 ## State (centralized critics)
 
@@ -121,6 +122,7 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     warning for such a step, and its ``last()`` fails on a missing key)."""
 
     def last(self, observe: bool = True):
+        self.env._check_open("last()")
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         if not self.env.agents:
@@ -130,6 +132,7 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     def step(self, action) -> None:
         """PettingZoo's checks, except that a step after every agent is done is refused with an error (as
         any other action that is not valid now, docs/RULES.md 7) instead of a logged warning."""
+        self.env._check_open("step()")
         if self._has_reset and not self.env.agents:
             raise A.ActionError("step() after the hand ended: every agent is done; call reset() first")
         super().step(action)
@@ -332,9 +335,9 @@ class raw_env(AECEnv):
         return text
 
     def close(self):
-        """Marks the env closed (it holds no other resource): reset, step, observe, last, state and render then
-        raise a RuntimeError, as the Gymnasium envs do after ``close()``; ``hand_record()`` still reads the
-        last hand."""
+        """Marks the env closed (it holds no other resource): reset, step, observe, last, state and render (in
+        a render mode) then raise a RuntimeError, as the Gymnasium envs do after ``close()``, through the
+        order-enforcing wrapper too; ``hand_record()`` still reads the last hand."""
         self._closed = True
 
     def _check_open(self, call: str) -> None:

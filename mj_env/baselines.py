@@ -173,17 +173,17 @@ def checked_agent_actions(agent, actions, mask, tables, explain, role: str = "ag
     who = str(getattr(agent, "name", type(agent).__name__))[:40]
     n = len(tables)
     try:
-        A.refuse_bools_in(actions, unit="row")  # [True, 3] would read as the ints [1, 3]
-    except A.ActionError as e:
-        raise TypeError(f"{role} {who!r} returned a list holding a non-integer ({e}); act() must return "
-                        f"({n},) integers, one per observation row") from None
-    try:
         a = np.asarray(actions)
     except Exception:  # noqa: BLE001 (ragged lists, a tensor needing grad: no actions, named below)
         a = np.asarray(None)
     if a.shape != (n,) or a.dtype.kind not in "iu":
         raise TypeError(f"{role} {who!r} returned {a.dtype} actions of shape {a.shape}; act() must return "
                         f"({n},) integers, one per observation row")
+    try:
+        A.refuse_bools_in(actions, unit="row")  # [True, 3] reads as the ints [1, 3]
+    except A.ActionError as e:
+        raise TypeError(f"{role} {who!r} returned a list holding a non-integer ({e}); act() must return "
+                        f"({n},) integers, one per observation row") from None
     ok = (a >= 0) & (a < A.N_ACTIONS)
     ok[ok] = mask[np.flatnonzero(ok), a[ok]] != 0
     if not ok.all():

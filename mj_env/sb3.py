@@ -49,7 +49,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from . import actions as A
-from .actions import ActionError, refuse_bools_in
+from .actions import ActionError
 from .single_agent import INFO_KEYS, MahjongSingleAgentVectorEnv, checked_seat
 
 try:
@@ -96,7 +96,7 @@ class MahjongSB3VecEnv(VecEnv):
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
-        refuse_bools_in(actions)  # a list's bools would be ints once in an array
+        A.refuse_bools_in(actions)  # a list's bools would be ints once in an array
         try:
             self._actions = np.asarray(actions)
         except (ValueError, TypeError, OverflowError) as e:  # a ragged list, say: what the env would say

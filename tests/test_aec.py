@@ -243,10 +243,24 @@ def test_close_refuses_every_later_call_but_the_record(in_play):
                        ("last()", raw.last)):
         with pytest.raises(RuntimeError, match=rf"{re.escape(name)} after close\(\): .*closed"):
             call()
+    for name, call in (("last()", e.last), ("step()", lambda: e.step(0))):  # through the wrapper too
+        with pytest.raises(RuntimeError, match=rf"{re.escape(name)} after close\(\)"):
+            call()
     if in_play:
         assert e.unwrapped.hand_record() == record
-        with pytest.raises(RuntimeError, match="closed"):
-            e.step(int(np.flatnonzero(raw.engine.legal_mask()[0])[0]))  # through the wrapper too
+
+
+def test_close_after_the_hand_ended_says_closed_through_the_wrapper():
+    """Not "every agent is done; call reset() first", which reset() would then refuse."""
+    e = mj_env.env()
+    e.reset(seed=0)
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    e.close()
+    for name, call in (("last()", e.last), ("step()", lambda: e.step(0)), ("reset()", e.reset)):
+        with pytest.raises(RuntimeError, match=rf"{re.escape(name)} after close\(\)"):
+            call()
 
 
 def test_last_before_reset_on_the_raw_env_says_to_reset():

@@ -447,15 +447,28 @@ class Returns:
     (lambda a: a > 0, TypeError, "returned bool actions"),
     (lambda a: a[0], TypeError, "of shape \\(\\); act\\(\\) must return \\(1,\\) integers"),
     (lambda a: None, TypeError, "returned object actions"),
-    (lambda a: ["x"] * len(a), TypeError, "returned a list holding a non-integer \\(action 'x' \\(str\\)"),
-    (lambda a: np.array(["x"] * len(a)), TypeError, "returned <U1 actions"),
-    (lambda a: [True, *a[1:].tolist()], TypeError, "returned a list holding a non-integer \\(action True \\(bool\\)"),
+    (lambda a: ["x"] * len(a), TypeError, "returned <U1 actions"),
+    (lambda a: [[1, [2]]] + a[1:].tolist(), TypeError, "returned object actions"),  # ragged: NumPy's own error
     (lambda a: a * 0 + 999, ValueError, "agent 'bad' at table 0: action 999 is not an integer in 0-126"),
 ])
 def test_an_agent_returning_bad_actions_is_named(edit, error, words):
     with pytest.raises(error, match=words) as err:
         play_duplicate([Returns(edit), RuleBasedAgent()], 1)
     assert "agent 'bad'" in str(err.value)
+
+
+def test_an_agent_returning_a_bool_among_int_actions_is_named():
+    """NumPy reads [3, True] as the ints [3, 1]: the bool would have played action 1."""
+    from mj_env.baselines import checked_agent_actions
+
+    class Bad:
+        name = "bad"
+
+    mask = np.ones((2, 127), dtype=np.int8)
+    for acts in ([3, True], [3, np.True_], (3, np.array(True))):
+        with pytest.raises(TypeError, match=r"agent 'bad' returned a list holding a non-integer \(action .* at row 1"):
+            checked_agent_actions(Bad(), acts, mask, np.array([5, 6]), lambda t, a: "")
+    assert checked_agent_actions(Bad(), [3, np.int64(4)], mask, np.array([5, 6]), lambda t, a: "").tolist() == [3, 4]
 
 
 class Raises:

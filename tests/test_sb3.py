@@ -92,6 +92,8 @@ def test_action_masks_through_env_method_and_sb3s_helpers():
         with pytest.raises(A.ActionError, match=r"at table (0|7) is not an integer in 0-126"):
             venv.step(bools)
     venv.step([[a] for a in legal])  # the (n, 1) form of ints still plays
+    with pytest.raises(A.ActionError, match=r"at table 0 is not an integer"):  # a ragged entry: no bare ValueError
+        venv.step_async([[1, [2]]] + [[a] for a in legal[1:]])
     with pytest.raises(AttributeError):
         venv.get_attr("no_such_attribute")
 
