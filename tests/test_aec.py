@@ -250,13 +250,18 @@ def test_close_refuses_every_later_call_but_the_record(in_play):
         assert e.unwrapped.hand_record() == record
 
 
+def _play_to_the_end(e) -> None:
+    """Every seat plays its first legal action until the hand is over (the agents done)."""
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+
+
 def test_close_after_the_hand_ended_says_closed_through_the_wrapper():
     """Not "every agent is done; call reset() first", which reset() would then refuse."""
     e = mj_env.env()
     e.reset(seed=0)
-    for agent in e.agent_iter():
-        obs, _, term, trunc, _ = e.last()
-        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    _play_to_the_end(e)
     e.close()
     for name, call in (("last()", e.last), ("step()", lambda: e.step(0)), ("reset()", e.reset)):
         with pytest.raises(RuntimeError, match=rf"{re.escape(name)} after close\(\)"):
@@ -272,9 +277,7 @@ def test_step_and_last_after_the_hand_are_refused_until_reset():
     """docs/RULES.md 7: a step that is not valid now is an error, and changes nothing; reset() starts again."""
     e = mj_env.env()
     e.reset(seed=0)
-    for agent in e.agent_iter():
-        obs, _, term, trunc, _ = e.last()
-        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    _play_to_the_end(e)
     for call in (lambda: e.step(0), e.last):
         with pytest.raises(mj_env.actions.ActionError, match="after the hand ended.*reset"):
             call()
