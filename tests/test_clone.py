@@ -881,3 +881,44 @@ def test_the_ting_chain_with_no_unseen_tile_left_keeps_the_hand():
     p, q = D._ting_chain(rules, melds, np.array([[False, True, False, False]]), part, pool,
                          np.zeros(1, dtype=np.int64), 50, np.random.default_rng(0))
     assert (p == part).all() and (q == 0).all()
+
+
+def test_the_ting_chain_weights_hands_by_the_concealed_kong_kinds_they_leave():
+    """The chain's hands against an exact enumeration (quemen). Seat 0 declared 报听 beside pongs of 1m-4m,
+    so its hand is one tile, which waits on itself unless it is 1m-4m. The unseen tiles with that hand are
+    5m x4, 1z x4, 2z x2, 7p x3, and other seats hold concealed kongs of unseen kinds. A deal is an
+    arrangement of physical tiles, so P(hand k) is proportional to k's copies times the ways to give the
+    kongs distinct kinds of which all four are still unseen (one kong: the number of such kinds e; two:
+    e(e - 1); a third group of rows excludes 1z from the kongs, as the 惠牌 kind is in beijing). Without
+    the weighting the chain would draw 5m and 1z as often with two kongs as with none, where no deal holds
+    them (from a mutation test, which no test caught)."""
+    rules = get_rules("quemen")
+    kinds = [index("5m"), index("1z"), index("2z"), index("7p")]
+    total = np.zeros(34, dtype=np.int64)
+    total[kinds] = [4, 4, 2, 3]
+    groups = [(1, -1), (2, -1), (1, index("1z"))]            # (concealed kongs, the kind none may be of)
+    per = 3000
+    m = per * len(groups)
+    melds = np.zeros((m, 4, 34), dtype=np.int16)
+    melds[:, 0, [index("1m"), index("2m"), index("3m"), index("4m")]] = 3
+    ting = np.zeros((m, 4), dtype=bool)
+    ting[:, 0] = True
+    part = np.zeros((m, 4, 34), dtype=np.int64)
+    part[:, 0, index("7p")] = 1                              # a deal every group allows
+    pool = np.zeros((m, D.N_CODES), dtype=np.int64)
+    pool[:, :34] = total - part[:, 0]
+    n_kong = np.repeat([g[0] for g in groups], per)
+    no_kong = np.repeat([g[1] for g in groups], per)
+    p, q = D._ting_chain(rules, melds, ting, part, pool, n_kong, 60, np.random.default_rng(3), no_kong)
+    assert (p[:, 0] + q[:, :34] == total).all() and (p[:, 0].sum(axis=1) == 1).all()
+    held = p[:, 0].argmax(axis=1)
+    for g, (n, banned) in enumerate(groups):
+        ways = []
+        for k in kinds:
+            rest = total.copy()
+            rest[k] -= 1
+            whole = sum(1 for j in range(34) if rest[j] == 4 and j != banned)
+            ways.append(total[k] * np.prod([max(whole - i, 0) for i in range(n)]))
+        exact = np.array(ways) / sum(ways)
+        got = np.array([(held[g * per:(g + 1) * per] == k).mean() for k in kinds])
+        assert np.abs(got - exact).max() < 0.035, (g, got.round(3), exact.round(3))
