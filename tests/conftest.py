@@ -1,11 +1,27 @@
-"""Fixtures shared by the scripted-scenario tests (tests/test_scenarios.py, tests/test_readings_64.py)."""
+"""Fixtures shared by the scripted-scenario tests (tests/test_scenarios.py, tests/test_readings_64.py), and
+one for every test: Stable-Baselines3's logger folder."""
 from __future__ import annotations
+
+import os
 
 import pytest
 from fast_game import BatchedFastGame, FastGame
 from ref_engine import END, RefGame
 from scenario_helpers import BEIJING, settled
 from walls import build_wall
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _sb3_logs_in_a_test_folder(tmp_path_factory):
+    """SB3 makes a folder in the system's temporary directory (SB3-<date and time>) for every model it trains
+    unless $SB3_LOGDIR names one; the suite trains about ten, and left them all behind."""
+    before = os.environ.get("SB3_LOGDIR")
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3_logs"))
+    yield
+    if before is None:
+        del os.environ["SB3_LOGDIR"]
+    else:
+        os.environ["SB3_LOGDIR"] = before
 
 
 @pytest.fixture(params=[RefGame, FastGame, BatchedFastGame], ids=["ref", "fast", "batched"])
