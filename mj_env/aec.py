@@ -61,7 +61,8 @@ each agent's ``infos`` keep a hand's settlement until that agent next acts, so e
 hand's settlement through ``last()``, except where another hand ends before that seat is asked again:
 its infos then hold the newer settlement (the rewards of both still add up in its cumulative reward). The
 same holds when a match's next hand ends at its deal (四惠牌) in the step that ended a hand: the
-settlement shown is the later hand's, the rewards hold both. Each agent's settlement is its own copy: editing
+settlement shown is the later hand's, the rewards hold both, and ``infos[agent]["earlier_settlements"]``
+(only then) lists the settlements before it, in order. Each agent's settlement is its own copy: editing
 it changes neither another agent's nor the hand record's.
 
 ``close()`` marks the env closed: every later ``reset``, ``step``, ``observe``, ``last``, ``state`` or
@@ -296,11 +297,14 @@ class raw_env(AECEnv):
 
     def _record(self, res) -> None:
         settlement = res.settlements.get(0)
+        earlier = res.settlements.every(0)[:-1]   # a match's next hand ended at its deal in this step
         self._hand["settlement"] = settlement
         for i, a in enumerate(AGENTS):
             self.rewards[a] = int(res.rewards[0, i])
             # each agent its own copy: one agent's edits reach neither another's infos nor the hand record
             self.infos[a] = {"settlement": copy.deepcopy(settlement)}
+            if earlier:
+                self.infos[a]["earlier_settlements"] = copy.deepcopy(earlier)
         if res.episode_over[0]:
             for a in self.agents:
                 self.terminations[a] = True

@@ -124,6 +124,10 @@ class Settlements(Mapping):
     Wins are stored as built by the rules core; drawn hands are kept as arrays and their small
     objects are built only when read, so that a step with many drawn hands costs no Python
     work per table unless someone looks.
+
+    A table maps to the last hand that ended there. In a match (``hands_per_episode`` > 1) one step
+    can end two hands at a table: the next hand is dealt at once and can end at its deal (四惠牌).
+    ``every(table)`` gives them all, in order.
     """
 
     def __init__(self) -> None:
@@ -132,23 +136,46 @@ class Settlements(Mapping):
         self._lines = np.zeros(0, dtype=np.int64)
         self._scores = np.zeros((0, 4), dtype=np.int64)
         self._kongs: dict[int, list[int]] = {}
+        self._earlier: dict[int, list[dict]] = {}   # table -> hands that ended before its last one in this step
 
     def add(self, table: int, obj: dict) -> None:
+        if table in self._built or (len(self._tables) and (self._tables == table).any()):
+            self._push_earlier([table])
         self._built[table] = obj
-        keep = self._tables != table
-        self._tables, self._lines, self._scores = self._tables[keep], self._lines[keep], self._scores[keep]
 
     def add_draws(self, tables, lines, scores, kongs: dict | None) -> None:
         """Drawn hands at ``tables``; ``kongs``: table -> its kong payments where not all zero, or
         None where drawn hands pay none (then their objects show no kong lines)."""
-        for t in np.intersect1d(tables, list(self._built)):
-            del self._built[int(t)]
+        if self._built or len(self._tables):
+            self._push_earlier(tables)
         self._tables = np.concatenate([self._tables, tables])
         self._lines = np.concatenate([self._lines, lines])
         self._scores = np.concatenate([self._scores, scores])
         if kongs is not None:  # a Python loop only under rules whose drawn hands pay kongs (quemen)
             for t in np.asarray(tables).tolist():
                 self._kongs[int(t)] = kongs.get(int(t), _NO_KONGS)
+
+    def _push_earlier(self, tables) -> None:
+        """Move the hands already ended at ``tables`` in this step to ``_earlier``: a later one replaces them."""
+        tables = np.asarray(tables, dtype=np.int64)
+        again = np.union1d(np.intersect1d(tables, self._tables), np.intersect1d(tables, list(self._built)))
+        for t in again.tolist():
+            self._earlier.setdefault(t, []).append(self[t])
+            del self._built[t]
+        if len(again):
+            keep = ~np.isin(self._tables, again)
+            self._tables, self._lines, self._scores = self._tables[keep], self._lines[keep], self._scores[keep]
+
+    def every(self, table) -> list[dict]:
+        """Every hand that ended at ``table`` in this step, in order (the last is ``self[table]``); [] if none."""
+        table = int(table)
+        if table not in self:
+            return []
+        return [*self._earlier.get(table, []), self[table]]
+
+    def several(self) -> list[int]:
+        """The tables where more than one hand ended in this step (a match: ``every``), in order."""
+        return sorted(self._earlier)
 
     def _draw_object(self, table: int, line: int, scores: list[int]) -> dict:
         obj = {"draw": True, "shaozhuang": line, "scores": scores}
@@ -172,7 +199,6 @@ class Settlements(Mapping):
         """(table, settlement) in table order, every drawn hand's object built in one pass (what the
         vector env reads at every step; ``Mapping.items`` would look each table up on its own)."""
         if len(self._tables):
-            # in order, so that a table drawn twice in one step (a match) keeps its later hand, as in __getitem__
             for t, line, sc in zip(self._tables.tolist(), self._lines.tolist(), self._scores.tolist(), strict=True):
                 self._built[t] = self._draw_object(t, line, sc)
             self._tables = self._tables[:0]

@@ -274,22 +274,24 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
 
     def _settled(self, res, keep) -> None:
         """Record the settlements of the learner's hands that ended (tables where ``keep``)."""
-        for b, s in res.settlements.items():
+        settlements = res.settlements
+        for b, last in settlements.items():
             if not keep[b]:
                 continue
-            self.last_settlements[b] = s
+            self.last_settlements[b] = last
             seat = self.seats[b]
             info = self._hand_info
             info["_scores"][b] = True
-            info["scores"][b] += s["scores"]
-            wins = [] if s.get("draw") else s.get("wins", [s])
-            info["draw"][b] = not wins
-            for w in wins:
-                if w["input"]["winner"] == seat:
-                    info["win"][b] = True
-                    info["fan"][b] = w["fan"]
-                if w["input"].get("discarder") == seat:
-                    info["deal_in"][b] = True
+            for s in settlements.every(b):   # more than one where a match's next hand ended at its deal
+                info["scores"][b] += s["scores"]
+                wins = [] if s.get("draw") else s.get("wins", [s])
+                info["draw"][b] = not wins
+                for w in wins:
+                    if w["input"]["winner"] == seat:
+                        info["win"][b] = True
+                        info["fan"][b] = w["fan"]
+                    if w["input"].get("discarder") == seat:
+                        info["deal_in"][b] = True
 
     def _new_hand_info(self) -> None:
         n = self.num_envs

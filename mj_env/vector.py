@@ -21,6 +21,7 @@ What one step returns, for N tables:
 | ``terminations`` | (N,) bool | the episode (a hand, or a match of hands) ended |
 | ``truncations`` | (N,) bool | always False: every hand ends by the rules |
 | ``infos["settlement"]`` | (N,) object | ``infos["settlement"][i]``: the settlement of the hand that ended at table i (docs/INTERFACES.md 2) where ``infos["_settlement"][i]``, else None (in a match whose next hand ends at its deal in the same step, the later hand's; the rewards hold both) |
+| ``infos["earlier_settlements"]`` | (N,) object | only in a step where a match's next hand ended at its deal after a hand ended: at such a table i (``infos["_earlier_settlements"][i]``) the list of the settlements before ``settlement[i]``, in order (else None); the rewards hold them all |
 | ``infos["deal_points"]`` | (N, 4) float64 | only in a step that pays a hand that ended at its deal, dealt by a reset or an autoreset (``rewards`` above): those points, which ``rewards`` includes, where ``infos["_deal_points"]``, else 0; no seat decided anything in such a hand, so a learner may leave them out of its decisions' rewards (``train.py`` does). A later hand of a match that ends at its deal is settled in the step that dealt it instead (``settlement`` above) |
 
 Infos follow Gymnasium's vector convention (a dict of arrays, each with a ``_key`` mask), so
@@ -240,6 +241,12 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
             for b, obj in res.settlements.items():
                 settlement[b] = obj
         infos = {"settlement": settlement, "_settlement": hand_over}
+        several = res.settlements.several()
+        if several:  # a match's next hand ended at its deal in this step: the hands before it
+            earlier = np.full(self.num_envs, None, dtype=object)
+            for b in several:
+                earlier[b] = res.settlements.every(b)[:-1]
+            infos.update({"earlier_settlements": earlier, "_earlier_settlements": np.isin(np.arange(self.num_envs), several)})
         rewards = res.rewards
         if self.pending_rewards.any():  # rare: hands ended at a deal are paid with the table's next real step
             pay = np.flatnonzero(~self._over & self.pending_rewards.any(axis=1))

@@ -311,3 +311,24 @@ def test_obs_v2_in_the_aec_env():
     assert FlatObservations(mj_env.env(obs="v2")).observation_space("player_0")["observations"].shape == (18 * 34,)
     with pytest.raises(ValueError, match="obs must be"):
         mj_env.env(obs="v9")
+
+
+def test_a_match_hand_that_ends_at_its_deal_keeps_the_settlement_before_it(monkeypatch):
+    """East wins the first hand of a match by 天和 and the next deal gives it 四惠牌, which wins in the same step:
+    every agent's infos show the later settlement and, under ``earlier_settlements``, the one before."""
+    from walls import build_wall, deals_first
+
+    import mj_env.engine as engine_module
+    four_hui = np.array(build_wall("beijing", hands={0: "9s9s9s9s123m456m78p"}, indicator="8s", seed=1), dtype=np.int8)
+    tian_hu = [mj_env.tiles.CODES[t] for t in build_wall("beijing", hands={0: "123m456m789p11s234s"}, indicator="8s", seed=1)]
+    e = mj_env.env(hands_per_episode=2)
+    e.reset(seed=0, options={"wall": tian_hu, "dealer": 0})
+    monkeypatch.setattr(engine_module, "shuffled_walls", deals_first(engine_module.shuffled_walls, four_hui, 1))
+    e.step(A.WIN)
+    for agent in e.possible_agents:
+        info = e.infos[agent]
+        assert [s["fan"] for s in info["earlier_settlements"]] == [11] and info["settlement"]["fan"] == 9
+    assert e.rewards["player_0"] == 3 * 11 + 3 * 9 and e.terminations["player_0"]
+    info = e.infos["player_1"]
+    info["earlier_settlements"][0]["scores"][0] = 999                # each agent its own copy
+    assert e.infos["player_2"]["earlier_settlements"][0]["scores"][0] == 33

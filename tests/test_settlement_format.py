@@ -87,3 +87,23 @@ def test_settlements_items_equal_lookups_one_by_one():
     looked = build()
     _ = looked[5]          # a lookup first, then the bulk build: the same objects
     assert list(looked.items()) == want
+
+
+def test_settlements_keep_every_hand_a_table_ended_in_one_step():
+    """A match's next hand can end at its deal in the step that ended a hand: ``every`` keeps both, in order,
+    whether each was won or drawn; ``self[t]`` and ``items`` give the last, ``several`` the tables with more."""
+    from mj_env.hand_end import Settlements
+    s = Settlements()
+    win1 = {"winner": 1, "scores": [-1, 3, -1, -1]}
+    win2 = {"winner": 0, "scores": [27, -9, -9, -9]}
+    s.add(3, win1)
+    s.add_draws(np.array([5, 3]), np.array([0, 0]), np.array([[0, 0, 0, 0], [-3, 1, 1, 1]]), None)
+    s.add(3, win2)                                        # won, drawn, won: three hands at table 3
+    s.add_draws(np.array([5]), np.array([1]), np.array([[-6, 2, 2, 2]]), None)   # drawn twice at table 5
+    s.add(8, win1)
+    assert s.several() == [3, 5] and len(s) == 3
+    assert s.every(3) == [win1, {"draw": True, "shaozhuang": 0, "scores": [-3, 1, 1, 1]}, win2]
+    assert [x["scores"] for x in s.every(5)] == [[0, 0, 0, 0], [-6, 2, 2, 2]]
+    assert s.every(8) == [win1] and s.every(4) == []
+    assert s[3] is win2 and s[5]["scores"] == [-6, 2, 2, 2]
+    assert [t for t, _ in s.items()] == [3, 5, 8]

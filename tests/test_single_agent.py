@@ -795,3 +795,80 @@ def test_assigning_opponents_on_the_vector_env_is_checked():
     envs.opponents = ["random", "rule", "efficient"]
     assert [a.name for a in envs.opponents] == ["random", "rule", "efficient"]
     assert isinstance(envs.opponents, tuple)  # not a list one could edit behind the check
+
+
+def test_a_step_over_several_hands_of_a_match_sums_their_scores_and_keeps_the_last_fan(monkeypatch):
+    """A match of three hands, the learner East and dealer: it wins the first by 天和 on its first decision; the
+    next two hands deal it 四惠牌, which wins at once, before it decides again. So one step spans three
+    hands: ``scores`` is their sum and ``fan`` the learner's last win's (docstring's "Infos"; from a
+    mutation test: storing only the last hand's scores, or adding the fans, went unnoticed)."""
+    from walls import build_wall, deals_first
+
+    import mj_env.engine as engine_module
+    four_hui = np.array(build_wall("beijing", hands={0: "9s9s9s9s123m456m78p"}, indicator="8s", seed=1), dtype=np.int8)
+    monkeypatch.setattr(engine_module, "shuffled_walls", deals_first(engine_module.shuffled_walls, four_hui, 2))
+    envs = MahjongSingleAgentVectorEnv(1, opponents="rule", seat=0, hands_per_episode=3)
+    tian_hu = build_wall("beijing", hands={0: "123m456m789p11s234s"}, indicator="8s", seed=1)
+    obs, info = envs.reset(seed=0, options={"walls": [tian_hu], "dealers": [0]})
+    assert "redealt" not in info and obs["action_mask"][0, A.WIN]
+    seen = []
+    real = envs.engine.step
+
+    def recording(actions, tables=None):
+        res = real(actions, tables=tables)
+        seen.extend(s for b in res.settlements for s in res.settlements.every(b))
+        return res
+    monkeypatch.setattr(envs.engine, "step", recording)
+    obs, reward, term, _, info = envs.step(np.array([A.WIN]))
+    assert term[0] and len(seen) == 3 and [s["fan"] for s in seen] == [11, 9, 9]
+    np.testing.assert_array_equal(info["scores"][0], np.sum([s["scores"] for s in seen], axis=0))
+    assert reward[0] == info["scores"][0, 0] == 3 * 11 + 2 * 27
+    assert info["win"][0] and info["fan"][0] == 9 and not info["draw"][0]
+
+
+def test_redealt_is_marked_only_at_the_tables_dealt_again():
+    from walls import build_wall
+    four_hui = build_wall("beijing", hands={0: "9s9s9s9s123m456m78p"}, indicator="8s", seed=1)
+    plain = build_wall("beijing", indicator="8s", seed=2)
+    envs = MahjongSingleAgentVectorEnv(2, opponents="rule", seat=1)
+    _, info = envs.reset(seed=0, options={"walls": [four_hui, plain], "dealers": [0, 0]})
+    assert info["redealt"].tolist() == [1, 0] and info["_redealt"].tolist() == [True, False]
+
+
+def test_a_list_of_opponents_sits_next_opposite_previous():
+    class Spy(RandomAgent):
+        def __init__(self):
+            self.seats = set()
+
+        def act(self, obs, rng):
+            self.seats.update(obs["seat"].tolist())
+            return super().act(obs, rng)
+
+    for seat in (0, 2):
+        spies = [Spy(), Spy(), Spy()]
+        envs = MahjongSingleAgentVectorEnv(4, opponents=spies, seat=seat, seed=0)
+        obs, _ = envs.reset(seed=0)
+        rng = np.random.default_rng(0)
+        for _ in range(30):
+            obs, *_ = envs.step(masked_random(obs, rng))
+        assert [s.seats for s in spies] == [{(seat + k) % 4} for k in (1, 2, 3)]
+
+
+def test_editing_the_observation_reset_returned_leaves_action_masks_alone():
+    envs = MahjongSingleAgentVectorEnv(2, seed=0)
+    obs, _ = envs.reset(seed=0)
+    obs["action_mask"][:] = 0
+    assert envs.action_masks().any(axis=1).all()
+
+
+def test_same_step_final_info_zeroes_the_tables_that_did_not_end():
+    """Gymnasium's SAME_STEP nesting: ``final_info`` holds the ended tables' values, the others zero (``_only``)."""
+    envs = MahjongSingleAgentVectorEnv(4, seat="rotate", autoreset_mode=AutoresetMode.SAME_STEP, seed=0)
+    obs, _ = envs.reset(seed=0)
+    acts = masked_random(obs, np.random.default_rng(0))
+    acts[0] = int(np.flatnonzero(obs["action_mask"][0] == 0)[0])     # an illegal action ends table 0's episode
+    _, _, term, _, info = envs.step(acts)
+    assert term.tolist() == [True, False, False, False]
+    fi = info["final_info"]
+    assert fi["_seat"].tolist() == [True, False, False, False] and fi["seat"].tolist() == [0, 0, 0, 0]
+    assert fi["illegal_action"].tolist() == [True, False, False, False]

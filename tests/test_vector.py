@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from walls import four_hui_wall
 
+from mj_env import actions as A
 from mj_env.baselines import uniform_legal
 from mj_env.observation import N_PLANES, OBS_NAME, P_HAND, P_MELDS, P_RIVERS
 from mj_env.vector import MahjongVectorEnv
@@ -200,3 +201,63 @@ def test_a_match_reports_each_hand_that_ends_before_the_episode():
             mid += 1
         assert all(s is None for s in infos["settlement"][~infos["_settlement"]])
     assert mid > 3
+
+
+def test_a_partial_reset_of_an_ended_table_under_next_step_deals_it_once():
+    """NEXT_STEP: a table that ended and is dealt by ``reset(options={"reset_mask": ...})`` before the next step
+    plays that deal. Its mask is the engine's, and the next step plays its action there; the env does not
+    ignore it and deal the table a second time (from a mutation test: the partial reset kept the table marked
+    as ended)."""
+    from gymnasium.vector import AutoresetMode
+
+    venv = MahjongVectorEnv(num_envs=4, seed=0, autoreset_mode=AutoresetMode.NEXT_STEP)
+    obs, _ = venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        obs, _, term, _, _ = venv.step(uniform_legal(obs["action_mask"], rng))
+        if term.any():
+            break
+    i = int(np.flatnonzero(term)[0])
+    obs, _ = venv.reset(options={"reset_mask": np.arange(4) == i})
+    np.testing.assert_array_equal(obs["action_mask"][i], venv.engine.legal_mask()[i].view(np.int8))
+    assert obs["action_mask"][i].sum() > 1                       # a dealt table has choices, not a lone pass
+    dealt = venv.engine.state.wall[i].copy()
+    before = int(venv.engine.state.live_pos[i])
+    acts = uniform_legal(obs["action_mask"], rng)
+    venv.step(acts)
+    np.testing.assert_array_equal(venv.engine.state.wall[i], dealt)  # the same deal, played on
+    assert int(venv.engine.state.live_pos[i]) >= before
+
+
+def test_render_shows_the_first_four_tables():
+    venv = MahjongVectorEnv(num_envs=5, seed=0, render_mode="ansi")
+    venv.reset(seed=0)
+    text = venv.render()
+    one = MahjongVectorEnv(num_envs=1, seed=0, render_mode="ansi")
+    one.reset(seed=0)
+    per_table = len(one.render().split("\n\n"))
+    assert len(text.split("\n\n")) == 4 * per_table
+
+
+def test_a_match_hand_that_ends_at_its_deal_keeps_the_settlement_before_it(monkeypatch):
+    """A match: East wins the first hand by 天和; the next hand deals East 四惠牌, which wins at once in the same
+    step. ``settlement`` is the later hand's, ``earlier_settlements`` the one before, and the rewards both."""
+    from walls import build_wall, deals_first
+
+    import mj_env.engine as engine_module
+    four_hui = np.array(build_wall("beijing", hands={0: "9s9s9s9s123m456m78p"}, indicator="8s", seed=1), dtype=np.int8)
+    tian_hu = build_wall("beijing", hands={0: "123m456m789p11s234s"}, indicator="8s", seed=1)
+    plain = build_wall("beijing", indicator="8s", seed=2)
+    venv = MahjongVectorEnv(num_envs=2, hands_per_episode=2)
+    obs, _ = venv.reset(seed=0, options={"walls": [tian_hu, plain], "dealers": [0, 0]})
+    monkeypatch.setattr(engine_module, "shuffled_walls", deals_first(engine_module.shuffled_walls, four_hui, 1))
+    acts = uniform_legal(obs["action_mask"], np.random.default_rng(0))
+    acts[0] = A.WIN
+    _, rewards, term, _, infos = venv.step(acts)
+    assert term.tolist() == [True, False]
+    first, last = infos["earlier_settlements"][0], infos["settlement"][0]
+    assert infos["_earlier_settlements"].tolist() == [True, False] and infos["earlier_settlements"][1] is None
+    assert [s["fan"] for s in first] == [11] and last["fan"] == 9
+    np.testing.assert_array_equal(rewards[0], np.add(first[0]["scores"], last["scores"]))
+    _, _, _, _, infos = venv.step(uniform_legal(venv._obs()["action_mask"], np.random.default_rng(1)))
+    assert "earlier_settlements" not in infos

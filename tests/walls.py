@@ -22,6 +22,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import numpy as np
+
 from mj_env.rules import get_rules
 from mj_env.tiles import FIRST_FLOWER, code, full_set, parse_tiles
 
@@ -89,3 +91,18 @@ def build_wall(rules="beijing", hands=None, draws: str = "", indicator=None, tai
 def four_hui_wall(dealer=0, **kw) -> list[int]:
     """A beijing wall whose dealer is dealt all four 惠牌 (indicator 1m: 惠牌 2m), so the hand ends at the deal."""
     return build_wall("beijing", hands={dealer: "2222m"}, indicator="1m", dealer=dealer, **kw)
+
+
+def deals_first(shuffled_walls, wall, times: int):
+    """A stand-in for ``shuffled_walls`` (monkeypatched into ``mj_env.engine``, which deals a match's next hands and
+    autoresets with it) that gives ``wall`` for the next ``times`` walls asked, then shuffles as before."""
+    wall = np.asarray(wall, dtype=np.int8)
+    left = [times]
+
+    def shuffled(rules, rng, n):
+        out = shuffled_walls(rules, rng, n)
+        k = min(left[0], n)
+        out[:k] = wall
+        left[0] -= k
+        return out
+    return shuffled
