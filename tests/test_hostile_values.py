@@ -152,6 +152,18 @@ def test_aec_step_with_a_huge_integer_is_an_action_error_and_changes_nothing():
     assert all(np.array_equal(before[f], getattr(env.unwrapped.engine.state, f)) for f in _STATE_FIELDS)
 
 
+@pytest.mark.parametrize("action", [-1, A.N_ACTIONS])
+def test_aec_step_just_outside_the_action_space_is_an_action_error_and_changes_nothing(action):
+    """The action space's edges (from a mutation test: 127 reached the mask as an IndexError)."""
+    env = mj_env.env()
+    env.reset(seed=0)
+    before = _state(env.unwrapped.engine)
+    with pytest.raises(A.ActionError, match=rf"^player_0: action {action} is not in the action space"):
+        env.step(action)
+    assert all(np.array_equal(before[f], getattr(env.unwrapped.engine.state, f)) for f in _STATE_FIELDS)
+    assert A.one_action(A.N_ACTIONS - 1) == A.N_ACTIONS - 1
+
+
 def test_arena_bounds_name_a_huge_integer():
     from agents import RandomAgent, RuleBasedAgent
     from agents.arena import play_duplicate

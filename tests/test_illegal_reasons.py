@@ -55,6 +55,7 @@ def test_claim_window_reasons():
     assert "an exposed kong needs three 5p in hand; seat 1 holds 2" in refusal(g, "kong")
     assert "a chi takes only the discard of the seat before" not in refusal(g, "chi 345p")  # seat 1 follows 0
     assert "needs 3p and 4p in hand" in refusal(g, "chi 345p")
+    assert "惠牌" not in refusal(g, "chi 345p")    # beijing's 惠牌 count at face value in a chi (docs/RULES.md 5)
     assert "does not hold the discarded 5p" in refusal(g, "chi 678p")
     assert "not a winning hand" in refusal(g, "win")
 

@@ -197,3 +197,39 @@ def test_set_attr_checks_what_it_sets_and_refuses_the_envs_make_up():
     assert (venv.envs.seats == 2).all() and venv.envs.illegal_action == "raise"
     venv.step_async(uniform_legal(venv.action_masks(), np.random.default_rng(0)))
     venv.step_wait()
+
+
+def test_a_seed_applies_to_the_next_reset_only():
+    """SB3's VecEnv.seed(s) seeds the next reset; later resets deal new walls (from a mutation test)."""
+    venv = MahjongSB3VecEnv(4)
+    venv.seed(3)
+    first = venv.reset()["observation"].copy()
+    second = venv.reset()["observation"]
+    assert not np.array_equal(first, second)
+    venv.seed(3)
+    np.testing.assert_array_equal(venv.reset()["observation"], first)
+
+
+def test_step_wait_needs_actions_of_its_own_step_async():
+    """Actions are played once: a second step_wait(), or one after a reset, is refused; the actions were
+    chosen for a hand that is gone (from a mutation test)."""
+    venv = MahjongSB3VecEnv(2, seed=0)
+    obs = venv.reset()
+    venv.step_async(uniform_legal(obs["action_mask"], np.random.default_rng(0)))
+    venv.step_wait()
+    with pytest.raises(RuntimeError, match="step_async"):
+        venv.step_wait()
+    obs = venv.reset()
+    venv.step_async(uniform_legal(obs["action_mask"], np.random.default_rng(1)))
+    venv.reset()
+    with pytest.raises(RuntimeError, match="step_async"):
+        venv.step_wait()
+
+
+def test_close_closes_the_batched_env():
+    venv = MahjongSB3VecEnv(2, seed=0)
+    venv.reset()
+    venv.close()
+    assert venv.envs.closed
+    with pytest.raises(RuntimeError, match="close"):
+        venv.reset()

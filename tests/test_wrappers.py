@@ -67,7 +67,7 @@ def test_flat_observations_vector_on_the_batched_env():
     for _ in range(150):
         assert e.observation_space.contains(obs)
         assert np.array_equal(obs["observations"], raw["observation"].reshape(16, N_FLAT).astype(np.float32))
-        assert np.array_equal(obs["action_mask"], raw["action_mask"])
+        assert np.array_equal(obs["action_mask"], raw["action_mask"]) and obs["action_mask"].dtype == np.int8
         a = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
         obs, r, term, _, _ = e.step(a)
         raw, r2, term2, *_ = inner.step(a)
