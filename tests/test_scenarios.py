@@ -38,8 +38,9 @@ from scenario_helpers import (
     tile,
     tiles,
 )
-from walls import build_wall
+from walls import build_wall, deals_first
 
+import mj_env.engine as engine_module
 from mj_env.actions import PASS, WIN, index
 from mj_env.engine import Engine
 from mj_env.rules import get_rules
@@ -456,6 +457,32 @@ def test_win_on_a_kong_replacement(new_game, rules):
         assert settled(g) == [36, -12, -12, -12]
 
 
+@pytest.mark.parametrize("rules", [BEIJING, HEBEI], ids=["beijing", "hebei"])
+def test_a_non_dealer_not_ready_before_its_kong_wins_on_the_replacement(new_game, rules):
+    # docs/RULES.md 4.1 and 6.1 (杠上开花): seat 1 draws 5s onto 1111z 123m 456m 78p 5s, a hand that was
+    # not ready, declares the concealed kong of 1z and draws the replacement 9p: 123m 456m 789p 55s wins.
+    # Neither a hand ready before its draw nor the dealer's first turn: only the kong offers the win
+    # (from a mutation test of the batched mask path, which BatchedFastGame takes).
+    g = new_game(rules, hands={0: "123m456m789m2345z6z", 1: "1111z123m456m78p5s"}, draws="5s", tail="9p")
+    play(g, (0, "discard 6z"))
+    assert (g.phase, g.to_act, g.turn_tile) == ("TURN", 1, tile("5s")) and "win" not in names(g)
+    play(g, (1, "kong 1z"))
+    assert (g.phase, g.to_act, g.turn_source, g.turn_tile) == ("TURN", 1, "kong", tile("9p"))
+    assert "win" in names(g)
+    play(g, (1, "win"))
+    (w,) = g.wins
+    assert w["situation"] == {"last_tile": False, "after_kong": True, "robbed_kong": False, "first_turn": False}
+    if rules is BEIJING:
+        # 门清无惠 1 + 杠上开花 5 = 6 (no 地和 after a kong, no 庄 on a non-dealer's self-draw); 3 x 6
+        assert g.result["patterns"] == {"门清无惠": 1, "杠上开花": 5}
+        assert settled(g) == [-6, 18, -6, -6]
+    else:
+        # non-dealer self-draw, X = 门清 2 + 杠上开花 2 = 4: the dealer pays 4 + 4, the others 2 + 4;
+        # plus the concealed kong, 2 from each other seat
+        assert g.result["patterns"] == {"门清": 2, "杠上开花": 2}
+        assert settled(g) == [-8 - 2, 20 + 6, -6 - 2, -6 - 2]
+
+
 # ---------------------------------------------------------------------------------------------
 # The end of the wall: exhaustive draws, 海底
 # ---------------------------------------------------------------------------------------------
@@ -588,6 +615,26 @@ def test_last_live_tile_self_draw_and_its_discard(new_game):
     # 庄 1 (the dealer dealt in) + 门清无惠 1 + 海底捞月 1 = 3
     assert g.result["patterns"] == {"庄": 1, "门清无惠": 1, "海底捞月": 1}
     assert settled(g) == [-3, 3, 0, 0]
+
+
+def test_the_discard_after_claiming_the_last_live_tiles_discard_is_no_haidi(new_game):
+    # docs/RULES.md 6.1: 海底捞月 1 is for a win on the discard made right after drawing the last live
+    # tile. The dealer draws it (7z) and discards it; seat 1 pongs and discards 6z, on which seat 2
+    # wins: that discard came after a claim, not after the last draw (from a mutation test).
+    g = hand_with_last_live_tile(new_game, {0: "123m456m789m123p5z9m", 1: "77z6z234p567p345s9s",
+                                            2: "11m22m33m77p88p99p6z", 3: "4m5m6m2s3s4s5s6s7s8s2z3z4z"}, last="7z")
+    while g.live_next < g.live_end:
+        pass_and_discard_drawn(g)
+    assert (g.phase, g.to_act, g.turn_tile) == ("TURN", 0, tile("7z")) and g.drew_last
+    play(g, (0, "discard 7z"), (1, "pong"))
+    assert (g.phase, g.to_act, g.turn_source) == ("TURN", 1, "claim") and not g.drew_last
+    play(g, (1, "discard 6z"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 2, ["win", "pass"])
+    play(g, (2, "win"))
+    assert g.wins[0]["situation"]["last_tile"] is False and g.wins[0]["discarder"] == 1
+    # 门清无惠 1 + 七对子 4 = 5, paid by the discarder (no 海底捞月, no 庄)
+    assert g.result["patterns"] == {"门清无惠": 1, "七对子": 4}
+    assert settled(g) == [0, -5, 5, 0]
 
 
 def swap_to(wall: list[int], pos: int, text: str, dealt: int = 53) -> None:
@@ -1131,3 +1178,98 @@ def test_a_match_replays_exactly_from_its_seed():
     # This seed's shuffled second hand is won by its dealer, who deals the third (连庄).
     assert [(winners, dealer) for winners, dealer, _ in a] == [("drawn", 0), ([0], 0), ([2], 0)]
 
+
+
+# ---------------------------------------------------------------------------------------------
+# The next hand starts afresh: after a reset, and as the next hand of a match (batched engine)
+# ---------------------------------------------------------------------------------------------
+
+# Nobody claims, wins or meets four equal discards when every seat passes and discards its draw: a drawn hand.
+DRAWN = {0: "123m456m789m2345z6z", 1: "234p567p345s789s6s", 2: "11m22m33m44p55p66p7z", 3: "77m88m99m77p88p99p6z"}
+# HUBAO's winner, seat 1, moves the deal to seat 3 (docs/RULES.md 2). Its next hand as dealer: 3 discards 5z,
+# seat 0 draws 6s and self-draws on its first draw (as SELF_DRAW, three seats on).
+AFTER_HUBAO = {"hands": {3: "123m456m789m1234z5z", 0: "234p567p345s789s6s", 1: "11m22m33m44p55p66p7z",
+                         2: "77m88m99m77p88p99p6z"}, "draws": "6s", "dealer": 3}
+HUBAO_MOVES = ["discard 1m", "chi 123m", "discard 4z", "discard 9m", "discard 4z", "discard 4m", "chi 456m",
+               "discard 5z", "discard 1p", "discard 6z", "discard 7p", "chi 789p", "discard 6z", "discard 9p",
+               "discard 5z", "discard 6z", "win"]
+
+
+def _two_hands(monkeypatch, how: str, second_wall: list[int]) -> Engine:
+    """A one-table beijing engine whose hand after the first is dealt from ``second_wall``: by ``reset``
+    ("reset"; see _second_hand), or by the engine itself as a match's second hand ("match": shuffled_walls
+    rigged by walls.deals_first)."""
+    if how == "reset":
+        return Engine(BEIJING, num_tables=1)
+    monkeypatch.setattr(engine_module, "shuffled_walls", deals_first(engine_module.shuffled_walls, second_wall, 1))
+    return Engine(BEIJING.replace(hands_per_episode=2), num_tables=1)
+
+
+def _second_hand(eng: Engine, how: str, first, second_wall: list[int], dealer: int) -> None:
+    """The first hand ended at step result ``first``; deal the second: ``second_wall``, dealt by ``dealer``."""
+    assert first.hand_over[0] and bool(first.episode_over[0]) is (how == "reset")
+    if how == "reset":
+        eng.reset(walls=[second_wall], dealers=[dealer])
+    st = eng.state
+    assert (st.wall[0].tolist(), int(st.dealer[0]), st.phase[0]) == (second_wall, dealer, FAST_TURN)
+
+
+@pytest.mark.parametrize("how", ["reset", "match"])
+def test_shaozhuang_rounds_do_not_carry_into_the_next_hand(monkeypatch, how):
+    # docs/RULES.md 6.1: 烧庄 is counted and settled per hand. A round of 烧庄 and a drawn hand, then a drawn
+    # hand without one: it settles nothing (from a mutation test: the deal kept the rounds).
+    second = build_wall(BEIJING, indicator="9s", hands=DRAWN)
+    eng = _two_hands(monkeypatch, how, second)
+    eng.reset(walls=[build_wall(BEIJING, indicator="9s", **SHAOZHUANG)], dealers=[0])
+    for _ in range(4):
+        _act(eng, "discard 5z")
+    assert int(eng.state.sz_rounds[0]) == 1
+    res = _pass_or_discard_drawn(eng)
+    while not res.hand_over[0]:
+        res = _pass_or_discard_drawn(eng)
+    assert res.settlements[0] == {"draw": True, "shaozhuang": 1, "scores": [-3, 1, 1, 1]}
+    _second_hand(eng, how, res, second, dealer=0)  # a drawn hand keeps the dealer
+    assert int(eng.state.sz_rounds[0]) == 0 and eng.state.sz_alive[0]
+    res = _pass_or_discard_drawn(eng)
+    while not res.hand_over[0]:
+        res = _pass_or_discard_drawn(eng)
+    assert res.episode_over[0] and res.settlements[0] == {"draw": True, "shaozhuang": 0, "scores": [0, 0, 0, 0]}
+
+
+@pytest.mark.parametrize("how", ["reset", "match"])
+def test_hubao_claims_do_not_carry_into_the_next_hand(monkeypatch, how):
+    # docs/RULES.md 6.1: 互包 binds two players by three claims "in this hand". Seat 1 chis three of seat
+    # 0's discards and wins (HUBAO); in the next hand seat 0 self-draws and every other seat pays, seat 1
+    # no more than the rest (from a mutation test: the deal kept the claim counts).
+    second = build_wall(BEIJING, indicator="9s", **AFTER_HUBAO)
+    eng = _two_hands(monkeypatch, how, second)
+    eng.reset(walls=[build_wall(BEIJING, indicator="9s", **HUBAO)], dealers=[0])
+    for move in HUBAO_MOVES:
+        res = _act(eng, move)
+    assert res.settlements[0]["input"]["hubao"] == [[0, 1]] and res.settlements[0]["scores"] == [-3, 3, 0, 0]
+    _second_hand(eng, how, res, second, dealer=3)
+    assert not eng.state.claims[0].any()
+    _act(eng, "discard 5z")
+    res = _act(eng, "win")
+    s = res.settlements[0]
+    assert (s["input"]["winner"], s["input"]["hubao"]) == (0, [])
+    # 地和 8 + 门清无惠 1 = 9; self-draw: 3 x 9, each other seat -9 (bound to seat 1 it would pay 27 alone)
+    assert s["patterns"] == {"地和": 8, "门清无惠": 1} and s["scores"] == [27, -9, -9, -9]
+
+
+@pytest.mark.parametrize("how", ["reset", "match"])
+def test_a_meld_in_the_previous_hand_leaves_tianhe_to_the_next(monkeypatch, how):
+    # docs/RULES.md 6.1 and 6.4: 天和 (and 地和) is void once anyone has declared a meld in the hand, not in
+    # an earlier one. Seat 1's chis of HUBAO, then seat 3 deals itself a winning 14 (from a mutation test:
+    # the deal kept "a meld was declared").
+    second = build_wall(BEIJING, indicator="9s", dealer=3, hands={3: "123m456m789m123p55z"})
+    eng = _two_hands(monkeypatch, how, second)
+    eng.reset(walls=[build_wall(BEIJING, indicator="9s", **HUBAO)], dealers=[0])
+    for move in HUBAO_MOVES:
+        res = _act(eng, move)
+    _second_hand(eng, how, res, second, dealer=3)
+    assert eng.legal_mask()[0, WIN]
+    s = _act(eng, "win").settlements[0]
+    assert s["input"]["situation"]["first_turn"] is True
+    # 门清无惠 1 + 一条龙 3 + 天和 10 = 14, without 庄; self-draw 3 x 14
+    assert s["patterns"] == {"门清无惠": 1, "一条龙": 3, "天和": 10} and s["scores"] == [-14, -14, -14, 42]

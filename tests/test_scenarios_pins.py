@@ -113,6 +113,20 @@ def test_no_kong_after_ting(new_game):
     assert (g.phase, g.to_act, names(g)) == ("TURN", 0, ["discard 5z"])
 
 
+@pytest.mark.parametrize("ting", [True, False], ids=["ting", "no-ting"])
+def test_no_claim_but_a_win_after_ting(new_game, ting):
+    # docs/RULES.md 5 (quemen): after 报听 a seat "make[s] no claim but a win". The dealer holds 222p and
+    # discards 1m, with 报听 or without; seat 1 discards the 2p it draws. Only the seat that did not
+    # declare is asked for the pong and the exposed kong (from a mutation test of the batched claim
+    # options, which BatchedFastGame takes).
+    g = new_game(QUEMEN, hands={0: "1m222p567p789p11z22z", 1: "13579m13579s246z"}, draws="2p")
+    play(g, (0, "ting 1m" if ting else "discard 1m"), (1, "discard 2p"))
+    if ting:
+        assert (g.phase, g.to_act, g.turn_source) == ("TURN", 2, "live")
+    else:
+        assert (g.phase, g.to_act, names(g)) == ("CLAIM", 0, ["pass", "pong", "kong"])
+
+
 def test_a_discard_win_after_a_kong_replacement_is_not_after_a_kong(new_game):
     # hebei: 杠上开花 is a self-draw on the kong's replacement; seat 3 winning on the tile the
     # dealer discarded after its kong replacement is a plain discard win (situation.after_kong off)
