@@ -779,18 +779,22 @@ EVAL_BATCH_WALLS = 256
 
 
 def evaluate(model: nn.Module, args: Args, hands: int, device, opponents: list) -> dict:
-    """Duplicate matches of the current policy against each of ``opponents`` (``eval_opponents``), by name."""
+    """Duplicate matches of the current policy against each of ``opponents`` (``eval_opponents``), by name.
+    Plays on one thread in eval mode; the thread count and the model's mode are restored after it, also when
+    an opponent raises."""
+    training, threads = model.training, torch.get_num_threads()
     model.eval()
-    threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    me = NetworkAgent(model, name="trained", greedy=args.eval_greedy, device=device, rules=args.rules)
-    out = {}
-    for base in opponents:
-        res = arena.play_duplicate([me, base], hands, seed=args.eval_seed, rules=args.rules,
-                                   batch_walls=EVAL_BATCH_WALLS)
-        out[base.name] = arena.summarize(res)
-    torch.set_num_threads(threads)
-    model.train()
+    try:
+        me = NetworkAgent(model, name="trained", greedy=args.eval_greedy, device=device, rules=args.rules)
+        out = {}
+        for base in opponents:
+            res = arena.play_duplicate([me, base], hands, seed=args.eval_seed, rules=args.rules,
+                                       batch_walls=EVAL_BATCH_WALLS)
+            out[base.name] = arena.summarize(res)
+    finally:
+        torch.set_num_threads(threads)
+        model.train(training)
     return out
 
 

@@ -493,3 +493,25 @@ def test_args_built_in_python_are_bounded_as_the_command_line_is():
     # an int in a float field (Args(clip_coef=10**39)) passed the check, then overflowed in torch.clamp
     assert train.check_args(train.Args(clip_coef=10**39)) == "--clip-coef must be at most 1e+09 in size, not 1e+39"
     assert train.check_args(train.Args(reward_scale=3)) is None
+
+
+class _Raises:
+    name = "raises"
+
+    def act(self, obs, rng):
+        raise RuntimeError("the opponent failed")
+
+
+def test_evaluate_restores_threads_and_training_mode_when_an_opponent_raises():
+    """evaluate plays on one thread in eval mode; an opponent's error leaves both as they were before it."""
+    args = train.parse_args(["--arch", "mlp", "--hidden", "16", "--no-eval-pretrained"])
+    model = train.build_network(train.network_config(args))
+    model.train()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with pytest.raises(RuntimeError, match="the opponent failed"):
+            train.evaluate(model, args, 2, "cpu", [_Raises()])
+        assert torch.get_num_threads() == 2 and model.training
+    finally:
+        torch.set_num_threads(threads)
