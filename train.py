@@ -808,7 +808,8 @@ EVAL_NAMES = ("random", "rule", "pretrained")
 def progress_row(update: int, global_step: int, elapsed: float, lr: float, losses: dict, stats: dict,
                  pool_size: int, rollout_s: float, evaluation: dict) -> dict:
     """One row of progress.csv: the update's losses, its hands' rates, and ``evaluation``'s results
-    (empty cells when the update was not evaluated)."""
+    (empty cells when the update was not evaluated, and empty interval cells where an evaluation of one wall
+    has no interval: ``arena.summarize``'s [-inf, inf], which ``agents.curve`` would refuse)."""
     row = {"update": update, "global_step": global_step, "seconds": round(elapsed, 1),
            "SPS": int(global_step / elapsed), "samples": losses["samples"], "learning_rate": lr}
     row.update({k: v for k, v in losses.items() if k != "samples"})
@@ -824,8 +825,8 @@ def progress_row(update: int, global_step: int, elapsed: float, lr: float, losse
     for base in EVAL_NAMES:
         a = evaluation.get(base, {}).get("agents", [{}])[0] if evaluation else {}
         row[f"vs_{base}_points"] = a.get("mean_points", "")
-        row[f"vs_{base}_ci_low"] = a.get("ci95", ["", ""])[0]
-        row[f"vs_{base}_ci_high"] = a.get("ci95", ["", ""])[1]
+        low, high = (v if math.isfinite(v) else "" for v in a["ci95"]) if "ci95" in a else ("", "")
+        row[f"vs_{base}_ci_low"], row[f"vs_{base}_ci_high"] = low, high
         row[f"vs_{base}_win_rate"] = a.get("win_rate", "")
     return row
 

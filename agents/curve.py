@@ -8,7 +8,8 @@
 Reads the quick evaluations ``train.py`` logs every ``--eval-every`` updates (columns
 ``vs_<opponent>_points`` with ``vs_<opponent>_ci_low`` / ``_ci_high``, and ``seconds``) and draws,
 for each run and each opponent (``rule`` first), the mean with its 95% band; rows without an
-evaluation are skipped. A file with a row cut short, or a value that is not a number, not finite or
+evaluation are skipped, and an evaluation of one wall, which has no interval (its interval cells are
+empty), is drawn without a band. A file with a row cut short, or a value that is not a number, not finite or
 beyond 1e9 (``MAX_VALUE``) is refused, naming the file and line. Needs the ``plot`` extra (matplotlib).
 """
 from __future__ import annotations
@@ -31,7 +32,8 @@ class CurveError(ValueError):
 
 
 def read_curves(path) -> dict[str, list[tuple[float, float, float, float]]]:
-    """``{opponent: [(minutes, points, ci_low, ci_high), ...]}`` from one progress.csv."""
+    """``{opponent: [(minutes, points, ci_low, ci_high), ...]}`` from one progress.csv; ci_low and ci_high are
+    nan where both interval cells are empty (an evaluation of one wall has no interval)."""
     path = Path(path)
     try:
         with path.open(newline="", encoding="utf-8") as f:
@@ -54,10 +56,11 @@ def read_curves(path) -> dict[str, list[tuple[float, float, float, float]]]:
                              f"has {len(columns)} (a row cut short)")
         for opp in opponents:
             cells = [row.get(f"vs_{opp}_{k}") or "" for k in ("points", "ci_low", "ci_high")]
-            if not all(cells):
-                continue
+            if not cells[0]:
+                continue  # not evaluated at this update
+            no_interval = not cells[1] and not cells[2]  # one wall: train.py leaves the interval's cells empty
             try:
-                values = [float(row["seconds"]), *map(float, cells)]
+                values = [float(row["seconds"]), *map(float, cells[:1] if no_interval else cells)]
             except ValueError:
                 raise CurveError(f"{path}, line {i}: a number was expected in the seconds and {opp} columns") from None
             if not all(math.isfinite(v) for v in values):
@@ -66,7 +69,7 @@ def read_curves(path) -> dict[str, list[tuple[float, float, float, float]]]:
                 raise CurveError(f"{path}, line {i}: a value beyond {MAX_VALUE:g} in the seconds or {opp} columns; "
                                  "not a train.py evaluation")
             values[0] /= 60
-            out.setdefault(opp, []).append(tuple(values))
+            out.setdefault(opp, []).append((*values, math.nan, math.nan) if no_interval else tuple(values))
     if not out:
         raise CurveError(f"{path}: no row has an evaluation yet")
     return out

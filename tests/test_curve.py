@@ -1,6 +1,8 @@
 """agents.curve: the learning-curve picture from train.py's progress.csv."""
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from agents import curve
@@ -21,6 +23,18 @@ def test_reads_only_rows_with_an_evaluation(tmp_path):
     got = curve.read_curves(p)
     assert got["rule"] == [(1.0, -0.5, -0.7, -0.3), (3.0, 0.1, -0.1, 0.3)]
     assert [t for t, *_ in got["random"]] == [1.0, 3.0]
+
+
+def test_an_evaluation_without_an_interval_is_read_without_a_band(tmp_path):
+    """One wall has no interval: train.py leaves its interval cells empty, the mean is still a point of the
+    curve (its band nan); one end of an interval alone is no train.py file."""
+    got = curve.read_curves(write(tmp_path, "1,100,60,5,1.0,,,-0.5,-0.7,-0.3\n2,200,120,5,,,,0.2,,\n"))
+    (t, m, lo, hi), = got["random"]
+    assert (t, m) == (1.0, 1.0) and math.isnan(lo) and math.isnan(hi)
+    assert got["rule"][0] == (1.0, -0.5, -0.7, -0.3)
+    assert got["rule"][1][:2] == (2.0, 0.2) and all(map(math.isnan, got["rule"][1][2:]))
+    with pytest.raises(curve.CurveError, match="line 2: a number was expected in the seconds and random columns"):
+        curve.read_curves(write(tmp_path, "1,100,60,5,1.0,0.8,,-0.5,-0.7,-0.3\n", "one_end"))
 
 
 @pytest.mark.parametrize("body,match", [
@@ -72,6 +86,10 @@ def test_draws_a_png(tmp_path):
     with pytest.raises(SystemExit):
         curve.main([str(a), "--out", str(out), "--labels", "x,y"])
     curve.main([str(a), "--out", str(out), "--labels", "$\\sqrt{$", "--title", "50$ and $x"])  # no TeX: a fuzz
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    one_wall = write(tmp_path, "1,100,60,5,1.0,,,-0.5,,\n3,300,180,5,1.1,0.9,1.3,0.1,,\n", "one_wall")
+    out.unlink()
+    curve.main([str(one_wall), str(b), "--out", str(out)])  # no band where no interval
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -515,3 +515,30 @@ def test_evaluate_restores_threads_and_training_mode_when_an_opponent_raises():
         assert torch.get_num_threads() == 2 and model.training
     finally:
         torch.set_num_threads(threads)
+
+
+def test_a_one_wall_evaluation_is_logged_without_an_interval_that_the_curve_reads(tmp_path):
+    """--eval-hands 1: one wall has no interval (arena.summarize's [-inf, inf]); progress.csv leaves its cells
+    empty, where '-inf,inf' made agents.curve refuse the whole file, and the curve keeps the evaluation's mean."""
+    from agents import curve
+    from mj_env.baselines import RandomAgent
+
+    args = train.parse_args(["--arch", "mlp", "--hidden", "16", "--no-eval-pretrained", "--eval-hands", "1"])
+    model = train.build_network(train.network_config(args))
+    evaluation = train.evaluate(model, args, args.eval_hands, "cpu", [RandomAgent()])
+    mean = evaluation["random"]["agents"][0]["mean_points"]
+    assert evaluation["random"]["agents"][0]["ci95"] == [-np.inf, np.inf]
+    losses = {"samples": 8, "value_loss": 1.0, "policy_loss": 0.1, "entropy": 2.0, "old_approx_kl": 0.0,
+              "approx_kl": 0.0, "clipfrac": 0.0, "explained_variance": 0.5}
+    stats = {"hands": 4, "drawn": 1, "self_hands": 4, "self_wins": 1, "self_fan": 2.0, "pool_points": 0.0,
+             "pool_hands": 0, "pool_wins": 0, "pool_deal_ins": 0}
+    rows = [train.progress_row(u, 100 * u, 60.0 * u, 3e-4, losses, stats, 1, 1.0, e)
+            for u, e in ((1, evaluation), (2, {}))]
+    assert (rows[0]["vs_random_ci_low"], rows[0]["vs_random_ci_high"]) == ("", "")
+    assert rows[0]["vs_random_points"] == mean and rows[0]["vs_rule_points"] == ""
+    with (tmp_path / "progress.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    (point,) = curve.read_curves(tmp_path / "progress.csv")["random"]
+    assert point[:2] == (1.0, pytest.approx(mean)) and np.isnan(point[2:]).all()
