@@ -11,6 +11,8 @@ import pytest
 
 from agents import RandomAgent, RuleBasedAgent
 from agents.arena import (
+    MAX_HANDS,
+    check_run,
     compare,
     format_table,
     json_safe,
@@ -26,7 +28,10 @@ from agents.arena import (
 )
 from agents.base import as_bool_mask
 from mj_env.baselines import AgentError
+from mj_env.records import replay
 from mj_env.rules import get_rules
+from mj_env.tiles import CODES
+from mj_env.wall import shuffled_walls
 
 
 class FirstLegal:
@@ -94,6 +99,28 @@ def test_each_wall_is_replayed_in_every_seating():
     a, b = summarize(res)["agents"]
     assert a["mean_points"] == pytest.approx(0.0, abs=1e-12)
     assert b["mean_points"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_a_drawn_dealer_is_the_same_in_every_seating_of_a_wall_and_the_records_replay():
+    """Under hebei (the first dealer drawn) each wall's seatings share its dealer, drawn by the documented
+    recipe (the walls from ``default_rng([seed, 0])``, then ``integers(0, 4, n_walls)`` from the same stream),
+    and the engine deals with it, so every record replays to its settlement. Dealers tiled instead of repeated
+    across the seatings (each seating of a wall another wall's dealer) and dealers from another stream each
+    fail here (from an outside mutation test)."""
+    n_walls, seed = 7, 5
+    res = play_duplicate([FirstLegal("a"), RandomAgent()], n_walls=n_walls, seed=seed, rules="hebei",
+                         batch_walls=3, record_hands=True, record_deals=True)
+    rng = np.random.default_rng([seed, 0])
+    walls = shuffled_walls(get_rules("hebei"), rng, n_walls)
+    dealers = rng.integers(0, 4, size=n_walls)
+    assert len(set(dealers.tolist())) > 1  # the seed draws more than one dealer, so a mix-up shows
+    S = len(res.seatings)
+    assert len(res.records) == n_walls * S
+    for rec, wall, deal in zip(res.records, res.wall, res.deals, strict=True):
+        assert rec["wall_index"] == wall and rec["dealer"] == dealers[wall]
+        assert rec["wall"] == [CODES[t] for t in walls[wall]]
+        assert np.array_equal(deal, res.deals[res.wall == wall][0])  # one wall, one dealer: one deal
+        assert replay(rec)["scores"] == rec["settlement"]["scores"]
 
 
 def test_deterministic_for_a_seed_and_different_across_seeds():
@@ -511,6 +538,24 @@ def test_play_duplicate_and_compare_keep_the_command_lines_bounds(kw, error, wor
     hands = args.pop("n_walls")
     with pytest.raises(error, match=words.replace("n_walls", "hands")):
         compare(["rule", "random"], hands, **args)
+
+
+def test_exactly_max_hands_is_allowed_and_one_wall_more_is_not():
+    """4 agents: 24 seatings, so 500,000 walls are MAX_HANDS hands exactly, the most allowed (``>`` made ``>=``
+    refused it: an outside mutation test)."""
+    assert 500_000 * len(seatings(4)) == MAX_HANDS
+    check_run(4, 500_000, 1, 0)
+    with pytest.raises(ValueError, match="500,001 walls x 24 seatings of 4 agents = 12,000,024 hands, more than "
+                                         "12,000,000: use n_walls 500,000 or fewer"):
+        check_run(4, 500_001, 1, 0)
+
+
+def test_progress_gets_the_walls_done_after_each_batch():
+    """``progress(walls_done)``: 5 walls in batches of 2 report 2, 4 and 5 (the last batch's size, 1, was
+    never the count: an outside mutation test)."""
+    calls = []
+    play_duplicate([FirstLegal("a"), FirstLegal("b")], n_walls=5, seed=0, batch_walls=2, progress=calls.append)
+    assert calls == [2, 4, 5]
 
 
 def test_agents_are_objects_and_specs_a_list_of_names():
