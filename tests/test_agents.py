@@ -22,6 +22,7 @@ from agents.rewards import RewardTransform
 from agents.rule_based import hand_distance
 from mj_env import actions as A
 from mj_env import get_rules
+from mj_env.baselines import connectedness
 from mj_env.observation import N_PLANES, OBS_NAME
 from mj_env.tiles import parse_hand
 from mj_env.vector import MahjongVectorEnv
@@ -138,6 +139,84 @@ def test_rule_agent_claims_only_when_closer():
     # a win is always taken
     obs = _claim_obs("123m456p789s55z11z", "5z", [A.PONG, A.WIN], hui="1p")
     assert int(agent.act(obs, rng)[0]) == A.WIN
+
+
+def _choices(agent, obs, seeds=range(20)) -> set[str]:
+    """The actions ``agent`` takes in ``obs`` over several seeds (its ties are broken with the rng)."""
+    return {A.name(int(agent.act(obs, np.random.default_rng(s))[0])) for s in seeds}
+
+
+def _allow(obs, action: int):
+    obs["action_mask"][0, action] = 1
+    return obs
+
+
+# From an outside mutation test: each rule of the module docstring's table below decides one position here, and
+# the mutant named failed the test (the tie's sign, < for <=, 报听 only without a plain discard, an added kong
+# taking no tile, a kong's own suit left out of quemen's declared suits, no random tie-break, no honor bonus).
+
+
+def test_rule_agent_ties_among_ready_discards_go_to_the_most_unseen_winning_tiles():
+    """Discarding 1m or 4m leaves 234m 34m (or 123m 34m) and 11z waiting on 2m and 5m, 3 + 4 unseen; discarding
+    3m leaves 123m 44m and 11z waiting on 4m and 1z, 2 + 2 unseen. All three leave the hand ready: the discard
+    waiting on the most tiles not yet seen goes."""
+    agent = RuleBasedAgent()
+    assert _choices(agent, _turn_obs("1233m44m456p789s11z", hui="9p")) == {"discard 1m", "discard 4m"}  # R01
+
+
+def test_rule_agent_breaks_remaining_ties_at_random():
+    """5z and 7z are equal in every rule (each leaves a wait on the other, 3 unseen): the rng decides."""
+    assert _choices(RuleBasedAgent(), _turn_obs("123m456p789s111z5z7z")) == {"discard 5z", "discard 7z"}  # R11
+
+
+def test_rule_agent_discards_honors_before_terminals():
+    """9m, 1s and 5z are all isolated and equally far: the honor goes first."""
+    assert _choices(RuleBasedAgent(), _turn_obs("123m456p789s9m1s11z5z")) == {"discard 5z"}  # R12
+
+
+def test_connectedness_counts_copies_two_neighbours_one_and_two_ranks_away_a_half():
+    """Against a count by hand: copies of the kind 2 each, a neighbour in the suit 1, two ranks away 0.5;
+    nothing across a suit's end (9m, 1p) and nothing between honors."""
+    got = connectedness(parse_hand("112m4m9m5s7s1112z")[None])[0]
+    m = [2 + 1, 2 + 0.5, 1 + 1 + 1, 0.5, 1, 0.5, 0.5, 1, 0]
+    p = [0.0] * 9
+    s = [0, 0, 0.5, 1, 0.5, 1 + 1, 0.5, 1, 0.5]
+    z = [2 * 2, 0, 0, 0, 0, 0, 0]
+    np.testing.assert_array_equal(got, m + p + s + z)  # R13 (copies weighted 0.5)
+
+
+def test_rule_agent_kongs_when_the_kong_leaves_the_hand_no_farther():
+    """1111m 23m 456p 789s 11z: after the concealed kong the hand waits on 1m and 4m, as after discarding a 1m:
+    no farther, so it kongs (the replacement draw is a free tile)."""
+    obs = _allow(_turn_obs("1111m23m456p789s11z", hui="9p"), A.KONG_SELF + int(parse_hand("1m").argmax()))
+    assert _choices(RuleBasedAgent(), obs) == {"kong 1m"}  # R02
+
+
+def test_rule_agent_adds_a_kong_that_costs_nothing():
+    """A pong of 1m declared and the fourth 1m in hand with 123s 456p 789s 2z: the added kong takes the one 1m
+    and leaves the hand waiting on 2z, as discarding the 1m would; so it adds the kong."""
+    one_m = int(parse_hand("1m").argmax())
+    obs = _allow(_turn_obs("1m123s456p789s2z"), A.KONG_SELF + one_m)
+    obs["observation"][0, 1, one_m] = 3
+    assert _choices(RuleBasedAgent(), obs) == {"kong 1m"}  # R07 (the kong taking no tile from the hand)
+
+
+def test_quemen_rule_agent_counts_a_kongs_own_suit_as_declared():
+    """quemen, 99m 134678p 7s 9999s 7z: a concealed kong of 9s declares s, so the hand must then drop m or p,
+    farther than discarding 7z (which can still drop s); it does not kong."""
+    obs = _allow(_turn_obs("99m134678p7s9999s7z"), A.KONG_SELF + int(parse_hand("9s").argmax()))
+    assert _choices(RuleBasedAgent("quemen"), obs) == {"discard 7z"}  # R08
+
+
+def test_quemen_rule_agent_declares_ting_even_when_a_plain_discard_is_legal():
+    """quemen: 报听 with the chosen discard whenever it is legal; hebei has no 报听 of choice, so it declares
+    only where a plain discard is not allowed."""
+    obs = _turn_obs("123m456m78s11z5557z")
+    obs["action_mask"][0, A.TING:A.TING + 34] = obs["action_mask"][0, :34]
+    assert _choices(RuleBasedAgent("quemen"), obs) == {"ting 7z"}  # R06 (only without a plain discard)
+    assert _choices(RuleBasedAgent("hebei"), obs) == {"discard 7z"}
+    obs["action_mask"][0, :34] = 0
+    assert _choices(RuleBasedAgent("hebei"), obs) == {"ting 7z"}
 
 
 def test_hand_distance_counts_hui_as_wild():
