@@ -40,7 +40,10 @@ rob window     pass unless it can win
 With ``lack_suit`` rules (quemen) the distance also pays one exchange for every tile of the
 suit the hand should drop (the cheapest of the three its declared melds leave free), since a winning
 hand must lack a suit.
-Remaining ties are broken at random with the ``rng`` given to ``act``.
+Remaining ties among discards are broken at random with the ``rng`` given to ``act``; the other
+decisions take the first of equal options, not a random one: of chi options at equal distance, the
+one whose sequence starts lowest (``mj_env.actions``' order), and of kongs at equal distance, the
+lowest tile kind.
 
 ## The efficient agent (进张)
 

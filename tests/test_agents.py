@@ -219,6 +219,16 @@ def test_quemen_rule_agent_declares_ting_even_when_a_plain_discard_is_legal():
     assert _choices(RuleBasedAgent("hebei"), obs) == {"ting 7z"}
 
 
+def test_rule_agent_takes_the_first_of_equal_chis_and_kongs():
+    """As its docstring says, only discard ties are random: two chi options of equal distance give the one whose
+    sequence starts lowest, two kongs that cost nothing the lowest kind, whatever the rng."""
+    agent = RuleBasedAgent()
+    assert _choices(agent, _claim_obs("12m45m9m456p789s11z", "3m", [A.CHI + 0, A.CHI + 2])) == {"chi 123m"}
+    obs = _allow(_allow(_turn_obs("1111m5555p456s111z"), A.KONG_SELF + int(parse_hand("1m").argmax())),
+                 A.KONG_SELF + int(parse_hand("5p").argmax()))
+    assert _choices(agent, obs) == {"kong 1m"}
+
+
 def test_hand_distance_counts_hui_as_wild():
     # 13 tiles: with 5s wild, 78s is a complete run and the hand is closer than without
     counts = parse_hand("123m456p78s5s12z55z")
