@@ -362,6 +362,43 @@ def test_cli_says_in_one_line_why_it_cannot_run(redirect, words):
     assert p.stdout == b""
 
 
+class _FailingInput:
+    """Standard input that gives ``lines`` and then raises ``error`` from ``readline``."""
+
+    def __init__(self, lines: list[bytes], error: BaseException):
+        self.lines, self.error = list(lines), error
+
+    def readline(self, size=-1):
+        if self.lines:
+            return self.lines.pop(0)
+        raise self.error
+
+
+def test_ctrl_c_while_reading_ends_with_status_130_and_no_traceback(capsys):
+    """From an outside mutation test: status 1 instead of 130 went unnoticed."""
+    import io
+
+    out = io.StringIO()
+    assert score.main(stdin=_FailingInput([LINE], KeyboardInterrupt()), stdout=out) == 130
+    assert [json.loads(x)["legal"] for x in out.getvalue().splitlines()] == [True]  # the line read before
+    assert capsys.readouterr().err == ""
+
+
+def test_a_failed_read_is_one_line_on_stderr_and_status_1(capsys):
+    """A read that fails (EIO: a terminal gone) stops the stream with one line saying so (from an outside
+    mutation test: returning 0 quietly went unnoticed)."""
+    import errno
+    import io
+    import os
+
+    out = io.StringIO()
+    failing = _FailingInput([LINE], OSError(errno.EIO, os.strerror(errno.EIO)))
+    assert score.main(stdin=failing, stdout=out) == 1
+    assert [json.loads(x)["legal"] for x in out.getvalue().splitlines()] == [True]
+    assert capsys.readouterr().err == (f"python -m mj_env.score: cannot read standard input: "
+                                       f"{os.strerror(errno.EIO)}\n")
+
+
 def test_cli_with_no_stderr_still_exits_non_zero():
     assert _run_sh("<&- 2>&-").returncode == 1
     assert _run_sh(">&- 2>&-").returncode == 1
