@@ -123,6 +123,10 @@ def test_missing_key(saved, tmp_path, key):
     (lambda p: p.update(obs_name="mj_obs_v0"), ["mj_obs_v0", OBS_NAME]),
     (lambda p: p.update(obs_version=True), ["'obs_version' is a bool"]),
     (lambda p: p.update(obs_shape=[13, 34]), ["[13, 34]"]),
+    # equal to [14, 34] under == but not integers: refused (the type check, dropped, went unnoticed: an outside
+    # mutation test)
+    (lambda p: p.update(obs_shape=[float(N_PLANES), 34]), [f"shape [{float(N_PLANES)}, 34]", "networks here take"]),
+    (lambda p: p.update(obs_shape=[N_PLANES, 34.0]), [f"shape [{N_PLANES}, 34.0]"]),
     (lambda p: p.update(n_actions=126), ["126 actions"]),
 ])
 def test_wrong_format_or_layout(saved, tmp_path, edit, words):
