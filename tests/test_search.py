@@ -138,6 +138,29 @@ def test_it_takes_the_candidate_its_rollouts_favour(monkeypatch):
     assert (got[has] == favourite).all() and np.array_equal(got[~has], rule[~has])
 
 
+def test_the_standard_error_is_the_sample_ones(monkeypatch):
+    """Rollouts (replaced here) in which one candidate gains 1 point in the first of two worlds and 0 in the
+    second: mean 0.5, sample standard deviation (ddof=1) 0.707, standard error 0.5. So z 0.9 plays it (0.5 -
+    0.45 > 0) and z 1.2 keeps the rule agent's choice (0.5 - 0.6 < 0); the population deviation (ddof=0, a
+    standard error of 0.354) would play it at z 1.2 too (from an outside mutation test)."""
+    eng, live = next(positions(steps=(5,)))
+    obs = {"observation": observe(eng.rules, eng.state, idx=live), "action_mask": eng.legal_mask()[live],
+           "seat": eng.state.to_act[live].astype(np.int64)}
+    rule, cands = candidate_actions(RuleBasedAgent(), obs, np.random.default_rng(1))
+    favourite = int(cands[cands[:, 1] >= 0, 1][0])
+    has = (cands[:, 1:] == favourite).any(axis=1)
+    assert has.any()
+
+    def fake_rollouts(engine, tables, first, agent, rng):  # tables: the world copies, W = 2 per decision
+        return np.where((first == favourite) & (tables % 2 == 0), 1.0, 0.0)
+
+    monkeypatch.setattr(search, "rollout_returns", fake_rollouts)
+    got = RolloutSearchAgent(worlds=2, z=0.9).act_tables(eng, live, np.random.default_rng(1))
+    assert (got[has] == favourite).all() and np.array_equal(got[~has], rule[~has])
+    got = RolloutSearchAgent(worlds=2, z=1.2).act_tables(eng, live, np.random.default_rng(1))
+    assert np.array_equal(got, rule)
+
+
 def test_plays_duplicate_hands_in_the_arena():
     agent = RolloutSearchAgent(worlds=2)
     res = summarize(play_duplicate([agent, RuleBasedAgent()], 2, seed=0))
