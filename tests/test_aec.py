@@ -332,3 +332,12 @@ def test_a_match_hand_that_ends_at_its_deal_keeps_the_settlement_before_it(monke
     info = e.infos["player_1"]
     info["earlier_settlements"][0]["scores"][0] = 999                # each agent its own copy
     assert e.infos["player_2"]["earlier_settlements"][0]["scores"][0] == 33
+
+
+def test_a_penalized_illegal_action_is_named_in_the_offenders_infos():
+    e = mj_env.env(illegal_action="penalize", illegal_penalty=5)
+    e.reset(seed=3)
+    agent = e.agent_selection
+    bad = int(np.flatnonzero(e.observe(agent)["action_mask"] == 0)[0])
+    e.step(bad)
+    assert e.infos[agent] == {"illegal_action": A.name(bad)} and e.rewards[agent] == -5

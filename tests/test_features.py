@@ -242,3 +242,19 @@ def test_in_layout_gives_each_layout_its_planes():
         assert np.array_equal(F.in_layout("v1", "beijing", planes, mask), v1)
         assert np.array_equal(F.in_layout("v2", "beijing", planes, mask), v2)
 
+
+
+def test_claim_options_of_a_hand_that_is_not_3k_plus_1_are_left_at_0():
+    """Outside planes in a claim window whose hand is 3k+2, with pong in the mask, still give planes; the option
+    the hand cannot take stays 0 (from a mutation test: tiles_to_win raised on the 11-tile hand)."""
+    from mj_env.observation import COL_PHASE
+    planes = np.zeros((1, F.N_PLANES, 34), np.uint8)
+    for t in (0, 0, 1, 2, 3, 4, 5, 9, 10, 11, 12):      # 11 tiles: 3k+2
+        planes[0, F.P_HAND, t] += 1
+    planes[0, F.P_CLAIM, 0] = 1                          # 1m being claimed
+    planes[0, F.P_SCALARS, COL_PHASE] = 1
+    mask = np.zeros((1, A.N_ACTIONS), bool)
+    mask[0, A.PONG] = True
+    out = F.extra_planes("beijing", planes, mask)
+    assert out[0, F.P_OPTION_NEED - F.N_PLANES, F.OPT_PONG] == 0
+    assert out[0, F.P_OPTION_IMPROVE - F.N_PLANES, F.OPT_PONG] == 0

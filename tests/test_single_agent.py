@@ -872,3 +872,29 @@ def test_same_step_final_info_zeroes_the_tables_that_did_not_end():
     fi = info["final_info"]
     assert fi["_seat"].tolist() == [True, False, False, False] and fi["seat"].tolist() == [0, 0, 0, 0]
     assert fi["illegal_action"].tolist() == [True, False, False, False]
+
+
+def test_points_waiting_from_a_redealt_hand_are_paid_once():
+    """The learner's 四惠牌 points from the hand dealt again come with its first reward, never again (from a
+    mutation test: they were paid on every later step)."""
+    env = gym.make("mj_env/Beijing-v0", opponents="rule", seat=0)
+    obs, info = env.reset(seed=0, options={"wall": _codes(hands={0: "9s9s9s9s123m456m78p"}), "dealer": 0})
+    assert info["redealt"] == 1
+    obs, reward, term, trunc, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert reward == 27 + (info["scores"][info["seat"]] if "scores" in info else 0.0)
+    assert not (term or trunc)
+    obs, reward, term, trunc, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert reward == (info["scores"][info["seat"]] if "scores" in info else 0.0)   # not 27 again
+    env.close()
+
+
+def test_the_step_after_a_truncation_plays_nothing_in_the_abandoned_hand():
+    """A truncated hand is abandoned, unsettled; the (ignored) action of the next step is not played in it (from a
+    mutation test: PASS there reached the old hand as an illegal move)."""
+    envs = MahjongSingleAgentVectorEnv(8, opponents="random", seed=0, max_episode_steps=1)
+    obs, _ = envs.reset(seed=0)
+    obs, _, term, trunc, _ = envs.step(np.argmax(obs["action_mask"], axis=1))
+    assert trunc.any()
+    obs, _, term, trunc, _ = envs.step(np.full(8, A.PASS))   # NEXT_STEP: ignored where the episode ended
+    assert not term.any() and not trunc.any() and obs["action_mask"].any(axis=1).all()
+    envs.close()
