@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from unreadable import Unreadable
 
 import mj_env
 from mj_env import actions as A
@@ -251,23 +252,16 @@ def test_a_masked_action_is_no_action():
     env.step(np.ma.masked_array(legal, mask=False))  # a masked array with nothing masked is its data
 
 
-class _Unreadable:
-    """An array-like whose conversion fails as a torch tensor that needs grad does (a RuntimeError)."""
-
-    def __array__(self, dtype=None, copy=None):
-        raise RuntimeError("Can't call numpy() on Tensor that requires grad")
-
-
 def test_an_action_batch_numpy_cannot_read_is_an_action_error_and_changes_nothing():
     # An outside trainer's audit: a float tensor needing grad reached the vector envs as torch's own RuntimeError
     from mj_env.vector import MahjongVectorEnv
     env = MahjongVectorEnv(num_envs=3, seed=0)
     env.reset(seed=0)
     before = _state(env.engine)
-    with pytest.raises(A.ActionError, match="expected 3 integer actions, got _Unreadable that NumPy cannot read"):
-        env.step(_Unreadable())
+    with pytest.raises(A.ActionError, match="expected 3 integer actions, got Unreadable that NumPy cannot read"):
+        env.step(Unreadable())
     with pytest.raises(A.ActionError, match="NumPy cannot read"):
-        env.engine.step(_Unreadable())
+        env.engine.step(Unreadable())
     assert all(np.array_equal(before[f], getattr(env.engine.state, f)) for f in _STATE_FIELDS)
     torch = pytest.importorskip("torch")
     legal = env.engine.legal_mask().argmax(axis=1)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
+from unreadable import Unreadable
 
 import mj_env
 from mj_env import actions as A
@@ -411,15 +412,10 @@ class _Broken:
         if self.how == "short":
             return np.zeros(n - 1, dtype=np.int64) if n > 1 else np.zeros(0, dtype=np.int64)
         if self.how == "unreadable":  # what NumPy cannot read, as a float torch tensor needing grad
-            return _Unreadable()
+            return Unreadable()
         if self.how == "rewrites-mask":  # marks every action legal in its copy of the mask, then plays one that is not
             obs["action_mask"][:] = 1
         return np.where(obs["action_mask"][:, A.PASS] != 0, A.index("discard 1m"), A.PASS)  # illegal
-
-
-class _Unreadable:
-    def __array__(self, dtype=None, copy=None):
-        raise RuntimeError("Can't call numpy() on Tensor that requires grad")
 
 
 @pytest.mark.parametrize("how,err,words", [("floats", TypeError, "float64 actions"),
