@@ -103,7 +103,8 @@ def test_random_refusals_state_true_reasons(rules):
             for a in rng.choice(np.flatnonzero(~mask[b]), size=6, replace=False):
                 msg = eng.explain_illegal(b, int(a))
                 assert f"'{A.name(int(a))}' is illegal at table {b}" in msg and "legal now:" in msg
-                reason = why(eng.rules, st, b, int(a)) or ""
+                reason = why(eng.rules, st, b, int(a))
+                assert reason, (rules, b, A.name(int(a)))      # every refused action has its reason
                 s, phase, a = int(st.to_act[b]), PHASE_NAMES[st.phase[b]], int(a)
                 seen[reason.split(":")[0][:30]] = seen.get(reason.split(":")[0][:30], 0) + 1
                 # each reason where, and only where, it is true
@@ -141,3 +142,23 @@ def test_codes_and_names():
         eng.step(np.array([0, 0, 0, 2**63], dtype=np.uint64))
     with pytest.raises(A.ActionError, match=r"action -1 is not an integer in 0-126 \(table 1\)"):
         eng.step(np.array([int(np.flatnonzero(eng.legal_mask()[0])[0]), -1, 0, 0]))
+
+
+def test_lack_a_suit_and_empty_tail_reasons():
+    """The reasons that random play did not reach (a coverage run): a quemen hand of winning shape that holds all
+    three suits, by self-draw and on a discard (docs/RULES.md 5, 缺一门), and an exposed kong with no tile left to
+    replace it (docs/RULES.md 3: with the reserve empty no kong may be declared)."""
+    from scenario_helpers import QUEMEN
+
+    from mj_env.rules import get_rules
+    g = game(QUEMEN, hands={0: "123m456p789s111z22z", 1: "147m258p369s3456z", 2: "258m147p258s3456z",
+                            3: "369m369p147s3456z"})
+    assert "the hand holds all three suits, and a win must lack one (缺一门)" in refusal(g, "win")
+    g = game(QUEMEN, hands={0: "147m258p369s2z3z4z5z6z", 1: "123m456p789s11z22z", 2: "258m147p258s3457z",
+                            3: "369m369p147s3457z"})
+    play(g, (0, "discard 2z"))                        # seat 1 is asked: it may pong
+    assert g.to_act == 1 and "the win would hold all three suits, and a win must lack one (缺一门)" in refusal(g, "win")
+    g = FastGame(get_rules("beijing", reserve=0),
+                 build_wall("beijing", hands={**HANDS, 1: "555p66p1234z22s4m"}, indicator="9s"), 0)
+    play(g, (0, "discard 5p"))
+    assert g.to_act == 1 and "no tile is left to replace a kong" in refusal(g, "kong")
