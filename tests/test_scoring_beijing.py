@@ -95,6 +95,16 @@ def test_self_draw_only_hui_field():
     assert out["legal"] is True
 
 
+def test_three_hui_and_a_discarded_hui_is_no_four_hui():
+    """docs/RULES.md 5: a 惠牌 taken from a discard counts at face value only, and 四惠牌 is four 惠牌
+    in the concealed hand at the start of the player's own turn; so three in hand plus a discarded
+    fourth (allowed once self_draw_only_hui is off) is read by shape: 推倒和 1 (docs/RULES.md 6.1)."""
+    obj = {"rules": {"name": "beijing", "self_draw_only_hui": 0}, "hand": "123m456p789s1z555z",
+           "win_tile": "5z", "hui": "5z", "winner": 2, "dealer": 0, "discarder": 3}
+    assert evaluate(obj) == {"legal": True, "fan": 1, "patterns": {"推倒和": 1}, "shaozhuang": 0,
+                             "scores": [0, 0, 1, -1]}
+
+
 def test_four_hui_win_field():
     four = {"hand": "123m456p789s5555z", "win_tile": "1z", "hui": "5z", "winner": 1, "dealer": 0}
     assert evaluate(four)["patterns"] == {"四惠牌": 8}
