@@ -37,6 +37,8 @@ def test_a_family_refuses_patterns_without_a_bound_and_unknown_kong_types():
     beijing = FAMILIES["beijing"]
     with pytest.raises(ValueError, match="order and pattern_fan"):
         dataclasses.replace(beijing, order=beijing.order + ("新番",))
+    with pytest.raises(ValueError, match="order and pattern_fan"):  # each pattern once in the order
+        dataclasses.replace(beijing, order=beijing.order + ("庄",))
     with pytest.raises(ValueError, match="kong_table"):
         dataclasses.replace(beijing, kong_table={"exposed": 1})
 
