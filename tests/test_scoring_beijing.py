@@ -201,6 +201,18 @@ def test_only_wait_ignores_a_kind_held_four_times():
     assert "捉五" not in evaluate(dict(other, **hebei))["patterns"]
 
 
+def test_only_wait_counts_the_hands_own_hui_among_the_four_held():
+    """docs/game_flow.md (scoring readings) and docs/RULES.md 6.1 捉五魁: a kind of which the hand and its
+    melds hold all four tiles cannot come. 46m12p44s222s plus a wildcard 3p (the 惠牌 kind), with a pong of
+    333p: at face value 5m (the wildcard as 3p) and 3p (the wildcard as 5m) complete it, but the 3p in hand
+    is the fourth 3p, a 惠牌 tile still, so 5m is the only winning tile: 捉五魁 2 (claimed, 惠牌 held: no
+    门清无惠; a non-dealer's self-draw: no 庄)."""
+    line = {"hand": "46m123p44s222s", "melds": [{"type": "pong", "tiles": "333p", "from": 2}],
+            "win_tile": "5m", "hui": "3p", "winner": 1, "dealer": 0}
+    assert evaluate(line) == {"legal": True, "fan": 2, "patterns": {"捉五魁": 2}, "shaozhuang": 0,
+                              "scores": [-2, 6, -2, -2]}
+
+
 @pytest.mark.parametrize("dealer, winner, discarder, dihe", [
     (0, 1, 0, True), (0, 3, 2, True), (2, 1, 3, True), (2, 1, 0, True),  # the discarder played before the winner
     (0, 1, 2, False), (0, 1, 3, False), (2, 3, 0, False), (2, 0, 1, False)])  # ... or after: the winner discarded
