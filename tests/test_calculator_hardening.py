@@ -166,6 +166,10 @@ def test_numbers_that_scale_points_are_bounded(field, value, words):
     with pytest.raises(InputError, match=words):
         evaluate(dict(VALID, **{field: value}))
     assert evaluate(dict(VALID, base=MAX_BASE))["scores"] == [-2 * MAX_BASE, 6 * MAX_BASE, -2 * MAX_BASE, -2 * MAX_BASE]
+    # the longest hubao list, each of the 6 pairs either way round, is taken: seat 1 is bound to all three
+    # others, and each pays the whole self-draw settlement 3F (docs/RULES.md 6.1, 互包; F = 2 as above)
+    every_pair = [[a, b] for a in range(4) for b in range(4) if a != b]
+    assert evaluate(dict(VALID, hubao=every_pair))["scores"] == [-6, 18, -6, -6]
     q = {"rules": "quemen", "hand": "123m456m789s23s55z", "win_tile": "4s", "flowers": 8, "ting": True}
     assert evaluate(q)["patterns"]["花牌"] == 8
     with pytest.raises(InputError, match="flowers must be an integer 0-8"):

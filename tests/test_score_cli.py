@@ -180,6 +180,8 @@ ERRORS = [
     (dict(VALID, melds=[{"type": "chi", "tiles": "135m", "from": 0}]), "'135m' is not a valid chi"),
     (dict(VALID, melds=[{"type": "chi", "tiles": "123z", "from": 0}]), "'123z' is not a valid chi"),
     (dict(VALID, melds=[{"type": "chi", "tiles": "89m1p", "from": 0}]), "not a valid chi"),
+    # docs/RULES.md 4: a chi completes a sequence, three consecutive tiles: a tile given twice is none
+    (dict(VALID, melds=[{"type": "chi", "tiles": "445m", "from": 0}]), "'445m' is not a valid chi"),
     (dict(VALID, melds=[{"type": "chi", "tiles": "1234m", "from": 0}]), "a chi has 3 tiles, got 4"),
     (dict(VALID, melds=[dict(PONG, tiles="556m")]), "'556m' is not a valid pong"),
     (dict(VALID, melds=[dict(PONG, tiles="5555m")]), "a pong has 3 tiles, got 4"),
