@@ -127,3 +127,12 @@ def test_kong_payments_errors(kongs, words):
 def test_beijing_has_no_kong_payments_and_hebei_no_shaozhuang():
     assert kong_payments("beijing", [(0, "exposed", 2), (1, "concealed", None)]) == [0, 0, 0, 0]
     assert settle_draw("hebei", 2, 0) == {"draw": True, "shaozhuang": 0, "scores": [0, 0, 0, 0]}
+
+
+def test_rules_without_kong_payments_pay_no_kongs():
+    """The hebei kong table (docs/RULES.md 6.2) is paid under the rule field ``kong_payments``; with it off, the
+    same kongs pay nothing, won or drawn (mj_env.payments.kong_payments: rules without it pay nothing)."""
+    rules = get_rules("hebei", kong_payments=False)
+    kongs = [(0, "exposed", 2), (1, "added", None), (3, "concealed", None)]
+    assert kong_payments(rules, kongs) == [0, 0, 0, 0]
+    assert kong_payments(rules, kongs, drawn=True) == [0, 0, 0, 0]
