@@ -740,3 +740,14 @@ def test_lack_suit_distance_against_the_plain_definition(overrides):
         if hui >= 0:
             wild, nat[hui] = nat[hui], 0
         assert d == ref.lack_suit_tiles_to_win(nat, wild, meld, **kw), (counts.tolist(), hui, meld.tolist())
+
+
+def test_hand_distance_reads_the_rule_sets_thirteen_orphans():
+    """hand_distance uses the rule set's shapes: in hebei the 14th tile of thirteen orphans must be a dragon
+    (docs/RULES.md 5), so a doubled 1m is no win there, but it is with ``orphans_extra_dragon`` off."""
+    from mj_env.rules import get_rules
+
+    doubled_1m, doubled_7z = H("119m19p19s1234567z"), H("19m19p19s12345677z")
+    assert hand.hand_distance(HEBEI, doubled_7z, -1) == 0
+    assert hand.hand_distance(HEBEI, doubled_1m, -1) > 0
+    assert hand.hand_distance(get_rules("hebei", orphans_extra_dragon=False), doubled_1m, -1) == 0
