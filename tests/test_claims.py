@@ -175,3 +175,20 @@ def test_one_table_claim_options_equal_the_batched_path(preset):
             offered += int(one.any())
         eng.step(uniform_legal(eng.legal_mask(), rng, empty_ok=True))
     assert windows > 200 and offered > 50
+
+
+def test_a_discard_win_lacking_a_suit_counts_the_claimed_tile():
+    """缺一门 with a 惠牌 wildcard (a custom rule set, beijing with ``lack_suit``): two suits in hand
+    plus one 惠牌 would pair a discard of the third suit, but the winning hand, the claimed tile
+    included, would hold all three suits (docs/RULES.md 5, quemen: at most two of the three suits)."""
+    from mj_env import legal
+    from mj_env.tiles import index, parse_tiles
+
+    rules = BEIJING.replace(lack_suit=True)
+    st = allocate(1, 136)
+    st.hui[0] = index("9p")
+    for t in parse_tiles("123456789m123p9p"):
+        st.hands[0, 1, t] += 1
+    seat = np.array([1])
+    assert legal.discard_win(rules, st, ONE, seat, np.array([index("5p")]))[0]      # two suits: wins
+    assert not legal.discard_win(rules, st, ONE, seat, np.array([index("1s")]))[0]  # the 1s is a third suit
