@@ -192,3 +192,15 @@ def test_a_discard_win_lacking_a_suit_counts_the_claimed_tile():
     seat = np.array([1])
     assert legal.discard_win(rules, st, ONE, seat, np.array([index("5p")]))[0]      # two suits: wins
     assert not legal.discard_win(rules, st, ONE, seat, np.array([index("1s")]))[0]  # the 1s is a third suit
+
+
+@pytest.mark.parametrize("tile, which, run", [(1, C_CHI_MID, "chi 123m"), (0, C_CHI_LOW, "chi 123m"),
+                                              (26, C_CHI_HIGH, "chi 789s")])
+def test_every_chi_action_is_beaten_by_a_later_pong(tile, which, run):
+    # docs/RULES.md 4.2: win > kong = pong > chi, for every chi action (123m is action A.CHI itself)
+    st = window(0, {1: [C_WIN, which], 2: [C_PONG]}, tile=tile)
+    chi = A.index(run)
+    assert claims.accept(st, ONE, np.array([chi]), np.array([1]))[0]  # seat 2's pong beats the chi
+    assert st.pend_cat[0] == CAT_CHI
+    assert claims.advance(st, ONE).size == 0 and int(st.to_act[0]) == 2
+    assert offered(st) == ["pass", "pong"]
