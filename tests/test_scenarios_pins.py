@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from ref_engine import END
-from scenario_helpers import BEIJING, HEBEI, QUEMEN, flower_counts, meld, names, play, settled, tile
+from scenario_helpers import BEIJING, HEBEI, QUEMEN, ROB, ROB_MOVES, flower_counts, meld, names, play, settled, tile
 from walls import build_wall
 
 from mj_env.actions import index
@@ -239,3 +239,17 @@ def test_quemen_a_flower_between_a_kong_and_the_winning_tile_keeps_gangshang_kai
     # docs/RULES.md 6.4), and the concealed kong 1 from each other seat
     assert g.result["patterns"] == {"平胡": 1, "杠上开花": 1, "花牌": 1}
     assert settled(g) == [12, -4, -4, -4]
+
+
+@pytest.mark.parametrize("rules", [BEIJING, BEIJING.replace(hui_wild_in_melds=True)], ids=["beijing", "hui-in-melds"])
+def test_the_rob_window_asks_only_about_the_win(new_game, rules):
+    """docs/RULES.md 4.4: on an added kong only the players who may win on its tile are asked. Seat 2,
+    next after the kong's declarer, holds 34m and could chi the 5m: once seat 3 passes the robbery
+    the kong completes, seat 2 is not asked about a chi (with hui_wild_in_melds the batched claim_options path)."""
+    layout = {**ROB, "hands": {**ROB["hands"], 2: "34m22m33m77s88s99s6z"}}
+    g = new_game(rules, **layout)
+    play(g, *ROB_MOVES, (1, "kong 5m"))
+    assert (g.phase, g.to_act, names(g)) == ("ROB", 3, ["win", "pass"])
+    play(g, (3, "pass"))
+    assert (g.phase, g.to_act) == ("TURN", 1)
+    assert g.melds[1][0].type != "pong"  # the added kong completed
