@@ -10,7 +10,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from ref_engine import END
-from scenario_helpers import BEIJING, HEBEI, QUEMEN, ROB, ROB_MOVES, flower_counts, meld, names, play, settled, tile
+from scenario_helpers import (
+    BEIJING,
+    HEBEI,
+    QUEMEN,
+    ROB,
+    ROB_MOVES,
+    flower_counts,
+    meld,
+    names,
+    play,
+    settled,
+    tile,
+)
 from walls import build_wall
 
 from mj_env.actions import index
