@@ -288,6 +288,19 @@ def test_wall_counts_of_one_table_equal_the_batched_ones(rules):
             eng.reset(tables=done)
 
 
+@pytest.mark.parametrize("preset, live, replacements", [("beijing", 68, 14), ("hebei", 71, 83)])
+def test_wall_counts_after_the_deal(preset, live, replacements):
+    """docs/RULES.md 3: beijing's live wall is wall[53:121] (68) and its reserve the 14 tiles beside the
+    indicator; hebei replaces from any undrawn tile (136 - 53 = 83) and keeps 6 stacks (12) from live draws."""
+    rules = get_rules(preset)
+    eng = Engine(rules, num_tables=2, seed=3)
+    eng.reset()
+    idx = np.arange(2)
+    assert W.live_left(rules, eng.state, idx).tolist() == [live] * 2
+    assert W.replacements_left(rules, eng.state, idx).tolist() == [replacements] * 2
+    assert int(W.replacements_left(rules, eng.state, 0)) == replacements
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_step_on_chosen_tables_leaves_the_others_waiting(preset):
     """Engine.step(actions, tables=...) plays only those tables: each one as a copy of it played
