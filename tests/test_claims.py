@@ -182,13 +182,12 @@ def test_a_discard_win_lacking_a_suit_counts_the_claimed_tile():
     plus one 惠牌 would pair a discard of the third suit, but the winning hand, the claimed tile
     included, would hold all three suits (docs/RULES.md 5, quemen: at most two of the three suits)."""
     from mj_env import legal
-    from mj_env.tiles import index, parse_tiles
+    from mj_env.tiles import index, parse_hand
 
     rules = BEIJING.replace(lack_suit=True)
     st = allocate(1, 136)
     st.hui[0] = index("9p")
-    for t in parse_tiles("123456789m123p9p"):
-        st.hands[0, 1, t] += 1
+    st.hands[0, 1] = parse_hand("123456789m123p9p")
     seat = np.array([1])
     assert legal.discard_win(rules, st, ONE, seat, np.array([index("5p")]))[0]      # two suits: wins
     assert not legal.discard_win(rules, st, ONE, seat, np.array([index("1s")]))[0]  # the 1s is a third suit
