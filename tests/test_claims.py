@@ -9,6 +9,7 @@ from mj_env import actions as A
 from mj_env import claims
 from mj_env.rules import BEIJING
 from mj_env.state import (
+    C_CHI,
     C_CHI_HIGH,
     C_CHI_LOW,
     C_CHI_MID,
@@ -203,3 +204,71 @@ def test_every_chi_action_is_beaten_by_a_later_pong(tile, which, run):
     assert st.pend_cat[0] == CAT_CHI
     assert claims.advance(st, ONE).size == 0 and int(st.to_act[0]) == 2
     assert offered(st) == ["pass", "pong"]
+
+
+@pytest.mark.parametrize("held, discard", [("8m1p2p", "9m"), ("9m1p", "8m"), ("8m9m", "1p"), ("9p1s2s", "9p"),
+                                           ("8s9s", "1z"), ("2z3z", "1z"), ("5z6z", "7z")])
+def test_a_chi_never_runs_across_a_suits_end_or_over_honors(held, discard):
+    """docs/RULES.md 4.2: chi takes a discard that completes a sequence, and a sequence is three ranks of
+    one suit. The next seat's tiles beside the discard in the 34-array (9m then 1p, 9s then 1z, winds
+    and dragons) make no chi, on the one-table path and the batched path alike."""
+    from mj_env import legal
+    from mj_env.tiles import index, parse_hand
+
+    st = allocate(1, 136)
+    st.hands[0, 1] = parse_hand(held)
+    args = (ONE, np.array([0]), np.array([index(discard)]))
+    for options in (legal.claim_options, legal.claim_options_batched):
+        assert not options(BEIJING, st, *args, robbing=False)[0, 1, list(C_CHI)].any(), options.__name__
+
+
+def test_a_chi_at_a_suits_end_is_offered():
+    """The counterpart of the test above, so that it cannot pass by offering no chi at all: 7m8m9m and
+    1p2p3p are runs, each with the discard as low, middle or high tile."""
+    from mj_env import legal
+    from mj_env.tiles import index, parse_hand
+
+    for held, discard, which in [("8m9m", "7m", C_CHI_LOW), ("7m9m", "8m", C_CHI_MID), ("7m8m", "9m", C_CHI_HIGH),
+                                 ("2p3p", "1p", C_CHI_LOW), ("1p3p", "2p", C_CHI_MID), ("1p2p", "3p", C_CHI_HIGH)]:
+        st = allocate(1, 136)
+        st.hands[0, 1] = parse_hand(held)
+        args = (ONE, np.array([0]), np.array([index(discard)]))
+        for options in (legal.claim_options, legal.claim_options_batched):
+            got = options(BEIJING, st, *args, robbing=False)[0, 1]
+            assert got[which] and got[list(C_CHI)].sum() == 1, (held, discard, options.__name__)
+
+
+def test_a_discarded_hui_counts_at_face_value_for_a_discard_win():
+    """docs/RULES.md 5: a 惠牌 taken from a discard counts as its face value only. A hand waiting on 1s
+    alone does not win on a discarded 9p when 9p is the 惠牌 (as a wildcard it would be the 1s)."""
+    from mj_env import legal
+    from mj_env.tiles import index, parse_hand
+
+    st = allocate(1, 136)
+    st.hui[0] = index("9p")
+    st.hands[0, 1] = parse_hand("123456789m123p1s")
+    seat = np.array([1])
+    assert legal.discard_win(BEIJING, st, ONE, seat, np.array([index("1s")]))[0]
+    assert not legal.discard_win(BEIJING, st, ONE, seat, np.array([index("9p")]))[0]
+
+
+@pytest.mark.parametrize("win", ["self_draw", "discard"])
+def test_lacking_a_suit_counts_the_declared_melds(win):
+    """docs/RULES.md 5, quemen: the winning hand, declared melds included, holds at most two suits. A
+    concealed 123m456m11z (one suit, honors free) with a declared pong of 5p and one of 9s holds three suits
+    and may not win; with both pongs in the s suit it may."""
+    from mj_env import legal
+    from mj_env.rules import QUEMEN
+    from mj_env.tiles import index, parse_hand
+
+    seat = np.array([1])
+    for pongs, want in [("555p999s", False), ("777s999s", True)]:
+        st = allocate(1, 144)
+        st.meld_counts[0, 1] = parse_hand(pongs)
+        st.open_hand[0, 1] = True
+        if win == "self_draw":
+            st.hands[0, 1] = parse_hand("123m456m11z")
+            assert legal.self_draw_win(QUEMEN, st, ONE, seat)[0] == want, pongs
+        else:
+            st.hands[0, 1] = parse_hand("123m456m1z")
+            assert legal.discard_win(QUEMEN, st, ONE, seat, np.array([index("1z")]))[0] == want, pongs
