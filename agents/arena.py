@@ -41,8 +41,8 @@ Reported per agent:
 
 Beside the agents, the summary (and the ``--json`` file) holds ``walls``, ``hands_played``, ``seatings``,
 ``draw_rate`` (of the hands played), and from ``compare`` ``rules`` (a preset's name, or ``{"name": preset,
-field: value}`` with the fields changed, as a hand record writes it), ``seed`` and ``batch``: with the
-agents, all a run needs to be repeated.
+field: value}`` with the fields changed, as a hand record writes it), ``seed``, ``batch`` and ``common_random``:
+with the agents, all a run needs to be repeated.
 
 ``summarize`` returns Python floats, with an interval that cannot be computed (one wall, so no
 spread) as ``[-inf, inf]``; the ``--json`` file is strict JSON (RFC 8259, no ``Infinity`` or
@@ -63,6 +63,10 @@ for any ``--hands``; under ``hebei`` and ``quemen``, which draw the first dealer
 all the walls, so a wall's dealer, and with it its deal, repeats only in runs of the same ``--hands``), agent k draws from
 ``default_rng([seed, 1, k])`` for all the tables of a batch together, so ``--batch`` decides which numbers
 each table's sampling and tie-breaks get (train.py's evaluations play 256 walls at a time, the CLI 128).
+With ``--common-random`` (``common_random=True``) they come instead from streams keyed by the seed, the wall,
+the seat and the seat's decision count in the hand (``agents.common_random``): the same in both seatings of
+a wall and for any ``--batch``, so identical agents score exactly 0 and the interval holds only the luck of
+where two agents' choices differ. Off by default, which keeps the published runs repeatable.
 Seeds stay below 2**32: NumPy's ``SeedSequence`` reads a larger one as several 32-bit words, so 2**32 + k
 would deal the walls of seed k's agent 0 stream. ``default_rng([seed, 0])`` is also the stream that
 ``Engine(seed=S)`` and ``MahjongVectorEnv(seed=S)`` deal from (``train.py --seed S`` trains on them), so the
@@ -94,6 +98,7 @@ from scipy import stats
 
 from agents import checkpoint_play, path_problem
 from agents.base import RulesMismatchWarning
+from agents.common_random import CommonStreams, decision_keys
 from mj_env.baselines import BASELINES, agent_actions
 from mj_env.engine import Engine
 from mj_env.messages import brief, shown
@@ -196,7 +201,8 @@ def _wins(settlement: dict) -> list[dict]:
 
 def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleSet = "beijing",
                    batch_walls: int = 128, record_deals: bool = False, progress=None,
-                   record_hands=False, labels: list[str] | None = None) -> DuplicateResult:
+                   record_hands=False, labels: list[str] | None = None,
+                   common_random: bool = False) -> DuplicateResult:
     """Play ``n_walls`` walls in every seating of ``agents`` (2-4 objects with ``act``).
 
     ``batch_walls`` walls (times the seatings) run as tables of one engine at a time.
@@ -204,11 +210,14 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     hand's record (``mj_env.records``, with the agents' names as ``players`` and the ``wall_index`` and
     ``seating``) in ``result.records``; a callable gets each batch's records instead, as they are made
     (the command line writes them out that way, so memory holds one batch of them). ``labels``: the agents'
-    names in the result and the records (default: each agent's ``name``; a repeated one gets ``#2``...). The
+    names in the result and the records (default: each agent's ``name``; a repeated one gets ``#2``...).
+    ``common_random``: True gives every decision the random numbers of its wall, seat and place in the hand
+    (``agents.common_random``), the same in every seating and for any ``batch_walls``. The
     sizes and seed are checked first (``check_run``: the command line's bounds), and every agent must have
     ``act`` or ``act_tables``.
     """
     _check_agents(agents)
+    _check_flag("common_random", common_random)
     check_run(len(agents), n_walls, batch_walls, seed)
     rules = get_rules(rules)
     if rules.hands_per_episode != 1:  # each table plays one wall; a match's later hands would be dealt unseeded
@@ -231,7 +240,7 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     for start in range(0, n_walls, batch_walls):
         w_idx = np.arange(start, min(start + batch_walls, n_walls))
         parts.append(_play_batch(agents, rngs, rules, walls[w_idx], dealers[w_idx], w_idx, seats_of,
-                                 record_deals, bool(record_hands)))
+                                 record_deals, bool(record_hands), seed if common_random else None))
         if record_hands:
             batch = parts[-1].pop("records")
             for rec, row in zip(batch, parts[-1]["seat_agent"], strict=True):
@@ -245,6 +254,11 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     cat = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     return DuplicateResult(names=names, seatings=seats_of, deals=cat.pop("deals", None),
                            records=kept if record_hands is True else None, **cat)
+
+
+def _check_flag(name: str, value) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {brief(value)}")
 
 
 def _check_agents(agents) -> None:
@@ -266,7 +280,8 @@ def _unique_names(names: list[str]) -> list[str]:
     return out
 
 
-def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_deals, record_hands=False) -> dict:
+def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_deals, record_hands=False,
+                common_seed: int | None = None) -> dict:
     S = len(seats_of)
     n = len(walls)
     B = n * S
@@ -305,6 +320,8 @@ def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_dea
     record(dealt)
     st = eng.state
     rows = np.arange(B)
+    table_wall = np.repeat(w_idx, S)
+    decisions = np.zeros((B, 4), dtype=np.int64)  # each seat's decisions so far (common random numbers)
     for _ in range(MAX_STEPS_PER_HAND):
         live = np.flatnonzero(st.phase != END)
         if not len(live):
@@ -321,12 +338,17 @@ def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_dea
             if hasattr(agent, "act_tables"):     # an engine-aware agent (search: agents.search)
                 method, args = agent.act_tables, (eng, live[sel], rngs[k])
             else:
-                method, args = agent.act, ({"observation": obs[sel], "action_mask": mask[sel], "seat": seat[sel]}, rngs[k])
+                rng = rngs[k]
+                if common_seed is not None:
+                    t = live[sel]
+                    rng = CommonStreams(decision_keys(common_seed, table_wall[t], seat[sel], decisions[t, seat[sel]]), rng)
+                method, args = agent.act, ({"observation": obs[sel], "action_mask": mask[sel], "seat": seat[sel]}, rng)
             # (n,) legal integers, or an error naming the agent: no float truncated, bool or scalar broadcast,
             # and an exception the agent raises comes back as an AgentError naming it
             actions[live[sel]] = agent_actions(agent, method, args, mask[sel], live[sel], eng.explain_illegal)
         if record_hands:
             steps.append((live, seat, actions[live]))
+        decisions[live, seat] += 1
         record(eng.step(actions))
     else:
         raise RuntimeError(f"hands still running after {MAX_STEPS_PER_HAND} steps at tables "
@@ -523,16 +545,17 @@ def load_agents(specs: list[str], rules: str = "beijing", device: str = "cpu") -
 
 def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing", batch_walls: int = 128,
             device: str = "cpu", progress: bool = False, agents: list | None = None,
-            records=None) -> dict:
+            records=None, common_random: bool = False) -> dict:
     """Load agents by name (``random``, ``rule``, ``pretrained``, a checkpoint path), unless ``agents`` are given already
     loaded from ``specs``, and summarise a duplicate run. ``records``: a callable given each batch's hand
-    records (``mj_env.records``) as they are made. Everything is checked before an agent is loaded: ``specs`` a list
+    records (``mj_env.records``) as they are made; ``common_random`` as ``play_duplicate``. Everything is checked before an agent is loaded: ``specs`` a list
     of names (``load_agents``), ``hands``, ``batch_walls`` and ``seed`` as ``play_duplicate`` checks them, ``rules``."""
     _check_specs(specs)
     if agents is not None:
         _check_agents(agents)
     check_run(len(specs if agents is None else agents), hands, batch_walls, seed, names=("hands", "batch_walls", "seed"))
     get_rules(rules)
+    _check_flag("common_random", common_random)
     given = agents is not None
     if agents is None:
         agents = load_agents(specs, rules=rules, device=device)
@@ -548,12 +571,13 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
     labels = [x if isinstance(x, str) else shown(x) for x in specs] if given else None
     result = play_duplicate(agents, hands, seed=seed, rules=rules, batch_walls=batch_walls,
                             progress=None if bar is None else (lambda done: bar.update(done - bar.n)),
-                            record_hands=records or False, labels=labels)
+                            record_hands=records or False, labels=labels, common_random=common_random)
     if bar is not None:
         bar.close()
     summary = summarize(result)
     # the rules as a record writes them: the preset's name, or it and the fields changed (base=5 is no beijing run)
-    summary.update({"rules": rules_json(get_rules(rules)), "seed": seed, "batch": batch_walls})
+    summary.update({"rules": rules_json(get_rules(rules)), "seed": seed, "batch": batch_walls,
+                    "common_random": bool(common_random)})
     for a, spec in zip(summary["agents"], specs):
         a["spec"] = spec
     return summary
@@ -687,6 +711,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="write every hand played here as JSON lines, one hand record each (mj_env.records: rules, "
                         "wall, dealer, every decision, settlement, players); `python -m mj_env.records FILE --show K` "
                         "replays one")
+    p.add_argument("--common-random", action="store_true",
+                   help="common random numbers: every decision draws the numbers of its wall, seat and place in the hand, "
+                        "the same in every seating and for any --batch (agents.common_random); identical agents then "
+                        "score exactly 0")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
     try:  # every argument is checked before anything is loaded or played
@@ -724,7 +752,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         summary = compare(specs, args.hands, seed=args.seed, rules=args.rules, batch_walls=args.batch,
                           device=args.device, progress=not args.quiet, agents=agents,
-                          records=write_records if record_file else None)
+                          records=write_records if record_file else None, common_random=args.common_random)
         if record_file:
             try:
                 record_file.close()  # flushes the last batch

@@ -14,7 +14,10 @@ It returns (n,) int64 actions, each legal under its row of the mask. Acting from
 only (never from engine state) is what lets one agent object play in ``MahjongVectorEnv``, in the
 arena (which builds the same dict from the engine with ``mj_env.observation.observe``) and in the
 PettingZoo env, and play opponents inside ``mj_env.single_agent``. All randomness comes from
-``rng``, so a seeded generator makes a run repeatable. The helpers below live in
+``rng``, so a seeded generator makes a run repeatable. Draw with ``rng.random(size)`` or
+``rng.gumbel(size=...)`` with a rows-first ``size`` (``size[0]`` = n), and for some of the rows only through
+``mj_env.baselines.rows_of(rng, rows)``: the arena's common random numbers (``agents.common_random``)
+then give each row the numbers of its own table, seat and decision. The helpers below live in
 ``mj_env.baselines`` (the NumPy baselines moved there so that ``mj_env`` never imports ``agents``).
 """
 from __future__ import annotations
@@ -23,9 +26,9 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from mj_env.baselines import as_bool_mask, check_rows_have_actions, uniform_legal
+from mj_env.baselines import as_bool_mask, check_rows_have_actions, rows_of, uniform_legal
 
-__all__ = ["Agent", "RulesMismatchWarning", "as_bool_mask", "check_rows_have_actions", "uniform_legal"]
+__all__ = ["Agent", "RulesMismatchWarning", "as_bool_mask", "check_rows_have_actions", "rows_of", "uniform_legal"]
 
 
 class RulesMismatchWarning(UserWarning):

@@ -264,6 +264,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="defend: another seat with this many declared melds threatens (if it may win on a discard)")
     p.add_argument("--late", type=int, default=40,
                    help="defend: with this many live tiles left or fewer, every seat that may win on a discard threatens")
+    p.add_argument("--common-random", action="store_true",
+                   help="common random numbers (agents.common_random): both seatings of a wall draw the same numbers, "
+                        "so a variant differs from the rule agent only where its choices do")
     p.add_argument("--smoke", action="store_true", help="16 walls in place of --walls, and only the first of --seeds: a check that it runs")
     args = p.parse_args(argv)
     try:
@@ -296,14 +299,16 @@ def fan_text(avg_fan: float | None) -> str:
 def main(argv=None) -> list[dict]:
     args = parse_args(argv)
     rows = []
-    print(f"{args.rules}, {args.walls} walls x 2 seatings per seed; each variant against the rule agent\n")
+    print(f"{args.rules}, {args.walls} walls x 2 seatings per seed"
+          f"{', common random numbers' if args.common_random else ''}; each variant against the rule agent\n")
     print("| variant | seed | points/hand [95% CI] | win | deal-in | avg fan (variant vs rule) | s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for agent in variants(args.rules, args.values, args.q, args.live, args.threat_melds, args.late):
         for seed in args.seeds:
             t0 = time.time()
             summary = arena.summarize(arena.play_duplicate([agent, RuleBasedAgent(args.rules)], args.walls, seed=seed,
-                                                           rules=args.rules, batch_walls=256))
+                                                           rules=args.rules, batch_walls=256,
+                                                           common_random=args.common_random))
             me, rule = summary["agents"]
             rows.append({"variant": agent.name, "seed": seed, **me})
             print(f"| {agent.name} | {seed} | {me['mean_points']:+.3f} [{me['ci95'][0]:+.3f}, {me['ci95'][1]:+.3f}] "

@@ -196,6 +196,15 @@ def checked_agent_actions(agent, actions, mask, tables, explain, role: str = "ag
     return a.astype(np.int64)
 
 
+def rows_of(rng: np.random.Generator, rows: np.ndarray) -> np.random.Generator:
+    """The generator for some of an ``act`` call's rows (indices): one that keeps numbers per row (the
+    arena's common random numbers, ``agents.common_random``, has ``take_rows``) gives those rows' own
+    streams; any other generator is returned as it is. Draw through it for a subset of rows, so that a
+    row's numbers do not depend on which other rows share the call."""
+    take = getattr(rng, "take_rows", None)
+    return rng if take is None else take(rows)
+
+
 def uniform_legal(mask: np.ndarray, rng: np.random.Generator, *, empty_ok: bool = False) -> np.ndarray:
     """One action per row drawn uniformly from the legal ones. mask (n, A) bool or 0/1 ints ->
     (n,) int64. The project's one random-legal-action sampler (agents, tests, examples).
@@ -297,9 +306,9 @@ class RuleBasedAgent:
         turn = np.flatnonzero(~win & (phase == TURN))
         claim = np.flatnonzero(~win & (phase == CLAIM))
         if len(turn):
-            out[turn] = self._turn(o[turn], hands[turn], hui[turn], mask[turn], rng)
+            out[turn] = self._turn(o[turn], hands[turn], hui[turn], mask[turn], rows_of(rng, turn))
         if len(claim):
-            out[claim] = self._claim(o[claim], hands[claim], hui[claim], mask[claim], rng)
+            out[claim] = self._claim(o[claim], hands[claim], hui[claim], mask[claim], rows_of(rng, claim))
         bad = ~mask[np.arange(n), out]
         if bad.any():  # a bug here must never reach the engine as an illegal move
             i = int(np.flatnonzero(bad)[0])
