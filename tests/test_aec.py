@@ -341,3 +341,15 @@ def test_a_penalized_illegal_action_is_named_in_the_offenders_infos():
     bad = int(np.flatnonzero(e.observe(agent)["action_mask"] == 0)[0])
     e.step(bad)
     assert e.infos[agent] == {"illegal_action": A.name(bad)} and e.rewards[agent] == -5
+
+
+def test_the_action_names_are_reachable_after_a_plain_import():
+    """docs/INTERFACES.md 2: ``mj_env.actions.name(i)`` and ``mj_env.actions.index(name)`` after ``import mj_env``
+    alone, in a fresh interpreter (here the test session has imported the submodule already)."""
+    import subprocess
+    import sys
+
+    code = "import mj_env; i = mj_env.actions.index('chi 345m'); print(i, mj_env.actions.name(i))"
+    out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split(maxsplit=1)[1].strip() == "chi 345m"
