@@ -24,6 +24,8 @@ tables. The tests check that they are uniform and that streams of different keys
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -73,10 +75,17 @@ class CommonStreams(np.random.Generator):
         return CommonStreams(self.keys[rows], self.fallback, self._draws, self._rows[rows])
 
     def _rows_first(self, size) -> tuple[int, ...] | None:
+        """``size`` as a shape whose first entry is this object's number of rows, else None (a size the
+        ordinary generator is to draw, or to refuse with its own error: a float, a negative entry)."""
         if size is None:
             return None
-        shape = (int(size),) if np.ndim(size) == 0 else tuple(int(n) for n in size)
-        return shape if len(shape) >= 1 and shape[0] == len(self.keys) else None
+        try:
+            shape = tuple(operator.index(n) for n in (size if np.ndim(size) else (size,)))
+        except TypeError:
+            return None
+        if not shape or shape[0] != len(self.keys) or min(shape) < 0:
+            return None
+        return shape
 
     def _uniform(self, shape: tuple[int, ...]) -> np.ndarray:
         """Uniform on the open interval (0, 1), 53 bits, ``shape`` rows-first: each row's next draw."""

@@ -63,6 +63,16 @@ def test_draws_that_are_not_rows_first_come_from_the_ordinary_generator():
     assert s.gumbel(size=4).tolist() == ref.gumbel(size=4).tolist()
 
 
+def test_sizes_numpy_refuses_are_refused_as_numpy_refuses_them():
+    s = streams(decision_keys(0, np.arange(3), np.zeros(3, int), np.zeros(3, int)))
+    assert s.random(3).shape == s.random(np.int64(3)).shape == (3,) and s.random([3, 0]).shape == (3, 0)
+    for size, error in [((3, -1), ValueError), (2.5, TypeError), ((3.0, 2), TypeError), ("x", TypeError)]:
+        with pytest.raises(error):
+            s.random(size)
+        with pytest.raises(error):
+            np.random.default_rng(0).random(size)
+
+
 def test_the_numbers_are_uniform_and_the_gumbels_gumbel():
     """200,000 numbers of 2,000 neighbouring keys (walls 0-499, four seats; one draw each): uniform by a chi-square
     test over 50 bins, neighbouring rows uncorrelated; Gumbel draws have the Gumbel mean and variance. The
