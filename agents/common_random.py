@@ -18,8 +18,9 @@ rows-first (``size[0]`` = the rows): the tie-break and sampling draws of ``mj_en
 ``mj_env.baselines.rows_of(rng, rows)`` (``take_rows``), as the rule agent does for its own-turn and
 claim rows. A row's numbers depend on its key and on how many draws it has had, nothing else. Every
 other draw (another method, or a size that is not rows-first) comes from the ordinary generator behind
-it, and is not common. The numbers are SplitMix64 (Steele, Lea and Flood 2014) of the key, the row's draw
-count and the element's place in the row, vectorized with NumPy's uint64 arithmetic: no loop over
+it, and is not common; so do the generators ``spawn`` returns. ``copy.deepcopy`` and pickling keep the
+streams. The numbers are SplitMix64 (Steele, Lea and Flood 2014) of the key, the row's draw count and the
+element's place in the row, vectorized with NumPy's uint64 arithmetic: no loop over
 tables. The tests check that they are uniform and that streams of different keys do not repeat.
 """
 from __future__ import annotations
@@ -68,6 +69,16 @@ class CommonStreams(np.random.Generator):
         self.fallback = fallback
         self._draws = np.zeros(len(self.keys), dtype=np.uint64) if _draws is None else _draws  # per row, shared
         self._rows = np.arange(len(self.keys)) if _rows is None else _rows                       # into _draws
+
+    def __reduce__(self):
+        # copy.copy, copy.deepcopy and pickle keep the streams and their draw counts (NumPy's Generator.__reduce__
+        # would rebuild a plain Generator, whose rows-first draws are then the fallback's, silently not common)
+        return (CommonStreams, (self.keys, self.fallback, self._draws, self._rows))
+
+    def spawn(self, n_children: int) -> list[np.random.Generator]:
+        """Ordinary child generators (``Generator.spawn`` of ``fallback``): what they draw is not common.
+        (NumPy's own ``spawn`` builds ``type(self)(bit_generator)``, which would fail here obscurely.)"""
+        return self.fallback.spawn(n_children)
 
     def take_rows(self, rows) -> CommonStreams:
         """The streams of ``rows`` (indices or a boolean mask of this object's rows), sharing their draw counts."""

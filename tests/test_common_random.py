@@ -165,3 +165,19 @@ def test_the_flag_is_checked_and_kept_in_the_summary(tmp_path, capsys):
     summary = json.loads(out.read_text())
     assert summary["common_random"] is True and summary["agents"][0]["ci95"] == [0.0, 0.0]
     assert compare(["rule", "random"], 2)["common_random"] is False
+
+
+def test_copies_and_pickles_keep_the_streams_and_spawn_gives_ordinary_generators():
+    import copy
+    import pickle
+
+    s = streams(decision_keys(0, np.arange(3), np.zeros(3, int), np.zeros(3, int)), seed=5)
+    part = s.take_rows([0, 2])
+    part.random((2, 4))                          # rows 0 and 2 have drawn once
+    twins = [copy.deepcopy(s), pickle.loads(pickle.dumps(s))]
+    nxt, ints = s.random((3, 5)), s.integers(1000, size=3)   # the original's next numbers: the copies' too
+    for twin in twins:
+        assert type(twin) is CommonStreams
+        assert np.array_equal(twin.random((3, 5)), nxt) and np.array_equal(twin.integers(1000, size=3), ints)
+    children = s.spawn(2)
+    assert [type(c) for c in children] == [np.random.Generator] * 2
