@@ -116,4 +116,11 @@ class CommonStreams(np.random.Generator):
         shape = self._rows_first(size)
         if shape is None:
             return self.fallback.gumbel(loc, scale, size)
+        # NumPy's checks, before anything is drawn: no negative scale, and loc and scale broadcast to size (without
+        # them a scale of -1 flipped the draws, and a loc of more dimensions than size widened the result)
+        loc, scale = np.asarray(loc, dtype=np.float64), np.asarray(scale, dtype=np.float64)
+        if np.any(scale < 0):
+            raise ValueError("scale < 0")
+        if np.broadcast_shapes(loc.shape, scale.shape, shape) != shape:
+            raise ValueError(f"loc of shape {loc.shape} and scale of shape {scale.shape} do not broadcast to size {shape}")
         return loc - scale * np.log(-np.log(self._uniform(shape)))

@@ -181,3 +181,15 @@ def test_copies_and_pickles_keep_the_streams_and_spawn_gives_ordinary_generators
         assert np.array_equal(twin.random((3, 5)), nxt) and np.array_equal(twin.integers(1000, size=3), ints)
     children = s.spawn(2)
     assert [type(c) for c in children] == [np.random.Generator] * 2
+
+
+def test_gumbel_checks_loc_and_scale_as_numpy_does():
+    s = streams(decision_keys(0, np.arange(3), np.zeros(3, int), np.zeros(3, int)))
+    assert streams(s.keys).gumbel(loc=np.zeros((3, 1)), scale=np.ones(4), size=(3, 4)).shape == (3, 4)
+    for loc, scale, size in [(0.0, -1.0, (3, 2)), (np.zeros((2, 3, 4)), 1.0, (3, 4)), (0.0, np.ones((2, 1)), (3,)),
+                             (np.zeros(5), 1.0, (3, 4))]:
+        with pytest.raises(ValueError):
+            np.random.default_rng(0).gumbel(loc, scale, size)
+        with pytest.raises(ValueError):
+            s.gumbel(loc, scale, size)
+    assert np.array_equal(s.random((3, 2)), streams(s.keys).random((3, 2)))   # the refused calls drew nothing
