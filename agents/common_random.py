@@ -33,6 +33,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
+_BELOW_ONE = np.nextafter(1.0, 0.0)
 
 
 def mix(x: np.ndarray) -> np.ndarray:
@@ -104,7 +105,8 @@ class CommonStreams(np.random.Generator):
         draw = _fold(self.keys, self._draws[self._rows])                      # (n,)
         self._draws[self._rows] += np.uint64(1)
         bits = _fold(draw[:, None], np.arange(per_row, dtype=np.uint64)[None, :])
-        return (((bits >> _S11).astype(np.float64) + 0.5) * 2.0 ** -53).reshape(shape)
+        # (k + 0.5) / 2**53 for the 53-bit k; k = 2**53 - 1 rounds to 1.0 (ties to even), kept below 1 here
+        return np.minimum(((bits >> _S11).astype(np.float64) + 0.5) * 2.0 ** -53, _BELOW_ONE).reshape(shape)
 
     def random(self, size=None, dtype=np.float64, out=None):
         shape = self._rows_first(size)

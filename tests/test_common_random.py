@@ -193,3 +193,14 @@ def test_gumbel_checks_loc_and_scale_as_numpy_does():
         with pytest.raises(ValueError):
             s.gumbel(loc, scale, size)
     assert np.array_equal(s.random((3, 2)), streams(s.keys).random((3, 2)))   # the refused calls drew nothing
+
+
+def test_the_largest_bits_stay_below_one(monkeypatch):
+    """k = 2**53 - 1, the largest 53-bit number, gives (k + 0.5) / 2**53, which rounds to 1.0 in float64: it is
+    kept below 1, so that a gumbel draw is never inf."""
+    import agents.common_random as cr
+
+    monkeypatch.setattr(cr, "_fold", lambda key, value: np.full(np.broadcast_shapes(np.shape(key), np.shape(value)),
+                                                                np.uint64(2 ** 64 - 1)))
+    s = streams(np.zeros(2, dtype=np.uint64))
+    assert s.random((2, 3)).max() < 1 and np.isfinite(s.gumbel(size=(2, 3))).all()
