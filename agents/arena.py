@@ -66,7 +66,9 @@ each table's sampling and tie-breaks get (train.py's evaluations play 256 walls 
 With ``--common-random`` (``common_random=True``) they come instead from streams keyed by the seed, the wall,
 the seat and the seat's decision count in the hand (``agents.common_random``): the same in both seatings of
 a wall and for any ``--batch``, so identical agents score exactly 0 and the interval holds only the luck of
-where two agents' choices differ. Off by default, which keeps the published runs repeatable.
+where two agents' choices differ. Off by default, which keeps the published runs repeatable. An agent with
+``act_tables`` (``agents.search``) still gets agent k's ordinary generator: its numbers are not common, and
+depend on ``--batch``, with or without it.
 Seeds stay below 2**32: NumPy's ``SeedSequence`` reads a larger one as several 32-bit words, so 2**32 + k
 would deal the walls of seed k's agent 0 stream. ``default_rng([seed, 0])`` is also the stream that
 ``Engine(seed=S)`` and ``MahjongVectorEnv(seed=S)`` deal from (``train.py --seed S`` trains on them), so the
@@ -212,7 +214,8 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     (the command line writes them out that way, so memory holds one batch of them). ``labels``: the agents'
     names in the result and the records (default: each agent's ``name``; a repeated one gets ``#2``...).
     ``common_random``: True gives every decision the random numbers of its wall, seat and place in the hand
-    (``agents.common_random``), the same in every seating and for any ``batch_walls``. The
+    (``agents.common_random``), the same in every seating and for any ``batch_walls`` (not to an agent with
+    ``act_tables``, which gets its ordinary generator). The
     sizes and seed are checked first (``check_run``: the command line's bounds), and every agent must have
     ``act`` or ``act_tables``.
     """

@@ -11,7 +11,8 @@ the same numbers, so identical agents play identical hands and score exactly 0, 
 rarely differ differ only where their choices do.
 
 ``CommonStreams`` is the ``numpy.random.Generator`` that an agent's ``act(obs, rng)`` then gets (a
-subclass, so agents that check the type take it). Its ``random(size)`` and ``gumbel(loc, scale, size)``
+subclass, so agents that check the type take it); an engine-aware agent's ``act_tables`` (``agents.search``)
+keeps its ordinary generator, as it draws for whole worlds, not rows. Its ``random(size)`` and ``gumbel(loc, scale, size)``
 give each row (each table the agent acts at) the next numbers of its own stream when ``size`` is
 rows-first (``size[0]`` = the rows): the tie-break and sampling draws of ``mj_env.baselines`` and
 ``agents.networks``. An agent that draws for some of its rows asks for them first with
