@@ -37,7 +37,7 @@ import numpy as np
 
 from agents.arena import MAX_SEED, mean_ci95
 from mj_env import actions as A
-from mj_env.baselines import RuleBasedAgent, as_bool_mask
+from mj_env.baselines import RuleBasedAgent, as_bool_mask, rows_of
 from mj_env.engine import Engine
 from mj_env.messages import brief
 from mj_env.observation import COL_PHASE, P_SCALARS, observe
@@ -78,7 +78,7 @@ def candidate_actions(agent: RuleBasedAgent, obs: dict, rng: np.random.Generator
 
     turn = np.flatnonzero((phase == TURN) & ~mask[:, A.WIN])
     if len(turn):
-        keys = agent.discard_keys(o[turn], mask[turn], rng)      # (m, 34), smaller is better
+        keys = agent.discard_keys(o[turn], mask[turn], rows_of(rng, turn))  # (m, 34), smaller is better
         order = np.argsort(keys, axis=1, kind="stable")[:, :max_discards]
         ok = np.take_along_axis(keys, order, axis=1) < agent.ILLEGAL_KEY
         use_ting = agent.rules.ting & mask[turn][:, A.TING:A.TING + K]

@@ -132,3 +132,29 @@ def test_candidates_refuse_a_bad_max_discards(max_discards):
         R.candidate_actions(RuleBasedAgent(), obs, np.random.default_rng(0), max_discards)
     _, cands = R.candidate_actions(RuleBasedAgent(), obs, np.random.default_rng(0), 0)
     assert (cands[:, 0] >= 0).all()
+
+
+def test_candidates_with_common_random_numbers_do_not_depend_on_the_other_rows():
+    """Given the arena's per-row streams (agents.common_random), a row's candidates are those it gets alone: the
+    discard ranking draws through rows_of for the own-turn rows, as the rule agent does."""
+    from agents.common_random import CommonStreams, decision_keys
+
+    eng = Engine("beijing", num_tables=128, seed=5)
+    eng.reset()
+    agent, rng = RuleBasedAgent(), np.random.default_rng(0)
+    checked = 0
+    for step in range(40):
+        live, obs = _batch(eng)
+        keys = decision_keys(1, live, obs["seat"], np.full(len(live), step))
+        phase = obs["observation"][:, P_SCALARS, COL_PHASE]
+        if (phase != TURN).any() and (phase == TURN).any():
+            _, whole = R.candidate_actions(agent, obs, CommonStreams(keys, np.random.default_rng(1)))
+            for i in range(len(live)):
+                one = {k: v[i:i + 1] for k, v in obs.items()}
+                _, alone = R.candidate_actions(agent, one, CommonStreams(keys[i:i + 1], np.random.default_rng(2)))
+                assert whole[i][whole[i] >= 0].tolist() == alone[0][alone[0] >= 0].tolist(), i
+            checked += 1
+        actions = np.zeros(eng.num_tables, dtype=np.int64)
+        actions[live] = agent.act(obs, rng)
+        eng.step(actions)
+    assert checked >= 5
