@@ -14,7 +14,7 @@ It returns (n,) int64 actions, each legal under its row of the mask. Acting from
 only (never from engine state) is what lets one agent object play in ``MahjongVectorEnv``, in the
 arena (which builds the same dict from the engine with ``mj_env.observation.observe``) and in the
 PettingZoo env, and play opponents inside ``mj_env.single_agent``. All randomness comes from
-``rng``, so a seeded generator makes a run repeatable. Draw with ``rng.random(size)`` or
+``rng``, so a seeded generator makes a run repeatable. Draw with ``rng.random(size)`` (float64, no ``out``) or
 ``rng.gumbel(size=...)`` with a rows-first ``size`` (``size[0]`` = n), and for some of the rows only through
 ``mj_env.baselines.rows_of(rng, rows)``: the arena's common random numbers (``agents.common_random``)
 then give each row the numbers of its own table, seat and decision. The helpers below live in

@@ -18,8 +18,9 @@ rows-first (``size[0]`` = the rows): the tie-break and sampling draws of ``mj_en
 ``agents.networks``. An agent that draws for some of its rows asks for them first with
 ``mj_env.baselines.rows_of(rng, rows)`` (``take_rows``), as the rule agent does for its own-turn and
 claim rows. A row's numbers depend on its key and on how many draws it has had, nothing else. Every
-other draw (another method, or a size that is not rows-first) comes from the ordinary generator behind
-it, and is not common; so do the generators ``spawn`` returns. ``copy.deepcopy`` and pickling keep the
+other draw (another method, a size that is not rows-first, ``random`` with ``dtype=np.float32`` or ``out=``)
+comes from the ordinary generator behind it, and is not common (``choice(a, size=n, p=p)`` is, as NumPy
+draws it with ``self.random``); so do the generators ``spawn`` returns. ``copy.deepcopy`` and pickling keep the
 streams. The numbers are SplitMix64 (Steele, Lea and Flood 2014) of the key, the row's draw count and the
 element's place in the row, vectorized with NumPy's uint64 arithmetic: no loop over
 tables. The tests check that they are uniform and that streams of different keys do not repeat.
