@@ -85,6 +85,9 @@ class CommonStreams(np.random.Generator):
 
     def take_rows(self, rows) -> CommonStreams:
         """The streams of ``rows`` (indices or a boolean mask of this object's rows), sharing their draw counts."""
+        rows = np.asarray(rows)
+        if not rows.size:  # np.flatnonzero's empty int array, but also [] or np.array([]) (float): no rows
+            rows = rows.astype(np.intp)
         rows = np.arange(len(self.keys))[rows]
         return CommonStreams(self.keys[rows], self.fallback, self._draws, self._rows[rows])
 

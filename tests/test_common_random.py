@@ -204,3 +204,11 @@ def test_the_largest_bits_stay_below_one(monkeypatch):
                                                                 np.uint64(2 ** 64 - 1)))
     s = streams(np.zeros(2, dtype=np.uint64))
     assert s.random((2, 3)).max() < 1 and np.isfinite(s.gumbel(size=(2, 3))).all()
+
+
+def test_no_rows_are_no_rows_whatever_the_empty_arrays_dtype():
+    """rows_of(rng, rows) with no rows returns an ordinary generator as it is; the streams give an empty view,
+    also for an empty float array (np.array([])), which NumPy would refuse as an index."""
+    s = streams(decision_keys(0, np.arange(3), np.zeros(3, int), np.zeros(3, int)))
+    for rows in ([], np.array([]), np.array([], dtype=int), np.zeros(3, bool)):
+        assert rows_of(s, rows).random((0, 34)).shape == (0, 34)
