@@ -66,7 +66,11 @@ each table's sampling and tie-breaks get (train.py's evaluations play 256 walls 
 With ``--common-random`` (``common_random=True``) they come instead from streams keyed by the seed, the wall,
 the seat and the seat's decision count in the hand (``agents.common_random``): the same in both seatings of
 a wall and for any ``--batch``, so identical agents score exactly 0 and the interval holds only the luck of
-where two agents' choices differ. Off by default, which keeps the published runs repeatable. An agent with
+where two agents' choices differ. That needs an agent whose choice at a row does not depend on the other rows
+it is asked about with it: a network's float32 log-probabilities move by up to about 1e-5 with the batch
+(measured on CPU for the shipped player), so a near-tie could rarely go the other way (1000 walls of the
+shipped player against itself on CPU scored exactly 0; other devices are not measured). Off by default,
+which keeps the published runs repeatable. An agent with
 ``act_tables`` (``agents.search``) still gets agent k's ordinary generator: its numbers are not common, and
 depend on ``--batch``, with or without it.
 Seeds stay below 2**32: NumPy's ``SeedSequence`` reads a larger one as several 32-bit words, so 2**32 + k
