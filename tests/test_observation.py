@@ -223,3 +223,23 @@ def test_rob_window_and_final_observation_scalars():
     assert st.phase[0] == END
     for seat in range(4):
         assert planes(seat)[O.P_SCALARS, O.COL_PHASE] == 2
+
+
+def _both_paths(rules, st, seat):
+    """observe_one and observe of table 0 seen by ``seat``, held equal."""
+    one, batched = observe_one(rules, st, 0, seat), observe(rules, st, np.array([0]), np.array([seat]))[0]
+    assert np.array_equal(one, batched)
+    return one
+
+
+def test_ting_columns_follow_the_seat_offsets():
+    """COL_TING: 报听 of offset 0-3, in both paths (from an outside mutation test: the batched path read
+    the offsets backwards unnoticed; random play seldom declares 报听)."""
+    rules = get_rules("quemen")
+    eng = Engine(rules, num_tables=1, seed=0)
+    eng.reset()
+    st = eng.state
+    st.ting[0] = [0, 1, 0, 0]  # seat 1 declared 报听
+    for seat in range(4):
+        sc = _both_paths(rules, st, seat)[O.P_SCALARS]
+        assert sc[O.COL_TING].tolist() == [int((seat + k) % 4 == 1) for k in range(4)]
