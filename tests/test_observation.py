@@ -243,3 +243,21 @@ def test_ting_columns_follow_the_seat_offsets():
     for seat in range(4):
         sc = _both_paths(rules, st, seat)[O.P_SCALARS]
         assert sc[O.COL_TING].tolist() == [int((seat + k) % 4 == 1) for k in range(4)]
+
+
+def test_concealed_kongs_column_counts_each_kong_and_hides_their_kinds():
+    """COL_CONCEALED_KONGS counts a seat's concealed kongs (two here, not just "some"); their kinds lie face
+    up in the owner's plane 1 and in nobody else's planes (from an outside mutation test: a count clipped
+    at 1 went unnoticed, two concealed kongs of one seat being rare in random play)."""
+    rules = get_rules("hebei")
+    eng = Engine(rules, num_tables=1, seed=0)
+    eng.reset()
+    st = eng.state
+    for kind in (4, 31):  # seat 2 holds concealed kongs of 5m and 5z
+        st.meld_counts[0, 2, kind] = st.hidden[0, 2, kind] = 4
+    st.n_hidden[0, 2] = 2
+    for seat in range(4):
+        o = _both_paths(rules, st, seat)
+        k = (2 - seat) % 4
+        assert o[O.P_SCALARS, O.COL_CONCEALED_KONGS].tolist() == [2 * (j == k) for j in range(4)]
+        assert o[O.P_MELDS][k][[4, 31]].tolist() == ([4, 4] if k == 0 else [0, 0])
