@@ -261,3 +261,18 @@ def test_concealed_kongs_column_counts_each_kong_and_hides_their_kinds():
         k = (2 - seat) % 4
         assert o[O.P_SCALARS, O.COL_CONCEALED_KONGS].tolist() == [2 * (j == k) for j in range(4)]
         assert o[O.P_MELDS][k][[4, 31]].tolist() == ([4, 4] if k == 0 else [0, 0])
+
+
+def test_hubao_columns_stay_0_without_hubao():
+    """互包 is a beijing payment (docs/RULES.md 6.1): under rules without it the 互包 columns are 0 however often
+    two seats claimed from each other (from an outside mutation test: the batched path filled them)."""
+    rules = get_rules("hebei")
+    assert not rules.hubao
+    eng = Engine(rules, num_tables=1, seed=0)
+    eng.reset()
+    st = eng.state
+    st.claims[0, 0, 1] = st.claims[0, 2, 3] = 8  # far past any hubao_claims
+    for seat in range(4):
+        sc = _both_paths(rules, st, seat)[O.P_SCALARS]
+        assert not sc[O.COL_HUBAO].any() and sc[O.COL_HUBAO_COUNT] == 0
+        assert sc[O.COL_CLAIMED_BY_SELF].sum() + sc[O.COL_CLAIMED_FROM_SELF].sum() == 8  # the counts are shown
