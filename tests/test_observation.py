@@ -276,3 +276,49 @@ def test_hubao_columns_stay_0_without_hubao():
         sc = _both_paths(rules, st, seat)[O.P_SCALARS]
         assert not sc[O.COL_HUBAO].any() and sc[O.COL_HUBAO_COUNT] == 0
         assert sc[O.COL_CLAIMED_BY_SELF].sum() + sc[O.COL_CLAIMED_FROM_SELF].sum() == 8  # the counts are shown
+
+
+@pytest.mark.parametrize("preset", ["beijing", "hebei", "quemen"])
+def test_no_seat_sees_another_seats_concealed_tiles_or_the_wall(preset):
+    """Every seat's planes, in both paths and whoever is to act: moving tiles between another seat's concealed
+    hand and the undrawn wall, reordering the wall, and changing the kind of that seat's concealed kong (one is
+    added: random play seldom declares one) change nothing (tests/test_engine.py checks the seat to act in the
+    batched path, concealed kongs apart)."""
+    from mj_env.tiles import FIRST_FLOWER
+
+    rules = get_rules(preset)
+    eng = Engine(rules, num_tables=16, seed=6)
+    eng.reset()
+    rng = np.random.default_rng(9)
+    checked = 0
+    for _ in range(150):
+        st = eng.state
+        for b in np.flatnonzero(st.phase != END)[:2]:
+            for seat in range(4):
+                other = int((seat + 1 + rng.integers(3)) % 4)
+                base = st.take(np.array([b]))
+                k, u = rng.choice(np.flatnonzero(base.meld_counts[0, other] == 0), 2, replace=False)
+                base.hidden[0, other, k] = base.meld_counts[0, other, k] = 4   # a concealed kong of k
+                base.n_hidden[0, other] += 1
+                alt = base.take(np.array([0]))
+                alt.hidden[0, other, k] = alt.meld_counts[0, other, k] = 0     # ... or of u
+                alt.hidden[0, other, u] = alt.meld_counts[0, other, u] = 4
+                lo, hi = int(alt.live_pos[0]), int(alt.tail_pos[0])
+                alt.wall[0, lo:hi + 1] = alt.wall[0, lo:hi + 1][rng.permutation(hi + 1 - lo)]
+                held = np.flatnonzero(alt.hands[0, other])
+                drawable = lo + np.flatnonzero(alt.wall[0, lo:hi + 1] < FIRST_FLOWER)
+                if len(held) and len(drawable):
+                    t, j = rng.choice(held), rng.choice(drawable)
+                    alt.hands[0, other, t] -= 1
+                    alt.hands[0, other, alt.wall[0, j]] += 1
+                    alt.wall[0, j] = t
+                want = observe_one(rules, base, 0, seat)
+                assert want[O.P_SCALARS, O.COL_CONCEALED_KONGS][(other - seat) % 4] == base.n_hidden[0, other]
+                assert np.array_equal(observe_one(rules, alt, 0, seat), want), (seat, other)
+                assert np.array_equal(observe(rules, alt, np.array([0]), np.array([seat]))[0], want), (seat, other)
+                checked += 1
+        eng.step(uniform_legal(eng.legal_mask(), rng, empty_ok=True))
+        done = np.flatnonzero(eng.state.phase == END)
+        if len(done):
+            eng.reset(tables=done)
+    assert checked > 1000
