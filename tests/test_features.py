@@ -258,3 +258,18 @@ def test_claim_options_of_a_hand_that_is_not_3k_plus_1_are_left_at_0():
     out = F.extra_planes("beijing", planes, mask)
     assert out[0, F.P_OPTION_NEED - F.N_PLANES, F.OPT_PONG] == 0
     assert out[0, F.P_OPTION_IMPROVE - F.N_PLANES, F.OPT_PONG] == 0
+
+
+def test_the_hui_kind_1m_counts_as_a_drawn_wildcard_only():
+    """With the 惠牌 1m (kind 0) and no characters near it in the hand, drawing a 1m adds a wildcard; it does
+    not make every other character improve (from an outside mutation test: kind 0 was left out of the
+    kinds evaluated one by one, so 1m stood for all far characters; random play seldom has the 惠牌 1m)."""
+    from mj_env.tiles import parse_hand
+
+    rules = get_rules("beijing")
+    planes = np.zeros((1, O.N_PLANES, 34), dtype=np.uint8)
+    planes[0, O.P_HUI, 0] = 1                               # 惠牌 1m
+    planes[0, O.P_HAND] = parse_hand("147p258p369s1234z")   # 13 tiles, no characters
+    mask = np.zeros((1, A.N_ACTIONS), dtype=bool)
+    extra = F.extra_planes(rules, planes, mask)
+    assert check_position(rules, planes[0], mask[0], extra[0]) == "wait"
