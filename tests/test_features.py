@@ -273,3 +273,19 @@ def test_the_hui_kind_1m_counts_as_a_drawn_wildcard_only():
     mask = np.zeros((1, A.N_ACTIONS), dtype=bool)
     extra = F.extra_planes(rules, planes, mask)
     assert check_position(rules, planes[0], mask[0], extra[0]) == "wait"
+
+
+def test_a_lone_wildcard_hand_counts_each_unseen_tile_once():
+    """123m456m789p and a 惠牌 (5z) wait on any tile: every unseen tile improves, each counted once, also where a
+    suit holds both kinds near the hand (1m-8m, 5p-9p, counted one by one) and far ones (9m, 1p-4p, counted by
+    part) (from an outside mutation test: a far kind's part counted its near kinds a second time)."""
+    from mj_env.tiles import parse_hand
+
+    rules = get_rules("beijing")
+    planes = np.zeros((1, O.N_PLANES, 34), dtype=np.uint8)
+    planes[0, O.P_HUI, 31] = 1                               # 惠牌 5z
+    planes[0, O.P_HAND] = parse_hand("123m456m789p5z")
+    mask = np.zeros((1, A.N_ACTIONS), dtype=bool)
+    extra = F.extra_planes(rules, planes, mask)
+    assert check_position(rules, planes[0], mask[0], extra[0]) == "wait"
+    assert extra[0, F.P_OPTION_IMPROVE - O.N_PLANES, F.OPT_NOW] == 4 * 34 - 10
