@@ -289,3 +289,25 @@ def test_a_lone_wildcard_hand_counts_each_unseen_tile_once():
     extra = F.extra_planes(rules, planes, mask)
     assert check_position(rules, planes[0], mask[0], extra[0]) == "wait"
     assert extra[0, F.P_OPTION_IMPROVE - O.N_PLANES, F.OPT_NOW] == 4 * 34 - 10
+
+
+def test_claim_options_count_the_declared_melds_and_the_new_one_under_quemen():
+    """缺一门 (docs/RULES.md 5): beside a declared pong of 111m, a pong or an exposed kong of 3p from
+    333p123s456s1s puts pins into the melds too, so every bamboo must be exchanged: 7 after the pong (keep 3p,
+    6 bamboos to go), 8 after the kong (7 bamboos) (from an outside mutation test: the claim options dropped
+    the declared melds' suits, and the kong option the new meld's suit, unnoticed: both then read 1)."""
+    from mj_env.observation import COL_PHASE
+    from mj_env.tiles import parse_hand
+
+    rules = get_rules("quemen")
+    planes = np.zeros((1, O.N_PLANES, 34), dtype=np.uint8)
+    planes[0, O.P_MELDS.start] = parse_hand("111m")
+    planes[0, O.P_HAND] = parse_hand("333p123s456s1s")   # 10 tiles
+    planes[0, O.P_CLAIM, 11] = 1                         # 3p being claimed
+    planes[0, O.P_SCALARS, COL_PHASE] = 1
+    mask = np.zeros((1, A.N_ACTIONS), dtype=bool)
+    mask[0, [A.PONG, A.KONG]] = True
+    extra = F.extra_planes(rules, planes, mask)
+    assert check_position(rules, planes[0], mask[0], extra[0]) == "claim"
+    need = extra[0, F.P_OPTION_NEED - O.N_PLANES]
+    assert (need[F.OPT_PONG], need[F.OPT_KONG]) == (7, 8)
