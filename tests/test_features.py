@@ -311,3 +311,24 @@ def test_claim_options_count_the_declared_melds_and_the_new_one_under_quemen():
     assert check_position(rules, planes[0], mask[0], extra[0]) == "claim"
     need = extra[0, F.P_OPTION_NEED - O.N_PLANES]
     assert (need[F.OPT_PONG], need[F.OPT_KONG]) == (7, 8)
+
+
+def test_a_chi_fills_its_missing_copy_with_the_huipai_under_hui_wild_in_melds():
+    """hui_wild_in_melds: chi 234p on a claimed 3p with 4p and the 惠牌 5z in hand takes the 惠牌 for the
+    missing 2p, leaving 123s456s789s11s (from an outside mutation test: the claimed tile's kind was taken
+    instead unnoticed; random play seldom fills a chi with the 惠牌)."""
+    from mj_env.observation import COL_PHASE
+    from mj_env.tiles import parse_hand
+
+    rules = get_rules("beijing", hui_wild_in_melds=True)
+    c = int(np.flatnonzero(A.CHI_START == 10)[0])         # chi 234p
+    planes = np.zeros((1, O.N_PLANES, 34), dtype=np.uint8)
+    planes[0, O.P_HUI, 31] = 1                            # 惠牌 5z
+    planes[0, O.P_HAND] = parse_hand("4p5z123s456s789s11s")
+    planes[0, O.P_CLAIM, 11] = 1                          # 3p being claimed
+    planes[0, O.P_SCALARS, COL_PHASE] = 1
+    mask = np.zeros((1, A.N_ACTIONS), dtype=bool)
+    mask[0, A.CHI + c] = True
+    extra = F.extra_planes(rules, planes, mask)
+    assert check_position(rules, planes[0], mask[0], extra[0]) == "claim"
+    assert extra[0, F.P_OPTION_NEED - O.N_PLANES, F.OPT_CHI + c] == 1  # discarding 1s leaves it ready
