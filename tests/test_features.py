@@ -332,3 +332,24 @@ def test_a_chi_fills_its_missing_copy_with_the_huipai_under_hui_wild_in_melds():
     extra = F.extra_planes(rules, planes, mask)
     assert check_position(rules, planes[0], mask[0], extra[0]) == "claim"
     assert extra[0, F.P_OPTION_NEED - O.N_PLANES, F.OPT_CHI + c] == 1  # discarding 1s leaves it ready
+
+
+def test_a_claim_made_of_huipai_counts_the_claimed_tiles_suit_under_lack_suit():
+    """缺一门 with 惠牌 wild in melds (custom rules): a pong of 5p made of the claimed 5p and two 惠牌 1m puts
+    pins into the declared melds even though no pin left the hand; with characters there too, every bamboo
+    must be exchanged: 10 after the best discard, need 11 (from an outside mutation test: the claimed tile's
+    suit was dropped unnoticed, no preset having both: it then read 1)."""
+    from mj_env.observation import COL_PHASE
+    from mj_env.tiles import parse_hand
+
+    rules = get_rules("beijing", lack_suit=True, hui_wild_in_melds=True)
+    planes = np.zeros((1, O.N_PLANES, 34), dtype=np.uint8)
+    planes[0, O.P_HUI, 0] = 1                                # 惠牌 1m
+    planes[0, O.P_HAND] = parse_hand("11m123s456s789s11s")  # 13 tiles: two 惠牌 and bamboos
+    planes[0, O.P_CLAIM, 13] = 1                             # 5p being claimed
+    planes[0, O.P_SCALARS, COL_PHASE] = 1
+    mask = np.zeros((1, A.N_ACTIONS), dtype=bool)
+    mask[0, A.PONG] = True
+    extra = F.extra_planes(rules, planes, mask)
+    assert check_position(rules, planes[0], mask[0], extra[0]) == "claim"
+    assert extra[0, F.P_OPTION_NEED - O.N_PLANES, F.OPT_PONG] == 11
