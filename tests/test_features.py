@@ -353,3 +353,14 @@ def test_a_claim_made_of_huipai_counts_the_claimed_tiles_suit_under_lack_suit():
     extra = F.extra_planes(rules, planes, mask)
     assert check_position(rules, planes[0], mask[0], extra[0]) == "claim"
     assert extra[0, F.P_OPTION_NEED - O.N_PLANES, F.OPT_PONG] == 11
+
+
+def test_five_of_a_kind_is_refused_even_in_a_small_hand():
+    """checked_planes: at most 4 of a kind, whatever the hand's size (from an outside mutation test: a limit of 5
+    went unnoticed, the 5-of-a-kind case above also breaking the 14-tile limit)."""
+    planes = np.zeros((1, O.N_PLANES, 34), dtype=np.uint8)
+    planes[0, O.P_HAND, 0] = 5                            # 5 tiles in all, five of 1m
+    with pytest.raises(ValueError, match=re.escape("at most 4 of a kind")):
+        F.extra_planes("beijing", planes, np.zeros((1, A.N_ACTIONS), dtype=bool))
+    planes[0, O.P_HAND, 0] = 4
+    assert F.extra_planes("beijing", planes, np.zeros((1, A.N_ACTIONS), dtype=bool)).shape == (1, F.N_EXTRA, 34)
