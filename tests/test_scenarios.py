@@ -133,6 +133,17 @@ def test_shuffled_walls_are_fixed_by_the_seed(preset):
     assert (e.state.wall == a.state.wall).all() and (e.state.dealer == a.state.dealer).all()
 
 
+@pytest.mark.parametrize("preset", ["hebei", "quemen"])
+def test_the_random_first_dealer_can_be_every_seat(preset):
+    """docs/RULES.md 2: in hebei (and quemen, as hebei) the first dealer is chosen at random, so each of
+    the four seats deals some first hands, North (seat 3) included, and about as often as the others."""
+    eng = Engine(preset, num_tables=400, seed=0)
+    eng.reset()
+    per_seat = np.bincount(eng.state.dealer.astype(np.int64), minlength=4)
+    assert len(per_seat) == 4 and (per_seat > 60).all(), per_seat.tolist()
+    assert (eng.state.to_act == eng.state.dealer).all()
+
+
 # ---------------------------------------------------------------------------------------------
 # Draws, discards, the claim window (beijing)
 # ---------------------------------------------------------------------------------------------
