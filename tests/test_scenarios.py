@@ -1190,6 +1190,17 @@ def test_a_match_replays_exactly_from_its_seed():
     assert [(winners, dealer) for winners, dealer, _ in a] == [("drawn", 0), ([0], 0), ([2], 0)]
 
 
+def test_a_reset_starts_a_new_match():
+    """docs/RULES.md 2: a match is ``hands_per_episode`` hands with the scores summed; a reset starts a new
+    episode, so its hand count and summed scores start from zero again, not from the match it cut short."""
+    eng = Engine(get_rules("beijing", hands_per_episode=2), num_tables=1, seed=0)
+    for _ in range(2):
+        res = _first_hand(eng, "seat 1 wins", 0)  # each call resets the engine to a scripted first hand
+        assert res.hand_over[0] and not res.episode_over[0]  # one hand of two: the match goes on
+        assert int(eng.state.hands_played[0]) == 1
+        assert eng.state.match_scores[0].tolist() == res.rewards[0].tolist() == [-9, 27, -9, -9]
+
+
 
 # ---------------------------------------------------------------------------------------------
 # The next hand starts afresh: after a reset, and as the next hand of a match (batched engine)
