@@ -384,6 +384,26 @@ def test_a_one_table_engine_plays_as_the_batched_path(preset):
                 assert np.array_equal(observe_one(one.rules, one.state, 0, seat), observe(two.rules, two.state)[0])
 
 
+@pytest.mark.parametrize("num_tables", [1, 2])
+def test_an_action_at_a_table_whose_hand_is_over_is_ignored(num_tables):
+    """``Engine.step`` ignores the action of a table in END (docs/game_flow.md, Phases: nobody acts there),
+    at a one-table engine (its own fast path) as at a batch: no error, no reward, no end reported again,
+    and no state field changes."""
+    from mj_env.engine import _STATE_FIELDS
+
+    eng = Engine("beijing", num_tables=num_tables, seed=3)
+    eng.reset()
+    rng = np.random.default_rng(3)
+    while (eng.state.phase != END).any():
+        eng.step(random_actions(eng.legal_mask(), rng))
+    before = eng.state.copy()
+    res = eng.step(np.zeros(num_tables, dtype=np.int64))
+    assert not res.rewards.any() and not res.hand_over.any() and not res.episode_over.any()
+    assert not res.settlements
+    for f in _STATE_FIELDS:
+        assert np.array_equal(getattr(eng.state, f), getattr(before, f)), f
+
+
 def test_two_winners_pay_shaozhuang_once():
     """beijing with multiple_winners=True: South and West win on the dealer's 5p after one round of 烧庄 (7z
     four times). Each win is settled as the calculator settles it (its own 烧庄 line in its object), but the
