@@ -404,6 +404,25 @@ def test_an_action_at_a_table_whose_hand_is_over_is_ignored(num_tables):
         assert np.array_equal(getattr(eng.state, f), getattr(before, f)), f
 
 
+def test_load_puts_the_generator_back():
+    """``Engine._load(Engine._save())`` puts back everything ``step`` changes, the generator's state
+    included: the single-agent env relies on it so that a step an opponent fails changes nothing
+    (docs/RULES.md 7). In a match the engine deals the next hand from its generator, so a step that ends a
+    hand and is then undone must deal the same next hand when it is played again."""
+    eng = Engine("beijing", num_tables=1, seed=0, hands_per_episode=2)
+    eng.reset()
+    rng = np.random.default_rng(0)
+    while True:
+        saved = eng._save()
+        a = random_actions(eng.legal_mask(), rng)
+        if eng.step(a).hand_over[0]:
+            break
+    second = eng.state.wall.copy()  # the match's next hand, dealt from the engine's generator
+    eng._load(saved)
+    assert eng.step(a).hand_over[0]
+    assert np.array_equal(eng.state.wall, second)
+
+
 def test_two_winners_pay_shaozhuang_once():
     """beijing with multiple_winners=True: South and West win on the dealer's 5p after one round of 烧庄 (7z
     four times). Each win is settled as the calculator settles it (its own 烧庄 line in its object), but the
