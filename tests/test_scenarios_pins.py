@@ -106,6 +106,22 @@ def test_pong_under_hui_wild_in_melds_spends_natural_tiles_first(new_game):
     assert g.hands[1][tile("7m")] == 0 and g.hands[1][tile("1s")] == 1
 
 
+def test_no_second_kong_on_an_added_kong_under_hui_wild_in_melds(new_game):
+    # docs/RULES.md 4 (item 1): an added kong needs an own pong of the tile. With hui_wild_in_melds a pong of
+    # 7m holds two natural 7m and a 惠牌 (1s), so two 7m are still to come: seat 1 draws the third and adds
+    # it to the pong (a kong now), then draws the fourth as the kong's replacement: no kong of 7m any more.
+    rules = BEIJING.replace(hui_wild_in_melds=True)
+    hands = {0: "7m111z222z333z4z5z6z7z", 1: "7m1s1s11p22p33p44s5s", 2: "11m22m33m77s88s99s6z",
+             3: "46m123p456p22s55z7z"}
+    g = new_game(rules, hands=hands, draws="9p9p9p7m", tail="7m")
+    play(g, (0, "discard 7m"), (1, "pong"), (1, "discard 5s"), (2, "discard 9p"), (3, "discard 9p"),
+         (0, "discard 9p"))
+    assert (g.phase, g.to_act) == ("TURN", 1) and "kong 7m" in names(g)
+    play(g, (1, "kong 7m"))
+    assert (g.phase, g.to_act) == ("TURN", 1) and g.hands[1][tile("7m")] == 1
+    assert "kong 7m" not in names(g) and "discard 7m" in names(g)
+
+
 def test_quemen_flowers_are_replaced_in_play_order_from_the_dealer(new_game):
     # docs/RULES.md 3: flowers are laid out and replaced seat by seat from the dealer, each
     # replacement from the tail; seat 1's flower is replaced before seat 3's
