@@ -717,6 +717,14 @@ def test_four_hui_wins_at_once_after_a_draw(new_game):
     assert g.result["patterns"] == {"四惠牌": 8} and settled(g) == [-8, 24, -8, -8]
 
 
+def test_four_hui_win_off_leaves_four_hui_to_the_player(new_game):
+    # docs/RULES.md 5: the automatic 四惠牌 win is a rule field (four_hui_win, docs/game_flow.md TURN); with it
+    # off, the dealer dealt all four 惠牌 (1s) wins nothing at once and is asked for its first turn as usual.
+    g = new_game(BEIJING.replace(four_hui_win=False), hands={0: "234m567m8p345z1111s"})
+    assert (g.phase, g.to_act) == ("TURN", 0) and g.winners == []
+    assert "kong 1s" in names(g) and "discard 8p" in names(g)
+
+
 @pytest.mark.parametrize("kind", ["concealed", "exposed"])
 def test_four_hui_wins_on_a_kong_replacement(new_game, kind):
     # docs/RULES.md 6.4: 四惠牌 wins on drawing the fourth 惠牌, also as a kong replacement (the
