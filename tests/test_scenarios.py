@@ -717,6 +717,16 @@ def test_four_hui_wins_at_once_after_a_draw(new_game):
     assert g.result["patterns"] == {"四惠牌": 8} and settled(g) == [-8, 24, -8, -8]
 
 
+def test_four_hui_dealt_to_the_dealer_win_on_its_fourteenth_tile(new_game):
+    # docs/game_flow.md (TURN): the automatic 四惠牌 win's winning tile is the tile just drawn, for the dealer's
+    # first turn wall[52]. Here the four 惠牌 (1s) are among the first 13 tiles and wall[52] is 5z.
+    g = new_game(hands={0: "1111s234m567m8p345z"})
+    assert g.phase == END and g.winners == [0]
+    (w,) = g.wins
+    assert (w["win_tile"], w["discarder"]) == ("5z", None) and w["situation"]["first_turn"] is True
+    assert g.result["patterns"] == {"庄": 1, "四惠牌": 8} and settled(g) == [27, -9, -9, -9]
+
+
 def test_four_hui_win_off_leaves_four_hui_to_the_player(new_game):
     # docs/RULES.md 5: the automatic 四惠牌 win is a rule field (four_hui_win, docs/game_flow.md TURN); with it
     # off, the dealer dealt all four 惠牌 (1s) wins nothing at once and is asked for its first turn as usual.
