@@ -405,6 +405,20 @@ def test_hebei_two_players_rob_one_added_kong(new_game):
     assert settled(g) == [-15, -25, 6, 34] and g.next_dealer == 1
 
 
+def test_beijing_one_player_robs_an_added_kong(new_game):
+    """beijing, one winner per discard (docs/RULES.md 4.2, multiple_winners False), also on a robbed kong (4.4):
+    seats 2 and 3 may both rob seat 1's added kong of 5m; seat 2, asked first, wins, seat 3 is not asked."""
+    g = new_game(**TWO_ROBBERS)
+    play(g, *TWO_ROBBERS_MOVES)
+    assert (g.phase, g.to_act, names(g)) == ("ROB", 2, ["win", "pass"])
+    play(g, (2, "win"))
+    assert g.phase == END and g.winners == [2] and g.kongs == []
+    (w,) = g.wins
+    assert (w["discarder"], w["win_tile"], w["situation"]["robbed_kong"]) == (1, "5m", True)
+    # 推倒和 1 + 门清无惠 1 = 2, paid by the kong's declarer as the discarder
+    assert settled(g) == [0, -2, 2, 0]
+
+
 def test_added_kong_completes_when_nobody_robs(new_game):
     g = new_game(**ROB)
     play(g, *ROB_MOVES, (1, "kong 5m"), (3, "pass"))
