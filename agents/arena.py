@@ -327,7 +327,6 @@ def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_dea
     record(dealt)
     st = eng.state
     rows = np.arange(B)
-    table_wall = np.repeat(w_idx, S)
     decisions = np.zeros((B, 4), dtype=np.int64)  # each seat's decisions so far (common random numbers)
     for _ in range(MAX_STEPS_PER_HAND):
         live = np.flatnonzero(st.phase != END)
@@ -348,7 +347,7 @@ def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_dea
                 rng = rngs[k]
                 if common_seed is not None:
                     t = live[sel]
-                    rng = CommonStreams(decision_keys(common_seed, table_wall[t], seat[sel], decisions[t, seat[sel]]), rng)
+                    rng = CommonStreams(decision_keys(common_seed, out["wall"][t], seat[sel], decisions[t, seat[sel]]), rng)
                 method, args = agent.act, ({"observation": obs[sel], "action_mask": mask[sel], "seat": seat[sel]}, rng)
             # (n,) legal integers, or an error naming the agent: no float truncated, bool or scalar broadcast,
             # and an exception the agent raises comes back as an AgentError naming it
