@@ -80,8 +80,8 @@ hand; it leaves out only the order of the wall.
 
 ``reset(seed=None, options={"wall": [136 or 144 tile codes], "dealer": seat})``: an explicit wall
 in dealing order (docs/RULES.md 3) and the first dealer; both optional. Other keys are ignored (PettingZoo's
-``api_test`` passes one of its own), except these two in another case or as plurals (``"walls"``,
-``"Dealer"``): refused.
+``api_test`` passes one of its own), except these two in another case, as plurals or with one typing slip
+past the first letter (``"walls"``, ``"Dealer"``, ``"dealr"``, ``"wlal"``): refused.
 
 ## Hand records
 
@@ -113,6 +113,31 @@ from .tiles import N_KINDS
 
 AGENTS = [f"player_{i}" for i in range(4)]
 RESET_OPTIONS = ("wall", "dealer")
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by at most one insertion, deletion, substitution or swap of two
+    neighbouring letters."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    return (a[i + 1:] == b[i + 1:] or a[i:] == b[i + 1:] or a[i + 1:] == b[i:]
+            or (a[i + 2:] == b[i + 2:] and a[i:i + 2] == b[i:i + 2][::-1]))
+
+
+def near_option(key) -> str | None:
+    """The reset option ``key`` looks like a slip for: another case, a plural (``"walls"``, as the vector
+    envs spell it) or one typing slip past the first letter (``"dealr"``, ``"wlal"``); None for other keys,
+    which ``reset`` ignores (PettingZoo's api_test passes ``{"options": 1}``; ``"all"`` or ``"deal"`` stay ignored)."""
+    if not isinstance(key, str):
+        return None
+    low = key.lower()
+    for name in RESET_OPTIONS:
+        if low.removesuffix("s") == name or (low[:1] == name[0] and _one_edit_apart(low, name)):
+            return name
+    return None
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -196,15 +221,15 @@ class raw_env(AECEnv):
 
     # --------------------------------------------------------------------------
     def reset(self, seed=None, options=None):
-        # Other keys are ignored, as PettingZoo's api_test expects of every environment, except ours in
-        # another case or as plurals ("walls", "Dealer"): those would deal a random wall without a word.
+        # Other keys are ignored, as PettingZoo's api_test expects of every environment, except slips of ours
+        # (near_option: "walls", "Dealer", "dealr"): those would deal a random wall without a word.
         self._check_open("reset()")
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
         options = dict(options or {})
-        for key in options:  # another case or a plural ("walls", as the vector envs spell it)
-            near = key.lower().removesuffix("s") if isinstance(key, str) and key not in RESET_OPTIONS else None
-            if near in RESET_OPTIONS:
+        for key in options:
+            near = near_option(key) if key not in RESET_OPTIONS else None
+            if near is not None:
                 raise ValueError(f"unknown reset option {key[:40]!r}: did you mean {near!r}? "
                                  f"(this env takes {' and '.join(map(repr, RESET_OPTIONS))})")
         walls = None if options.get("wall") is None else [options["wall"]]

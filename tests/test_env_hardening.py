@@ -255,12 +255,15 @@ def test_aec_names_its_agents_when_asked_about_another(agent):
     assert e.observation_space("player_3")["action_mask"].shape == (A.N_ACTIONS,)
 
 
-@pytest.mark.parametrize("key", ["walls", "Wall", "dealers", "Dealer", "WALLS"])
+@pytest.mark.parametrize("key", ["walls", "Wall", "dealers", "Dealer", "WALLS", "dealr", "delaer", "dealler",
+                                 "deaker", "wal", "wlal", "walll", "Dealr"])
 def test_aec_reset_refuses_a_near_miss_of_its_options(key):
     # other keys are ignored (PettingZoo's api_test passes {"options": 1}); a misspelt "wall" or "dealer"
-    # would deal a random wall without a word, so it is refused, and the hand in play is kept
+    # (another case, a plural, one slip past the first letter) would deal a random wall without a word, so
+    # it is refused, and the hand in play is kept
     e = mj_env.env()
-    e.reset(seed=0, options={"options": 1, "seed": 3, "all": 1, "deal": 2, "ball": 0})  # ignored, as before
+    e.reset(seed=0, options={"options": 1, "seed": 3, "all": 1, "deal": 2, "ball": 0, "dealerss": 1,
+                             "ealer": 0, 3: 1, None: 2})  # ignored, as before
     raw = e.unwrapped
     before = engine_snapshot(raw.engine)
     with pytest.raises(ValueError, match=f"unknown reset option '{key}': did you mean"):
