@@ -282,8 +282,7 @@ def test_hubao_columns_stay_0_without_hubao():
 def test_no_seat_sees_another_seats_concealed_tiles_or_the_wall(preset):
     """Every seat's planes, in both paths and whoever is to act: moving tiles between another seat's concealed
     hand and the undrawn wall, reordering the wall, and changing the kind of that seat's concealed kong (one is
-    added: random play seldom declares one) change nothing (tests/test_engine.py checks the seat to act in the
-    batched path, concealed kongs apart)."""
+    added: random play seldom declares one) change nothing."""
     from mj_env.tiles import FIRST_FLOWER
 
     rules = get_rules(preset)
@@ -316,6 +315,8 @@ def test_no_seat_sees_another_seats_concealed_tiles_or_the_wall(preset):
                 assert want[O.P_SCALARS, O.COL_CONCEALED_KONGS][(other - seat) % 4] == base.n_hidden[0, other]
                 assert np.array_equal(observe_one(rules, alt, 0, seat), want), (seat, other)
                 assert np.array_equal(observe(rules, alt, np.array([0]), np.array([seat]))[0], want), (seat, other)
+                if seat == st.to_act[b]:  # the batched path's default: the seat to act
+                    assert np.array_equal(observe(rules, alt, np.array([0]))[0], want), (seat, other)
                 checked += 1
         eng.step(uniform_legal(eng.legal_mask(), rng, empty_ok=True))
         done = np.flatnonzero(eng.state.phase == END)
