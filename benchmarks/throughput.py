@@ -4,7 +4,9 @@
 ::
 
     python benchmarks/throughput.py                           # 5 s each, batch 1,64,1024,4096, peers
-    python benchmarks/throughput.py --seconds 10 --json benchmarks/results.json --plot docs/throughput.png
+    python benchmarks/throughput.py --seconds 5 --repeat 3 \
+        --impls vector,engine,aec,single_rule,rlcard,riichienv,riichienv_encode \
+        --json benchmarks/results.json --plot docs/throughput.png       # the stored run
     python benchmarks/throughput.py --seconds 0.2 --batch-sizes 1,8 --no-peers --json /tmp/r.json
 
 Measured, each in its own child process (so that its peak RSS is its own), single-threaded
