@@ -57,7 +57,7 @@ def measure(rules: str, batch: int, steps: int, seed: int = 0) -> dict:
 
 def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--rules", default="beijing,hebei,quemen",
+    p.add_argument("--rules", default=",".join(PRESET_NAMES),
                    help=f"comma-separated, of {', '.join(PRESET_NAMES)} (default all)")
     p.add_argument("--batch", default="64,256,1024",
                    help=f"comma-separated batch sizes, 1 to {_args.MAX_BATCH:,} (default 64,256,1024)")

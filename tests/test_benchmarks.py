@@ -216,6 +216,16 @@ def test_features_cost_smoke_and_tiles_needed_switches_back():
     assert F.tiles_needed is before
 
 
+def test_features_cost_measures_every_preset_by_default():
+    """Its --rules default is "all" (its help), so a fourth rule set joins it without an edit here."""
+    import features_cost
+
+    from mj_env.rules import PRESET_NAMES
+
+    rows = features_cost.main(["--batch", "4", "--steps", "1"])
+    assert [r["rules"] for r in rows] == list(PRESET_NAMES)
+
+
 # ----------------------------------------------------------------------------- bad arguments
 # (module, its argument parser, arguments, the flag the message must name): each exits 2 through
 # p.error before anything is built, measured or written
