@@ -225,6 +225,10 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     """
     _check_agents(agents)
     _check_flag("common_random", common_random)
+    _check_flag("record_deals", record_deals)
+    _check_output("record_hands", record_hands)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be None or a callable given the walls done, got {brief(progress)}")
     check_run(len(agents), n_walls, batch_walls, seed)
     rules = get_rules(rules)
     if rules.hands_per_episode != 1:  # each table plays one wall; a match's later hands would be dealt unseeded
@@ -266,6 +270,13 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
 def _check_flag(name: str, value) -> None:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {brief(value)}")
+
+
+def _check_output(name: str, value) -> None:
+    """A TypeError unless ``value`` is True, False or a callable (a file name is not: nothing would be written)."""
+    if not (isinstance(value, (bool, np.bool_)) or callable(value)):
+        raise TypeError(f"{name} must be True, False or a callable given each batch's hand records, got "
+                        f"{brief(value)}; to write them to a file, pass a callable that writes them")
 
 
 def _check_agents(agents) -> None:
@@ -562,6 +573,9 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
     check_run(len(specs if agents is None else agents), hands, batch_walls, seed, names=("hands", "batch_walls", "seed"))
     get_rules(rules)
     _check_flag("common_random", common_random)
+    if records is not None and not callable(records):
+        raise TypeError(f"records must be None or a callable given each batch's hand records, got {brief(records)}")
+    _check_flag("progress", progress)
     given = agents is not None
     if agents is None:
         agents = load_agents(specs, rules=rules, device=device)

@@ -570,6 +570,30 @@ def test_agents_are_objects_and_specs_a_list_of_names():
     assert [type(a).__name__ for a in load_agents(("rule", "random"))] == ["RuleBasedAgent", "RandomAgent"]
 
 
+def test_play_duplicate_checks_its_options_before_playing():
+    """A file name as record_hands (or compare's records) wrote nothing and kept the records in memory; a
+    progress that is not callable failed with "'int' object is not callable" after the first batch was played."""
+    calls = []
+
+    class Counting(FirstLegal):
+        def act(self, obs, rng):
+            calls.append(1)
+            return super().act(obs, rng)
+
+    agents = [Counting("a"), FirstLegal("b")]
+    for kw, message in [({"record_hands": "hands.jsonl"}, "record_hands must be True, False or a callable"),
+                        ({"record_deals": "yes"}, "record_deals must be True or False"),
+                        ({"progress": 5}, "progress must be None or a callable")]:
+        with pytest.raises(TypeError, match=message):
+            play_duplicate(agents, 2, **kw)
+    for kw, message in [({"records": "hands.jsonl"}, "records must be None or a callable"),
+                        ({"records": True}, "records must be None or a callable"),
+                        ({"progress": "yes"}, "progress must be True or False")]:
+        with pytest.raises(TypeError, match=message):
+            compare(["a", "b"], 2, agents=agents, **kw)
+    assert calls == []  # refused before a hand was played
+
+
 def test_a_checkpoint_of_other_rules_is_one_note_line(capsys):
     # a raw UserWarning printed the warning's source line after it (a new user's audit); train.py says "note:"
     from pathlib import Path
