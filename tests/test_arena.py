@@ -347,6 +347,9 @@ def _no_loading(*args, **kwargs):
     (["--plot", "{tmp}/x.txt"], "the file name must end in one of .png, .pdf, .svg"),
     (["--plot", "{tmp}/chart"], "the file name must end in one of .png"),
     (["--plot", "/nonexistent/x.png"], "--plot /nonexistent/x.png: no such directory"),
+    (["--json", ""], "--json '': an empty file name"),  # was taken as no --json: nothing written, no word said
+    (["--record", " "], "--record ' ': an empty file name"),
+    (["--plot", ""], "--plot '': an empty file name"),
     (["--agents", "pretrained,rule", "--device", "bogus"], "--device 'bogus' is not a torch device: use cpu, cuda"),
     (["--agents", "pretrained,rule", "--device", "meta"], "--device 'meta' cannot run networks: use cpu, cuda"),
 ])
