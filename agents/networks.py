@@ -93,6 +93,7 @@ from mj_env.observation import (
     P_MELDS,
     P_RIVERS,
     P_SCALARS,
+    checked_mask,
 )
 from mj_env.rules import PRESETS, get_rules
 from mj_env.tiles import N_KINDS, N_SUITED, SUIT_SIZE
@@ -696,6 +697,10 @@ class NetworkAgent:
         if mask.shape != (len(planes), N_ACTIONS):
             raise ValueError(f"{who}: obs['action_mask'] has shape {mask.shape} for {len(planes)} observations; "
                              f"{expected}")
+        try:  # values as the baselines check them: a NaN, 2 or 0.5 is no mask (a NaN read as legal)
+            mask = checked_mask(obs["action_mask"], len(planes), N_ACTIONS, "obs['action_mask']")
+        except ValueError as e:
+            raise ValueError(f"{who}: {e}") from None
         if not len(planes):
             return np.zeros(0, dtype=np.int64)
         check_rows_have_actions(mask)

@@ -283,6 +283,11 @@ def test_network_agent_only_legal(arch, greedy):
                                                "\\(n, 14 or 18, 34\\) planes and \\(n, 127\\) masks")),
     (lambda o, m: (o[0], m), ValueError, "of shape \\(14, 34\\)"),
     (lambda o, m: (o.astype(str), m), ValueError, "obs\\['observation'\\] is <U"),
+    # values the baselines refuse: a NaN mask was read as every action legal, a 2 or a 0.5 as legal
+    (lambda o, m: (o, np.full(m.shape, np.nan)), ValueError,
+     "agent 'net': obs\\['action_mask'\\] must be \\(3, 127\\) of bools or 0s and 1s \\(no NaN\\)"),
+    (lambda o, m: (o, m * 2), ValueError, "agent 'net': obs\\['action_mask'\\] must be"),
+    (lambda o, m: (o, m * 0.5), ValueError, "agent 'net': obs\\['action_mask'\\] must be"),
 ])
 def test_network_agent_names_a_shape_that_does_not_fit(edit, error, words):
     eng_obs = MahjongVectorEnv(num_envs=3, rules="beijing").reset(seed=0)[0]
