@@ -455,6 +455,11 @@ def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
 def _read(path: Path):
     """The unpickled payload of ``path``, read with ``weights_only=True``: tensors and plain data only,
     nothing in the file is run."""
+    from . import path_problem  # a loop of links or a folder that may not be searched is no missing file
+
+    problem = path_problem(str(path))
+    if problem:
+        raise CheckpointError(problem)
     try:
         if not path.exists():
             raise CheckpointError(f"{path}: no such file")

@@ -270,6 +270,7 @@ def test_shape_mismatch_names_the_first_key(saved, tmp_path):
     ("text", ["weights_only", "nor is it the zip archive"]),
     ("empty", ["empty"]), ("directory", ["not a file"]), ("missing", ["no such file"]), ("list", ["holds a list"]),
     ("empty path", ["no file named (an empty path)"]),
+    ("link loop", ["a loop of symbolic links"]),  # was "no such file" (train.py --init-from; the arena said "loop")
 ])
 def test_not_a_checkpoint(tmp_path, kind, words):
     path = tmp_path / "x.pt"
@@ -285,6 +286,9 @@ def test_not_a_checkpoint(tmp_path, kind, words):
         path.mkdir()
     elif kind == "list":
         torch.save([1, 2], path)
+    elif kind == "link loop":
+        path.symlink_to(tmp_path / "y.pt")
+        (tmp_path / "y.pt").symlink_to(path)
     refused(path, *words)
 
 
