@@ -365,7 +365,8 @@ def init_problem(args: Args) -> str | None:
 
 def run_dir_problem(args: Args) -> str | None:
     """Why ``runs/<exp_name>/`` cannot be written (None: it can): runs/ is not a directory, or the run exists
-    and ``--overwrite`` is off, or it is a link (never followed, never deleted)."""
+    and ``--overwrite`` is off, or it is a link (never followed, never deleted), or ``--overwrite`` would delete
+    the ``--init-from`` checkpoint."""
     runs, run = Path("runs"), Path("runs") / args.exp_name
     if runs.exists() and not runs.is_dir():
         return f"runs is not a directory: the run would be written to {run}/"
@@ -376,6 +377,10 @@ def run_dir_problem(args: Args) -> str | None:
                 "delete it and start again")
     if run.exists() and not run.is_dir():
         return f"--exp-name: {run} exists and is not a directory"
+    start = init_checkpoint(args) if args.init_from not in (None, "pretrained") else None
+    if args.overwrite and run.is_dir() and start is not None and Path(start).resolve().is_relative_to(run.resolve()):
+        return (f"--overwrite would delete {run}/, which holds the --init-from checkpoint {args.init_from}: copy "
+                "it out of the run first, or choose another --exp-name")
     return None
 
 

@@ -412,6 +412,28 @@ def test_an_existing_run_is_refused_unless_overwrite(tmp_path, monkeypatch, caps
     assert train.run_dir_problem(train.Args()) == "runs is not a directory: the run would be written to runs/selfplay_ppo/"
 
 
+def test_overwrite_does_not_delete_the_init_from_checkpoint(tmp_path, monkeypatch, capsys):
+    """--exp-name X --overwrite --init-from runs/X/checkpoints/final.pt loaded the checkpoint, then deleted
+    runs/X/ with it in it: the run went on and the starting weights were gone."""
+    monkeypatch.chdir(tmp_path)
+    ckpt = Path("runs", "same", "checkpoints", "final.pt")
+    ckpt.parent.mkdir(parents=True)
+    src = Path(__file__).resolve().parents[1] / "agents" / "data" / "pretrained_beijing.pt"
+    ckpt.write_bytes(src.read_bytes())
+    tiny = ["--exp-name", "same", "--overwrite", "--total-steps", "0", "--final-eval-hands", "0",
+            "--num-envs", "4", "--num-steps", "4", "--no-progress", "--no-eval-pretrained"]
+    for start in (str(ckpt), str(tmp_path / ckpt)):
+        with pytest.raises(SystemExit) as exit_:
+            train.main([*tiny, "--init-from", start])
+        assert exit_.value.code == 2
+        assert "--overwrite would delete runs/same/, which holds the --init-from checkpoint" in capsys.readouterr().err
+        assert ckpt.read_bytes() == src.read_bytes()
+    copy = tmp_path / "start.pt"
+    copy.write_bytes(src.read_bytes())
+    assert train.run_dir_problem(train.Args(exp_name="same", overwrite=True, init_from=str(copy))) is None
+    assert train.run_dir_problem(train.Args(exp_name="same", overwrite=True, init_from="pretrained")) is None
+
+
 def test_a_diverging_run_stops_with_a_message():
     """A nan loss or weight ends training with TrainingDiverged; nan logits are named by the network."""
     from agents.networks import MaskedCategorical, NonFiniteLogits
