@@ -117,6 +117,9 @@ def main(argv=None):
     except ConnectionError as e:  # --address auto with no cluster started on this node
         p.exit(1, f"{p.prog}: --address {args.address}: no Ray cluster to join ({str(e)[:200]}); start one with "
                   "'ray start --head', or leave --address out to run on this machine\n")
+    except ValueError as e:  # an address Ray cannot read ("nonsense": Ray's "Invalid address format" traceback)
+        p.exit(2, f"{p.prog}: error: --address {args.address}: not a Ray cluster address ({str(e)[:200]}); give "
+                  "host:port or auto, or leave --address out to run on this machine\n")
     register_env("mj_env_aec", env_creator)
     register_env("mj_env_single", single_env_creator)
     algo = build_config(args).build_algo()

@@ -282,6 +282,18 @@ def test_rllib_says_when_there_is_no_cluster_to_join(capsys, monkeypatch):
     assert e.value.code == 1 and "--address auto: no Ray cluster to join" in err and "Traceback" not in err
 
 
+def test_rllib_names_an_address_it_cannot_read(capsys):
+    """--address nonsense ended in Ray's 'ValueError: Invalid address format' traceback."""
+    pytest.importorskip("ray.rllib")
+    module = load_example("rllib_ppo")
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        module.main(["--address", "nonsense", "--smoke"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "error: --address nonsense: not a Ray cluster address" in err
+    assert "Traceback" not in err
+
+
 @pytest.mark.parametrize("example,library,argv,flag", BAD_ARGS,
                          ids=lambda v: " ".join(v) if isinstance(v, list) else v)
 def test_examples_refuse_bad_arguments(example, library, argv, flag, capsys):
