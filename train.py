@@ -92,7 +92,7 @@ from agents.pretrained import load_pretrained, pretrained_path
 from agents.random_agent import RandomAgent
 from agents.rewards import RewardTransform
 from agents.rule_based import RuleBasedAgent
-from mj_env.baselines import make_baseline
+from mj_env.baselines import AgentError, make_baseline
 from mj_env.engine import MAX_TABLES
 from mj_env.features import FEATURES_NAME
 from mj_env.vector import MahjongVectorEnv
@@ -1022,6 +1022,10 @@ if __name__ == "__main__":
     except TrainingDiverged as e:
         sys.exit(f"train.py: error: {e}")
     except NonFiniteLogits as e:  # weights finite but so large that the logits overflow
+        sys.exit(f"train.py: error: training diverged: {e}; lower --learning-rate")
+    except AgentError as e:  # the same in an evaluation, where the arena names the agent
+        if not isinstance(e.__cause__, NonFiniteLogits):
+            raise
         sys.exit(f"train.py: error: training diverged: {e}; lower --learning-rate")
     except BrokenPipeError:  # stdout piped into a command that stopped reading (| head): nothing to say there
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (so that the interpreter's last flush is quiet)

@@ -105,7 +105,7 @@ from scipy import stats
 from agents import checkpoint_play, path_problem
 from agents.base import RulesMismatchWarning
 from agents.common_random import CommonStreams, decision_keys
-from mj_env.baselines import BASELINES, agent_actions
+from mj_env.baselines import BASELINES, AgentError, agent_actions
 from mj_env.engine import Engine
 from mj_env.messages import brief, shown
 from mj_env.observation import observe
@@ -783,6 +783,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise _RecordWriteError(e.strerror or str(e)) from None
     except _RecordWriteError as e:
         print(f"python -m agents.arena: cannot write {args.record}: {e}", file=sys.stderr)
+        return 1
+    except AgentError as e:  # a checkpoint's network whose logits overflow on these hands: one line, no traceback
+        print(f"python -m agents.arena: {e}", file=sys.stderr)
         return 1
     finally:
         if record_file and not record_file.closed:

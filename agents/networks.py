@@ -711,6 +711,10 @@ class NetworkAgent:
         check_rows_have_actions(mask)
         o = torch.as_tensor(model_inputs(self.model, planes, mask, self.rules), device=self.device)
         logits, _ = self.model(o)
+        bad = ~torch.isfinite(logits)  # else a nan row played its first legal action, as if the network chose it
+        if bad.any():
+            raise NonFiniteLogits(f"the network's policy logits hold nan or inf ({int(bad.any(-1).sum())} "
+                                  f"of {len(logits)} rows): its weights are out of range")
         logp = torch.log_softmax(masked_logits(logits, torch.as_tensor(mask, device=self.device)), dim=-1)
         logp = logp.cpu().numpy().astype(np.float64)
         if not self.greedy:

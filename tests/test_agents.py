@@ -11,6 +11,7 @@ from agents.networks import (
     OBS_VERSION,
     MaskedCategorical,
     NetworkAgent,
+    NonFiniteLogits,
     PolicyValueNet,
     TileNet,
     build_network,
@@ -295,6 +296,27 @@ def test_network_agent_names_a_shape_that_does_not_fit(edit, error, words):
     for net in (PolicyValueNet(hidden=(8,)), TileNet(channels=4, blocks=1)):
         with pytest.raises(error, match=words):
             NetworkAgent(net, name="net").act({"observation": planes, "action_mask": mask}, np.random.default_rng(0))
+
+
+def overflowing(net: torch.nn.Module) -> torch.nn.Module:
+    """``net`` with finite weights so large that its logits overflow to nan or inf (a checkpoint's loading
+    checks accept them: every weight is finite)."""
+    with torch.no_grad():
+        for p in net.parameters():
+            p.mul_(1e30)
+    return net
+
+
+def test_network_agent_refuses_logits_that_overflow():
+    """Nan logits played each row's first legal action, as if the network had chosen it: the arena scored such
+    a checkpoint as a player, and train.py's evaluations too (its rollouts, through MaskedCategorical, refused)."""
+    obs = MahjongVectorEnv(num_envs=3, rules="beijing").reset(seed=0)[0]
+    for net in (PolicyValueNet(hidden=(8,)), TileNet(channels=4, blocks=1)):
+        agent = NetworkAgent(overflowing(net), name="net")
+        for greedy in (False, True):
+            agent.greedy = greedy
+            with pytest.raises(NonFiniteLogits, match="the network's policy logits hold nan or inf"):
+                agent.act(obs, np.random.default_rng(0))
 
 
 def test_network_agent_takes_no_rows_and_needs_a_generator():
