@@ -38,9 +38,16 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 from agents import arena
-from agents.networks import CheckpointError, NetworkAgent, load_checkpoint, masked_logits, model_inputs
+from agents.networks import (
+    CheckpointError,
+    NetworkAgent,
+    NonFiniteLogits,
+    load_checkpoint,
+    masked_logits,
+    model_inputs,
+)
 from agents.rollouts import labelled_play
-from mj_env.baselines import RuleBasedAgent
+from mj_env.baselines import AgentError, RuleBasedAgent
 from mj_env.engine import MAX_TABLES
 from mj_env.rules import PRESETS
 
@@ -172,7 +179,12 @@ def main(argv=None) -> int:
     model.eval()
     for greedy in (True, False):
         me = NetworkAgent(model, name="improved" + (":greedy" if greedy else ""), greedy=greedy, rules=args.rules)
-        res = arena.play_duplicate([me, RuleBasedAgent(args.rules)], args.eval_walls, seed=777, rules=args.rules)
+        try:
+            res = arena.play_duplicate([me, RuleBasedAgent(args.rules)], args.eval_walls, seed=777, rules=args.rules)
+        except AgentError as e:  # weights that overflowed (a far too large --learning-rate, or the checkpoint's)
+            if not isinstance(e.__cause__, NonFiniteLogits):
+                raise
+            p.exit(1, f"{p.prog}: error: {e}; lower --learning-rate (or check --checkpoint)\n")
         a = arena.summarize(res)["agents"][0]
         print(f"{me.name} vs rule: {a['mean_points']:+.3f} points/hand [{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] "
               f"({args.eval_walls} walls x 2 seatings, seed 777)")
