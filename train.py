@@ -317,9 +317,9 @@ def check_args(args: Args) -> str | None:
             said = re.sub(r"model_config\['(\w+)'\]", lambda m: f"--{m.group(1)}", str(e))
             return f"network{'' if arch == args.arch else f' (the --arch {arch} sizes)'}: {said}"
     try:
-        RewardTransform(args.reward, args.rules, scale=args.reward_scale)  # checks the rules
-    except ValueError as e:
-        return str(e)
+        RewardTransform(args.reward, args.rules, scale=args.reward_scale, shaping_coef=args.shaping_coef)
+    except ValueError as e:  # the rules, or a scale whose rewards would not be finite float32 numbers
+        return str(e).replace("reward scale", "--reward-scale").replace("shaping_coef", "--shaping-coef")
     return init_problem(args)
 
 

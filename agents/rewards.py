@@ -48,6 +48,8 @@ from mj_env.rules import RuleSet, get_rules
 from .rule_based import hand_distance
 
 REWARD_KINDS = ("points", "scaled", "sign", "shaped")
+MIN_SCALE, MAX_SCALE = 1e-6, 1e6
+"""The range of ``scale`` (and of ``shaping_coef``'s size): rewards stay finite float32 numbers."""
 
 
 def _number(value, name: str, what: str, ok) -> float:
@@ -72,12 +74,15 @@ class RewardTransform:
 
     def __init__(self, kind: str = "points", rules: str | RuleSet = "beijing", scale: float = 4.0,
                  shaping_coef: float = 0.25):
-        """``scale`` a finite number above 0, ``shaping_coef`` a finite number (NumPy numbers too): else a
-        TypeError (not a number) or ValueError naming it, as for an unknown ``kind``."""
+        """``scale`` a number from 1e-6 to 1e6, ``shaping_coef`` one from -1e6 to 1e6 (NumPy numbers too): else a
+        TypeError (not a number) or ValueError naming it, as for an unknown ``kind``. The bounds keep every
+        reward a finite float32 (a scale of 1e-50 is 0 in float32: points / 0 are inf)."""
         if not isinstance(kind, str) or kind not in REWARD_KINDS:
             raise ValueError(f"unknown reward {brief(kind)}; choose one of {', '.join(REWARD_KINDS)}")
-        scale = _number(scale, "reward scale", "a finite number above 0", lambda v: v > 0)
-        shaping_coef = _number(shaping_coef, "shaping_coef", "a finite number", lambda v: True)
+        scale = _number(scale, "reward scale", f"a number from {MIN_SCALE:g} to {MAX_SCALE:g}",
+                        lambda v: MIN_SCALE <= v <= MAX_SCALE)
+        shaping_coef = _number(shaping_coef, "shaping_coef", f"a number from {-MAX_SCALE:g} to {MAX_SCALE:g}",
+                               lambda v: abs(v) <= MAX_SCALE)
         self.kind = kind
         self.rules = get_rules(rules)
         self.scale, self.shaping_coef = scale, shaping_coef

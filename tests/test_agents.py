@@ -427,13 +427,16 @@ def test_reward_options():
 
 
 @pytest.mark.parametrize("kw, error, words", [
-    ({"scale": float("nan")}, ValueError, "reward scale must be a finite number above 0, got nan"),
-    ({"scale": float("inf")}, ValueError, "reward scale must be a finite number above 0, got inf"),
-    ({"scale": 0}, ValueError, "reward scale must be a finite number above 0"),
-    ({"scale": "a"}, TypeError, "reward scale must be a finite number above 0, not 'a'"),
+    ({"scale": float("nan")}, ValueError, "reward scale must be a number from 1e-06 to 1e\\+06, got nan"),
+    ({"scale": float("inf")}, ValueError, "reward scale must be a number from 1e-06 to 1e\\+06, got inf"),
+    ({"scale": 0}, ValueError, "reward scale must be a number from 1e-06"),
+    ({"scale": 1e-50}, ValueError, "reward scale must be a number from 1e-06"),  # 0 in float32: points / 0
+    ({"scale": 1e7}, ValueError, "reward scale must be a number from 1e-06 to 1e\\+06, got 1"),
+    ({"scale": "a"}, TypeError, "reward scale must be a number from 1e-06 to 1e\\+06, not 'a'"),
     ({"scale": True}, TypeError, "reward scale"),
-    ({"shaping_coef": float("nan")}, ValueError, "shaping_coef must be a finite number"),
-    ({"shaping_coef": None}, TypeError, "shaping_coef must be a finite number, not None"),
+    ({"shaping_coef": float("nan")}, ValueError, "shaping_coef must be a number from -1e\\+06 to 1e\\+06"),
+    ({"shaping_coef": -1e300}, ValueError, "shaping_coef must be a number from -1e\\+06"),
+    ({"shaping_coef": None}, TypeError, "shaping_coef must be a number from -1e\\+06 to 1e\\+06, not None"),
     ({"kind": ["points"] * 10**4}, ValueError, "unknown reward \\['points', 'points', 'points', 'po"),
 ])
 def test_reward_settings_are_checked(kw, error, words):
@@ -441,6 +444,8 @@ def test_reward_settings_are_checked(kw, error, words):
         RewardTransform(**kw)
     assert len(str(err.value)) < 200
     assert RewardTransform("scaled", scale=np.float32(2), shaping_coef=np.float64(0.5)).scale == 2.0
+    for scale in (1e-6, 1e6):  # the ends of the range: every reward a finite float32
+        assert np.isfinite(RewardTransform("scaled", scale=scale).hand_end(np.array([[1e3, -1e3, 0, 0]]))).all()
 
 
 def test_shaping_potential_is_tiles_still_needed():

@@ -125,6 +125,8 @@ def test_help_shows_every_flag_with_its_docstring(capsys):
     (["--opponent-prob", "1.5"], "--opponent-prob must be in [0, 1]"),
     (["--rules", "nope"], "unknown rules 'nope'"),
     (["--reward-scale", "0"], "--reward-scale must be greater than 0"),
+    (["--reward-scale", "1e-50"], "--reward-scale must be a number from 1e-06 to 1e+06, got 1e-50"),  # 0 in float32
+    (["--shaping-coef", "1e7"], "--shaping-coef must be a number from -1e+06 to 1e+06, got 1"),
     (["--reward", "bogus"], "bogus"),
     (["--learning-rate", "fast"], "fast"),
     # every float is finite
