@@ -570,6 +570,9 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
     _check_specs(specs)
     if agents is not None:
         _check_agents(agents)
+        if len(agents) != len(specs):
+            raise ValueError(f"compare: {len(specs)} specs for {len(agents)} agents; give one spec (its label in "
+                             "the summary) per agent")
     check_run(len(specs if agents is None else agents), hands, batch_walls, seed, names=("hands", "batch_walls", "seed"))
     get_rules(rules)
     _check_flag("common_random", common_random)
@@ -579,9 +582,6 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
     given = agents is not None
     if agents is None:
         agents = load_agents(specs, rules=rules, device=device)
-    elif len(agents) != len(specs):
-        raise ValueError(f"compare: {len(specs)} specs for {len(agents)} agents; give one spec (its label in the "
-                         "summary) per agent")
     bar = None
     if progress:
         from tqdm import tqdm

@@ -432,6 +432,8 @@ def test_compare_refuses_specs_that_do_not_label_every_agent():
     for specs in (["rule"], ["rule", "random", "rule"]):
         with pytest.raises(ValueError, match=f"{len(specs)} specs for 2 agents"):
             compare(specs, 1, agents=agents)
+    with pytest.raises(ValueError, match="2 specs for 1 agents"):  # not "2, 3 or 4 agents, got 1"
+        compare(["rule", "random"], 1, agents=agents[:1])
     summary = compare(["mine", "random"], 1, agents=agents)
     assert [a["spec"] for a in summary["agents"]] == ["mine", "random"]
     assert [a["name"] for a in summary["agents"]] == ["mine", "random"]  # the specs label agents given loaded
