@@ -39,7 +39,7 @@ import numbers
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorWrapper
+from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from mj_env.features import own_meld_suits
 from mj_env.messages import brief, shown
@@ -159,6 +159,9 @@ class RewardOption(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def __init__(self, env, kind: str = "shaped", scale: float = 4.0, shaping_coef: float = 0.25,
                  gamma: float = 0.99):
+        if isinstance(env, VectorEnv):
+            raise TypeError(f"RewardOption wraps a one-table env (gym.make('mj_env/Beijing-v0'), ...), not the vector env "
+                            f"{type(env).__name__}: use RewardOptionVector for it")
         self.transform, self.gamma = _option(
             "RewardOption", env, env.observation_space, "mj_env's single-agent env (gym.make('mj_env/Beijing-v0'), ...)",
             kind, scale, shaping_coef, gamma)
@@ -195,6 +198,10 @@ class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
 
     def __init__(self, env, kind: str = "shaped", scale: float = 4.0, shaping_coef: float = 0.25,
                  gamma: float = 0.99):
+        if not isinstance(env, VectorEnv):
+            raise TypeError(f"RewardOptionVector wraps a vector env (gym.make_vec(id, num_envs=N, "
+                            f"vectorization_mode='vector_entry_point')), not {type(env).__name__}: use RewardOption "
+                            f"for a one-table env")
         self.transform, self.gamma = _option(
             "RewardOptionVector", env, env.single_observation_space,
             "mj_env's batched single-agent env (gym.make_vec(id, num_envs=N, vectorization_mode='vector_entry_point'))",

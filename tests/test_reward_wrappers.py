@@ -145,6 +145,12 @@ def test_bad_arguments_and_other_observations_are_refused():
         RewardOptionVector(gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync"))
     with pytest.raises(ValueError, match="not SyncVectorEnv; for a sync or async vector env give each env RewardOption"):
         RewardOptionVector(gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="sync"))
+    # the one-table and the batched env swapped: a TypeError naming the other wrapper (it was an AttributeError,
+    # "'OrderEnforcing' object has no attribute 'single_observation_space'", and Gymnasium's bare assertion)
+    with pytest.raises(TypeError, match="RewardOptionVector wraps a vector env .* not OrderEnforcing: use RewardOption"):
+        RewardOptionVector(gym.make("mj_env/Beijing-v0"))
+    with pytest.raises(TypeError, match="RewardOption wraps a one-table env .* use RewardOptionVector"):
+        RewardOption(gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point"))
 
 
 def test_a_sync_vector_env_takes_the_one_table_wrapper():
