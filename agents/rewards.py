@@ -44,6 +44,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from mj_env.features import own_meld_suits
 from mj_env.messages import brief, shown
 from mj_env.rules import RuleSet, get_rules
+from mj_env.vector import MahjongVectorEnv
 
 from .rule_based import hand_distance
 
@@ -202,6 +203,9 @@ class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
             raise TypeError(f"RewardOptionVector wraps a vector env (gym.make_vec(id, num_envs=N, "
                             f"vectorization_mode='vector_entry_point')), not {type(env).__name__}: use RewardOption "
                             f"for a one-table env")
+        if isinstance(env.unwrapped, MahjongVectorEnv):
+            raise TypeError("RewardOptionVector wraps the single-agent vector env (rewards (N,), one learner seat), "
+                            "not the self-play MahjongVectorEnv, whose rewards are (N, 4), one column per seat")
         self.transform, self.gamma = _option(
             "RewardOptionVector", env, env.single_observation_space,
             "mj_env's batched single-agent env (gym.make_vec(id, num_envs=N, vectorization_mode='vector_entry_point'))",

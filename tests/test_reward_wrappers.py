@@ -11,6 +11,7 @@ import mj_env  # noqa: F401 (registers the ids)
 from agents.rewards import RewardOption, RewardOptionVector, RewardTransform
 from mj_env.baselines import uniform_legal
 from mj_env.single_agent import MahjongSingleAgentVectorEnv
+from mj_env.vector import MahjongVectorEnv
 
 
 def _phi(transform, planes) -> float:
@@ -151,6 +152,10 @@ def test_bad_arguments_and_other_observations_are_refused():
         RewardOptionVector(gym.make("mj_env/Beijing-v0"))
     with pytest.raises(TypeError, match="RewardOption wraps a one-table env .* use RewardOptionVector"):
         RewardOption(gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point"))
+    # the self-play vector env (rewards (N, 4)) passed the checks and failed at the first step with numpy's
+    # "operands could not be broadcast together"
+    with pytest.raises(TypeError, match="not the self-play MahjongVectorEnv, whose rewards are \\(N, 4\\)"):
+        RewardOptionVector(MahjongVectorEnv(num_envs=2), "shaped", gamma=0.9)
 
 
 def test_a_sync_vector_env_takes_the_one_table_wrapper():
