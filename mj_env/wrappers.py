@@ -154,7 +154,9 @@ class FlatObservationsVector(VectorObservationWrapper):
 
 
 class NumericInfos(BaseWrapper):
-    """Infos with numbers only: the settlement object is replaced by its ``scores``."""
+    """Infos with numbers only: the settlement object is replaced by its ``scores`` ((4,) int64), the
+    ``earlier_settlements`` of a match hand that ended at its deal by ``earlier_scores`` ((k, 4) int64, one row
+    each), and an illegal action's name (``illegal_action="penalize"``) by its integer."""
 
     def __init__(self, env):
         _check_aec_env(env, "NumericInfos")
@@ -168,6 +170,11 @@ class NumericInfos(BaseWrapper):
             s = info.pop("settlement", None)
             if s is not None:
                 info["scores"] = np.asarray(s["scores"], dtype=np.int64)
+            earlier = info.pop("earlier_settlements", None)
+            if earlier is not None:
+                info["earlier_scores"] = np.array([e["scores"] for e in earlier], dtype=np.int64).reshape(-1, 4)
+            if isinstance(info.get("illegal_action"), str):
+                info["illegal_action"] = A.index(info["illegal_action"])
             out[agent] = info
         return out
 

@@ -6,6 +6,7 @@ import pytest
 from pettingzoo.test import api_test
 
 import mj_env
+from mj_env import actions as A
 from mj_env.wrappers import (
     N_FLAT,
     FlatObservations,
@@ -91,6 +92,36 @@ def test_numeric_infos_hold_numbers_only():
             scores = info["scores"]
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert scores is not None and scores.dtype == np.int64 and scores.sum() == 0
+
+
+def _numbers_only(info: dict) -> bool:
+    return all(isinstance(v, (int, float, np.number, np.ndarray)) and getattr(v, "dtype", np.int64) != object
+               for v in info.values())
+
+
+def test_numeric_infos_turn_earlier_settlements_and_illegal_names_into_numbers(monkeypatch):
+    """A match hand that ends at its deal (East's 天和, then 四惠牌 at the next deal) left the list of earlier
+    settlement dicts in the infos, and illegal_action="penalize" the action's name: both are numbers now."""
+    from walls import build_wall, deals_first
+
+    import mj_env.engine as engine_module
+    four_hui = np.array(build_wall("beijing", hands={0: "9s9s9s9s123m456m78p"}, indicator="8s", seed=1), dtype=np.int8)
+    tian_hu = [mj_env.tiles.CODES[t] for t in build_wall("beijing", hands={0: "123m456m789p11s234s"}, indicator="8s", seed=1)]
+    e = NumericInfos(mj_env.env(hands_per_episode=2))
+    e.reset(seed=0, options={"wall": tian_hu, "dealer": 0})
+    monkeypatch.setattr(engine_module, "shuffled_walls", deals_first(engine_module.shuffled_walls, four_hui, 1))
+    e.step(A.WIN)
+    for agent in e.possible_agents:
+        info = e.infos[agent]
+        assert _numbers_only(info), info
+        assert info["earlier_scores"].tolist() == [[33, -11, -11, -11]] and info["scores"].tolist() == [27, -9, -9, -9]
+    p = NumericInfos(mj_env.env(illegal_action="penalize"))
+    p.reset(seed=0)
+    agent = p.agent_selection
+    bad = int(np.flatnonzero(p.observe(agent)["action_mask"] == 0)[0])
+    p.step(bad)
+    assert p.infos[agent]["illegal_action"] == bad and _numbers_only(p.infos[agent])
+    assert p.unwrapped.infos[agent]["illegal_action"] == A.name(bad)  # the env itself keeps the name
 
 
 def _reset_by_mask(num_envs=8, opponents="random"):
