@@ -33,7 +33,8 @@
 
 Only the acting agent's mask has ones. By default an illegal action raises
 ``mj_env.actions.ActionError`` naming the action and why, and the game stays as it was; with
-``illegal_action="penalize"`` the hand ends instead and the offender gets ``-illegal_penalty``
+``illegal_action="penalize"`` the hand ends instead (in a match, ``hands_per_episode`` > 1, the whole
+episode ends with it, as a PettingZoo classic game does) and the offender gets ``-illegal_penalty``
 (the others 0; this breaks zero-sum, as in PettingZoo's classic environments), and the offender's
 infos name the action: ``{"illegal_action": "discard 9p"}``.
 

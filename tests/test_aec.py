@@ -112,6 +112,11 @@ def test_penalize_option_ends_the_hand():
     e.step(int(np.flatnonzero(mask == 0)[0]))
     assert all(e.terminations.values())
     assert e.rewards[agent] == -5
+    m = mj_env.env(illegal_action="penalize", illegal_penalty=5, hands_per_episode=3)  # in a match: the episode
+    m.reset(seed=3)
+    m.step(int(np.flatnonzero(m.observe(m.agent_selection)["action_mask"] == 0)[0]))
+    assert all(m.terminations.values()) and not any(m.truncations.values())
+    assert sorted(m.rewards.values()) == [-5, 0, 0, 0]
 
 
 def test_render_ansi_shows_the_table():
