@@ -261,3 +261,15 @@ def test_a_match_hand_that_ends_at_its_deal_keeps_the_settlement_before_it(monke
     np.testing.assert_array_equal(rewards[0], np.add(first[0]["scores"], last["scores"]))
     _, _, _, _, infos = venv.step(uniform_legal(venv._obs()["action_mask"], np.random.default_rng(1)))
     assert "earlier_settlements" not in infos
+
+
+def test_a_full_reset_drops_the_points_waiting_from_the_reset_before():
+    """A full reset starts new episodes at every table: points of a hand that ended at the previous reset's
+    deal belong to none of them."""
+    venv = MahjongVectorEnv(num_envs=2, seed=0)
+    venv.reset(seed=0, options={"walls": [four_hui_wall(), four_hui_wall()], "dealers": [0, 0]})
+    assert venv.pending_rewards.any()
+    obs, _ = venv.reset(seed=1)
+    assert not venv.pending_rewards.any()
+    *_, infos = venv.step(obs["action_mask"].argmax(axis=1))
+    assert "deal_points" not in infos
