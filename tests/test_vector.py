@@ -273,3 +273,30 @@ def test_a_full_reset_drops_the_points_waiting_from_the_reset_before():
     assert not venv.pending_rewards.any()
     *_, infos = venv.step(obs["action_mask"].argmax(axis=1))
     assert "deal_points" not in infos
+
+
+def test_a_same_step_autoreset_that_ends_at_its_deal_is_dealt_again_and_paid_later():
+    """SAME_STEP: where the new hand dealt for an ended table ends at the deal itself (四惠牌), the table is dealt
+    again in that step (its observation is a decision) and that hand's points come with its next step."""
+    from walls import build_wall
+
+    from mj_env.actions import WIN
+    tianhe = build_wall("beijing", hands={0: "123m456m789p234s55z"}, indicator="9s")  # the dealer wins at once
+    venv = MahjongVectorEnv(num_envs=1, seed=0)
+    venv.reset(seed=0, options={"walls": [tianhe], "dealers": [0]})
+    real_reset, injected = venv.engine.reset, []
+
+    def reset(*a, **kw):  # the autoreset's deal (no wall given) gets a 四惠牌 wall, once
+        if kw.get("walls") is None and not injected:
+            injected.append(1)
+            kw.update(walls=[four_hui_wall()], dealers=[0])
+        return real_reset(*a, **kw)
+
+    venv.engine.reset = reset
+    obs, rewards, term, _trunc, _infos = venv.step(np.array([WIN]))
+    assert injected and term.tolist() == [True] and rewards[0].tolist() == [33, -11, -11, -11]
+    assert venv.instant_hands == 1 and obs["action_mask"][0].any()
+    waiting = venv.pending_rewards[0].copy()
+    assert waiting[0] > 0
+    _obs, rewards, *_, infos = venv.step(obs["action_mask"].argmax(axis=1))
+    assert infos["_deal_points"].tolist() == [True] and infos["deal_points"][0].tolist() == waiting.tolist()
