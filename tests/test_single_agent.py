@@ -894,3 +894,13 @@ def test_the_step_after_a_truncation_plays_nothing_in_the_abandoned_hand():
     obs, _, term, trunc, _ = envs.step(np.full(8, A.PASS))   # NEXT_STEP: ignored where the episode ended
     assert not term.any() and not trunc.any() and obs["action_mask"].any(axis=1).all()
     envs.close()
+
+
+def test_the_mask_action_masks_gives_after_a_step_is_not_the_callers_observation():
+    """The caller may edit the observation a step returned; ``action_masks()`` keeps the env's own mask."""
+    envs = MahjongSingleAgentVectorEnv(2, seed=0)
+    obs, _ = envs.reset(seed=0)
+    obs, *_ = envs.step(obs["action_mask"].argmax(axis=1))
+    want = obs["action_mask"] != 0
+    obs["action_mask"][:] = 0
+    assert (envs.action_masks() == want).all() and want.any(axis=1).all()
