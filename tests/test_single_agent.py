@@ -904,3 +904,16 @@ def test_the_mask_action_masks_gives_after_a_step_is_not_the_callers_observation
     want = obs["action_mask"] != 0
     obs["action_mask"][:] = 0
     assert (envs.action_masks() == want).all() and want.any(axis=1).all()
+
+
+def test_the_one_table_env_refuses_a_step_after_its_episode_ended():
+    """``MahjongSingleAgentEnv``: once an episode terminated, ``step`` is an ActionError until ``reset``."""
+    env = MahjongSingleAgentEnv()
+    obs, _ = env.reset(seed=0)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    *_, term, _trunc, info = env.step(illegal)                 # penalized: the episode ends at once
+    assert term and info["illegal_action"]
+    with pytest.raises(A.ActionError, match="reset"):
+        env.step(A.PASS)
+    obs, _ = env.reset()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
