@@ -358,3 +358,17 @@ def test_the_action_names_are_reachable_after_a_plain_import():
     out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split(maxsplit=1)[1].strip() == "chi 345m"
+
+
+def test_an_observation_kept_by_the_caller_is_its_own():
+    """``observe()`` gives fresh arrays: the mask a caller keeps stays as it was after the next step, and
+    the caller may edit it."""
+    env = mj_env.env()
+    env.reset(seed=0)
+    agent = env.agent_selection
+    obs = env.observe(agent)
+    kept = obs["action_mask"].copy()
+    env.step(int(np.flatnonzero(kept)[0]))
+    assert np.array_equal(obs["action_mask"], kept)
+    obs["action_mask"][:] = 0
+    assert env.unwrapped.engine.legal_mask().any()
