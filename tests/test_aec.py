@@ -372,3 +372,17 @@ def test_an_observation_kept_by_the_caller_is_its_own():
     assert np.array_equal(obs["action_mask"], kept)
     obs["action_mask"][:] = 0
     assert env.unwrapped.engine.legal_mask().any()
+
+
+def test_each_hand_record_has_its_own_settlement():
+    """Editing the settlement of one ``hand_record()`` changes neither the env's record nor the next one."""
+    env = mj_env.env()
+    env.reset(seed=0)
+    while env.agents:
+        obs, _rew, term, trunc, _info = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    rec = env.unwrapped.hand_record()
+    want = json.dumps(rec["settlement"], sort_keys=True)
+    rec["settlement"]["scores"][0] += 1000
+    rec["settlement"]["edited"] = True
+    assert json.dumps(env.unwrapped.hand_record()["settlement"], sort_keys=True) == want
