@@ -386,3 +386,14 @@ def test_each_hand_record_has_its_own_settlement():
     rec["settlement"]["scores"][0] += 1000
     rec["settlement"]["edited"] = True
     assert json.dumps(env.unwrapped.hand_record()["settlement"], sort_keys=True) == want
+
+
+def test_no_hand_record_after_a_penalized_illegal_action():
+    """``illegal_action="penalize"`` ends the hand on an action the engine never plays: no record to replay."""
+    from mj_env.records import RecordError
+    env = mj_env.env(illegal_action="penalize")
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    with pytest.raises(RecordError, match="illegal"):
+        env.unwrapped.hand_record()
