@@ -114,6 +114,8 @@ def test_random_refusals_state_true_reasons(rules):
                 assert ("waits for one's own turn" in reason) == (phase != "TURN" and not A.WIN <= a < A.TING)
                 if phase == "CLAIM" and a == A.WIN and eng.rules.discard_win_concealed_only:
                     assert ("only a self-draw wins" in reason) == bool(st.open_hand[b, s])
+                if phase == "CLAIM" and a == A.WIN and not eng.rules.discard_win_concealed_only:
+                    assert "only a self-draw wins" not in reason    # the rule set lets an open hand win on a discard
                 if phase == "CLAIM" and A.CHI <= a < A.TING and eng.rules.chi and not st.ting[b, s]:
                     assert ("the seat before" in reason) == (s != (int(st.turn_seat[b]) + 1) % 4)
                 if phase == "CLAIM" and A.CHI <= a < A.TING and not eng.rules.chi and not st.ting[b, s]:
