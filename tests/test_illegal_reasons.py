@@ -87,6 +87,17 @@ def test_reasons_at_their_edges():
     assert g.to_act == 0 and "after 报听 only the tile just drawn (5p) may be discarded" in refusal(g, "discard 1m")
 
 
+
+def test_a_claimed_turn_and_a_chi_short_of_tiles():
+    """A win on the turn after one's own pong is refused for that, whatever the hand; a chi names only the tiles
+    it lacks besides the discard (seat 1 holds no 5p, and 456p lacks 4p only)."""
+    g = game(BEIJING, hands=HANDS, draws="1z")
+    play(g, (0, "discard 5p"), (1, "pong"))
+    assert g.to_act == 1 and "the turn after one's own chi or pong is a discard only" in refusal(g, "win")
+    g = game(BEIJING, hands={**HANDS, 1: "6p7p1234z22s46m9m3s"}, draws="1z")
+    play(g, (0, "discard 5p"))
+    assert g.to_act == 1 and "'chi 456p' needs 4p in hand" in refusal(g, "chi 456p")
+
 @pytest.mark.parametrize("rules", ["beijing", "hebei", "quemen"])
 def test_random_refusals_state_true_reasons(rules):
     eng = Engine(rules, num_tables=16, seed=3)
