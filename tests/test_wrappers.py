@@ -280,3 +280,16 @@ def test_the_single_agent_wrappers_refuse_other_dict_observations():
         with pytest.raises(TypeError, match=f"{wrapper.__name__} wraps a single-agent env of mj_env .*'observation', "
                                             "'action_mask'"):
             wrapper(OtherKeys())
+
+
+def test_the_flat_and_tianshou_layouts_keep_their_documented_dtypes():
+    """FlatObservationsVector: observations float32 (RLlib's layout); ObsAndMask: the env's int8 mask as it is
+    (Box.contains would take uint8 planes or a bool mask too, so the dtypes are checked here)."""
+    import gymnasium as gym
+    v = FlatObservationsVector(gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                                            opponents="random"))
+    obs, _ = v.reset(seed=0)
+    assert obs["observations"].dtype == np.float32 and obs["action_mask"].dtype == np.int8
+    e = ObsAndMask(gym.make("mj_env/Beijing-v0", opponents="random"))
+    obs, _ = e.reset(seed=0)
+    assert obs["mask"].dtype == np.int8 and obs["obs"].dtype == np.uint8
