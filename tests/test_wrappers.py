@@ -293,3 +293,17 @@ def test_the_flat_and_tianshou_layouts_keep_their_documented_dtypes():
     e = ObsAndMask(gym.make("mj_env/Beijing-v0", opponents="random"))
     obs, _ = e.reset(seed=0)
     assert obs["mask"].dtype == np.int8 and obs["obs"].dtype == np.uint8
+
+
+def test_numeric_infos_leave_the_wrapped_envs_infos_as_they_are():
+    """NumericInfos reads the settlement into ``scores`` on a copy: the env's own infos keep the settlement."""
+    e = NumericInfos(mj_env.env())
+    e.reset(seed=0)
+    while e.agents:
+        obs, _rew, term, trunc, _info = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+        if any("settlement" in i for i in e.unwrapped.infos.values()):
+            break
+    assert all("scores" in i for i in e.infos.values())
+    assert all("settlement" in i and "scores" not in i for i in e.unwrapped.infos.values())
+    assert all("scores" in i for i in e.infos.values())   # and a second read finds them again
