@@ -233,3 +233,13 @@ def test_close_closes_the_batched_env():
     assert venv.envs.closed
     with pytest.raises(RuntimeError, match="close"):
         venv.reset()
+
+
+def test_set_options_apply_to_the_next_reset_only():
+    """As SB3's own VecEnvs: options given by ``set_options`` are used by the next ``reset`` and then dropped."""
+    venv = MahjongSB3VecEnv(4, seed=0)
+    venv.set_options({"dealers": [1, 2, 3, 0]})
+    venv.reset()
+    assert venv.envs.engine.state.dealer.tolist() == [1, 2, 3, 0]
+    venv.reset()
+    assert venv.envs.engine.state.dealer.tolist() == [0, 0, 0, 0]   # beijing: East deals the first hand
