@@ -1,5 +1,6 @@
-"""Fixtures shared by the scripted-scenario tests (tests/test_scenarios.py, tests/test_readings_64.py), and
-one for every test: Stable-Baselines3's logger folder."""
+"""Fixtures shared by the scripted-scenario tests (tests/test_scenarios.py, tests/test_readings_64.py), a
+checkpoint whose logits overflow (the arena, train.py and the examples refuse it), and one for every test:
+Stable-Baselines3's logger folder."""
 from __future__ import annotations
 
 import os
@@ -45,3 +46,17 @@ def new_game(request):
     for g in made:
         if g.phase == END:
             settled(g)
+
+
+@pytest.fixture
+def overflowing_checkpoint(tmp_path):
+    """A checkpoint file whose weights are finite (its loading checks accept it) but so large that the
+    network's logits overflow to nan or inf."""
+    torch = pytest.importorskip("torch")
+    from agents.networks import PolicyValueNet, save_checkpoint
+
+    net = PolicyValueNet(hidden=(8,))
+    with torch.no_grad():
+        for p in net.parameters():
+            p.mul_(1e30)
+    return save_checkpoint(tmp_path / "huge.pt", net, rules="beijing")

@@ -611,17 +611,10 @@ def test_a_checkpoint_of_other_rules_is_one_note_line(capsys):
     assert "UserWarning" not in err and "warnings.warn" not in err
 
 
-def test_a_checkpoint_whose_logits_overflow_is_one_line(tmp_path, capsys):
+def test_a_checkpoint_whose_logits_overflow_is_one_line(overflowing_checkpoint, capsys):
     """Finite weights so large that the logits are nan: the network played each row's first legal action and
     the arena scored it as a player; refused, it must be one line and exit 1, not a traceback."""
-    torch = pytest.importorskip("torch")
-    from agents.networks import PolicyValueNet, save_checkpoint
-
-    net = PolicyValueNet(hidden=(8,))
-    with torch.no_grad():
-        for p in net.parameters():
-            p.mul_(1e30)
-    ckpt = save_checkpoint(tmp_path / "huge.pt", net, rules="beijing")
+    ckpt = overflowing_checkpoint
     assert main(["--agents", f"{ckpt},rule", "--hands", "2", "--quiet"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("python -m agents.arena: agent '") and "raised NonFiniteLogits acting at table(s)" in err

@@ -67,18 +67,11 @@ def test_rollout_improvement_refuses_a_bad_checkpoint(tmp_path):
     assert f"error: --checkpoint: {bad}: not a checkpoint" in out.stderr.strip().splitlines()[-1]
 
 
-def test_rollout_improvement_stops_in_one_line_when_the_logits_overflow(tmp_path):
+def test_rollout_improvement_stops_in_one_line_when_the_logits_overflow(overflowing_checkpoint, tmp_path):
     """--learning-rate 1e30 (or a checkpoint whose finite weights overflow) left nan logits: the final match
     reported figures for a network that played each row's first legal action; after that was refused, an
     AgentError traceback. Now one line, exit 1."""
-    torch = pytest.importorskip("torch")
-    from agents.networks import PolicyValueNet, save_checkpoint
-
-    net = PolicyValueNet(hidden=(8,))
-    with torch.no_grad():
-        for p in net.parameters():
-            p.mul_(1e30)
-    ckpt = save_checkpoint(tmp_path / "huge.pt", net, rules="beijing")
+    ckpt = overflowing_checkpoint
     out = subprocess.run([sys.executable, str(ROOT / "examples" / "rollout_improvement.py"), "--checkpoint", str(ckpt),
                           "--seconds", "2", "--tables", "16", "--epochs", "0", "--eval-walls", "2"],
                          cwd=tmp_path, check=False, capture_output=True, text=True, timeout=300)

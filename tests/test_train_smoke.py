@@ -436,16 +436,10 @@ def test_overwrite_does_not_delete_the_init_from_checkpoint(tmp_path, monkeypatc
     assert train.run_dir_problem(train.Args(exp_name="same", overwrite=True, init_from="pretrained")) is None
 
 
-def test_an_evaluation_whose_logits_overflow_stops_with_a_message(tmp_path):
+def test_an_evaluation_whose_logits_overflow_stops_with_a_message(overflowing_checkpoint, tmp_path):
     """--init-from a network whose finite weights make nan logits, evaluated only (--total-steps 0): its
     evaluation played each row's first legal action and reported figures; now one line, exit 1."""
-    from agents.networks import PolicyValueNet, save_checkpoint
-
-    net = PolicyValueNet(hidden=(8,))
-    with torch.no_grad():
-        for p in net.parameters():
-            p.mul_(1e30)
-    ckpt = save_checkpoint(tmp_path / "huge.pt", net, rules="beijing")
+    ckpt = overflowing_checkpoint
     proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--init-from", str(ckpt), "--total-steps", "0",
                            "--final-eval-hands", "2", "--no-eval-pretrained", "--no-progress", "--exp-name", "huge"],
                           check=False, cwd=tmp_path, capture_output=True, text=True, timeout=300)
