@@ -1021,12 +1021,11 @@ if __name__ == "__main__":
         main(sys.argv[1:])
     except TrainingDiverged as e:
         sys.exit(f"train.py: error: {e}")
-    except NonFiniteLogits as e:  # weights finite but so large that the logits overflow
-        sys.exit(f"train.py: error: training diverged: {e}; lower --learning-rate")
-    except AgentError as e:  # the same in an evaluation, where the arena names the agent
-        if not isinstance(e.__cause__, NonFiniteLogits):
+    except (NonFiniteLogits, AgentError) as e:  # weights finite but so large that the logits overflow (an
+        if isinstance(e, AgentError) and not isinstance(e.__cause__, NonFiniteLogits):  # evaluation's agent)
             raise
-        sys.exit(f"train.py: error: training diverged: {e}; lower --learning-rate")
+        sys.exit(f"train.py: error: training diverged: {e}; lower --learning-rate (or, with --init-from, check "
+                 "that checkpoint: its weights may overflow as they are)")
     except BrokenPipeError:  # stdout piped into a command that stopped reading (| head): nothing to say there
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (so that the interpreter's last flush is quiet)
         sys.exit(1)

@@ -445,6 +445,7 @@ def test_an_evaluation_whose_logits_overflow_stops_with_a_message(overflowing_ch
                           check=False, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "train.py: error: training diverged: agent 'trained' raised NonFiniteLogits" in proc.stderr
+    assert "with --init-from, check that checkpoint" in proc.stderr
 
 
 def test_a_diverging_run_stops_with_a_message():
