@@ -89,6 +89,8 @@ def _broken(change):
     (lambda r: r.update(actions="discard 1m"), "actions must be a list"),
     (lambda r: r["actions"].__setitem__(3, [1, "discard 10m"]), "actions[3]: 'discard 10m' is not an action name"),
     (lambda r: r["actions"].__setitem__(3, [5, "pass"]), "actions[3] must be [seat 0-3, action name]"),
+    (lambda r: r["actions"].__setitem__(3, [True, r["actions"][3][1]]),
+     "actions[3] must be [seat 0-3, action name], got [True"),  # JSON true is no seat, though Python's == 1
     (lambda r: r["actions"].__setitem__(0, [(r["dealer"] + 1) % 4, r["actions"][0][1]]), "actions[0]: seat "),
     (lambda r: r["actions"].__setitem__(0, [r["actions"][0][0], "ting 1m"]), "actions[0]: ting 1m by seat"),
     (lambda r: r["actions"].append([0, "pass"]), "the hand ended after"),
@@ -153,6 +155,9 @@ def test_command_lines_write_and_check_records(tmp_path, capsys):
     with pytest.raises(SystemExit):
         records.main([str(path), "--show", "4"])
     assert "--show 4: the file holds 4 record(s), 0-3" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        records.main([str(path), "--show", "-1"])
+    assert "--show -1: records are numbered from 0" in capsys.readouterr().err
 
 
 def test_arena_refuses_a_record_file_it_cannot_write(tmp_path, capsys):
