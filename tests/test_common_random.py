@@ -212,3 +212,16 @@ def test_no_rows_are_no_rows_whatever_the_empty_arrays_dtype():
     s = streams(decision_keys(0, np.arange(3), np.zeros(3, int), np.zeros(3, int)))
     for rows in ([], np.array([]), np.array([], dtype=int), np.zeros(3, bool)):
         assert rows_of(s, rows).random((0, 34)).shape == (0, 34)
+
+
+def test_the_streams_are_pinned_so_published_runs_repeat():
+    """docs/training_results.md quotes --common-random runs to the last digit: the keys and the numbers they
+    give are fixed values, so an edit of the hash (or of the 53-bit rounding) that keeps every property above
+    but changes the numbers fails here (any change must be deliberate, and the quoted runs measured again)."""
+    keys = decision_keys(777, np.array([0, 1, 2]), np.array([0, 3, 1]), np.array([0, 5, 9]))
+    assert keys.tolist() == [17488052289786044040, 17509789623638244287, 168882538711574905]
+    s = CommonStreams(keys, np.random.default_rng(0))
+    assert s.random(3).tolist() == [0.48398067793162197, 0.7102707480126313, 0.501244318910355]
+    assert s.random((3, 2)).tolist() == [[0.7400378677474442, 0.7559054951801012],
+                                         [0.1860204616825109, 0.43211360288990247],
+                                         [0.4503735069092129, 0.37975825971739646]]
