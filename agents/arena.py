@@ -784,7 +784,7 @@ def main(argv: list[str] | None = None) -> int:
     except _RecordWriteError as e:
         print(f"python -m agents.arena: cannot write {args.record}: {e}", file=sys.stderr)
         return 1
-    except AgentError as e:  # a checkpoint's network whose logits overflow on these hands: one line, no traceback
+    except AgentError as e:  # an agent that failed on these hands (a checkpoint whose logits overflow): one line
         print(f"python -m agents.arena: {e}", file=sys.stderr)
         return 1
     finally:
