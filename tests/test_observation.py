@@ -323,3 +323,23 @@ def test_no_seat_sees_another_seats_concealed_tiles_or_the_wall(preset):
         if len(done):
             eng.reset(tables=done)
     assert checked > 1000
+
+
+@pytest.mark.parametrize("preset", ["beijing", "hebei", "quemen"])
+def test_shaozhuang_columns_only_where_the_rules_have_it(preset):
+    """烧庄 is a beijing payment (docs/RULES.md 6.1): at the deal its column says it may still grow under beijing
+    and never under hebei or quemen, where no round of equal discards is counted either."""
+    rules = get_rules(preset)
+    eng = Engine(rules, num_tables=32, seed=3)
+    eng.reset()
+    rng = np.random.default_rng(4)
+    for step in range(60):
+        st = eng.state
+        live = np.flatnonzero(st.phase != END)
+        for seat in range(4):
+            sc = observe(rules, st, live, np.full(len(live), seat))[:, O.P_SCALARS]
+            if step == 0:
+                assert (sc[:, O.COL_SZ_ALIVE] == rules.shaozhuang).all()
+            if not rules.shaozhuang:
+                assert not sc[:, O.COL_SZ_ALIVE].any() and not sc[:, O.COL_SZ_ROUNDS].any()
+        eng.step(uniform_legal(eng.legal_mask(), rng, empty_ok=True))
