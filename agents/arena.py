@@ -669,11 +669,11 @@ def check_args(args: argparse.Namespace) -> list[str]:
 
     inputs = {path.resolve() for path in (Path(checkpoint_play(s)[0]) for s in specs) if path.is_file()}
     inputs |= {f.resolve() for f in DATA.glob("*.pt")}
-    for flag, out in (("--json", args.json), ("--plot", args.plot), ("--record", args.record)):
+    output_flags = (("--json", args.json), ("--plot", args.plot), ("--record", args.record))
+    for flag, out in output_flags:
         if out is not None and not out.strip():  # not "no file": a slip, which would write nothing
             raise ValueError(f"{flag} {out!r}: an empty file name; give a file, or leave {flag} out")
-    outputs = [(flag, out) for flag, out in (("--json", args.json), ("--plot", args.plot),
-                                               ("--record", args.record)) if out]
+    outputs = [(flag, out) for flag, out in output_flags if out]
     for flag, out in outputs:
         problem = path_problem(out)
         if problem:

@@ -98,6 +98,7 @@ from mj_env.observation import (
 from mj_env.rules import PRESETS, get_rules
 from mj_env.tiles import N_KINDS, N_SUITED, SUIT_SIZE
 
+from . import path_problem
 from .base import RulesMismatchWarning, as_bool_mask, check_rows_have_actions
 
 OBS_VERSION = int(re.search(r"_v(\d+)$", OBS_NAME).group(1))
@@ -455,9 +456,7 @@ def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
 def _read(path: Path):
     """The unpickled payload of ``path``, read with ``weights_only=True``: tensors and plain data only,
     nothing in the file is run."""
-    from . import path_problem  # a loop of links or a folder that may not be searched is no missing file
-
-    problem = path_problem(str(path))
+    problem = path_problem(str(path))  # a loop of links or a folder that may not be searched is no missing file
     if problem:
         raise CheckpointError(problem)
     try:
@@ -467,7 +466,7 @@ def _read(path: Path):
             raise CheckpointError(f"{path}: not a file")
         if path.stat().st_size == 0:
             raise CheckpointError(f"{path}: the file is empty")
-    except OSError as e:  # a name the file system refuses to look up (longer than it allows, ENAMETOOLONG)
+    except OSError as e:  # the file changed between path_problem's look and these (path_problem names the rest)
         raise CheckpointError(f"{brief(str(path))}: {e.strerror or type(e).__name__}") from None
     _check_zip(path)
     try:
