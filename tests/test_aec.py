@@ -321,11 +321,11 @@ def test_obs_v2_in_the_aec_env():
 def test_a_match_hand_that_ends_at_its_deal_keeps_the_settlement_before_it(monkeypatch):
     """East wins the first hand of a match by 天和 and the next deal gives it 四惠牌, which wins in the same step:
     every agent's infos show the later settlement and, under ``earlier_settlements``, the one before."""
-    from walls import build_wall, deals_first
+    from walls import deals_first, four_hui_9s_wall, tian_hu_wall
 
     import mj_env.engine as engine_module
-    four_hui = np.array(build_wall("beijing", hands={0: "9s9s9s9s123m456m78p"}, indicator="8s", seed=1), dtype=np.int8)
-    tian_hu = [mj_env.tiles.CODES[t] for t in build_wall("beijing", hands={0: "123m456m789p11s234s"}, indicator="8s", seed=1)]
+    four_hui = four_hui_9s_wall()
+    tian_hu = [mj_env.tiles.CODES[t] for t in tian_hu_wall()]
     e = mj_env.env(hands_per_episode=2)
     e.reset(seed=0, options={"wall": tian_hu, "dealer": 0})
     monkeypatch.setattr(engine_module, "shuffled_walls", deals_first(engine_module.shuffled_walls, four_hui, 1))

@@ -798,13 +798,13 @@ def test_a_step_over_several_hands_of_a_match_sums_their_scores_and_keeps_the_la
     next two hands deal it 四惠牌, which wins at once, before it decides again. So one step spans three
     hands: ``scores`` is their sum and ``fan`` the learner's last win's (docstring's "Infos"; from a
     mutation test: storing only the last hand's scores, or adding the fans, went unnoticed)."""
-    from walls import build_wall, deals_first
+    from walls import deals_first, four_hui_9s_wall, tian_hu_wall
 
     import mj_env.engine as engine_module
-    four_hui = np.array(build_wall("beijing", hands={0: "9s9s9s9s123m456m78p"}, indicator="8s", seed=1), dtype=np.int8)
+    four_hui = four_hui_9s_wall()
     monkeypatch.setattr(engine_module, "shuffled_walls", deals_first(engine_module.shuffled_walls, four_hui, 2))
     envs = MahjongSingleAgentVectorEnv(1, opponents="rule", seat=0, hands_per_episode=3)
-    tian_hu = build_wall("beijing", hands={0: "123m456m789p11s234s"}, indicator="8s", seed=1)
+    tian_hu = tian_hu_wall()
     obs, info = envs.reset(seed=0, options={"walls": [tian_hu], "dealers": [0]})
     assert "redealt" not in info and obs["action_mask"][0, A.WIN]
     seen = []
@@ -823,8 +823,8 @@ def test_a_step_over_several_hands_of_a_match_sums_their_scores_and_keeps_the_la
 
 
 def test_redealt_is_marked_only_at_the_tables_dealt_again():
-    from walls import build_wall
-    four_hui = build_wall("beijing", hands={0: "9s9s9s9s123m456m78p"}, indicator="8s", seed=1)
+    from walls import build_wall, four_hui_9s_wall
+    four_hui = four_hui_9s_wall()
     plain = build_wall("beijing", indicator="8s", seed=2)
     envs = MahjongSingleAgentVectorEnv(2, opponents="rule", seat=1)
     _, info = envs.reset(seed=0, options={"walls": [four_hui, plain], "dealers": [0, 0]})

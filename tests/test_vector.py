@@ -242,11 +242,11 @@ def test_render_shows_the_first_four_tables():
 def test_a_match_hand_that_ends_at_its_deal_keeps_the_settlement_before_it(monkeypatch):
     """A match: East wins the first hand by 天和; the next hand deals East 四惠牌, which wins at once in the same
     step. ``settlement`` is the later hand's, ``earlier_settlements`` the one before, and the rewards both."""
-    from walls import build_wall, deals_first
+    from walls import build_wall, deals_first, four_hui_9s_wall, tian_hu_wall
 
     import mj_env.engine as engine_module
-    four_hui = np.array(build_wall("beijing", hands={0: "9s9s9s9s123m456m78p"}, indicator="8s", seed=1), dtype=np.int8)
-    tian_hu = build_wall("beijing", hands={0: "123m456m789p11s234s"}, indicator="8s", seed=1)
+    four_hui = four_hui_9s_wall()
+    tian_hu = tian_hu_wall()
     plain = build_wall("beijing", indicator="8s", seed=2)
     venv = MahjongVectorEnv(num_envs=2, hands_per_episode=2)
     obs, _ = venv.reset(seed=0, options={"walls": [tian_hu, plain], "dealers": [0, 0]})

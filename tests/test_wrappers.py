@@ -102,11 +102,11 @@ def _numbers_only(info: dict) -> bool:
 def test_numeric_infos_turn_earlier_settlements_and_illegal_names_into_numbers(monkeypatch):
     """A match hand that ends at its deal (East's 天和, then 四惠牌 at the next deal) left the list of earlier
     settlement dicts in the infos, and illegal_action="penalize" the action's name: both are numbers now."""
-    from walls import build_wall, deals_first
+    from walls import deals_first, four_hui_9s_wall, tian_hu_wall
 
     import mj_env.engine as engine_module
-    four_hui = np.array(build_wall("beijing", hands={0: "9s9s9s9s123m456m78p"}, indicator="8s", seed=1), dtype=np.int8)
-    tian_hu = [mj_env.tiles.CODES[t] for t in build_wall("beijing", hands={0: "123m456m789p11s234s"}, indicator="8s", seed=1)]
+    four_hui = four_hui_9s_wall()
+    tian_hu = [mj_env.tiles.CODES[t] for t in tian_hu_wall()]
     e = NumericInfos(mj_env.env(hands_per_episode=2))
     e.reset(seed=0, options={"wall": tian_hu, "dealer": 0})
     monkeypatch.setattr(engine_module, "shuffled_walls", deals_first(engine_module.shuffled_walls, four_hui, 1))

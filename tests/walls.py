@@ -93,6 +93,17 @@ def four_hui_wall(dealer=0, **kw) -> list[int]:
     return build_wall("beijing", hands={dealer: "2222m"}, indicator="1m", dealer=dealer, **kw)
 
 
+def tian_hu_wall() -> list[int]:
+    """A beijing wall (indicator 8s) that deals East 123m456m789p11s234s: 天和 at the deal, 11 fan."""
+    return build_wall("beijing", hands={0: "123m456m789p11s234s"}, indicator="8s", seed=1)
+
+
+def four_hui_9s_wall() -> list[int]:
+    """A beijing wall (indicator 8s: 惠牌 9s) that deals East 9s9s9s9s123m456m78p: 四惠牌 at the deal, 9 fan (with
+    ``tian_hu_wall`` first, a match whose second hand ends at its deal)."""
+    return build_wall("beijing", hands={0: "9s9s9s9s123m456m78p"}, indicator="8s", seed=1)
+
+
 def deals_first(shuffled_walls, wall, times: int):
     """A stand-in for ``shuffled_walls`` (monkeypatched into ``mj_env.engine``, which deals a match's next hands and
     autoresets with it) that gives ``wall`` for the next ``times`` walls asked, then shuffles as before."""
