@@ -19,12 +19,11 @@ from .rules import RuleSet
 from .state import (
     KONG_MELDS,
     MELD_ADDED_KONG,
-    MELD_CHI,
     MELD_CONCEALED_KONG,
     MELD_KONG,
     MELD_NAMES,
-    MELD_PONG,
     GameState,
+    meld_tiles,
 )
 from .tiles import CODES, format_hand, format_tiles
 
@@ -44,17 +43,9 @@ def meld_list(st: GameState, b: int, seat: int) -> list[dict]:
     """The seat's declared melds as calculator input objects, listing their physical tiles (a
     惠牌 that fills in with ``hui_wild_in_melds`` is written as itself)."""
     out = []
-    hui = int(st.hui[b])
     for m in range(int(st.n_melds[b, seat])):
         kind = int(st.meld_type[b, seat, m])
-        t = int(st.meld_tile[b, seat, m])
-        wild = int(st.meld_wild[b, seat, m])
-        if kind == MELD_CHI:
-            tiles = [hui if wild >> k & 1 else t + k for k in range(3)]
-        else:
-            size = 3 if kind == MELD_PONG else 4
-            tiles = [t] * (size - wild) + [hui] * wild
-        meld = {"type": MELD_NAMES[kind], "tiles": format_tiles(tiles)}
+        meld = {"type": MELD_NAMES[kind], "tiles": format_tiles(meld_tiles(st, b, seat, m))}
         if kind != MELD_CONCEALED_KONG:
             meld["from"] = int(st.meld_from[b, seat, m])
         out.append(meld)

@@ -5,7 +5,7 @@ import numpy as np
 
 from .messages import brief
 from .rules import RuleSet
-from .state import END, MELD_CHI, MELD_NAMES, MELD_PONG, PHASE_NAMES, TURN, GameState
+from .state import END, MELD_NAMES, PHASE_NAMES, TURN, GameState, meld_tiles
 from .tiles import CODES, format_hand, glyph
 from .wall import live_left
 
@@ -27,12 +27,9 @@ def _tiles(counts) -> str:
     return f"{glyphs}  ({format_hand(counts) or '-'})"
 
 
-def _meld(kind: int, tile: int) -> str:
-    if kind == MELD_CHI:
-        tiles = [tile, tile + 1, tile + 2]
-    else:
-        tiles = [tile] * (3 if kind == MELD_PONG else 4)
-    return f"{MELD_NAMES[kind]} {''.join(glyph(t) for t in tiles)}"
+def _meld(st: GameState, b: int, seat: int, m: int) -> str:
+    """A declared meld by its physical tiles (a 惠牌 filling in with ``hui_wild_in_melds`` shows as itself)."""
+    return f"{MELD_NAMES[int(st.meld_type[b, seat, m])]} {''.join(glyph(t) for t in meld_tiles(st, b, seat, m))}"
 
 
 def render_table(rules: RuleSet, st: GameState, b: int = 0) -> str:
@@ -53,8 +50,7 @@ def render_table(rules: RuleSet, st: GameState, b: int = 0) -> str:
     for s in range(4):
         mark = ">" if st.phase[b] != END and st.to_act[b] == s else " "
         lines.append(f"{mark} {s} {SEAT_NAMES[s]:5s} hand  {_tiles(st.hands[b, s])}")
-        melds = [_meld(int(st.meld_type[b, s, m]), int(st.meld_tile[b, s, m]))
-                 for m in range(st.n_melds[b, s])]
+        melds = [_meld(st, b, s, m) for m in range(st.n_melds[b, s])]
         if melds:
             lines.append(f"          melds {' | '.join(melds)}")
         lines.append(f"          river {_tiles(st.river[b, s])}")

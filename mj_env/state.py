@@ -146,6 +146,16 @@ def seat_rows(arr: np.ndarray, idx: np.ndarray, seats: np.ndarray) -> np.ndarray
     return np.take(arr.reshape(arr.shape[0] * S, *arr.shape[2:]), flat, axis=0)
 
 
+def meld_tiles(st: GameState, b: int, seat: int, m: int) -> list[int]:
+    """The tiles physically lying in meld ``m`` of ``seat`` at table ``b``, in run order: a 惠牌 that fills
+    in with ``hui_wild_in_melds`` (``meld_wild``) is itself, not the tile it stands for."""
+    kind, t, wild, hui = int(st.meld_type[b, seat, m]), int(st.meld_tile[b, seat, m]), \
+        int(st.meld_wild[b, seat, m]), int(st.hui[b])
+    if kind == MELD_CHI:
+        return [hui if wild >> k & 1 else t + k for k in range(3)]
+    return [t] * ((3 if kind == MELD_PONG else 4) - wild) + [hui] * wild
+
+
 def allocate(num_tables: int, wall_len: int) -> GameState:
     """Zeroed state for ``num_tables`` tables (dtypes fixed here, once)."""
     B = num_tables
