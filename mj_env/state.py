@@ -34,10 +34,6 @@ NO_MELD, MELD_CHI, MELD_PONG, MELD_KONG, MELD_ADDED_KONG, MELD_CONCEALED_KONG = 
 MELD_NAMES = ("", "chi", "pong", "kong", "added_kong", "concealed_kong")
 """MELD_NAMES[meld_type]: the meld's ``type`` in a calculator input (docs/INTERFACES.md 1)."""
 KONG_MELDS = (MELD_KONG, MELD_ADDED_KONG, MELD_CONCEALED_KONG)
-# The old names of the meld types, for modules that still import them (mj_env.hand_end); new code
-# uses the MELD_ names, which cannot be mistaken for the actions of the same name.
-CHI, PONG, KONG, ADDED_KONG, CONCEALED_KONG = (MELD_CHI, MELD_PONG, MELD_KONG, MELD_ADDED_KONG,
-                                                MELD_CONCEALED_KONG)
 
 # claim kinds (last axis of claim_ok)
 C_WIN, C_PONG, C_KONG, C_CHI_LOW, C_CHI_MID, C_CHI_HIGH = range(C)

@@ -36,7 +36,7 @@ from mj_env import actions as A
 from mj_env import wall as W
 from mj_env.engine import Engine
 from mj_env.hand_end import hubao_pairs, kong_list
-from mj_env.state import CHI, CONCEALED_KONG, END, MELD_NAMES, PHASE_NAMES, PONG
+from mj_env.state import END, MELD_CHI, MELD_CONCEALED_KONG, MELD_NAMES, MELD_PONG, PHASE_NAMES
 
 
 class FastGame:
@@ -119,8 +119,8 @@ class FastGame:
             seat = []
             for m in range(int(st.n_melds[0, s])):
                 kind, t = int(st.meld_type[0, s, m]), int(st.meld_tile[0, s, m])
-                tiles = (t, t + 1, t + 2) if kind == CHI else (t,) * (3 if kind == PONG else 4)
-                frm = None if kind == CONCEALED_KONG else int(st.meld_from[0, s, m])
+                tiles = (t, t + 1, t + 2) if kind == MELD_CHI else (t,) * (3 if kind == MELD_PONG else 4)
+                frm = None if kind == MELD_CONCEALED_KONG else int(st.meld_from[0, s, m])
                 seat.append(Meld(MELD_NAMES[kind], tiles, frm))
             out.append(seat)
         return out
