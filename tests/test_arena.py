@@ -309,6 +309,50 @@ def test_three_and_four_agents():
     assert [a["name"] for a in summarize(res4)["agents"]] == ["rule", "random", "x", "x#2"]
 
 
+class Picks:
+    """Deterministic, and told apart by what it plays: the (k + seat)-th of the legal actions (cycling), with the
+    seat the observation gives, rng ignored; it keeps the state of the first generator it is given."""
+
+    def __init__(self, k: int):
+        self.name, self.k, self.first_rng = f"pick{k}", k, None
+
+    def policy(self, mask_row, seat) -> int:
+        legal = np.flatnonzero(mask_row)
+        return int(legal[(self.k + seat) % len(legal)])
+
+    def act(self, obs, rng):
+        if self.first_rng is None:
+            self.first_rng = rng.bit_generator.state
+        mask, seats = as_bool_mask(obs["action_mask"]), np.asarray(obs["seat"])
+        assert seats.shape == (len(mask),), "one seat per row"
+        return np.array([self.policy(m, s) for m, s in zip(mask, seats.tolist(), strict=True)], dtype=np.int64)
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_the_agent_credited_with_a_seat_is_the_one_that_played_it(n):
+    """Every decision of every hand was made by the agent its record names at that seat, told its seat (replayed:
+    each agent plays its own recognisable policy of the seat), the record's players are its seating's, and agent
+    k draws from default_rng([seed, 1, k]). With 3 or 4 agents an agent acting at another agent's seat (seat + 2,
+    the same agent for 2) went unnoticed, as did the seats of every table acting given to each agent, every agent
+    drawing from agent 0's generator and records numbering their seating wrongly (an outside mutation test)."""
+    agents = [Picks(k) for k in range(n)]
+    res = play_duplicate(agents, n_walls=1, seed=9, record_hands=True)
+    by_name = {a.name: a for a in agents}
+    checked = []
+
+    def visit(i, seat, action, engine):
+        if seat is not None:
+            checked.append(action == by_name[rec["players"][seat]].policy(engine.legal_mask()[0], seat))
+
+    for rec, seating in zip(res.records, res.seating, strict=True):
+        assert rec["seating"] == seating
+        assert rec["players"] == [f"pick{k}" for k in res.seatings[rec["seating"]]]
+        replay(rec, visit)
+    assert len(checked) > 20 * len(res.records) and all(checked)
+    for k, a in enumerate(agents):
+        assert a.first_rng == np.random.default_rng([9, 1, k]).bit_generator.state
+
+
 def test_short_names_tell_checkpoints_apart():
     assert short_name("runs/a/checkpoints/final.pt", 28) == "a/final.pt"
     assert short_name("runs/b/checkpoints/final.pt", 28) == "b/final.pt"
