@@ -76,6 +76,9 @@ def test_seatings_are_symmetric_under_renaming_and_turning_the_table(n):
         every = {p for a in range(n) for p in permutations([a] + list(range(n)))} if n == 3 else \
             set(permutations(range(4)))
         assert s == {p for p in every if sorted(p.count(a) for a in range(n)) == sorted(counts)}
+    if n == 3:  # in the documented order, grouped by the doubled agent: the 12 of AABC, of BBCA, of CCAB
+        rows = seatings(3).tolist()  # (the index is a record's "seating"; sorted rows mixed the groups)
+        assert [max(r, key=r.count) for r in rows] == [0] * 12 + [1] * 12 + [2] * 12 and rows[0] == [0, 0, 1, 2]
 
 
 def test_each_wall_is_replayed_in_every_seating():
@@ -284,6 +287,8 @@ def test_json_safe_and_json_text(monkeypatch):
                               "d": {"e": 3, "f": True, "g": None, "h": "x"}}
     assert _strict_loads(json_text(obj)) == json_safe(obj)
     assert obj["a"][0] == float("inf"), "json_safe copies; it does not change its argument"
+    # a NumPy integer stays an integer (== passes 3.0 for 3), a bool a bool
+    assert json_text({"n": np.int64(3), "b": np.bool_(False), "t": True}, indent=None) == '{"n": 3, "b": false, "t": true}'
     # allow_nan=False backs json_safe up: were a non-finite number to get past it, writing raises
     monkeypatch.setattr("agents.arena.json_safe", lambda o: o)
     with pytest.raises(ValueError):
