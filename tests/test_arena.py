@@ -373,10 +373,12 @@ def _no_loading(*args, **kwargs):
     (["--agents", "rule"], "--agents needs 2, 3 or 4 comma-separated agents, got 1"),
     (["--agents", "rule,random,rule,random,rule"], "--agents needs 2, 3 or 4 comma-separated agents, got 5"),
     (["--agents", ",,"], "--agents: agent 1 of ',,' is empty"),
+    (["--agents", ",rule,random"], "--agents: agent 1 of ',rule,random' is empty"),  # only the first empty
     (["--agents", "nonexist.pt,rule"], "--agents: no such checkpoint file: nonexist.pt"),
     (["--agents", "runs/x/final.pt:greedy,rule"], "--agents: no such checkpoint file: runs/x/final.pt"),
     (["--agents", "runs/x/final.pt:sample,rule"], "--agents: no such checkpoint file: runs/x/final.pt\n"),
     (["--agents", "foo,rule"], "--agents: unknown agent 'foo': use random, rule, efficient, pretrained"),
+    (["--agents", "runs/x/model,rule"], "--agents: no such checkpoint file: runs/x/model"),  # a path, without .pt
     (["--agents", "{tmp},rule"], "is not a checkpoint file (a directory or a device)"),
     (["--agents", "/dev/null,rule"], "--agents: /dev/null is not a checkpoint file (a directory or a device)"),
     (["--batch", "0"], "--batch must be between 1 and 16,384"),
@@ -396,6 +398,8 @@ def _no_loading(*args, **kwargs):
     (["--plot", "{tmp}/x.txt"], "the file name must end in one of .png, .pdf, .svg"),
     (["--plot", "{tmp}/chart"], "the file name must end in one of .png"),
     (["--plot", "/nonexistent/x.png"], "--plot /nonexistent/x.png: no such directory"),
+    (["--record", "/nonexistent/x.jsonl"], "--record /nonexistent/x.jsonl: no such directory: /nonexistent"),
+    (["--record", "{tmp}"], "is a directory"),
     (["--json", ""], "--json '': an empty file name"),  # was taken as no --json: nothing written, no word said
     (["--record", " "], "--record ' ': an empty file name"),
     (["--plot", ""], "--plot '': an empty file name"),
@@ -504,6 +508,35 @@ def test_the_summary_holds_what_repeats_the_run():
     assert five["agents"][0]["mean_points"] == pytest.approx(5 * one["agents"][0]["mean_points"])
     assert one["agents"][0]["hands"] == 2 * one["hands_played"] == 24   # seat-hands: two seats of every hand
     assert json.loads(json_text(five))["rules"] == {"name": "beijing", "base": 5}
+
+
+def test_agents_may_be_spaced_and_a_plot_suffix_in_capitals(tmp_path):
+    """'rule, random' names rule and random (the spaces are not part of the names), and chart.PNG is a PNG file
+    name (from an outside mutation test: either was refused unnoticed)."""
+    pytest.importorskip("matplotlib")
+    out, chart = tmp_path / "out.json", tmp_path / "chart.PNG"
+    assert main(["--agents", " rule , random", "--hands", "1", "--json", str(out), "--plot", str(chart), "--quiet"]) == 0
+    assert [a["spec"] for a in _strict_loads(out.read_text())["agents"]] == ["rule", "random"]
+    assert chart.stat().st_size > 1000
+
+
+def test_an_output_named_relatively_is_still_seen_to_be_an_input(tmp_path, monkeypatch, capsys):
+    """--json player.pt from the checkpoint's folder is the checkpoint of --agents /abs/player.pt; and --json and
+    --plot naming one file in two spellings are one file (an outside mutation test: comparing the paths as given
+    let both through, the first overwriting the player)."""
+    import shutil
+    from pathlib import Path
+
+    ckpt = tmp_path / "player.pt"
+    shutil.copy(Path(__file__).resolve().parents[1] / "agents" / "data" / "pretrained_beijing.pt", ckpt)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("agents.arena.load_agents", _no_loading)
+    for args, message in [([f"{ckpt},rule", "--json", "player.pt"], "--json player.pt: is a player's checkpoint"),
+                          (["rule,random", "--json", "a.png", "--plot", f"{tmp_path}/a.png"],
+                           f"--json and --plot name the same file: {tmp_path}/a.png")]:
+        with pytest.raises(SystemExit) as exc:
+            main(["--agents", *args, "--quiet"])
+        assert exc.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_an_empty_name_in_agents_is_a_usage_error(capsys):
