@@ -145,6 +145,82 @@ def test_render_marks_the_seat_to_act_and_draws_a_chi_as_its_run():
     assert "chi " + "".join(glyph(index(t)) for t in ("4m", "5m", "6m")) in e.render()
 
 
+def _drawn(compact: str) -> str:
+    """How the table draws a group of tiles: their glyphs, then the compact codes."""
+    from mj_env.tiles import glyph, parse_tiles
+    return "".join(glyph(t) for t in parse_tiles(compact)) + f"  ({compact or '-'})"
+
+
+def test_render_draws_the_whole_table_through_a_claim_a_kong_and_the_end():
+    """The full text at a claim window, after a pong and an exposed kong, and at the hand's end: the dealer named
+    (South here), hands and rivers tile by tile, a kong as four tiles, what is claimed from whom, and no seat
+    marked to act once the hand is over (from an outside mutation test: each of these could change unnoticed)."""
+    from walls import build_wall
+
+    hands = {1: "123m456m789m12p5z5z6z", 3: "5z5z2p3p4p7p8p9p1s2s3s4s7z", 2: "7z7z7z1m2m3m4p5p6p2s3s4s9p",
+             0: "147m258p369s1234z"}
+    e = mj_env.env(render_mode="ansi")
+    e.reset(options={"wall": build_wall("beijing", hands=hands, indicator="9s", dealer=1, tail="9p"), "dealer": 1})
+    from mj_env.tiles import glyph, index
+    head = f"beijing | dealer South | live wall 68 | 惠坯 {glyph(index('9s'))} 9s -> 惠牌 {glyph(index('1s'))} 1s"
+    east = f"  0 East  hand  {_drawn('147m258p369s1234z')}"
+    e.step(A.index("discard 5z"))
+    assert e.render().splitlines() == [
+        head, east, f"          river {_drawn('')}",
+        f"  1 South hand  {_drawn('123456789m12p56z')}", f"          river {_drawn('5z')}",
+        f"  2 West  hand  {_drawn('123m4569p234s777z')}", f"          river {_drawn('')}",
+        f"> 3 North hand  {_drawn('234789p1234s557z')}", f"          river {_drawn('')}",
+        f"CLAIM: seat 3 (North) to act on {glyph(index('5z'))} 5z from seat 1"]
+    e.step(A.index("pong"))
+    e.step(A.index("discard 7z"))
+    e.step(A.index("kong"))  # seat 2 claims 7z and draws the tail's 9p
+    at_kong = [
+        head, east, f"          river {_drawn('')}",
+        f"  1 South hand  {_drawn('123456789m12p56z')}", f"          river {_drawn('')}",
+        f"> 2 West  hand  {_drawn('123m45699p234s')}", f"          melds kong {glyph(index('7z')) * 4}",
+        f"          river {_drawn('')}",
+        f"  3 North hand  {_drawn('234789p1234s')}", f"          melds pong {glyph(index('5z')) * 3}",
+        f"          river {_drawn('')}",
+        "TURN: seat 2 (West) to act"]
+    assert e.render().splitlines() == at_kong
+    e.step(A.index("win"))
+    assert e.render().splitlines() == [line.replace("> 2", "  2") for line in at_kong[:-1]] + ["hand over"]
+
+
+def _seat_lines(text: str) -> dict[int, list[str]]:
+    """The lines of a rendered table under each seat's hand line, by seat."""
+    out, seat = {}, None
+    for line in text.splitlines():
+        if re.match(r"[> ] \d ", line):
+            seat = int(line[2])
+            out[seat] = []
+        elif seat is not None and line.startswith("          "):
+            out[seat].append(line.strip())
+    return out
+
+
+def test_render_shows_ting_flowers_and_shaozhuang_where_they_are():
+    """quemen: 报听 under the seat that declared it, a flowers line (with their count) only for a seat holding
+    flowers, and 烧庄 in the head only when rounds of it are running (from an outside mutation test)."""
+    from walls import build_wall
+
+    from mj_env.render import render_table
+    e = mj_env.env(rules="quemen", render_mode="ansi")
+    e.reset(options={"wall": build_wall("quemen", hands={0: "123m456m789m12p55p1z"}), "dealer": 0})
+    e.step(A.index("ting 1z"))
+    assert [("报听" in lines) for lines in _seat_lines(e.render()).values()] == [True, False, False, False]
+    e.reset(seed=4)
+    assert e.unwrapped.engine.state.flowers[0].tolist() == [1, 0, 2, 1]
+    flowers = [[x for x in lines if x.startswith("flowers")] for lines in _seat_lines(e.render()).values()]
+    assert flowers == [["flowers 1"], [], ["flowers 2"], ["flowers 1"]]
+    beijing = mj_env.env(render_mode="ansi")
+    beijing.reset(seed=0)
+    assert "烧庄" not in beijing.render()
+    st = beijing.unwrapped.engine.state
+    st.sz_rounds[0] = 2  # the picture of a table in its second round of 烧庄
+    assert render_table(beijing.unwrapped.rules, st).splitlines()[0].endswith(" | 烧庄 x2")
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_match_of_several_hands(preset):
     e = mj_env.env(rules=preset, hands_per_episode=3)
