@@ -171,6 +171,9 @@ def test_help_shows_every_flag_with_its_docstring(capsys):
     (["--exp-name", "a\\b"], "--exp-name must be a plain directory name"),
     (["--exp-name", "a\nb"], "--exp-name must be a plain directory name"),
     (["--exp-name", "x" * 101], "--exp-name must be at most 100 bytes long, not 101"),
+    # a value outside its own range is named so, not only refused by a later check (sum of shares, float32 size)
+    (["--opponent-pretrained", "1.5", "--opponent-rule", "0"], "--opponent-pretrained must be in [0, 1], not 1.5"),
+    (["--ent-coef=-2e9"], "--ent-coef must be at most 1e+09 in size, not -2e+09"),
     # sizes that would exhaust the machine
     (["--threads", str((os.cpu_count() or 1) + 1)], f"--threads must be in [1, {os.cpu_count() or 1}]"),
     (["--threads", str(10**30)], "--threads must be in [1,"),
@@ -187,12 +190,20 @@ def test_bad_values_are_usage_errors(argv, message, capsys, tmp_path, monkeypatc
     assert "Traceback" not in err and [p.name for p in tmp_path.rglob("*")] == ["cwd"]
 
 
+def test_the_exp_name_limit_counts_bytes():
+    """100 bytes of UTF-8, what the file system holds, not 100 characters (an outside mutation test: 34 x 运, 102
+    bytes, passed as 34 characters)."""
+    assert train.check_args(train.Args(exp_name="运" * 33)) is None
+    assert train.check_args(train.Args(exp_name="运" * 34)) == "--exp-name must be at most 100 bytes long, not 102"
+
+
 @pytest.mark.parametrize("argv", [
     ["--exp-name", "my_run-1.2"], ["--gamma", "0", "--gae-lambda", "1"], ["--seed", "0", "--eval-seed", str(2**32 - 1)],
     ["--num-envs", str(1 << 22), "--num-steps", "1"], ["--final-eval-hands", "100000", "--eval-hands", "100000"],
     ["--threads", str(os.cpu_count() or 1)], ["--exp-name", "x" * 100], ["--exp-name", "运行 1"],
     ["--target-kl", "none", "--max-minutes", "none"], ["--ent-coef", "0", "--vf-coef", "0", "--bc-vf-coef", "0"],
     ["--shaping-coef=-2", "--device", "cpu:0"],
+    ["--opponent-rule", "0.25", "--opponent-pretrained", "0.75"],  # shares of the hands that add up to all of them
 ])
 def test_values_at_the_edges_are_accepted(argv):
     train.parse_args(argv)
