@@ -358,6 +358,23 @@ def test_the_agent_credited_with_a_seat_is_the_one_that_played_it(n):
         assert a.first_rng == np.random.default_rng([9, 1, k]).bit_generator.state
 
 
+def test_a_hand_that_ends_at_its_deal_is_settled_and_credited(monkeypatch):
+    """A wall that deals the dealer (seat 0) 四惠牌 ends in reset, before any decision: every seating of it is
+    settled, a self-drawn win of 9 fan for the agent at seat 0, with a record of no decisions (from an outside
+    mutation test: the settlements made by reset went unrecorded)."""
+    from walls import deals_first, four_hui_9s_wall
+
+    from agents import arena
+    monkeypatch.setattr(arena, "shuffled_walls", deals_first(arena.shuffled_walls, four_hui_9s_wall(), 1))
+    res = play_duplicate([FirstLegal("a"), FirstLegal("b")], n_walls=2, seed=0, record_hands=True)
+    first = res.wall == 0
+    assert res.won[first, 0].all() and res.self_draw[first, 0].all() and (res.fan[first, 0] == 9).all()
+    assert not res.won[first, 1:].any() and (res.scores[first, 0] > 0).all()
+    assert all(rec["actions"] == [] and rec["settlement"]["fan"] == 9 for rec in res.records if rec["wall_index"] == 0)
+    a, b = summarize(res)["agents"]
+    assert a["win_rate"] == b["win_rate"] and a["win_rate"] * a["hands"] >= 1  # each sits at seat 0 once on wall 0
+
+
 def test_short_names_tell_checkpoints_apart():
     assert short_name("runs/a/checkpoints/final.pt", 28) == "a/final.pt"
     assert short_name("runs/b/checkpoints/final.pt", 28) == "b/final.pt"
