@@ -118,6 +118,30 @@ def test_vector_episodes_telescope_in_both_autoreset_modes_with_truncation(mode,
     assert checked["terminated"] >= 5 and checked["truncated"] >= 20 and checked["partial"] >= 5
 
 
+@pytest.mark.parametrize("full", [True, False])
+def test_next_step_a_table_reset_after_its_episode_ended_is_shaped_from_its_first_step(full):
+    """NEXT_STEP: a table whose episode just ended and that the caller resets (reset(), or a reset_mask naming it)
+    starts its new episode there, so its next step is an ordinary shaped step, not the unshaped step that deals
+    a new episode (an outside mutation test: a reset that left the table marked as starting went unnoticed; the
+    vector test above never resets a table that just ended)."""
+    n, gamma = 4, 0.9
+    env = RewardOptionVector(MahjongSingleAgentVectorEnv(n, seed=1, autoreset_mode=AutoresetMode.NEXT_STEP,
+                                                         max_episode_steps=3, opponents="rule"), "shaped", gamma=gamma)
+    tr, rng = env.transform, np.random.default_rng(0)
+    obs, _ = env.reset(seed=1)
+    ended = np.zeros(n, dtype=bool)
+    while not ended.any():
+        obs, _, term, trunc, _ = env.step(uniform_legal(obs["action_mask"], rng, empty_ok=True))
+        ended = term | trunc
+    obs, _ = env.reset() if full else env.reset(options={"reset_mask": ended})
+    before = tr.potential(obs["observation"]).astype(np.float64)
+    obs, r, term, trunc, infos = env.step(uniform_legal(obs["action_mask"], rng, empty_ok=True))
+    after = np.where(term, 0.0, tr.potential(obs["observation"]))
+    b = np.flatnonzero(ended)
+    assert np.allclose(r[b], infos["points"][b] / 4.0 + gamma * after[b] - before[b], atol=1e-5)
+    assert not np.allclose(r[b], infos["points"][b] / 4.0)  # the shaping term is there to see
+
+
 def test_points_kind_leaves_the_vector_rewards_as_they_are():
     env = RewardOptionVector(gym.make_vec("mj_env/Hebei-v0", num_envs=4, vectorization_mode="vector_entry_point"),
                              "points")
