@@ -183,6 +183,8 @@ def test_bad_values_are_usage_errors(argv, message, capsys, tmp_path, monkeypatc
     """Refused before any work: status 2, the flag and what it allows, no traceback and no run directory."""
     (tmp_path / "cwd").mkdir()
     monkeypatch.chdir(tmp_path / "cwd")
+    # a value let through fails here at once, not after a whole default run (an outside mutation test's timeout)
+    monkeypatch.setattr(train, "seed_everything", lambda args: pytest.fail(f"{argv} started a run"))
     with pytest.raises(SystemExit) as exit_:
         train.main(argv)
     err = capsys.readouterr().err
