@@ -36,12 +36,6 @@ from _common import MaskedSampler
 
 perf = time.perf_counter
 
-PEERS = ("rlcard", "riichienv", "riichienv_encode")
-OURS = ("vector", "engine", "aec")
-BATCHED = ("vector", "engine")
-PEER_MODULE = {"rlcard": "rlcard", "riichienv": "riichienv", "riichienv_encode": "riichienv"}
-
-
 DESYNC_STEPS = 96
 """About one hand's decisions: the spread of hand starts that ``desync`` gives a batch."""
 
