@@ -116,11 +116,6 @@ class GameState:
         """The state of the tables ``idx`` (a copy)."""
         return GameState(**{f.name: getattr(self, f.name)[idx].copy() for f in fields(self)})
 
-    def put(self, idx, other: GameState) -> None:
-        """Write ``other``'s tables into tables ``idx``."""
-        for f in fields(self):
-            getattr(self, f.name)[idx] = getattr(other, f.name)
-
     def nbytes(self) -> int:
         return sum(getattr(self, f.name).nbytes for f in fields(self))
 
