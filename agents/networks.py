@@ -129,10 +129,10 @@ N_FEATURES = (4 + 8 + 4) * N_KINDS + 4 + N_KINDS
 V2_FEATURES = 7 * N_KINDS
 
 
-def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> nn.Linear:
-    """CleanRL's initialisation: orthogonal weights with gain ``std``, constant bias."""
+def layer_init(layer: nn.Linear, std: float = np.sqrt(2)) -> nn.Linear:
+    """CleanRL's initialisation: orthogonal weights with gain ``std``, zero bias."""
     nn.init.orthogonal_(layer.weight, std)
-    nn.init.constant_(layer.bias, bias)
+    nn.init.constant_(layer.bias, 0.0)
     return layer
 
 
