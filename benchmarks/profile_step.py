@@ -233,7 +233,7 @@ class StackSampler:
         sys.setswitchinterval(self._switch)
 
 
-def analyse_samples(stacks: dict, loop_code: str = "run_steps") -> dict:
+def analyse_samples(stacks: dict) -> dict:
     """Categories, own time per project function and line, win-table callers, uncategorised."""
     cats = defaultdict(float)
     own = defaultdict(float)
@@ -246,7 +246,7 @@ def analyse_samples(stacks: dict, loop_code: str = "run_steps") -> dict:
         inner = []
         for fname, func, line in stack:
             path = norm(fname)
-            if func == loop_code and path == str(BENCH_DIR / "profile_step.py"):
+            if func == "run_steps" and path == str(BENCH_DIR / "profile_step.py"):
                 break
             inner.append((path, func, line))
         else:
