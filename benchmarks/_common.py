@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import os
 import platform
+import subprocess
 import sys
 
 import numpy as np
@@ -125,8 +126,6 @@ def cpu_model() -> str:
 
 def code_version(root) -> dict:
     """The commit measured, and whether the engine's files differed from it (uncommitted edits)."""
-    import subprocess
-
     def git(*args):
         try:
             return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10,

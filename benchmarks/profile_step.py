@@ -31,6 +31,7 @@ machine, equal to its wall time; on a busy one, the cost of the code itself).
 from __future__ import annotations
 
 import argparse
+import ast
 import cProfile
 import json
 import os
@@ -52,6 +53,7 @@ for _k, _v in {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THR
 
 import _args
 from _common import code_version, machine_info
+from _peers import make_engine, make_vector
 
 import mj_env
 
@@ -147,8 +149,6 @@ def category(path: str, func: str) -> str | None:
 
 def stale_names() -> list[str]:
     """Functions named in CATEGORIES that their file no longer defines (renamed or removed)."""
-    import ast
-
     out = []
     for _, files in CATEGORIES:
         for fname, funcs in files.items():
@@ -174,8 +174,6 @@ def label(path: str, func: str) -> str:
 
 # ----------------------------------------------------------------------------- the loop
 def build(env: str, batch: int, rules: str, seed: int):
-    from _peers import make_engine, make_vector
-
     make = make_vector if env == "vector" else make_engine
     step, info = make(batch, rules, seed)
     return step, info

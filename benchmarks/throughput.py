@@ -50,7 +50,9 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import _args
-from _common import SINGLE_THREAD_ENV, code_version, machine_info
+import numpy as np
+from _common import SINGLE_THREAD_ENV, MaskedSampler, code_version, float_argmax_sample, machine_info
+from _peers import FACTORIES, read_hand_tables
 
 PEERS = ("rlcard", "riichienv", "riichienv_encode")
 BATCHED = ("vector", "engine", "single_rule")
@@ -77,10 +79,6 @@ AIM_X_RLCARD = 1.5  # issue 13: the AEC env at least 1.5x RLCard (issue 4 asked 
 # ----------------------------------------------------------------------------- child process
 def make_single_rule(batch: int, rules: str, seed: int):
     """Step function of the single-agent env against rule-based opponents (random learner)."""
-    import numpy as np
-    from _common import MaskedSampler
-    from _peers import read_hand_tables
-
     from mj_env.single_agent import MahjongSingleAgentVectorEnv
 
     read_hand_tables()
@@ -118,16 +116,12 @@ def _emit(kind: str, payload: dict) -> None:
 
 def run_child(spec: dict) -> None:
     """Measure one implementation at one batch size; print progress and one result line."""
-    import numpy as np
-    from _common import MaskedSampler, float_argmax_sample
-    from _peers import FACTORIES
-
-    FACTORIES = {**FACTORIES, "single_rule": make_single_rule}
+    factories = {**FACTORIES, "single_rule": make_single_rule}
     impl, batch, seconds, warmup = spec["impl"], spec["batch"], spec["seconds"], spec["warmup"]
     perf = time.perf_counter
     baseline_rss = _maxrss_mb()
     t_setup = perf()
-    step, info = FACTORIES[impl](batch, spec["rules"], spec["seed"])
+    step, info = factories[impl](batch, spec["rules"], spec["seed"])
     setup_s = perf() - t_setup
 
     t0 = perf()
