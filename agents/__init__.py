@@ -20,7 +20,14 @@ module                      what
 """
 from __future__ import annotations
 
+import errno
+import os
+from pathlib import Path
+
+from mj_env.baselines import BASELINES, make_baseline
+
 from .base import Agent
+from .pretrained import is_pretrained_spec, make_pretrained
 from .random_agent import RandomAgent
 from .rule_based import EfficientAgent, RuleBasedAgent
 
@@ -33,9 +40,6 @@ def path_problem(path: str) -> str | None:
     ``Path.is_file`` and ``exists`` answer False or raise for these depending on the Python version (3.13's
     ``resolve`` no longer raises on a loop), so ``os.stat`` asks, the same on every version; a missing file
     is no problem here."""
-    import errno
-    import os
-
     shown = f"{path[:80]}{'...' if len(path) > 80 else ''}"
     if "\0" in shown:
         shown = repr(shown)  # a NUL byte would not show
@@ -68,10 +72,6 @@ def make_agent(spec, rules="beijing", device: str = "cpu"):
     ``PATH:sample`` samples as ``PATH`` does). A path
     object always names a file: ``Path("rule")`` is the checkpoint ``./rule``, not the rule agent. A network agent's
     ``device`` that cannot run here is a ValueError (``agents.networks.device_problem``)."""
-    import os
-
-    from mj_env.baselines import BASELINES, make_baseline
-
     is_path = isinstance(spec, os.PathLike)
     if is_path:
         spec = os.fspath(spec)
@@ -81,15 +81,11 @@ def make_agent(spec, rules="beijing", device: str = "cpu"):
 
     if spec in BASELINES and not is_path:
         return make_baseline(spec, rules)
-    from .pretrained import is_pretrained_spec, make_pretrained
-
     if is_pretrained_spec(spec) and not is_path:
         return make_pretrained(spec, rules=rules, device=device)
     from .networks import NetworkAgent  # torch only when a network is asked for
 
     path, greedy = checkpoint_play(spec) if not is_path else (spec, False)
-    from pathlib import Path
-
     problem = path_problem(path)
     if problem:
         raise ValueError(f"agent {spec[:80]!r}: {problem}")

@@ -102,9 +102,10 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from agents import checkpoint_play, path_problem
+from agents import checkpoint_play, make_agent, path_problem
 from agents.base import RulesMismatchWarning
 from agents.common_random import CommonStreams, decision_keys
+from agents.pretrained import DATA, is_pretrained_spec
 from mj_env.baselines import BASELINES, AgentError, agent_actions
 from mj_env.engine import Engine
 from mj_env.messages import brief, shown
@@ -554,8 +555,6 @@ def load_agents(specs: list[str], rules: str = "beijing", device: str = "cpu") -
     """Agents by name (``random``, ``rule``, ``pretrained``, a checkpoint path); a ValueError names a bad one (a
     ``CheckpointError`` a checkpoint file that cannot be used). ``specs`` is a list of names, as the command line
     splits ``--agents``: a str, even ``"rule,random"``, is a TypeError."""
-    from . import make_agent
-
     _check_specs(specs)
     return [make_agent(s, rules=rules, device=device) for s in specs]
 
@@ -633,8 +632,6 @@ def output_problem(flag: str, path) -> str | None:
 def check_args(args: argparse.Namespace) -> list[str]:
     """The agent specs of the parsed command line, after checking everything that could fail later (before
     any agent is loaded or hand played); a ValueError naming the flag and what it allows."""
-    from .pretrained import is_pretrained_spec
-
     specs = [s.strip() for s in args.agents.split(",")]
     if "" in specs:  # ",,rule,random" is a slip, not two agents
         raise ValueError(f"--agents: agent {specs.index('') + 1} of {args.agents[:80]!r} is empty; give 2-4 "
@@ -665,10 +662,8 @@ def check_args(args: argparse.Namespace) -> list[str]:
         problem = _device_problem(args.device)
         if problem:
             raise ValueError(problem)
-    from .pretrained import DATA  # the shipped players, whichever rule set a spec names
-
     inputs = {path.resolve() for path in (Path(checkpoint_play(s)[0]) for s in specs) if path.is_file()}
-    inputs |= {f.resolve() for f in DATA.glob("*.pt")}
+    inputs |= {f.resolve() for f in DATA.glob("*.pt")}  # the shipped players, whichever rule set a spec names
     output_flags = (("--json", args.json), ("--plot", args.plot), ("--record", args.record))
     for flag, out in output_flags:
         if out is not None and not out.strip():  # not "no file": a slip, which would write nothing

@@ -44,6 +44,7 @@ import time
 
 import numpy as np
 
+from agents.arena import MAX_SEED, format_table, play_duplicate, summarize
 from agents.rollouts import action_kind, candidate_actions, check_max_discards, rollout_returns
 from mj_env.baselines import RuleBasedAgent
 from mj_env.determinize import redeal, shuffle_wall
@@ -116,8 +117,6 @@ class RolloutSearchAgent:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agents.arena import MAX_SEED, format_table, play_duplicate, summarize
-
     p = argparse.ArgumentParser(prog="python -m agents.search", description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--walls", type=int, default=100, help="walls, each played in 2 seatings (search ABAB, BABA)")
