@@ -57,6 +57,8 @@ under beijing, about a tenth under hebei and 0.3 under quemen.
 """
 from __future__ import annotations
 
+from importlib.metadata import entry_points
+
 import numpy as np
 
 from . import actions as A
@@ -472,8 +474,6 @@ def make_baseline(name: str, rules: str | RuleSet = "beijing"):
 
 def plugin_agent_names() -> tuple[str, ...]:
     """The agent names that installed packages declare in ``AGENT_ENTRY_POINTS``."""
-    from importlib.metadata import entry_points
-
     return tuple(sorted({ep.name for ep in entry_points(group=AGENT_ENTRY_POINTS)}))
 
 
@@ -482,8 +482,6 @@ def make_named_agent(spec: str, rules: str | RuleSet = "beijing"):
     ``AGENT_ENTRY_POINTS`` (``pretrained``, ``pretrained:sample``: the part before ``:`` is the entry
     point's name, the whole name goes to its factory ``factory(spec, rules=rules)``). A ValueError
     names the known names; one whose package cannot be imported (torch missing) says what is missing."""
-    from importlib.metadata import entry_points
-
     if not isinstance(spec, str):
         raise TypeError(f"an agent name must be a string (random, rule, efficient, ...), got {type(spec).__name__}")
     if spec in BASELINES:
