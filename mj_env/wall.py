@@ -143,7 +143,7 @@ def _add_tiles(st: GameState, idx, seats, tiles) -> None:
         st.hands[idx, seats, tiles] += 1
 
 
-def _replace_flowers(rules: RuleSet, st: GameState, idx, seats, pending) -> tuple[np.ndarray, np.ndarray]:
+def _replace_flowers(st: GameState, idx, seats, pending) -> tuple[np.ndarray, np.ndarray]:
     """Replace ``pending`` (n,) flowers per table from the tail until none is left.
 
     Returns (last non-flower tile drawn per table or -1, tables whose wall ran out).
@@ -224,7 +224,7 @@ def deal(rules: RuleSet, st: GameState, idx, walls: np.ndarray, dealers: np.ndar
         for k in range(S):
             seat = ((dealers.astype(np.int64) + k) % S)
             st.flowers[idx, seat] += flowers[np.arange(n), seat]
-            last, ran_out = _replace_flowers(rules, st, idx, seat, flowers[np.arange(n), seat])
+            last, ran_out = _replace_flowers(st, idx, seat, flowers[np.arange(n), seat])
             empty |= ran_out
             if k == 0:
                 swap = (drawn >= FIRST_FLOWER)
@@ -295,7 +295,7 @@ def _draw_batch(rules: RuleSet, st: GameState, idx, replacement: bool) -> np.nda
     t = t.copy()
     if rules.flowers:
         flower = t >= FIRST_FLOWER
-        last, ran_out = _replace_flowers(rules, st, b, seats[ok], flower.astype(np.int64))
+        last, ran_out = _replace_flowers(st, b, seats[ok], flower.astype(np.int64))
         t[flower] = last[flower]
         empty[ok[ran_out]] = True
         keep = ~ran_out
