@@ -492,7 +492,7 @@ def main(argv=None) -> int:
             name = f"{spec['impl']}@{spec['batch']}" + (f" (round {rep + 1})" if args.repeat > 1 else "")
             bar.set_description(name)
 
-            def progress(d, name=name):
+            def progress(d):
                 if d["phase"] == "timed":
                     bar.set_postfix_str(f"{d['steps_per_sec']:,.0f} dec/s, {d['hands']} hands, "
                                         f"{d['elapsed']:.1f}/{args.seconds:g} s")
