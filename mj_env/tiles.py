@@ -208,5 +208,6 @@ def suits_held(counts) -> np.ndarray:
 def lacks_a_suit(counts) -> np.ndarray:
     """缺一门: the tiles hold at most two of the three suits (honors do not count).
     counts (..., 34), any integer dtype, melds included by the caller -> (...) bool. The one
-    缺一门 test: legal moves and 报听 waits (``legal``) and scoring (``families.quemen``) use it."""
+    缺一门 test: legal moves and 报听 waits (``legal``) and scoring (``patterns.best_patterns``, for any family
+    under ``rules.lack_suit``) use it."""
     return suits_held(counts).sum(axis=-1) < N_SUITS
