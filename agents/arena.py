@@ -613,8 +613,8 @@ def _device_problem(device: str) -> str | None:
 
 def output_problem(flag: str, path) -> str | None:
     """Why ``path`` cannot be written (a name the file system refuses, a missing or unwritable folder, a folder
-    itself), or None. No folder is ever created. The one check of an output path for the arena, the curve
-    and the benchmarks."""
+    itself), or None. No folder is ever created. The one check of an output path for the arena and the curve
+    (the benchmarks keep their own copy, ``benchmarks/_args.output_problem``, which does not import ``agents``)."""
     problem = path_problem(str(path))
     if problem:
         return f"{flag} {problem}"
