@@ -364,3 +364,32 @@ def test_five_of_a_kind_is_refused_even_in_a_small_hand():
         F.extra_planes("beijing", planes, np.zeros((1, A.N_ACTIONS), dtype=bool))
     planes[0, O.P_HAND, 0] = 4
     assert F.extra_planes("beijing", planes, np.zeros((1, A.N_ACTIONS), dtype=bool)).shape == (1, F.N_EXTRA, 34)
+
+
+def test_a_pong_the_hand_lacks_copies_for_is_left_at_0_without_hui_wild_in_melds():
+    """Outside planes whose mask allows pong of 3p to a hand of one 3p and two 惠牌 5z: beijing's 惠牌 are not
+    wild in melds, so the pong cannot be made and the option stays 0 (from an outside mutation test: the
+    惠牌 filled the missing copy whatever hui_wild_in_melds said, unnoticed: the option then read 2)."""
+    from mj_env.observation import COL_PHASE
+    from mj_env.tiles import parse_hand
+
+    planes = np.zeros((1, O.N_PLANES, 34), dtype=np.uint8)
+    planes[0, O.P_HUI, 31] = 1                               # 惠牌 5z
+    planes[0, O.P_HAND] = parse_hand("3p55z123s456s789s1s")  # 13 tiles
+    planes[0, O.P_CLAIM, 11] = 1                             # 3p being claimed
+    planes[0, O.P_SCALARS, COL_PHASE] = 1
+    mask = np.zeros((1, A.N_ACTIONS), dtype=bool)
+    mask[0, A.PONG] = True
+    assert not get_rules("beijing").hui_wild_in_melds
+    out = F.extra_planes("beijing", planes, mask)[0]
+    assert out[F.P_OPTION_NEED - O.N_PLANES, F.OPT_PONG] == out[F.P_OPTION_IMPROVE - O.N_PLANES, F.OPT_PONG] == 0
+    wild = F.extra_planes(get_rules("beijing", hui_wild_in_melds=True), planes, mask)[0]
+    assert wild[F.P_OPTION_NEED - O.N_PLANES, F.OPT_PONG] > 0  # the same pong where 惠牌 may fill it
+
+
+@pytest.mark.parametrize("obs", [["v2"], {"v2": 1}, b"v2", None])
+def test_obs_layout_refuses_what_is_not_a_layout_name_by_name(obs):
+    """An unhashable ``obs`` (a list, a dict) is refused with the ValueError that names the choices, not a
+    TypeError from the dict lookup (from an outside mutation test: the isinstance check was dropped unnoticed)."""
+    with pytest.raises(ValueError, match=re.escape("obs must be 'v1'")):
+        F.obs_layout(obs)
