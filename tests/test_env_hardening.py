@@ -653,8 +653,16 @@ def test_rule_agents_refuse_a_row_that_is_no_position():
     claim[0, P_SCALARS, COL_PHASE] = 1
     phase_200 = o.copy()
     phase_200[0, P_SCALARS, COL_PHASE] = 200
+    phase_3 = o.copy()  # one past ROB, with a mask a rob window could have
+    phase_3[0, P_SCALARS, COL_PHASE] = 3
+    pass_only = np.zeros_like(m)
+    pass_only[0, A.PASS] = True
     thirteen = o.copy()
     thirteen[0, P_HAND, np.flatnonzero(o[0, P_HAND])[0]] -= 1
+    claim_13 = thirteen.copy()  # a claim window of 13 tiles whose mask allows pong but not pass
+    claim_13[0, P_SCALARS, COL_PHASE] = 1
+    claim_no_pass = np.zeros_like(m)
+    claim_no_pass[0, A.PONG] = True
     unheld = m.copy()
     unheld[0, A.DISCARD + np.flatnonzero(o[0, P_HAND] == 0)[0]] = True
     with_pass = m.copy()
@@ -662,6 +670,8 @@ def test_rule_agents_refuse_a_row_that_is_no_position():
     for planes, mask, says in [(claim, m, "a claim or rob window's mask allows pass"),
                                (o, with_pass, "an own turn's mask allows a discard and only"),
                                (phase_200, m, "the phase is 0-2"),
+                               (phase_3, pass_only, "the phase is 0-2"),
+                               (claim_13, claim_no_pass, "a claim or rob window's mask allows pass"),
                                (thirteen, m, "an own turn holds 3k+2 concealed tiles"),
                                (o, unheld, "an own turn discards and kongs only kinds it holds")]:
         for agent in (RuleBasedAgent(), EfficientAgent()):
