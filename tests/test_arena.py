@@ -581,6 +581,8 @@ class Returns:
     (lambda a: ["x"] * len(a), TypeError, "returned <U1 actions"),
     (lambda a: [[1, [2]]] + a[1:].tolist(), TypeError, "returned object actions"),  # ragged: NumPy's own error
     (lambda a: a * 0 + 999, ValueError, "agent 'bad' at table 0: action 999 is not an integer in 0-126"),
+    # one past the last action (from an outside mutation test: a bound of <= N_ACTIONS gave an IndexError)
+    (lambda a: a * 0 + 127, ValueError, "agent 'bad' at table 0: action 127 is not an integer in 0-126"),
 ])
 def test_an_agent_returning_bad_actions_is_named(edit, error, words):
     with pytest.raises(error, match=words) as err:
