@@ -189,6 +189,22 @@ def test_messages_cut_any_value_short_and_never_fail():
     assert brief("y" * 100) == "'" + "y" * 39 + "..." and shown("y" * 100) == "y" * 40
 
 
+def test_messages_keep_their_cut_forms():
+    """What the cut looks like (from an outside mutation test, each change unnoticed): a huge negative integer is
+    described by its size, not "<a int>"; lists are cut three deep; an OrderedDict (a checkpoint's weights) is
+    written as a dict cut at four items; a string keeps its line breaks for shown (callers quote it with !r);
+    a repr of exactly the limit is kept whole, with no "..."."""
+    from collections import OrderedDict
+
+    from mj_env.messages import brief, shown
+
+    assert shown(-HUGE) == brief(-HUGE) == f"an integer of {HUGE.bit_length()} bits"
+    assert brief([[[[[1]]]]]) == "[[[[...]]]]"
+    assert brief(OrderedDict((i, i) for i in range(10))) == "{0: 0, 1: 1, 2: 2, 3: 3, ...}"
+    assert shown("a\nb") == "a\nb"
+    assert brief("z" * 38) == "'" + "z" * 38 + "'"  # 40 characters: the limit
+
+
 @pytest.mark.parametrize("kw, words", [({"n": HUGE}, "n must be"), ({"rng": -HUGE}, "rng seed"),
                                        ({"max_tries": HUGE}, "max_tries"), ({"seat": HUGE}, "seat")])
 def test_determinize_names_a_huge_integer(kw, words):
