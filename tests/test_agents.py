@@ -23,7 +23,7 @@ from agents.rewards import RewardTransform
 from agents.rule_based import hand_distance
 from mj_env import actions as A
 from mj_env import get_rules
-from mj_env.baselines import connectedness
+from mj_env.baselines import EfficientAgent, connectedness, discard_distances
 from mj_env.observation import N_PLANES, OBS_NAME
 from mj_env.tiles import parse_hand
 from mj_env.vector import MahjongVectorEnv
@@ -126,6 +126,18 @@ def test_rule_agent_discard_keys_read_the_envs_int8_mask_as_bools():
     assert (as_int8 == as_bool).all()
     assert A.name(A.DISCARD + int(as_int8[0].argmin())) in ("discard 4z", "discard 5z", "discard 7z")
     assert ((as_int8[0] < agent.ILLEGAL_KEY) == (o[0, 0] > 0)).all()  # every kind held may go
+
+
+def test_rule_agent_keeps_the_hui_even_where_discarding_it_waits_on_more():
+    """234m 23p 4444p 456s and two 惠牌 4z: every discard leaves the hand ready, and discarding a 4z would wait on
+    the most unseen tiles, but a 惠牌 goes only when nothing else may (from an outside mutation test: the
+    HUI_DISCARD term dropped from the discard key went unnoticed, the agent then discarded the 4z)."""
+    obs = _turn_obs("234m23p4444p456s44z", hui="4z")
+    o, mask = obs["observation"], obs["action_mask"] != 0
+    dist = discard_distances(get_rules("beijing"), o[:, 0].astype(np.int8), np.array([30]), mask[:, :34])[0]
+    assert (dist[o[0, 0] > 0] == 0).all()  # every discard leaves it ready: the 4z's is as near as the best
+    choices = _choices(RuleBasedAgent(), obs) | _choices(EfficientAgent(), obs)
+    assert "discard 4z" not in choices and len(choices) >= 1
 
 
 def test_rule_agent_claims_only_when_closer():
