@@ -124,3 +124,24 @@ def test_efficient_is_a_baseline_name():
     assert "efficient" in BASELINES
     agent = make_baseline("efficient", "quemen")
     assert isinstance(agent, EfficientAgent) and agent.name == "efficient" and agent.rules.name == "quemen"
+
+
+def test_quemen_efficient_agent_counts_the_declared_melds_suits_in_its_improving_tiles():
+    """缺一门 with pongs of 999s and 5z declared: bamboos can no longer be the suit dropped, so of 123579m 6p 5s the
+    6p goes, the only discard the reference allows; the efficient agent's 进张 count takes the melds in (from an
+    outside mutation test: the melds' suits left out of the 进张 count went unnoticed, random play seldom checking
+    a quemen position with a meld where it matters; the agent then discarded the 5s)."""
+    from mj_env.tiles import parse_hand
+
+    rules = get_rules("quemen")
+    o = np.zeros((1, 14, 34), dtype=np.uint8)
+    o[0, P_HAND] = parse_hand("123579m6p5s")
+    o[0, P_MELDS.start] = parse_hand("999s555z")
+    o[0, P_SCALARS, COL_PHASE] = TURN
+    mask = np.zeros((1, A.N_ACTIONS), dtype=np.int8)
+    mask[0, :34] = o[0, P_HAND] > 0
+    obs = {"observation": o, "action_mask": mask, "seat": np.zeros(1, dtype=np.int64)}
+    for seed in range(5):
+        a = EfficientAgent("quemen").act(obs, np.random.default_rng(seed))
+        assert A.name(int(a[0])) == "discard 6p"
+        assert check_against_reference(rules, obs, mask.astype(bool), a) == 1
