@@ -152,6 +152,12 @@ def test_rule_agent_claims_only_when_closer():
     # a win is always taken
     obs = _claim_obs("123m456p789s55z11z", "5z", [A.PONG, A.WIN], hui="1p")
     assert int(agent.act(obs, rng)[0]) == A.WIN
+    # a lone chi option that gets closer (789s on the 8s, the rest as in the pong above) is taken (from an
+    # outside mutation test: a loop over a row's chi options that skipped its last went unnoticed, every chi
+    # case above offering two)
+    chi_789s = A.CHI + int(np.flatnonzero(A.CHI_START == parse_hand("7s").argmax())[0])
+    obs = _claim_obs("123m456p79s55z12z9m", "8s", [chi_789s], hui="1p")
+    assert int(agent.act(obs, rng)[0]) == chi_789s
 
 
 def _choices(agent, obs, seeds=range(20)) -> set[str]:
