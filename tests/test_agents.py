@@ -227,6 +227,19 @@ def test_quemen_rule_agent_counts_a_kongs_own_suit_as_declared():
     assert _choices(RuleBasedAgent("quemen"), obs) == {"discard 7z"}  # R08
 
 
+def test_quemen_rule_agent_counts_the_declared_melds_and_the_new_one_in_claims():
+    """quemen (缺一门) claims: 113m 237789p 2355s without melds passes on the 1m, whose pong would put characters
+    into the declared melds, so that no suit is cheap to drop; 1345899m 4p 78s beside a declared pong of 999p
+    pongs the 9m: the pins cannot be dropped, so passing is farther than the lone 4p makes it look (from an
+    outside mutation test: the claim's new meld suit, and the declared melds' suits in the distance of passing,
+    each dropped unnoticed: the agent then ponged the 1m, and passed on the 9m)."""
+    agent = RuleBasedAgent("quemen")
+    assert _choices(agent, _claim_obs("113m237789p2355s", "1m", [A.PONG]), seeds=range(3)) == {"pass"}
+    obs = _claim_obs("1345899m4p78s", "9m", [A.PONG])
+    obs["observation"][0, 1] = parse_hand("999p")
+    assert _choices(agent, obs, seeds=range(3)) == {"pong"}
+
+
 def test_quemen_rule_agent_declares_ting_even_when_a_plain_discard_is_legal():
     """quemen: 报听 with the chosen discard whenever it is legal; hebei has no 报听 of choice, so it declares
     only where a plain discard is not allowed."""
