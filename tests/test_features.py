@@ -393,3 +393,14 @@ def test_obs_layout_refuses_what_is_not_a_layout_name_by_name(obs):
     TypeError from the dict lookup (from an outside mutation test: the isinstance check was dropped unnoticed)."""
     with pytest.raises(ValueError, match=re.escape("obs must be 'v1'")):
         F.obs_layout(obs)
+
+
+def test_unseen_counts_are_never_below_0():
+    """Outside planes that show more than 4 of a kind (3 in hand, 2 in a river) give 0 unseen, not -1 (from an
+    outside mutation test: the clip at 0 dropped went unnoticed; no real position shows five)."""
+    planes = np.zeros((1, O.N_PLANES, 34), dtype=np.uint8)
+    planes[0, O.P_HAND, 0] = 3
+    planes[0, O.P_RIVERS.start, 0] = 2
+    planes[0, O.P_HAND, 1] = 1
+    unseen = F.unseen_counts(planes)[0]
+    assert unseen[0] == 0 and unseen[1] == 3 and unseen[2] == 4
