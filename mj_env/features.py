@@ -338,8 +338,11 @@ def obs_layout(obs) -> str:
 
 def in_layout(obs: str, rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Planes (n, 14 or 18, 34) of either layout, and their masks (n, 127), in layout ``obs`` (``"v1"``: the
-    first 14 planes; ``"v2"``: ``observe_v2`` of v1 planes, v2 planes as they are)."""
+    first 14 planes; ``"v2"``: ``observe_v2`` of v1 planes, v2 planes as they are). Planes of another shape
+    are a ValueError (16 planes were passed through as v2, or cut to 14 as v1)."""
     planes = np.asarray(planes)
+    if planes.ndim != 3 or planes.shape[1:] not in ((N_PLANES, N_KINDS), (N_PLANES_V2, N_KINDS)):
+        raise ValueError(f"planes must be (n, {N_PLANES} or {N_PLANES_V2}, {N_KINDS}), got shape {planes.shape}")
     if obs_layout(obs) == "v1":
         return planes[:, :N_PLANES]
     return observe_v2(rules, planes, mask) if planes.shape[1] == N_PLANES else planes

@@ -241,7 +241,10 @@ def test_in_layout_gives_each_layout_its_planes():
     for planes in (v1, v2):
         assert np.array_equal(F.in_layout("v1", "beijing", planes, mask), v1)
         assert np.array_equal(F.in_layout("v2", "beijing", planes, mask), v2)
-
+    for shape in ((4, 16, 34), (4, 14, 33), (14, 34)):  # neither layout: refused, not passed on as v2 or cut to v1
+        for obs in ("v1", "v2"):
+            with pytest.raises(ValueError, match=r"planes must be \(n, 14 or 18, 34\)"):
+                F.in_layout(obs, "beijing", np.zeros(shape, np.uint8), mask)
 
 
 def test_claim_options_of_a_hand_that_is_not_3k_plus_1_are_left_at_0():
