@@ -521,3 +521,101 @@ def test_network_agents_play_from_either_env_layout(arch, net_obs):
         np.testing.assert_array_equal(a1, a2)
         o1, *_ = e1.step(a1)
         o2, *_ = e2.step(a1)
+
+
+class FixedLogits(torch.nn.Module):
+    """A "network" whose policy logits are the given (n, 127) tensor, whatever the observation."""
+
+    def __init__(self, logits: torch.Tensor):
+        super().__init__()
+        self.config, self.logits = {"arch": "mlp", "hidden": [8]}, logits
+
+    def forward(self, obs):
+        return self.logits[:len(obs)], torch.zeros(len(obs))
+
+
+def test_network_agent_samples_each_row_from_its_masked_softmax():
+    """Sampling draws each row's action with the masked softmax's probabilities, rows independently (the
+    Gumbel-max trick: a normal in place of the Gumbel noise, or one noise row shared by every row, went
+    unnoticed by a mutation test: every action stayed legal)."""
+    n = 4000
+    logits = torch.zeros(n, A.N_ACTIONS)
+    logits[:, :4] = torch.tensor([0.0, 1.0, 2.0, 3.0])
+    logits[:, 4] = 10.0  # illegal: never played
+    mask = np.zeros((n, A.N_ACTIONS), bool)
+    mask[:, :4] = True
+    obs = {"observation": np.zeros((n, N_PLANES, 34), np.uint8), "action_mask": mask}
+    got = NetworkAgent(FixedLogits(logits)).act(obs, np.random.default_rng(0))
+    freq = np.bincount(got, minlength=5) / n
+    want = torch.softmax(logits[0, :4], 0).numpy()
+    assert freq[4] == 0 and np.allclose(freq[:4], want, atol=0.025), (freq, want)
+    greedy = NetworkAgent(FixedLogits(logits), greedy=True).act(obs, np.random.default_rng(0))
+    assert (greedy == 3).all()
+
+
+def test_one_non_finite_logit_is_refused():
+    """One nan among the logits of one row is refused as all nan is (act and MaskedCategorical)."""
+    logits = torch.zeros(3, A.N_ACTIONS)
+    logits[1, 7] = float("nan")
+    mask = np.ones((3, A.N_ACTIONS), bool)
+    obs = {"observation": np.zeros((3, N_PLANES, 34), np.uint8), "action_mask": mask}
+    for greedy in (False, True):
+        with pytest.raises(NonFiniteLogits, match="\\(1 of 3 rows\\)"):
+            NetworkAgent(FixedLogits(logits), greedy=greedy).act(obs, np.random.default_rng(0))
+    with pytest.raises(NonFiniteLogits, match="\\(1 of 3 rows\\)"):
+        MaskedCategorical(logits, torch.as_tensor(mask))
+
+
+def test_network_agent_refuses_a_row_without_a_legal_action():
+    """A row that allows nothing is an error, not action 0 (argmax of a row that is all -inf)."""
+    mask = np.ones((2, A.N_ACTIONS), bool)
+    mask[1] = False
+    obs = {"observation": np.zeros((2, N_PLANES, 34), np.uint8), "action_mask": mask}
+    for greedy in (False, True):
+        with pytest.raises(ValueError, match="row 1 of the action mask has no legal action"):
+            NetworkAgent(PolicyValueNet(hidden=(8,)), greedy=greedy).act(obs, np.random.default_rng(0))
+
+
+def test_network_agent_takes_float_planes_as_it_takes_uint8_ones():
+    """Planes of any number dtype are taken (the check lets b, i, u and f kinds through): float32 copies of
+    an env's planes play as the planes do."""
+    torch.manual_seed(0)
+    obs = MahjongVectorEnv(num_envs=6, rules="beijing").reset(seed=2)[0]
+    agent = NetworkAgent(PolicyValueNet(hidden=(16,)), greedy=True)
+    want = agent.act(obs, np.random.default_rng(0))
+    floats = {**obs, "observation": obs["observation"].astype(np.float32)}
+    np.testing.assert_array_equal(agent.act(floats, np.random.default_rng(0)), want)
+
+
+def test_device_problem_names_cuda_devices_this_machine_lacks(monkeypatch):
+    """cuda:N for N past the last device, mps where there is none (on a machine with CUDA, faked here)."""
+    from agents.networks import device_problem
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    assert device_problem("cuda") is None and device_problem("cuda:0") is None and device_problem("cuda:1") is None
+    assert device_problem("cuda:2", name="device") == "device 'cuda:2': this machine has 2 CUDA device(s)"
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    assert device_problem("mps") == "--device 'mps': MPS is not available (use cpu, cuda, cuda:N or mps)"
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    assert device_problem("mps") is None
+
+
+def test_v2_inputs_are_computed_for_the_agents_rules():
+    """A mj_obs_v2 network fed an env's v1 planes sees the v2 planes of its own rule set (quemen's needs, with
+    its 缺一门, differ from beijing's), as a quemen env with obs="v2" gives them."""
+    from agents.networks import model_inputs
+
+    rules = "quemen"
+    net = PolicyValueNet(hidden=(8,), obs="mj_obs_v2")
+    agent = NetworkAgent(net, greedy=True, rules=rules)
+    e1, e2 = MahjongVectorEnv(8, rules=rules, seed=1), MahjongVectorEnv(8, rules=rules, seed=1, obs="v2")
+    o1, _ = e1.reset(seed=1)
+    o2, _ = e2.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        np.testing.assert_array_equal(model_inputs(net, o1["observation"], o1["action_mask"], rules), o2["observation"])
+        a = agent.act(o1, rng)
+        np.testing.assert_array_equal(a, agent.act(o2, rng))
+        o1, *_ = e1.step(a)
+        o2, *_ = e2.step(a)
