@@ -181,3 +181,14 @@ def test_worker_processes_that_load_networks_get_one_torch_thread(method, tmp_pa
     done = subprocess.run([sys.executable, str(script), method], capture_output=True, text=True, timeout=150,
                           check=False, env=env)
     assert done.returncode == 0 and done.stdout.split() == ["1"], (done.stdout, done.stderr[-2000:])
+
+
+def test_the_player_computes_its_features_for_the_rule_set_it_is_given():
+    """A RuleSet of a preset's name with fields changed is what the player's v2 features are computed for,
+    not the preset it was trained for (passing no rules on went unnoticed by a mutation test)."""
+    from mj_env.rules import get_rules
+
+    variant = get_rules("quemen", chi=False)
+    agent = pretrained.load_pretrained(variant)
+    assert agent.rules is variant and agent.greedy is pretrained.PLAYERS["quemen"]["greedy"]
+    assert pretrained.load_pretrained("quemen").rules == "quemen"
