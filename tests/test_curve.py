@@ -117,3 +117,34 @@ def test_too_many_opponents_for_one_picture_is_refused_at_once(tmp_path, capsys)
     with pytest.raises(SystemExit):
         curve.main([str(d / "progress.csv"), "--out", str(tmp_path / "c.png")])
     assert f"{curve.MAX_PANELS + 1} opponents" in capsys.readouterr().err
+
+
+def test_panels_put_rule_first_and_take_up_to_max_panels(tmp_path, monkeypatch):
+    """One panel per opponent, the rule agent's first, then the others by name; MAX_PANELS of them draw."""
+    drawn = []
+    monkeypatch.setattr(curve, "_draw", lambda plt, runs, labels, opponents, out, title: drawn.append(opponents))
+    a = write(tmp_path, "1,100,60,5,1.0,0.8,1.2,-0.5,-0.7,-0.3\n", "a")
+    d = tmp_path / "pre"
+    d.mkdir()
+    (d / "progress.csv").write_text("seconds,vs_pretrained_points,vs_pretrained_ci_low,vs_pretrained_ci_high\n"
+                                    "60,0.1,0.0,0.2\n", encoding="utf-8")
+    curve.plot([a, d / "progress.csv"], str(tmp_path / "c.png"))
+    assert drawn == [["rule", "pretrained", "random"]]
+    cols = [f"vs_o{i}_{k}" for i in range(curve.MAX_PANELS) for k in ("points", "ci_low", "ci_high")]
+    (d / "progress.csv").write_text("seconds," + ",".join(cols) + "\n60," + ",".join(["0.1"] * len(cols)) + "\n",
+                                    encoding="utf-8")
+    curve.plot([d / "progress.csv"], str(tmp_path / "c.png"))
+    assert len(drawn[1]) == curve.MAX_PANELS
+
+
+def test_draws_runs_that_evaluated_against_different_opponents(tmp_path):
+    """A run without an opponent another run has leaves that panel to the others."""
+    pytest.importorskip("matplotlib")
+    a = write(tmp_path, "1,100,60,5,1.0,0.8,1.2,-0.5,-0.7,-0.3\n", "a")
+    d = tmp_path / "b"
+    d.mkdir()
+    (d / "progress.csv").write_text("seconds,vs_rule_points,vs_rule_ci_low,vs_rule_ci_high\n60,0.1,0.0,0.2\n",
+                                    encoding="utf-8")
+    out = tmp_path / "curve.png"
+    curve.main([str(a), str(d / "progress.csv"), "--out", str(out)])
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
