@@ -33,8 +33,8 @@ kong (own)     a concealed or added kong when the hand after it is no farther th
                best discard (the replacement draw is a free extra tile)
 pong/kong/chi  only when the claim (followed by the best discard) leaves a strictly smaller
                distance than passing; among claims the smallest distance, then kong > pong > chi.
-               An exposed kong is so never claimed: the three tiles it takes already make a meld
-               in hand, so passing is never farther (``examples/rule_variants.py``'s ``kong``
+               In fact it never claims an exposed kong: the three tiles the kong takes already make
+               a meld in hand, so passing is never farther (``examples/rule_variants.py``'s ``kong``
                variant claims every one)
 rob window     pass unless it can win
 报听 (quemen)   declared with the chosen discard whenever that is legal (it doubles the win)
