@@ -591,3 +591,22 @@ def test_a_one_wall_evaluation_is_logged_without_an_interval_that_the_curve_read
         writer.writerows(rows)
     (point,) = curve.read_curves(tmp_path / "progress.csv")["random"]
     assert point[:2] == (1.0, pytest.approx(mean)) and np.isnan(point[2:]).all()
+
+
+
+def test_the_snapshot_pool_turns_over_and_deals_all_its_snapshots():
+    """--pool-size 2: snapshots get new ids, the oldest leaves the pool (and memory once no table plays it), and
+    the pool's hands are dealt among all its snapshots."""
+    args = train.parse_args(["--num-envs", "1000", "--opponent-prob", "1", "--opponent-rule", "0", "--pool-size", "2"])
+    seats = train.SeatPlan(args, np.random.default_rng(0), "cpu")
+    for tag in "ab":
+        seats.add_snapshot(torch.nn.Linear(1, 1), tag)
+    assert seats.pool_ids == [0, 1]
+    seats.deal(np.arange(1000))
+    assert np.allclose(np.bincount(seats.opp, minlength=2) / 1000, [0.5, 0.5], atol=0.05)
+    seats.add_snapshot(torch.nn.Linear(1, 1), "c")
+    assert seats.pool_ids == [1, 2] and 0 in seats.snapshots      # 0 left the pool but tables still play it
+    seats.deal(np.arange(1000))
+    seats.add_snapshot(torch.nn.Linear(1, 1), "d")
+    assert seats.pool_ids == [2, 3] and set(seats.snapshots) == {train.SeatPlan.RULE, 1, 2, 3}
+    assert seats.snapshots[3].name == "d"
