@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 import train
@@ -96,3 +97,63 @@ def test_cloning_the_efficient_agent_learns_its_discards():
     # seed 1 (the default): 117 of 173 disputed decisions the teacher's way, the rule clone 21 of 190; seed 7: 96 of
     # 166 and 22 of 191
     assert eff / (eff + rule) > 0.5 and own_eff / (own_eff + own_rule) < 0.25, (eff, rule, own_eff, own_rule)
+
+
+class FixedLogits(torch.nn.Module):
+    """A stand-in network with chosen logits and value for decision i (its observation holds i)."""
+
+    def __init__(self, logits, value):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.zeros(()))  # a weight for the optimizer; the outputs do not move with it
+        self.logits, self.value = torch.tensor(logits), torch.tensor(value)
+
+    def forward(self, obs):
+        i = obs[:, 0].long()
+        return self.logits[i] + 0 * self.w, self.value[i] + 0 * self.w
+
+
+def test_bc_update_loss_epochs_and_agreement_by_hand(monkeypatch):
+    """bc_update: every epoch, cross-entropy on the stored (teacher's) actions under the mask plus bc_vf_coef times
+    half the squared error of the value; the agreement counts only decisions with a choice."""
+    from types import SimpleNamespace
+
+    losses = []
+    monkeypatch.setattr(train, "optimizer_step", lambda model, opt, loss, args, what: losses.append(loss.item()))
+    logits = [[2.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0], [5.0, 0.0, 0.0]]
+    mask = np.array([[1, 1, 1], [1, 0, 1], [0, 1, 0], [1, 1, 1]], dtype=bool)
+    action = np.array([0, 0, 1, 2])
+    value, returns = [0.5, 0.0, 0.0, 9.0], np.array([1.0, -2.0, 3.0, 0.0], dtype=np.float32)
+    store = SimpleNamespace(obs=np.arange(4, dtype=np.float32)[:, None], mask=mask, action=action)
+    args = train.Args(bc_epochs=3, num_minibatches=1, bc_vf_coef=0.1, threads=1)
+    threads = torch.get_num_threads()
+    try:
+        agreement = train.bc_update(FixedLogits(logits, value), None, store, returns, np.arange(3), args,
+                                    np.random.default_rng(0), "cpu")
+    finally:
+        torch.set_num_threads(threads)
+    # decision 0 agrees, 1 does not (its best legal logit is action 2), 2 has no choice; 3 is not trained on
+    assert agreement == 0.5
+    ce = [-torch.log_softmax(torch.tensor(logits[i])[mask[i]], 0)[int(mask[i][:action[i]].sum())].item()
+          for i in range(3)]
+    expected = np.mean(ce) + 0.1 * 0.5 * np.mean((np.array(value[:3]) - returns[:3]) ** 2)
+    assert losses == pytest.approx([expected] * 3, rel=1e-5)
+
+
+def test_cloning_plays_its_steps_and_hands_ppo_its_rate_and_no_chains():
+    """--bc-steps 6 in rollouts of 4 steps: 6 env steps, not 8; then PPO's learning rate is back and no cloning
+    decision is left pending (PPO would train on it with the teacher's log-prob of 0)."""
+    args = train.parse_args(["--arch", "mlp", "--obs", "v1", "--hidden", "16", "--bc-steps", "6", "--num-envs", "4",
+                             "--num-steps", "4", "--threads", "1"])
+    rng = train.seed_everything(args)
+    envs = MahjongVectorEnv(num_envs=4, rules=args.rules, seed=args.seed)
+    steps, real_step = [], envs.step
+    envs.step = lambda actions: steps.append(1) or real_step(actions)
+    model = build_network(train.network_config(args))
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
+    store = train.Rollout(4 * 4 + 4 * 4, 4, tuple(train.LAYOUTS[train.obs_layout(model)][1]), 127)
+    obs, _ = envs.reset(seed=args.seed)
+    train.behaviour_cloning(envs, obs, model, optimizer, store, RewardTransform(args.reward, args.rules), args, rng,
+                            None, "cpu")
+    assert len(steps) == 6
+    assert optimizer.param_groups[0]["lr"] == args.learning_rate != args.bc_learning_rate
+    assert (store.pending == -1).all()
