@@ -610,3 +610,71 @@ def test_the_snapshot_pool_turns_over_and_deals_all_its_snapshots():
     seats.add_snapshot(torch.nn.Linear(1, 1), "d")
     assert seats.pool_ids == [2, 3] and set(seats.snapshots) == {train.SeatPlan.RULE, 1, 2, 3}
     assert seats.snapshots[3].name == "d"
+
+def _scalars(run: Path) -> dict:
+    """The TensorBoard scalars of a run: tag -> [(step, value)]."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(run), size_guidance={"scalars": 0})
+    acc.Reload()
+    return {tag: [(e.step, e.value) for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"]}
+
+
+def test_a_tiny_run_logs_each_figure_under_its_name_and_step(tmp_path, monkeypatch):
+    """Cloning, then 3 updates of 128 decisions against a pool of one snapshot: the TensorBoard tags and steps,
+    progress.csv's evaluation cells and pool size, the checkpoints and the final evaluation's walls."""
+    monkeypatch.chdir(tmp_path)
+    result = train.main([
+        "--exp-name", "logs", "--total-steps", "384", "--num-envs", "8", "--num-steps", "16", "--bc-steps", "20",
+        "--snapshot-every", "2", "--eval-every", "2", "--eval-hands", "2", "--final-eval-hands", "3",
+        "--pool-size", "1", "--opponent-prob", "1", "--opponent-rule", "0", "--no-anneal-lr", "--max-minutes", "none",
+        "--arch", "mlp", "--obs", "v1", "--hidden", "16", "--threads", "1", "--no-progress", "--no-eval-pretrained",
+    ])
+    run = tmp_path / "runs" / "logs"
+    scalars = _scalars(run)
+    # cloning: 16 steps of 8 tables, then the last 4 (never past --bc-steps)
+    assert [s for s, _ in scalars["bc/agreement"]] == [128, 160]
+    # PPO starts at --learning-rate, not the cloning's rate; every chart at the update's global step
+    assert scalars["charts/learning_rate"] == [(128, pytest.approx(3e-4)), (256, pytest.approx(3e-4)),
+                                               (384, pytest.approx(3e-4))]
+    assert [s for s, _ in scalars["charts/win_rate"]] == [128, 256, 384]
+    # quick evaluations after updates 1 and 2 (the first, then every --eval-every), under their names
+    for base in ("random", "rule"):
+        assert [s for s, _ in scalars[f"eval/vs_{base}_points"]] == [128, 256]
+        assert [s for s, _ in scalars[f"eval/vs_{base}_win_rate"]] == [128, 256]
+        assert [s for s, _ in scalars[f"eval/final_vs_{base}_mean_points"]] == [384]
+    with open(run / "progress.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["pool_size"] for r in rows] == ["1", "1", "1"]           # --pool-size 1: the rule agent not counted
+    assert [r["vs_rule_points"] != "" for r in rows] == [True, True, False]  # update 3 not evaluated: empty cells
+    # update 2's cells are the evaluation of update 2's checkpoint, column for column
+    model, _ = load_checkpoint(run / "checkpoints" / "update_00002.pt")
+    args = train.parse_args(["--eval-hands", "2"])
+    again = train.evaluate(model, args, 2, "cpu", [make_agent("rule")])["rule"]["agents"][0]
+    assert float(rows[1]["vs_rule_points"]) == pytest.approx(again["mean_points"])
+    assert float(rows[1]["vs_rule_win_rate"]) == pytest.approx(again["win_rate"])
+    assert scalars["eval/vs_rule_win_rate"][1][1] == pytest.approx(again["win_rate"])
+    # a snapshot (and its checkpoint) every --snapshot-every updates and after the last
+    assert sorted(p.name for p in (run / "checkpoints").glob("update_*.pt")) == ["update_00002.pt",
+                                                                                 "update_00003.pt"]
+    final = json.loads((run / "final_eval.json").read_text())
+    assert result["updates"] == 3 and {e["hands_played"] for e in final["eval"].values()} == {6}  # 3 walls x 2
+
+
+def test_progress_row_rates_have_their_own_denominators():
+    """win_rate per learner seat-hand (2 per hand against the pool, 4 in self-play), avg_fan per win, the pool's
+    figures per learner seat-hand against it; an evaluation's figures are the trained player's (the first)."""
+    losses = {"samples": 8, "value_loss": 1.0, "policy_loss": 0.1, "entropy": 2.0, "old_approx_kl": 0.0,
+              "approx_kl": 0.0, "clipfrac": 0.0, "explained_variance": 0.5}
+    stats = {"hands": 3, "drawn": 1, "self_hands": 10, "self_wins": 2, "self_fan": 6.0, "pool_points": -3.0,
+             "pool_hands": 6, "pool_wins": 1, "pool_deal_ins": 2}
+    evaluation = {"rule": {"agents": [{"mean_points": 1.5, "ci95": [0.5, 2.5], "win_rate": 0.3, "deal_in_rate": 0.1},
+                                      {"mean_points": -1.5, "ci95": [-2.5, -0.5], "win_rate": 0.2, "deal_in_rate": 0.2}]}}
+    evaluated = train.progress_row(2, 200, 10.0, 3e-4, losses, stats, 4, 1.0, evaluation)
+    assert [evaluated[f"vs_rule_{k}"] for k in ("points", "ci_low", "ci_high", "win_rate")] == [1.5, 0.5, 2.5, 0.3]
+    assert evaluated["vs_random_points"] == evaluated["vs_random_win_rate"] == ""
+    row = train.progress_row(2, 200, 10.0, 3e-4, losses, stats, 4, 1.0, {})
+    assert (row["draw_rate"], row["win_rate"], row["avg_fan"]) == (pytest.approx(1 / 3), 0.2, 3.0)
+    assert (row["pool_points"], row["pool_win_rate"], row["pool_deal_in_rate"]) == (-0.5, pytest.approx(1 / 6),
+                                                                                    pytest.approx(1 / 3))
+    assert (row["pool_size"], row["SPS"], row["samples"], row["vs_rule_points"]) == (4, 20, 8, "")
