@@ -678,3 +678,41 @@ def test_progress_row_rates_have_their_own_denominators():
     assert (row["pool_points"], row["pool_win_rate"], row["pool_deal_in_rate"]) == (-0.5, pytest.approx(1 / 6),
                                                                                     pytest.approx(1 / 3))
     assert (row["pool_size"], row["SPS"], row["samples"], row["vs_rule_points"]) == (4, 20, 8, "")
+
+
+def test_a_run_repeats_exactly_from_its_seed(tmp_path, monkeypatch):
+    """Two runs with the same --seed (and no time limit) end with the same weights, whatever the state of the
+    random generators before them; fewer --total-steps than one update still make one update."""
+    monkeypatch.chdir(tmp_path)
+    tiny = ["--num-envs", "8", "--num-steps", "16", "--bc-steps", "16", "--opponent-prob", "0.5", "--opponent-rule",
+            "0.5", "--max-minutes", "none", "--eval-every", "0", "--final-eval-hands", "0", "--arch", "mlp",
+            "--obs", "v1", "--hidden", "16", "--threads", "1", "--no-progress", "--no-eval-pretrained"]
+    results = []
+    for name, steps in (("a", "128"), ("b", "100")):
+        torch.manual_seed(len(results))                    # the global generators differ before each run
+        np.random.seed(len(results))
+        results.append(train.main([*tiny, "--exp-name", name, "--total-steps", steps]))
+    (a, _), (b, _) = (load_checkpoint(r["checkpoint"]) for r in results)
+    assert [r["updates"] for r in results] == [1, 1]
+    assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
+
+
+def test_max_minutes_stops_after_the_update_that_passes_them(tmp_path, monkeypatch, capsys):
+    """--max-minutes 1.5 on a clock that moves 20 s at every reading: update 1 ends at 60 s and goes on, update 2
+    ends at 120 s and is the last of the 3."""
+    from types import SimpleNamespace
+
+    monkeypatch.chdir(tmp_path)
+    now = [0.0]
+
+    def clock():
+        now[0] += 20.0
+        return now[0]
+
+    monkeypatch.setattr(train, "time", SimpleNamespace(time=clock))
+    result = train.main(["--exp-name", "timed", "--total-steps", "384", "--num-envs", "8", "--num-steps", "16",
+                         "--bc-steps", "0", "--max-minutes", "1.5", "--eval-every", "0", "--final-eval-hands", "0",
+                         "--arch", "mlp", "--obs", "v1", "--hidden", "16", "--threads", "1", "--no-progress",
+                         "--no-eval-pretrained"])
+    assert result["updates"] == 2 and result["global_step"] == 256
+    assert "stopping after 2.0 minutes (--max-minutes)" in capsys.readouterr().out
