@@ -506,7 +506,8 @@ def test_init_from_starts_from_the_checkpoints_weights_and_network(tmp_path, mon
     start = save_checkpoint(tmp_path / "start.pt", build_network({"arch": "mlp", "hidden": [32, 16]}), rules="beijing")
     result = train.main(["--init-from", str(start), "--total-steps", "0", "--final-eval-hands", "0", "--eval-every",
                          "0", "--no-progress", "--no-eval-pretrained", "--threads", "1", "--exp-name", "init"])
-    assert "init: beijing; start from " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "init: beijing; start from " in out and "note:" not in out   # trained under the run's rules: no note
     before, _ = load_checkpoint(start)
     after, meta = load_checkpoint(result["checkpoint"])
     assert after.config == before.config
@@ -716,3 +717,20 @@ def test_max_minutes_stops_after_the_update_that_passes_them(tmp_path, monkeypat
                          "--no-eval-pretrained"])
     assert result["updates"] == 2 and result["global_step"] == 256
     assert "stopping after 2.0 minutes (--max-minutes)" in capsys.readouterr().out
+
+
+def test_a_run_name_taken_by_a_file_is_refused(tmp_path, monkeypatch):
+    """runs/<exp_name> that is a file: refused as an earlier run without --overwrite, and named with it (the
+    run's directory could not be made)."""
+    monkeypatch.chdir(tmp_path)
+    Path("runs").mkdir()
+    Path("runs", "f").write_text("")
+    assert "--exp-name: runs/f/ exists (an earlier run)" in train.run_dir_problem(train.Args(exp_name="f"))
+    assert train.run_dir_problem(train.Args(exp_name="f", overwrite=True)) == \
+        "--exp-name: runs/f exists and is not a directory"
+
+
+def test_plan_text_names_the_cloning():
+    args = train.parse_args(["--bc-steps", "8", "--num-envs", "16", "--num-steps", "32", "--bc-teacher", "efficient",
+                             "--total-steps", "0", "--final-eval-hands", "0"])
+    assert train.plan_text(args, 0, []) == "selfplay_ppo: beijing; imitate the efficient agent (8 steps at 16 tables)"
