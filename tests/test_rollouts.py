@@ -115,6 +115,11 @@ def test_cli_prints_the_table(capsys):
     (["--seed", str(2**32)], "--seed must be 0 to 2**32 - 1"), (["--rules", "bogus"], "--rules: unknown rules 'bogus'"),
     (["--max-discards", str(10**30)], "--max-discards must be 1-34"), (["--seconds", "nan"], "--seconds must be"),
     (["--tables", "0"], "--tables must be 1-4096, not 0"),
+    # a bad --seed as well: a bound let through fails at once on the later check, not after a minute of play
+    (["--tables", "4097", "--seed", "-1"], "--tables must be 1-4096, not 4097"),
+    (["--max-discards", "0", "--seed", "-1"], "--max-discards must be 1-34"),
+    (["--max-discards", "35", "--seed", "-1"], "--max-discards must be 1-34"),
+    (["--seconds", "0", "--seed", "-1"], "--seconds must be a finite number above 0, not 0.0"),
 ])
 def test_cli_names_the_bad_flag(argv, words, capsys):
     with pytest.raises(SystemExit) as exit_:
@@ -122,7 +127,7 @@ def test_cli_names_the_bad_flag(argv, words, capsys):
     assert exit_.value.code == 2 and words in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("max_discards", [10**9, -1, "3", None, True, 2.0])
+@pytest.mark.parametrize("max_discards", [10**9, 35, -1, "3", None, True, 2.0])
 def test_candidates_refuse_a_bad_max_discards(max_discards):
     eng = Engine("beijing", num_tables=2, seed=0)
     eng.reset()
@@ -158,3 +163,88 @@ def test_candidates_with_common_random_numbers_do_not_depend_on_the_other_rows()
         actions[live] = agent.act(obs, rng)
         eng.step(actions)
     assert checked >= 5
+
+
+def test_own_turn_candidates_declare_ting_where_the_mask_allows_it():
+    """In quemen (报听) every own-turn discard candidate is the 报听 discard exactly where that is legal, as the rule
+    agent plays it (from an outside mutation test: 'A.TING + order' -> 'A.DISCARD + order' survived)."""
+    eng = Engine("quemen", num_tables=64, seed=3)
+    eng.reset()
+    agent, rng = RuleBasedAgent("quemen"), np.random.default_rng(0)
+    declared = 0
+    for _ in range(40):
+        live, obs = _batch(eng)
+        rule, cands = R.candidate_actions(agent, obs, rng)
+        mask = obs["action_mask"] != 0
+        phase = obs["observation"][:, P_SCALARS, COL_PHASE]
+        for i in np.flatnonzero(phase == TURN):
+            for a in cands[i][cands[i] >= 0].tolist():
+                if A.TING <= a < A.TING + 34 or A.DISCARD <= a < A.DISCARD + 34:
+                    tile = a - A.TING if a >= A.TING else a - A.DISCARD
+                    assert (a >= A.TING) == mask[i, A.TING + tile], (i, a)
+                    declared += a >= A.TING
+        actions = np.zeros(eng.num_tables, dtype=np.int64)
+        actions[live] = rule
+        eng.step(actions)
+        if (eng.state.phase == END).any():
+            eng.reset(tables=np.flatnonzero(eng.state.phase == END))
+    assert declared > 0
+
+
+def test_label_positions_labels_only_choices_and_keeps_their_rows_together():
+    eng = Engine("beijing", num_tables=16, seed=2)
+    eng.reset()
+    agent, rng = RuleBasedAgent(), np.random.default_rng(0)
+    for _ in range(6):
+        live, obs = _batch(eng)
+        eng.step(agent.act(obs, rng))
+    live, obs = _batch(eng)
+    got = R.label_positions(eng, agent, np.random.default_rng(1), max_discards=0)
+    n = len(got["table"])
+    assert 0 < n < len(live)                  # no other discards: an own turn without a kong is no choice
+    assert ((got["candidates"] >= 0).sum(axis=1) >= 2).all()
+    assert np.array_equal(np.isnan(got["q"]), got["candidates"] < 0)
+    rows = np.searchsorted(live, got["table"])
+    assert got["observation"].shape[0] == got["action_mask"].shape[0] == n
+    assert np.array_equal(got["observation"], obs["observation"][rows])
+    assert np.array_equal(got["action_mask"], obs["action_mask"][rows])
+
+
+def test_deviation_table_counts_ranks_and_ties():
+    """min_count is inclusive, a row names the alternative's rank, and a gain of exactly 0 is not 'better'."""
+    cands = np.array([[A.PASS, A.PONG, A.WIN]] * 3)
+    q = np.array([[1.0, 1.0, 2.0], [0.0, 2.0, 2.0], [1.0, 0.0, 0.0]])
+    rows = R.deviation_table(cands, q, min_count=3)
+    assert [(r["alternative"], r["rank"], r["positions"]) for r in rows] == [("pong", 1, 3), ("win", 2, 3)]
+    assert rows[0]["better_share"] == pytest.approx(1 / 3) and rows[1]["better_share"] == pytest.approx(2 / 3)
+    assert R.deviation_table(cands, q, min_count=4) == []
+
+
+def test_action_kind_names_every_action():
+    ids = np.arange(A.N_ACTIONS)
+    kinds = R.action_kind(ids)
+    assert (kinds != "other").all()
+    assert set(kinds[A.CHI:A.CHI + A.N_CHI]) == {"chi"} and kinds[A.CHI - 1] != "chi"
+    assert (kinds == "discard").sum() == (kinds == "ting").sum() == (kinds == "kong_self").sum() == 34
+
+
+def test_rollout_returns_count_a_hand_the_first_action_ends():
+    """A candidate win ends the hand at once: its return is that step's points for the seat, not 0 (from an outside
+    mutation test: dropping 'out[over] = res.rewards[over, seat[over]]' survived)."""
+    eng = Engine("beijing", num_tables=64, seed=4)
+    eng.reset()
+    agent, rng = RuleBasedAgent(), np.random.default_rng(0)
+    for _ in range(300):
+        live, obs = _batch(eng)
+        can_win = live[eng.legal_mask()[live, A.WIN] != 0]
+        if len(can_win):
+            break
+        actions = np.zeros(eng.num_tables, dtype=np.int64)
+        actions[live] = agent.act(obs, rng)
+        eng.step(actions)
+    assert len(can_win)
+    first = np.full(len(can_win), A.WIN)
+    got = R.rollout_returns(eng, can_win, first, agent, np.random.default_rng(1))
+    res = eng.clone(can_win).step(first)
+    assert res.hand_over.all()
+    assert np.array_equal(got, res.rewards[np.arange(len(can_win)), eng.state.to_act[can_win]]) and (got > 0).all()
