@@ -223,6 +223,8 @@ def test_command_line(capsys):
     (["--seed", "-1"], "--seed must be 0 to 2**32 - 1"),
     (["--seed", str(2**32)], "--seed must be 0 to 2**32 - 1"), (["--rules", "bogus"], "--rules: unknown rules 'bogus'"),
     (["--walls", "0"], "--walls must be 1-100000, not 0"), (["--batch-walls", "2000"], "--batch-walls must be 1-1024"),
+    (["--walls", "100001", "--seed", "-1"], "--walls must be 1-100000, not 100001"),  # with a bad --seed: a bound
+    (["--batch-walls", "1025", "--seed", "-1"], "--batch-walls must be 1-1024, not 1025"),  # let through fails at once
     (["--worlds", "0"], "--worlds must be an int in [1, 4096], not 0"),
     (["--worlds", "5000"], "--worlds must be an int in [1, 4096], not 5000"),
     (["--z", "-1"], "--z must be a number >= 0, not -1.0"), (["--z", "nan"], "--z must be a number >= 0, not nan"),
@@ -231,3 +233,98 @@ def test_command_line_names_the_bad_flag(argv, words, capsys):
     with pytest.raises(SystemExit) as exit_:
         search.main(argv)
     assert exit_.value.code == 2 and words in capsys.readouterr().err
+
+
+def _candidates_at_step_5(max_discards=3):
+    eng, live = next(positions(steps=(5,)))
+    obs = {"observation": observe(eng.rules, eng.state, idx=live), "action_mask": eng.legal_mask()[live],
+           "seat": eng.state.to_act[live].astype(np.int64)}
+    rule, cands = candidate_actions(RuleBasedAgent(), obs, np.random.default_rng(1), max_discards)
+    return eng, live, rule, cands
+
+
+def test_gains_are_against_the_rule_agents_choice(monkeypatch):
+    """Rollouts (replaced here) that pay the rule agent's choice 10 points, one alternative 5 and the rest 0: no
+    alternative gains, so it plays the rule agent's choice everywhere (from an outside mutation test: comparing the
+    alternatives' values with 0 instead of with the rule agent's choice, 'gain = q.reshape(m, W, C)', survived)."""
+    eng, live, rule, cands = _candidates_at_step_5()
+    favourite = int(cands[cands[:, 1] >= 0, 1][0])
+    rule_per_world = np.repeat(rule[(cands >= 0).sum(axis=1) >= 2], 2)   # tables: the world copies, W = 2 each
+
+    def fake_rollouts(engine, tables, first, agent, rng):
+        return np.where(first == favourite, 5.0, 0.0) + np.where(first == rule_per_world[tables], 10.0, 0.0)
+
+    monkeypatch.setattr(search, "rollout_returns", fake_rollouts)
+    agent = RolloutSearchAgent(worlds=2, z=0.0)
+    assert np.array_equal(agent.act_tables(eng, live, np.random.default_rng(1)), rule)
+    assert agent.stats["deviations"] == 0 and agent.stats["kinds"] == {}
+
+
+def test_stats_count_decisions_searches_and_kinds_of_deviation(monkeypatch):
+    """With rollouts (replaced here) that favour one alternative: every decision asked is counted, the searched
+    ones are those with a choice, and each deviation is filed under 'rule agent's kind -> played kind' (from an
+    outside mutation test: counting the searched decisions as the decisions, and filing the played kind on both
+    sides, survived)."""
+    from agents.rollouts import action_kind
+
+    eng, live, rule, cands = _candidates_at_step_5(max_discards=0)   # an own turn without a kong: no choice
+    favourite = int(cands[cands[:, 1] >= 0, 1][0])
+    monkeypatch.setattr(search, "rollout_returns",
+                        lambda engine, tables, first, agent, rng: np.where(first == favourite, 5.0, 0.0))
+    agent = RolloutSearchAgent(worlds=2, z=0.0, max_discards=0)
+    got = agent.act_tables(eng, live, np.random.default_rng(1))
+    moved = got != rule
+    assert moved.any() and (got[moved] == favourite).all()
+    assert agent.stats["decisions"] == len(live)
+    assert agent.stats["searched"] == int(((cands >= 0).sum(axis=1) >= 2).sum()) < len(live)
+    assert agent.stats["deviations"] == int(moved.sum())
+    want = {}
+    for k in zip(action_kind(rule[moved]), action_kind(got[moved]), strict=True):
+        want[" -> ".join(k)] = want.get(" -> ".join(k), 0) + 1
+    assert agent.stats["kinds"] == want and any(k.split(" -> ")[0] != k.split(" -> ")[1] for k in want)
+
+
+def test_a_world_that_kept_the_real_hidden_tiles_is_refused(monkeypatch):
+    """If redeal leaves any world with the real hidden tiles it would cheat: the search refuses to decide (from an
+    outside mutation test: '.all()' -> '.any()' on redeal's answer survived)."""
+    eng, live = next(positions(steps=(5,)))
+
+    def one_kept(engine, seat, rng):
+        ok = np.ones(len(seat), dtype=bool)
+        ok[-1] = False
+        return ok
+
+    monkeypatch.setattr(search, "redeal", one_kept)
+    with pytest.raises(RuntimeError, match="no deal keeping"):
+        RolloutSearchAgent(worlds=2, z=0.0).act_tables(eng, live, np.random.default_rng(7))
+
+
+def test_clairvoyant_search_reads_the_real_wall_order():
+    """clairvoyant=True rolls out on the real wall: the same hands with the undrawn wall in another order give
+    other choices somewhere (unlike clairvoyant='hands'; from an outside mutation test: shuffling the wall for True
+    too, 'if self.clairvoyant == "hands"' -> 'if self.clairvoyant', survived)."""
+    agent = RolloutSearchAgent(worlds=2, z=0.0, clairvoyant=True)
+    differ = 0
+    for eng, live in positions():
+        a = agent.act_tables(eng, live, np.random.default_rng(7))
+        shuffled = eng.clone()
+        shuffle_wall(shuffled, np.random.default_rng(5), tables=live)
+        differ += int((agent.act_tables(shuffled, live, np.random.default_rng(7)) != a).sum())
+    assert differ > 0
+
+
+def test_command_line_builds_the_agent_it_names(monkeypatch):
+    """The CLI's agent gets --worlds, --z and the rule agent's default 3 discard candidates (from an outside
+    mutation test: a changed max_discards survived)."""
+    seen = []
+
+    def stop(agents, walls, **kw):
+        seen.extend(agents)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(search, "play_duplicate", stop)
+    with pytest.raises(KeyboardInterrupt):
+        search.main(["--walls", "1", "--worlds", "5", "--z", "0.25", "--clairvoyant", "hands"])
+    agent = seen[0]
+    assert (agent.worlds, agent.z, agent.max_discards, agent.clairvoyant, agent.name) == (5, 0.25, 3, "hands",
+                                                                                         "sees_hands")
