@@ -248,3 +248,22 @@ def test_rollout_returns_count_a_hand_the_first_action_ends():
     res = eng.clone(can_win).step(first)
     assert res.hand_over.all()
     assert np.array_equal(got, res.rewards[np.arange(len(can_win)), eng.state.to_act[can_win]]) and (got > 0).all()
+
+
+def test_a_rob_window_offers_every_legal_action():
+    """In a rob window (seat 3 may rob seat 1's added kong of 5m) the candidates are every legal action, win and
+    pass, as in a claim window (a mutation test: counting only claim windows left the rule agent's choice alone;
+    random play rarely reaches a rob window)."""
+    from scenario_helpers import ROB as ROB_HANDS
+    from scenario_helpers import ROB_MOVES
+    from walls import build_wall
+
+    eng = Engine("beijing", num_tables=1)
+    eng.reset(walls=[build_wall("beijing", indicator="9s", **ROB_HANDS)], dealers=[0])
+    for seat, move in [*ROB_MOVES, (1, "kong 5m")]:
+        assert eng.state.to_act[0] == seat
+        eng.step(np.array([A.index(move)]))
+    assert eng.state.phase[0] == ROB and eng.state.to_act[0] == 3
+    _, obs = _batch(eng)
+    rule, cands = R.candidate_actions(RuleBasedAgent("beijing"), obs, np.random.default_rng(0))
+    assert rule[0] == A.WIN and sorted(cands[0][cands[0] >= 0].tolist()) == sorted([A.WIN, A.PASS])
