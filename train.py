@@ -1021,8 +1021,10 @@ if __name__ == "__main__":
         main(sys.argv[1:])
     except TrainingDiverged as e:
         sys.exit(f"train.py: error: {e}")
-    except (NonFiniteLogits, AgentError) as e:  # weights finite but so large that the logits overflow (an
-        if isinstance(e, AgentError) and not isinstance(e.__cause__, NonFiniteLogits):  # evaluation's agent)
+    except (NonFiniteLogits, AgentError) as e:
+        # weights finite but so large that the logits overflow: in training, or in an evaluation's agent (an
+        # AgentError caused by one); any other agent error is a bug and keeps its traceback
+        if isinstance(e, AgentError) and not isinstance(e.__cause__, NonFiniteLogits):
             raise
         sys.exit(f"train.py: error: training diverged: {e}; lower --learning-rate (or, with --init-from, check "
                  "that checkpoint: its weights may overflow as they are)")
