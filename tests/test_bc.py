@@ -99,7 +99,7 @@ def test_cloning_the_efficient_agent_learns_its_discards():
     assert eff / (eff + rule) > 0.5 and own_eff / (own_eff + own_rule) < 0.25, (eff, rule, own_eff, own_rule)
 
 
-class FixedLogits(torch.nn.Module):
+class LogitsByIndex(torch.nn.Module):
     """A stand-in network with chosen logits and value for decision i (its observation holds i)."""
 
     def __init__(self, logits, value):
@@ -127,7 +127,7 @@ def test_bc_update_loss_epochs_and_agreement_by_hand(monkeypatch):
     args = train.Args(bc_epochs=3, num_minibatches=1, bc_vf_coef=0.1, threads=1)
     threads = torch.get_num_threads()
     try:
-        agreement = train.bc_update(FixedLogits(logits, value), None, store, returns, np.arange(3), args,
+        agreement = train.bc_update(LogitsByIndex(logits, value), None, store, returns, np.arange(3), args,
                                     np.random.default_rng(0), "cpu")
     finally:
         torch.set_num_threads(threads)
