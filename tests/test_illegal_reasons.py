@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from fast_game import FastGame
-from scenario_helpers import BEIJING, play
+from scenario_helpers import BEIJING, names, play
 from walls import build_wall
 
 from mj_env import actions as A
@@ -175,3 +175,64 @@ def test_lack_a_suit_and_empty_tail_reasons():
                  build_wall("beijing", hands={**HANDS, 1: "555p66p1234z22s4m"}, indicator="9s"), 0)
     play(g, (0, "discard 5p"))
     assert g.to_act == 1 and "no tile is left to replace a kong" in refusal(g, "kong")
+
+
+def test_reasons_that_name_their_facts():
+    """The parts of a reason that name a fact of the table (from a hand-made mutation round, where each could
+    change unnoticed): the seat a chi may take from, what a claim window asks about (a discard, or an added kong
+    in a rob window), a pong already held for an added kong, and 惠牌 named only where the rule set has them."""
+    from scenario_helpers import HEBEI, ROB, ROB_MOVES
+    g = game(BEIJING, hands={**HANDS, 2: "258m122p258s1234z"}, draws="1z")
+    assert "the concealed hand (惠牌 wild) is not a winning hand" in refusal(g, "win")
+    play(g, (0, "discard 2p"))                        # seat 2 holds 22p: asked (pong); seat 1 has no claim
+    assert g.to_act == 2
+    assert "a chi takes only the discard of the seat before (1); this is seat 0's" in refusal(g, "chi 123p")
+    assert "seat 2 is asked about seat 0's discard 2p" in refusal(g, "discard 5m")
+    g = game(BEIJING, **ROB)
+    play(g, *ROB_MOVES, (1, "kong 5m"))
+    assert "seat 3 is asked about seat 1's added kong of 5m" in refusal(g, "discard 4m")
+    g = game(HEBEI, hands=HANDS, draws="1z")
+    msg = refusal(g, "win")
+    assert "the concealed hand is not a winning hand" in msg and "惠牌" not in msg
+    # seat 1 pongs 5p, holding no 5p after it: at its next turn a kong of 5p lacks the fourth in hand
+    g = game(BEIJING, hands=HANDS, draws="6z6z6z6z")
+    play(g, (0, "discard 5p"), (1, "pong"), (1, "discard 4m"), (2, "discard 6z"), (3, "discard 6z"), (0, "discard 6z"))
+    assert g.to_act == 1 and "seat 1 holds 0 in hand and a pong of it" in refusal(g, "kong 5p")
+
+
+def test_reasons_after_a_pong_and_after_ting():
+    """A kong on the turn after one's own pong is refused for that; after 报听 a kong or a second 报听 is
+    refused for the 报听, and before it a 报听 with a tile not held names the tile."""
+    from scenario_helpers import QUEMEN
+    g = game(BEIJING, hands=HANDS, draws="1z")
+    play(g, (0, "discard 5p"), (1, "pong"))
+    assert "the turn after one's own chi or pong is a discard only: no kong" in refusal(g, "kong 1z")
+    g = game(QUEMEN, hands={0: "123m456m789m11z22z9p", 1: "123m456p789s33z44z", 2: "147m258p369s1234z",
+                            3: "258m147p147s567z9m"}, draws="5z3z2z5p6z7z7z1z")
+    assert "seat 0 holds no 9s" in refusal(g, "ting 9s")
+    play(g, (0, "ting 9p"), (1, "discard 5z"), (2, "discard 3z"), (1, "pass"), (3, "discard 2z"), (0, "pass"))
+    assert g.to_act == 0
+    assert "after 报听 the hand stays as it is: no kong" in refusal(g, "kong 1m")
+    assert "seat 0 has declared 报听 already" in refusal(g, "ting 5p")
+
+
+def test_reasons_with_wild_tiles_in_melds_and_a_pending_win():
+    """Rule sets where 惠牌 fill melds (hui_wild_in_melds; here 惠牌 1m, the first tile kind): a chi short of
+    tiles says 惠牌 could fill in, and with 缺一门 too a win on a discard is judged with the discard in the
+    hand (seat 1 holds only m and p, and two 惠牌 that make its pong of 5s: the win would add s). And a pong
+    refused only because another seat's win is pending (hebei, several winners) states no false shortage."""
+    from scenario_helpers import HEBEI
+
+    from mj_env.rules import get_rules
+    g = game(get_rules("beijing", hui_wild_in_melds=True), hands=HANDS, indicator="9m", draws="1z")
+    play(g, (0, "discard 5p"))
+    assert g.to_act == 1 and "'chi 345p' needs 3p and 4p in hand, or 惠牌 to fill in" in refusal(g, "chi 345p")
+    g = game(get_rules("beijing", hui_wild_in_melds=True, lack_suit=True), indicator="9m",
+             hands={**HANDS, 0: "123m456m789m2p5s7z7z", 1: "234m567m789p11z1m1m"}, draws="6z")
+    play(g, (0, "discard 5s"))
+    assert g.to_act == 1 and "pong" in names(g)
+    assert "the win would hold all three suits, and a win must lack one (缺一门)" in refusal(g, "win")
+    g = game(HEBEI, hands={0: "1m9m1p9p3z4z5z6z2s8s3p7p5m", 1: "123p456p789p46m7z7z", 2: "123s456s789s55m1z1z"})
+    play(g, (0, "discard 5m"), (1, "win"))
+    assert g.to_act == 2 and names(g) == ["win", "pass"]
+    assert "a pong needs two" not in refusal(g, "pong")
