@@ -473,3 +473,74 @@ def test_no_hand_record_after_a_penalized_illegal_action():
     env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
     with pytest.raises(RecordError, match="illegal"):
         env.unwrapped.hand_record()
+
+
+def test_reset_options_must_be_a_dict_and_none_values_are_not_given():
+    """``options`` is a dict or None (a list of pairs is refused, not read as a dict), and ``"wall": None`` or
+    ``"dealer": None`` is the option left out: a shuffled wall, the rule set's first dealer."""
+    env = mj_env.env()
+    for bad in (1, [("dealer", 2)], "wall"):
+        with pytest.raises(ValueError, match="options must be a dict or None"):
+            env.reset(seed=0, options=bad)
+    env.reset(seed=5, options={"wall": None, "dealer": None})
+    plain = mj_env.env()
+    plain.reset(seed=5)
+    assert np.array_equal(env.unwrapped.state(), plain.unwrapped.state())
+    assert env.agent_selection == plain.agent_selection
+
+
+def test_the_hand_record_keeps_the_dealer_of_the_reset():
+    """A hand dealt with ``options={"dealer": 2}`` is recorded with dealer 2 and replays to its settlement."""
+    env = mj_env.env()
+    env.reset(seed=1, options={"dealer": 2})
+    assert env.agent_selection == "player_2"
+    while env.agents:
+        obs, _rew, term, trunc, _info = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    rec = env.unwrapped.hand_record()
+    assert rec["dealer"] == 2 and replay(rec) == rec["settlement"]
+
+
+def test_the_penalized_offender_reads_its_penalty_through_last():
+    """``illegal_action="penalize"``: the offender, still the agent to act, reads ``-illegal_penalty`` as its
+    reward in ``last()``; the others read 0 when asked in turn."""
+    env = mj_env.env(illegal_action="penalize", illegal_penalty=7)
+    env.reset(seed=3)
+    offender = env.agent_selection
+    env.step(int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0]))
+    seen = {}
+    for agent in env.agent_iter():
+        _obs, reward, term, _trunc, _info = env.last()
+        assert term
+        seen[agent] = reward
+        env.step(None)
+    assert seen == {a: (-7 if a == offender else 0) for a in env.possible_agents}
+
+
+def test_hand_record_needs_a_dealt_single_hand():
+    """``hand_record()`` before the first reset, or under a match of 2 hands, is a RecordError saying why."""
+    from mj_env.records import RecordError
+    with pytest.raises(RecordError, match="no hand yet"):
+        mj_env.env().unwrapped.hand_record()
+    env = mj_env.env(hands_per_episode=2)
+    env.reset(seed=0)
+    with pytest.raises(RecordError, match="a record holds one hand"):
+        env.unwrapped.hand_record()
+
+
+def test_infos_hold_earlier_settlements_only_where_there_are_some():
+    """A hand that ends in play leaves ``{"settlement": ...}`` alone in every agent's infos: no empty
+    ``earlier_settlements`` (docs: "only then", a match hand that ends at its deal)."""
+    env = mj_env.env()
+    env.reset(seed=0)
+    while not any(env.terminations.values()):
+        obs, *_ = env.last()
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert all(set(env.infos[a]) == {"settlement"} for a in env.possible_agents)
+
+
+def test_step_before_the_first_reset_says_to_reset_not_that_the_hand_ended():
+    env = mj_env.env()
+    with pytest.raises(Exception, match="reset") as e:
+        env.step(0)
+    assert "ended" not in str(e.value)
