@@ -115,6 +115,7 @@ def test_numeric_infos_turn_earlier_settlements_and_illegal_names_into_numbers(m
         info = e.infos[agent]
         assert _numbers_only(info), info
         assert info["earlier_scores"].tolist() == [[33, -11, -11, -11]] and info["scores"].tolist() == [27, -9, -9, -9]
+        assert info["earlier_scores"].dtype == np.int64  # (k, 4) int64, as documented
     p = NumericInfos(mj_env.env(illegal_action="penalize"))
     p.reset(seed=0)
     agent = p.agent_selection
@@ -307,3 +308,39 @@ def test_numeric_infos_leave_the_wrapped_envs_infos_as_they_are():
     assert all("scores" in i for i in e.infos.values())
     assert all("settlement" in i and "scores" not in i for i in e.unwrapped.infos.values())
     assert all("scores" in i for i in e.infos.values())   # and a second read finds them again
+
+
+def test_the_flat_spaces_are_float32_and_int8_as_documented():
+    """The flat layout's spaces say what the observations are, ``(476,) float32`` and ``(127,) int8``, in all three
+    forms (a float64 Box would still contain the float32 observations, so the dtypes are read here)."""
+    import gymnasium as gym
+    spaces = [FlatObservations(mj_env.env()).observation_space("player_0"),
+              FlatObservationsGym(gym.make("mj_env/Beijing-v0")).observation_space]
+    v = FlatObservationsVector(gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point"))
+    spaces += [v.single_observation_space, v.observation_space]
+    for space in spaces:
+        assert space["observations"].dtype == np.float32 and space["action_mask"].dtype == np.int8
+        assert space["observations"].shape[-1] == N_FLAT
+
+
+def test_the_aec_wrappers_need_both_agents_and_observation_spaces():
+    """An object with ``possible_agents`` but no ``observation_space()`` is not an AEC env; a gymnasium env given
+    to NumericInfos is refused without pointing to a ``NumericInfosGym`` that does not exist."""
+    import types
+
+    import gymnasium as gym
+    with pytest.raises(TypeError, match="FlatObservations wraps a PettingZoo AEC env"):
+        FlatObservations(types.SimpleNamespace(possible_agents=["player_0"]))
+    with pytest.raises(TypeError, match="NumericInfos wraps a PettingZoo AEC env") as e:
+        NumericInfos(gym.make("mj_env/Beijing-v0"))
+    assert "NumericInfosGym" not in str(e.value)
+
+
+def test_numeric_infos_twice_is_numeric_infos_once():
+    """NumericInfos over NumericInfos changes nothing more: the illegal action's integer stays that integer."""
+    p = NumericInfos(NumericInfos(mj_env.env(illegal_action="penalize")))
+    p.reset(seed=0)
+    agent = p.agent_selection
+    bad = int(np.flatnonzero(p.observe(agent)["action_mask"] == 0)[0])
+    p.step(bad)
+    assert p.infos[agent] == {"illegal_action": bad}
