@@ -544,3 +544,13 @@ def test_step_before_the_first_reset_says_to_reset_not_that_the_hand_ended():
     with pytest.raises(Exception, match="reset") as e:
         env.step(0)
     assert "ended" not in str(e.value)
+
+
+def test_an_illegal_action_error_names_the_agent_first():
+    """The refusal of an illegal action starts with the acting agent's name, then the engine's reason."""
+    env = mj_env.env()
+    env.reset(seed=3)
+    agent = env.agent_selection
+    bad = int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0])
+    with pytest.raises(A.ActionError, match=rf"^{agent}: action '{re.escape(A.name(bad))}' is illegal"):
+        env.step(bad)
