@@ -90,11 +90,17 @@ def _claim(rules: RuleSet, st: GameState, b: int, s: int, action: int, robbing: 
         return f"{what} can only be robbed by a win: pass otherwise"
     if st.ting[b, s]:
         return "after 报听 the only claim is a win"
+    # hui_wild_in_melds: 惠牌 fill a pong or kong, as legal.claim_options counts them
+    h = int(st.hui[b])
+    wilds = rules.hui_wild_in_melds and h >= 0 and h != t
+    wild = int(hand[h]) if wilds else 0
+    fill, held = (", or 惠牌 to fill in", f" and {wild} 惠牌") if wilds else ("", "")
     if action == A.PONG:
-        return f"a pong needs two {CODES[t]} in hand; seat {s} holds {int(hand[t])}" if hand[t] < 2 else None
+        return (f"a pong needs two {CODES[t]} in hand{fill}; seat {s} holds {int(hand[t])}{held}"
+                if hand[t] + wild < 2 else None)
     if action == A.KONG:
-        if hand[t] < 3:
-            return f"an exposed kong needs three {CODES[t]} in hand; seat {s} holds {int(hand[t])}"
+        if hand[t] + wild < 3:
+            return f"an exposed kong needs three {CODES[t]} in hand{fill}; seat {s} holds {int(hand[t])}{held}"
         return None if kong_possible(rules, st, _one(b))[0] else "no tile is left to replace a kong"
     start = int(A.CHI_START[action - A.CHI])                             # chi
     run = [start, start + 1, start + 2]

@@ -236,3 +236,22 @@ def test_reasons_with_wild_tiles_in_melds_and_a_pending_win():
     play(g, (0, "discard 5m"), (1, "win"))
     assert g.to_act == 2 and names(g) == ["win", "pass"]
     assert "a pong needs two" not in refusal(g, "pong")
+
+
+def test_a_pong_filled_by_hui_is_not_refused_for_want_of_tiles():
+    """With hui_wild_in_melds a pong counts 惠牌 (here 1m) as legal.py does: seat 2 holds one 5p and a 1m, so its pong
+    of 5p is legal when seat 1 passes; when seat 1's win is pending (multiple_winners) the pong is refused for that,
+    not for a shortage of 5p (the reason said "a pong needs two 5p in hand; seat 2 holds 1"). A pong short even
+    with 惠牌 names both counts."""
+    from mj_env.rules import get_rules
+    rules = get_rules("beijing", hui_wild_in_melds=True, multiple_winners=True)
+    hands = {0: "123m456m789m2p5p7z7z", 1: "234m567m789s46p7z7z", 2: "234s567s666z33z5p1m"}
+    g = game(rules, hands=hands, indicator="9m", draws="1z")
+    play(g, (0, "discard 5p"), (1, "pass"))
+    assert g.to_act == 2 and "pong" in names(g)
+    g = game(rules, hands=hands, indicator="9m", draws="1z")
+    play(g, (0, "discard 5p"), (1, "win"))
+    assert g.to_act == 2 and names(g) == ["win", "pass"]
+    msg = refusal(g, "pong")
+    assert "a pong needs two" not in msg and "exposed kong needs three 5p in hand, or 惠牌 to fill in; seat 2 holds 1 " \
+        "and 1 惠牌" in refusal(g, "kong")
