@@ -255,3 +255,14 @@ def test_a_pong_filled_by_hui_is_not_refused_for_want_of_tiles():
     msg = refusal(g, "pong")
     assert "a pong needs two" not in msg and "exposed kong needs three 5p in hand, or 惠牌 to fill in; seat 2 holds 1 " \
         "and 1 惠牌" in refusal(g, "kong")
+    hands[2] = "234s567s666z3z5p1m1m"                 # two 惠牌: an exposed kong of 5p too
+    g = game(rules, hands=hands, indicator="9m", draws="1z")
+    play(g, (0, "discard 5p"), (1, "pass"))
+    assert g.to_act == 2 and {"pong", "kong"} <= set(names(g))
+    g = game(rules, hands=hands, indicator="9m", draws="1z")
+    play(g, (0, "discard 5p"), (1, "win"))
+    assert g.to_act == 2 and "needs three" not in refusal(g, "kong")
+    # a discarded 惠牌 kind is ponged with natural tiles only: seat 1's one 1m does not count twice
+    g = game(rules, hands={**HANDS, 1: "123m456p789p1z2z3z4z"}, indicator="9m", draws="6z")
+    play(g, (0, "discard 1m"))
+    assert g.to_act == 1 and "a pong needs two 1m in hand; seat 1 holds 1" in refusal(g, "pong")
