@@ -274,6 +274,15 @@ def test_nothing_outside_the_line_handler_can_end_the_stream(monkeypatch):
     assert "could not be written" in out[1]["error"] and "could not be written" in out[3]["error"]
 
 
+@pytest.mark.parametrize("message", ["a\x85b\u2028c\u2029d", "a\ud800b"])
+def test_an_internal_error_holding_line_breaks_or_a_lone_surrogate_is_still_one_utf8_line(monkeypatch, message):
+    """The calculator's own messages escape such characters (repr), so only a bug's message can carry them
+    raw: the answer is still one line (U+0085, U+2028, U+2029 written as \\u escapes), writable as UTF-8."""
+    monkeypatch.setattr(score, "evaluate", lambda obj: (_ for _ in ()).throw(RuntimeError(message)))
+    out = check_line(respond(json.dumps(VALID)))
+    assert out["error"] == f"internal error: RuntimeError: {message}"
+
+
 def test_internal_errors_are_cut_short(monkeypatch):
     monkeypatch.setattr(score, "evaluate", lambda obj: (_ for _ in ()).throw(KeyError("x" * 100_000)))
     out = check_line(respond(json.dumps(VALID)))
@@ -656,7 +665,10 @@ def test_lack_suit_counts_a_hui_as_the_tile_it_is():
     ('{"hand": "123m", "rules": {"name": "beijing", "name": "hebei"}}', "field 'name' is given twice in rules"),
     ('{"melds": [{"type": "pong", "tiles": "777s"}, {"type": "pong", "type": "chi"}]}',
      "field 'type' is given twice in melds[1]"),
-    ('{"situation": {"last_tile": true, "last_tile": false}}', "field 'last_tile' is given twice in situation")])
+    ('{"situation": {"last_tile": true, "last_tile": false}}', "field 'last_tile' is given twice in situation"),
+    # the first field given twice is named: the first in the object, and the first object in the line
+    ('{"hand": "1m", "hand": "2m", "win_tile": "1m", "win_tile": "2m"}', "field 'hand' is given twice"),
+    ('{"rules": {"name": "a", "name": "b"}, "situation": {"x": 1, "x": 2}}', "field 'name' is given twice in rules")])
 def test_a_field_given_twice_is_named_with_where(line, where):
     from mj_env.score import answer
     assert answer(line) == {"error": where}

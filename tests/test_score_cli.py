@@ -415,6 +415,8 @@ def test_help_and_stray_arguments(capsys):
     assert score.cli(["--rules", "hebei"]) == 2
     captured = capsys.readouterr()
     assert not captured.out and "takes no arguments, got '--rules'" in captured.err
+    assert score.cli(["hebei"]) == 2  # a single stray argument is refused too
+    assert "takes no arguments, got 'hebei'" in capsys.readouterr().err
     p = subprocess.run([sys.executable, "-m", "mj_env.score", "--help"], input=b"", capture_output=True,
                        check=False, cwd=ROOT, timeout=60)
     assert p.returncode == 0 and p.stdout.startswith(b"usage:")
