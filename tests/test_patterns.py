@@ -6,9 +6,10 @@ import random
 import numpy as np
 import pytest
 import ref_hand
+from ref_scoring import random_beijing_input
 
-from mj_env.calculator import parse_input
-from mj_env.patterns import FIVE_M, only_wait
+from mj_env.calculator import InputError, parse_input
+from mj_env.patterns import DRAGONS, FIVE_M, ORPHANS, SEQ, group_tiles, only_wait, readings
 from mj_env.tiles import CODES, format_tiles, lacks_a_suit, parse_hand, suits_held
 
 
@@ -75,3 +76,48 @@ def test_lacks_a_suit_over_counts():
 @pytest.mark.parametrize("text,lacks", [("123m456p789s11z", False), ("123m456p11z", True), ("1234567z", True)])
 def test_lacks_a_suit_examples(text, lacks):
     assert bool(lacks_a_suit(parse_hand(text))) is lacks
+
+
+def test_reading_counts_are_the_tiles_of_its_groups():
+    """``Reading.counts`` counts every tile of the reading's groups, the third tile of each sequence
+    included (``group_tiles((SEQ, 3)) == (3, 4, 5)``): with no wildcard, the hand's own tiles."""
+    assert group_tiles((SEQ, 3)) == (3, 4, 5)
+    win = parse_input({"rules": "hebei", "hand": "123m456m11p23s", "win_tile": "4s",
+                       "melds": [{"type": "chi", "tiles": "789s", "from": 3}]})
+    got = list(readings(win))
+    assert [r.shape for r in got] == ["standard"]
+    assert got[0].counts == win.physical
+
+
+def test_every_reading_keeps_the_natural_tiles_and_gives_each_wildcard_one_kind():
+    """``Reading.counts`` (docs: interpreted counts of every tile, melds included): the hand's natural
+    tiles and meld tiles, plus one tile of some kind for each wildcard (random beijing wins with 惠牌)."""
+    rng = random.Random(5)
+    seen = set()
+    for _ in range(150):
+        try:
+            win = parse_input(random_beijing_input(rng))
+        except InputError:
+            continue
+        held = list(win.natural)
+        for m in win.melds:
+            for t in m.tiles:
+                held[t] += 1
+        for r in readings(win):
+            extra = [a - b for a, b in zip(r.counts, held)]
+            assert min(extra) >= 0 and sum(extra) == win.wild, (win, r)
+            seen.add((r.shape, win.wild > 0))
+    assert {("standard", True), ("seven_pairs", True)} <= seen
+
+
+@pytest.mark.parametrize("extra_dragon", [True, False])
+def test_thirteen_orphans_readings_pair_the_wildcard_onto_a_dragon_only_under_orphans_extra_dragon(extra_dragon):
+    """13 different orphans and one 惠牌: the wildcard makes the pair, of a dragon when ``orphans_extra_dragon``
+    (docs/RULES.md 5), else of any of the 13 kinds; each reading counts 14 tiles."""
+    win = parse_input({"rules": {"name": "beijing", "thirteen_orphans": True, "orphans_extra_dragon": extra_dragon},
+                       "hand": "19m19p19s123456z5m", "win_tile": "7z", "hui": "5m"})
+    got = list(readings(win))
+    assert {r.shape for r in got} == {"thirteen_orphans"}
+    assert all(sum(r.counts) == 14 for r in got)
+    pairs = {r.counts.index(2) for r in got}
+    assert pairs == set(DRAGONS if extra_dragon else ORPHANS)
