@@ -668,7 +668,9 @@ def test_lack_suit_counts_a_hui_as_the_tile_it_is():
     ('{"situation": {"last_tile": true, "last_tile": false}}', "field 'last_tile' is given twice in situation"),
     # the first field given twice is named: the first in the object, and the first object in the line
     ('{"hand": "1m", "hand": "2m", "win_tile": "1m", "win_tile": "2m"}', "field 'hand' is given twice"),
-    ('{"rules": {"name": "a", "name": "b"}, "situation": {"x": 1, "x": 2}}', "field 'name' is given twice in rules")])
+    ('{"rules": {"name": "a", "name": "b"}, "situation": {"x": 1, "x": 2}}', "field 'name' is given twice in rules"),
+    # a long key is quoted by its first 40 characters, marked cut
+    (json.dumps({"k" * 50: 1})[:-1] + ", " + json.dumps({"k" * 50: 2})[1:], f"field '{'k' * 40}'... is given twice")])
 def test_a_field_given_twice_is_named_with_where(line, where):
     from mj_env.score import answer
     assert answer(line) == {"error": where}
