@@ -1,6 +1,7 @@
 """mj_env.patterns: the only-wait test (捉五魁 / 捉五) and 缺一门 against plain references."""
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import numpy as np
@@ -9,7 +10,18 @@ import ref_hand
 from ref_scoring import random_beijing_input
 
 from mj_env.calculator import InputError, parse_input
-from mj_env.patterns import DRAGONS, FIVE_M, ORPHANS, SEQ, group_tiles, only_wait, readings
+from mj_env.families import FAMILIES
+from mj_env.patterns import (
+    DRAGONS,
+    FIVE_M,
+    NO_SHAPE,
+    ORPHANS,
+    SEQ,
+    best_patterns,
+    group_tiles,
+    only_wait,
+    readings,
+)
 from mj_env.tiles import CODES, format_tiles, lacks_a_suit, parse_hand, suits_held
 
 
@@ -121,3 +133,31 @@ def test_thirteen_orphans_readings_pair_the_wildcard_onto_a_dragon_only_under_or
     assert all(sum(r.counts) == 14 for r in got)
     pairs = {r.counts.index(2) for r in got}
     assert pairs == set(DRAGONS if extra_dragon else ORPHANS)
+
+
+def stand_in_family(order, patterns_of, **kw):
+    """The hebei family with its patterns replaced (``best_patterns`` reads only the Family's fields)."""
+    return dataclasses.replace(FAMILIES["hebei"], order=order, pattern_fan={n: 1 for n in order},
+                               patterns_of=patterns_of, **kw)
+
+
+def by_shape(win, r, memo):
+    """'seq' for a reading with a sequence, 'trip' for one of triplets only: 1 fan each, a tie."""
+    return {"seq": 1} if any(g == SEQ for g, _ in r.groups()) else {"trip": 1}
+
+
+@pytest.mark.parametrize("order", [("trip", "seq"), ("seq", "trip")])
+def test_a_tie_between_readings_goes_to_the_pattern_set_first_in_the_familys_order(order):
+    """111222333m reads as three triplets or three 123m: equal fan, so the family's order decides,
+    whichever reading the search meets first (Family.order, best_patterns)."""
+    win = parse_input({"rules": "hebei", "hand": "111222333m444p7z", "win_tile": "7z"})
+    assert {next(iter(by_shape(win, r, {}))) for r in readings(win)} == {"trip", "seq"}
+    assert best_patterns(win, stand_in_family(order, by_shape)) == ({order[0]: 1}, None)
+
+
+def test_a_family_that_refuses_every_reading_gives_its_refusal_and_no_shape_stays_no_shape():
+    family = stand_in_family(("x",), lambda win, r, memo: None, refusal="refused by the stand-in family")
+    win = parse_input({"rules": "hebei", "hand": "111222333m444p7z", "win_tile": "7z"})
+    assert best_patterns(win, family) == (None, "refused by the stand-in family")
+    no_win = parse_input({"rules": "hebei", "hand": "111222333m444p7z", "win_tile": "1z"})
+    assert best_patterns(no_win, family) == (None, NO_SHAPE)
