@@ -161,3 +161,11 @@ def test_a_family_that_refuses_every_reading_gives_its_refusal_and_no_shape_stay
     assert best_patterns(win, family) == (None, "refused by the stand-in family")
     no_win = parse_input({"rules": "hebei", "hand": "111222333m444p7z", "win_tile": "1z"})
     assert best_patterns(no_win, family) == (None, NO_SHAPE)
+
+
+def test_seven_pairs_readings_put_a_spare_pair_of_wildcards_onto_a_held_kind_or_a_new_one():
+    """Module docstring: spare wildcards go in pairs onto a kind already held (making four) or into
+    a suit or the honors; both readings are among ``readings``."""
+    win = parse_input({"rules": "beijing", "hand": "112233445566m9p", "win_tile": "9p", "hui": "9p"})
+    kinds = {sum(1 for n in r.counts if n) for r in readings(win) if r.shape == "seven_pairs"}
+    assert kinds == {6, 7}  # six kinds (one held four times), or seven pairs of seven kinds
