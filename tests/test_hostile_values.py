@@ -302,3 +302,39 @@ def test_a_bool_in_a_list_of_int_actions_is_refused_and_changes_nothing(odd):
             env.engine.step(acts)
     assert all(np.array_equal(before[f], getattr(env.engine.state, f)) for f in _STATE_FIELDS)
     env.step([legal[0], np.int64(legal[1]), np.array(legal[2])])  # NumPy integers in a list are actions
+
+
+# ----------------------------------------------------------------- mj_env.actions: the parsers' own contracts
+
+def test_action_parsers_give_plain_python_and_int64_values():
+    """``one_action``: a Python int, also for an int subclass (an IntEnum); ``action_batch``: an int64 array
+    whatever integer dtype came in; ``illegal_policy``: the penalty as a float."""
+    import enum
+
+    class Act(enum.IntEnum):
+        WIN = A.WIN
+
+    got = A.one_action(Act.WIN)
+    assert got == A.WIN and type(got) is int
+    for dtype in (np.uint8, np.int16, np.uint64):
+        batch = A.action_batch(np.array([3, A.N_ACTIONS - 1], dtype=dtype), 2)
+        assert batch.dtype == np.int64 and batch.tolist() == [3, A.N_ACTIONS - 1]
+    for penalty in (2, np.int64(2), np.float32(2)):
+        assert A.illegal_policy("penalize", penalty) == ("penalize", 2.0)
+        assert type(A.illegal_policy("penalize", penalty)[1]) is float
+
+
+def test_illegal_penalty_edges_and_action_name_edges():
+    """The penalty range 0-1e15 includes both ends; ``name`` and ``index`` refuse with an ActionError
+    (never an IndexError / TypeError) just outside the action space and for an unhashable name."""
+    assert A.illegal_policy("raise", 0) == ("raise", 0.0)
+    assert A.illegal_policy("penalize", 1e15) == ("penalize", 1e15)
+    with pytest.raises(ValueError, match="illegal_penalty must be"):
+        A.illegal_policy("penalize", 1e15 * (1 + 2**-52))
+    assert A.name(A.N_ACTIONS - 1) == "ting 7z" and A.name(0) == "discard 1m"
+    for bad in (A.N_ACTIONS, -1, np.int64(A.N_ACTIONS)):
+        with pytest.raises(A.ActionError, match=f"action {int(bad)} is not an integer in 0-126"):
+            A.name(bad)
+    for bad in ([], {"win": 1}, None, "Win"):
+        with pytest.raises(A.ActionError, match="unknown action name"):
+            A.index(bad)
