@@ -329,8 +329,9 @@ def test_illegal_penalty_edges_and_action_name_edges():
     (never an IndexError / TypeError) just outside the action space and for an unhashable name."""
     assert A.illegal_policy("raise", 0) == ("raise", 0.0)
     assert A.illegal_policy("penalize", 1e15) == ("penalize", 1e15)
-    with pytest.raises(ValueError, match="illegal_penalty must be"):
-        A.illegal_policy("penalize", 1e15 * (1 + 2**-52))
+    for bad in (1e15 * (1 + 2**-52), np.complex64(3), np.complex128(3), 3 + 0j):  # (np.complex64 is no Python complex)
+        with pytest.raises(ValueError, match="illegal_penalty must be"):
+            A.illegal_policy("penalize", bad)
     assert A.name(A.N_ACTIONS - 1) == "ting 7z" and A.name(0) == "discard 1m"
     for bad in (A.N_ACTIONS, -1, np.int64(A.N_ACTIONS)):
         with pytest.raises(A.ActionError, match=f"action {int(bad)} is not an integer in 0-126"):
