@@ -235,11 +235,59 @@ def test_close_closes_the_batched_env():
         venv.reset()
 
 
-def test_set_options_apply_to_the_next_reset_only():
-    """As SB3's own VecEnvs: options given by ``set_options`` are used by the next ``reset`` and then dropped."""
+def test_options_that_differ_at_any_env_are_refused_and_apply_to_the_next_reset_only():
+    """set_options: every env's dict is compared with the first (also env 1's, and ragged values that are not the
+    same objects), and, as SB3's DummyVecEnv does, the options apply to the next reset only (from a mutation test:
+    comparing from env 2 on, calling ragged values alike, or keeping the options for later resets went unnoticed)."""
     venv = MahjongSB3VecEnv(4, seed=0)
+    for options in ([{}, {"dealers": [1, 2, 3, 0]}, {}, {}],
+                    [{"dealers": [1, [2]]}, {"dealers": [0, [3]]}, {"dealers": [0, [3]]}, {"dealers": [0, [3]]}]):
+        venv.set_options(options)
+        with pytest.raises(ValueError, match="one options dict"):
+            venv.reset()
     venv.set_options({"dealers": [1, 2, 3, 0]})
     venv.reset()
     assert venv.envs.engine.state.dealer.tolist() == [1, 2, 3, 0]
+    venv.reset()  # no options now: beijing's East deals the first hand (docs/RULES.md 2)
+    assert venv.envs.engine.state.dealer.tolist() == [0, 0, 0, 0]
+
+
+def test_only_a_column_of_actions_is_unwrapped_and_infos_hold_plain_python_values():
+    """SB3 gives Discrete actions as (N,) or (N, 1); an (N, 2) array is no action batch. The info dicts hold
+    Python values, as DummyVecEnv's one-table envs give them (from a mutation test: unwrapping any (N, k) to its
+    first column, or leaving NumPy scalars in the infos, went unnoticed)."""
+    venv = MahjongSB3VecEnv(4, opponents="random", seed=0)
+    obs = venv.reset()
+    legal = obs["action_mask"].argmax(axis=1)
+    with pytest.raises(A.ActionError, match=r"got shape \(4, 2\)"):
+        venv.step(np.stack([legal, legal], axis=1))
+    assert venv.env_is_wrapped(VecMonitor, indices=[1, 2]) == [False, False]
+    rng, scored = np.random.default_rng(0), 0
+    while scored < 4:
+        obs, _, _, infos = venv.step(uniform_legal(obs["action_mask"], rng))
+        for info in infos:
+            if "scores" in info:
+                scored += 1
+                assert type(info["win"]) is type(info["deal_in"]) is type(info["draw"]) is bool
+                assert type(info["fan"]) is int and type(info["seat"]) is int
+
+
+def test_reset_infos_count_the_hands_dealt_again():
+    """A hand over before the learner's first decision (here its 四惠牌 at the deal) is dealt again; SB3's
+    reset_infos say so as the batched env's infos do (from a mutation test: dropping ``redealt`` went unnoticed)."""
+    from walls import build_wall
+    four_hui = build_wall("beijing", hands={0: "9s9s9s9s123m456m78p"}, indicator="8s", seed=1)
+    plain = build_wall("beijing", indicator="8s", seed=2)
+    venv = MahjongSB3VecEnv(2, opponents="rule", seed=0)
+    venv.set_options({"walls": [four_hui, plain], "dealers": [0, 0]})
     venv.reset()
-    assert venv.envs.engine.state.dealer.tolist() == [0, 0, 0, 0]   # beijing: East deals the first hand
+    assert venv.reset_infos == [{"seat": 0, "redealt": 1}, {"seat": 0}]
+    assert type(venv.reset_infos[0]["redealt"]) is int
+
+
+def test_set_attr_refuses_a_name_that_is_not_a_string_in_its_own_words():
+    """(from a mutation test: without the check, Python's own TypeError came from deep inside, not naming set_attr)"""
+    venv = MahjongSB3VecEnv(2, seed=0)
+    for indices in (None, [0]):
+        with pytest.raises(TypeError, match="set_attr: the attribute name must be a string, got int"):
+            venv.set_attr(5, 1, indices=indices)
