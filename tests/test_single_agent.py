@@ -917,3 +917,25 @@ def test_the_one_table_env_refuses_a_step_after_its_episode_ended():
         env.step(A.PASS)
     obs, _ = env.reset()
     env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+def test_the_constructor_refuses_bools_for_numbers_and_malformed_opponents():
+    """True is no seat and no step count (Python would read both as 1); an opponent needs a callable act and a
+    list of opponents names three seats, not four (from a mutation test: each was taken)."""
+    class NoAct:
+        name, act = "no-act", 5
+
+    for kw, err, match in [({"seat": True}, ValueError, "seat must be 0-3"),
+                           ({"max_episode_steps": True}, ValueError, "max_episode_steps must be None or an integer"),
+                           ({"opponents": NoAct()}, TypeError, "has no act"),
+                           ({"opponents": ["rule"] * 4}, ValueError, "one spec or three .* got 4")]:
+        with pytest.raises(err, match=match):
+            MahjongSingleAgentVectorEnv(2, **kw)
+
+
+def test_seat_random_draws_all_four_seats():
+    """``seat="random"``: drawn from 0-3 every episode, seat 3 included (from a mutation test: drawing from 0-2
+    went unnoticed)."""
+    envs = MahjongSingleAgentVectorEnv(16, opponents="random", seat="random", seed=0)
+    seats = np.concatenate([envs.reset(seed=s)[1]["seat"] for s in range(3)])
+    assert set(seats.tolist()) == {0, 1, 2, 3}
