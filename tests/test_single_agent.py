@@ -939,3 +939,42 @@ def test_seat_random_draws_all_four_seats():
     envs = MahjongSingleAgentVectorEnv(16, opponents="random", seat="random", seed=0)
     seats = np.concatenate([envs.reset(seed=s)[1]["seat"] for s in range(3)])
     assert set(seats.tolist()) == {0, 1, 2, 3}
+
+
+def test_a_reset_drops_the_points_waiting_from_a_redealt_hand():
+    """Points of a hand the learner never decided in wait for the episode's first reward; a reset starts anew and
+    drops them, as it drops the hand in play (from a mutation test: they were paid after the reset)."""
+    env = gym.make("mj_env/Beijing-v0", opponents="rule", seat=0)
+    _, info = env.reset(seed=0, options={"wall": _codes(hands={0: "9s9s9s9s123m456m78p"}), "dealer": 0})
+    assert info["redealt"] == 1                                   # 27 points wait for the next reward
+    obs, info = env.reset(seed=0)
+    assert "redealt" not in info
+    _, reward, *_, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert reward == (info["scores"][info["seat"]] if "scores" in info else 0.0)
+
+
+def test_editing_the_observation_step_returned_leaves_action_masks_alone():
+    envs = MahjongSingleAgentVectorEnv(2, opponents="random", seed=0)
+    obs, _ = envs.reset(seed=0)
+    obs, *_ = envs.step(masked_random(obs, np.random.default_rng(0)))
+    want = obs["action_mask"].astype(bool)
+    obs["action_mask"][:] = 0
+    np.testing.assert_array_equal(envs.action_masks(), want)
+
+
+def test_the_one_table_env_refuses_a_step_after_its_episode_ended():
+    """Gymnasium's contract: after terminated, reset() first (from a mutation test: the ended table was quietly
+    dealt anew and played on)."""
+    env = MahjongSingleAgentEnv(opponents="random")
+    obs, _ = env.reset(seed=0)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])       # illegal: penalized, the episode ends
+    assert env.step(bad)[2]
+    with pytest.raises(A.ActionError, match="the episode is over"):
+        env.step(A.PASS)
+
+
+def test_a_closed_one_table_env_refuses_new_opponents():
+    env = MahjongSingleAgentEnv(opponents="rule")
+    env.close()
+    with pytest.raises(RuntimeError, match="this MahjongSingleAgentEnv is closed"):
+        env.set_opponents("random")
