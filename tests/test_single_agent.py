@@ -973,8 +973,32 @@ def test_the_one_table_env_refuses_a_step_after_its_episode_ended():
         env.step(A.PASS)
 
 
+def test_register_envs_keeps_the_registered_ids_and_adds_the_missing_ones(monkeypatch):
+    """``register_envs`` (run by ``import mj_env``) keeps an id already registered and still registers the others
+    (from a mutation test: stopping at the first registered id went unnoticed)."""
+    from mj_env.registration import register_envs
+    kept = gym.registry["mj_env/Beijing-v0"]
+    monkeypatch.delitem(gym.registry, "mj_env/Hebei-v0")
+    register_envs()
+    assert gym.registry["mj_env/Beijing-v0"] is kept
+    spec = gym.registry["mj_env/Hebei-v0"]
+    assert spec.kwargs == {"rules": "hebei"} and spec.entry_point == "mj_env.single_agent:MahjongSingleAgentEnv"
+
+
 def test_a_closed_one_table_env_refuses_new_opponents():
     env = MahjongSingleAgentEnv(opponents="rule")
     env.close()
     with pytest.raises(RuntimeError, match="this MahjongSingleAgentEnv is closed"):
         env.set_opponents("random")
+
+
+def test_the_vector_env_plays_a_list_of_ints_as_the_array_of_them():
+    """An action batch may be a sequence of ints (``mj_env.actions.action_batch``); it is played as its int64 array."""
+    envs, twin = (MahjongSingleAgentVectorEnv(3, opponents="random", seed=0) for _ in range(2))
+    obs, _ = envs.reset(seed=0)
+    twin.reset(seed=0)
+    acts = masked_random(obs, np.random.default_rng(0))
+    o1, r1, *_ = envs.step([int(a) for a in acts])
+    o2, r2, *_ = twin.step(acts)
+    np.testing.assert_array_equal(o1["observation"], o2["observation"])
+    np.testing.assert_array_equal(r1, r2)
