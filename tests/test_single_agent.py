@@ -1002,3 +1002,22 @@ def test_the_vector_env_plays_a_list_of_ints_as_the_array_of_them():
     o2, r2, *_ = twin.step(acts)
     np.testing.assert_array_equal(o1["observation"], o2["observation"])
     np.testing.assert_array_equal(r1, r2)
+
+
+def test_a_hand_redealt_at_an_autoreset_is_no_hand_of_the_learners_infos(monkeypatch):
+    """NEXT_STEP: a table whose episode ended is dealt anew in the next step; a hand that ends there before the
+    learner's first decision (the dealer's 天和) is dealt again and counted in ``redealt``, not reported as the
+    learner's settled hand in ``scores``/``win``... or ``last_settlements`` (from a mutation test: recording the
+    settlements of such hands in ``_settled`` went unnoticed)."""
+    from walls import build_wall, deals_first
+
+    import mj_env.engine as engine_module
+    tian_hu = build_wall("beijing", hands={0: "123m456m789p11s234s"}, indicator="8s", seed=1)
+    envs = MahjongSingleAgentVectorEnv(1, opponents="rule", seat=2, seed=0)
+    obs, _ = envs.reset(seed=0)
+    _, _, term, _, _ = envs.step(np.argmin(obs["action_mask"], axis=1))   # illegal: penalized, the episode ends
+    assert term[0]
+    monkeypatch.setattr(engine_module, "shuffled_walls", deals_first(engine_module.shuffled_walls, tian_hu, 1))
+    obs, reward, term, _, info = envs.step(np.array([A.PASS]))   # dealt anew: the dealer's 天和, then dealt again
+    assert info["redealt"].tolist() == [1] and not term[0] and reward[0] == 0
+    assert "_scores" not in info and envs.last_settlements == {}
