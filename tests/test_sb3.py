@@ -1,6 +1,8 @@
 """mj_env.sb3.MahjongSB3VecEnv: the batched single-agent env as Stable-Baselines3's VecEnv."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -291,3 +293,16 @@ def test_set_attr_refuses_a_name_that_is_not_a_string_in_its_own_words():
     for indices in (None, [0]):
         with pytest.raises(TypeError, match="set_attr: the attribute name must be a string, got int"):
             venv.set_attr(5, 1, indices=indices)
+
+
+def test_env_method_answers_each_env_asked_and_render_without_a_mode_renders():
+    """(from a mutation test: env_method answering all N envs whatever the indices, and render() with no mode
+    warning as if it asked for another one, went unnoticed)"""
+    venv = MahjongSB3VecEnv(3, seed=0, render_mode="ansi")
+    venv.reset()
+    assert venv.env_method("set_opponents", "random", indices=[1]) == [None]
+    assert [a.name for a in venv.envs.opponents] == ["random"] * 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        text = venv.render()
+    assert isinstance(text, str) and text.strip()
