@@ -1004,6 +1004,11 @@ def test_the_vector_env_plays_a_list_of_ints_as_the_array_of_them():
     np.testing.assert_array_equal(r1, r2)
 
 
+def test_an_unknown_opponent_name_points_to_agent_objects():
+    with pytest.raises(ValueError, match=r"^opponent: unknown agent 'strong'.*; or pass an agent object"):
+        MahjongSingleAgentVectorEnv(2, opponents="strong")
+
+
 def test_a_hand_redealt_at_an_autoreset_is_no_hand_of_the_learners_infos(monkeypatch):
     """NEXT_STEP: a table whose episode ended is dealt anew in the next step; a hand that ends there before the
     learner's first decision (the dealer's 天和) is dealt again and counted in ``redealt``, not reported as the
