@@ -953,26 +953,6 @@ def test_a_reset_drops_the_points_waiting_from_a_redealt_hand():
     assert reward == (info["scores"][info["seat"]] if "scores" in info else 0.0)
 
 
-def test_editing_the_observation_step_returned_leaves_action_masks_alone():
-    envs = MahjongSingleAgentVectorEnv(2, opponents="random", seed=0)
-    obs, _ = envs.reset(seed=0)
-    obs, *_ = envs.step(masked_random(obs, np.random.default_rng(0)))
-    want = obs["action_mask"].astype(bool)
-    obs["action_mask"][:] = 0
-    np.testing.assert_array_equal(envs.action_masks(), want)
-
-
-def test_the_one_table_env_refuses_a_step_after_its_episode_ended():
-    """Gymnasium's contract: after terminated, reset() first (from a mutation test: the ended table was quietly
-    dealt anew and played on)."""
-    env = MahjongSingleAgentEnv(opponents="random")
-    obs, _ = env.reset(seed=0)
-    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])       # illegal: penalized, the episode ends
-    assert env.step(bad)[2]
-    with pytest.raises(A.ActionError, match="the episode is over"):
-        env.step(A.PASS)
-
-
 def test_register_envs_keeps_the_registered_ids_and_adds_the_missing_ones(monkeypatch):
     """``register_envs`` (run by ``import mj_env``) keeps an id already registered and still registers the others
     (from a mutation test: stopping at the first registered id went unnoticed)."""
