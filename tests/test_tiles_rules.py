@@ -307,6 +307,31 @@ def test_unknown_fields_are_named():
     # (TorchRL's GymEnv drops ``frameskip``) catch exactly that
     with pytest.raises(TypeError, match="unexpected keyword argument 'frameskip'"):
         BEIJING.replace(frameskip=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'frameskip'"):  # the first by name
+        BEIJING.replace(zoom=1, frameskip=1)
+
+
+def test_range_edges_are_accepted():
+    """The documented ranges include their ends (reserve 0-40, tail_stacks_kept 0-20, self_draw_only_hui 0-4,
+    hubao_claims 1-8, base 1-MAX_BASE, hands_per_episode 1-MAX_HANDS_PER_EPISODE); one past an end is refused."""
+    top = BEIJING.replace(reserve=40, self_draw_only_hui=4, hubao_claims=8, base=10**6, hands_per_episode=10_000)
+    assert (top.reserve, top.self_draw_only_hui, top.hubao_claims, top.base) == (40, 4, 8, 10**6)
+    low = BEIJING.replace(reserve=0, self_draw_only_hui=0, hubao_claims=1, base=1, hands_per_episode=1)
+    assert (low.reserve, low.self_draw_only_hui, low.hubao_claims) == (0, 0, 1)
+    assert HEBEI.replace(tail_stacks_kept=20).tail_stacks_kept == 20
+    assert HEBEI.replace(tail_stacks_kept=0).tail_stacks_kept == 0
+    for base, field, value in [(BEIJING, "hubao_claims", 9), (BEIJING, "base", 10**6 + 1),
+                               (BEIJING, "hands_per_episode", 10_001),
+                               (HEBEI, "tail_stacks_kept", -1), (BEIJING, "self_draw_only_hui", -1)]:
+        with pytest.raises(RuleError, match=f"rule field '{field}'"):
+            base.replace(**{field: value})
+
+
+def test_preset_diff_lists_the_fields_that_differ_from_the_preset():
+    from mj_env.rules import preset_diff
+    assert preset_diff(HEBEI) == {} and preset_diff(BEIJING) == {}
+    assert preset_diff(BEIJING.replace(base=5, hui_wild_in_melds=True)) == {"base": 5, "hui_wild_in_melds": True}
+    assert preset_diff(BEIJING.replace(base=5), ["base", "chi"]) == {"base": 5}
 
 
 def test_rule_sets_are_frozen():
@@ -344,6 +369,13 @@ BAD_FIELDS = [
     (QUEMEN, {"wall_layout": "indicator"}, "wall_layout"),  # flowers are replaced from the tail
     (HEBEI, {"wall_layout": "indicator", "tail_stacks_kept": 3}, "tail_stacks_kept"),  # no tail stacks
     (BEIJING, {"hui": False, "wall_layout": "tail", "reserve": 10}, "reserve"),      # no reserve
+    (BEIJING, {"n_tiles": 108}, "n_tiles"),                 # 136 or 144 only
+    (HEBEI, {"n_tiles": 144, "flowers": True}, "flowers"),  # flowers are a quemen pattern
+    (HEBEI, {"hui": True, "wall_layout": "indicator"}, "hui"),  # 惠牌 only under beijing scoring
+    (QUEMEN, {"chi": True}, "chi"),                         # 报听 is defined without chi
+    (HEBEI, {"shaozhuang": True}, "shaozhuang"),            # beijing payments
+    (HEBEI, {"hubao": True}, "hubao"),
+    (BEIJING, {"kong_payments": True}, "kong_payments"),    # beijing has no kong payments
 ]
 
 
