@@ -230,6 +230,9 @@ def test_bounded_lines_reads_past_a_line_longer_than_the_bound():
     text = list(bounded_lines(io.StringIO("a\n" + "q" * 30), limit=10))
     assert text[0] == "a\n" and isinstance(text[1], TooLong) and len(text) == 2
     assert list(bounded_lines([b"p\n", b"q\n"])) == [b"p\n", b"q\n"]  # no readline: iterated as it is
+    # a text stream's long line ends at its "\n" too: the next line is read, not swallowed with it
+    text = list(bounded_lines(io.StringIO("q" * 30 + "\nb\n"), limit=10))
+    assert isinstance(text[0], TooLong) and text[1:] == ["b\n"]
 
 
 def test_the_score_stream_answers_a_line_without_end_as_one_bad_line():
