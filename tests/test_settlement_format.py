@@ -107,3 +107,55 @@ def test_settlements_keep_every_hand_a_table_ended_in_one_step():
     assert s.every(8) == [win1] and s.every(4) == []
     assert s[3] is win2 and s[5]["scores"] == [-6, 2, 2, 2]
     assert [t for t, _ in s.items()] == [3, 5, 8]
+
+
+def test_two_winners_after_a_kong_hand_scores_are_the_wins_alone():
+    """hebei: the dealer declares a concealed kong, then discards 7z, on which seats 1 and 2 both win. The
+    settlement's hand_scores are the two wins' scores summed, kong_scores the kong payments (nonzero here),
+    and scores their sum."""
+    from fast_game import FastGame
+    from scenario_helpers import HEBEI, play
+    from walls import build_wall
+    hands = {0: "5555m123p456p789p7z", 1: "112233m789m234p7z", 2: "234s567s789s111z7z"}
+    g = FastGame(HEBEI, build_wall(HEBEI, dealer=0, hands=hands, tail="6z"), dealer=0)
+    play(g, (0, "kong 5m"), (0, "discard 7z"))
+    while g.phase != "END":
+        play(g, (g.to_act, "win"))
+    res = g.result
+    assert [w["input"]["winner"] for w in res["wins"]] == [1, 2]
+    wins_sum = [sum(w["scores"][i] for w in res["wins"]) for i in range(4)]
+    assert res["kong_scores"] == [6, -2, -2, -2]
+    assert res["hand_scores"] == wins_sum != res["scores"]
+    assert res["scores"] == [a + b for a, b in zip(res["hand_scores"], res["kong_scores"], strict=True)]
+
+
+def test_settlements_count_a_drawn_table_once_after_it_was_looked_up():
+    from mj_env.hand_end import Settlements
+    s = Settlements()
+    s.add_draws(np.array([5, 7]), np.array([0, 0]), np.zeros((2, 4), dtype=np.int64), None)
+    assert len(s) == 2
+    _ = s[5]   # built on lookup
+    assert len(s) == 2 and list(s) == [5, 7]
+
+
+def test_hubao_pairs_of_a_claims_table():
+    """互包 pairs [a, b] (a < b) where either claimed hubao_claims discards from the other; none where the
+    rules have no 互包 (hebei), whatever the claims."""
+    from mj_env.hand_end import hubao_pairs
+    from mj_env.rules import get_rules
+    claims = np.zeros((4, 4), dtype=np.int64)
+    claims[2, 0], claims[1, 3] = 3, 2
+    beijing = get_rules("beijing")
+    assert hubao_pairs(beijing, claims) == [[0, 2]]
+    assert hubao_pairs(beijing.replace(hubao_claims=2), claims) == [[0, 2], [1, 3]]
+    assert hubao_pairs(beijing.replace(hubao=False), claims) == []
+    assert hubao_pairs(get_rules("hebei"), claims) == []
+
+
+def test_settlements_keep_two_drawn_hands_at_a_table_with_no_win_in_the_step():
+    from mj_env.hand_end import Settlements
+    s = Settlements()
+    s.add_draws(np.array([5]), np.array([0]), np.array([[0, 0, 0, 0]]), None)
+    s.add_draws(np.array([5]), np.array([1]), np.array([[-6, 2, 2, 2]]), None)  # a match's next hand, drawn too
+    assert s.several() == [5] and len(s) == 1
+    assert [x["scores"] for x in s.every(5)] == [[0, 0, 0, 0], [-6, 2, 2, 2]]
