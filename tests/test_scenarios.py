@@ -1327,3 +1327,30 @@ def test_a_meld_in_the_previous_hand_leaves_tianhe_to_the_next(monkeypatch, how)
     assert s["input"]["situation"]["first_turn"] is True
     # 门清无惠 1 + 一条龙 3 + 天和 10 = 14, without 庄; self-draw 3 x 14
     assert s["patterns"] == {"门清无惠": 1, "一条龙": 3, "天和": 10} and s["scores"] == [-14, -14, -14, 42]
+
+
+@pytest.mark.parametrize("rules", [BEIJING, HEBEI], ids=["beijing", "hebei"])
+def test_a_discard_after_a_kong_replacement_won_on_is_not_after_kong(new_game, rules):
+    # 杠上开花 is the kong's own draw: seat 0's discard after its replacement, won on by seat 1, is a discard
+    # win with "after_kong" False (the engine's flag is still up from the replacement)
+    g = new_game(rules, hands={0: "5555m123p456p789p7z", 1: "234s456s789s111z6z"}, tail="6z")
+    play(g, (0, "kong 5m"), (0, "discard 6z"))
+    while g.to_act != 1:
+        play(g, (g.to_act, "pass"))
+    play(g, (1, "win"))
+    (w,) = g.wins
+    assert w["discarder"] == 0 and w["situation"]["after_kong"] is False
+    assert "杠上开花" not in g.result["patterns"]
+
+
+def test_quemen_a_win_on_the_discard_of_a_seat_that_declared_ting_is_not_doubled(new_game):
+    # 报听 doubles the win of the seat that declared it: seat 3 winning on the 5p that seat 0 (报听) must discard
+    # wins with "ting" False
+    g = new_game(QUEMEN, hands={**TING_SCRIPT["hands"], 3: "123p46p789p66z777z"}, draws="5z3z9m5p")
+    play(g, (0, "ting 9p"), (1, "discard 5z"), (2, "discard 3z"))
+    if g.to_act == 1:
+        play(g, (1, "pass"))
+    play(g, (3, "discard 9m"), (0, "discard 5p"))
+    play(g, (3, "win"))
+    (w,) = g.wins
+    assert g.ting_declared[0] is True and (w["winner"], w["discarder"], w["ting"]) == (3, 0, False)
