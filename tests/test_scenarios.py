@@ -1354,3 +1354,27 @@ def test_quemen_a_win_on_the_discard_of_a_seat_that_declared_ting_is_not_doubled
     play(g, (3, "win"))
     (w,) = g.wins
     assert g.ting_declared[0] is True and (w["winner"], w["discarder"], w["ting"]) == (3, 0, False)
+
+
+def test_robbing_a_kong_after_a_kong_on_the_last_discard_is_no_last_tile(new_game):
+    # beijing: seat 1 discards the last live tile (wall[120], 6z); seat 3 takes it as an exposed kong, draws
+    # the reserve's 5m onto its pong of 5m and adds it; seat 2 (46m) robs it. A robbed kong is no 河底捞鱼:
+    # "last_tile" False, although the last discard was made in a last-draw turn.
+    wall = build_wall(BEIJING, indicator="9s", tail="5m",
+                      hands={0: "111z222z333z44z5m", 2: "46m123p456p789p22s", 3: "55m9m789p234s666z7z"})
+    swap_to(wall, 120, "6z")
+    g = new_game(BEIJING, wall=wall)
+    play(g, (0, "discard 5m"), (2, "pass"), (3, "pong"), (3, "discard 7z"))
+    ponged = False
+    while not (g.phase == "CLAIM" and g.to_act == 3 and "kong" in names(g)):
+        if not ponged and g.phase == "CLAIM" and g.to_act == 0 and "pong" in names(g):
+            play(g, (0, "pong"))  # the dealer's pong shifts the turns: seat 1 draws the last live tile
+            ponged = True
+        else:
+            pass_and_discard_drawn(g)
+    assert g.live_next == 121
+    play(g, (3, "kong"), (3, "kong 5m"))
+    assert g.to_act == 2 and "win" in names(g)
+    play(g, (2, "win"))
+    (w,) = g.wins
+    assert w["discarder"] == 3 and w["situation"]["robbed_kong"] is True and w["situation"]["last_tile"] is False
