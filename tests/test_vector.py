@@ -300,3 +300,81 @@ def test_a_same_step_autoreset_that_ends_at_its_deal_is_dealt_again_and_paid_lat
     assert waiting[0] > 0
     _obs, rewards, *_, infos = venv.step(obs["action_mask"].argmax(axis=1))
     assert infos["_deal_points"].tolist() == [True] and infos["deal_points"][0].tolist() == waiting.tolist()
+
+
+def test_instant_hands_counts_every_table_whose_deal_ended_at_once():
+    """``instant_hands`` counts the deals that ended before any decision, one per table (benchmarks/_peers.py
+    adds it to the hands played), not one per reset that had some."""
+    venv = MahjongVectorEnv(num_envs=3, seed=0)
+    venv.reset(seed=0, options={"walls": [four_hui_wall(), four_hui_wall(), four_hui_wall()], "dealers": [0, 0, 0]})
+    assert venv.instant_hands == 3 and (venv.pending_rewards[:, 0] > 0).all()
+
+
+def test_a_next_step_autoreset_that_ends_at_its_deal_is_dealt_again_and_paid_later():
+    """NEXT_STEP: where the deal of an ended table (on the step after it ended) ends at the deal itself (四惠牌),
+    the table is dealt again in that step, as under SAME_STEP: its observation is a decision, and that hand's
+    points wait for its next step."""
+    from gymnasium.vector import AutoresetMode
+    from walls import build_wall
+
+    from mj_env.actions import WIN
+    tianhe = build_wall("beijing", hands={0: "123m456m789p234s55z"}, indicator="9s")  # the dealer wins at once
+    venv = MahjongVectorEnv(num_envs=1, seed=0, autoreset_mode=AutoresetMode.NEXT_STEP)
+    venv.reset(seed=0, options={"walls": [tianhe], "dealers": [0]})
+    obs, rewards, term, _trunc, _infos = venv.step(np.array([WIN]))
+    assert term.tolist() == [True] and obs["action_mask"][0].tolist() == (np.arange(127) == A.PASS).tolist()
+    real_reset, injected = venv.engine.reset, []
+
+    def reset(*a, **kw):  # the autoreset's deal (no wall given) gets a 四惠牌 wall, once
+        if kw.get("walls") is None and not injected:
+            injected.append(1)
+            kw.update(walls=[four_hui_wall()], dealers=[0])
+        return real_reset(*a, **kw)
+
+    venv.engine.reset = reset
+    obs, rewards, term, _trunc, _infos = venv.step(np.array([A.PASS]))
+    assert injected and term.tolist() == [False] and not rewards.any()
+    assert venv.instant_hands == 1 and obs["action_mask"][0].sum() > 1   # a new hand's decision, not the end
+    waiting = venv.pending_rewards[0].copy()
+    assert waiting[0] > 0
+    _obs, rewards, *_, infos = venv.step(obs["action_mask"].argmax(axis=1))
+    assert infos["_deal_points"].tolist() == [True] and infos["deal_points"][0].tolist() == waiting.tolist()
+
+
+def test_an_unknown_reset_option_is_named_up_to_80_characters():
+    """The refusal names the unknown keys (docstring of ``checked_reset_options``: cut at 80 characters)."""
+    venv = MahjongVectorEnv(num_envs=2, seed=0)
+    key = "reset_mask_of_tables"
+    with pytest.raises(ValueError) as err:
+        venv.reset(options={key: None})
+    assert f"unknown reset option(s): {key};" in str(err.value)
+    with pytest.raises(ValueError) as err:
+        venv.reset(options={"y" * 200: None})
+    assert "y" * 80 + ";" in str(err.value) and "y" * 81 not in str(err.value)
+
+
+def test_a_full_reset_under_next_step_deals_every_table_once():
+    """NEXT_STEP: after a table ended, a full ``reset()`` deals it; the next step plays its action there rather
+    than ignoring it and dealing the table again (the full-reset twin of the partial-reset test above)."""
+    from gymnasium.vector import AutoresetMode
+    from walls import build_wall
+
+    from mj_env.actions import WIN
+    tianhe = build_wall("beijing", hands={0: "123m456m789p234s55z"}, indicator="9s")  # the dealer wins at once
+    venv = MahjongVectorEnv(num_envs=1, seed=0, autoreset_mode=AutoresetMode.NEXT_STEP)
+    venv.reset(seed=0, options={"walls": [tianhe], "dealers": [0]})
+    _, _, term, _, _ = venv.step(np.array([WIN]))
+    assert term.tolist() == [True]
+    obs, _ = venv.reset(seed=1)
+    np.testing.assert_array_equal(obs["action_mask"][0], venv.engine.legal_mask()[0].view(np.int8))
+    assert obs["action_mask"][0].sum() > 1                       # a dealt table has choices, not a lone pass
+    dealt = venv.engine.state.wall[0].copy()
+    venv.step(obs["action_mask"].argmax(axis=1))
+    np.testing.assert_array_equal(venv.engine.state.wall[0], dealt)  # the same deal, played on
+    assert int(venv.engine.state.n_discards[0].sum()) == 1
+
+
+def test_step_before_the_first_reset_says_reset_first():
+    venv = MahjongVectorEnv(num_envs=2, seed=0)
+    with pytest.raises(A.ActionError, match=r"step\(\) before reset\(\): call reset\(\) first"):
+        venv.step(np.zeros(2, dtype=np.int64))
