@@ -186,6 +186,8 @@ def test_waiting_points_add_to_a_hand_that_ends_in_the_same_step():
     _obs, rewards, term, _trunc, infos = venv.step(np.array([WIN, WIN]))
     assert term.tolist() == [True, True] and infos["_settlement"].tolist() == [True, True]
     assert rewards[0].tolist() == (np.array(infos["settlement"][0]["scores"]) + waiting).tolist()
+    assert infos["_deal_points"].tolist() == [True, False]
+    assert infos["deal_points"][0].tolist() == waiting.tolist()   # the waiting points alone, not the step's rewards
     assert rewards[1].tolist() == infos["settlement"][1]["scores"] == [33, -11, -11, -11]
 
 
@@ -378,3 +380,13 @@ def test_step_before_the_first_reset_says_reset_first():
     venv = MahjongVectorEnv(num_envs=2, seed=0)
     with pytest.raises(A.ActionError, match=r"step\(\) before reset\(\): call reset\(\) first"):
         venv.step(np.zeros(2, dtype=np.int64))
+
+
+def test_a_closed_env_refuses_reset_and_step():
+    venv = MahjongVectorEnv(num_envs=2, seed=0)
+    obs, _ = venv.reset(seed=0)
+    venv.close()
+    with pytest.raises(RuntimeError, match="this MahjongVectorEnv is closed"):
+        venv.reset(seed=0)
+    with pytest.raises(RuntimeError, match="this MahjongVectorEnv is closed"):
+        venv.step(obs["action_mask"].argmax(axis=1))
