@@ -25,8 +25,8 @@ from mj_env import actions as A
 from mj_env import legal
 from mj_env.baselines import RuleBasedAgent, uniform_legal
 from mj_env.claims import best_category
-from mj_env.determinize import determinize, redeal, ting_waits
-from mj_env.engine import Engine
+from mj_env.determinize import determinize, redeal, shuffle_wall, ting_waits
+from mj_env.engine import MAX_TABLES, Engine
 from mj_env.observation import observe
 from mj_env.rules import get_rules
 from mj_env.state import CLAIM, END, MELD_CONCEALED_KONG, PHASE_NAMES, ROB, TURN, GameState
@@ -320,6 +320,17 @@ def test_bad_copies_are_refused_and_change_nothing():
         (lambda: redeal(eng, 0, tables=[0, 0]), ValueError, "more than once"),
         (lambda: redeal(eng, wrong_seat, tables=[claim_b]), ValueError, "claim window"),
         (lambda: redeal(ended, 0), ValueError, "END"),
+        # (from a mutation round: each check below could be dropped or loosened and no test failed)
+        (lambda: determinize(eng, 0, 0, n=MAX_TABLES + 1), ValueError, f"n must be in 1-{MAX_TABLES}, "),
+        (lambda: determinize(eng, 0, 0, rng=True), TypeError, "rng must be"),
+        (lambda: determinize(eng, True, 0), TypeError, "table must be an integer, got True"),
+        (lambda: determinize(eng, 0, 0, n=True), TypeError, "n must be an integer"),
+        (lambda: determinize(eng, 0, 0, max_tries=0), ValueError, "max_tries must be in 1-"),
+        (lambda: redeal(eng, True), TypeError, "seat must be"),
+        (lambda: redeal(eng, np.ones(4, dtype=bool)), TypeError, "seat must be a seat number or an array"),
+        (lambda: redeal(eng, [0, 1, 2, 4]), ValueError, "seat must be 0-3, got 4"),
+        (lambda: redeal(eng, [0, -1, 2, 3]), ValueError, "seat must be 0-3, got -1"),
+        (lambda: shuffle_wall(ended), ValueError, "END"),
     ]
     before = [snapshot(e) for e in engines]
     for call, error, words in cases:
@@ -327,6 +338,16 @@ def test_bad_copies_are_refused_and_change_nothing():
             call()
         for e, snap in zip(engines, before):
             assert_same(snap, snapshot(e))
+
+
+def test_determinize_takes_the_edges_of_its_ranges():
+    """The largest budgets (1,000,000) and the seed 0 are taken, as the refusals' ranges say."""
+    eng = Engine("beijing", num_tables=1, seed=1)
+    eng.reset()
+    seat = int(eng.state.to_act[0])
+    worlds = determinize(eng, 0, seat, n=2, rng=0, max_tries=1_000_000, mcmc_steps=1_000_000)
+    check_determinized(eng, 0, seat, worlds)
+    assert redeal(worlds, seat, rng=0, max_tries=1, mcmc_steps=0).all()
 
 
 # ----------------------------------------------------------------------------- determinization
