@@ -943,3 +943,25 @@ def test_the_ting_chain_weights_hands_by_the_concealed_kong_kinds_they_leave():
         exact = np.array(ways) / sum(ways)
         got = np.array([(held[g * per:(g + 1) * per] == k).mean() for k in kinds])
         assert np.abs(got - exact).max() < 0.035, (g, got.round(3), exact.round(3))
+
+
+def test_redeal_uses_every_one_of_max_tries(monkeypatch):
+    """``max_tries=2``: a first deal that breaks the 四惠牌 rule leaves one more try, which is made."""
+    root = Engine("beijing", num_tables=1, seed=5)
+    root.reset()
+    play_until(root, np.random.default_rng(4), lambda e: (e.state.phase == TURN).all() and (e.state.n_discards.min() > 1))
+    seat = int(root.state.to_act[0])
+    victim, hui = (seat + 1) % 4, int(root.state.hui[0])
+    real, calls = D._deal, []
+
+    def four_hui_once(pool, slots, kong, width, drawn_seat, gen, no_kong):
+        out = real(pool, slots, kong, width, drawn_seat, gen, no_kong)
+        calls.append(len(pool))
+        if len(calls) == 1:
+            out["hands"][:, victim, hui] = 4
+        return out
+
+    monkeypatch.setattr(D, "_deal", four_hui_once)
+    eng = root.clone()
+    assert redeal(eng, seat, rng=2, max_tries=2).all() and calls == [1, 1]
+    check_determinized(root, 0, seat, eng)
