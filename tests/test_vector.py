@@ -390,3 +390,9 @@ def test_a_closed_env_refuses_reset_and_step():
         venv.reset(seed=0)
     with pytest.raises(RuntimeError, match="this MahjongVectorEnv is closed"):
         venv.step(obs["action_mask"].argmax(axis=1))
+
+
+def test_render_without_a_render_mode_renders_nothing(capsys):
+    venv = MahjongVectorEnv(num_envs=2, seed=0)
+    venv.reset(seed=0)
+    assert venv.render() is None and capsys.readouterr().out == ""
