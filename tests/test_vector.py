@@ -396,3 +396,11 @@ def test_render_without_a_render_mode_renders_nothing(capsys):
     venv = MahjongVectorEnv(num_envs=2, seed=0)
     venv.reset(seed=0)
     assert venv.render() is None and capsys.readouterr().out == ""
+
+
+def test_a_reset_mask_of_none_deals_every_table():
+    """``options={"reset_mask": None}`` (a wrapper passing the key on with no mask) is a full reset, not a refusal."""
+    a, b = MahjongVectorEnv(num_envs=3, seed=0), MahjongVectorEnv(num_envs=3, seed=0)
+    oa, _ = a.reset(seed=4)
+    ob, _ = b.reset(seed=4, options={"reset_mask": None})
+    np.testing.assert_array_equal(oa["observation"], ob["observation"])
