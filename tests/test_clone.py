@@ -965,3 +965,27 @@ def test_redeal_uses_every_one_of_max_tries(monkeypatch):
     eng = root.clone()
     assert redeal(eng, seat, rng=2, max_tries=2).all() and calls == [1, 1]
     check_determinized(root, 0, seat, eng)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_seat_on_its_turn_after_a_claim_is_redealt_with_no_drawn_tile(preset):
+    """Another seat's turn after its chi or pong (it drew nothing): its redealt hand gets no drawn tile
+    (``drawn`` stays -1), so its mask offers no self-drawn win, kong of a drawn tile or the like; its 3k+2
+    hand is dealt whole, and it plays on as the engine's own seat would."""
+    rng = np.random.default_rng(6)
+    eng = Engine(preset, num_tables=16, seed=6)
+    eng.reset()
+
+    def after_claim(e):
+        st = e.state
+        return bool(((st.phase == TURN) & st.claimed_turn & (st.drawn < 0)).any())
+
+    play_until(eng, rng, after_claim, limit=600)
+    st = eng.state
+    b = int(np.flatnonzero((st.phase == TURN) & st.claimed_turn & (st.drawn < 0))[0])
+    seat = (int(st.turn_seat[b]) + 1) % 4
+    worlds = determinize(eng, b, seat, n=64, rng=1)
+    check_determinized(eng, b, seat, worlds)
+    assert (worlds.state.drawn == -1).all()
+    assert not worlds.legal_mask()[:, A.WIN].any()
+    play_out(worlds, rng)
