@@ -93,6 +93,18 @@ def test_shuffle_wall_moves_only_the_undrawn_wall(rules):
         shuffle_wall(Engine(rules, num_tables=2))
 
 
+def test_shuffle_wall_orders_are_random():
+    """Copies of one table shuffled by one generator get different orders of the undrawn wall (uniform over
+    the orders: each copy's next live tile varies), not one fixed order such as the tiles sorted."""
+    eng = Engine("beijing", num_tables=1, seed=3)
+    eng.reset()
+    copies = eng.clone(np.zeros(64, dtype=np.int64))
+    shuffle_wall(copies, np.random.default_rng(5))
+    st = copies.state
+    lo, hi = int(st.live_pos[0]), int(st.tail_pos[0])
+    assert len({w.tobytes() for w in st.wall[:, lo:hi + 1]}) == 64
+    assert len(set(st.wall[:, lo].tolist())) > 10
+
 def test_search_that_sees_the_hands_reads_the_hands_not_the_wall():
     # the same hands with the wall in another order: the same choices (its worlds shuffle the wall anyway);
     # other hands: other choices somewhere
