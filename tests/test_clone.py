@@ -989,3 +989,15 @@ def test_a_seat_on_its_turn_after_a_claim_is_redealt_with_no_drawn_tile(preset):
     assert (worlds.state.drawn == -1).all()
     assert not worlds.legal_mask()[:, A.WIN].any()
     play_out(worlds, rng)
+
+
+def test_the_last_undrawn_place_is_redealt_too():
+    """``wall[live_pos:tail_pos + 1]`` is refilled, its last place (the next replacement tile) included: the
+    real tile there is hidden from the seat, so copies must not keep it."""
+    eng = Engine("beijing", num_tables=1, seed=2)
+    eng.reset()
+    seat = int(eng.state.to_act[0])
+    worlds = determinize(eng, 0, seat, n=64, rng=3)
+    tail = int(eng.state.tail_pos[0])
+    assert len(set(worlds.state.wall[:, tail].tolist())) > 10
+    assert len(set(worlds.state.wall[:, int(eng.state.live_pos[0])].tolist())) > 10
