@@ -1001,3 +1001,26 @@ def test_the_last_undrawn_place_is_redealt_too():
     tail = int(eng.state.tail_pos[0])
     assert len(set(worlds.state.wall[:, tail].tolist())) > 10
     assert len(set(worlds.state.wall[:, int(eng.state.live_pos[0])].tolist())) > 10
+
+
+def test_without_the_four_hui_win_a_seat_may_be_dealt_all_four_hui(monkeypatch):
+    """``four_hui_win=False``: four 惠牌 win nothing, so a seat that began a turn may hold them; a deal that
+    gives it all four is kept, not drawn again (which would skew the draw)."""
+    root = Engine("beijing", num_tables=1, seed=5, four_hui_win=False)
+    root.reset()
+    play_until(root, np.random.default_rng(4), lambda e: (e.state.phase == TURN).all() and (e.state.n_discards.min() > 1))
+    seat = int(root.state.to_act[0])
+    victim, hui = (seat + 1) % 4, int(root.state.hui[0])
+    real, calls = D._deal, []
+
+    def four_hui(pool, slots, kong, width, drawn_seat, gen, no_kong):
+        out = real(pool, slots, kong, width, drawn_seat, gen, no_kong)
+        calls.append(len(pool))
+        if len(calls) == 1:
+            out["hands"][:, victim, hui] = 4
+        return out
+
+    monkeypatch.setattr(D, "_deal", four_hui)
+    eng = root.clone()
+    assert redeal(eng, seat, rng=2, max_tries=8).all() and calls == [1]
+    assert eng.state.hands[0, victim, hui] == 4
