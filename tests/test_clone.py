@@ -945,9 +945,10 @@ def test_the_ting_chain_weights_hands_by_the_concealed_kong_kinds_they_leave():
         assert np.abs(got - exact).max() < 0.035, (g, got.round(3), exact.round(3))
 
 
-def test_redeal_uses_every_one_of_max_tries(monkeypatch):
-    """``max_tries=2``: a first deal that breaks the 四惠牌 rule leaves one more try, which is made."""
-    root = Engine("beijing", num_tables=1, seed=5)
+def _first_deal_gives_four_hui(monkeypatch, **rules):
+    """A beijing table some turns in, and ``determinize._deal`` patched so that its first deal gives the seat
+    after the one to act all four 惠牌; returns (table, seat to act, that next seat, the 惠牌 kind, the deals made)."""
+    root = Engine("beijing", num_tables=1, seed=5, **rules)
     root.reset()
     play_until(root, np.random.default_rng(4), lambda e: (e.state.phase == TURN).all() and (e.state.n_discards.min() > 1))
     seat = int(root.state.to_act[0])
@@ -962,6 +963,12 @@ def test_redeal_uses_every_one_of_max_tries(monkeypatch):
         return out
 
     monkeypatch.setattr(D, "_deal", four_hui_once)
+    return root, seat, victim, hui, calls
+
+
+def test_redeal_uses_every_one_of_max_tries(monkeypatch):
+    """``max_tries=2``: a first deal that breaks the 四惠牌 rule leaves one more try, which is made."""
+    root, seat, _victim, _hui, calls = _first_deal_gives_four_hui(monkeypatch)
     eng = root.clone()
     assert redeal(eng, seat, rng=2, max_tries=2).all() and calls == [1, 1]
     check_determinized(root, 0, seat, eng)
@@ -1006,21 +1013,7 @@ def test_the_last_undrawn_place_is_redealt_too():
 def test_without_the_four_hui_win_a_seat_may_be_dealt_all_four_hui(monkeypatch):
     """``four_hui_win=False``: four 惠牌 win nothing, so a seat that began a turn may hold them; a deal that
     gives it all four is kept, not drawn again (which would skew the draw)."""
-    root = Engine("beijing", num_tables=1, seed=5, four_hui_win=False)
-    root.reset()
-    play_until(root, np.random.default_rng(4), lambda e: (e.state.phase == TURN).all() and (e.state.n_discards.min() > 1))
-    seat = int(root.state.to_act[0])
-    victim, hui = (seat + 1) % 4, int(root.state.hui[0])
-    real, calls = D._deal, []
-
-    def four_hui(pool, slots, kong, width, drawn_seat, gen, no_kong):
-        out = real(pool, slots, kong, width, drawn_seat, gen, no_kong)
-        calls.append(len(pool))
-        if len(calls) == 1:
-            out["hands"][:, victim, hui] = 4
-        return out
-
-    monkeypatch.setattr(D, "_deal", four_hui)
+    root, seat, victim, hui, calls = _first_deal_gives_four_hui(monkeypatch, four_hui_win=False)
     eng = root.clone()
     assert redeal(eng, seat, rng=2, max_tries=8).all() and calls == [1]
     assert eng.state.hands[0, victim, hui] == 4
