@@ -277,6 +277,21 @@ def test_a_full_reset_drops_the_points_waiting_from_the_reset_before():
     assert "deal_points" not in infos
 
 
+def next_deal_is_four_hui(venv):
+    """Patch ``venv``'s engine so that its next deal without a wall given (an autoreset's) gets a 四惠牌 wall, once;
+    returns the list that holds a 1 once that deal was made."""
+    real_reset, injected = venv.engine.reset, []
+
+    def reset(*a, **kw):
+        if kw.get("walls") is None and not injected:
+            injected.append(1)
+            kw.update(walls=[four_hui_wall()], dealers=[0])
+        return real_reset(*a, **kw)
+
+    venv.engine.reset = reset
+    return injected
+
+
 def test_a_same_step_autoreset_that_ends_at_its_deal_is_dealt_again_and_paid_later():
     """SAME_STEP: where the new hand dealt for an ended table ends at the deal itself (四惠牌), the table is dealt
     again in that step (its observation is a decision) and that hand's points come with its next step."""
@@ -286,15 +301,7 @@ def test_a_same_step_autoreset_that_ends_at_its_deal_is_dealt_again_and_paid_lat
     tianhe = build_wall("beijing", hands={0: "123m456m789p234s55z"}, indicator="9s")  # the dealer wins at once
     venv = MahjongVectorEnv(num_envs=1, seed=0)
     venv.reset(seed=0, options={"walls": [tianhe], "dealers": [0]})
-    real_reset, injected = venv.engine.reset, []
-
-    def reset(*a, **kw):  # the autoreset's deal (no wall given) gets a 四惠牌 wall, once
-        if kw.get("walls") is None and not injected:
-            injected.append(1)
-            kw.update(walls=[four_hui_wall()], dealers=[0])
-        return real_reset(*a, **kw)
-
-    venv.engine.reset = reset
+    injected = next_deal_is_four_hui(venv)
     obs, rewards, term, _trunc, _infos = venv.step(np.array([WIN]))
     assert injected and term.tolist() == [True] and rewards[0].tolist() == [33, -11, -11, -11]
     assert venv.instant_hands == 1 and obs["action_mask"][0].any()
@@ -325,15 +332,7 @@ def test_a_next_step_autoreset_that_ends_at_its_deal_is_dealt_again_and_paid_lat
     venv.reset(seed=0, options={"walls": [tianhe], "dealers": [0]})
     obs, rewards, term, _trunc, _infos = venv.step(np.array([WIN]))
     assert term.tolist() == [True] and obs["action_mask"][0].tolist() == (np.arange(127) == A.PASS).tolist()
-    real_reset, injected = venv.engine.reset, []
-
-    def reset(*a, **kw):  # the autoreset's deal (no wall given) gets a 四惠牌 wall, once
-        if kw.get("walls") is None and not injected:
-            injected.append(1)
-            kw.update(walls=[four_hui_wall()], dealers=[0])
-        return real_reset(*a, **kw)
-
-    venv.engine.reset = reset
+    injected = next_deal_is_four_hui(venv)
     obs, rewards, term, _trunc, _infos = venv.step(np.array([A.PASS]))
     assert injected and term.tolist() == [False] and not rewards.any()
     assert venv.instant_hands == 1 and obs["action_mask"][0].sum() > 1   # a new hand's decision, not the end
