@@ -343,3 +343,100 @@ def test_shaozhuang_columns_only_where_the_rules_have_it(preset):
             if not rules.shaozhuang:
                 assert not sc[:, O.COL_SZ_ALIVE].any() and not sc[:, O.COL_SZ_ROUNDS].any()
         eng.step(uniform_legal(eng.legal_mask(), rng, empty_ok=True))
+
+
+def test_observe_refuses_tables_and_seats_past_the_last():
+    """idx and seats past their ranges are refused by name, like negative ones (from an outside mutation test:
+    dropping the upper bound let idx=[3] of 3 tables through to an IndexError deep in a gather); in
+    observe_one a bool seat is refused like a bool table."""
+    eng = Engine(num_tables=3, seed=0)
+    eng.reset(seed=1)
+    rules, st = eng.rules, eng.state
+    with pytest.raises(ValueError, match="idx: 3 is not in 0-2"):
+        observe(rules, st, idx=[0, 3])
+    with pytest.raises(ValueError, match="seats: 4 is not in 0-3"):
+        observe(rules, st, seats=[0, 4, 1])
+    for seat in (True, np.bool_(False)):
+        with pytest.raises(ValueError, match="observe_one"):
+            observe_one(rules, st, 0, seat)
+
+
+def test_checked_planes_limits_are_inclusive():
+    """checked_planes takes a hand plane of exactly 14 tiles and float planes holding 255.0 (as uint8 255), and
+    refuses 15 tiles, 256.0 and planes not 34 wide (from an outside mutation test: limits of 15 tiles and of < 255
+    and a dropped width check went unnoticed)."""
+    planes = np.zeros((1, N_PLANES, 34), dtype=np.uint8)
+    planes[0, O.P_HAND, :3] = 4
+    planes[0, O.P_HAND, 4] = 2                            # 14 tiles
+    assert np.array_equal(O.checked_planes(planes), planes)
+    planes[0, O.P_HAND, 5] = 1                            # 15 tiles
+    with pytest.raises(ValueError, match="14 tiles in all"):
+        O.checked_planes(planes)
+    floats = np.zeros((2, N_PLANES, 34))
+    floats[:, O.P_RIVERS.start, 0] = 255.0
+    got = O.checked_planes(floats)
+    assert got.dtype == np.uint8 and (got[:, O.P_RIVERS.start, 0] == 255).all()
+    floats[1, O.P_RIVERS.start, 0] = 256.0
+    with pytest.raises(ValueError, match="whole numbers 0-255"):
+        O.checked_planes(floats)
+    for cols in (33, 35):                                 # a plane is 34 tile kinds, no more, no fewer
+        with pytest.raises(ValueError, match=r"planes must be \(n, 14 or more, 34\)"):
+            O.checked_planes(np.zeros((1, N_PLANES, cols), dtype=np.uint8))
+
+
+def test_checked_planes_takes_longer_layouts_and_bool_planes():
+    """checked_planes takes layouts that start with mj_obs_v1 (v2's 18 planes) unchanged and bool planes as
+    uint8 0/1, as its docstring says (from an outside mutation test: refusing P > N_PLANES or bool planes went
+    unnoticed)."""
+    from mj_env import features as F
+
+    v2 = np.zeros((2, F.N_PLANES_V2, 34), dtype=np.uint8)
+    v2[:, O.P_HAND, 0] = 2
+    v2[:, N_PLANES:] = 7
+    assert F.N_PLANES_V2 > N_PLANES and np.array_equal(O.checked_planes(v2), v2)
+    flags = np.zeros((1, N_PLANES, 34), dtype=bool)
+    flags[0, O.P_RIVERS.start, 3] = True
+    got = O.checked_planes(flags)
+    assert got.dtype == np.uint8 and got.sum() == 1 and got[0, O.P_RIVERS.start, 3] == 1
+
+
+def test_hubao_count_counts_two_bound_seats():
+    """COL_HUBAO_COUNT is the number of seats bound to self, 2 here (seat 0 claimed 3 discards from seat 1 and
+    seat 2 claimed 3 from seat 0, the default hubao_claims), in both paths (from an outside mutation test: the
+    batched path added the bound flags as bools, an OR capped at 1)."""
+    rules = get_rules("beijing")
+    assert rules.hubao and rules.hubao_claims == 3
+    eng = Engine(rules, num_tables=1, seed=0)
+    eng.reset()
+    st = eng.state
+    st.claims[0] = 0
+    st.claims[0, 0, 1] = st.claims[0, 2, 0] = 3
+    sc = _both_paths(rules, st, 0)[O.P_SCALARS]
+    assert sc[O.COL_HUBAO].tolist() == [1, 1, 0] and sc[O.COL_HUBAO_COUNT] == 2
+    for seat in (1, 2, 3):
+        sc = _both_paths(rules, st, seat)[O.P_SCALARS]
+        assert sc[O.COL_HUBAO_COUNT] == int(seat != 3) == sc[O.COL_HUBAO].sum()
+
+
+def test_observe_of_some_tables_in_any_order_reads_each_row_from_its_table():
+    """observe with idx a reversed subset of the tables gives each row the planes of its own table (the claimed
+    and drawn tiles included), as observe_one does (from an outside mutation test: P_DRAWN and P_CLAIM read from
+    table j instead of idx[j] went unnoticed, every test passing all tables in order)."""
+    eng = Engine("beijing", num_tables=6, seed=7)
+    eng.reset()
+    rng = np.random.default_rng(3)
+    seen_claim = seen_drawn = 0
+    for _ in range(60):
+        st = eng.state
+        idx = np.array([5, 3, 2, 0])
+        seats = st.to_act[idx].astype(np.int64)
+        batched = observe(eng.rules, st, idx, seats)
+        for j, b in enumerate(idx):
+            assert np.array_equal(batched[j], observe_one(eng.rules, st, int(b), int(seats[j]))), (j, b)
+        seen_claim += int(batched[:, O.P_CLAIM].sum())
+        seen_drawn += int(batched[:, O.P_DRAWN].sum())
+        eng.step(uniform_legal(eng.legal_mask(), rng, empty_ok=True))
+        done = np.flatnonzero(eng.state.phase == END)
+        if len(done):
+            eng.reset(tables=done)
+    assert seen_claim > 10 and seen_drawn > 10
