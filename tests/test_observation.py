@@ -440,3 +440,35 @@ def test_observe_of_some_tables_in_any_order_reads_each_row_from_its_table():
         if len(done):
             eng.reset(tables=done)
     assert seen_claim > 10 and seen_drawn > 10
+
+
+@pytest.mark.parametrize("preset", ["beijing", "hebei"])
+def test_observe_fills_the_out_array_it_is_given(preset):
+    """``out`` (documented: a preallocated array to fill) is filled and returned, every plane and column
+    overwritten whatever it held, under rules with and without 互包 and 惠牌 (from an outside mutation test:
+    ignoring ``out`` went unnoticed)."""
+    rules = get_rules(preset)
+    eng = Engine(rules, num_tables=3, seed=0)
+    eng.reset(seed=1)
+    out = np.full((3, N_PLANES, 34), 255, dtype=np.uint8)
+    got = observe(rules, eng.state, out=out)
+    assert got is out
+    assert np.array_equal(out, np.stack([observe_one(rules, eng.state, b, int(eng.state.to_act[b]))
+                                         for b in range(3)]))
+
+
+def test_checked_mask_without_a_row_count_refuses_a_scalar_by_name():
+    """checked_mask with rows None (the random agent given no planes) takes any number of rows and refuses a
+    0-d mask with a ValueError, not len()'s TypeError (from an outside mutation test: dropping the m.ndim
+    guard went unnoticed)."""
+    from mj_env.baselines import RandomAgent
+
+    m = np.zeros((2, A.N_ACTIONS), dtype=np.int8)
+    m[:, A.PASS] = 1
+    assert O.checked_mask(m, None, A.N_ACTIONS).tolist() == (m == 1).tolist()
+    for bad in (5, np.float32(1)):
+        with pytest.raises(ValueError, match=r"mask must be \(n, 127\)"):
+            O.checked_mask(bad, None, A.N_ACTIONS)
+        with pytest.raises(ValueError, match=r"action_mask must be \(n, 127\)"):
+            RandomAgent().act({"action_mask": bad}, np.random.default_rng(0))
+    assert RandomAgent().act({"action_mask": m}, np.random.default_rng(0)).tolist() == [A.PASS, A.PASS]
