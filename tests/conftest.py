@@ -12,6 +12,14 @@ from scenario_helpers import BEIJING, settled
 from walls import build_wall
 
 
+def pytest_collection_modifyitems(config, items):
+    """The long runs marked ``slow`` (``-m slow``) may take longer than pyproject.toml's per-test limit
+    (``timeout``, pytest-timeout), which is there to fail a hanging fast test; they run without one."""
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            item.add_marker(pytest.mark.timeout(0))
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _sb3_logs_in_a_test_folder(tmp_path_factory):
     """SB3 makes a folder in the system's temporary directory (SB3-<date and time>) for every model it trains
