@@ -43,7 +43,7 @@ def test_code_out_of_range(bad):
         T.code(bad)
 
 
-@pytest.mark.parametrize("bad", ["0m", "8z", "9f", "1x", "", "m1", None, 5])
+@pytest.mark.parametrize("bad", ["0m", "8z", "9f", "1x", "", "m1", None, 5, ["5m"]])
 def test_index_unknown_code(bad):
     with pytest.raises(TileError, match="unknown tile code"):
         T.index(bad)
@@ -159,6 +159,8 @@ def test_to_counts_rejects_flowers_and_names_what():
         T.to_counts([31, 31], max_copies=1, what="wall")
     with pytest.raises(TileError, match="out of range"):
         T.to_counts([42])
+    with pytest.raises(TileError, match="tile index -1 is out of range"):
+        T.to_counts([-1])  # not counted as 7z (counts[-1])
 
 
 FORMAT = [
@@ -233,6 +235,9 @@ def test_full_set():
     assert len(f) == 144 and sorted(f[136:]) == list(range(34, 42))
     with pytest.raises(TileError, match="136 or 144 tiles, not 100"):
         T.full_set(100)
+    for bad in (137, 140, 145, 200):  # not a shorter or longer set silently
+        with pytest.raises(TileError, match=f"136 or 144 tiles, not {bad}"):
+            T.full_set(bad)
 
 
 # --------------------------------------------------------------------------- rule sets
