@@ -640,6 +640,73 @@ def test_cached_tables_match_a_fresh_build():
         _same(tables.get(name), fresh[name])
 
 
+def test_read_refuses_a_table_of_another_shape_or_dtype_and_a_truncated_file(tmp_path):
+    """A cache holding a table of the wrong shape or dtype (of the right format version), or a
+    file cut short (a zip without its directory), is not used."""
+    need = tables.get("need")
+    good = tables.save({"need": need}, tmp_path / "good.npz")
+    assert tables.read(good, names=("need",)) is not None
+    for i, bad in enumerate((need[:1000], need.astype(np.int8))):
+        path = tables.save({"need": bad}, tmp_path / f"bad{i}.npz")
+        assert tables.read(path, names=("need",)) is None, bad.shape
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(good.read_bytes()[:4096])
+    assert tables.read(cut, names=()) is None
+
+
+def test_a_failed_save_leaves_no_temporary_file(tmp_path, monkeypatch):
+    def full_disk(*args, **kwargs):
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(np.lib.format, "write_array", full_disk)
+    with pytest.raises(OSError, match="no space left"):
+        tables.save({"need": np.zeros(3, dtype=np.uint8)}, tmp_path / tables.FILE_NAME)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_user_cache_is_under_xdg_cache_home_when_set(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert tables.cache_paths()[1] == tmp_path / "xdg" / "mj_env" / tables.FILE_NAME
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert tables.cache_paths()[1] == tmp_path / "home" / ".cache" / "mj_env" / tables.FILE_NAME
+
+
+def test_load_forgets_the_tables_held_in_memory(tmp_path, monkeypatch):
+    """``load`` finds a valid cache and forgets what was read before: a table is read again, from
+    the file as it is now."""
+    need = tables.get("need")
+    target = tmp_path / tables.FILE_NAME
+    monkeypatch.setattr(tables, "cache_paths", lambda: [target])
+    monkeypatch.setattr(tables, "_cache", {})
+    monkeypatch.setattr(tables, "_source", None)
+    tables.save({"need": need}, target)
+    _same(tables.get("need"), need)
+    changed = need.copy()
+    changed[0] = (7, 7)
+    tables.save({"need": changed}, target)
+    assert tables.load() == target
+    _same(tables.get("need"), changed)
+
+
+def test_a_table_whose_file_went_away_is_built_again_though_another_cache_is_valid(tmp_path, monkeypatch):
+    """The file a table is read from went away under a running process while the other cache path
+    still holds a valid file: the table is built again (not looked for in a file that lacks it)."""
+    packed, need = tables.get("packed"), tables.get("need")
+    builds = []
+    monkeypatch.setattr(tables, "build", lambda: builds.append(1) or {"packed": packed.copy()})
+    first, second = tmp_path / "a" / tables.FILE_NAME, tmp_path / "b" / tables.FILE_NAME
+    monkeypatch.setattr(tables, "cache_paths", lambda: [first, second])
+    monkeypatch.setattr(tables, "_cache", {})
+    monkeypatch.setattr(tables, "_source", None)
+    for path in (first, second):
+        tables.save({"need": need[:0]}, path)  # valid for load() (it reads no member)
+    assert tables.load() == first
+    first.unlink()
+    _same(tables.get("packed"), packed)
+    assert builds == [1]
+
+
 @pytest.mark.parametrize("digits", ["000000000", "123400000", "000004444", "444444444", "010203040"])
 def test_kept_entries_match_reference(digits):
     c = tuple(int(x) for x in digits)
