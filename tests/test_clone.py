@@ -197,6 +197,21 @@ def test_a_clone_shares_nothing_with_the_original(preset):
         assert_same(mine_after, snapshot(c))        # and the copies are independent of each other
 
 
+
+def test_state_copy_and_take_share_nothing_with_the_state():
+    """``GameState.copy`` and ``GameState.take`` (a copy of some tables, any index NumPy takes: a
+    slice too) share no array with the state; ``nbytes`` counts every field."""
+    eng = Engine("beijing", num_tables=3, seed=2)
+    eng.reset()
+    st = eng.state
+    for part, rows in ((st.copy(), [0, 1, 2]), (st.take(slice(0, 2)), [0, 1]), (st.take([2, 0]), [2, 0]),
+                       (st.take(np.array([1])), [1])):
+        assert part.num_tables == len(rows)
+        for name in FIELDS:
+            assert np.array_equal(getattr(part, name), getattr(st, name)[rows]), name
+            assert not np.shares_memory(getattr(part, name), getattr(st, name)), name
+    assert st.nbytes() == sum(getattr(st, name).nbytes for name in FIELDS) > st.wall.nbytes
+
 def test_clone_generators():
     eng = Engine("hebei", num_tables=3, seed=11)
     eng.reset()
