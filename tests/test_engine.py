@@ -297,6 +297,31 @@ def test_step_on_chosen_tables_leaves_the_others_waiting(preset):
     assert all(np.array_equal(getattr(eng.state, f), v) for f, v in snapshot.items())
 
 
+
+def test_meld_tiles_lay_out_a_hui_filling_in_as_itself():
+    """``state.meld_tiles``: the tiles lying in a meld, a 惠牌 filling in (``meld_wild``) as itself: in a
+    chi bit k stands for tile k of the run; in a pong or kong that many copies of the kind are 惠牌."""
+    from mj_env.state import (
+        MELD_ADDED_KONG,
+        MELD_CHI,
+        MELD_CONCEALED_KONG,
+        MELD_KONG,
+        MELD_PONG,
+        allocate,
+        meld_tiles,
+    )
+
+    st = allocate(1, 136)
+    st.hui[0] = 31  # 5z
+    melds = [(MELD_CHI, 0, 0b100), (MELD_PONG, 9, 1), (MELD_ADDED_KONG, 18, 2), (MELD_CONCEALED_KONG, 27, 0)]
+    for m, (kind, tile, wild) in enumerate(melds):
+        st.meld_type[0, 2, m], st.meld_tile[0, 2, m], st.meld_wild[0, 2, m] = kind, tile, wild
+    assert [meld_tiles(st, 0, 2, m) for m in range(4)] == [[0, 1, 31], [9, 9, 31], [18, 18, 31, 31], [27] * 4]
+    st.meld_wild[0, 2, 0] = 0b001
+    assert meld_tiles(st, 0, 2, 0) == [31, 1, 2]
+    st.meld_type[0, 2, 1] = MELD_KONG
+    assert meld_tiles(st, 0, 2, 1) == [9, 9, 9, 31]
+
 @pytest.mark.parametrize("n", [1, 7, 300, 1500])
 def test_seat_rows_equal_the_two_index_read(n):
     from mj_env.state import seat_rows
