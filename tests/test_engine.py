@@ -322,6 +322,21 @@ def test_meld_tiles_lay_out_a_hui_filling_in_as_itself():
     st.meld_type[0, 2, 1] = MELD_KONG
     assert meld_tiles(st, 0, 2, 1) == [9, 9, 9, 31]
 
+
+def test_allocated_tables_hold_no_hand_yet():
+    """``state.allocate``: before its first deal a table is over (END) and every "none" field holds its
+    none value (-1, NO_CATEGORY), as the state's docs say; the dtypes hold a 144-tile wall and a match's
+    scores."""
+    from mj_env.state import NO_CATEGORY, allocate
+
+    st = allocate(2, 144)
+    assert (st.phase == END).all() and st.wall.shape == (2, 144)
+    for name in ("meld_tile", "meld_from", "indicator", "hui", "drawn", "claim_tile", "pend_action", "win_from",
+                 "win_tile", "sz_tile"):
+        assert (getattr(st, name) == -1).all(), name
+    assert (st.queue_cat == NO_CATEGORY).all() and (st.pend_cat == NO_CATEGORY).all()
+    assert st.live_pos.dtype == st.tail_pos.dtype == np.int16 and st.match_scores.dtype == np.int64
+
 @pytest.mark.parametrize("n", [1, 7, 300, 1500])
 def test_seat_rows_equal_the_two_index_read(n):
     from mj_env.state import seat_rows
