@@ -107,6 +107,16 @@ def test_a_claim_that_a_later_seat_could_beat_waits_as_pending():
     assert not claims.accept(st, ONE, np.array([A.PONG]), np.array([2]))[0]
 
 
+
+def test_a_kong_beats_a_pending_chi_as_a_pong_does():
+    """A kong claim is of the pong/kong category (CLAIM_CATEGORY): like a pong it is still offered
+    to a later seat over a chi accepted and pending."""
+    st = window(0, {1: [C_WIN, C_CHI_LOW], 2: [C_PONG, C_KONG]}, tile=4)
+    assert claims.accept(st, ONE, np.array([A.index("chi 567m")]), np.array([1]))[0]
+    assert claims.advance(st, ONE).size == 0 and int(st.to_act[0]) == 2
+    assert offered(st) == ["pass", "pong", "kong"]
+
+
 def test_several_winners_are_each_asked_about_the_win_only():
     st = window(0, {1: [C_WIN], 2: [C_WIN, C_PONG], 3: [C_PONG]})
     assert queue(st) == [(1, CAT_WIN), (2, CAT_WIN), (3, CAT_PONG_KONG)]
