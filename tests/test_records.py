@@ -80,24 +80,37 @@ def _broken(change):
     (lambda r: r.pop("wall"), "missing field 'wall'"),
     (lambda r: r.update(rules="tokyo"), "unknown preset 'tokyo'"),
     (lambda r: r.update(rules={"name": "beijing", "bogus": 1}), "unknown field(s) 'bogus'"),
+    (lambda r: r.update(rules={"name": ["beijing"]}), "rules must be a preset name or an object"),  # unhashable
+    (lambda r: r.update(rules=5), "rules must be a preset name or an object"),
     (lambda r: r.update(rules={"name": "beijing", "base": -4}), "rules: "),
     (lambda r: r.update(rules={"name": "beijing", "hands_per_episode": 4}), "a record holds one hand"),
+    (lambda r: r.update(rules={"name": "beijing", "hands_per_episode": 2}), "a record holds one hand"),
+    (lambda r: r.pop("format"), "format must be 'mj_hand_v1', got None"),
     (lambda r: r.update(dealer=4), "dealer must be a seat 0-3, got 4"),
     (lambda r: r.update(dealer=True), "dealer must be a seat 0-3"),
+    (lambda r: r.update(dealer=1.0), "dealer must be a seat 0-3, got 1.0"),
+    (lambda r: r.pop("dealer"), "missing field 'dealer'"),
     (lambda r: r["wall"].pop(), "wall: the beijing wall has 136 tiles, got 135"),
     (lambda r: r["wall"].__setitem__(0, "9z"), "wall: wall[0] = '9z' is not a tile code"),
     (lambda r: r.update(actions="discard 1m"), "actions must be a list"),
     (lambda r: r["actions"].__setitem__(3, [1, "discard 10m"]), "actions[3]: 'discard 10m' is not an action name"),
     (lambda r: r["actions"].__setitem__(3, [5, "pass"]), "actions[3] must be [seat 0-3, action name]"),
+    (lambda r: r["actions"].__setitem__(3, [-1, "pass"]), "actions[3] must be [seat 0-3, action name]"),
+    (lambda r: r["actions"].__setitem__(3, r["actions"][3] + ["x"]), "actions[3] must be [seat 0-3, action name]"),
+    (lambda r: r["actions"].__setitem__(3, [r["actions"][3][0], 5]), "actions[3] must be [seat 0-3, action name]"),
     (lambda r: r["actions"].__setitem__(3, [True, r["actions"][3][1]]),
      "actions[3] must be [seat 0-3, action name], got [True"),  # JSON true is no seat, though Python's == 1
     (lambda r: r["actions"].__setitem__(0, [(r["dealer"] + 1) % 4, r["actions"][0][1]]), "actions[0]: seat "),
     (lambda r: r["actions"].__setitem__(0, [r["actions"][0][0], "ting 1m"]), "actions[0]: ting 1m by seat"),
     (lambda r: r["actions"].append([0, "pass"]), "the hand ended after"),
     (lambda r: r["settlement"].update(scores=[9, -3, -3, -3]), "the replay settles"),
+    (lambda r: r.update(settlement={}), "the replay settles"),   # an empty settlement is one to compare with
+    (lambda r: r["settlement"].update(wins=[{}]), "the replay settles"),           # wins not as the engine writes
+    (lambda r: r["settlement"].update(wins=[1, "x"]), "the replay settles"),        # them: compared, never read
     # where the scores and another field differ, the scores are named (looked at first)
     (lambda r: r["settlement"].update(scores=[9, -3, -3, -3], fan=99, another=1), "settlement.scores"),
     (lambda r: r.update(actions=[[0, "pass"]] * 2001), "2001 actions: a hand has at most 2000"),
+    (lambda r: r.update(actions=[[0, "pass"]] * 2000), "actions[0]: "),  # 2000 are replayed (and fail there)
 ])
 def test_a_wrong_record_is_refused_with_where(change, message):
     with pytest.raises(RecordError) as e:
@@ -213,7 +226,8 @@ def test_messages_show_a_bad_value_briefly():
     deep = []
     for _ in range(5000):
         deep = [deep]
-    for key, value in (("dealer", deep), ("format", "x" * 100_000), ("rules", {"name": "y" * 100_000})):
+    many = {"name": "beijing", **{f"f{i}": 0 for i in range(10_000)}}  # unknown fields: the first 5 named
+    for key, value in (("dealer", deep), ("format", "x" * 100_000), ("rules", {"name": "y" * 100_000}), ("rules", many)):
         with pytest.raises(RecordError) as e:
             records.replay(dict(rec, **{key: value}))
         assert len(str(e.value)) < 200
@@ -239,3 +253,54 @@ def test_the_checker_says_what_differs_counts_unsettled_records_and_stops_listin
     assert err.count("\nrecord ") == 19 and "only the first 20 are shown" in err
     path.write_text("\n", encoding="utf-8")
     assert records.main([str(path)]) == 1 and "no records" in capsys.readouterr().err
+
+
+def test_visit_sees_the_table_before_each_decision():
+    """replay's ``visit(i, seat, action, engine)`` comes before the i-th decision is made: the seat is the one to
+    act and the action is legal there (after the step, another seat acts, or the hand has ended)."""
+    _, rec = _played(seed=3)
+    seen = []
+
+    def visit(i, seat, a, eng):
+        if seat is not None:
+            seen.append((int(eng.state.to_act[0]) == seat, bool(eng.legal_mask()[0, a])))
+
+    records.replay(rec, visit)
+    assert seen == [(True, True)] * len(rec["actions"])
+
+
+def test_a_finished_hand_without_its_settlement_replays_to_the_replays_settlement():
+    _, rec = _played(seed=2)
+    settlement = rec.pop("settlement")
+    assert records.replay(rec) == settlement  # nothing to compare with, but the hand ended: its settlement
+
+
+def test_the_checker_shows_record_0_and_a_bad_record_deeply_nested_or_not(tmp_path, capsys):
+    _, rec = _played(seed=3)
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    assert records.main([str(path), "--show", "0"]) == 0  # records are numbered from 0: the first is there
+    assert "--> decision 0: seat " in capsys.readouterr().out
+    path.write_text("[" * 100_000 + "]" * 100_000 + "\n" + json.dumps(rec) + "\n", encoding="utf-8")
+    assert records.main([str(path)]) == 1  # a line JSON cannot read for its depth is one bad record
+    out = capsys.readouterr()
+    assert "record 0: nested too deeply" in out.err and "1 of 2 record(s) replay" in out.out
+    assert records.main([str(path), "--show", "0"]) == 1  # shown: why it cannot be, no usage error
+    assert "record 0: nested too deeply" in capsys.readouterr().err
+
+
+def test_show_names_the_players_only_when_there_are_four():
+    import io
+    _, rec = _played(seed=3)
+    for players, named in ((["a", "b"], False), (["a", "b", "c", "d"], True), ("abcd", False)):
+        out = io.StringIO()
+        records.show(dict(rec, players=players), out)
+        assert (f"seat {rec['actions'][0][0]} ({'abcd'[rec['actions'][0][0]]})" in out.getvalue()) is named
+
+
+def test_a_record_of_numpy_values_is_plain_json():
+    """hand_record takes the dealer, seats and actions as NumPy integers (as the engine holds them) and writes
+    plain ints, so that the record is JSON."""
+    rules = mj_env.get_rules("beijing")
+    rec = records.hand_record(rules, np.arange(136) // 4, np.int64(2), [(np.int64(2), np.int64(5))])
+    assert json.loads(json.dumps(rec))["dealer"] == 2 and rec["actions"] == [[2, A.name(5)]]
