@@ -72,7 +72,7 @@ def rules_of(value) -> RuleSet:
         raise RecordError(f"rules: unknown preset {brief(name)}; choose one of {', '.join(PRESETS)}")
     preset = PRESETS[name]
     known = {f.name for f in dataclasses.fields(preset)}
-    unknown = sorted(set(fields) - known)
+    unknown = sorted(set(fields) - known, key=str)  # (a dict given in Python may mix key types)
     if unknown:
         raise RecordError(f"rules: unknown field(s) {', '.join(map(brief, unknown[:5]))}")
     try:

@@ -82,6 +82,7 @@ def _broken(change):
     (lambda r: r.update(rules={"name": "beijing", "bogus": 1}), "unknown field(s) 'bogus'"),
     (lambda r: r.update(rules={"name": ["beijing"]}), "rules must be a preset name or an object"),  # unhashable
     (lambda r: r.update(rules=5), "rules must be a preset name or an object"),
+    (lambda r: r.update(rules={"name": "beijing", 1: 2, "x": 3}), "unknown field(s) 1, 'x'"),  # a Python dict
     (lambda r: r.update(rules={"name": "beijing", "base": -4}), "rules: "),
     (lambda r: r.update(rules={"name": "beijing", "hands_per_episode": 4}), "a record holds one hand"),
     (lambda r: r.update(rules={"name": "beijing", "hands_per_episode": 2}), "a record holds one hand"),
