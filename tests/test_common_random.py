@@ -225,3 +225,43 @@ def test_the_streams_are_pinned_so_published_runs_repeat():
     assert s.random((3, 2)).tolist() == [[0.7400378677474442, 0.7559054951801012],
                                          [0.1860204616825109, 0.43211360288990247],
                                          [0.4503735069092129, 0.37975825971739646]]
+
+
+def test_rows_of_rows_share_the_draw_counts_of_the_whole():
+    """take_rows of a take_rows view counts each row's draws where the whole does: row 3 of the whole, taken as
+    row 1 of rows [1, 3], has drawn once, so the whole's next draw gives it its second numbers."""
+    keys = decision_keys(2, np.arange(4), np.zeros(4, int), np.zeros(4, int))
+    whole, ref = streams(keys), streams(keys)
+    inner = whole.take_rows([1, 3]).take_rows([1])
+    assert np.array_equal(inner.keys, keys[[3]])
+    first, second = ref.random((4, 5)), ref.random((4, 5))
+    assert np.array_equal(inner.random((1, 5)), first[[3]])
+    nxt = whole.random((4, 5))
+    assert np.array_equal(nxt[[0, 1, 2]], first[[0, 1, 2]]) and np.array_equal(nxt[3], second[3])
+
+
+def test_a_row_draws_every_element_of_its_own_and_any_rows_first_shape():
+    """A row's numbers depend on the element's place in it: 256 numbers in a row do not repeat (a network
+    agent draws 127 gumbels a row), and a (rows, a, b) draw is the (rows, a * b) one, shaped."""
+    keys = decision_keys(4, np.arange(3), np.zeros(3, int), np.zeros(3, int))
+    wide = streams(keys).random((3, 256))
+    assert all(len(np.unique(row)) == 256 for row in wide)
+    assert np.array_equal(streams(keys).random((3, 2, 4)), streams(keys).random((3, 8)).reshape(3, 2, 4))
+
+
+def test_draws_numpy_makes_otherwise_come_from_the_ordinary_generator():
+    """``out=`` and a size of () are the ordinary generator's draws, as the module says (and as NumPy makes them)."""
+    s = streams(decision_keys(0, np.arange(3), np.zeros(3, int), np.zeros(3, int)), seed=5)
+    ref = np.random.default_rng(5)
+    out = np.zeros((3, 2))
+    assert s.random((3, 2), out=out) is out and np.array_equal(out, ref.random((3, 2)))
+    assert s.random(()) == ref.random(())
+
+
+def test_gumbel_loc_and_scale_of_any_shape_that_fits_are_common():
+    """A scale of 0 gives loc, as NumPy's does; an array loc or scale shifts and scales the same common numbers."""
+    keys = decision_keys(5, np.arange(3), np.zeros(3, int), np.zeros(3, int))
+    assert streams(keys).gumbel(1.5, 0.0, size=(3, 2)).tolist() == [[1.5, 1.5]] * 3
+    plain = streams(keys).gumbel(size=(3, 4))
+    loc, scale = np.arange(3.0)[:, None], np.full(4, 2.0)
+    assert np.allclose(streams(keys, seed=7).gumbel(loc, scale, size=(3, 4)), loc + scale * plain)
