@@ -265,3 +265,14 @@ def test_gumbel_loc_and_scale_of_any_shape_that_fits_are_common():
     plain = streams(keys).gumbel(size=(3, 4))
     loc, scale = np.arange(3.0)[:, None], np.full(4, 2.0)
     assert np.allclose(streams(keys, seed=7).gumbel(loc, scale, size=(3, 4)), loc + scale * plain)
+
+
+def test_choice_with_p_over_the_rows_draws_from_the_common_streams():
+    """As the module says, ``choice(a, size=n, p=p)`` is common: NumPy draws it with ``self.random(n)``, so each
+    row's pick depends on its key alone, not on the fallback generator nor on the other rows."""
+    keys = decision_keys(1, np.arange(3), np.zeros(3, int), np.zeros(3, int))
+    p = np.full(5, 0.2)
+    picks = streams(keys, seed=0).choice(5, size=3, p=p)
+    assert np.array_equal(picks, streams(keys, seed=9).choice(5, size=3, p=p))
+    assert np.array_equal(picks[1:], streams(keys[1:], seed=3).choice(5, size=2, p=p))
+    assert np.array_equal(picks, np.searchsorted(np.cumsum(p), streams(keys).random(3), side="right"))
