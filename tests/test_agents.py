@@ -619,3 +619,41 @@ def test_v2_inputs_are_computed_for_the_agents_rules():
         np.testing.assert_array_equal(a, agent.act(o2, rng))
         o1, *_ = e1.step(a)
         o2, *_ = e2.step(a)
+
+
+def test_a_checkpoint_is_named_by_its_whole_path_whatever_it_ends_in(tmp_path):
+    """Only a str's ``:greedy`` / ``:sample`` suffix is a way of playing: a file named ``...-greedy`` is that file,
+    sampling, and a path object ending in ``:greedy`` names the file of that name."""
+    from pathlib import Path
+
+    dashed = save_checkpoint(tmp_path / "net-greedy", PolicyValueNet(hidden=(8,)))
+    agent = make_agent(str(dashed))
+    assert not agent.greedy and agent.name == str(dashed)
+    colon = save_checkpoint(tmp_path / "net.pt:greedy", PolicyValueNet(hidden=(8,)))
+    assert not make_agent(Path(colon)).greedy   # the file net.pt:greedy, not net.pt (which is not there)
+    with pytest.raises(ValueError, match="unknown agent"):  # as a str: net.pt, played greedily
+        make_agent(str(colon))
+    with pytest.raises(ValueError, match="unknown agent"):  # a file where a folder would be: no such checkpoint
+        make_agent(str(dashed / "m.pt"))
+
+
+def test_the_agents_here_are_agents_and_a_bare_act_is_not():
+    from agents import Agent
+
+    class ActOnly:
+        def act(self, obs, rng):
+            return np.zeros(len(obs["seat"]), dtype=np.int64)
+
+    assert isinstance(RandomAgent(), Agent) and isinstance(RuleBasedAgent(), Agent) and isinstance(EfficientAgent(), Agent)
+    assert not isinstance(ActOnly(), Agent) and not isinstance(object(), Agent)  # an agent has a name too
+
+
+def test_make_agent_plays_under_the_rules_it_is_given(tmp_path):
+    from agents.base import RulesMismatchWarning
+
+    assert make_agent("rule", rules="quemen").rules.name == "quemen"
+    assert make_agent("efficient", rules="hebei").rules.name == "hebei"
+    path = save_checkpoint(tmp_path / "m.pt", PolicyValueNet(hidden=(8,)), rules="beijing")
+    with pytest.warns(RulesMismatchWarning, match="plays under 'quemen'"):
+        agent = make_agent(str(path), rules="quemen")
+    assert agent.rules == "quemen"
