@@ -98,7 +98,9 @@ def build_part(n_kinds: int, sequences: bool) -> tuple[np.ndarray, np.ndarray]:
     Dynamic programming in layers of equal tile count. The lowest kind ``i`` present must lie
     in some group: a triplet of i, the pair of i, or a sequence through i (windows starting at
     i-2, i-1 or i; the kinds below i are absent, so a window starting below i is filled with
-    wildcards there, which matters where no window starts at i, as for 8 and 9). For ``kept``
+    wildcards there; of those, only 7-8-9 for the lowest kind 8 can beat the others, as no window
+    starts at 8 and the 9s may be present: a window at i-2 holds i alone, no better than the triplet
+    of i, and one at i-1 holds no more than the window at i). For ``kept``
     the lowest tile may also be left out. Each group takes every natural tile it can (as many
     copies of i as it holds, and the other kinds of a sequence where present): swapping a
     wildcard in one group with the same natural tile in another keeps both groups valid, so
