@@ -9,8 +9,8 @@ points. Each variant plays two seats against two rule agents:
   hand (清一色; the other suits' tiles each cost one exchange, as ``mj_env.hand.hand_distance`` does for
   缺一门). A route of value V at distance d is worth V * q**d, the discard keeps the best route's worth,
   and the rule agent's own order breaks ties. ``--values`` (any shape, seven pairs, one suit) and ``--q``
-  set it; the defaults are beijing's fan (a plain win about 1.5 with 庄 and 门清无惠, 七对子 4 and more,
-  清一色 6 and more).
+  set it (worths of 0 or more); the defaults are beijing's fan (a plain win about 1.5 with 庄 and 门清无惠,
+  七对子 4 and more, 清一色 6 and more).
 - ``no_chi``: passes where the rule agent would chi.
 - ``no_claims``: passes every chi, pong and exposed kong (wins are still taken).
 - ``kong``: claims an exposed kong wherever one is legal on a discard, where the rule agent would pass or
@@ -274,8 +274,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         args.values = [float(v) for v in args.values.split(",")]
     except ValueError as e:
         p.error(f"--seeds takes integers and --values numbers, comma-separated ({e})")
-    if len(args.values) != 3 or not all(np.isfinite(args.values)):
-        p.error("--values takes three finite numbers: any shape, seven pairs, one suit")
+    if len(args.values) != 3 or not all(np.isfinite(args.values)) or min(args.values) < 0:
+        p.error("--values takes three finite numbers, 0 or more: any shape, seven pairs, one suit")
     if not 0 < args.q < 1:
         p.error("--q must lie in (0, 1)")
     if not 0 <= args.live <= 144:

@@ -279,6 +279,9 @@ BAD_ARGS = [
     ("sb3_maskable_ppo", "sb3_contrib", ["--n-envs", "1", "--n-steps", "1"], "--n-envs x --n-steps"),
     ("sb3_maskable_ppo", "sb3_contrib", ["--n-envs", "1", "--n-steps", "257"], "--n-envs x --n-steps"),  # 256 + 1
     ("torchrl_ppo", "torchrl", ["--frames", "1", "--tables", "1"], "--frames"),
+    # negative worths put the fan variant's legal discards above the illegal ones' key: it chose an illegal
+    # discard, an AgentError traceback after the first match had started
+    ("rule_variants", "numpy", ["--values=-1e6,-1e6,-1e6", "--walls", "1", "--seeds", "0"], "--values"),
 ]
 
 
