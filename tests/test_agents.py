@@ -504,6 +504,25 @@ def test_shaping_potential_is_tiles_still_needed():
     assert np.array_equal(RewardTransform("shaped", scale=2.0).hand_end(pts), pts / 2)
 
 
+def test_shaping_coef_takes_its_whole_documented_range_and_sign():
+    """shaping_coef is any number from -1e6 to 1e6, both ends included: a negative one turns the potential's sign
+    (a step away from a win is paid), and Phi stays -coef * distance, a float32 per row."""
+    far14 = _turn_obs("159m159p159s12345z")["observation"]
+    for coef in (-1e6, -0.5, 1e6):
+        phi = RewardTransform("shaped", shaping_coef=coef).potential(far14)
+        assert phi.dtype == np.float32 and np.sign(phi[0]) == -np.sign(coef)
+    near = RewardTransform("shaped", shaping_coef=0.5).potential(far14)[0]
+    assert RewardTransform("shaped", shaping_coef=-0.5).potential(far14)[0] == -near
+
+
+def test_shaping_without_a_hui_plane_has_no_wildcard():
+    """No 惠牌 marked: no kind is wild (a 1m read as the 惠牌 would turn 1m + 11z 55z into 111z 55z, a win)."""
+    one_short = _turn_obs("1m234p567p789s11z55z")["observation"]           # 1m single: one exchange from a win
+    shaped = RewardTransform("shaped", shaping_coef=0.5)
+    assert shaped.potential(one_short)[0] == -0.5
+    assert shaped.potential(_turn_obs("1m234p567p789s11z55z", hui="1m")["observation"])[0] == 0.0
+
+
 @pytest.mark.parametrize("arch", ["mlp", "tiles"])
 @pytest.mark.parametrize("net_obs", [OBS_NAME, "mj_obs_v2"])
 def test_network_agents_play_from_either_env_layout(arch, net_obs):

@@ -182,6 +182,34 @@ def test_bad_arguments_and_other_observations_are_refused():
         RewardOptionVector(MahjongVectorEnv(num_envs=2), "shaped", gamma=0.9)
 
 
+class _PlanesEnv(gym.Env):
+    """A Dict-observation env with planes of another shape (and rules, so that only the space is wrong)."""
+
+    def __init__(self, shape):
+        self.observation_space = gym.spaces.Dict({"observation": gym.spaces.Box(0, 4, shape, np.uint8)})
+        self.action_space = gym.spaces.Discrete(2)
+        self.rules = "beijing"
+
+
+@pytest.mark.parametrize("shape", [(14, 33), (14, 35), (13, 34), (34,)])
+def test_planes_that_are_not_14_or_18_by_34_are_refused(shape):
+    """The potential reads (14 or 18, 34) planes: any other shape is refused when the wrapper is made (with
+    34 columns unchecked, (14, 33) planes passed and failed at the first step)."""
+    with pytest.raises(ValueError, match="RewardOption needs the Dict observation of mj_env's single-agent env"):
+        RewardOption(_PlanesEnv(shape))
+
+
+def test_vector_infos_mark_every_table_as_having_points():
+    """infos["points"] comes with Gymnasium's vector-info mask "_points" (every table: each step pays each)."""
+    env = RewardOptionVector(gym.make_vec("mj_env/Hebei-v0", num_envs=3, vectorization_mode="vector_entry_point"),
+                             "scaled", scale=2.0, gamma=0.5)
+    obs, _ = env.reset(seed=0)
+    _, r, _, _, infos = env.step(uniform_legal(obs["action_mask"], np.random.default_rng(0), empty_ok=True))
+    assert infos["_points"].dtype == bool and infos["_points"].tolist() == [True] * 3
+    assert r.dtype == infos["points"].dtype and np.array_equal(r, infos["points"] / 2.0)
+    assert env._saved_kwargs == {"kind": "scaled", "scale": 2.0, "shaping_coef": 0.25, "gamma": 0.5}
+
+
 def test_a_sync_vector_env_takes_the_one_table_wrapper():
     venv = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="sync",
                         wrappers=[lambda e: RewardOption(e, "scaled", scale=2.0)])
