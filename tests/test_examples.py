@@ -54,7 +54,7 @@ def test_rollout_improvement_smoke():
     pytest.importorskip("torch")
     out = run_smoke("rollout_improvement.py")  # a tiny clone, 2 s of rollout targets, one epoch, 8 walls
     assert out.startswith("no --checkpoint: cloning the rule agent into runs/rollout_improvement_clone/")
-    assert "positions labelled" in out and "held-out gain" in out and "vs rule:" in out
+    assert "positions labelled" in out and "epoch 1: held-out gain" in out and "vs rule:" in out
 
 
 def test_rollout_improvement_refuses_a_bad_checkpoint(tmp_path):
@@ -242,6 +242,8 @@ def load_example(name: str):
     return module
 
 
+FAST = ["--walls", "1", "--seeds", "0"]
+NO_CKPT = ["--checkpoint", "no such checkpoint.pt"]  # a value wrongly accepted fails at once, not after a clone
 # (example, the library it needs, arguments, the flag the message must name): each exits 2 through p.error
 # before anything is trained, labelled or started
 BAD_ARGS = [
@@ -279,9 +281,33 @@ BAD_ARGS = [
     ("sb3_maskable_ppo", "sb3_contrib", ["--n-envs", "1", "--n-steps", "1"], "--n-envs x --n-steps"),
     ("sb3_maskable_ppo", "sb3_contrib", ["--n-envs", "1", "--n-steps", "257"], "--n-envs x --n-steps"),  # 256 + 1
     ("torchrl_ppo", "torchrl", ["--frames", "1", "--tables", "1"], "--frames"),
+    ("rollout_improvement", "torch", ["--tables", "4194305", *NO_CKPT], "--tables"),
+    ("rollout_improvement", "torch", ["--epochs", "-1", *NO_CKPT], "--epochs"),
+    ("rollout_improvement", "torch", ["--eval-walls", "1000001", *NO_CKPT], "--eval-walls"),
+    ("rollout_improvement", "torch", ["--seconds", "0", *NO_CKPT], "--seconds"),
+    ("rollout_improvement", "torch", ["--seconds", "inf", *NO_CKPT], "--seconds"),
+    ("rollout_improvement", "torch", ["--scale", "-1", *NO_CKPT], "--scale"),
+    ("rollout_improvement", "torch", ["--seed", str(2**32), *NO_CKPT], "--seed"),
+    # rule_variants: each bound of its numbers, ends just outside (FAST: a wrongly accepted one plays 1 wall, not 2000)
+    ("rule_variants", "numpy", ["--q", "1", *FAST], "--q"),
+    ("rule_variants", "numpy", ["--q", "0", *FAST], "--q"),
+    ("rule_variants", "numpy", ["--live", "145", *FAST], "--live"),
+    ("rule_variants", "numpy", ["--live", "-1", *FAST], "--live"),
+    ("rule_variants", "numpy", ["--threat-melds", "5", *FAST], "--threat-melds"),
+    ("rule_variants", "numpy", ["--threat-melds", "0", *FAST], "--threat-melds"),
+    ("rule_variants", "numpy", ["--late", "145", *FAST], "--late"),
+    ("rule_variants", "numpy", ["--late", "-1", *FAST], "--late"),
+    ("rule_variants", "numpy", ["--walls", "0", "--seeds", "0"], "--walls"),
+    ("rule_variants", "numpy", ["--walls", "100001"], "--walls"),
+    ("rule_variants", "numpy", ["--walls", "1", "--seeds", "0,4294967296"], "seeds"),
+    ("rule_variants", "numpy", ["--walls", "1", "--seeds", "-1"], "seeds"),
+    ("rule_variants", "numpy", ["--seeds", "1,,2"], "--seeds"),
+    ("rule_variants", "numpy", ["--values", "1,2", *FAST], "--values"),
+    ("rule_variants", "numpy", ["--values", "1,nan,2", *FAST], "--values"),
+    ("rule_variants", "numpy", ["--values", "1,2,1e999", *FAST], "--values"),
     # negative worths put the fan variant's legal discards above the illegal ones' key: it chose an illegal
     # discard, an AgentError traceback after the first match had started
-    ("rule_variants", "numpy", ["--values=-1e6,-1e6,-1e6", "--walls", "1", "--seeds", "0"], "--values"),
+    ("rule_variants", "numpy", ["--values=-1e6,-1e6,-1e6", *FAST], "--values"),
 ]
 
 
@@ -332,3 +358,239 @@ def test_rule_variants_prints_a_dash_for_the_fan_of_an_agent_that_never_won(caps
     for r in rows:
         if r["avg_fan"] is None:
             assert f"| {r['variant']} | 0 |" in out and "| - vs " in out
+
+
+def test_rule_variants_passes_its_flags_to_the_variants_and_the_arena(capsys, monkeypatch):
+    """main hands --live, --threat-melds, --late, --values and --q to the variants, and --walls, the seeds,
+    --rules and --common-random to each match (--smoke: 16 walls, the first seed only)."""
+    rv = load_example("rule_variants")
+    made = rv.variants("quemen", (1.0, 2.0, 3.0), 0.3, live=7, threat_melds=3, late=11)
+    by_name = {a.name: a for a in made}
+    assert list(by_name) == ["fan", "no_chi", "no_claims", "kong", "pass_ron", "no_hubao", "combined", "defend"]
+    assert by_name["fan"].values == by_name["combined"].values == (1.0, 2.0, 3.0)
+    assert by_name["fan"].q == by_name["combined"].q == 0.3
+    assert by_name["pass_ron"].live == by_name["combined"].live == 7
+    assert (by_name["defend"].threat_melds, by_name["defend"].late) == (3, 11)
+    assert all(a.rules.name == "quemen" for a in made)
+    calls = []
+
+    class Arena:
+        @staticmethod
+        def play_duplicate(agents, walls, **kw):
+            calls.append((agents[0].name, agents[1].rules.name, walls, kw["seed"], kw["rules"], kw["common_random"]))
+
+        @staticmethod
+        def summarize(_):
+            me = {"mean_points": 0.5, "ci95": (-1.0, 2.0), "win_rate": 0.25, "deal_in_rate": 0.125, "avg_fan": 3.0}
+            return {"agents": [me, {**me, "avg_fan": None}]}
+
+    monkeypatch.setattr(rv, "arena", Arena)
+    rows = rv.main(["--rules", "quemen", "--walls", "5", "--seeds", "3,9", "--common-random", "--live", "7"])
+    out = capsys.readouterr().out
+    assert out.startswith("quemen, 5 walls x 2 seatings per seed, common random numbers; each variant")
+    assert "| pass_ron | 9 | +0.500 [-1.000, +2.000] | 25.0% | 12.5% | 3.00 vs - |" in out
+    assert len(rows) == 16 and calls[:2] == [("fan", "quemen", 5, 3, "quemen", True), ("fan", "quemen", 5, 9, "quemen", True)]
+    calls.clear()
+    rv.main(["--smoke", "--seeds", "3,9"])
+    assert ", common random numbers" not in capsys.readouterr().out
+    assert {c[2:] for c in calls} == {(16, 3, "beijing", False)} and len(calls) == 8
+
+
+def test_pass_ron_and_no_hubao_at_their_thresholds():
+    """pass_ron passes a win on a discard or a robbed kong (not on its own turn) at exactly --live live tiles;
+    no_hubao passes a claim (not a win) once two earlier claims came from the asker."""
+    from mj_env.observation import (
+        COL_ASKER,
+        COL_CLAIMED_BY_SELF,
+        COL_LIVE_LEFT,
+        COL_PHASE,
+        N_PLANES,
+        P_SCALARS,
+    )
+    from mj_env.state import CLAIM, ROB, TURN
+
+    rv = load_example("rule_variants")
+    o = np.zeros((6, N_PLANES, 34), dtype=np.uint8)
+    o[:, P_SCALARS, COL_PHASE] = [CLAIM, ROB, TURN, CLAIM, ROB, CLAIM]
+    o[:, P_SCALARS, COL_LIVE_LEFT] = [40, 40, 60, 39, 39, 41]
+    out = rv.pass_early_wins(np.full(6, A.WIN), {"observation": o}, 40)
+    assert out.tolist() == [A.PASS, A.PASS, A.WIN, A.WIN, A.WIN, A.PASS]
+    o = np.zeros((5, N_PLANES, 34), dtype=np.uint8)
+    o[:, P_SCALARS, COL_PHASE] = [CLAIM, CLAIM, CLAIM, CLAIM, TURN]
+    o[:, P_SCALARS, COL_ASKER] = 2                                  # the opposite seat discarded
+    o[:, P_SCALARS, COL_CLAIMED_BY_SELF.start + 2] = [2, 1, 2, 3, 2]
+    o[1, P_SCALARS, COL_CLAIMED_BY_SELF.start + 1] = 2              # two claims from another seat: no matter
+    out = rv.pass_third_claims(np.array([A.PONG, A.PONG, A.WIN, A.CHI, A.DISCARD]), {"observation": o})
+    assert out.tolist() == [A.PASS, A.PONG, A.WIN, A.PASS, A.DISCARD]
+
+
+def test_threats_count_kongs_as_one_meld_and_under_beijing_any_meld_rules_out_a_discard_win():
+    from mj_env.observation import COL_LIVE_LEFT, N_PLANES, P_MELDS, P_SCALARS
+    from mj_env.rules import get_rules
+
+    rv = load_example("rule_variants")
+    o = np.zeros((1, N_PLANES, 34), dtype=np.uint8)
+    o[0, P_SCALARS, COL_LIVE_LEFT] = 60
+    o[0, P_MELDS.start + 1, [0, 9, 18]] = 4                        # the next seat: three kongs, three melds
+    o[0, P_MELDS.start + 3, 27] = 3                                # the previous seat: one pong
+    hebei, beijing = get_rules("hebei"), get_rules("beijing")
+    assert rv.threats(o, hebei, 3, 40).tolist() == [[True, False, False]]
+    assert rv.threats(o, hebei, 4, 40).tolist() == [[False, False, False]]
+    assert rv.threats(o, hebei, 1, 40).tolist() == [[True, False, True]]
+    o[0, P_SCALARS, COL_LIVE_LEFT] = 10                            # late: only the seat with no meld
+    assert rv.threats(o, beijing, 4, 40).tolist() == [[False, True, False]]
+
+
+def test_fan_discards_keep_the_best_route_worth_with_the_rule_agents_order_breaking_ties():
+    """Each own-turn discard of the fan variant keeps the largest V * q**d over its routes (any shape, seven
+    pairs, one suit; any shape alone once the seat has melded), and among those the rule agent's choice."""
+    from mj_env.baselines import RuleBasedAgent, _hand_and_hui
+    from mj_env.observation import COL_PHASE, P_SCALARS
+    from mj_env.rules import get_rules
+    from mj_env.vector import MahjongVectorEnv
+
+    rv = load_example("rule_variants")
+    values, q = (1.5, 4.5, 7.0), 0.4
+    rule, fan, rules = RuleBasedAgent("beijing"), rv.FanAwareAgent("beijing", values, q), get_rules("beijing")
+    env = MahjongVectorEnv(num_envs=64, rules="beijing", seed=3)
+    obs, _ = env.reset(seed=3)
+    moved = melded = 0
+    for step in range(60):
+        o, mask = obs["observation"], obs["action_mask"]
+        turn = np.flatnonzero((o[:, P_SCALARS, COL_PHASE] == 0) & (mask[:, A.DISCARD:A.DISCARD + 34].any(axis=1)))
+        if len(turn):
+            want = rule.discard_keys(o[turn], mask[turn], np.random.default_rng(step))
+            pick = fan.discard_keys(o[turn], mask[turn], np.random.default_rng(step)).argmin(axis=1)
+            hands, hui = _hand_and_hui(o[turn])
+            r, t = np.nonzero(want < rule.ILLEGAL_KEY)
+            after = hands[r] - np.eye(34, dtype=np.int8)[t]
+            routes = np.stack(rv.route_distances(rules, after, hui[r])).astype(np.float64)  # (3, legal discards)
+            routes[1:, after.sum(axis=1) < 13] = np.inf                # melded: the any-shape route alone
+            worth = np.full(want.shape, -np.inf)
+            worth[r, t] = (np.array(values)[:, None] * q ** routes).max(axis=0)
+            rows = np.arange(len(turn))
+            best = worth.max(axis=1)
+            assert np.allclose(worth[rows, pick], best)
+            tied_keys = np.where(np.isclose(worth, best[:, None]), want, np.inf)
+            assert (want[rows, pick] == tied_keys.min(axis=1)).all()
+            moved += int((pick != want.argmin(axis=1)).sum())
+            melded += int((hands.sum(axis=1) < 14).sum())
+        obs, *_ = env.step(rule.act(obs, np.random.default_rng(step)))
+    assert moved > 5 and melded > 5, (moved, melded)
+
+
+def _candidates_data(torch):
+    """Two positions of 5 actions: logits, a mask, candidates (row 0's third a pad) and their rollout values."""
+    return {"obs": torch.tensor([[0.5, -1.0, 2.0, 0.0, 1.0], [1.0, 0.0, -0.5, 3.0, 0.2]]),
+            "mask": torch.tensor([[True, True, True, True, False], [True] * 5]),
+            "cand": torch.tensor([[1, 2, 0], [3, 0, 2]]), "valid": torch.tensor([[True, True, False], [True] * 3]),
+            "q": torch.tensor([[1.0, 3.0, 0.0], [0.0, 2.0, -2.0]])}
+
+
+def test_rollout_improvement_losses_and_held_out_gain_follow_their_formulas():
+    """pg: -sum_c pi_C(c) (Q_c - mean Q) / scale, reg: sum_c (logit_c - logit_rule - (Q_c - Q_rule) / scale)^2,
+    both plus -log pi(C), averaged over positions; the held-out gain is Q(the network's pick among the valid
+    candidates) - Q(the rule agent's, the first), with the share of positions where they differ."""
+    torch = pytest.importorskip("torch")
+    ri = load_example("rollout_improvement")
+    data, idx, scale = _candidates_data(torch), torch.tensor([0, 1]), 2.0
+    model = lambda obs: (obs, None)  # the logits are the inputs
+    logits = data["obs"].numpy().astype(np.float64)
+    logits[0, 4] = -np.inf
+    on_cands = pi_terms = reg_terms = 0.0
+    for row, (cand, n) in enumerate(((data["cand"][0, :2], 2), (data["cand"][1], 3))):
+        cand, q = cand.numpy(), data["q"][row, :n].numpy().astype(np.float64)
+        logp = logits[row] - np.log(np.exp(logits[row]).sum())
+        on_cands -= np.log(np.exp(logp[cand]).sum()) / 2
+        pi_c = np.exp(logits[row, cand]) / np.exp(logits[row, cand]).sum()
+        pi_terms -= (pi_c * (q - q.mean()) / scale).sum() / 2
+        reg_terms += (((logits[row, cand] - logits[row, cand[0]]) - (q - q[0]) / scale) ** 2).sum() / 2
+    assert ri.losses(model, data, idx, "pg", scale).item() == pytest.approx(pi_terms + on_cands, rel=1e-5)
+    assert ri.losses(model, data, idx, "reg", scale).item() == pytest.approx(reg_terms + on_cands, rel=1e-5)
+    # row 0 picks its second candidate (logit 2.0 against -1.0), gaining 3 - 1; row 1 keeps the rule agent's
+    # (action 3, logit 3.0, the largest): a mean gain of 1.0, half the positions changed
+    assert ri.held_out_gain(model, data, idx) == pytest.approx((1.0, 0.5))
+    data["valid"][0, 1] = False  # a pad is never picked, whatever its logit
+    assert ri.held_out_gain(model, data, torch.tensor([0])) == pytest.approx((0.0, 0.0))
+
+
+def _rollout_improvement_offline(monkeypatch, argv, play=None):
+    """rollout_improvement.main on 40 made-up labelled positions with a 5-action linear network, the match
+    stubbed (``play`` stands for arena.play_duplicate): returns (the batches it trained on, the hold-out)."""
+    torch = pytest.importorskip("torch")
+    ri = load_example("rollout_improvement")
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(5, 5)
+
+        def forward(self, x):
+            return self.lin(x), None
+
+    rng = np.random.default_rng(0)
+    raw = {"obs": rng.normal(size=(40, 5)).astype(np.float32), "mask": np.ones((40, 5), bool),
+           "cand": np.tile([0, 1, -1], (40, 1)), "q": rng.normal(size=(40, 3))}
+    trained = []
+    losses = ri.losses
+    monkeypatch.setattr(ri, "load_checkpoint", lambda path: (Net(), {}))
+    monkeypatch.setattr(ri, "collect", lambda *args: raw)
+    monkeypatch.setattr(ri, "losses", lambda model, data, idx, *a: trained.append(idx.numpy()) or losses(model, data, idx, *a))
+    monkeypatch.setattr(ri, "NetworkAgent", lambda model, name, **kw: type("Me", (), {"name": name}))
+    summary = {"agents": [{"mean_points": 0.0, "ci95": (-1.0, 1.0)}]}
+    monkeypatch.setattr(ri, "arena", type("Arena", (), {"play_duplicate": staticmethod(play or (lambda *a, **k: None)),
+                                                         "MAX_WALLS": 10**6, "summarize": staticmethod(lambda _: summary)}))
+    ri.main(argv)
+    return trained, np.random.default_rng(0).permutation(40)[:4]
+
+
+def test_rollout_improvement_trains_only_on_positions_it_does_not_hold_out(monkeypatch, capsys):
+    trained, held = _rollout_improvement_offline(monkeypatch, ["--checkpoint", "x", "--epochs", "2", "--seed", "0"])
+    assert len(trained) == 2 and all(sorted(t) == sorted(set(range(40)) - set(held)) for t in trained)
+    out = capsys.readouterr().out
+    assert "40 positions labelled, 80 rollouts" in out and "epoch 2: held-out gain" in out and "epoch 3" not in out
+
+
+def test_rollout_improvement_lets_an_agent_error_of_another_kind_through(monkeypatch):
+    """Only the network's overflowing logits (NonFiniteLogits) end in the one-line exit 1; another AgentError
+    (a bug) keeps its traceback."""
+    from mj_env.baselines import AgentError
+
+    def play(*args, **kw):
+        raise AgentError("agent 'improved:greedy' raised KeyError") from KeyError("x")
+
+    with pytest.raises(AgentError, match="raised KeyError"):
+        _rollout_improvement_offline(monkeypatch, ["--checkpoint", "x", "--epochs", "0"], play)
+
+
+def test_rollout_improvement_clones_with_train_py_and_says_it_replaces_an_earlier_clone(monkeypatch, tmp_path, capsys):
+    pytest.importorskip("torch")
+    ri = load_example("rollout_improvement")
+    calls = []
+
+    def train_main(argv):
+        calls.append(argv)
+        raise SystemExit(0)  # stop before labelling
+
+    monkeypatch.setitem(sys.modules, "train", type(sys)("train"))
+    monkeypatch.setattr(sys.modules["train"], "main", train_main, raising=False)
+    monkeypatch.chdir(tmp_path)
+    for earlier in ("", " (replacing the earlier clone there)"):
+        with pytest.raises(SystemExit):
+            ri.main(["--rules", "quemen", "--seed", "5", "--smoke"])
+        assert capsys.readouterr().out == f"no --checkpoint: cloning the rule agent into runs/{ri.CLONE}/{earlier}\n"
+        (tmp_path / "runs" / ri.CLONE).mkdir(parents=True, exist_ok=True)
+    assert calls[0] == ["--total-steps", "0", "--exp-name", ri.CLONE, "--overwrite", "--final-eval-hands", "0",
+                        "--no-progress", "--rules", "quemen", "--seed", "5", "--bc-steps", "8", "--num-envs", "16",
+                        "--num-steps", "8"]
+
+
+def test_route_distances_have_no_seven_pairs_route_where_a_suit_must_be_missing():
+    """quemen asks for a missing suit (缺一门), which seven pairs of three suits cannot have: that route is 99."""
+    from mj_env.rules import get_rules
+    from mj_env.tiles import parse_hand
+
+    rv = load_example("rule_variants")
+    hand = parse_hand("1234567m11p99s5z6z")[None].astype(np.int8)
+    assert int(rv.route_distances(get_rules("quemen"), hand, np.array([-1]))[1][0]) == 99
+    assert int(rv.route_distances(get_rules("hebei"), hand, np.array([-1]))[1][0]) == 4
