@@ -95,8 +95,15 @@ class FanAwareAgent(RuleBasedAgent):
     """The rule agent with discards ranked by route worth (module docstring, ``fan``)."""
 
     def __init__(self, rules="beijing", values=(1.5, 4.5, 7.0), q: float = 0.4):
+        values, q = tuple(float(v) for v in values), float(q)
+        if len(values) != 3 or not all(np.isfinite(v) and v >= 0 for v in values):
+            # a worth below 0 would rank a legal discard past the illegal ones' key
+            raise ValueError(f"values: three finite worths of 0 or more (any shape, seven pairs, one suit), "
+                             f"not {values}")
+        if not 0 < q < 1:
+            raise ValueError(f"q must lie in (0, 1), not {q}")
         super().__init__(rules)
-        self.values, self.q = tuple(float(v) for v in values), float(q)
+        self.values, self.q = values, q
         self.name = "fan"
 
     def _discard_keys(self, o, hands, hui, discard_ok, rng):

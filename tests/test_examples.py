@@ -594,3 +594,15 @@ def test_route_distances_have_no_seven_pairs_route_where_a_suit_must_be_missing(
     hand = parse_hand("1234567m11p99s5z6z")[None].astype(np.int8)
     assert int(rv.route_distances(get_rules("quemen"), hand, np.array([-1]))[1][0]) == 99
     assert int(rv.route_distances(get_rules("hebei"), hand, np.array([-1]))[1][0]) == 4
+
+
+@pytest.mark.parametrize("values,q", [((-1.0, 4.5, 7.0), 0.4), ((1.5, float("nan"), 7.0), 0.4),
+                                      ((1.5, 4.5), 0.4), ((1.5, 4.5, 7.0), 1.0), ((1.5, 4.5, 7.0), 0.0)])
+def test_the_fan_variant_refuses_negative_worths_and_q_outside_0_1_when_built_in_python(values, q):
+    """A worth below 0 would rank a legal discard past the illegal ones' key (an illegal action, an
+    AgentError mid-match); the class refuses it as the CLI does, before anything is built."""
+    rv = load_example("rule_variants")
+    with pytest.raises(ValueError, match="values: three finite worths|q must lie in"):
+        rv.FanAwareAgent("beijing", values, q)
+    with pytest.raises(ValueError, match="values: three finite worths|q must lie in"):
+        rv.CombinedAgent("beijing", values, q)
