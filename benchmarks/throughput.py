@@ -414,7 +414,8 @@ def parse_args(argv=None):
                    help=f"comma-separated subset of {','.join(ALL_IMPLS)} (default: all but single_rule)")
     p.add_argument("--no-peers", action="store_true", help="measure only mj_env (vector, engine, aec)")
     p.add_argument("--repeat", type=int, default=1,
-                   help="measure every configuration this many times, interleaved, and keep each one's best")
+                   help="measure every configuration this many times, interleaved, and keep each one's best "
+                        "(1 to 100)")
     p.add_argument("--seed", type=int, default=0, help="0 to 2**63 - 1")
     p.add_argument("--json", metavar="PATH", help="write the results as JSON (its folder must exist)")
     p.add_argument("--plot", metavar="PATH",
@@ -442,8 +443,7 @@ def parse_args(argv=None):
             p.error(f"nothing to measure: --impls {args.impls[:80]!r}" + (" with --no-peers" if args.no_peers else ""))
         if args.warmup is None:
             args.warmup = min(1.0, args.seconds)
-        if args.repeat < 1:
-            p.error("--repeat must be at least 1")
+        _args.in_range(p, "--repeat", args.repeat, 1, 100)  # a huge count overflowed a list after the first run
         _args.seed(p, args.seed)
         _args.output(p, "--json", args.json)
         if args.plot is not None:

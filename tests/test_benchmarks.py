@@ -252,6 +252,9 @@ BAD_ARGS = [
     ("throughput", "parse_args", ["--seconds", "nan"], "--seconds"),
     ("throughput", "parse_args", ["--warmup", "nan"], "--warmup"),
     ("throughput", "parse_args", ["--timeout", "-1"], "--timeout"),
+    ("throughput", "parse_args", ["--repeat", "0"], "--repeat"),
+    # was an OverflowError traceback after the first measurement ([None] * repeat)
+    ("throughput", "parse_args", ["--repeat", str(2**70)], "--repeat"),
     ("throughput", "parse_args", ["--seed", str(2**63)], "--seed"),
     ("throughput", "parse_args", ["--plot", "out.bogus"], "--plot"),
     ("throughput", "parse_args", ["--impls", "rlcard", "--no-peers"], "nothing to measure"),
