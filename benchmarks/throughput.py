@@ -450,6 +450,8 @@ def parse_args(argv=None):
             _args.output(p, "--plot", args.plot, _args.PLOT_FORMATS)
             if importlib.util.find_spec("matplotlib") is None:
                 p.error("--plot needs matplotlib: pip install matplotlib")
+        if args.json and args.plot and Path(args.json).resolve() == Path(args.plot).resolve():
+            p.error(f"--json and --plot name the same file: {args.plot}")  # the plot would overwrite the JSON
     return args
 
 

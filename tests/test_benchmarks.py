@@ -257,6 +257,8 @@ BAD_ARGS = [
     ("throughput", "parse_args", ["--repeat", str(2**70)], "--repeat"),
     ("throughput", "parse_args", ["--seed", str(2**63)], "--seed"),
     ("throughput", "parse_args", ["--plot", "out.bogus"], "--plot"),
+    # the plot was written over the JSON
+    ("throughput", "parse_args", ["--json", "out.png", "--plot", "./out.png"], "--json and --plot name the same file"),
     ("throughput", "parse_args", ["--impls", "rlcard", "--no-peers"], "nothing to measure"),
     ("throughput", "parse_args", ["--impls", ","], "--impls: item 1 of ',' is empty"),
     ("throughput", "parse_args", ["--impls", ""], "nothing to measure"),
