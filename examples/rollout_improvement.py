@@ -138,7 +138,7 @@ def main(argv=None) -> int:
         args.seconds, args.tables, args.epochs, args.eval_walls = 2.0, 16, 1, 8
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
-    if args.checkpoint:
+    if args.checkpoint is not None:  # '' is a path (refused), not 'no --checkpoint' (a clone replacing runs/)
         try:
             model, _ = load_checkpoint(args.checkpoint)
         except CheckpointError as e:  # missing, not a checkpoint, another format: one line, exit 2

@@ -6,6 +6,7 @@ import functools
 import importlib.util
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -65,6 +66,20 @@ def test_rollout_improvement_refuses_a_bad_checkpoint(tmp_path):
                          cwd=ROOT, check=False, capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert f"error: --checkpoint: {bad}: not a checkpoint" in out.stderr.strip().splitlines()[-1]
+
+
+def test_rollout_improvement_refuses_an_empty_checkpoint(capsys, monkeypatch, tmp_path):
+    """--checkpoint '' was read as no --checkpoint: a clone was trained into runs/, replacing an earlier one."""
+    pytest.importorskip("torch")
+    module = load_example("rollout_improvement")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "train", types.SimpleNamespace(main=lambda argv: pytest.fail("cloned")))
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        module.main(["--checkpoint", ""])
+    out, err = capsys.readouterr()
+    assert e.value.code == 2 and "error: --checkpoint: '': no file named" in err and "Traceback" not in err
+    assert out == "" and not (tmp_path / "runs").exists()
 
 
 def test_rollout_improvement_stops_in_one_line_when_the_logits_overflow(overflowing_checkpoint, tmp_path):
