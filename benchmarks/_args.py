@@ -78,6 +78,8 @@ def output_problem(flag: str, path) -> str | None:
     """Why ``path`` cannot be written (a name the file system refuses, a missing or unwritable folder, a folder
     itself), or None. No folder is ever created. ``agents.arena.output_problem`` says the same; this copy
     exists because importing ``agents`` would load NumPy before win_checks.py and search.py size its threads."""
+    if str(path) == "":
+        return f"{flag} '': an empty file name; give a file, or leave {flag} out"
     target = Path(path)
     try:
         target.exists()
