@@ -91,17 +91,26 @@ def route_distances(rules, counts: np.ndarray, hui: np.ndarray) -> tuple[np.ndar
     return any_shape, seven_pairs, np.min(np.stack(one_suit), axis=0)
 
 
+def fan_settings_problem(values, q, names=("values", "q")) -> str | None:
+    """Why the ``fan`` variant's worths (any shape, seven pairs, one suit) or ``q`` cannot be used, or None;
+    ``names`` are what the message calls them (the CLI's flags)."""
+    if len(values) != 3 or not all(np.isfinite(v) and v >= 0 for v in values):
+        # a worth below 0 would rank a legal discard past the illegal ones' key
+        return (f"{names[0]}: three finite worths of 0 or more (any shape, seven pairs, one suit), "
+                f"not {', '.join(map(str, values))}")
+    if not 0 < q < 1:
+        return f"{names[1]} must lie in (0, 1), not {q}"
+    return None
+
+
 class FanAwareAgent(RuleBasedAgent):
     """The rule agent with discards ranked by route worth (module docstring, ``fan``)."""
 
     def __init__(self, rules="beijing", values=(1.5, 4.5, 7.0), q: float = 0.4):
         values, q = tuple(float(v) for v in values), float(q)
-        if len(values) != 3 or not all(np.isfinite(v) and v >= 0 for v in values):
-            # a worth below 0 would rank a legal discard past the illegal ones' key
-            raise ValueError(f"values: three finite worths of 0 or more (any shape, seven pairs, one suit), "
-                             f"not {values}")
-        if not 0 < q < 1:
-            raise ValueError(f"q must lie in (0, 1), not {q}")
+        problem = fan_settings_problem(values, q)
+        if problem:
+            raise ValueError(problem)
         super().__init__(rules)
         self.values, self.q = values, q
         self.name = "fan"
@@ -281,10 +290,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         args.values = [float(v) for v in args.values.split(",")]
     except ValueError as e:
         p.error(f"--seeds takes integers and --values numbers, comma-separated ({e})")
-    if len(args.values) != 3 or not all(np.isfinite(args.values)) or min(args.values) < 0:
-        p.error("--values takes three finite numbers, 0 or more: any shape, seven pairs, one suit")
-    if not 0 < args.q < 1:
-        p.error("--q must lie in (0, 1)")
+    problem = fan_settings_problem(args.values, args.q, names=("--values", "--q"))
+    if problem:
+        p.error(problem)
     if not 0 <= args.live <= 144:
         p.error("--live must lie in [0, 144]")
     if not 1 <= args.threat_melds <= 4:
