@@ -4,7 +4,8 @@
 (``/dev/zero``, a binary file, a runaway writer) grows one line until memory runs out. The readers of
 ``python -m mj_env.score`` and ``python -m mj_env.records`` use `bounded_lines` instead: a line longer
 than ``limit`` bytes is read past in pieces and yields `TooLong` in its place, so it becomes one bad
-line of the stream while memory stays bounded.
+line of the stream while memory stays bounded. `TooLong` comes before the rest of its line is read, so
+a reader that stops there (``mj_env.records``: no hand record is that long) never reads the rest.
 """
 from __future__ import annotations
 
@@ -41,10 +42,10 @@ def bounded_lines(stream, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | str |
         if len(line) <= limit:
             yield line
             continue
+        yield TooLong(limit)  # before the rest is read: a reader may stop here (a stream that never ends)
         end = line[-1:]
         while end not in (b"\n", "\n"):  # read past the rest of the long line, a piece at a time
             piece = readline(_PIECE)
             if not piece:
                 break
             end = piece[-1:]
-        yield TooLong(limit)

@@ -248,11 +248,15 @@ def main(argv=None) -> int:
                 if not isinstance(line, TooLong) and not line.strip():
                     continue
                 k, n = n, n + 1
+                if isinstance(line, TooLong):  # no hand record is that long: not a file of records (/dev/zero)
+                    bad += 1
+                    print(f"record {k}: line longer than {line.limit:,} bytes (a hand record is a few kilobytes): "
+                          "not a file of hand records, one JSON object per line; stopped reading here",
+                          file=sys.stderr)
+                    break
                 if args.show is not None and k != args.show:
                     continue
                 try:
-                    if isinstance(line, TooLong):
-                        raise ValueError(line.message())  # noqa: TRY004 (one bad record, as bad JSON is)
                     record = json.loads(line.rstrip(b"\r\n").decode("utf-8"))  # (an error: "line 1 column N")
                     if args.show is not None:
                         show(record)

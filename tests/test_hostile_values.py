@@ -259,6 +259,33 @@ def test_the_records_cli_counts_a_line_without_end_as_one_bad_record(tmp_path, c
     assert "record 0: line longer than" in capsys.readouterr().err
 
 
+def test_the_records_cli_stops_at_a_line_no_record_could_be(capsys):
+    """/dev/zero is one line without end: the reader stops at the bound instead of reading it past forever,
+    with --show too (it read past every line before the one asked for)."""
+    import os
+    import subprocess
+    import sys
+
+    from mj_env.lines import MAX_LINE_BYTES
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero here")
+    for extra in ([], ["--show", "3"]):
+        run = subprocess.run([sys.executable, "-m", "mj_env.records", "/dev/zero", *extra], check=False,
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 1 and "Traceback" not in run.stderr, (extra, run.stderr)
+        assert f"record 0: line longer than {MAX_LINE_BYTES:,} bytes" in run.stderr and "stopped reading" in run.stderr
+
+
+def test_the_too_long_line_comes_before_the_rest_of_it_is_read():
+    import io
+
+    from mj_env.lines import TooLong, bounded_lines
+    stream = io.BytesIO(b"x" * 50 + b"\nnext\n")
+    lines = bounded_lines(stream, limit=10)
+    assert isinstance(next(lines), TooLong) and stream.tell() == 11  # the bound and one byte, no more
+    assert next(lines) == b"next\n"
+
+
 def test_a_masked_action_is_no_action():
     from mj_env.vector import MahjongVectorEnv
     env = MahjongVectorEnv(num_envs=3, seed=0)
