@@ -78,8 +78,8 @@ def output_problem(flag: str, path) -> str | None:
     """Why ``path`` cannot be written (a name the file system refuses, a missing or unwritable folder, a folder
     itself), or None. No folder is ever created. ``agents.arena.output_problem`` says the same; this copy
     exists because importing ``agents`` would load NumPy before win_checks.py and search.py size its threads."""
-    if str(path) == "":
-        return f"{flag} '': an empty file name; give a file, or leave {flag} out"
+    if not str(path).strip():  # as agents.arena: a name of spaces is a slip too
+        return f"{flag} {str(path)!r}: an empty file name; give a file, or leave {flag} out"
     target = Path(path)
     try:
         target.exists()
@@ -99,7 +99,7 @@ def output(p: argparse.ArgumentParser, flag: str, path, formats: tuple[str, ...]
     """``p.error`` unless ``path`` (if given) can be written, and, with ``formats``, ends in one of them."""
     if path is None:
         return
-    if formats is not None and Path(path).suffix.lower().lstrip(".") not in formats:
+    if formats is not None and str(path).strip() and Path(path).suffix.lower().lstrip(".") not in formats:
         p.error(f"{flag} {path}: the file name must end in one of {', '.join('.' + f for f in formats)}")
     problem = output_problem(flag, path)
     if problem:

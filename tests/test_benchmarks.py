@@ -273,6 +273,7 @@ BAD_ARGS = [
     ("throughput", "parse_args", ["--repeat", "0"], "--repeat"),
     ("features_cost", "main", ["--rules", ""], "--rules"),                         # a table of nothing
     ("throughput", "parse_args", ["--json", ""], "--json '': an empty file name"),  # was taken as "no --json"
+    ("throughput", "parse_args", ["--plot", "  "], "--plot '  ': an empty file name"),  # as agents.arena refuses it
 ]
 
 
