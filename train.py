@@ -268,6 +268,8 @@ def check_args(args: Args) -> str | None:
     if not name or name == "." or ".." in name or any(c in name for c in "/\\,") or not name.isprintable():
         return (f"--exp-name must be a plain directory name under runs/ (no '/', '\\', '..', ',' or control "
                 f"characters; the arena's --agents separates checkpoints by commas), not {name[:MAX_NAME]!r}")
+    if name != name.strip():  # a blank name, or spaces at an end: invisible in a listing and in the logs
+        return f"--exp-name must not begin or end with a space, not {name[:MAX_NAME]!r}"
     if len(name.encode()) > MAX_NAME:
         return f"--exp-name must be at most {MAX_NAME} bytes long, not {len(name.encode())}"
     # name: (lowest, highest) allowed

@@ -170,6 +170,8 @@ def test_help_shows_every_flag_with_its_docstring(capsys):
     (["--exp-name", "a/b"], "--exp-name must be a plain directory name"),
     (["--exp-name", "a\\b"], "--exp-name must be a plain directory name"),
     (["--exp-name", "a\nb"], "--exp-name must be a plain directory name"),
+    (["--exp-name", " "], "--exp-name must not begin or end with a space, not ' '"),  # was a run named ' '
+    (["--exp-name", "run "], "--exp-name must not begin or end with a space"),
     (["--exp-name", "x" * 101], "--exp-name must be at most 100 bytes long, not 101"),
     # a value outside its own range is named so, not only refused by a later check (sum of shares, float32 size)
     (["--opponent-pretrained", "1.5", "--opponent-rule", "0"], "--opponent-pretrained must be in [0, 1], not 1.5"),
