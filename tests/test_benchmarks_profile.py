@@ -335,11 +335,15 @@ def test_profile_samples_attribute_lines_and_win_tables_callers():
     lone = ((f"{MJ}/tables.py", "get", 9), (f"{MJ}/legal.py", "split_wild", 33), loop)
     # another file's run_steps is not the profiled loop: dropped
     elsewhere = ((f"{MJ}/engine.py", "step", 1), ("/elsewhere/bench.py", "run_steps", 1))
-    res = profile_step.analyse_samples({win: 2.0, lone: 1.0, elsewhere: 4.0})
-    assert res["total"] == pytest.approx(3.0)
-    assert res["win_tables_by_caller"] == {"masks": 2.0, "other": 1.0}
-    assert res["lines"] == {(f"{MJ}/hand.py", "is_win", 280): 2.0, (f"{MJ}/tables.py", "get", 9): 1.0}
-    assert res["categories"] == {"win tables": 3.0}
+    # the same function at another line, from the claims: its time adds up, its lines apart
+    again = ((f"{MJ}/hand.py", "is_win", 281), (f"{MJ}/legal.py", "claim_options", 150), step, loop)
+    res = profile_step.analyse_samples({win: 2.0, lone: 1.0, elsewhere: 4.0, again: 0.5})
+    assert res["total"] == pytest.approx(3.5)
+    assert res["win_tables_by_caller"] == {"masks": 2.0, "other": 1.0, "claims": 0.5}
+    assert res["lines"] == {(f"{MJ}/hand.py", "is_win", 280): 2.0, (f"{MJ}/tables.py", "get", 9): 1.0,
+                            (f"{MJ}/hand.py", "is_win", 281): 0.5}
+    assert res["own"] == {(f"{MJ}/hand.py", "is_win"): 2.5, (f"{MJ}/tables.py", "get"): 1.0}
+    assert res["categories"] == {"win tables": 3.5}
 
 
 class _FakeProfile:
