@@ -104,7 +104,7 @@ def main(argv=None) -> dict:
     p.add_argument("--rules", default="beijing,hebei", help=f"comma-separated, of {', '.join(PRESET_NAMES)}")
     p.add_argument("--seconds", type=float, default=2.0, help="play per variant and round (default 2)")
     p.add_argument("--repeat", type=int, default=3, help="interleaved rounds, 1 to 100 (default 3)")
-    p.add_argument("--json", type=Path, help="also write the rows as JSON (its folder must exist)")
+    p.add_argument("--json", metavar="PATH", help="also write the rows as JSON (its folder must exist)")
     a = p.parse_args(argv)
     rule_sets = _args.name_list(p, "--rules", a.rules, PRESET_NAMES)
     _args.positive(p, "--seconds", a.seconds)

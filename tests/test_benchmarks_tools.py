@@ -611,3 +611,9 @@ def test_fast_paths_refuses_arguments_past_their_limits(argv, flag, capsys, monk
         raise AssertionError("measured despite a bad argument")
     monkeypatch.setattr(fast_paths, "aec_rate", measured)
     _refused(fast_paths.main, argv, flag, capsys)
+
+
+def test_fast_paths_names_an_empty_json_name_as_such(capsys, monkeypatch):
+    """``--json ''`` was read as Path('') == '.', and refused as "--json .: is a directory"."""
+    monkeypatch.setattr(fast_paths, "aec_rate", lambda *a: pytest.fail("measured despite a bad argument"))
+    _refused(fast_paths.main, ["--json", ""], "--json '': an empty file name", capsys)
