@@ -255,7 +255,8 @@ def torchrl_run(module, argv, capsys, monkeypatch) -> tuple[str, int]:
     monkeypatch.setattr(torch.optim, "Adam", Adam)
     capsys.readouterr()
     module.main(argv)
-    return capsys.readouterr().out, len(steps)
+    out = capsys.readouterr().out  # less TorchRL's own log lines (there when its logger took this stdout)
+    return "".join(line for line in out.splitlines(keepends=True) if "[torchrl]" not in line), len(steps)
 
 
 def test_torchrl_rounds_frames_to_whole_table_steps_and_seeds_torch(capsys, monkeypatch):
@@ -535,3 +536,24 @@ def test_rllib_smoke_replaces_the_size_flags_and_keeps_at_most_8_tables(rllib_st
         a = made["args"]
         assert (a.iterations, a.num_env_runners, a.batch, a.epochs, a.hidden, a.tables) == (1, 0, 256, 1, 32, kept)
         assert made["init"]["num_cpus"] == 1
+
+
+def test_torchrl_reports_a_single_hand_as_its_points_without_a_spread(capsys, monkeypatch):
+    """One hand ended in an iteration: its points, not a mean ± nan."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("torchrl")
+    module = load("torchrl_ppo")
+
+    class OneHand(module.Collector):
+        def __iter__(self):
+            for data in super().__iter__():
+                done = torch.zeros_like(data["next", "done"])
+                done.view(-1)[0] = True
+                data["next", "done"] = done
+                data["next", "reward"] = done.to(data["next", "reward"].dtype) * 3.0
+                yield data
+
+    monkeypatch.setattr(module, "Collector", OneHand)
+    out, _ = torchrl_run(module, ["--tables", "4", "--frames", "8", "--iterations", "1", "--epochs", "1",
+                                  "--hidden", "8"], capsys, monkeypatch)
+    assert out.startswith("iter 1: 8 decisions, 1 hands, +3 points vs rule, loss ")
