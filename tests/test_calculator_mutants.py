@@ -23,6 +23,8 @@ VALID = {"hand": "123m456p789s23s55z", "win_tile": "4s", "hui": "9p", "winner": 
     # a pair has exactly two seats: three are no pair (not a crash on unpacking)
     (dict(VALID, hubao=[[1, 2, 3]]), "hubao[0] must be a pair of seats like [1, 3], got [1, 2, 3]"),
     (dict(VALID, hubao=[[]]), "hubao[0] must be a pair of seats"),
+    # seat 0 is falsy: binding it to itself is refused as for any seat
+    (dict(VALID, hubao=[[1, 3], [0, 0]]), "hubao[1] binds seat 0 to itself"),
 ])
 def test_mutant_input_checks_name_the_field(obj, words):
     with pytest.raises(InputError) as e:
@@ -139,3 +141,11 @@ def test_null_hui_and_indicator_are_the_default_under_rules_without_hui():
     hebei = {"rules": "hebei", "hand": "123m456p789s23s55z", "win_tile": "4s"}
     assert evaluate(dict(hebei, hui=None, indicator=None)) == evaluate(hebei)
     assert evaluate(VALID)["shaozhuang"] == 0  # no 烧庄 this hand: the line is 0, not null
+
+
+def test_a_melds_from_is_optional_but_a_concealed_kong_takes_none_even_seat_0():
+    line = dict(VALID, hand="123m456p789s5z", win_tile="5z", melds=[{"type": "pong", "tiles": "111z"}])
+    assert evaluate(line) == evaluate(dict(line, melds=[{"type": "pong", "tiles": "111z", "from": 2}]))
+    assert evaluate(line)["legal"] is True
+    with pytest.raises(InputError, match=r"melds\[0\]: a concealed kong is claimed from nobody; drop 'from' \(got 0\)"):
+        evaluate(dict(line, melds=[{"type": "concealed_kong", "tiles": "1111z", "from": 0}]))
