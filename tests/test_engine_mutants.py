@@ -1,0 +1,203 @@
+"""Engine checks and bookkeeping that a second mutation round of mj_env/engine.py found untested:
+seeds, row subsets, clone/restore, per-table match bookkeeping and what step returns."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mj_env.actions import ActionError
+from mj_env.baselines import uniform_legal
+from mj_env.engine import _STATE_FIELDS, Engine
+from mj_env.state import END
+
+
+def _play(eng: Engine, rng: np.random.Generator, steps: int) -> None:
+    for _ in range(steps):
+        eng.step(uniform_legal(eng.legal_mask(), rng, empty_ok=True))
+
+
+@pytest.mark.parametrize("seed", [True, False, np.True_])
+def test_a_bool_seed_is_refused(seed):
+    with pytest.raises(ValueError, match="seed must be"):
+        Engine("beijing", num_tables=2, seed=seed)
+    eng = Engine("beijing", num_tables=2, seed=0)
+    eng.reset()
+    state = eng.rng.bit_generator.state
+    with pytest.raises(ValueError, match="seed must be"):
+        eng.reset(seed=seed)
+    assert eng.rng.bit_generator.state == state
+
+
+def test_reset_of_some_tables_starts_their_match_and_leaves_the_others_counts():
+    """reset(tables=...) starts a new match at those tables only: hands_played and match_scores go to 0
+    there, and the other tables keep theirs; a full reset zeroes every table's."""
+    eng = Engine("beijing", num_tables=4, seed=1, hands_per_episode=8)
+    eng.reset()
+    rng = np.random.default_rng(1)
+    st = eng.state
+    _play(eng, rng, 40)
+    st.hands_played[:] = [1, 2, 3, 4]  # as if a few hands of each match were settled already
+    st.match_scores[:] = np.arange(16).reshape(4, 4) - 5
+    played, scores = st.hands_played.copy(), st.match_scores.copy()
+    eng.reset(tables=[2, 0])
+    assert (st.hands_played[[0, 2]] == 0).all() and not st.match_scores[[0, 2]].any()
+    assert np.array_equal(st.hands_played[[1, 3]], played[[1, 3]])
+    assert np.array_equal(st.match_scores[[1, 3]], scores[[1, 3]])
+    _play(eng, rng, 5)
+    eng.reset()
+    assert not st.hands_played.any() and not st.match_scores.any()
+
+
+def test_a_partial_reset_whose_deal_ends_the_hand_clears_that_tables_mask():
+    """A table reset into a hand that ends at its deal (四惠牌) is in END: its legal mask is empty, not the
+    mask of the position it held before the reset; the other table keeps its mask."""
+    from walls import four_hui_wall
+
+    eng = Engine("beijing", num_tables=2, seed=0)
+    eng.reset()
+    _play(eng, np.random.default_rng(0), 3)
+    assert eng.legal_mask().any(axis=1).all()
+    other = eng.legal_mask()[1].copy()
+    res = eng.reset(walls=[four_hui_wall()], dealers=[0], tables=[0])
+    assert res.hand_over.tolist() == [True, False] and eng.state.phase[0] == END
+    assert not eng.legal_mask()[0].any()
+    assert np.array_equal(eng.legal_mask()[1], other)
+
+
+def test_a_reset_of_several_tables_deals_every_one_of_them():
+    """reset(tables=[0, 1]) of a fresh engine marks both tables dealt: once the last table is reset too the
+    engine steps, and either table can be cloned."""
+    eng = Engine("beijing", num_tables=3, seed=0)
+    eng.reset(tables=[0, 1])
+    with pytest.raises(ValueError, match="table 2 has never been dealt"):
+        eng.clone([2])
+    eng.clone([1, 0])
+    eng.reset(tables=[2])
+    eng.step(uniform_legal(eng.legal_mask(), np.random.default_rng(0)))
+
+
+def test_step_refuses_while_any_table_is_undealt():
+    eng = Engine("beijing", num_tables=3, seed=0)
+    eng.reset(tables=[0, 2])
+    before = eng.state.copy()
+    with pytest.raises(ActionError, match="table 1 has not been dealt"):
+        eng.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ActionError, match="table 1 has not been dealt"):
+        eng.step(np.zeros(3, dtype=np.int64), tables=[0])
+    assert all(np.array_equal(getattr(before, f), getattr(eng.state, f)) for f in _STATE_FIELDS)
+
+
+def test_a_one_table_engine_stepping_no_tables_changes_nothing():
+    """step(actions, tables=[]) steps no table, at a one-table engine (its fast path) too."""
+    eng = Engine("beijing", num_tables=1, seed=0)
+    eng.reset()
+    before, mask = eng.state.copy(), eng.legal_mask().copy()
+    a = uniform_legal(mask, np.random.default_rng(0))
+    res = eng.step(a, tables=[])
+    assert not res.hand_over.any() and not res.rewards.any()
+    assert all(np.array_equal(getattr(before, f), getattr(eng.state, f)) for f in _STATE_FIELDS)
+    assert np.array_equal(eng.legal_mask(), mask)
+
+
+def test_match_scores_add_each_hand_to_the_ones_before():
+    """match_scores is the sum of the match's hands: a hand that ends adds its rewards to what was there."""
+    eng = Engine("beijing", num_tables=2, seed=4, hands_per_episode=4)
+    eng.reset()
+    st = eng.state
+    st.match_scores[:] = [[5, -5, 2, -2], [1, 2, 3, -6]]  # as if earlier hands were settled
+    rng = np.random.default_rng(4)
+    ended = np.zeros(2, dtype=bool)
+    total = st.match_scores.copy()
+    while not ended.all():
+        res = eng.step(uniform_legal(eng.legal_mask(), rng, empty_ok=True))
+        total += res.rewards
+        ended |= res.hand_over
+        assert np.array_equal(st.match_scores, total)
+    assert (st.hands_played >= 1).all()
+
+
+def test_restore_refuses_more_sources_than_destinations():
+    eng = Engine("beijing", num_tables=3, seed=0)
+    eng.reset()
+    before = eng.state.copy()
+    with pytest.raises(ValueError, match="3 source tables given for 2 destination tables"):
+        eng.restore(eng, [0, 1, 2], [0, 1])
+    assert all(np.array_equal(getattr(before, f), getattr(eng.state, f)) for f in _STATE_FIELDS)
+
+
+def test_clone_of_one_table_number():
+    """clone(b) with one table number (not a list) is a one-table engine holding table b."""
+    eng = Engine("beijing", num_tables=3, seed=0)
+    eng.reset()
+    one = eng.clone(np.int64(2))
+    assert one.num_tables == 1
+    for f in _STATE_FIELDS:
+        assert np.array_equal(getattr(one.state, f)[0], getattr(eng.state, f)[2]), f
+    assert np.array_equal(one.legal_mask()[0], eng.legal_mask()[2])
+
+
+def test_a_declared_ting_lasts_until_the_hand_ends():
+    """quemen 报听: once a seat has declared it, its later discards (only the drawn tile) keep it declared
+    for the rest of the hand."""
+    eng = Engine("quemen", num_tables=16, seed=5)
+    eng.reset()
+    st = eng.state
+    rng = np.random.default_rng(5)
+    kept = 0
+    for _ in range(400):
+        before, hands = st.ting.copy(), st.hands_played.copy()
+        res = eng.step(uniform_legal(eng.legal_mask(), rng, empty_ok=True))
+        same_hand = ~res.hand_over & (st.hands_played == hands)
+        assert (st.ting[same_hand] | ~before[same_hand]).all()
+        kept += int((before[same_hand] & st.ting[same_hand]).sum())
+        if res.episode_over.any():
+            eng.reset(tables=np.flatnonzero(res.episode_over))
+    assert kept > 5
+
+
+def test_step_of_some_tables_ignores_the_actions_of_the_others():
+    """step(actions, tables=...) checks only the chosen tables' actions: an illegal entry at a table that is
+    not stepped is ignored, as the docstring says."""
+    eng = Engine("beijing", num_tables=3, seed=0)
+    eng.reset()
+    rng = np.random.default_rng(0)
+    _play(eng, rng, 4)
+    acts = uniform_legal(eng.legal_mask(), rng)
+    acts[1] = 999
+    acts[2] = int(np.flatnonzero(~eng.legal_mask()[2])[0])
+    before = eng.state.copy()
+    eng.step(acts, tables=[0])
+    for f in _STATE_FIELDS:
+        assert np.array_equal(getattr(eng.state, f)[1:], getattr(before, f)[1:]), f
+
+
+def test_the_first_illegal_table_is_named():
+    """With illegal actions at several tables, the error names the lowest one."""
+    eng = Engine("beijing", num_tables=3, seed=0)
+    eng.reset()
+    acts = uniform_legal(eng.legal_mask(), np.random.default_rng(0))
+    acts[1] = acts[2] = 999
+    with pytest.raises(ActionError, match=r"\(table 1\)"):
+        eng.step(acts)
+
+
+def test_a_0d_array_of_walls_is_a_wall_error():
+    from mj_env.wall import WallError
+
+    eng = Engine("beijing", num_tables=2, seed=0)
+    eng.reset()
+    state = eng.rng.bit_generator.state
+    with pytest.raises(WallError, match="walls must be a list of 2 walls .*got ndarray"):
+        eng.reset(walls=np.array(5))
+    assert eng.rng.bit_generator.state == state
+
+
+def test_explaining_an_action_at_an_ended_table_says_the_hand_is_over():
+    eng = Engine("beijing", num_tables=2, seed=3)
+    eng.reset()
+    rng = np.random.default_rng(3)
+    while eng.state.phase[1] != END:
+        res = eng.step(uniform_legal(eng.legal_mask(), rng, empty_ok=True))
+        if res.hand_over[0]:
+            eng.reset(tables=[0])
+    assert eng.explain_illegal(1, 0) == "action 'discard 1m' at table 1: the hand is over; reset first"
