@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mj_env.actions import ActionError
+from mj_env.actions import N_ACTIONS, ActionError
 from mj_env.baselines import uniform_legal
 from mj_env.engine import _STATE_FIELDS, Engine
 from mj_env.state import END
@@ -201,3 +201,51 @@ def test_explaining_an_action_at_an_ended_table_says_the_hand_is_over():
         if res.hand_over[0]:
             eng.reset(tables=[0])
     assert eng.explain_illegal(1, 0) == "action 'discard 1m' at table 1: the hand is over; reset first"
+
+
+def test_load_puts_back_the_masks_and_which_tables_were_dealt():
+    """_load(_save()) puts back the legal masks and the dealt-ever flags as they were at the save, however
+    the engine moved on in between (a step, a reset of the table never dealt)."""
+    eng = Engine("beijing", num_tables=3, seed=0)
+    eng.reset(tables=[0, 1])
+    saved = eng._save()
+    mask, state = eng.legal_mask().copy(), eng.state.copy()
+    eng.reset(tables=[2])
+    eng.step(uniform_legal(eng.legal_mask(), np.random.default_rng(0)))
+    eng._load(saved)
+    assert np.array_equal(eng.legal_mask(), mask)
+    assert all(np.array_equal(getattr(state, f), getattr(eng.state, f)) for f in _STATE_FIELDS)
+    with pytest.raises(ActionError, match="table 2 has not been dealt"):
+        eng.step(np.zeros(3, dtype=np.int64))
+
+
+def test_an_empty_list_of_tables_steps_and_resets_nothing():
+    """tables=[] (a plain empty list, float to NumPy) selects no table: step and reset change nothing."""
+    eng = Engine("beijing", num_tables=3, seed=0)
+    eng.reset()
+    before, mask = eng.state.copy(), eng.legal_mask().copy()
+    res = eng.step(uniform_legal(mask, np.random.default_rng(0)), tables=[])
+    assert not res.hand_over.any()
+    res = eng.reset(tables=[])
+    assert not res.hand_over.any()
+    assert all(np.array_equal(getattr(before, f), getattr(eng.state, f)) for f in _STATE_FIELDS)
+    assert np.array_equal(eng.legal_mask(), mask)
+
+
+
+@pytest.mark.parametrize("num_tables", [1, 3])
+def test_a_negative_action_is_refused_even_where_it_would_wrap_to_a_legal_one(num_tables):
+    """-N_ACTIONS + a would index the mask at a (a legal action): it is still out of range, refused with
+    nothing changed, at a one-table engine (its own path) as at a batch."""
+    eng = Engine("beijing", num_tables=num_tables, seed=0)
+    eng.reset()
+    rng = np.random.default_rng(0)
+    _play(eng, rng, 2)
+    acts = uniform_legal(eng.legal_mask(), rng)
+    before = eng.state.copy()
+    bad = acts.copy()
+    bad[-1] -= N_ACTIONS
+    with pytest.raises(ActionError, match=str(int(bad[-1]))):
+        eng.step(bad)
+    assert all(np.array_equal(getattr(before, f), getattr(eng.state, f)) for f in _STATE_FIELDS)
+    eng.step(acts)
