@@ -249,3 +249,24 @@ def test_a_negative_action_is_refused_even_where_it_would_wrap_to_a_legal_one(nu
         eng.step(bad)
     assert all(np.array_equal(getattr(before, f), getattr(eng.state, f)) for f in _STATE_FIELDS)
     eng.step(acts)
+
+
+def test_explain_illegal_takes_one_table_number():
+    eng = Engine("beijing", num_tables=3, seed=0)
+    eng.reset()
+    with pytest.raises(ValueError, match="table must be one table number, got 2"):
+        eng.explain_illegal([0, 1], 0)
+    with pytest.raises(ValueError, match="has no table 3"):
+        eng.explain_illegal(3, 0)
+
+
+def test_a_full_clone_has_its_own_masks():
+    """clone() of every table shares no mask with the original: playing the clone leaves the original's legal
+    masks as they were (and the other way round)."""
+    eng = Engine("beijing", num_tables=2, seed=0)
+    eng.reset()
+    twin = eng.clone()
+    mask = eng.legal_mask().copy()
+    twin.step(uniform_legal(twin.legal_mask(), np.random.default_rng(0)))
+    assert not np.array_equal(twin.legal_mask(), mask)
+    assert np.array_equal(eng.legal_mask(), mask)
