@@ -99,22 +99,6 @@ def test_a_one_table_engine_stepping_no_tables_changes_nothing():
     assert np.array_equal(eng.legal_mask(), mask)
 
 
-def test_match_scores_add_each_hand_to_the_ones_before():
-    """match_scores is the sum of the match's hands: a hand that ends adds its rewards to what was there."""
-    eng = Engine("beijing", num_tables=2, seed=4, hands_per_episode=4)
-    eng.reset()
-    st = eng.state
-    st.match_scores[:] = [[5, -5, 2, -2], [1, 2, 3, -6]]  # as if earlier hands were settled
-    rng = np.random.default_rng(4)
-    ended = np.zeros(2, dtype=bool)
-    total = st.match_scores.copy()
-    while not ended.all():
-        res = eng.step(uniform_legal(eng.legal_mask(), rng, empty_ok=True))
-        total += res.rewards
-        ended |= res.hand_over
-        assert np.array_equal(st.match_scores, total)
-    assert (st.hands_played >= 1).all()
-
 
 def test_restore_refuses_more_sources_than_destinations():
     eng = Engine("beijing", num_tables=3, seed=0)
@@ -124,16 +108,6 @@ def test_restore_refuses_more_sources_than_destinations():
         eng.restore(eng, [0, 1, 2], [0, 1])
     assert all(np.array_equal(getattr(before, f), getattr(eng.state, f)) for f in _STATE_FIELDS)
 
-
-def test_clone_of_one_table_number():
-    """clone(b) with one table number (not a list) is a one-table engine holding table b."""
-    eng = Engine("beijing", num_tables=3, seed=0)
-    eng.reset()
-    one = eng.clone(np.int64(2))
-    assert one.num_tables == 1
-    for f in _STATE_FIELDS:
-        assert np.array_equal(getattr(one.state, f)[0], getattr(eng.state, f)[2]), f
-    assert np.array_equal(one.legal_mask()[0], eng.legal_mask()[2])
 
 
 def test_a_declared_ting_lasts_until_the_hand_ends():
@@ -251,22 +225,33 @@ def test_a_negative_action_is_refused_even_where_it_would_wrap_to_a_legal_one(nu
     eng.step(acts)
 
 
-def test_explain_illegal_takes_one_table_number():
+def test_reset_errors_name_the_table_within_a_reset_of_one_table_of_many():
+    """At a many-table engine, a bad wall or dealer of a one-table reset is named by its place in the reset;
+    one flat list of tiles is told apart from a list of walls."""
+    from walls import build_wall
+
+    from mj_env.wall import WallError
+
     eng = Engine("beijing", num_tables=3, seed=0)
     eng.reset()
-    with pytest.raises(ValueError, match="table must be one table number, got 2"):
-        eng.explain_illegal([0, 1], 0)
-    with pytest.raises(ValueError, match="has no table 3"):
-        eng.explain_illegal(3, 0)
+    before = eng.state.copy()
+    with pytest.raises(ValueError, match="^dealer of table 0 of this reset must be a seat 0-3"):
+        eng.reset(tables=[1], dealers=[7])
+    bad = list(build_wall("beijing"))
+    bad[10] = bad[11] = bad[12] = bad[13] = bad[14] = bad[0]
+    with pytest.raises(WallError, match="^wall of table 0 of this reset: "):
+        eng.reset(tables=[2], walls=[bad])
+    with pytest.raises(WallError, match=r"got one list of 136 tiles .*\[wall\] \* 2"):
+        eng.reset(tables=[0, 2], walls=build_wall("beijing"))
+    assert all(np.array_equal(getattr(before, f), getattr(eng.state, f)) for f in _STATE_FIELDS)
 
 
-def test_a_full_clone_has_its_own_masks():
-    """clone() of every table shares no mask with the original: playing the clone leaves the original's legal
-    masks as they were (and the other way round)."""
-    eng = Engine("beijing", num_tables=2, seed=0)
+def test_copies_take_one_table_number_and_refuse_a_2d_empty_list():
+    eng = Engine("beijing", num_tables=3, seed=0)
     eng.reset()
-    twin = eng.clone()
-    mask = eng.legal_mask().copy()
-    twin.step(uniform_legal(twin.legal_mask(), np.random.default_rng(0)))
-    assert not np.array_equal(twin.legal_mask(), mask)
-    assert np.array_equal(eng.legal_mask(), mask)
+    _play(eng, np.random.default_rng(0), 3)
+    eng.restore(eng, 0, 2)  # one destination as one number
+    for f in _STATE_FIELDS:
+        assert np.array_equal(getattr(eng.state, f)[2], getattr(eng.state, f)[0]), f
+    with pytest.raises(ValueError, match="1-D list"):
+        eng.clone(np.zeros((1, 0), dtype=np.int64))
