@@ -155,16 +155,6 @@ def test_the_first_illegal_table_is_named():
         eng.step(acts)
 
 
-def test_a_0d_array_of_walls_is_a_wall_error():
-    from mj_env.wall import WallError
-
-    eng = Engine("beijing", num_tables=2, seed=0)
-    eng.reset()
-    state = eng.rng.bit_generator.state
-    with pytest.raises(WallError, match="walls must be a list of 2 walls .*got ndarray"):
-        eng.reset(walls=np.array(5))
-    assert eng.rng.bit_generator.state == state
-
 
 def test_explaining_an_action_at_an_ended_table_says_the_hand_is_over():
     eng = Engine("beijing", num_tables=2, seed=3)
