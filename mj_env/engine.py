@@ -403,7 +403,7 @@ class Engine:
 
     def explain_illegal(self, table: int, action: int) -> str:
         """Why ``action`` is not legal at ``table`` now, in words (a TypeError or ValueError for a ``table`` that is
-        not one table number of this engine)."""
+        not one table number of this engine); for an action that is legal, a line that says so."""
         table = self._table_arg(table, "table", repeats=True)
         if table.ndim:
             raise ValueError(f"table must be one table number, got {table.size}")
@@ -416,9 +416,11 @@ class Engine:
         phase = PHASE_NAMES[st.phase[table]]
         if st.phase[table] == END:
             return f"action '{name}' at table {table}: the hand is over; reset first"
+        where = f" at table {table}" if self.num_tables > 1 else ""
+        if self._mask[table, int(action)]:  # asked about an action that is allowed: say so, not "illegal"
+            return f"action '{name}' is legal{where} for seat {st.to_act[table]} in phase {phase}"
         legal_names = [A.name(i) for i in np.flatnonzero(self._mask[table])]
         listed = ", ".join(legal_names[:12]) + (" ..." if len(legal_names) > 12 else "")
-        where = f" at table {table}" if self.num_tables > 1 else ""
         reason = illegal.why(self.rules, st, table, int(action))
         return (f"action '{name}' is illegal{where} for seat {st.to_act[table]} in phase {phase}"
                 f"{': ' + reason if reason else ''}; legal now: {listed}")

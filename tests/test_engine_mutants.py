@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from mj_env import actions as A
 from mj_env.actions import N_ACTIONS, ActionError
 from mj_env.baselines import uniform_legal
 from mj_env.engine import _STATE_FIELDS, Engine
@@ -245,3 +246,14 @@ def test_copies_take_one_table_number_and_refuse_a_2d_empty_list():
         assert np.array_equal(getattr(eng.state, f)[2], getattr(eng.state, f)[0]), f
     with pytest.raises(ValueError, match="1-D list"):
         eng.clone(np.zeros((1, 0), dtype=np.int64))
+
+
+def test_explaining_a_legal_action_says_it_is_legal():
+    """It said "is illegal" and then listed the same action among the legal ones."""
+    eng = Engine("beijing", num_tables=2, seed=3)
+    eng.reset()
+    legal = int(np.flatnonzero(eng.legal_mask()[1])[0])
+    seat = int(eng.state.to_act[1])
+    assert eng.explain_illegal(1, legal) == f"action '{A.name(legal)}' is legal at table 1 for seat {seat} in phase TURN"
+    illegal_action = int(np.flatnonzero(~eng.legal_mask()[1])[0])
+    assert " is illegal at table 1 " in eng.explain_illegal(1, illegal_action)
