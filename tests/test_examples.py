@@ -2,8 +2,6 @@
 CI installs the ``examples`` extra so that they run)."""
 from __future__ import annotations
 
-import functools
-import importlib.util
 import subprocess
 import sys
 import types
@@ -11,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from example_modules import load_example
 
 from mj_env import actions as A
 
@@ -99,10 +98,7 @@ def test_rule_variants_smoke_and_what_each_variant_changes():
     out = run_smoke("rule_variants.py")  # 16 walls: each variant against the rule agent
     assert all(f"| {name} | 777 |" in out
                for name in ("fan", "no_chi", "no_claims", "kong", "pass_ron", "no_hubao", "combined", "defend"))
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("rule_variants", ROOT / "examples" / "rule_variants.py")
-    rv = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rv)
+    rv = load_example("rule_variants")
     from mj_env.rules import get_rules
     from mj_env.tiles import parse_hand
     # 13 tiles, no 惠牌: 123m 456m 7m 11p 99s 5z 6z is 2 exchanges from ready (7m and 99s each short of
@@ -246,15 +242,6 @@ def test_threats_and_discard_safety_read_melds_kongs_ting_the_wall_and_every_thr
     o[0, SC, COL_TING.start + 3] = 0
     assert rv.threats(o, beijing, 4, 40).tolist() == [[False, False, True]]
     assert rv.threats(o, beijing, 4, 39).tolist() == [[False, False, False]]
-
-
-@functools.cache
-def load_example(name: str):
-    """examples/<name>.py as a module (its main(argv) then runs in this process)."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 FAST = ["--walls", "1", "--seeds", "0"]

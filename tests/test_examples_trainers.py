@@ -4,22 +4,10 @@ The libraries are stubbed where the example only passes values on; tests/test_ex
 from __future__ import annotations
 
 import argparse
-import functools
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-@functools.cache
-def load(name: str):
-    spec = importlib.util.spec_from_file_location(f"trainers_{name}", ROOT / "examples" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from example_modules import load_example
 
 
 class Reached(Exception):
@@ -41,7 +29,7 @@ def refused(module, argv, capsys) -> str:
 def sb3(monkeypatch):
     """The example with SB3 stubbed: returns (module, calls); main runs in milliseconds."""
     pytest.importorskip("sb3_contrib")
-    module = load("sb3_maskable_ppo")
+    module = load_example("sb3_maskable_ppo")
     calls = {}
 
     class Model:
@@ -136,7 +124,7 @@ def test_sb3_evaluate_scores_the_first_hand_at_each_table_with_sampled_masked_ac
 
     from mj_env.single_agent import MahjongSingleAgentVectorEnv
 
-    module = load("sb3_maskable_ppo")
+    module = load_example("sb3_maskable_ppo")
 
     class RandomLegal:
         """A legal action drawn with its own generator (the same draws for the example and the reference)."""
@@ -172,7 +160,7 @@ def test_torchrl_make_env_plays_the_rules_and_opponents_asked_seeded():
     pytest.importorskip("torchrl")
     from mj_env.baselines import RandomAgent
 
-    module = load("torchrl_ppo")
+    module = load_example("torchrl_ppo")
     env = module.make_env("quemen", "random", 3, 7)
     inner = env._env.unwrapped
     assert tuple(env.batch_size) == (3,) and inner.rules.name == "quemen"
@@ -188,7 +176,7 @@ def test_torchrl_logits_take_the_int8_planes_and_hand_masked_categorical_a_bool_
     from mj_env.observation import N_PLANES
     from mj_env.tiles import N_KINDS
 
-    module = load("torchrl_ppo")
+    module = load_example("torchrl_ppo")
     obs = torch.ones((2, N_PLANES, N_KINDS), dtype=torch.uint8)
     mask = torch.tensor([[1, 0, 1], [0, 0, 1]], dtype=torch.int8)
     logits, out_mask = module.Logits(3, 8)(obs, mask)
@@ -200,7 +188,7 @@ def test_torchrl_logits_take_the_int8_planes_and_hand_masked_categorical_a_bool_
 def test_torchrl_mean_and_error_of_none_one_and_several_hands():
     torch = pytest.importorskip("torch")
     pytest.importorskip("torchrl")
-    module = load("torchrl_ppo")
+    module = load_example("torchrl_ppo")
     assert module.mean_and_error(torch.tensor([])) == "no hand ended"
     assert module.mean_and_error(torch.tensor([3.0])) == "+3.000 (1 hand)"
     assert module.mean_and_error(torch.tensor([1.0, -3.0])) == "-1.000 ± 2.000"  # std 2.83 / sqrt(2)
@@ -210,7 +198,7 @@ def test_torchrl_mean_and_error_of_none_one_and_several_hands():
 def torchrl_stopped(monkeypatch):
     """The example stopped where it builds its env: returns (module, the make_env calls)."""
     pytest.importorskip("torchrl")
-    module = load("torchrl_ppo")
+    module = load_example("torchrl_ppo")
     calls = []
 
     def make_env(*args):
@@ -263,7 +251,7 @@ def test_torchrl_rounds_frames_to_whole_table_steps_and_seeds_torch(capsys, monk
     """Fewer --frames than --tables: one decision at each table (8), and a --minibatch over the batch is cut
     to it (one step per epoch); the same --seed, the same run."""
     pytest.importorskip("torchrl")
-    module = load("torchrl_ppo")
+    module = load_example("torchrl_ppo")
     argv = ["--tables", "8", "--frames", "4", "--iterations", "1", "--epochs", "3", "--hidden", "8",
             "--minibatch", "1000"]
     out, steps = torchrl_run(module, argv, capsys, monkeypatch)
@@ -274,7 +262,7 @@ def test_torchrl_rounds_frames_to_whole_table_steps_and_seeds_torch(capsys, monk
 
 def test_torchrl_counts_the_hands_that_ended_and_compares_the_first_and_last_quarters(capsys, monkeypatch):
     pytest.importorskip("torchrl")
-    module = load("torchrl_ppo")
+    module = load_example("torchrl_ppo")
     out, steps = torchrl_run(module, ["--tables", "8", "--frames", "64", "--iterations", "4", "--epochs", "2",
                                       "--hidden", "8", "--minibatch", "16"], capsys, monkeypatch)
     lines = out.splitlines()
@@ -291,7 +279,7 @@ def test_torchrl_counts_the_hands_that_ended_and_compares_the_first_and_last_qua
 
 def test_torchrl_smoke_replaces_the_minibatch_given(capsys, monkeypatch):
     pytest.importorskip("torchrl")
-    module = load("torchrl_ppo")
+    module = load_example("torchrl_ppo")
     out, steps = torchrl_run(module, ["--smoke", "--minibatch", "7", "--epochs", "5"], capsys, monkeypatch)
     assert out.startswith("iter 1: 256 decisions") and steps == 2  # 256 decisions in minibatches of 128, 1 epoch
 
@@ -303,13 +291,13 @@ def test_tianshou_make_env_wraps_the_rules_env_in_numeric_infos():
     pytest.importorskip("tianshou")
     from mj_env.wrappers import NumericInfos
 
-    env = load("tianshou_pettingzoo").make_env("quemen")
+    env = load_example("tianshou_pettingzoo").make_env("quemen")
     assert isinstance(env.env, NumericInfos) and env.env.unwrapped.rules.name == "quemen"
 
 
 def test_tianshou_accepts_each_bound_and_refuses_just_past_it(monkeypatch, capsys):
     pytest.importorskip("tianshou")
-    module = load("tianshou_pettingzoo")
+    module = load_example("tianshou_pettingzoo")
     rules = []
     monkeypatch.setattr(module, "make_env", lambda r: rules.append(r) or (_ for _ in ()).throw(Reached))
     for argv in (["--envs", "1024"], ["--hidden", "4096"], ["--lr", "10"], ["--seed", str(2**32 - 1)],
@@ -330,7 +318,7 @@ def tianshou(monkeypatch):
     pytest.importorskip("tianshou")
     from types import SimpleNamespace
 
-    module = load("tianshou_pettingzoo")
+    module = load_example("tianshou_pettingzoo")
     made = {"seeds": [], "collectors": []}
 
     class Policy(module.DiscreteQLearningPolicy):
@@ -452,7 +440,7 @@ def test_rllib_env_creators_build_the_rules_opponents_and_tables_asked_with_pena
     from mj_env.baselines import EfficientAgent, RuleBasedAgent
     from mj_env.wrappers import FlatObservations, FlatObservationsGym, FlatObservationsVector
 
-    module = load("rllib_ppo")
+    module = load_example("rllib_ppo")
     aec = module.env_creator({"rules": "quemen"})
     assert isinstance(aec.env, FlatObservations)
     assert aec.env.unwrapped.rules.name == "quemen" and aec.env.unwrapped.illegal_action == "penalize"
@@ -475,7 +463,7 @@ def rllib_args(**kw):
 
 def test_rllib_build_config_hands_ppo_the_flags_given():
     pytest.importorskip("ray.rllib")
-    module = load("rllib_ppo")
+    module = load_example("rllib_ppo")
     c = module.build_config(rllib_args(single_agent=True, rules="hebei", opponents="random", tables=5, hidden=16,
                                        num_env_runners=3, batch=100, epochs=7, seed=11))
     assert (c.env, c.env_config) == ("mj_env_single", {"rules": "hebei", "opponents": "random"})
@@ -493,7 +481,7 @@ def rllib_stopped(monkeypatch):
     """The example stopped where it starts Ray (or, with ``made["past_init"]``, where it builds PPO): returns
     (module, made): the ray.init keywords and the arguments build_config got."""
     pytest.importorskip("ray.rllib")
-    module = load("rllib_ppo")
+    module = load_example("rllib_ppo")
     made = {}
 
     def init(**kw):
@@ -542,7 +530,7 @@ def test_torchrl_reports_a_single_hand_as_its_points_without_a_spread(capsys, mo
     """One hand ended in an iteration: its points, not a mean ± nan."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("torchrl")
-    module = load("torchrl_ppo")
+    module = load_example("torchrl_ppo")
 
     class OneHand(module.Collector):
         def __iter__(self):
