@@ -54,7 +54,7 @@ Input decisions (where docs/INTERFACES.md leaves room):
 - ``situation.robbed_kong`` needs a ``discarder`` (the kong's declarer). Flags that contradict
   each other are read together, not refused: ``first_turn`` with ``after_kong``, ``robbed_kong``
   or a meld of the winner's, or with a discard by a seat that plays after the winner from the dealer,
-  scores no 天和 / 地和 / 地胡, ``last_tile`` with ``robbed_kong`` no 海底捞月 (``Win.first_turn``,
+  or with ``ting`` (报听 comes with a discard), scores no 天和 / 地和 / 地胡, ``last_tile`` with ``robbed_kong`` no 海底捞月 (``Win.first_turn``,
   ``Win.last_tile``; docs/game_flow.md); ``after_kong`` without a kong among the melds scores
   杠上开花 as the flag says.
 - Counting hand + melds + winning tile (+ the ``indicator`` 惠坯 when given: a physical tile,

@@ -148,8 +148,11 @@ class Win:
         (docs/RULES.md 6.4). A meld of the winner's, a win on a kong replacement (``after_kong``) and a
         robbed kong (``robbed_kong``) each say one was declared, so any of them voids the flag. So does a
         discard by a seat that plays after the winner in the first go-around (from the dealer): the winner
-        has discarded before it (the dealer, who discards first, wins no discard on the first turn)."""
+        has discarded before it (the dealer, who discards first, wins no discard on the first turn); and so
+        does 报听 (``ting``, quemen), which is declared together with a discard (docs/RULES.md 4.1)."""
         s = self.situation
+        if self.ting:
+            return False
         if self.discarder is not None and \
                 (self.discarder - self.dealer) % 4 >= (self.winner - self.dealer) % 4:
             return False

@@ -540,7 +540,8 @@ def quemen_candidates(obj: dict) -> tuple[list, dict]:
     colour = one_suit_kind(h["suits"])
     winner, dealer = obj.get("winner", 0), obj.get("dealer", 0)
     first = (sit.get("first_turn") and self_draw and not melds  # void after any kong (docs/RULES.md 6.4)
-             and not sit.get("after_kong"))
+             and not sit.get("after_kong")
+             and not obj.get("ting"))  # 报听 comes with a discard: the winner has discarded (RULES.md 4.1)
     out = []
     for shape, groups in readings:
         p = {}
