@@ -103,14 +103,13 @@ def parse_tiles(text: str, *, allow_flowers: bool = False) -> list[int]:
         if ch in _SUIT_OFFSET:
             if not digits:
                 raise TileError(f"suit letter {ch!r} at position {pos} of {text!r} has no digits before it")
+            for dpos, d in digits:  # the range first: 9f is no tile at all, not a flower
+                if not 1 <= int(d) <= _LETTER_KINDS[ch]:
+                    raise TileError(f"no tile {d}{ch} (digit at position {dpos} of {text!r})")
             if ch == "f" and not allow_flowers:
                 raise TileError(f"flower tiles ({digits[0][1]}f at position {digits[0][0]} of {text!r}) "
                                 "are not allowed here")
-            for dpos, d in digits:
-                n = int(d)
-                if not 1 <= n <= _LETTER_KINDS[ch]:
-                    raise TileError(f"no tile {d}{ch} (digit at position {dpos} of {text!r})")
-                out.append(_SUIT_OFFSET[ch] + n - 1)
+            out.extend(_SUIT_OFFSET[ch] + int(d) - 1 for _, d in digits)
             digits = []
             continue
         raise TileError(f"unexpected character {ch!r} at position {pos} of {text!r}")

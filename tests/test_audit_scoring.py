@@ -23,3 +23,11 @@ def test_quemen_a_win_after_baoting_is_no_first_draw(winner, dealer):
     # without 报听 the same line is a first-draw win
     plain = evaluate({**line, "ting": False})
     assert plain["patterns"] == ({"平胡": 1, "地胡": 2} if winner != dealer else {"平胡": 1, "天胡": 3})
+
+
+@pytest.mark.parametrize("code", ["9f", "0f"])
+def test_a_flower_code_past_8f_is_no_tile_not_a_flower(code):
+    # flowers are 1f-8f (RULES.md 1): 9f and 0f are unknown tile codes, and the error says so
+    # instead of calling them flower tiles
+    with pytest.raises(ValueError, match=f"no tile {code}"):
+        evaluate({"rules": "quemen", "hand": "123m456m789p23p55p", "win_tile": code})
