@@ -541,7 +541,7 @@ def quemen_candidates(obj: dict) -> tuple[list, dict]:
     winner, dealer = obj.get("winner", 0), obj.get("dealer", 0)
     first = (sit.get("first_turn") and self_draw and not melds  # void after any kong (docs/RULES.md 6.4)
              and not sit.get("after_kong")
-             and not obj.get("ting"))  # 报听 comes with a discard: the winner has discarded (RULES.md 4.1)
+             and not obj.get("ting"))  # 报听 comes with a discard: the winner has discarded (docs/RULES.md 4.1)
     out = []
     for shape, groups in readings:
         p = {}
