@@ -382,6 +382,11 @@ def _int(value, name: str, lo: int, hi: int, *, default: int) -> int:
     return value
 
 
+def _a(kind: str) -> str:
+    """The meld type with its article, as an error message reads it: 'a pong', 'an added_kong'."""
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
 def _seat(value, name: str, *, default: int | None = None) -> int:
     if value is None and default is not None:
         return default
@@ -447,13 +452,13 @@ def _meld(raw, n: int, rules: RuleSet, winner: int, hui: int | None) -> Meld:
     elif source is not None:
         source = _seat(source, f"{where}.from")
         if source == winner:
-            raise InputError(f"{where}.from is {source}, the winner's own seat; a {kind} is claimed from another seat")
+            raise InputError(f"{where}.from is {source}, the winner's own seat; {_a(kind)} is claimed from another seat")
     is_kong = kind in ("kong", "added_kong", "concealed_kong")
     if is_kong and len(tiles) == 3 and len(set(tiles)) == 1:
         tiles = [tiles[0]] * 4  # shorthand: "555m" is the kong of 5m
     size = 4 if is_kong else 3
     if len(tiles) != size:
-        raise InputError(f"{where}: a {kind} has {size} tiles, got {len(tiles)} in {text!r}")
+        raise InputError(f"{where}: {_a(kind)} has {size} tiles, got {len(tiles)} in {text!r}")
     # a concealed kong is four tiles of one kind at face value: 惠牌 complete only a chi, pong or exposed
     # kong (docs/RULES.md 5; an added kong tops up a pong, which may hold one)
     wild = hui if (rules.hui_wild_in_melds and hui is not None and kind != "concealed_kong") else None

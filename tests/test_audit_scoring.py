@@ -135,3 +135,13 @@ def test_hand_worked_lines(line, patterns, scores):
 ])
 def test_hand_worked_refusals(line):
     assert evaluate(line)["legal"] is False
+
+
+@pytest.mark.parametrize("kind, article", [("added_kong", "an"), ("pong", "a"), ("kong", "a")])
+def test_meld_errors_give_the_meld_type_its_article(kind, article):
+    # "an added_kong has 4 tiles", not "a added_kong"
+    base = {"hand": "123m456m789p2s", "win_tile": "2s"}
+    with pytest.raises(ValueError, match=f"; {article} {kind} is claimed from another seat"):
+        evaluate({**base, "melds": [{"type": kind, "tiles": "111m", "from": 0}]})
+    with pytest.raises(ValueError, match=f": {article} {kind} has"):
+        evaluate({**base, "melds": [{"type": kind, "tiles": "11m", "from": 1}]})

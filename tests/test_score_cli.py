@@ -186,7 +186,7 @@ ERRORS = [
     (dict(VALID, melds=[dict(PONG, tiles="556m")]), "'556m' is not a valid pong"),
     (dict(VALID, melds=[dict(PONG, tiles="5555m")]), "a pong has 3 tiles, got 4"),
     (dict(VALID, melds=[{"type": "kong", "tiles": "5556m", "from": 2}]), "not a valid kong"),
-    (dict(VALID, melds=[{"type": "added_kong", "tiles": "55m", "from": 2}]), "a added_kong has 4 tiles, got 2"),
+    (dict(VALID, melds=[{"type": "added_kong", "tiles": "55m", "from": 2}]), "an added_kong has 4 tiles, got 2"),
     (dict(VALID, melds=[{"type": "kong", "tiles": "556m", "from": 2}]), "a kong has 4 tiles, got 3"),
     (dict(VALID, melds=[{"type": "concealed_kong", "tiles": "5555m", "from": 2}]), "claimed from nobody"),
     (dict(VALID, melds=[dict(PONG, **{"from": 1})]), "melds[0].from is 1, the winner's own seat"),
