@@ -264,7 +264,9 @@ class raw_env(AECEnv):
         self._check_dealt("observe()")
         obs = observe_one(self.rules, self.engine.state, 0, seat)
         st = self.engine.state
-        if st.phase[0] != END and st.to_act[0] == seat:
+        # a hand ended by a penalized illegal action (illegal_action="penalize") is over although the engine,
+        # which never played that action, still waits on the offender: no agent has a legal action then
+        if st.phase[0] != END and st.to_act[0] == seat and not self._hand["penalized"]:
             mask = self.engine.legal_mask()[0].view(np.int8).copy()
         else:
             mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
