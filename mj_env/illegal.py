@@ -80,6 +80,8 @@ def _own_turn(rules: RuleSet, st: GameState, b: int, s: int, action: int) -> str
 def _claim(rules: RuleSet, st: GameState, b: int, s: int, action: int, robbing: bool) -> str | None:
     t, d = int(st.claim_tile[b]), int(st.turn_seat[b])
     what = f"seat {d}'s added kong of {CODES[t]}" if robbing else f"seat {d}'s discard {CODES[t]}"
+    if action >= A.TING and not rules.ting:
+        return f"this rule set ({rules.name}) has no 报听 (ting)"
     if action < A.WIN or action >= A.TING:
         return (f"seat {s} is asked about {what}: answer pass, or a claim where offered; "
                 f"'{A.name(action)}' waits for one's own turn")

@@ -52,6 +52,7 @@ def test_claim_window_reasons():
     play(g, (0, "discard 5p"))                        # seat 1 holds 55p: asked first (pong)
     assert g.to_act == 1
     assert "waits for one's own turn" in refusal(g, "discard 6p")
+    assert "this rule set (beijing) has no 报听" in refusal(g, "ting 6p")  # not "waits for one's own turn"
     assert "an exposed kong needs three 5p in hand; seat 1 holds 2" in refusal(g, "kong")
     assert "a chi takes only the discard of the seat before" not in refusal(g, "chi 345p")  # seat 1 follows 0
     assert "needs 3p and 4p in hand" in refusal(g, "chi 345p")
