@@ -123,7 +123,10 @@ def test_random_refusals_state_true_reasons(rules):
                 if phase == "TURN" and a < A.KONG_SELF:
                     assert ("holds no" in reason) == (st.hands[b, s, a] == 0)
                 assert ("'s own turn, and" in reason) == (phase == "TURN" and A.PASS <= a < A.TING)
-                assert ("waits for one's own turn" in reason) == (phase != "TURN" and not A.WIN <= a < A.TING)
+                no_ting = a >= A.TING and not eng.rules.ting   # a rule set without 报听 says so first
+                assert ("waits for one's own turn" in reason) == (phase != "TURN" and not A.WIN <= a < A.TING
+                                                                  and not no_ting)
+                assert ("has no 报听" in reason) == no_ting
                 if phase == "CLAIM" and a == A.WIN and eng.rules.discard_win_concealed_only:
                     assert ("only a self-draw wins" in reason) == bool(st.open_hand[b, s])
                 if phase == "CLAIM" and a == A.WIN and not eng.rules.discard_win_concealed_only:
