@@ -304,7 +304,7 @@ class raw_env(AECEnv):
         for a in self.agents:
             self.rewards[a] = 0
         if not legal:
-            self._hand["penalized"] = True
+            self._hand["penalized"] = f"{agent}'s illegal action '{A.name(action)}' was penalized"
             self.rewards[agent] = -self.illegal_penalty
             self.infos[agent] = {"illegal_action": A.name(action)}
             for a in self.agents:
@@ -361,7 +361,7 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             return None
         self._check_dealt("render()")
-        text = render_table(self.rules, self.engine.state, 0)
+        text = render_table(self.rules, self.engine.state, 0, ended=self._hand["penalized"] or None)
         if self.render_mode == "human":
             print(text)
             return None

@@ -32,9 +32,11 @@ def _meld(st: GameState, b: int, seat: int, m: int) -> str:
     return f"{MELD_NAMES[int(st.meld_type[b, seat, m])]} {''.join(glyph(t) for t in meld_tiles(st, b, seat, m))}"
 
 
-def render_table(rules: RuleSet, st: GameState, b: int = 0) -> str:
-    """A multi-line text picture of table ``b``."""
+def render_table(rules: RuleSet, st: GameState, b: int = 0, ended: str | None = None) -> str:
+    """A multi-line text picture of table ``b``. ``ended`` says why a hand that the engine has not ended is
+    over (the AEC env's illegal action under ``illegal_action="penalize"``): no seat is then to act."""
     lines = []
+    over = ended is not None or st.phase[b] == END
     phase = PHASE_NAMES[st.phase[b]]
     live = int(live_left(rules, st, np.array([b]))[0])
     head = f"{rules.name} | dealer {SEAT_NAMES[st.dealer[b]]} | live wall {live}"
@@ -48,7 +50,7 @@ def render_table(rules: RuleSet, st: GameState, b: int = 0) -> str:
         head += f" | 烧庄 x{st.sz_rounds[b]}"
     lines.append(head)
     for s in range(4):
-        mark = ">" if st.phase[b] != END and st.to_act[b] == s else " "
+        mark = ">" if not over and st.to_act[b] == s else " "
         lines.append(f"{mark} {s} {SEAT_NAMES[s]:5s} hand  {_tiles(st.hands[b, s])}")
         melds = [_meld(st, b, s, m) for m in range(st.n_melds[b, s])]
         if melds:
@@ -58,8 +60,8 @@ def render_table(rules: RuleSet, st: GameState, b: int = 0) -> str:
             lines.append(f"          flowers {st.flowers[b, s]}")
         if rules.ting and st.ting[b, s]:
             lines.append("          报听")
-    if st.phase[b] == END:
-        lines.append("hand over")
+    if over:
+        lines.append("hand over" + (f": {ended}" if ended else ""))
     else:
         what = f"{phase}: seat {st.to_act[b]} ({SEAT_NAMES[st.to_act[b]]}) to act"
         if st.phase[b] != TURN:

@@ -37,3 +37,15 @@ def test_a_hand_ended_by_a_penalized_action_offers_no_legal_action():
     assert all(_legal(e, a) == [] for a in e.possible_agents)
     obs, _, term, _, _ = e.last()
     assert term and not obs["action_mask"].any()
+
+
+def test_a_penalized_hand_renders_as_over():
+    """The picture of a hand ended by a penalized illegal action says it is over and why, and marks no seat
+    as the one to act (it showed 'CLAIM: seat 3 to act')."""
+    e = _env(CLAIMS, illegal_action="penalize", render_mode="ansi")
+    e.step(index("discard 5m"))
+    assert "CLAIM: seat 3" in e.render().splitlines()[-1]
+    e.step(index("pong"))
+    text = e.render()
+    assert text.splitlines()[-1] == "hand over: player_3's illegal action 'pong' was penalized"
+    assert not any(line.startswith(">") for line in text.splitlines())
