@@ -143,6 +143,12 @@ class FlatObservationsVector(VectorObservationWrapper):
             raise TypeError("FlatObservationsVector wraps the batched single-agent env of mj_env (gymnasium.make_vec("
                             "\"mj_env/Beijing-v0\", num_envs=N, vectorization_mode=\"vector_entry_point\")), whose "
                             f"observations are {{'observation', 'action_mask'}}; got {space}")
+        mode = env.metadata.get("autoreset_mode")
+        if mode is not None and mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED):
+            # Gymnasium's VectorObservationWrapper asserts this with a bare AssertionError; a SAME_STEP env's
+            # final_obs would also stay unflattened
+            raise ValueError(f"FlatObservationsVector wraps a NEXT_STEP vector env (the default of gymnasium.make_vec"
+                             f"(..., vectorization_mode=\"vector_entry_point\")), got autoreset_mode={mode}")
         super().__init__(env)
         self.single_observation_space = _flat_space(space)
         self.observation_space = batch_space(self.single_observation_space, env.num_envs)
