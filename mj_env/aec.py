@@ -194,13 +194,13 @@ class raw_env(AECEnv):
         self.illegal_penalty = illegal_penalty
         self.possible_agents = list(AGENTS)
         self.agent_name_mapping = {a: i for i, a in enumerate(AGENTS)}
-        obs_space = spaces.Dict({
+        # one space object per agent, as PettingZoo's own environments have: seeding one agent's action space
+        # (its generator lives in the space) must not reseed another's samples
+        self.observation_spaces = {a: spaces.Dict({
             "observation": spaces.Box(0, 255, (OBS_LAYOUTS[self.obs_layout][1], N_KINDS), dtype=np.uint8),
             "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),
-        })
-        act_space = spaces.Discrete(A.N_ACTIONS)
-        self.observation_spaces = {a: obs_space for a in AGENTS}
-        self.action_spaces = {a: act_space for a in AGENTS}
+        }) for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(A.N_ACTIONS) for a in AGENTS}
         self.state_space = spaces.Box(0, 255, (4, N_PLANES, N_KINDS), dtype=np.uint8)
         self.observation_layout = OBS_LAYOUTS[self.obs_layout][0]
         self.agents = []

@@ -68,15 +68,17 @@ class FlatObservations(BaseWrapper):
     def __init__(self, env):
         _check_aec_env(env, "FlatObservations")
         super().__init__(env)
-        self._space = _flat_space(env.observation_space(env.possible_agents[0]))
+        # one space per agent (seeding one agent's space leaves the others' samples alone)
+        self._spaces = {agent: _flat_space(env.observation_space(agent)) for agent in env.possible_agents}
 
     def observation_space(self, agent):
-        return self._space
+        space = self._spaces.get(agent) if isinstance(agent, str) else None
+        return space if space is not None else self.env.observation_space(agent)  # its KeyError, naming the agents
 
     @property
     def observation_spaces(self) -> dict:
         """The flat space for every agent (not the wrapped env's Dict spaces)."""
-        return {agent: self._space for agent in self.possible_agents}
+        return dict(self._spaces)
 
     def observe(self, agent):
         return _flat(super().observe(agent))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import gymnasium as gym
 import pytest
 
-import mj_env  # noqa: F401 (registers the ids)
+import mj_env
 from mj_env.wrappers import FlatObservationsVector
 
 
@@ -20,3 +20,29 @@ def test_flat_observations_vector_refuses_a_same_step_env_in_words():
     ok = FlatObservationsVector(gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point"))
     obs, _ = ok.reset(seed=0)
     assert obs["observations"].shape == (2, 14 * 34)
+
+
+def test_each_agent_has_its_own_spaces_so_seeding_one_leaves_the_others_alone():
+    """The four agents shared one Discrete object (and one Dict observation space): seeding player_1's action
+    space reseeded player_0's samples, so PettingZoo's seed_test idiom (``action_space(agent).seed(42 + i)``)
+    gave every agent the last seed's one interleaved stream."""
+    from gymnasium.spaces import Discrete
+
+    from mj_env.wrappers import FlatObservations
+
+    def first_samples(space):
+        return [int(space.sample()) for _ in range(5)]
+
+    env = mj_env.env()
+    env.action_space("player_0").seed(7)
+    env.action_space("player_1").seed(8)
+    assert first_samples(env.action_space("player_0")) == first_samples(Discrete(127, seed=7))
+    for wrapped in (env, FlatObservations(mj_env.env())):
+        obs = [wrapped.observation_space(a) for a in wrapped.possible_agents]
+        acts = [wrapped.action_space(a) for a in wrapped.possible_agents]
+        assert len({id(s) for s in obs}) == 4 and len({id(s) for s in acts}) == 4
+        assert all(s == obs[0] for s in obs) and all(s == acts[0] for s in acts)  # alike, not one object
+    flat = FlatObservations(mj_env.env())
+    assert all(flat.observation_spaces[a] is flat.observation_space(a) for a in flat.possible_agents)
+    with pytest.raises(KeyError, match="unknown agent 'player_9'"):
+        flat.observation_space("player_9")
