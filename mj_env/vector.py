@@ -97,9 +97,11 @@ class TablesEnvBasics:
     def render(self):
         """``"ansi"``: the text of the first four tables; ``"human"``: the same text printed (returns
         None; a human-mode env also prints itself at every reset and step, Gymnasium's convention); other
-        modes render nothing. A RuntimeError before the first reset (no table is dealt yet)."""
+        modes render nothing. A RuntimeError before the first reset (no table is dealt yet) and after ``close()``
+        (as ``reset``, ``step`` and ``action_masks`` then, and the AEC env's ``render``)."""
         if self.render_mode not in RENDER_MODES:
             return None
+        self._check_open()
         if not self._started:
             raise RuntimeError("render() before reset(): no table is dealt yet; call reset() first")
         text = "\n\n".join(render_table(self.rules, self.engine.state, b) for b in range(min(self.num_envs, 4)))

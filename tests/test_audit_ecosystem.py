@@ -46,3 +46,29 @@ def test_each_agent_has_its_own_spaces_so_seeding_one_leaves_the_others_alone():
     assert all(flat.observation_spaces[a] is flat.observation_space(a) for a in flat.possible_agents)
     with pytest.raises(KeyError, match="unknown agent 'player_9'"):
         flat.observation_space("player_9")
+
+
+def test_render_after_close_is_refused_as_in_the_aec_env():
+    """After close() the Gymnasium envs refused reset, step and action_masks but still rendered the old tables in
+    "ansi" (and printed them in "human"), where the AEC env, whose docstring says it does so "as in the Gymnasium
+    envs", raises a RuntimeError."""
+    from mj_env.sb3 import MahjongSB3VecEnv
+    from mj_env.vector import MahjongVectorEnv
+
+    envs = [gym.make("mj_env/Beijing-v0", render_mode="ansi"), MahjongVectorEnv(2, render_mode="ansi"),
+            gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point", render_mode="ansi"),
+            MahjongSB3VecEnv(2, render_mode="ansi")]
+    for env in envs:
+        env.reset()
+        assert isinstance(env.render(), str)
+        env.close()
+        with pytest.raises(RuntimeError, match="is closed"):
+            env.render()
+    aec = mj_env.env(render_mode="ansi")
+    aec.reset(seed=0)
+    aec.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        aec.render()
+    quiet = MahjongVectorEnv(1)     # no render mode: nothing to render, before or after close
+    quiet.close()
+    assert quiet.render() is None
