@@ -31,7 +31,8 @@ What SB3 gets, as from its own ``DummyVecEnv`` of N one-table envs (``mj_env/Bei
   ended by the rules); for an ended episode ``terminal_observation`` (its last observation, with
   its real mask where it was truncated; the returned row is already the next episode's first
   decision, whose seat ``reset_infos[i]`` gives);
-- ``env_method("action_masks")`` -> N bool rows (what ``MaskablePPO`` calls), ``get_attr`` /
+- ``env_method("action_masks")`` -> N bool rows (what ``MaskablePPO`` calls; any other method runs once for
+  all tables, so it is asked of all, ``indices=None``), ``get_attr`` /
   ``set_attr`` of the batched env's attributes (its spaces are the batched ones), ``env_is_wrapped``
   False, ``render()`` of the batched env (its first tables) in ``render_mode="ansi"`` / ``"human"``.
 
@@ -156,8 +157,13 @@ class MahjongSB3VecEnv(VecEnv):
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
         """``action_masks``: the rows of the batched env's (N, 127) mask; any other method is the batched
-        env's, called once, its result given to each env asked."""
+        env's, called once for all tables, its result given to each env: so it is asked of all of them
+        (``indices=None``), and a part of them is refused, as ``set_attr`` refuses it (``set_opponents`` asked
+        of one table would change the opponents at every table)."""
         idx = self._indices(indices)
+        if method_name != "action_masks" and len(idx) != self.num_envs:
+            raise ValueError(f"env_method({str(method_name)[:40]!r}): the tables share one env, which runs it for "
+                             f"all of them: call it with indices=None, not for {len(idx)} of {self.num_envs}")
         result = getattr(self.envs, method_name)(*method_args, **method_kwargs)
         if method_name == "action_masks":
             return [result[i] for i in idx]

@@ -300,7 +300,12 @@ def test_env_method_answers_each_env_asked_and_render_without_a_mode_renders():
     warning as if it asked for another one, went unnoticed)"""
     venv = MahjongSB3VecEnv(3, seed=0, render_mode="ansi")
     venv.reset()
-    assert venv.env_method("set_opponents", "random", indices=[1]) == [None]
+    assert venv.env_method("set_opponents", "random") == [None] * 3
+    assert [a.name for a in venv.envs.opponents] == ["random"] * 3
+    assert len(venv.env_method("action_masks", indices=[1])) == 1
+    # the method runs once for every table, so asking it of one table is refused and changes nothing
+    with pytest.raises(ValueError, match=r"env_method\('set_opponents'\).*indices=None, not for 1 of 3"):
+        venv.env_method("set_opponents", "rule", indices=[1])
     assert [a.name for a in venv.envs.opponents] == ["random"] * 3
     with warnings.catch_warnings():
         warnings.simplefilter("error")
