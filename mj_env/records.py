@@ -48,6 +48,9 @@ MAX_REPORTED = 20
 """The checker reports the first bad records of a file one by one, then only counts."""
 """A hand takes about 100-200 decisions; a record with more is refused before it is replayed."""
 
+_BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte-order mark, which an editor may put at the start of a file; skipped there."""
+
 
 class RecordError(ValueError):
     """A record that cannot be read or does not replay to what it says."""
@@ -244,7 +247,9 @@ def main(argv=None) -> int:
     n = bad = unsettled = 0
     try:
         with f:
-            for line in bounded_lines(f):  # one line at a time: the file can be larger than memory
+            for i, line in enumerate(bounded_lines(f)):  # one line at a time: the file can be larger than memory
+                if i == 0 and not isinstance(line, TooLong):  # a file saved with a byte-order mark (as the calculator)
+                    line = line.removeprefix(_BOM)
                 if not isinstance(line, TooLong) and not line.strip():
                     continue
                 k, n = n, n + 1
