@@ -9,8 +9,8 @@ Reads the quick evaluations ``train.py`` logs every ``--eval-every`` updates (co
 ``vs_<opponent>_points`` with ``vs_<opponent>_ci_low`` / ``_ci_high``, and ``seconds``) and draws,
 for each run and each opponent (``rule`` first), the mean with its 95% band; rows without an
 evaluation are skipped, and an evaluation of one wall, which has no interval (its interval cells are
-empty), is drawn without a band. A file with a row cut short, or a value that is not a number, not finite or
-beyond 1e9 (``MAX_VALUE``) is refused, naming the file and line. Needs the ``plot`` extra (matplotlib).
+empty), is drawn without a band. A file with a row cut short or longer than its header, or a value that is not
+a number, not finite or beyond 1e9 (``MAX_VALUE``) is refused, naming the file and line. Needs the ``plot`` extra (matplotlib).
 """
 from __future__ import annotations
 
@@ -54,6 +54,9 @@ def read_curves(path) -> dict[str, list[tuple[float, float, float, float]]]:
         if None in row.values():  # csv.DictReader's value of the cells a short row lacks
             raise CurveError(f"{path}, line {i}: {sum(v is not None for v in row.values())} cells where the header "
                              f"has {len(columns)} (a row cut short)")
+        if None in row:  # csv.DictReader's key of the cells past the header's: the columns no longer line up
+            raise CurveError(f"{path}, line {i}: {len(columns) + len(row[None])} cells where the header has "
+                             f"{len(columns)} (a row with cells past the header's)")
         for opp in opponents:
             cells = [row.get(f"vs_{opp}_{k}") or "" for k in ("points", "ci_low", "ci_high")]
             if not cells[0]:

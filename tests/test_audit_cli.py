@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 import mj_env
 from mj_env import records
@@ -37,3 +38,16 @@ def test_the_records_checker_skips_a_byte_order_mark_at_the_start_of_the_file(tm
     path.write_bytes(rec.encode() + b"\n\xef\xbb\xbf" + rec.encode() + b"\n")
     assert records.main([str(path)]) == 1
     assert "record 1: " in capsys.readouterr().err
+
+
+def test_the_curve_refuses_a_row_with_more_cells_than_the_header(tmp_path):
+    """A row with cells past the header's (a hand-edited or corrupted progress.csv) was drawn from whatever
+    its columns then held; a row cut short was already refused."""
+    from agents import curve
+
+    d = tmp_path / "run"
+    d.mkdir()
+    header = "update,global_step,seconds,vs_rule_points,vs_rule_ci_low,vs_rule_ci_high\n"
+    (d / "progress.csv").write_text(header + "1,100,60,-0.5,-0.7,-0.3\n2,200,120,0.1,-0.1,0.3,9\n", encoding="utf-8")
+    with pytest.raises(curve.CurveError, match=r"line 3: 7 cells where the header has 6"):
+        curve.read_curves(d / "progress.csv")
