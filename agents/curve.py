@@ -86,7 +86,7 @@ def plot(paths, out: str, labels=None, title: str | None = None) -> None:
     import matplotlib.pyplot as plt
 
     runs = [read_curves(p) for p in paths]
-    labels = list(labels) if labels else [Path(p).parent.name for p in paths]
+    labels = list(labels) if labels else [Path(p).resolve().parent.name for p in paths]  # (./progress.csv too)
     if len(labels) != len(runs):
         raise CurveError(f"{len(labels)} labels for {len(runs)} runs")
     opponents = sorted({o for r in runs for o in r}, key=lambda o: (o != "rule", o))  # a panel each, rule first

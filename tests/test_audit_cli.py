@@ -51,3 +51,19 @@ def test_the_curve_refuses_a_row_with_more_cells_than_the_header(tmp_path):
     (d / "progress.csv").write_text(header + "1,100,60,-0.5,-0.7,-0.3\n2,200,120,0.1,-0.1,0.3,9\n", encoding="utf-8")
     with pytest.raises(curve.CurveError, match=r"line 3: 7 cells where the header has 6"):
         curve.read_curves(d / "progress.csv")
+
+
+def test_the_curve_labels_a_progress_file_of_the_current_folder_by_that_folder(tmp_path, monkeypatch):
+    """``python -m agents.curve progress.csv`` inside a run's folder: the label was '' (the parent of a bare
+    file name), so the picture had no legend and matplotlib warned 'No artists with labels found'."""
+    from agents import curve
+
+    d = tmp_path / "my_run"
+    d.mkdir()
+    header = "update,global_step,seconds,vs_rule_points,vs_rule_ci_low,vs_rule_ci_high\n"
+    (d / "progress.csv").write_text(header + "1,100,60,-0.5,-0.7,-0.3\n", encoding="utf-8")
+    drawn = []
+    monkeypatch.setattr(curve, "_draw", lambda plt, runs, labels, opponents, out, title: drawn.append(labels))
+    monkeypatch.chdir(d)
+    curve.plot(["progress.csv"], str(tmp_path / "c.png"))
+    assert drawn == [["my_run"]]
