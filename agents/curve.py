@@ -20,6 +20,8 @@ import math
 import sys
 from pathlib import Path
 
+from mj_env.lines import guard_stdout
+
 MAX_PANELS = 8
 """Opponents one picture draws, a panel each."""
 MAX_VALUE = 1e9
@@ -143,4 +145,5 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
+    guard_stdout()  # "wrote PATH" to a reader that left: the picture is written all the same, no traceback
     main()

@@ -6,9 +6,14 @@
 than ``limit`` bytes is read past in pieces and yields `TooLong` in its place, so it becomes one bad
 line of the stream while memory stays bounded. `TooLong` comes before the rest of its line is read, so
 a reader that stops there (``mj_env.records``: no hand record is that long) never reads the rest.
+
+`guard_stdout` is for the other end of a command line: output to a reader that has gone away is dropped
+(`DropWhenReaderGone`), so that the program finishes its work instead of dying of a broken pipe.
 """
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 
 MAX_LINE_BYTES = 1 << 24
@@ -49,3 +54,53 @@ def bounded_lines(stream, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | str |
             if not piece:
                 break
             end = piece[-1:]
+
+
+class DropWhenReaderGone:
+    """Standard output for a command-line program whose work is more than what it prints (a training run,
+    an arena run with ``--json``): once the reader of the output has gone away (a broken pipe: ``| head -1``,
+    ``| true``), what is printed is dropped instead of raising ``BrokenPipeError``, so the program goes on,
+    writes its files and ends with its own exit status, without a traceback. The stream's file descriptor is
+    then pointed at the null device, so that the interpreter's last flush is quiet too. ``gone``: that
+    happened. Everything else is the wrapped stream's."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.gone = False
+
+    def write(self, text):
+        if not self.gone:
+            try:
+                return self.stream.write(text)
+            except BrokenPipeError:
+                self._drop()
+        return len(text)
+
+    def flush(self):
+        if not self.gone:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._drop()
+
+    def _drop(self):
+        self.gone = True
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+        except OSError:
+            return
+        try:
+            os.dup2(null, self.stream.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        finally:
+            os.close(null)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+def guard_stdout() -> None:
+    """Put `DropWhenReaderGone` around ``sys.stdout`` (once; none when standard output is closed)."""
+    if sys.stdout is not None and not isinstance(sys.stdout, DropWhenReaderGone):
+        sys.stdout = DropWhenReaderGone(sys.stdout)

@@ -34,7 +34,7 @@ import numpy as np
 
 from . import actions as A
 from .engine import Engine
-from .lines import TooLong, bounded_lines
+from .lines import TooLong, bounded_lines, guard_stdout
 from .messages import brief
 from .render import render_table
 from .rules import PRESETS, RuleError, RuleSet, get_rules, preset_diff
@@ -292,4 +292,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    guard_stdout()  # the summary line to a reader that left (| true): dropped, no traceback
     sys.exit(main())

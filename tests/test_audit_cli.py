@@ -2,13 +2,21 @@
 before its fix."""
 from __future__ import annotations
 
+import io
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import mj_env
 from mj_env import records
+from mj_env.lines import DropWhenReaderGone
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _record(seed=3):
@@ -67,3 +75,50 @@ def test_the_curve_labels_a_progress_file_of_the_current_folder_by_that_folder(t
     monkeypatch.chdir(d)
     curve.plot(["progress.csv"], str(tmp_path / "c.png"))
     assert drawn == [["my_run"]]
+
+
+def test_output_to_a_reader_that_left_is_dropped_without_an_error():
+    read, write = os.pipe()
+    os.close(read)
+    out = DropWhenReaderGone(io.TextIOWrapper(io.FileIO(write, "w"), encoding="utf-8"))
+    print("a line", file=out, flush=True)  # a broken pipe: dropped, and the descriptor now writes nowhere
+    print("another", file=out, flush=True)
+    assert out.gone and out.encoding == "utf-8"
+    out.stream.close()
+
+
+def _closed_reader(argv, cwd):
+    """Run ``python argv`` with its standard output a pipe whose reader has gone (``| true``)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, *argv], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    return proc.wait(timeout=300), err
+
+
+def test_a_training_run_whose_output_reader_left_still_ends_with_its_files(tmp_path):
+    """``python train.py | head -1``: the run's next line ('stopping after N minutes', then the final tables)
+    raised BrokenPipeError, which ended the run, exit 1, before final.pt and final_eval.json were written."""
+    rc, err = _closed_reader([str(ROOT / "train.py"), "--exp-name", "p", "--total-steps", "16", "--num-envs", "1",
+                              "--num-steps", "1", "--bc-steps", "1", "--max-minutes", "0.0001", "--eval-every", "0",
+                              "--final-eval-hands", "1", "--no-eval-pretrained", "--no-progress"], tmp_path)
+    assert rc == 0 and "Traceback" not in err, err
+    run = tmp_path / "runs" / "p"
+    assert (run / "checkpoints" / "final.pt").is_file() and (run / "final_eval.json").is_file()
+
+
+def test_the_arena_writes_its_json_when_the_reader_of_its_table_left(tmp_path):
+    """``python -m agents.arena ... --json cmp.json | true``: the table's print was a BrokenPipeError traceback
+    and --json was never written."""
+    rc, err = _closed_reader(["-m", "agents.arena", "--agents", "rule,random", "--hands", "1", "--quiet",
+                              "--json", "cmp.json"], tmp_path)
+    assert rc == 0 and "Traceback" not in err, err
+    assert json.loads((tmp_path / "cmp.json").read_text(encoding="utf-8"))["walls"] == 1
+
+
+def test_the_records_checker_is_quiet_when_the_reader_of_its_summary_left(tmp_path):
+    path = tmp_path / "one.jsonl"
+    path.write_text(_record() + "\n", encoding="utf-8")
+    rc, err = _closed_reader(["-m", "mj_env.records", str(path)], tmp_path)
+    assert rc == 0 and err == ""
