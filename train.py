@@ -1023,7 +1023,7 @@ if __name__ == "__main__":
     # a reader of the output that left (python train.py | head -1) must not end the run: the checkpoints and
     # final_eval.json are what it is for, and its later lines (stopping after N minutes, the final tables) would
     # otherwise raise BrokenPipeError, which ended the run minutes in, before final.pt was written
-    guard_stdout()
+    guard_stdout("train.py")
     try:
         main(sys.argv[1:])
     except TrainingDiverged as e:

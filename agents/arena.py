@@ -805,5 +805,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    guard_stdout()  # the table to a reader that left (| true): dropped; --json, --plot are written all the same
+    guard_stdout("python -m agents.arena")  # the table to a reader that left (| true): dropped; --json, --plot are written all the same
     raise SystemExit(main())

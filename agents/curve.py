@@ -145,5 +145,5 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    guard_stdout()  # "wrote PATH" to a reader that left: the picture is written all the same, no traceback
+    guard_stdout("python -m agents.curve")  # "wrote PATH" to a reader that left: the picture is written all the same, no traceback
     main()

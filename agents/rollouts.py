@@ -249,5 +249,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    guard_stdout()  # a reader that left (| head -1): the rest of the table is dropped, no traceback
+    guard_stdout("python -m agents.rollouts")  # a reader that left (| head -1): the rest of the table is dropped, no traceback
     sys.exit(main())

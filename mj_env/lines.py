@@ -60,31 +60,41 @@ class DropWhenReaderGone:
     """Standard output for a command-line program whose work is more than what it prints (a training run,
     an arena run with ``--json``): once the reader of the output has gone away (a broken pipe: ``| head -1``,
     ``| true``), what is printed is dropped instead of raising ``BrokenPipeError``, so the program goes on,
-    writes its files and ends with its own exit status, without a traceback. The stream's file descriptor is
-    then pointed at the null device, so that the interpreter's last flush is quiet too. ``gone``: that
-    happened. Everything else is the wrapped stream's."""
+    writes its files and ends with its own exit status, without a traceback. Any other failure to write
+    (``> /dev/full``) is said once on standard error, ``PROG: cannot write to standard output: <why>; ...``,
+    and the output dropped the same way. The stream's file descriptor is then pointed at the null device, so
+    that the interpreter's last flush is quiet too. ``gone``: that happened. Everything else is the wrapped
+    stream's."""
 
-    def __init__(self, stream):
+    def __init__(self, stream, prog: str = "python"):
         self.stream = stream
+        self.prog = prog
         self.gone = False
 
     def write(self, text):
         if not self.gone:
             try:
                 return self.stream.write(text)
-            except BrokenPipeError:
-                self._drop()
+            except OSError as e:
+                self._drop(e)
         return len(text)
 
     def flush(self):
         if not self.gone:
             try:
                 self.stream.flush()
-            except BrokenPipeError:
-                self._drop()
+            except OSError as e:
+                self._drop(e)
 
-    def _drop(self):
+    def _drop(self, error: OSError):
         self.gone = True
+        if not isinstance(error, BrokenPipeError):
+            try:
+                sys.stderr.write(f"{self.prog}: cannot write to standard output: {error.strerror or error}; the "
+                                 "rest of its output is dropped\n")
+                sys.stderr.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
         try:
             null = os.open(os.devnull, os.O_WRONLY)
         except OSError:
@@ -100,7 +110,8 @@ class DropWhenReaderGone:
         return getattr(self.stream, name)
 
 
-def guard_stdout() -> None:
-    """Put `DropWhenReaderGone` around ``sys.stdout`` (once; none when standard output is closed)."""
+def guard_stdout(prog: str) -> None:
+    """Put `DropWhenReaderGone` around ``sys.stdout`` (once; none when standard output is closed); ``prog``:
+    the program's name in its message."""
     if sys.stdout is not None and not isinstance(sys.stdout, DropWhenReaderGone):
-        sys.stdout = DropWhenReaderGone(sys.stdout)
+        sys.stdout = DropWhenReaderGone(sys.stdout, prog)

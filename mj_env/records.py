@@ -292,5 +292,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    guard_stdout()  # the summary line to a reader that left (| true): dropped, no traceback
+    guard_stdout("python -m mj_env.records")  # the summary line to a reader that left (| true): dropped, no traceback
     sys.exit(main())

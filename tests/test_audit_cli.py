@@ -122,3 +122,15 @@ def test_the_records_checker_is_quiet_when_the_reader_of_its_summary_left(tmp_pa
     path.write_text(_record() + "\n", encoding="utf-8")
     rc, err = _closed_reader(["-m", "mj_env.records", str(path)], tmp_path)
     assert rc == 0 and err == ""
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_the_arena_says_once_that_its_output_cannot_be_written_and_writes_its_json(tmp_path):
+    """``> /dev/full``: the table's print was an OSError traceback and --json was never written."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "agents.arena", "--agents", "rule,random", "--hands", "1",
+                               "--quiet", "--json", "cmp.json"], cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=300, check=False)
+    assert "Traceback" not in proc.stderr and proc.returncode == 0
+    assert proc.stderr.count("python -m agents.arena: cannot write to standard output: No space left on device") == 1
+    assert (tmp_path / "cmp.json").is_file()
