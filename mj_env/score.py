@@ -260,7 +260,17 @@ def cli(argv: list[str]) -> int:
     """The command line: ``-h``/``--help`` (among any arguments) prints `USAGE`; other arguments are
     refused (exit 2, as argparse does) rather than ignored while the process waits on standard input."""
     if "-h" in argv or "--help" in argv:
-        print(USAGE, end="")
+        try:  # as the stream's answers: a reader that left (| head -0) or a failed write ends without a traceback
+            if sys.stdout is None:
+                return _fail("standard output is closed")
+            sys.stdout.write(USAGE)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _discard(sys.stdout)
+            return EXIT_BROKEN_PIPE
+        except OSError as e:
+            _discard(sys.stdout)
+            return _fail(f"cannot write to standard output: {_reason(e)}")
         return 0
     if argv:
         return _fail(f"takes no arguments, got {argv[0][:40]!r}; it reads JSON lines on standard input "

@@ -134,3 +134,17 @@ def test_the_arena_says_once_that_its_output_cannot_be_written_and_writes_its_js
     assert "Traceback" not in proc.stderr and proc.returncode == 0
     assert proc.stderr.count("python -m agents.arena: cannot write to standard output: No space left on device") == 1
     assert (tmp_path / "cmp.json").is_file()
+
+
+def test_the_calculators_help_to_a_reader_that_left_or_a_full_device_has_no_traceback(tmp_path):
+    """The calculator's stream ends quietly (141, or 1 and one line) when its output fails; its --help was a
+    BrokenPipeError or OSError traceback."""
+    rc, err = _closed_reader(["-m", "mj_env.score", "--help"], tmp_path)
+    assert rc == 141 and err == ""
+    if Path("/dev/full").exists():
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([sys.executable, "-m", "mj_env.score", "--help"], cwd=tmp_path, stdout=full,
+                                  stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                                  timeout=60, check=False)
+        assert proc.returncode == 1
+        assert proc.stderr == "python -m mj_env.score: cannot write to standard output: No space left on device\n"
