@@ -95,7 +95,7 @@ from agents.rule_based import RuleBasedAgent
 from mj_env.baselines import AgentError, make_baseline
 from mj_env.engine import MAX_TABLES
 from mj_env.features import FEATURES_NAME
-from mj_env.lines import guard_stdout
+from mj_env.lines import guard_output
 from mj_env.vector import MahjongVectorEnv
 
 # A float or "none" on the command line, in any case (tyro by itself takes only "None").
@@ -1020,10 +1020,11 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    # a reader of the output that left (python train.py | head -1) must not end the run: the checkpoints and
-    # final_eval.json are what it is for, and its later lines (stopping after N minutes, the final tables) would
-    # otherwise raise BrokenPipeError, which ended the run minutes in, before final.pt was written
-    guard_stdout("train.py")
+    # a reader of the output that left (python train.py | head -1; 2>&1 | head -1 with the progress bar) must not
+    # end the run: the checkpoints and final_eval.json are what it is for, and its later lines (stopping after N
+    # minutes, the final tables) would otherwise raise BrokenPipeError, which ended the run minutes in, before
+    # final.pt was written
+    guard_output("train.py")
     try:
         main(sys.argv[1:])
     except TrainingDiverged as e:

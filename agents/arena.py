@@ -108,7 +108,7 @@ from agents.common_random import CommonStreams, decision_keys
 from agents.pretrained import DATA, is_pretrained_spec
 from mj_env.baselines import BASELINES, AgentError, agent_actions
 from mj_env.engine import Engine
-from mj_env.lines import guard_stdout
+from mj_env.lines import guard_output
 from mj_env.messages import brief, shown
 from mj_env.observation import observe
 from mj_env.records import hand_record, rules_json
@@ -805,5 +805,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    guard_stdout("python -m agents.arena")  # the table to a reader that left (| true): dropped; --json, --plot are written all the same
+    guard_output("python -m agents.arena")  # the table to a reader that left (| true): dropped; --json, --plot are written all the same
     raise SystemExit(main())

@@ -20,7 +20,7 @@ import math
 import sys
 from pathlib import Path
 
-from mj_env.lines import guard_stdout
+from mj_env.lines import guard_output
 
 MAX_PANELS = 8
 """Opponents one picture draws, a panel each."""
@@ -145,5 +145,5 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    guard_stdout("python -m agents.curve")  # "wrote PATH" to a reader that left: the picture is written all the same, no traceback
+    guard_output("python -m agents.curve")  # "wrote PATH" to a reader that left: the picture is written all the same, no traceback
     main()

@@ -39,7 +39,7 @@ from agents.arena import MAX_SEED, mean_ci95
 from mj_env import actions as A
 from mj_env.baselines import RuleBasedAgent, as_bool_mask, rows_of
 from mj_env.engine import Engine
-from mj_env.lines import guard_stdout
+from mj_env.lines import guard_output
 from mj_env.messages import brief
 from mj_env.observation import COL_PHASE, P_SCALARS, observe
 from mj_env.rules import get_rules
@@ -249,5 +249,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    guard_stdout("python -m agents.rollouts")  # a reader that left (| head -1): the rest of the table is dropped, no traceback
+    guard_output("python -m agents.rollouts")  # a reader that left (| head -1): the rest of the table is dropped, no traceback
     sys.exit(main())

@@ -49,7 +49,7 @@ from agents.rollouts import action_kind, candidate_actions, check_max_discards, 
 from mj_env.baselines import RuleBasedAgent
 from mj_env.determinize import redeal, shuffle_wall
 from mj_env.engine import Engine
-from mj_env.lines import guard_stdout
+from mj_env.lines import guard_output
 from mj_env.messages import brief
 from mj_env.observation import observe
 from mj_env.rules import get_rules
@@ -160,5 +160,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    guard_stdout("python -m agents.search")  # a reader that left (| head -1): the rest of the table is dropped, no traceback
+    guard_output("python -m agents.search")  # a reader that left (| head -1): the rest of the table is dropped, no traceback
     sys.exit(main())

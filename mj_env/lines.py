@@ -7,7 +7,7 @@ than ``limit`` bytes is read past in pieces and yields `TooLong` in its place, s
 line of the stream while memory stays bounded. `TooLong` comes before the rest of its line is read, so
 a reader that stops there (``mj_env.records``: no hand record is that long) never reads the rest.
 
-`guard_stdout` is for the other end of a command line: output to a reader that has gone away is dropped
+`guard_output` is for the other end of a command line: output to a reader that has gone away is dropped
 (`DropWhenReaderGone`), so that the program finishes its work instead of dying of a broken pipe.
 """
 from __future__ import annotations
@@ -63,10 +63,10 @@ class DropWhenReaderGone:
     writes its files and ends with its own exit status, without a traceback. Any other failure to write
     (``> /dev/full``) is said once on standard error, ``PROG: cannot write to standard output: <why>; ...``,
     and the output dropped the same way. The stream's file descriptor is then pointed at the null device, so
-    that the interpreter's last flush is quiet too. ``gone``: that happened. Everything else is the wrapped
-    stream's."""
+    that the interpreter's last flush is quiet too. ``gone``: that happened. ``prog`` None: no message (the
+    stream is standard error itself). Everything else is the wrapped stream's."""
 
-    def __init__(self, stream, prog: str = "python"):
+    def __init__(self, stream, prog: str | None = "python"):
         self.stream = stream
         self.prog = prog
         self.gone = False
@@ -88,7 +88,7 @@ class DropWhenReaderGone:
 
     def _drop(self, error: OSError):
         self.gone = True
-        if not isinstance(error, BrokenPipeError):
+        if self.prog is not None and not isinstance(error, BrokenPipeError):
             try:
                 sys.stderr.write(f"{self.prog}: cannot write to standard output: {error.strerror or error}; the "
                                  "rest of its output is dropped\n")
@@ -110,8 +110,18 @@ class DropWhenReaderGone:
         return getattr(self.stream, name)
 
 
-def guard_stdout(prog: str) -> None:
-    """Put `DropWhenReaderGone` around ``sys.stdout`` (once; none when standard output is closed); ``prog``:
-    the program's name in its message."""
-    if sys.stdout is not None and not isinstance(sys.stdout, DropWhenReaderGone):
-        sys.stdout = DropWhenReaderGone(sys.stdout, prog)
+def guard_output(prog: str) -> None:
+    """Put `DropWhenReaderGone` around ``sys.stdout`` and, quietly (there is nowhere left to say it), around
+    ``sys.stderr``: progress bars write there, and ``prog 2>&1 | head -1`` breaks both. A stream that is closed
+    (``>&-``, ``2>&-``: Python makes it None, on which a progress bar fails) becomes the null device. Once only;
+    ``prog``: the program's name in the message of a failed write."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if isinstance(stream, DropWhenReaderGone):
+            continue
+        if stream is None:
+            try:
+                stream = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (for the life of the process)
+            except OSError:
+                continue
+        setattr(sys, name, DropWhenReaderGone(stream, prog if name == "stdout" else None))

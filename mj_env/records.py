@@ -34,7 +34,7 @@ import numpy as np
 
 from . import actions as A
 from .engine import Engine
-from .lines import TooLong, bounded_lines, guard_stdout
+from .lines import TooLong, bounded_lines, guard_output
 from .messages import brief
 from .render import render_table
 from .rules import PRESETS, RuleError, RuleSet, get_rules, preset_diff
@@ -292,5 +292,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    guard_stdout("python -m mj_env.records")  # the summary line to a reader that left (| true): dropped, no traceback
+    guard_output("python -m mj_env.records")  # the summary line to a reader that left (| true): dropped, no traceback
     sys.exit(main())

@@ -148,3 +148,26 @@ def test_the_calculators_help_to_a_reader_that_left_or_a_full_device_has_no_trac
                                   timeout=60, check=False)
         assert proc.returncode == 1
         assert proc.stderr == "python -m mj_env.score: cannot write to standard output: No space left on device\n"
+
+
+def test_a_training_run_with_its_output_and_progress_bar_piped_to_a_reader_that_left_ends_with_its_files(tmp_path):
+    """``python train.py 2>&1 | head -1``: the progress bar's next write on standard error raised
+    BrokenPipeError (tqdm passes it on), which ended the run before final.pt was written."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), "--exp-name", "p", "--total-steps", "16",
+                             "--num-envs", "1", "--num-steps", "1", "--bc-steps", "1", "--max-minutes", "0.0001",
+                             "--eval-every", "0", "--final-eval-hands", "1", "--no-eval-pretrained"],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc.stdout.close()
+    assert proc.wait(timeout=300) == 0
+    assert (tmp_path / "runs" / "p" / "checkpoints" / "final.pt").is_file()
+
+
+def test_the_arena_with_its_standard_error_closed_still_plays_and_writes_its_json(tmp_path):
+    """``2>&-``: Python makes sys.stderr None and the progress bar's first write was an AttributeError (unseen,
+    with nowhere to print it), exit 1 and no --json."""
+    proc = subprocess.run([sys.executable, "-m", "agents.arena", "--agents", "rule,random", "--hands", "1",
+                           "--json", "cmp.json"], cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                          stdout=subprocess.DEVNULL, stderr=None, timeout=300, check=False,
+                          preexec_fn=lambda: os.close(2))
+    assert proc.returncode == 0 and (tmp_path / "cmp.json").is_file()
