@@ -373,6 +373,9 @@ def run_dir_problem(args: Args) -> str | None:
     runs, run = Path("runs"), Path("runs") / args.exp_name
     if runs.exists() and not runs.is_dir():
         return f"runs is not a directory: the run would be written to {run}/"
+    if runs.is_symlink() and not runs.exists():  # mkdir would say only "runs: File exists", once the run had begun
+        return (f"runs is a symbolic link to a folder that does not exist ({os.readlink(runs)}): the run would be "
+                f"written to {run}/")
     if run.is_symlink():
         return f"--exp-name: {run} is a symbolic link; remove it or choose another name"
     if run.exists() and not args.overwrite:

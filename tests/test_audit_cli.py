@@ -171,3 +171,14 @@ def test_the_arena_with_its_standard_error_closed_still_plays_and_writes_its_jso
                           stdout=subprocess.DEVNULL, stderr=None, timeout=300, check=False,
                           preexec_fn=lambda: os.close(2))
     assert proc.returncode == 0 and (tmp_path / "cmp.json").is_file()
+
+
+def test_train_refuses_a_runs_link_to_a_missing_folder_before_it_starts(tmp_path, monkeypatch):
+    """runs -> a folder that does not exist: the run built its tables, printed its plan and then failed with
+    'cannot write the run's files: runs: File exists'."""
+    import train
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs").symlink_to(tmp_path / "gone")
+    problem = train.run_dir_problem(train.Args(exp_name="x"))
+    assert problem is not None and "runs is a symbolic link to a folder that does not exist" in problem
