@@ -88,6 +88,8 @@ def output_problem(flag: str, path) -> str | None:
     parent = target.parent
     if target.is_dir():
         return f"{flag} {path}: is a directory; give a file name"
+    if target.is_symlink() and not target.exists():  # a link to a file not there yet: written in the link's target
+        parent = Path(os.path.realpath(target)).parent
     if not parent.is_dir():
         return f"{flag} {path}: no such directory: {parent}"
     if not os.access(parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):

@@ -182,3 +182,18 @@ def test_train_refuses_a_runs_link_to_a_missing_folder_before_it_starts(tmp_path
     (tmp_path / "runs").symlink_to(tmp_path / "gone")
     problem = train.run_dir_problem(train.Args(exp_name="x"))
     assert problem is not None and "runs is a symbolic link to a folder that does not exist" in problem
+
+
+def test_an_output_path_that_is_a_link_into_a_missing_folder_is_refused_up_front(tmp_path):
+    """--json LINK, LINK -> a missing folder: passed the checks, then the whole comparison was played before
+    the write failed ('cannot write ...: No such file or directory')."""
+    from agents.arena import output_problem
+    from benchmarks._args import output_problem as bench_output_problem
+
+    link = tmp_path / "out.json"
+    link.symlink_to(tmp_path / "gone" / "out.json")
+    for check in (output_problem, bench_output_problem):
+        assert f"no such directory: {tmp_path / 'gone'}" in check("--json", str(link))
+    fresh = tmp_path / "fresh.json"
+    fresh.symlink_to(tmp_path / "new.json")  # a link to a file not written yet, in a folder that exists: fine
+    assert output_problem("--json", str(fresh)) is None and bench_output_problem("--json", str(fresh)) is None
