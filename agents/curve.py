@@ -20,7 +20,7 @@ import math
 import sys
 from pathlib import Path
 
-from mj_env.lines import guard_output
+from mj_env.lines import TooLong, bounded_lines, guard_output
 
 MAX_PANELS = 8
 """Opponents one picture draws, a panel each."""
@@ -28,9 +28,21 @@ MAX_VALUE = 1e9
 """The largest size of a number drawn (seconds, points, interval ends): a file holding a bigger one is refused
 (train.py's are a few points and at most months of seconds; matplotlib fails on values near the float limit)."""
 
+MAX_LINE = 1 << 20
+"""The longest line read (train.py's are under a kilobyte): a file without line breaks is refused, not read whole."""
+
 
 class CurveError(ValueError):
     """A progress file that cannot be drawn (missing, no evaluation columns, bad numbers)."""
+
+
+def _text_lines(f, path):
+    """The lines of the binary file ``f`` as text, each at most `MAX_LINE` bytes (else a CurveError, before the
+    rest of the line is read)."""
+    for i, line in enumerate(bounded_lines(f, MAX_LINE), 1):
+        if isinstance(line, TooLong):
+            raise CurveError(f"{path}, line {i}: longer than {MAX_LINE:,} bytes: not a train.py progress.csv")
+        yield line.decode("utf-8")
 
 
 def read_curves(path) -> dict[str, list[tuple[float, float, float, float]]]:
@@ -38,8 +50,8 @@ def read_curves(path) -> dict[str, list[tuple[float, float, float, float]]]:
     nan where both interval cells are empty (an evaluation of one wall has no interval)."""
     path = Path(path)
     try:
-        with path.open(newline="", encoding="utf-8") as f:
-            reader = csv.DictReader(f)
+        with path.open("rb") as f:  # a line at most MAX_LINE bytes: a file without line breaks (/dev/zero) is refused
+            reader = csv.DictReader(_text_lines(f, path))
             columns, rows = reader.fieldnames or [], list(reader)
     except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise CurveError(f"{path}: cannot read it ({getattr(e, 'strerror', None) or e})") from None

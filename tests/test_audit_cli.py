@@ -197,3 +197,16 @@ def test_an_output_path_that_is_a_link_into_a_missing_folder_is_refused_up_front
     fresh = tmp_path / "fresh.json"
     fresh.symlink_to(tmp_path / "new.json")  # a link to a file not written yet, in a folder that exists: fine
     assert output_problem("--json", str(fresh)) is None and bench_output_problem("--json", str(fresh)) is None
+
+
+def test_the_curve_refuses_a_file_without_line_breaks_before_reading_it_whole(tmp_path):
+    """``python -m agents.curve /dev/zero``: csv read one endless line, 6.6 GB in 15 s until memory ran out."""
+    from agents import curve
+
+    big = tmp_path / "progress.csv"
+    big.write_bytes(b"seconds," + b"x" * (curve.MAX_LINE + 10))
+    with pytest.raises(curve.CurveError, match="line 1: longer than 1,048,576 bytes"):
+        curve.read_curves(big)
+    if Path("/dev/zero").exists():
+        with pytest.raises(curve.CurveError, match="line 1: longer than"):
+            curve.read_curves("/dev/zero")
