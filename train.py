@@ -250,8 +250,9 @@ their own ranges): a --clip-coef of 1e39 passed the checks and then failed insid
 float32 scalars, after the run directory was written."""
 
 
-def check_args(args: Args) -> str | None:
-    """What is wrong with ``args`` for a run (None: nothing), found before anything is built or written."""
+def check_args(args: Args, given: frozenset[str] = frozenset()) -> str | None:
+    """What is wrong with ``args`` for a run (None: nothing), found before anything is built or written.
+    ``given``: the fields named on the command line (`flags_given`), where a value equal to the default matters."""
     def flag(name: str) -> str:
         return "--" + name.replace("_", "-")
 
@@ -323,7 +324,7 @@ def check_args(args: Args) -> str | None:
         RewardTransform(args.reward, args.rules, scale=args.reward_scale, shaping_coef=args.shaping_coef)
     except ValueError as e:  # the rules, or a scale whose rewards would not be finite float32 numbers
         return str(e).replace("reward scale", "--reward-scale").replace("shaping_coef", "--shaping-coef")
-    return init_problem(args)
+    return init_problem(args, given)
 
 
 def init_checkpoint(args: Args) -> Path | str | None:
@@ -345,9 +346,11 @@ def flags_of_network(config: dict) -> dict:
     return out
 
 
-def init_problem(args: Args) -> str | None:
+def init_problem(args: Args, given: frozenset[str] = frozenset()) -> str | None:
     """What is wrong with ``--init-from`` (None: nothing or not given): a file that is not a usable checkpoint,
-    no shipped player, a network flag given otherwise than the checkpoint's network, cloning asked for."""
+    no shipped player, a network flag given otherwise than the checkpoint's network, cloning asked for. A flag
+    counts as given when it differs from its default or is in ``given`` (named on the command line, even at
+    its default value: ``--arch tiles`` with an mlp checkpoint)."""
     try:
         path = init_checkpoint(args)
         if path is None:
@@ -357,11 +360,11 @@ def init_problem(args: Args) -> str | None:
         return f"--init-from: {e}"
     defaults = Args()
     for name, value in flags_of_network(model.config).items():
-        given = getattr(args, name)
-        if given != getattr(defaults, name) and given != value:
-            return (f"--{name} {given}: the network of --init-from {args.init_from} has {name} {value}; leave "
+        wanted = getattr(args, name)
+        if (name in given or wanted != getattr(defaults, name)) and wanted != value:
+            return (f"--{name} {wanted}: the network of --init-from {args.init_from} has {name} {value}; leave "
                     f"--{name} out, or give {value}")
-    if args.bc_steps not in (0, defaults.bc_steps):
+    if args.bc_steps != 0 and ("bc_steps" in given or args.bc_steps != defaults.bc_steps):
         return "--bc-steps: --init-from starts from the checkpoint's weights, without cloning; leave --bc-steps out"
     return None
 
@@ -396,11 +399,22 @@ def usage_error(problem: str) -> typing.NoReturn:
     raise SystemExit(2)
 
 
+def flags_given(argv: list[str]) -> frozenset[str]:
+    """The ``Args`` fields that the command line names (``--bc-steps 256``, ``--arch=tiles``, ``--no-anneal-lr``),
+    whatever their values."""
+    names = set()
+    for token in argv:
+        if token.startswith("--"):
+            name = token[2:].split("=", 1)[0].replace("-", "_")
+            names.add(name[3:] if name.startswith("no_") and name not in Args.__dataclass_fields__ else name)
+    return frozenset(names & set(Args.__dataclass_fields__))
+
+
 def parse_args(argv: list[str] | None = None) -> Args:
     """The command line over ``Args`` (tyro): ``--field-name value``, booleans as ``--flag`` / ``--no-flag``.
     A bad value ends the program with status 2 and a message, as argparse does."""
     args = tyro.cli(Args, args=argv, prog="train.py", description=__doc__.split("\n")[0])
-    problem = check_args(args)
+    problem = check_args(args, flags_given(sys.argv[1:] if argv is None else argv))
     if problem:
         usage_error(problem)
     return args

@@ -210,3 +210,27 @@ def test_the_curve_refuses_a_file_without_line_breaks_before_reading_it_whole(tm
     if Path("/dev/zero").exists():
         with pytest.raises(curve.CurveError, match="line 1: longer than"):
             curve.read_curves("/dev/zero")
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--channels", "16"], "--channels 16: the network of --init-from pretrained has channels 32"),  # the default
+    (["--channels=16"], "--channels 16: the network of --init-from pretrained has channels 32"),
+    (["--bc-steps", "256"], "--bc-steps: --init-from starts from the checkpoint's weights"),  # the default
+])
+def test_init_from_refuses_a_network_flag_named_at_its_default_value(extra, message, tmp_path, monkeypatch, capsys):
+    """'--init-from: ... --arch, sizes and --obs need not be given, and if given must agree': a flag given at its
+    default value disagreeing with the checkpoint (the shipped player has 32 channels) passed unnoticed."""
+    sys.path.insert(0, str(ROOT))
+    import train
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as e:
+        train.main(["--exp-name", "bad", "--init-from", "pretrained", "--total-steps", "0", "--final-eval-hands", "0",
+                    "--eval-every", "0", *extra])  # (a tiny run where the flag is not refused)
+    assert e.value.code == 2 and message in capsys.readouterr().err and not (tmp_path / "runs").exists()
+
+
+def test_flags_given_names_the_fields_on_the_command_line():
+    sys.path.insert(0, str(ROOT))
+    import train
+    assert train.flags_given(["--arch=tiles", "--bc-steps", "256", "--no-anneal-lr", "x", "--nothing"]) == \
+        {"arch", "bc_steps", "anneal_lr"}
