@@ -372,7 +372,8 @@ def test_masks_match_an_independent_reading_on_random_play(preset, overrides):
     ("beijing", {"discard_win_concealed_only": False, "multiple_winners": True}),
     ("beijing", {"self_draw_only_hui": 1, "chi": False}), ("hebei", {"chi": True, "orphans_extra_dragon": False})])
 def test_masks_match_an_independent_reading_on_long_random_play(preset, overrides):
-    assert play_and_compare(preset, seed=5, decisions=20_000, num_tables=32, **overrides) >= 20_000
+    n = 3_000 if preset == "quemen" else 20_000  # quemen's 报听 wait tests: about 4 minutes at 20,000
+    assert play_and_compare(preset, seed=5, decisions=n, num_tables=32, **overrides) >= n
 
 
 def test_win_shape_brute_force_agrees_with_trying_every_wildcard():
