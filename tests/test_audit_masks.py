@@ -1,7 +1,7 @@
 """The legal-action masks against an independent reading of docs/RULES.md 4, 5 and 6.4 (an outside audit).
 
 The checker below was written from the spec's words alone (not from mj_env/legal.py, claims.py or hand.py):
-a brute-force win test that tries every reading of the 惠牌 wildcards, the claim window as RULES.md 4.2
+a brute-force win test that tries every reading of the 惠牌 wildcards, the claim window as docs/RULES.md 4.2
 orders it (wins first in play order from the discarder, then pong/kong, then chi; a seat asked once with
 all its claims; a claim that waits on higher-priority seats), and each rule set's own conditions
 (beijing's discard wins, 3 惠牌, reserve; hebei's undrawn tiles; quemen's 缺一门 and 报听). Random play,
@@ -39,7 +39,7 @@ KONGS = (MELD_KONG, MELD_ADDED_KONG, MELD_CONCEALED_KONG)
 
 
 def cat(name: str) -> int:
-    """Claim priority: win 0 > pong = kong 1 > chi 2 (RULES.md 4.2)."""
+    """Claim priority: win 0 > pong = kong 1 > chi 2 (docs/RULES.md 4.2)."""
     return 0 if name == "win" else 1 if name in ("pong", "kong") else 2
 
 
@@ -47,7 +47,7 @@ def chi_name(a: int) -> str:
     return f"chi {a % 9 + 1}{a % 9 + 2}{a % 9 + 3}{'mps'[a // 9]}"
 
 
-# ----------------------------------------------------------------------------- win shapes (RULES.md 5)
+# ----------------------------------------------------------------------------- win shapes (docs/RULES.md 5)
 @functools.lru_cache(maxsize=200_000)
 def _sets(counts: tuple, jokers: int, sets: int, pair: int) -> bool:
     """The natural tiles ``counts`` and ``jokers`` wildcards (any kind, also a fifth copy) make exactly
@@ -114,9 +114,9 @@ class Table:
         return any(t in (MELD_CHI, MELD_PONG, MELD_KONG, MELD_ADDED_KONG) for t, _ in self.melds[s])
 
     def kong_possible(self):
-        if self.rules.wall_layout == "indicator":  # each kong takes one reserve tile (RULES.md 3)
+        if self.rules.wall_layout == "indicator":  # each kong takes one reserve tile (docs/RULES.md 3)
             return sum(t in KONGS for ms in self.melds for t, _ in ms) < self.rules.reserve
-        return self.W - self.out >= 1  # an undrawn tile, kept stacks included (RULES.md 6.4)
+        return self.W - self.out >= 1  # an undrawn tile, kept stacks included (docs/RULES.md 6.4)
 
     def lacks_suit(self, s, extra=None):
         tiles = self.hands[s] + self.meld_counts[s]
@@ -140,7 +140,7 @@ class Table:
         return win_shape(nat, jokers, self.n_melds[s], r) and self.lacks_suit(s, tile)
 
     def waits(self, s, x):
-        """After discarding x, a kind the seat does not hold four of completes the hand (RULES.md 6.4)."""
+        """After discarding x, a kind the seat does not hold four of completes the hand (docs/RULES.md 6.4)."""
         h = self.hands[s].copy()
         h[x] -= 1
         own = self.hands[s] + self.meld_counts[s]
@@ -413,7 +413,7 @@ def test_win_shape_brute_force_agrees_with_trying_every_wildcard():
 
 def test_beijing_kong_robbing_is_offered_to_a_concealed_hand_only_with_fewer_than_three_hui():
     # indicator 7z: 惠牌 6z. West (2) waits on 1s concealed; North (3) holds three 惠牌, so it may only
-    # win by self-draw (RULES.md 5), even on the 1s that South adds to its pong of 1s.
+    # win by self-draw (docs/RULES.md 5), even on the 1s that South adds to its pong of 1s.
     wall = build_wall("beijing", hands={0: "1s2m3m4m5m6m7m8m9m1p2p3p4p9p", 1: "1s1s1m1m1m4z4z4z7p7p8p9p5z",
                                         2: "2s3s4p5p6p7p8p9p1z1z1z2z2z", 3: "6z6z6z2s3s4m5m6m7m8m9m3z3z"},
                       draws="2p5p8p1s", indicator="7z", seed=3)
