@@ -236,6 +236,7 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     if rules.hands_per_episode != 1:  # each table plays one wall; a match's later hands would be dealt unseeded
         raise ValueError(f"the duplicate arena plays one hand per wall: rules with hands_per_episode="
                          f"{rules.hands_per_episode} are not for it (use hands_per_episode=1)")
+    _warn_rules_mismatch(agents, rules)
     seats_of = seatings(len(agents))
     wall_rng = np.random.default_rng([seed, 0])
     walls = shuffled_walls(rules, wall_rng, n_walls)
@@ -290,6 +291,20 @@ def _check_agents(agents) -> None:
         if not (hasattr(a, "act") or hasattr(a, "act_tables")):
             raise TypeError(f"agents[{k}] is a {type(a).__name__}, not an agent (an object with act(obs, rng) or "
                             "act_tables(engine, tables, rng)); load agents by name with load_agents")
+
+
+def _warn_rules_mismatch(agents, rules: RuleSet) -> None:
+    """A ``RulesMismatchWarning`` for each agent that says (its ``rules``: a RuleSet or a preset's name, as the
+    baselines and network agents keep it) it decides by another rule set than the run's: ``RuleBasedAgent()``,
+    built for beijing, in a quemen run would chase three-suit hands and still be reported as ``rule``."""
+    for k, a in enumerate(agents):
+        own = getattr(a, "rules", None)
+        own = own.name if isinstance(own, RuleSet) else own
+        if isinstance(own, str) and own != rules.name:
+            warnings.warn(f"agents[{k}] ({brief(getattr(a, 'name', type(a).__name__))}) decides by the {own} rules "
+                          f"but plays a {rules.name} run; build it for {rules.name} (e.g. RuleBasedAgent("
+                          f"{rules.name!r}), or load_agents(specs, rules={rules.name!r}))", RulesMismatchWarning,
+                          stacklevel=3)
 
 
 def _unique_names(names: list[str]) -> list[str]:
