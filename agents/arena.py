@@ -308,10 +308,16 @@ def _warn_rules_mismatch(agents, rules: RuleSet) -> None:
 
 
 def _unique_names(names: list[str]) -> list[str]:
-    out = []
+    """``names`` made distinct: a repeated one gets ``#2``, ``#3``..., skipping any suffixed name that is taken (by
+    another name as given, or by a suffix already handed out), so that every row and record names one agent."""
+    out: list[str] = []
     for i, n in enumerate(names):
         k = names[:i].count(n)
-        out.append(n if k == 0 else f"{n}#{k + 1}")
+        name = n
+        while name in out or (k and name in names):
+            k += 1
+            name = f"{n}#{k}"
+        out.append(name)
     return out
 
 

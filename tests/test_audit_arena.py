@@ -29,3 +29,14 @@ def test_agents_built_for_the_run_rules_are_not_warned_about():
         play_duplicate([RuleBasedAgent("quemen"), EfficientAgent("quemen"), RandomAgent()], 1, seed=0, rules="quemen")
         compare(["rule", "random"], 1, seed=0, rules="hebei")
         play_duplicate([RuleBasedAgent(), RandomAgent()], 1, seed=0, rules="beijing")
+
+
+def test_every_agent_gets_its_own_name_even_when_a_given_name_looks_suffixed():
+    """A repeated name gets ``#2``...; a name given as ``a#2`` was handed out again, so two rows of the summary (a
+    random and a rule agent) and their hand records both said ``a#2``."""
+    res = play_duplicate([RandomAgent(), RuleBasedAgent(), RandomAgent()], 1, seed=0, labels=["a", "a#2", "a"],
+                         record_hands=True)
+    assert res.names == ["a", "a#2", "a#3"]
+    assert {p for rec in res.records for p in rec["players"]} == {"a", "a#2", "a#3"}
+    summary = compare(["x", "x", "x#2"], 1, seed=0, agents=[RandomAgent(), RandomAgent(), RuleBasedAgent()])
+    assert [a["name"] for a in summary["agents"]] == ["x", "x#3", "x#2"]
