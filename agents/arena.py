@@ -294,13 +294,19 @@ def _check_agents(agents) -> None:
 
 
 def _warn_rules_mismatch(agents, rules: RuleSet) -> None:
-    """A ``RulesMismatchWarning`` for each agent that says (its ``rules``: a RuleSet or a preset's name, as the
-    baselines and network agents keep it) it decides by another rule set than the run's: ``RuleBasedAgent()``,
-    built for beijing, in a quemen run would chase three-suit hands and still be reported as ``rule``."""
+    """A ``RulesMismatchWarning`` for each agent that says (its ``rules``: a RuleSet, a preset's name or its object
+    form, as the baselines and network agents keep them) it decides by another rule set than the run's:
+    ``RuleBasedAgent()``, built for beijing, in a quemen run would chase three-suit hands and still be reported as
+    ``rule``."""
     for k, a in enumerate(agents):
         own = getattr(a, "rules", None)
-        own = own.name if isinstance(own, RuleSet) else own
-        if isinstance(own, str) and own != rules.name:
+        if not isinstance(own, (RuleSet, str, dict)):
+            continue
+        try:
+            own = get_rules(own).name
+        except (ValueError, TypeError):  # an attribute of the agent's own that names no rule set
+            continue
+        if own != rules.name:
             warnings.warn(f"agents[{k}] ({brief(getattr(a, 'name', type(a).__name__))}) decides by the {own} rules "
                           f"but plays a {rules.name} run; build it for {rules.name} (e.g. RuleBasedAgent("
                           f"{rules.name!r}), or load_agents(specs, rules={rules.name!r}))", RulesMismatchWarning,

@@ -123,3 +123,15 @@ def test_each_hand_matches_the_aec_env_dealt_the_same_wall(rules, n_agents, n_wa
         if n_walls > 1:
             half = stats.t.ppf(0.975, n_walls - 1) * v.std(ddof=1) / np.sqrt(n_walls)
             assert got["ci95"] == pytest.approx([v.mean() - half, v.mean() + half])
+
+
+def test_the_rules_warning_reads_the_object_form_and_ignores_what_names_no_rule_set():
+    class Odd(RandomAgent):
+        def __init__(self, rules):
+            self.rules = rules
+
+    with pytest.warns(RulesMismatchWarning, match="decides by the hebei rules"):
+        play_duplicate([Odd({"name": "hebei", "base": 2}), RandomAgent()], 1, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RulesMismatchWarning)
+        play_duplicate([Odd("my own notes"), Odd({"name": "beijing", "base": 2}), Odd(None)], 1, seed=0)
