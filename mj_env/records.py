@@ -49,6 +49,17 @@ MAX_REPORTED = 20
 """A hand takes about 100-200 decisions; a record with more is refused before it is replayed."""
 
 _BOM = b"\xef\xbb\xbf"
+
+
+def _no_key_twice(pairs) -> dict:
+    """One JSON object of a record; a key given twice is an error (which value was meant?), as the calculator
+    refuses one."""
+    obj = {}
+    for k, v in pairs:
+        if k in obj:
+            raise ValueError(f"field {brief(k)} is given twice")
+        obj[k] = v
+    return obj
 """A UTF-8 byte-order mark, which an editor may put at the start of a file; skipped there."""
 
 
@@ -262,7 +273,8 @@ def main(argv=None) -> int:
                 if args.show is not None and k != args.show:
                     continue
                 try:
-                    record = json.loads(line.rstrip(b"\r\n").decode("utf-8"))  # (an error: "line 1 column N")
+                    record = json.loads(line.rstrip(b"\r\n").decode("utf-8"),  # (an error: "line 1 column N")
+                                        object_pairs_hook=_no_key_twice)
                     if args.show is not None:
                         show(record)
                         return 0

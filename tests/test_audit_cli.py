@@ -234,3 +234,14 @@ def test_flags_given_names_the_fields_on_the_command_line():
     import train
     assert train.flags_given(["--arch=tiles", "--bc-steps", "256", "--no-anneal-lr", "x", "--nothing"]) == \
         {"arch", "bc_steps", "anneal_lr"}
+
+
+def test_the_records_checker_refuses_a_key_given_twice(tmp_path, capsys):
+    """A hand-edited record that gives a field twice ('"dealer": 0, ..., "dealer": 2') was replayed with the last
+    value, silently; the calculator refuses a key given twice, and so does the checker now."""
+    rec = _record()
+    twice = rec[:-1] + ', "dealer": ' + str(json.loads(rec)["dealer"]) + "}"
+    path = tmp_path / "twice.jsonl"
+    path.write_text(rec + "\n" + twice + "\n", encoding="utf-8")
+    assert records.main([str(path)]) == 1
+    assert "record 1: field 'dealer' is given twice" in capsys.readouterr().err
