@@ -106,7 +106,7 @@ from agents import checkpoint_play, make_agent, path_problem
 from agents.base import RulesMismatchWarning
 from agents.common_random import CommonStreams, decision_keys
 from agents.pretrained import DATA, is_pretrained_spec
-from mj_env.baselines import BASELINES, AgentError, agent_actions
+from mj_env.baselines import BASELINES, AgentError, agent_actions, warn_rules_mismatch
 from mj_env.engine import Engine
 from mj_env.lines import guard_output
 from mj_env.messages import brief, shown
@@ -294,23 +294,12 @@ def _check_agents(agents) -> None:
 
 
 def _warn_rules_mismatch(agents, rules: RuleSet) -> None:
-    """A ``RulesMismatchWarning`` for each agent that says (its ``rules``: a RuleSet, a preset's name or its object
-    form, as the baselines and network agents keep them) it decides by another rule set than the run's:
-    ``RuleBasedAgent()``, built for beijing, in a quemen run would chase three-suit hands and still be reported as
-    ``rule``."""
+    """A ``RulesMismatchWarning`` for each agent built for another rule set than the run's
+    (``mj_env.baselines.warn_rules_mismatch``): ``RuleBasedAgent()``, built for beijing, in a quemen run would
+    chase three-suit hands and still be reported as ``rule``."""
     for k, a in enumerate(agents):
-        own = getattr(a, "rules", None)
-        if not isinstance(own, (RuleSet, str, dict)):
-            continue
-        try:
-            own = get_rules(own).name
-        except (ValueError, TypeError):  # an attribute of the agent's own that names no rule set
-            continue
-        if own != rules.name:
-            warnings.warn(f"agents[{k}] ({brief(getattr(a, 'name', type(a).__name__))}) decides by the {own} rules "
-                          f"but plays a {rules.name} run; build it for {rules.name} (e.g. RuleBasedAgent("
-                          f"{rules.name!r}), or load_agents(specs, rules={rules.name!r}))", RulesMismatchWarning,
-                          stacklevel=3)
+        warn_rules_mismatch(a, rules, f"agents[{k}]", "run", f"build it for {rules.name} (e.g. RuleBasedAgent("
+                            f"{rules.name!r}), or load_agents(specs, rules={rules.name!r}))", stacklevel=4)
 
 
 def _unique_names(names: list[str]) -> list[str]:

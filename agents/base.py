@@ -26,14 +26,15 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from mj_env.baselines import as_bool_mask, check_rows_have_actions, rows_of, uniform_legal
+from mj_env.baselines import (
+    RulesMismatchWarning,
+    as_bool_mask,
+    check_rows_have_actions,
+    rows_of,
+    uniform_legal,
+)
 
 __all__ = ["Agent", "RulesMismatchWarning", "as_bool_mask", "check_rows_have_actions", "rows_of", "uniform_legal"]
-
-
-class RulesMismatchWarning(UserWarning):
-    """A checkpoint plays under other rules than it was trained for (``agents.networks.NetworkAgent.from_checkpoint``;
-    the arena's command line prints it as one ``note:`` line)."""
 
 
 @runtime_checkable

@@ -60,6 +60,7 @@ under beijing, about a tenth under hebei and 0.3 under quemen.
 """
 from __future__ import annotations
 
+import warnings
 from importlib.metadata import entry_points
 
 import numpy as np
@@ -152,6 +153,30 @@ def check_rows_have_actions(mask: np.ndarray) -> None:
     if empty.any():
         raise ValueError(f"row {int(np.flatnonzero(empty)[0])} of the action mask has no legal action; "
                          "pass only tables that wait on a decision")
+
+
+class RulesMismatchWarning(UserWarning):
+    """An agent plays under other rules than it was built or trained for: a checkpoint
+    (``agents.networks.NetworkAgent.from_checkpoint``), or an agent object whose ``rules`` names another rule set
+    (`warn_rules_mismatch`: the arena's agents, the single-agent env's opponents). The arena's command line prints
+    it as one ``note:`` line."""
+
+
+def warn_rules_mismatch(agent, rules: RuleSet, who: str, where: str, fix: str, stacklevel: int = 3) -> None:
+    """A `RulesMismatchWarning` when ``agent`` says (its ``rules``: a RuleSet, a preset's name or its object form,
+    as the baselines and network agents keep them) that it decides by another rule set than ``rules``:
+    ``RuleBasedAgent()``, built for beijing, in a quemen game would chase three-suit hands. ``who`` names the agent
+    in the message, ``where`` what it plays in (a run, an env), ``fix`` says how to build it right. An attribute that names no rule set is not read."""
+    own = getattr(agent, "rules", None)
+    if not isinstance(own, (RuleSet, str, dict)):
+        return
+    try:
+        own = get_rules(own).name
+    except (ValueError, TypeError):  # an attribute of the agent's own that names no rule set
+        return
+    if own != rules.name:
+        warnings.warn(f"{who} ({brief(getattr(agent, 'name', type(agent).__name__))}) decides by the {own} rules but "
+                      f"plays in a {rules.name} {where}; {fix}", RulesMismatchWarning, stacklevel=stacklevel)
 
 
 class AgentError(RuntimeError):

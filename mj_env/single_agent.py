@@ -33,7 +33,9 @@ field can be overridden as a keyword, e.g. ``base=500``).
   such specs for the seats after the learner's (next, opposite, previous). Opponents see the
   ``mj_obs_v1`` observations of their seat (``"seat"`` included), whatever ``obs`` is. An opponent that raises
   or answers an illegal action fails the whole ``step`` or ``reset``, which then changes nothing:
-  the error names the opponent and the table, and the learner's action was not played.
+  the error names the opponent and the table, and the learner's action was not played. A name is built for the
+  env's rules; an object whose ``rules`` names another rule set (``RuleBasedAgent()`` is beijing's) is played
+  as it is, with a ``RulesMismatchWarning`` (``mj_env.baselines.warn_rules_mismatch``).
 - ``obs``: the observation layout, ``"v1"`` (default) or ``"v2"`` (above; ``observation_layout`` names it).
   Network opponents of the v2 layout compute their extra planes from the v1 ones.
 - ``seat``: the learner's seat, ``0``-``3``; ``"rotate"`` (table i starts at seat i % 4 and moves
@@ -95,7 +97,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import actions as A
-from .baselines import agent_actions, make_named_agent
+from .baselines import agent_actions, make_named_agent, warn_rules_mismatch
 from .engine import Engine
 from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief
@@ -123,6 +125,8 @@ def _opponent(spec, rules):
                              "agents.make_agent('path/to/checkpoint.pt'))") from None
     if not callable(getattr(spec, "act", None)):
         raise TypeError(f"opponent {brief(spec)} has no act(obs, rng) method")
+    warn_rules_mismatch(spec, rules, "an opponent", "env", f"build it for {rules.name} (e.g. RuleBasedAgent({rules.name!r})), "
+                        "or give its name", stacklevel=4)
     return spec
 
 

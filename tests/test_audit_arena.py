@@ -18,7 +18,7 @@ def test_an_agent_built_for_other_rules_is_warned_about():
     three suits) yet is reported as ``rule``. Checkpoints already warn (``RulesMismatchWarning``); agent objects
     given to ``play_duplicate`` or ``compare`` were played without a word (found by playing the beijing rule and
     efficient agents in hebei and quemen runs)."""
-    with pytest.warns(RulesMismatchWarning, match=r"agents\[0\] \('rule'\) decides by the beijing rules but plays a "
+    with pytest.warns(RulesMismatchWarning, match=r"agents\[0\] \('rule'\) decides by the beijing rules but plays in a "
                                                   r"quemen run"):
         play_duplicate([RuleBasedAgent(), RandomAgent()], 1, seed=0, rules="quemen")
     with pytest.warns(RulesMismatchWarning, match=r"agents\[1\] .* hebei run"):
@@ -135,3 +135,18 @@ def test_the_rules_warning_reads_the_object_form_and_ignores_what_names_no_rule_
     with warnings.catch_warnings():
         warnings.simplefilter("error", RulesMismatchWarning)
         play_duplicate([Odd("my own notes"), Odd({"name": "beijing", "base": 2}), Odd(None)], 1, seed=0)
+
+
+def test_an_opponent_built_for_other_rules_is_warned_about_in_the_single_agent_env():
+    """The single-agent env took ``RuleBasedAgent()`` (beijing) as a quemen opponent without a word, as the arena
+    did; by name (``"rule"``) it is built for the env's rules."""
+    from mj_env.single_agent import MahjongSingleAgentVectorEnv
+    with pytest.warns(RulesMismatchWarning, match=r"an opponent \('rule'\) decides by the beijing rules but plays in "
+                                                  r"a quemen env"):
+        env = MahjongSingleAgentVectorEnv(2, rules="quemen", opponents=RuleBasedAgent())
+    with pytest.warns(RulesMismatchWarning, match="an opponent"):
+        env.set_opponents([RandomAgent(), RandomAgent(), EfficientAgent("hebei")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RulesMismatchWarning)
+        env.set_opponents("rule")
+        env.set_opponents(RuleBasedAgent("quemen"))
