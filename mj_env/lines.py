@@ -7,11 +7,15 @@ than ``limit`` bytes is read past in pieces and yields `TooLong` in its place, s
 line of the stream while memory stays bounded. `TooLong` comes before the rest of its line is read, so
 a reader that stops there (``mj_env.records``: no hand record is that long) never reads the rest.
 
+`load_json` reads one line's JSON as the calculator and the records checker both take it: an object that gives a
+key twice is refused (`KeyGivenTwice`, naming the field and where), not read as its last value.
+
 `guard_output` is for the other end of a command line: output to a reader that has gone away is dropped
 (`DropWhenReaderGone`), so that the program finishes its work instead of dying of a broken pipe.
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -54,6 +58,58 @@ def bounded_lines(stream, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | str |
             if not piece:
                 break
             end = piece[-1:]
+
+
+class KeyGivenTwice(ValueError):
+    """A JSON object gives a key twice (which value was meant?): ``field 'type' is given twice in melds[1]``."""
+
+
+class _Twice(dict):
+    """A JSON object that gave ``key`` twice (the text is refused once it is read whole, naming where)."""
+
+    key = ""
+
+
+def _pairs(pairs, twice: list):
+    """One JSON object as a dict; one that gives a key twice is a ``_Twice``, also noted in ``twice``."""
+    obj = {}
+    for k, v in pairs:
+        if k in obj:
+            obj = _Twice(obj)
+            obj.key = k
+            twice.append(obj)
+            break
+        obj[k] = v
+    return obj
+
+
+def _short_key(k: str) -> str:
+    text = repr(k[:40])
+    return text + "..." if len(k) > 40 else text
+
+
+def _check_no_key_twice(obj) -> None:
+    """`KeyGivenTwice` naming the first field given twice and where: ``field 'type' is given twice in melds[1]``."""
+    stack = [(obj, "")]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, _Twice):
+            at = f" in {where}" if where else ""
+            raise KeyGivenTwice(f"field {_short_key(value.key)} is given twice{at}")
+        if isinstance(value, dict):
+            stack.extend((v, f"{where}.{k[:40]}" if where else k[:40]) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(value))))
+
+
+def load_json(text: str, **kwargs):
+    """``json.loads(text, **kwargs)``, refusing an object that gives a key twice: `KeyGivenTwice` (a ValueError)
+    naming the first such field and where. (The walk to say where is made only when one was given twice.)"""
+    twice: list = []
+    obj = json.loads(text, object_pairs_hook=lambda pairs: _pairs(pairs, twice), **kwargs)
+    if twice:
+        _check_no_key_twice(obj)
+    return obj
 
 
 class DropWhenReaderGone:

@@ -34,7 +34,7 @@ import numpy as np
 
 from . import actions as A
 from .engine import Engine
-from .lines import TooLong, bounded_lines, guard_output
+from .lines import TooLong, bounded_lines, guard_output, load_json
 from .messages import brief
 from .render import render_table
 from .rules import PRESETS, RuleError, RuleSet, get_rules, preset_diff
@@ -44,22 +44,11 @@ from .wall import parse_wall
 
 FORMAT = "mj_hand_v1"
 MAX_ACTIONS = 2000
+"""A hand takes about 100-200 decisions; a record with more is refused before it is replayed."""
 MAX_REPORTED = 20
 """The checker reports the first bad records of a file one by one, then only counts."""
-"""A hand takes about 100-200 decisions; a record with more is refused before it is replayed."""
 
 _BOM = b"\xef\xbb\xbf"
-
-
-def _no_key_twice(pairs) -> dict:
-    """One JSON object of a record; a key given twice is an error (which value was meant?), as the calculator
-    refuses one."""
-    obj = {}
-    for k, v in pairs:
-        if k in obj:
-            raise ValueError(f"field {brief(k)} is given twice")
-        obj[k] = v
-    return obj
 """A UTF-8 byte-order mark, which an editor may put at the start of a file; skipped there."""
 
 
@@ -273,8 +262,7 @@ def main(argv=None) -> int:
                 if args.show is not None and k != args.show:
                     continue
                 try:
-                    record = json.loads(line.rstrip(b"\r\n").decode("utf-8"),  # (an error: "line 1 column N")
-                                        object_pairs_hook=_no_key_twice)
+                    record = load_json(line.rstrip(b"\r\n").decode("utf-8"))  # (an error: "line 1 column N")
                     if args.show is not None:
                         show(record)
                         return 0

@@ -40,7 +40,7 @@ import os
 import sys
 
 from .calculator import HugeInt, InputError, evaluate
-from .lines import TooLong, bounded_lines
+from .lines import KeyGivenTwice, TooLong, bounded_lines, load_json
 
 EXIT_BROKEN_PIPE = 141
 """Exit status when the reader of standard output goes away (128 + SIGPIPE, as the shell shows
@@ -56,44 +56,6 @@ _FALLBACK = '{"error": "internal error: the answer to this line could not be wri
 # Characters that JSON leaves raw with ensure_ascii=False but that some line splitters
 # (str.splitlines) treat as line ends: written as \\u escapes, so one answer is one line.
 _LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
-class _Twice(dict):
-    """A JSON object that gave ``key`` twice (the line is refused once it is read whole, naming where)."""
-
-    key = ""
-
-
-def _pairs(pairs, twice: list):
-    """One JSON object as a dict; one that gives a key twice is a ``_Twice``, also noted in ``twice``."""
-    obj = {}
-    for k, v in pairs:
-        if k in obj:
-            obj = _Twice(obj)
-            obj.key = k
-            twice.append(obj)
-            break
-        obj[k] = v
-    return obj
-
-
-def _check_no_key_twice(obj) -> None:
-    """An InputError naming the first field given twice and where: ``field 'type' is given twice in melds[1]``."""
-    stack = [(obj, "")]
-    while stack:
-        value, where = stack.pop()
-        if isinstance(value, _Twice):
-            at = f" in {where}" if where else ""
-            raise InputError(f"field {_short_key(value.key)} is given twice{at}")
-        if isinstance(value, dict):
-            stack.extend((v, f"{where}.{k[:40]}" if where else k[:40]) for k, v in reversed(value.items()))
-        elif isinstance(value, list):
-            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(value))))
-
-
-def _short_key(k: str) -> str:
-    text = repr(k[:40])
-    return text + "..." if len(k) > 40 else text
 
 
 def _parse_int(text: str):
@@ -138,13 +100,11 @@ def _answer(line: str | bytes) -> dict:
     if not text:
         return {"error": "empty line: expected a JSON object"}
     try:
-        twice: list = []
-        obj = json.loads(text, object_pairs_hook=lambda pairs: _pairs(pairs, twice), parse_int=_parse_int,
-                         parse_constant=_no_constant)
+        obj = load_json(text, parse_int=_parse_int, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
         return {"error": f"bad JSON: {e.msg.removesuffix(' at')} at column {e.colno}"}
-    if twice:  # (the walk to say where is made only then)
-        _check_no_key_twice(obj)
+    except KeyGivenTwice as e:
+        return {"error": str(e)}
     return evaluate(obj)
 
 
