@@ -43,7 +43,9 @@ Written to ``runs/<exp_name>/``: TensorBoard scalars (``charts/*``, ``losses/*``
 ``progress.csv`` (one row per update), ``checkpoints/*.pt`` (``agents.networks`` format, usable
 as ``python -m agents.arena --agents runs/<exp_name>/checkpoints/final.pt,rule``) and
 ``final_eval.json``; a run that exists already is refused unless ``--overwrite`` (which deletes it first), and a
-run that diverges (nan weights or logits) stops with a message. Every ``eval_every`` updates a quick duplicate match against the random
+run that diverges (nan weights or logits) stops with a message. Ctrl-C stops training where it is: the network
+is saved as ``final.pt`` as it is, ``final_eval.json`` says ``"interrupted": true``, the final evaluation is
+skipped (its command is printed) and the exit status is 130. Every ``eval_every`` updates a quick duplicate match against the random
 and the rule-based agents (and the pretrained player, where one is shipped for the rule set and
 ``eval_pretrained`` is on) is logged; the run ends with a longer one, printed as a table.
 """
@@ -874,9 +876,11 @@ class RunLog:
         self.csv: csv.DictWriter | None = None
         self.bar = tqdm(total=num_updates, unit="update", desc=args.exp_name, disable=not args.progress,
                         dynamic_ncols=True)
+        self.last_update, self.last_global_step = 0, 0  # the last update logged (what an interrupted run did)
 
     def update(self, row: dict, global_step: int, evaluated: bool, last_eval: dict) -> None:
         """Write one update's row to progress.csv and TensorBoard; show it on the bar with ``last_eval``."""
+        self.last_update, self.last_global_step = row["update"], global_step
         if self.csv is None:
             self.csv = csv.DictWriter(self.csv_file, fieldnames=list(row))
             self.csv.writeheader()
@@ -946,14 +950,20 @@ def repeat_command(args: Args, checkpoint: Path) -> str:
 
 
 def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, global_step: int,
-               start: float, opponents: list) -> dict:
+               start: float, opponents: list, interrupted: bool = False) -> dict:
     """Save ``final.pt``, run the final evaluation against ``opponents`` (printed as tables, logged as
-    ``eval/final_*``) and write final_eval.json. Returns what it holds."""
+    ``eval/final_*``) and write final_eval.json. Returns what it holds. A run ``interrupted`` by Ctrl-C saves
+    final.pt and final_eval.json (``"interrupted": true``) with no evaluation, and prints the command that
+    evaluates it."""
     final = save_checkpoint(log.ckpt_dir / "final.pt", model, rules=args.rules, update=update,
                             global_step=global_step, args=dataclasses.asdict(args))
     result = {"checkpoint": str(final), "global_step": global_step, "updates": update,
               "train_seconds": round(time.time() - start, 1), "observation": obs_layout(model)}
-    if args.final_eval_hands > 0:
+    if interrupted:
+        result["interrupted"] = True
+        if args.final_eval_hands > 0:
+            print(f"\nevaluate it against rule: {repeat_command(args, final)}")
+    elif args.final_eval_hands > 0:
         t0 = time.time()
         result["eval"] = evaluate(model, args, args.final_eval_hands, device, opponents)
         print(f"\nfinal evaluation ({args.final_eval_hands} walls, duplicate, seed {args.eval_seed}, "
@@ -1000,7 +1010,27 @@ def main(argv: list[str] | None = None) -> dict:
     print(plan_text(args, num_updates, opponents_of_eval), flush=True)
     log = RunLog(args, num_updates)  # after the plan line: on a terminal the bar would print first
     obs, _ = envs.reset(seed=args.seed)
-    global_step, start, last_eval, update = 0, time.time(), {}, 0
+    start = time.time()
+    try:
+        update, global_step = train_loop(envs, obs, model, optimizer, store, shaper, seats, args, rng, log, device,
+                                         num_updates, opponents_of_eval, start)
+        interrupted = False
+    except KeyboardInterrupt:  # Ctrl-C: keep what was trained so far, as final.pt, and skip the final evaluation
+        update, global_step = log.last_update, log.last_global_step
+        tqdm.write(f"interrupted (Ctrl-C) after {update} PPO updates: saving the network as it is to final.pt, "
+                   "no final evaluation")
+        interrupted = True
+    log.end_training()
+    envs.close()
+    return finish_run(model, args, device, log, update, global_step, start, opponents_of_eval,
+                      interrupted=interrupted)
+
+
+def train_loop(envs, obs, model, optimizer, store, shaper, seats, args, rng, log, device, num_updates,
+               opponents_of_eval, start) -> tuple[int, int]:
+    """Cloning, then the PPO updates. Returns (updates done, PPO steps)."""
+    global_step, last_eval, update = 0, {}, 0
+    steps_per_update = args.num_envs * args.num_steps
     if args.bc_steps:
         obs = behaviour_cloning(envs, obs, model, optimizer, store, shaper, args, rng, log, device)
     seats.add_snapshot(model, "init")
@@ -1031,9 +1061,7 @@ def main(argv: list[str] | None = None) -> dict:
         if args.max_minutes is not None and elapsed > 60 * args.max_minutes:
             tqdm.write(f"stopping after {elapsed / 60:.1f} minutes (--max-minutes)")
             break
-    log.end_training()
-    envs.close()
-    return finish_run(model, args, device, log, update, global_step, start, opponents_of_eval)
+    return update, global_step
 
 
 if __name__ == "__main__":
@@ -1043,7 +1071,11 @@ if __name__ == "__main__":
     # final.pt was written
     guard_output("train.py")
     try:
-        main(sys.argv[1:])
+        if main(sys.argv[1:]).get("interrupted"):
+            sys.exit(130)  # as a shell reports a command ended by Ctrl-C (128 + SIGINT)
+    except KeyboardInterrupt:  # before training (the setup) or in the final evaluation: final.pt, if any, is kept
+        print("train.py: interrupted (Ctrl-C)", file=sys.stderr)
+        sys.exit(130)
     except TrainingDiverged as e:
         sys.exit(f"train.py: error: {e}")
     except (NonFiniteLogits, AgentError) as e:
