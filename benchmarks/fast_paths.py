@@ -129,4 +129,7 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
+    from mj_env.lines import guard_output  # here: NumPy is loaded by now, its threads sized
+
+    guard_output("benchmarks/fast_paths.py")  # | head: the reader that left gets no more, and no traceback
     main()

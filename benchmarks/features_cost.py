@@ -80,4 +80,7 @@ def main(argv=None) -> list[dict]:
 
 
 if __name__ == "__main__":
+    from mj_env.lines import guard_output  # here: NumPy is loaded by now, its threads sized
+
+    guard_output("benchmarks/features_cost.py")  # | head: the reader that left gets no more, and no traceback
     main()

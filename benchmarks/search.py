@@ -324,4 +324,7 @@ def main(a) -> None:
 
 
 if __name__ == "__main__":
+    from mj_env.lines import guard_output  # here: NumPy is loaded by now, its threads sized
+
+    guard_output("benchmarks/search.py")  # | head: the reader that left gets no more, and no traceback
     main(ARGS)

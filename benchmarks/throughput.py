@@ -574,4 +574,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    from mj_env.lines import guard_output  # here: NumPy is loaded by now, its threads sized
+
+    guard_output("benchmarks/throughput.py")  # | head: the reader that left gets no more, and no traceback
     sys.exit(main())

@@ -179,4 +179,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
+    from mj_env.lines import guard_output  # here: NumPy is loaded by now, its threads sized
+
+    guard_output("benchmarks/win_checks.py")  # | head: the reader that left gets no more, and no traceback
     raise SystemExit(main(ARGS))
