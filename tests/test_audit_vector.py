@@ -53,3 +53,17 @@ def test_each_table_of_the_vector_env_plays_as_the_aec_env_from_the_same_wall(pr
             assert e.infos["player_0"]["settlement"] == infos["settlement"][i]
         done |= terminations
     assert done.all()
+
+
+def test_numpy_to_torch_on_the_self_play_env_fails_as_the_readme_says():
+    """README: Gymnasium's ``NumpyToTorch`` cannot take the self-play env's infos (``settlement`` is an array of
+    Python objects) and fails at the first step; if a Gymnasium release converts them, the README must change."""
+    pytest.importorskip("torch")
+    from gymnasium.wrappers.vector import NumpyToTorch
+
+    env = NumpyToTorch(MahjongVectorEnv(num_envs=2, seed=0))
+    obs, _ = env.reset(seed=0)
+    first = np.array([np.flatnonzero(row)[0] for row in obs["action_mask"].numpy()])
+    with pytest.raises(BufferError, match="DLPack"):
+        env.step(first)
+    env.close()
