@@ -234,7 +234,8 @@ def preset_diff(rules: RuleSet, names=None) -> dict:
 def get_rules(rules: str | dict | RuleSet = "beijing", **overrides) -> RuleSet:
     """A preset by name (or a RuleSet as is), with optional field overrides. ``rules`` may also be the object
     form of a calculator line or a settlement's ``input`` (docs/INTERFACES.md 1): ``{"name": preset, field:
-    value, ...}``, its fields applied as overrides (a field given there and as a keyword is refused)."""
+    value, ...}``, its fields applied as overrides (a field given there and as a keyword is refused); as the
+    calculator reads it, ``flowers`` without ``n_tiles`` sets 144 or 136 tiles to match."""
     if isinstance(rules, dict):
         fields_ = dict(rules)
         name = fields_.pop("name", None)
@@ -248,6 +249,10 @@ def get_rules(rules: str | dict | RuleSet = "beijing", **overrides) -> RuleSet:
         if both:
             raise RuleError(f"rule field(s) {', '.join(both)[:80]} given both in the rules object and as "
                             "keyword arguments; give each once")
+        if type(fields_.get("flowers")) is bool and "n_tiles" not in fields_ and "n_tiles" not in overrides:
+            # the object form names flowers alone (n_tiles bears on no score, so rules_json leaves it
+            # out): 144 tiles go with flowers, as the calculator reads the same object
+            fields_["n_tiles"] = 144 if fields_["flowers"] else 136
         rules, overrides = name, {**fields_, **overrides}
     if isinstance(rules, RuleSet):
         base = rules
