@@ -157,8 +157,8 @@ def check_rows_have_actions(mask: np.ndarray) -> None:
 
 class RulesMismatchWarning(UserWarning):
     """An agent plays under other rules than it was built or trained for: a checkpoint
-    (``agents.networks.NetworkAgent.from_checkpoint``), or an agent object whose ``rules`` names another rule set
-    (`warn_rules_mismatch`: the arena's agents, the single-agent env's opponents). The arena's command line prints
+    (``agents.networks.NetworkAgent.from_checkpoint``), or an agent object whose ``rules`` names another rule set,
+    or the same preset with other values of the fields agents read (`warn_rules_mismatch`: the arena's agents, the single-agent env's opponents). The arena's command line prints
     it as one ``note:`` line."""
 
 
@@ -171,12 +171,29 @@ def warn_rules_mismatch(agent, rules: RuleSet, who: str, where: str, fix: str, s
     if not isinstance(own, (RuleSet, str, dict)):
         return
     try:
-        own = get_rules(own).name
+        own = get_rules(own)
     except (ValueError, TypeError):  # an attribute of the agent's own that names no rule set
         return
-    if own != rules.name:
-        warnings.warn(f"{who} ({brief(getattr(agent, 'name', type(agent).__name__))}) decides by the {own} rules but "
-                      f"plays in a {rules.name} {where}; {fix}", RulesMismatchWarning, stacklevel=stacklevel)
+    name = brief(getattr(agent, 'name', type(agent).__name__))
+    if own.name != rules.name:
+        warnings.warn(f"{who} ({name}) decides by the {own.name} rules but plays in a {rules.name} {where}; {fix}",
+                      RulesMismatchWarning, stacklevel=stacklevel)
+        return
+    differ = [f for f in RULE_FIELDS_AGENTS_READ if getattr(own, f) != getattr(rules, f)]
+    if differ:
+        mine = ", ".join(f"{f}={getattr(own, f)!r}" for f in differ)
+        theirs = ", ".join(f"{f}={getattr(rules, f)!r}" for f in differ)
+        warnings.warn(f"{who} ({name}) decides by {own.name} rules with {mine} but plays in a {rules.name} {where} "
+                      f"with {theirs}; build it with the {where}'s rule set (e.g. RuleBasedAgent(rules) with the "
+                      f"RuleSet the {where} was made with), or give its name", RulesMismatchWarning,
+                      stacklevel=stacklevel)
+
+
+RULE_FIELDS_AGENTS_READ = ("seven_pairs", "thirteen_orphans", "orphans_extra_dragon", "lack_suit", "hui_wild_in_melds",
+                           "ting")
+"""The rule fields beside the preset's name that the baselines read (their distances, waits, claim hands and 报听)
+and the mj_obs_v2 features: an agent object built with other values of one of them, in a game of the same
+preset, decides by other rules (`warn_rules_mismatch`)."""
 
 
 class AgentError(RuntimeError):

@@ -2,9 +2,17 @@
 fields and of the ways a user sets them): each test holds a case the project once got wrong."""
 from __future__ import annotations
 
+import warnings
+
+import pytest
+
 import mj_env
+from agents import RandomAgent, RuleBasedAgent
+from agents.arena import play_duplicate
+from mj_env.baselines import EfficientAgent, RulesMismatchWarning
 from mj_env.calculator import SCORE_RULE_FIELDS, evaluate, rules_json
 from mj_env.rules import get_rules
+from mj_env.single_agent import MahjongSingleAgentVectorEnv
 from mj_env.vector import MahjongVectorEnv
 
 
@@ -25,3 +33,20 @@ def test_a_quemen_settlement_without_flowers_gives_its_rules_back_to_an_environm
     assert MahjongVectorEnv(2, rules=logged).rules == rules
     # and the other way round: flowers put back under a preset without them
     assert get_rules({"name": "quemen", "flowers": True}) == get_rules("quemen")
+
+
+def test_an_agent_built_for_the_preset_but_other_rule_fields_is_warned_about():
+    """A RuleBasedAgent() (plain beijing) in a beijing game with 缺一门 (``lack_suit=True``, a valid rule set) chases
+    three-suit hands as the warning's own example says of quemen, yet nothing was said: the check compared preset
+    names only. The same agent in a game that differs only in fields agents never read (base, matches) is fine."""
+    rules = get_rules("beijing", lack_suit=True)
+    with pytest.warns(RulesMismatchWarning, match=r"decides by beijing rules with lack_suit=False but plays in a "
+                                                  r"beijing run with lack_suit=True"):
+        play_duplicate([RuleBasedAgent(), RandomAgent()], 1, seed=0, rules=rules)
+    with pytest.warns(RulesMismatchWarning, match=r"an opponent .* hui_wild_in_melds=False .* hui_wild_in_melds=True"):
+        MahjongSingleAgentVectorEnv(2, rules=get_rules("beijing", hui_wild_in_melds=True), opponents=RuleBasedAgent())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RulesMismatchWarning)
+        play_duplicate([RuleBasedAgent(rules), EfficientAgent(rules), RandomAgent()], 1, seed=0, rules=rules)
+        play_duplicate([RuleBasedAgent(), RandomAgent()], 1, seed=0, rules=get_rules("beijing", base=5))
+        MahjongSingleAgentVectorEnv(2, rules=rules, opponents="rule")
