@@ -104,7 +104,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import actions as A
-from .engine import Engine
+from .engine import Engine, EngineRules
 from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .observation import N_PLANES, observe_one
 from .records import RecordError, hand_record
@@ -177,6 +177,7 @@ class raw_env(AECEnv):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "mj_env_v0",  # noqa: RUF012 (PettingZoo's convention)
                 "is_parallelizable": False, "render_fps": 1}
+    rules = EngineRules()  # the engine's rule set, read-only
 
     def __init__(self, rules="beijing", render_mode=None, illegal_action="raise", illegal_penalty=10, obs="v1",
                  **overrides):
@@ -188,7 +189,6 @@ class raw_env(AECEnv):
             raise ValueError("the AEC environment plays one table; for many at once use "
                              "mj_env.vector.MahjongVectorEnv(num_envs=...)")
         self.engine = Engine(rules, num_tables=1, **overrides)
-        self.rules = self.engine.rules
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.illegal_penalty = illegal_penalty

@@ -83,6 +83,30 @@ def _parse_dealers(dealers, n: int, one_table: bool = False) -> np.ndarray:
     return out
 
 
+class EngineRules:
+    """The ``rules`` attribute of an environment built on an `Engine` (its ``engine``, or its ``venv``'s): the
+    engine's rule set, read-only. A rule set is fixed when the environment is made: setting the attribute
+    (``env.rules = ...``, or Gymnasium's ``set_attr("rules", ...)``, which sets it where it is found) is an
+    AttributeError, so that the observations, opponents and records never read another rule set than the one
+    the engine plays."""
+
+    @staticmethod
+    def _rules(obj) -> RuleSet:
+        engine = obj.__dict__.get("engine") or getattr(obj.__dict__.get("venv"), "engine", None)
+        if engine is None:  # (an environment whose construction failed before its engine was made)
+            raise AttributeError("rules: this environment has no engine (it was not made)")
+        return engine.rules
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        return self._rules(obj)
+
+    def __set__(self, obj, value) -> None:
+        raise AttributeError(f"rules: an environment's rule set is fixed when it is made (this one plays "
+                             f"{self._rules(obj).name}); make a new environment with rules=... instead")
+
+
 @dataclass
 class StepResult:
     """What one step produced, per table."""

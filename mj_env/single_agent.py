@@ -98,7 +98,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import actions as A
 from .baselines import agent_actions, make_named_agent, warn_rules_mismatch
-from .engine import Engine
+from .engine import Engine, EngineRules
 from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief
 from .observation import N_PLANES, observe
@@ -154,7 +154,6 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             raise ValueError(f"max_episode_steps must be None or an integer >= 1, got {brief(max_episode_steps)}")
         self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
-        self.rules = self.engine.rules
         self.num_envs = n = int(num_envs)
         # "ansi" and "human" render; other modes are accepted and render nothing (SB3's make_vec_env
         # asks every environment for "rgb_array")
@@ -508,6 +507,8 @@ class MahjongSingleAgentEnv(gym.Env):
     (``reset(seed=N)``), ``max_episode_steps`` (Gymnasium's ``TimeLimit``) and ``autoreset_mode``, infos for the
     one table."""
 
+    rules = EngineRules()  # the engine's rule set, read-only
+
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)
 
     def __init__(self, rules="beijing", opponents="rule", seat=0, render_mode=None,
@@ -529,7 +530,6 @@ class MahjongSingleAgentEnv(gym.Env):
         self.venv = MahjongSingleAgentVectorEnv(1, rules=rules, opponents=opponents, seat=seat,
                                                 render_mode=render_mode, illegal_action=illegal_action,
                                                 illegal_penalty=illegal_penalty, obs=obs, **overrides)
-        self.rules = self.venv.rules
         self.render_mode = render_mode
         self.observation_layout = self.venv.observation_layout
         self.observation_space = self.venv.single_observation_space

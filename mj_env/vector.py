@@ -61,7 +61,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import actions as A
-from .engine import Engine, check_num_tables
+from .engine import Engine, EngineRules, check_num_tables
 from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief
 from .observation import N_PLANES, observe, observe_one
@@ -86,9 +86,10 @@ def checked_reset_options(options, known: tuple[str, ...]) -> dict:
 class TablesEnvBasics:
     """What the batched environments (this one and ``mj_env.single_agent``'s) share over their
     ``engine``: ``render`` (``"ansi"``: the first four tables as text; ``"human"``: printed), ``close``
-    and ``closed``."""
+    and ``closed``, and ``rules`` (the engine's, read-only)."""
 
     closed = False
+    rules = EngineRules()
 
     def _check_open(self) -> None:
         if self.closed:
@@ -158,7 +159,6 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         self._next_step = mode == AutoresetMode.NEXT_STEP
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
-        self.rules = self.engine.rules
         self.num_envs = int(num_envs)
         check_render_mode(render_mode)
         self.render_mode = render_mode

@@ -50,3 +50,26 @@ def test_an_agent_built_for_the_preset_but_other_rule_fields_is_warned_about():
         play_duplicate([RuleBasedAgent(rules), EfficientAgent(rules), RandomAgent()], 1, seed=0, rules=rules)
         play_duplicate([RuleBasedAgent(), RandomAgent()], 1, seed=0, rules=get_rules("beijing", base=5))
         MahjongSingleAgentVectorEnv(2, rules=rules, opponents="rule")
+
+
+def test_an_environment_rule_set_cannot_be_swapped_behind_its_engine():
+    """``env.rules`` was a plain attribute copied from the engine: Gymnasium's ``set_attr("rules", ...)`` on a vector
+    of one-table envs (the way README suggests for opponents) or ``env.unwrapped.rules = ...`` replaced it without a
+    word, so the env reported (and its observations, opponents and records read) a rule set the engine did not play.
+    It is the engine's rule set now, read-only, and setting it says to make a new env."""
+    import gymnasium as gym
+
+    hebei = get_rules("hebei")
+    one = gym.vector.SyncVectorEnv([lambda: gym.make("mj_env/Beijing-v0", opponents="random")])
+    with pytest.raises(AttributeError, match="fixed when it is made"):
+        one.set_attr("rules", hebei)
+    assert one.envs[0].unwrapped.rules is one.envs[0].unwrapped.venv.engine.rules
+    assert one.envs[0].unwrapped.rules.name == "beijing"
+    envs = [mj_env.env(rules="beijing", hubao_claims=2).unwrapped, MahjongVectorEnv(1, rules="quemen"),
+            MahjongSingleAgentVectorEnv(1, rules="hebei", opponents="random")]
+    for env in envs:
+        before = env.rules
+        assert before is env.engine.rules
+        with pytest.raises(AttributeError, match="fixed when it is made"):
+            env.rules = get_rules("beijing", base=9)
+        assert env.rules is before
