@@ -164,6 +164,11 @@ class RuleSet:
             first = min(unknown)
             raise UnknownRuleField(f"unknown rule field(s): {', '.join(sorted(unknown))[:80]} "
                                    f"(unexpected keyword argument {brief(first)})")
+        new, scoring = changes.get("name", self.name), changes.get("scoring", self.scoring)
+        if type(new) is str and new != self.name and new in PRESET_NAMES and not (type(scoring) is str and scoring == new):
+            # (the scoring check would name 'scoring' and send the user back to the preset they started from)
+            raise RuleError(f"rule field 'name': a rule set derived from {brief(self.name)} cannot be renamed "
+                            f"{brief(new)}; start from the preset {brief(new)} instead (get_rules({new!r}, ...))")
         return dataclasses.replace(self, **changes)
 
     @property

@@ -11,7 +11,7 @@ from agents import RandomAgent, RuleBasedAgent
 from agents.arena import play_duplicate
 from mj_env.baselines import EfficientAgent, RulesMismatchWarning
 from mj_env.calculator import SCORE_RULE_FIELDS, evaluate, rules_json
-from mj_env.rules import get_rules
+from mj_env.rules import RuleError, get_rules
 from mj_env.single_agent import MahjongSingleAgentVectorEnv
 from mj_env.vector import MahjongVectorEnv
 
@@ -73,3 +73,16 @@ def test_an_environment_rule_set_cannot_be_swapped_behind_its_engine():
         with pytest.raises(AttributeError, match="fixed when it is made"):
             env.rules = get_rules("beijing", base=9)
         assert env.rules is before
+
+
+@pytest.mark.parametrize("make, asked", [(lambda: get_rules("beijing", name="hebei"), "hebei"),
+                                         (lambda: mj_env.env(name="quemen"), "quemen"),
+                                         (lambda: get_rules("quemen", name="beijing"), "beijing")])
+def test_renaming_a_rule_set_to_another_preset_names_the_name_field_and_the_right_preset(make, asked):
+    """docs/RULES.md 7: a rule set that is not valid is refused with an error that names what is wrong.
+    ``mj_env.env(name="quemen")`` (or ``get_rules("beijing", name="hebei")``) was refused under the field
+    ``scoring``, which the user never gave, with the advice "start from the preset 'beijing' instead": the
+    preset they had started from, not the one they asked for."""
+    with pytest.raises(RuleError, match=rf"rule field 'name'.*start from the preset '{asked}' instead") as e:
+        make()
+    assert "scoring" not in str(e.value)
