@@ -68,6 +68,7 @@ from torch.distributions import Categorical
 
 from mj_env import features as mjf
 from mj_env.actions import N_ACTIONS
+from mj_env.baselines import RULE_FIELDS_AGENTS_READ
 from mj_env.messages import brief
 from mj_env.observation import (
     COL_ASKER,
@@ -680,6 +681,13 @@ class NetworkAgent:
         if trained_for is not None and plays_under not in (None, trained_for):
             warnings.warn(f"{path} was trained for rule set {trained_for!r} and plays under {plays_under!r}",
                           RulesMismatchWarning, stacklevel=2)
+        elif trained_for is not None and plays_under is not None:  # the preset, with other fields agents read?
+            mine, theirs = get_rules(trained_for), get_rules(rules)
+            differ = [f for f in RULE_FIELDS_AGENTS_READ if getattr(mine, f) != getattr(theirs, f)]
+            if differ:
+                warnings.warn(f"{path} was trained for rule set {trained_for!r} and plays under {trained_for!r} with "
+                              + ", ".join(f"{f}={getattr(theirs, f)!r}" for f in differ), RulesMismatchWarning,
+                              stacklevel=2)
         rules = rules or trained_for or "beijing"
         return cls(model, name=name or str(path), greedy=greedy, device=device, rules=rules)
 

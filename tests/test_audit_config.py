@@ -86,3 +86,17 @@ def test_renaming_a_rule_set_to_another_preset_names_the_name_field_and_the_righ
     with pytest.raises(RuleError, match=rf"rule field 'name'.*start from the preset '{asked}' instead") as e:
         make()
     assert "scoring" not in str(e.value)
+
+
+def test_a_checkpoint_played_under_its_preset_with_other_rule_fields_is_warned_about():
+    """The same hole as above for checkpoints: the shipped beijing player, trained under plain beijing, loaded for
+    a beijing game with 缺一门 (``load_pretrained(rules)``, which ``opponents="pretrained"`` does) played without a
+    word, since ``from_checkpoint`` compared preset names only."""
+    from agents.pretrained import load_pretrained
+
+    with pytest.warns(RulesMismatchWarning, match=r"trained for rule set 'beijing' and plays under 'beijing' with "
+                                                  r"lack_suit=True"):
+        load_pretrained(get_rules("beijing", lack_suit=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RulesMismatchWarning)
+        load_pretrained(get_rules("beijing", base=5, multiple_winners=True))
