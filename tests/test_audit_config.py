@@ -2,6 +2,7 @@
 fields and of the ways a user sets them): each test holds a case the project once got wrong."""
 from __future__ import annotations
 
+import json
 import warnings
 
 import pytest
@@ -12,6 +13,7 @@ from agents.arena import play_duplicate
 from mj_env.baselines import EfficientAgent, RulesMismatchWarning
 from mj_env.calculator import SCORE_RULE_FIELDS, evaluate, rules_json
 from mj_env.rules import RuleError, get_rules
+from mj_env.score import answer
 from mj_env.single_agent import MahjongSingleAgentVectorEnv
 from mj_env.vector import MahjongVectorEnv
 
@@ -100,3 +102,19 @@ def test_a_checkpoint_played_under_its_preset_with_other_rule_fields_is_warned_a
     with warnings.catch_warnings():
         warnings.simplefilter("error", RulesMismatchWarning)
         load_pretrained(get_rules("beijing", base=5, multiple_winners=True))
+
+
+@pytest.mark.parametrize("rules", [{"name": "quemen", "flowers": False, "n_tiles": 144},
+                                   {"name": "beijing", "flowers": False, "n_tiles": 144},
+                                   {"name": "quemen", "flowers": True, "n_tiles": 136}])
+def test_the_calculator_checks_a_contradictory_flowers_and_n_tiles_as_a_rule_set_does(rules):
+    """docs/game_flow.md: a rule field that does not bear on the score (``n_tiles``) is "taken, checked as a rule
+    set checks it, and changes nothing". The calculator overwrote a given ``n_tiles`` with the one that goes with
+    ``flowers``, so it scored rule objects that ``get_rules`` and every environment refuse."""
+    with pytest.raises(RuleError, match="flowers"):
+        get_rules(rules)
+    out = answer(json.dumps({"rules": rules, "hand": "123m456m789m11p22p", "win_tile": "2p"}))
+    assert "flowers need n_tiles=144" in out.get("error", ""), out
+    # flowers alone still brings its tile count along, in both
+    alone = {"name": "quemen", "flowers": False}
+    assert answer(json.dumps({"rules": alone, "hand": "123m456m789m11p22p", "win_tile": "2p"}))["legal"]
