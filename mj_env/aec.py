@@ -97,6 +97,7 @@ every decision, the settlement once it has ended), which ``mj_env.records.replay
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import numpy as np
 from gymnasium import spaces
@@ -223,16 +224,21 @@ class raw_env(AECEnv):
     # --------------------------------------------------------------------------
     def reset(self, seed=None, options=None):
         # Other keys are ignored, as PettingZoo's api_test expects of every environment, except slips of ours
-        # (near_option: "walls", "Dealer", "dealr"): those would deal a random wall without a word.
+        # (near_option: "walls", "Dealer", "dealr"): those would deal a random wall without a word; and "rules" or
+        # a rule field, which would deal under the env's own rules without a word.
         self._check_open("reset()")
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
         options = dict(options or {})
+        rule_fields = {f.name for f in dataclasses.fields(self.rules)} - {"name"}
         for key in options:
             near = near_option(key) if key not in RESET_OPTIONS else None
             if near is not None:
                 raise ValueError(f"unknown reset option {key[:40]!r}: did you mean {near!r}? "
                                  f"(this env takes {' and '.join(map(repr, RESET_OPTIONS))})")
+            if key == "rules" or key in rule_fields:  # not ignored either: the hand would be dealt under the old rules
+                raise ValueError(f"reset option {key!r}: the rule set is fixed when the env is made (this one plays "
+                                 f"{self.rules.name}); make a new env, e.g. mj_env.env(rules=..., field=value)")
         walls = None if options.get("wall") is None else [options["wall"]]
         dealers = None if options.get("dealer") is None else [options["dealer"]]
         res = self.engine.reset(seed=seed, walls=walls, dealers=dealers)  # checks before it changes

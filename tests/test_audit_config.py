@@ -118,3 +118,19 @@ def test_the_calculator_checks_a_contradictory_flowers_and_n_tiles_as_a_rule_set
     # flowers alone still brings its tile count along, in both
     alone = {"name": "quemen", "flowers": False}
     assert answer(json.dumps({"rules": alone, "hand": "123m456m789m11p22p", "win_tile": "2p"}))["legal"]
+
+
+@pytest.mark.parametrize("key, value", [("rules", "hebei"), ("base", 500), ("hui_wild_in_melds", True),
+                                        ("multiple_winners", True)])
+def test_the_aec_env_does_not_deal_under_its_own_rules_when_a_reset_asks_for_others(key, value):
+    """The AEC env ignores reset options it does not know (PettingZoo's api_test passes ``{"options": 1}``), but a
+    rule set or a rule field given at reset (``options={"rules": "hebei"}``, ``{"base": 500}``) was ignored too: the
+    hand was dealt under the env's own rules without a word (the batched envs refuse any unknown option). It is a
+    ValueError now that says the rules are fixed when the env is made, and the env is left as it was."""
+    e = mj_env.env()
+    e.reset(seed=0, options={"options": 1})  # still ignored
+    before = e.unwrapped.engine.state.wall.copy()
+    with pytest.raises(ValueError, match=f"reset option '{key}': the rule set is fixed when the env is made"):
+        e.reset(seed=1, options={key: value})
+    assert (e.unwrapped.engine.state.wall == before).all()
+    assert e.unwrapped.rules == get_rules("beijing")
