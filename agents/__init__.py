@@ -8,9 +8,12 @@ module                      what
 ``agents.rule_based``       ``RuleBasedAgent``: discards toward a win (惠牌 wild), keeps 惠牌,
                             claims only when it gets closer, always wins; ``EfficientAgent``:
                             the same, ties among the nearest discards broken by 进张
-``agents.networks``         ``PolicyValueNet``, masked categorical, checkpoints, ``NetworkAgent``
+``agents.networks``         ``PolicyValueNet`` (MLP), ``TileNet`` (per-tile, train.py's default),
+                            masked categorical, checkpoints, ``NetworkAgent``
 ``agents.rewards``          reward options for training (points, scaled, sign, shaped)
 ``agents.arena``            ``python -m agents.arena``: duplicate-format comparison
+``agents.common_random``    common random numbers for the arena (``--common-random``)
+``agents.curve``            ``python -m agents.curve``: a run's learning curve from its progress.csv
 ``agents.pretrained``       the shipped pretrained players (agent name ``pretrained``)
 ``agents.rollouts``         rollout values of candidate actions (policy improvement by rollouts)
 ``agents.search``           ``RolloutSearchAgent``: lookahead by determinized rollouts
