@@ -1,9 +1,19 @@
-"""The documentation as a new user follows it: its module maps."""
+"""The documentation as a new user follows it: the commands it shows, its Python snippets, its module maps.
+
+README.md, docs/modules.md, docs/game_flow.md, docs/training_results.md, benchmarks/README.md and the
+docstrings of the command-line modules show commands and code; these tests hold them to the code, reading
+the text (no command is run, so they are fast) except the README's two environment loops, run small.
+"""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
+import shlex
+import typing
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ["README.md", "docs/modules.md", "docs/game_flow.md", "docs/training_results.md", "benchmarks/README.md"]
@@ -19,6 +29,132 @@ def _code_files() -> list[str]:
     for top in CODE_DIRS:
         files += sorted(str(p.relative_to(ROOT)) for p in (ROOT / top).glob("*.py"))
     return files
+
+
+def documented_commands() -> list[tuple[str, str, str]]:
+    """(where, program, the rest of the line) for every ``python -m MODULE ...`` or ``python FILE.py ...``
+    in the docs' code spans and blocks and in the code's comments and docstrings."""
+    found = []
+
+    def add(where: str, text: str) -> None:
+        text = re.sub(r"\s+", " ", re.sub(r"\\\s*\n\s*", " ", text))
+        for m in re.finditer(r"python3? (-m [a-z_.]+|[a-z_/]+\.py)((?: [^`|#;)]*)?)", text):
+            found.append((where, m.group(1), m.group(2).strip()))
+
+    for rel in DOCS:
+        text = _text(rel)
+        for block in re.findall(r"```[a-z]*\n(.*?)```", text, re.DOTALL):
+            for line in re.sub(r"\\\n", " ", block).splitlines():
+                add(rel, line)
+        for span in re.findall(r"`([^`]*)`", re.sub(r"```.*?```", "", text, flags=re.DOTALL)):
+            add(rel, span)
+    for rel in _code_files():
+        for line in re.sub(r"\\\n", " ", _text(rel)).splitlines():
+            if "python" in line:
+                add(rel, line)
+    return found
+
+
+def cli_source(program: str) -> Path | None:
+    """The file that defines a documented program's flags (None: not one of ours)."""
+    if program.startswith("-m "):
+        module = program[3:]
+        if not module.startswith(("mj_env.", "agents.")):
+            return None  # pytest, venv
+        path = ROOT / (module.replace(".", "/") + ".py")
+    else:
+        path = ROOT / program
+    return path
+
+
+def train_flags() -> set[str]:
+    """train.py's flags, as tyro makes them from ``train.Args``: ``--field-name``, and ``--no-field`` for a bool."""
+    tree = ast.parse(_text("train.py"))
+    args = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Args")
+    flags = {"--help"}
+    for node in args.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            flag = "--" + node.target.id.replace("_", "-")
+            flags.add(flag)
+            if ast.unparse(node.annotation) == "bool":
+                flags.add("--no-" + node.target.id.replace("_", "-"))
+    return flags
+
+
+def argparse_flags(path: Path) -> set[str]:
+    return {"--help"} | set(re.findall(r"add_argument\(\s*\"(--[a-z0-9-]+)\"", path.read_text(encoding="utf-8")))
+
+
+def test_the_docs_show_commands_of_every_command_line_program():
+    """The extraction below finds the commands (a guard against a pattern that matches nothing)."""
+    programs = {program for _, program, _ in documented_commands()}
+    for expected in ("train.py", "-m agents.arena", "-m mj_env.score", "-m mj_env.records", "-m agents.curve",
+                     "-m agents.search", "benchmarks/throughput.py", "examples/rule_variants.py"):
+        assert expected in programs, sorted(programs)
+
+
+def test_every_flag_of_a_documented_command_exists_in_that_program():
+    """A flag the docs show (``--opponent-rule 0.75``, ``--common-random``) is one the program defines, spelled
+    the same: argparse would take an abbreviation, the docs should not rely on it."""
+    flags_of: dict[Path, set[str]] = {}
+    bad = []
+    for where, program, rest in documented_commands():
+        path = cli_source(program)
+        if path is None:
+            continue
+        assert path.is_file(), f"{where}: `python {program}`: no such file {path.relative_to(ROOT)}"
+        if path not in flags_of:
+            flags_of[path] = train_flags() if path.name == "train.py" else argparse_flags(path)
+        for flag in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", rest):
+            if flag not in flags_of[path]:
+                bad.append(f"{where}: python {program} ... {flag}")
+    assert not bad, bad
+
+
+def test_train_py_flags_read_from_args_match_its_dataclass():
+    """The flags the test above reads from train.py's source are those of ``train.Args`` itself."""
+    import train
+
+    fields = dataclasses.fields(train.Args)
+    hints = typing.get_type_hints(train.Args)
+    expected = {"--help"} | {"--" + f.name.replace("_", "-") for f in fields}
+    expected |= {"--no-" + f.name.replace("_", "-") for f in fields if hints[f.name] is bool}
+    assert train_flags() == expected
+
+
+def test_documented_train_commands_parse():
+    """Every ``python train.py ...`` of the docs parses and passes train.py's checks (placeholders such as R,
+    S, NAME and PATH given a value of their kind)."""
+    import train
+
+    fill = {"R": "points", "S": "1", "NAME": "x", "PATH": str(ROOT / "agents" / "data" / "pretrained_beijing.pt")}
+    seen = 0
+    for where, program, rest in documented_commands():
+        if program != "train.py" or not rest or rest.count('"') % 2:
+            continue
+        try:
+            argv = shlex.split(rest)
+        except ValueError:
+            continue
+        if argv and argv[-1].startswith("--") and not argv[-1].startswith("--no-") and argv[-1] not in {
+                "--overwrite", "--torch-deterministic", "--anneal-lr", "--norm-adv", "--clip-vloss",
+                "--eval-pretrained", "--eval-greedy", "--progress", "--help"}:
+            continue  # a command wrapped across a table cell or a line of prose, its value on the next
+        if "--help" in argv:
+            continue
+        if "--rules" in argv:
+            fill_r = dict(fill, R="beijing")
+        else:
+            fill_r = fill
+        argv = [fill_r.get(a, a) for a in argv]
+        argv = [re.sub(r"S(?=$|_)", "1", a) if a.startswith(("rw5s", "s16_seed")) else a for a in argv]
+        try:
+            args = train.parse_args(argv)
+        except SystemExit:
+            pytest.fail(f"{where}: python train.py {rest}: refused (its message is above)")
+        assert train.init_problem(args, train.flags_given(argv)) is None, (where, rest)
+        seen += 1
+    assert seen >= 10
 
 
 # --------------------------------------------------------------------------- the module maps
@@ -92,3 +228,47 @@ def test_the_readme_layout_names_every_module():
             if path.stem != "__init__" and not path.stem.startswith("_") and path.name not in names:
                 missing.append(str(path.relative_to(ROOT)))
     assert not missing, missing
+
+
+# --------------------------------------------------------------------------- the README's Python snippets
+
+
+def readme_python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", _text("README.md"), re.DOTALL)
+
+
+def _run(code: str, tmp_path: Path) -> dict:
+    import runpy
+
+    script = tmp_path / "readme_snippet.py"
+    script.write_text(code, encoding="utf-8")
+    return runpy.run_path(str(script))
+
+
+def test_the_readme_aec_loop_runs_as_written(capsys, tmp_path):
+    code = readme_python_blocks()[0]
+    assert "mj_env.env(" in code
+    _run(code, tmp_path)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4 and sorted(line.split()[0] for line in lines) == [f"player_{i}" for i in range(4)]
+
+
+def test_the_readme_vector_loop_runs_as_written_at_a_smaller_size(tmp_path):
+    code = readme_python_blocks()[1]
+    assert "MahjongVectorEnv(num_envs=1024" in code and "range(1000)" in code
+    small = code.replace("num_envs=1024", "num_envs=8").replace("range(1000)", "range(60)")
+    scope = _run(small, tmp_path)
+    assert scope["mask"].shape == (8, 127) and str(scope["mask"].dtype) == "int8"
+    assert scope["rewards"].shape == (8, 4) and scope["obs"]["seat"].shape == (8,)
+
+
+def test_the_readme_calculator_example_gives_the_seeds_answer():
+    """The README's calculator line is docs/INTERFACES.md's second worked example without "rules": same answer."""
+    import json
+
+    from mj_env.score import respond
+
+    line = re.search(r"echo '(\{.*?\})' \| python -m mj_env\.score", _text("README.md")).group(1)
+    answer = json.loads(respond(line))
+    assert answer == {"legal": True, "fan": 2, "patterns": {"庄": 1, "推倒和": 1}, "shaozhuang": 4,
+                      "scores": [-6000, 3000, 2000, 1000]}
