@@ -39,7 +39,8 @@ agent) bring the trained player level with the rule-based agent within the 10 mi
 first defaults) stayed about a point per hand behind it. The README's "Where the players stand" summarizes
 the measured results; docs/training_results.md has every run.
 
-Written to ``runs/<exp_name>/``: TensorBoard scalars (``charts/*``, ``losses/*``, ``eval/*``),
+Written to ``runs/<exp_name>/``: ``args.json`` (the run's arguments), TensorBoard scalars (``bc/*``: the
+cloning's agreement with its teacher; ``charts/*``, ``losses/*``, ``eval/*``),
 ``progress.csv`` (one row per update), ``checkpoints/*.pt`` (``agents.networks`` format, usable
 as ``python -m agents.arena --agents runs/<exp_name>/checkpoints/final.pt,rule``) and
 ``final_eval.json``; a run that exists already is refused unless ``--overwrite`` (which deletes it first), and a
@@ -860,7 +861,7 @@ def progress_row(update: int, global_step: int, elapsed: float, lr: float, losse
 
 class RunLog:
     """What a run writes to ``runs/<exp_name>/`` and shows: args.json, TensorBoard scalars
-    (``charts/*``, ``losses/*``, ``eval/*``), progress.csv (one row per update) and a progress bar."""
+    (``bc/*``, ``charts/*``, ``losses/*``, ``eval/*``), progress.csv (one row per update) and a progress bar."""
 
     def __init__(self, args: Args, num_updates: int):
         self.dir = Path("runs") / args.exp_name

@@ -272,3 +272,20 @@ def test_the_readme_calculator_example_gives_the_seeds_answer():
     answer = json.loads(respond(line))
     assert answer == {"legal": True, "fan": 2, "patterns": {"庄": 1, "推倒和": 1}, "shaozhuang": 4,
                       "scores": [-6000, 3000, 2000, 1000]}
+
+
+# --------------------------------------------------------------------------- what a training run writes
+
+
+def test_train_py_docstring_names_every_file_and_scalar_group_a_run_writes():
+    """train.py's docstring says what ``runs/<exp_name>/`` holds: it left out args.json and the ``bc/``
+    scalars (``bc/agreement``, where agents.curve sends the reader of a cloning-only run)."""
+    import train
+
+    source = _text("train.py")
+    groups = set(re.findall(r"add_scalar\(f?\"([a-z_]+)/", source))
+    files = set(re.findall(r"self\.dir / \"([a-z_]+\.[a-z]+)\"", source)) | {"final_eval.json"}
+    assert {"bc", "charts", "losses", "eval"} <= groups and "args.json" in files
+    missing = [f"{g}/*" for g in sorted(groups) if f"``{g}/*``" not in train.__doc__]
+    missing += [f for f in sorted(files) if f"``{f}``" not in train.__doc__]
+    assert not missing, f"train.py's docstring does not name {missing}"
