@@ -420,6 +420,10 @@ def parse_args(argv: list[str] | None = None) -> Args:
     problem = check_args(args, flags_given(sys.argv[1:] if argv is None else argv))
     if problem:
         usage_error(problem)
+    if args.eval_every > 0 or args.final_eval_hands > 0:  # the arena imports scipy when it first needs it
+        problem = arena.missing_module("scipy", "the evaluations' 95% intervals")
+        if problem:
+            usage_error(problem)
     return args
 
 

@@ -100,7 +100,6 @@ from itertools import permutations
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 from agents import checkpoint_play, make_agent, path_problem
 from agents.base import RulesMismatchWarning
@@ -420,13 +419,35 @@ def _hand_records(rules, walls, dealers, w_idx, S, steps, settlements) -> list[d
 # --------------------------------------------------------------------------- statistics
 
 
+def missing_module(name: str, needed_for: str, extra: str = "train") -> str | None:
+    """Why ``name`` cannot be imported, as one line naming what needs it and how to install it; None if it can.
+    scipy and tqdm come with the ``train`` extra and matplotlib with ``plot``, not with ``pip install -e .`` (the
+    environment alone), so the command lines ask before they start rather than end in a traceback (``--help``
+    works without them)."""
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return (f"{name} is needed for {needed_for}: pip install {name} (it comes with the {extra} extra: "
+                f"pip install -e '.[{extra}]')")
+    return None
+
+
+def _student_t():
+    """``scipy.stats.t``, imported when first needed (the arena's module loads without scipy)."""
+    try:
+        from scipy import stats
+    except ImportError as e:
+        raise ModuleNotFoundError(missing_module("scipy", "the 95% intervals (Student-t)") or str(e)) from e
+    return stats.t
+
+
 def mean_ci95(values: np.ndarray) -> tuple[float, float, float]:
     """(mean, low, high): Student-t 95% interval (``scipy.stats.t``) of the mean of independent ``values``."""
     v = np.asarray(values, dtype=np.float64)
     m = float(v.mean())
     if len(v) < 2:
         return m, float("-inf"), float("inf")
-    half = float(stats.t.ppf(0.975, len(v) - 1)) * float(v.std(ddof=1)) / math.sqrt(len(v))
+    half = float(_student_t().ppf(0.975, len(v) - 1)) * float(v.std(ddof=1)) / math.sqrt(len(v))
     return m, m - half, m + half
 
 
@@ -600,6 +621,9 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
         agents = load_agents(specs, rules=rules, device=device)
     bar = None
     if progress:
+        problem = missing_module("tqdm", "the progress bar (progress=True)")
+        if problem:
+            raise ModuleNotFoundError(problem)
         from tqdm import tqdm
 
         bar = tqdm(total=hands, unit="wall", desc="arena", file=sys.stderr)
@@ -713,6 +737,10 @@ def check_args(args: argparse.Namespace) -> list[str]:
         if importlib.util.find_spec("matplotlib") is None:
             raise ValueError("--plot needs matplotlib: pip install matplotlib")
         problem = output_problem("--plot", args.plot)
+        if problem:
+            raise ValueError(problem)
+    for name, needed_for in (("scipy", "the arena's 95% intervals"), ("tqdm", "the progress bar (or give --quiet)")):
+        problem = None if name == "tqdm" and args.quiet else missing_module(name, needed_for)
         if problem:
             raise ValueError(problem)
     return specs

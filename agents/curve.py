@@ -140,8 +140,11 @@ def main(argv=None) -> None:
     p.add_argument("--labels", default=None, help="comma-separated run names (default: the run directories)")
     p.add_argument("--title", default=None)
     a = p.parse_args(argv)
-    from agents.arena import PLOT_FORMATS, output_problem
+    from agents.arena import PLOT_FORMATS, missing_module, output_problem
 
+    problem = missing_module("matplotlib", "the curve", extra="plot")
+    if problem:
+        p.error(problem)
     if Path(a.out).suffix.lower().lstrip(".") not in PLOT_FORMATS:  # else matplotlib adds .png or refuses late
         p.error(f"--out {a.out}: the file name must end in one of {', '.join('.' + f for f in PLOT_FORMATS)}")
     problem = output_problem("--out", a.out)

@@ -35,7 +35,7 @@ import time
 
 import numpy as np
 
-from agents.arena import MAX_SEED, mean_ci95
+from agents.arena import MAX_SEED, mean_ci95, missing_module
 from mj_env import actions as A
 from mj_env.baselines import RuleBasedAgent, as_bool_mask, rows_of
 from mj_env.engine import Engine
@@ -224,6 +224,9 @@ def main(argv: list[str] | None = None) -> int:
         get_rules(args.rules)
     except ValueError as e:  # a RuleError names the presets
         p.error(f"--rules: {e}")
+    problem = missing_module("scipy", "the 95% intervals")  # asked now, not after --seconds of labelling
+    if problem:
+        p.error(problem)
     cands, qs, start = [], [], time.time()
     width = 1 + args.max_discards + K
     for got in labelled_play(args.rules, args.tables, args.seconds, args.seed, args.max_discards):

@@ -44,7 +44,7 @@ import time
 
 import numpy as np
 
-from agents.arena import MAX_SEED, format_table, play_duplicate, summarize
+from agents.arena import MAX_SEED, format_table, missing_module, play_duplicate, summarize
 from agents.rollouts import action_kind, candidate_actions, check_max_discards, rollout_returns
 from mj_env.baselines import RuleBasedAgent
 from mj_env.determinize import redeal, shuffle_wall
@@ -140,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
         get_rules(args.rules)
     except ValueError as e:  # a RuleError names the presets
         p.error(f"--rules: {e}")
+    problem = missing_module("scipy", "the 95% intervals")  # asked now, not after the walls are played
+    if problem:
+        p.error(problem)
     try:
         clairvoyant = {None: False, "all": True, "hands": "hands"}[args.clairvoyant]
         agent = RolloutSearchAgent(args.rules, worlds=args.worlds, z=args.z, clairvoyant=clairvoyant,

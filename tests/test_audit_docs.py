@@ -10,6 +10,7 @@ import ast
 import dataclasses
 import re
 import shlex
+import sys
 import typing
 from pathlib import Path
 
@@ -289,3 +290,85 @@ def test_train_py_docstring_names_every_file_and_scalar_group_a_run_writes():
     missing = [f"{g}/*" for g in sorted(groups) if f"``{g}/*``" not in train.__doc__]
     missing += [f for f in sorted(files) if f"``{f}``" not in train.__doc__]
     assert not missing, f"train.py's docstring does not name {missing}"
+
+
+# --------------------------------------------------------------------------- the command lines without an extra
+
+
+def _without(monkeypatch, *names: str) -> None:
+    """Make ``import NAME`` fail, as it does where that extra is not installed."""
+    for name in names:
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+def test_the_arena_without_scipy_says_what_to_install_instead_of_a_traceback():
+    """``pip install -e .`` (the environment alone, README) brings no scipy: ``python -m agents.arena`` ended in
+    a ModuleNotFoundError traceback at its import, even for ``--help``; now --help works and a run is refused
+    in one line naming the install."""
+    import subprocess
+
+    code = ("import runpy, sys; sys.modules['scipy'] = None; sys.argv = ['arena'] + sys.argv[1:]; "
+            "runpy.run_module('agents.arena', run_name='__main__', alter_sys=True)")
+    run = subprocess.run([sys.executable, "-c", code, "--agents", "rule,random", "--hands", "2"], cwd=ROOT, check=False,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert "scipy is needed for the arena's 95% intervals: pip install scipy" in run.stderr
+    helped = subprocess.run([sys.executable, "-c", code, "--help"], cwd=ROOT, check=False, capture_output=True, text=True,
+                            timeout=120)
+    assert helped.returncode == 0 and "--agents" in helped.stdout, helped.stderr
+
+
+def test_the_arena_without_tqdm_asks_for_it_or_for_quiet(monkeypatch, capsys):
+    from agents import arena
+
+    _without(monkeypatch, "tqdm")
+    with pytest.raises(SystemExit) as e:
+        arena.main(["--agents", "rule,random", "--hands", "2"])
+    assert e.value.code == 2
+    assert "tqdm is needed for the progress bar (or give --quiet): pip install tqdm" in capsys.readouterr().err
+    assert arena.main(["--agents", "rule,random", "--hands", "2", "--quiet"]) in (0, None)
+    with pytest.raises(ModuleNotFoundError, match="pip install tqdm"):
+        arena.compare(["rule", "random"], 2, progress=True)
+
+
+def test_the_intervals_without_scipy_name_the_install(monkeypatch):
+    from agents import arena
+
+    _without(monkeypatch, "scipy", "scipy.stats")
+    with pytest.raises(ModuleNotFoundError, match=r"scipy is needed for the 95% intervals .*pip install scipy"):
+        arena.mean_ci95([1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("module, argv", [("agents.search", ["--walls", "1", "--worlds", "1"]),
+                                          ("agents.rollouts", ["--seconds", "1", "--tables", "1"])])
+def test_search_and_rollouts_without_scipy_stop_before_they_play(module, argv, monkeypatch, capsys):
+    """They print 95% intervals at the end: without scipy they stopped there, in a traceback, after the work."""
+    import importlib
+
+    main = importlib.import_module(module).main
+    _without(monkeypatch, "scipy", "scipy.stats")
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2 and "scipy is needed for the 95% intervals" in capsys.readouterr().err
+
+
+def test_the_curve_without_matplotlib_names_the_plot_extra(monkeypatch, capsys, tmp_path):
+    """agents.curve "needs the plot extra": without matplotlib it ended in a traceback at the import."""
+    from agents import curve
+
+    _without(monkeypatch, "matplotlib", "matplotlib.pyplot")
+    with pytest.raises(SystemExit) as e:
+        curve.main([str(tmp_path / "progress.csv"), "--out", str(tmp_path / "c.png")])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "matplotlib is needed for the curve" in err and "'.[plot]'" in err
+
+
+def test_train_without_scipy_is_refused_before_it_trains(monkeypatch, capsys):
+    """train.py imports the arena; its evaluations need scipy, asked when the arguments are read."""
+    import train
+
+    _without(monkeypatch, "scipy", "scipy.stats")
+    with pytest.raises(SystemExit) as e:
+        train.parse_args(["--exp-name", "never_written"])
+    assert e.value.code == 2 and "scipy is needed for the evaluations" in capsys.readouterr().err
+    assert train.parse_args(["--eval-every", "0", "--final-eval-hands", "0"]).eval_every == 0
