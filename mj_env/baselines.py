@@ -534,11 +534,10 @@ def make_named_agent(spec: str, rules: str | RuleSet = "beijing"):
     base = spec.split(":", 1)[0]
     for ep in entry_points(group=AGENT_ENTRY_POINTS):
         if ep.name == base:
-            try:
-                factory = ep.load()
+            try:  # the factory imports what it needs when called (agents.pretrained: torch), so both are asked
+                return ep.load()(spec, rules=rules)
             except ImportError as e:
                 raise ValueError(f"agent {spec[:40]!r} comes from {ep.value}, which needs {e.name or e}: "
                                  "install the training extra (pip install -e '.[train]')") from None
-            return factory(spec, rules=rules)
     raise ValueError(f"unknown agent {spec[:40]!r}: use one of "
                      f"{', '.join(BASELINES + plugin_agent_names())}")

@@ -372,3 +372,22 @@ def test_train_without_scipy_is_refused_before_it_trains(monkeypatch, capsys):
         train.parse_args(["--exp-name", "never_written"])
     assert e.value.code == 2 and "scipy is needed for the evaluations" in capsys.readouterr().err
     assert train.parse_args(["--eval-every", "0", "--final-eval-hands", "0"]).eval_every == 0
+
+
+def test_a_pretrained_opponent_without_torch_says_what_is_missing(monkeypatch):
+    """mj_env.baselines.make_named_agent: "one whose package cannot be imported (torch missing) says what is
+    missing". It loaded the entry point (agents.pretrained, which imports no torch) inside its check and
+    called the factory outside it, so gym.make(..., opponents="pretrained") without torch ended in a bare
+    ModuleNotFoundError from deep in agents.networks."""
+    import gymnasium as gym
+
+    import agents.networks  # noqa: F401  (so that monkeypatch puts it back)
+    import mj_env  # noqa: F401  (registers the ids)
+    from mj_env.baselines import make_named_agent
+
+    monkeypatch.delitem(sys.modules, "agents.networks")
+    _without(monkeypatch, "torch")
+    with pytest.raises(ValueError, match=r"needs torch: install the training extra"):
+        make_named_agent("pretrained")
+    with pytest.raises(ValueError, match=r"opponent: agent 'pretrained' .* needs torch"):
+        gym.make("mj_env/Beijing-v0", opponents="pretrained")
