@@ -46,6 +46,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 from agents import arena
+from agents.arena import missing_module
 from mj_env import actions as A
 from mj_env import features as F
 from mj_env import hand as H
@@ -301,6 +302,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.error("--late must lie in [0, 144]")
     if not 1 <= args.walls <= 100_000 or any(not 0 <= s < 2**32 for s in args.seeds):
         p.error("--walls must lie in [1, 100000] and seeds in [0, 2**32)")
+    problem = missing_module("scipy", "the 95% intervals")  # asked now, not after the walls are played
+    if problem:
+        p.error(problem)
     if args.smoke:
         args.walls, args.seeds = 16, args.seeds[:1]
     return args

@@ -391,3 +391,15 @@ def test_a_pretrained_opponent_without_torch_says_what_is_missing(monkeypatch):
         make_named_agent("pretrained")
     with pytest.raises(ValueError, match=r"opponent: agent 'pretrained' .* needs torch"):
         gym.make("mj_env/Beijing-v0", opponents="pretrained")
+
+
+def test_rule_variants_without_scipy_stops_before_it_plays(monkeypatch, capsys):
+    """examples/rule_variants.py printed its table's intervals after every variant had played its walls:
+    without scipy it failed there (minutes into --walls 1000), now when it reads its arguments."""
+    from example_modules import load_example
+
+    rule_variants = load_example("rule_variants")
+    _without(monkeypatch, "scipy", "scipy.stats")
+    with pytest.raises(SystemExit) as e:
+        rule_variants.parse_args(["--smoke"])
+    assert e.value.code == 2 and "scipy is needed for the 95% intervals" in capsys.readouterr().err
