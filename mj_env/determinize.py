@@ -26,14 +26,17 @@ What a redeal keeps and changes:
   concealed kong is of the 惠牌 kind;
 - a seat that declared 报听 (quemen) must hold a hand with a wait as 报听 requires
   (``legal.ting_discards``). Such hands are too rare for rejection (about 1 in 10,000 random
-  13-tile hands), so that seat's hand comes from a Metropolis chain started at its real hand:
+  13-tile hands), so that seat's hand comes from a Metropolis chain started at a waiting hand built
+  from the 报听 seats' tiles and the unseen ones alone (``_ting_starts``: the same whatever the hidden
+  tiles are, so a search from these copies does not lean towards the real hand; about 1 table in 300
+  of quemen play, where that construction finds no hands, starts at the real ones):
   ``mcmc_steps`` proposals (default 500), mostly swaps of one tile with an unseen one, one in
   eight a whole hand drawn afresh (swaps alone cannot cross between some sets of waiting hands),
   each accepted when the hand still waits (weighted by the concealed-kong kinds left to the
   others, so that the chain's stationary distribution is the uniform one above). The chain forgets its start
-  slowly: after 500 steps a redealt hand still shares about 0.36-0.54 of the real hand's tiles,
-  against about 0.33-0.44 after 5,000 (``benchmarks/search.py --ting-mixing``; benchmarks/
-  README.md): raise ``mcmc_steps`` when that matters, 0 keeps the real hand. The seat's
+  slowly (``benchmarks/search.py --ting-mixing``, benchmarks/README.md, measured when it started at the
+  real hand: after 500 steps a redealt hand still shared about 0.36-0.54 of its tiles, against about
+  0.33-0.44 after 5,000): raise ``mcmc_steps`` when that matters; 0 keeps the real hand. The seat's
   concealed kong kinds are kept;
 - another seat's turn (it drew): its drawn tile is one of its new tiles;
 - a claim (or rob) window is redealt only from the view of the seat being asked. The other
@@ -51,6 +54,8 @@ bit-identical in every copy, and every kind still totals four tiles (flowers one
 Vectorized over tables: the loops run over the four seats, retry rounds and chain steps.
 """
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -74,7 +79,7 @@ from .state import (
     M,
     S,
 )
-from .tiles import FIRST_FLOWER, N_FLOWERS, N_SUITED, N_SUITS, SUIT_OF, suits_held
+from .tiles import FIRST_FLOWER, N_FLOWERS, N_SUITED, N_SUITS, SUIT_OF, SUIT_SIZE, suits_held
 
 N_CODES = FIRST_FLOWER + N_FLOWERS  # tile indices a wall may hold (0-41)
 _OFFSETS = np.arange(1, S)
@@ -260,6 +265,10 @@ def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) ->
         pool[:, :K] -= part.sum(axis=1)
         slots = np.where(ting, (drawn_seat[:, None] == np.arange(S)[None, :]).astype(np.int64), slots)
         t_rows = np.flatnonzero(ting.any(axis=1))
+        if mcmc_steps:  # the chain starts from hands built from what the seat sees, not from the real ones
+            part[t_rows], pool[t_rows] = _ting_starts(rules, st.meld_counts[idx[t_rows]].astype(np.int64), ting[t_rows],
+                                                      part[t_rows], pool[t_rows], kong[t_rows].sum(axis=1),
+                                                      no_kong[t_rows])
         part[t_rows], pool[t_rows] = _ting_chain(rules, st.meld_counts[idx[t_rows]].astype(np.int16), ting[t_rows], part[t_rows],
                                                  pool[t_rows], kong[t_rows].sum(axis=1), mcmc_steps, rng, no_kong[t_rows])
 
@@ -498,6 +507,84 @@ def _kong_weight(pool, n_kong, no_kong=None) -> np.ndarray:
 
 INDEPENDENT_SHARE = 0.125
 """The share of the 报听 chain's steps that propose a whole new hand rather than one swap (``_ting_chain``)."""
+
+
+_UP, _DOWN = range(K), range(K - 1, -1, -1)   # (runs are read upwards from t: from the top, t = 6 of a suit first)
+
+
+def _ting_hand(rules, avail, size: int, melds) -> np.ndarray | None:
+    """A 报听 hand of ``size`` (3k+1) tiles out of ``avail`` (K,) beside declared ``melds`` (K,) that waits
+    as ``ting_waits`` requires, found the same way whatever else is known: k triplets or runs taken
+    greedily (triplets first, or runs first) in the kinds of two suits and the honors (under 缺一门; every
+    kind otherwise), from the lowest or the highest kind, and one single tile
+    to wait on (or k - 1 of them and a pair with another pair or two tiles of a run). None when none is
+    found this way."""
+    k = (size - 1) // 3
+    held = suits_held(melds[None])[0]
+    drops = [d for d in range(N_SUITS) if not held[d]] if rules.lack_suit else [None]
+    for drop in drops:
+        allowed = SUIT_OF != drop
+        for runs_first, order in ((False, _UP), (True, _UP), (False, _DOWN), (True, _DOWN)):
+            a = np.where(allowed, avail, 0).astype(np.int64)
+            h = np.zeros(K, dtype=np.int64)
+            groups = 0
+            for kind_of_group in ((1, 0) if runs_first else (0, 1)):
+                for t in order:
+                    while groups < k:
+                        if kind_of_group == 0 and a[t] >= 3:
+                            a[t] -= 3
+                            h[t] += 3
+                        elif (kind_of_group == 1 and t < N_SUITED and t % 9 <= 6
+                              and a[t] and a[t + 1] and a[t + 2]):
+                            a[t:t + 3] -= 1
+                            h[t:t + 3] += 1
+                        else:
+                            break
+                        groups += 1
+            if groups == k:    # and a single tile
+                rests = [[t] for t in np.flatnonzero((a > 0) & (h == 0) & (melds == 0))]
+            elif groups == k - 1:  # and a pair with a second pair or two tiles of a run
+                pairs = np.flatnonzero(a >= 2).tolist()
+                rests = [[p, p, q, q] for p in pairs for q in pairs if q > p]
+                rests += [[p, p, t, t + d] for p in pairs for t in range(N_SUITED) for d in (1, 2)
+                          if t % SUIT_SIZE + d < SUIT_SIZE and a[t] > (t == p) * 2 and a[t + d] > (t + d == p) * 2]
+            else:
+                continue
+            if rests:            # the first of them that waits
+                cand = np.repeat(h[None], len(rests), axis=0)
+                for j, rest in enumerate(rests):
+                    np.add.at(cand[j], rest, 1)
+                ok = np.flatnonzero(ting_waits(rules, cand, np.repeat(melds[None], len(rests), axis=0)))
+                if len(ok):
+                    return cand[ok[0]]
+    return None
+
+
+def _ting_starts(rules, melds, ting, part, pool, n_kong, no_kong=None):
+    """Where the 报听 chain starts (``_ting_chain``'s arguments): each 报听 seat's hand rebuilt by ``_ting_hand``
+    out of every 报听 seat's tiles and the unseen ones together, which are the same whatever the hidden tiles
+    are (the seats one after another, in the first order of them that works), so that the worlds a search
+    plays do not lean towards the real hands, which it would otherwise read. A table where that finds no
+    hands, or leaves no kinds for the others' concealed kongs, keeps its real hands (about 1 in 300 tables
+    with a 报听 seat in rule-agent quemen play, mostly with two or more 报听 seats late in the wall)."""
+    part, pool = part.copy(), pool.copy()
+    for r in range(len(part)):
+        for seats in itertools.permutations(np.flatnonzero(ting[r]).tolist()):  # the first order that works
+            avail = pool[r, :K] + part[r].sum(axis=0)
+            new = part[r].copy()
+            for o in seats:
+                h = _ting_hand(rules, avail, int(part[r, o].sum()), melds[r, o])
+                if h is None:
+                    break
+                new[o] = h
+                avail = avail - h
+            else:
+                left = pool[r:r + 1].copy()
+                left[0, :K] = avail
+                if _kong_weight(left, n_kong[r:r + 1], None if no_kong is None else no_kong[r:r + 1])[0] > 0:
+                    part[r], pool[r] = new, left[0]
+                    break
+    return part, pool
 
 
 def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong=None):

@@ -1,0 +1,74 @@
+"""Audit of what a seat observes and of the search that plays from a seat's view: a seat's view must not
+depend on what it cannot see (other seats' concealed tiles, the wall's order)."""
+from __future__ import annotations
+
+import numpy as np
+
+from agents.search import RolloutSearchAgent
+from mj_env.baselines import RuleBasedAgent
+from mj_env.determinize import redeal
+from mj_env.engine import Engine
+from mj_env.observation import observe
+from mj_env.state import END
+
+
+def _ting_positions(tables: int = 48, seed: int = 4, want: int = 12):
+    """(engine, live tables where a seat other than the one to act declared 报听) of quemen rule-agent play."""
+    eng = Engine("quemen", num_tables=tables, seed=seed)
+    eng.reset()
+    agent, rng = RuleBasedAgent("quemen"), np.random.default_rng(seed)
+    for _ in range(400):
+        st = eng.state
+        live = np.flatnonzero(st.phase != END)
+        to_act = st.to_act[live].astype(np.int64)
+        others_ting = st.ting[live].sum(axis=1) - st.ting[live, to_act]
+        found = live[others_ting > 0]
+        if len(found) >= want:
+            return eng, found
+        obs = {"observation": observe(eng.rules, st, idx=live), "action_mask": eng.legal_mask()[live], "seat": to_act}
+        acts = np.zeros(tables, dtype=np.int64)
+        acts[live] = agent.act(obs, rng)
+        eng.step(acts)
+        done = np.flatnonzero(eng.state.phase == END)
+        if len(done):
+            eng.reset(tables=done)
+    raise AssertionError("no position with another seat's 报听")
+
+
+def _hidden_variant(eng: Engine, tables: np.ndarray) -> Engine:
+    """A copy of ``eng`` whose ``tables`` hold other hidden tiles, the same view for the seat to act."""
+    other = eng.clone()
+    redeal(other, eng.state.to_act[tables].astype(np.int64), np.random.default_rng(99), tables=tables)
+    seats = eng.state.to_act[tables].astype(np.int64)
+    assert np.array_equal(observe(eng.rules, eng.state, tables, seats), observe(other.rules, other.state, tables, seats))
+    assert np.array_equal(eng.legal_mask()[tables], other.legal_mask()[tables])
+    assert not np.array_equal(eng.state.hands[tables], other.state.hands[tables])
+    return other
+
+
+def test_redeals_of_tables_differing_only_in_hidden_tiles_are_the_same_with_a_reporting_opponent():
+    """mj_env/determinize.py: the seat's worlds are dealt "at random among the deals that agree with what the
+    seat has seen", so two tables that differ only in what it cannot see must give the same worlds for the
+    same random numbers. A 报听 opponent's hand came from a chain started at its real hand, so the worlds
+    leaned towards that hand (and agents.search, whose decisions are promised not to depend on the hidden
+    tiles, read it: about half its quemen decisions beside a 报听 opponent changed with the hidden tiles)."""
+    eng, tables = _ting_positions()
+    other = _hidden_variant(eng, tables)
+    rows = np.repeat(tables, 8)
+    worlds = [e.clone(rows) for e in (eng, other)]
+    for w in worlds:
+        redeal(w, eng.state.to_act[rows].astype(np.int64), np.random.default_rng(7))
+    a, c = worlds[0].state, worlds[1].state
+    assert np.array_equal(a.hands, c.hands) and np.array_equal(a.wall, c.wall)
+
+
+def test_fair_search_decides_alike_beside_a_reporting_opponent_whatever_the_hidden_tiles():
+    """agents/search.py: "its decision is the same whatever the hidden tiles are" (its own test covers
+    beijing and hebei; under quemen a 报听 opponent's real hand seeded the worlds)."""
+    eng, tables = _ting_positions(want=6)
+    tables = tables[:6]
+    other = _hidden_variant(eng, tables)
+    agent = RolloutSearchAgent("quemen", worlds=2, z=0.0)
+    a = agent.act_tables(eng, tables, np.random.default_rng(7))
+    b = agent.act_tables(other, tables, np.random.default_rng(7))
+    assert np.array_equal(a, b)
