@@ -131,12 +131,17 @@ def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np
     """Observations (n, N_PLANES, 34) uint8 of ``seats`` (default: the seat to act) at ``idx``.
 
     ``out`` may be a preallocated (n, N_PLANES, 34) uint8 array to fill. ``idx`` (a 1-D integer array of table
-    numbers) and ``seats`` (one seat 0-3 per row of ``idx``) are checked: a ValueError names what is wrong
-    (a negative table would otherwise read as the last one).
+    numbers), ``seats`` (one seat 0-3 per row of ``idx``) and ``out`` are checked: a ValueError names what is
+    wrong (a negative table would otherwise read as the last one; an ``out`` of another dtype would come back
+    as the observations, not uint8 planes).
     """
     idx = np.arange(st.num_tables) if idx is None else _checked_ints(idx, "idx", 0, st.num_tables - 1, None)
     n = len(idx)
     seats = st.to_act[idx].astype(np.int64) if seats is None else _checked_ints(seats, "seats", 0, S - 1, n)
+    if out is not None and not (isinstance(out, np.ndarray) and out.dtype == np.uint8 and out.shape == (n, N_PLANES, K)
+                                and out.flags.writeable):
+        got = f"{out.dtype} of shape {out.shape}" if isinstance(out, np.ndarray) else brief(out)
+        raise ValueError(f"out must be a writeable ({n}, {N_PLANES}, {K}) uint8 array, got {got}")
     obs = np.empty((n, N_PLANES, K), dtype=np.uint8) if out is None else out
     rows = np.arange(n)
     rel = np.take(_REL, seats, axis=0)                          # (n, 4) absolute seat of offset k

@@ -3,6 +3,7 @@ depend on what it cannot see (other seats' concealed tiles, the wall's order).""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from agents.search import RolloutSearchAgent
 from mj_env.baselines import RuleBasedAgent
@@ -72,3 +73,17 @@ def test_fair_search_decides_alike_beside_a_reporting_opponent_whatever_the_hidd
     a = agent.act_tables(eng, tables, np.random.default_rng(7))
     b = agent.act_tables(other, tables, np.random.default_rng(7))
     assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("out", [np.zeros((3, 14, 34), np.int64), np.zeros((3, 14, 34), np.float32),
+                                 np.zeros((4, 14, 34), np.uint8), np.zeros((3, 13, 34), np.uint8), [[0]]],
+                         ids=["int64", "float32", "rows", "planes", "list"])
+def test_observe_refuses_an_out_array_that_is_not_uint8_planes_of_its_tables(out):
+    """mj_env/observation.py: ``out`` "may be a preallocated (n, N_PLANES, 34) uint8 array"; another dtype came
+    back as the observations (int64 or float planes), other shapes failed inside NumPy without naming it."""
+    eng = Engine("beijing", num_tables=3, seed=0)
+    eng.reset()
+    with pytest.raises(ValueError, match=r"out must be a writeable \(3, 14, 34\) uint8 array"):
+        observe(eng.rules, eng.state, out=out)
+    good = np.zeros((3, 14, 34), np.uint8)
+    assert observe(eng.rules, eng.state, out=good) is good
