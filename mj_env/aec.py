@@ -265,10 +265,20 @@ class raw_env(AECEnv):
         if not getattr(self, "_hand", None):
             raise RuntimeError(f"{call} before reset(): no hand is dealt yet; call reset() first")
 
+    def _planes(self, seat: int) -> np.ndarray:
+        """``observe_one`` of ``seat``; once a penalized illegal action ended the hand, the planes of the ended
+        hand (``COL_PHASE`` 2, no tile asked about or drawn), as the single-agent env shows such a hand,
+        although the engine, which never played that action, still waits on the offender."""
+        st = self.engine.state
+        if self._hand["penalized"]:
+            st = st.take(np.array([0]))
+            st.phase[0] = END
+        return observe_one(self.rules, st, 0, seat)
+
     def observe(self, agent):
         seat = self.agent_name_mapping[self._known(agent)]
         self._check_dealt("observe()")
-        obs = observe_one(self.rules, self.engine.state, 0, seat)
+        obs = self._planes(seat)
         st = self.engine.state
         # a hand ended by a penalized illegal action (illegal_action="penalize") is over although the engine,
         # which never played that action, still waits on the offender: no agent has a legal action then
@@ -282,8 +292,7 @@ class raw_env(AECEnv):
         """(4, 14, 34) uint8: every seat's observation planes, seat 0 first (see the docstring; ``mj_obs_v1``
         whatever ``obs`` is)."""
         self._check_dealt("state()")
-        st = self.engine.state
-        return np.stack([observe_one(self.rules, st, 0, seat) for seat in range(4)])
+        return np.stack([self._planes(seat) for seat in range(4)])
 
     def last(self, observe: bool = True):
         """PettingZoo's ``last()``, with a RuntimeError saying to call reset() before the first one (the

@@ -87,3 +87,24 @@ def test_observe_refuses_an_out_array_that_is_not_uint8_planes_of_its_tables(out
         observe(eng.rules, eng.state, out=out)
     good = np.zeros((3, 14, 34), np.uint8)
     assert observe(eng.rules, eng.state, out=good) is good
+
+
+def test_a_hand_ended_by_a_penalized_illegal_action_is_observed_as_ended():
+    """mj_env/observation.py: ``COL_PHASE`` is "2 also once the hand has ended (a final observation)" and
+    ``P_DRAWN`` is the tile drawn "this turn (own turn only)". The AEC env with ``illegal_action="penalize"``
+    ends the hand (mj_env/aec.py) but showed every seat the planes of the turn still under way (phase 0, the
+    offender's drawn tile), where the single-agent env, which marks such a hand ended, shows phase 2."""
+    import mj_env
+    from mj_env import observation as O
+
+    e = mj_env.env("beijing", illegal_action="penalize")
+    e.reset(seed=0)
+    obs, *_ = e.last()
+    e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    for k, agent in enumerate(e.possible_agents):
+        assert e.terminations[agent]
+        planes = e.observe(agent)["observation"]
+        sc = planes[O.P_SCALARS]
+        assert sc[O.COL_PHASE] == 2 and not planes[O.P_DRAWN].any() and not planes[O.P_CLAIM].any()
+        assert np.array_equal(e.state()[k], planes)
+    assert e.unwrapped.engine.state.phase[0] != END   # the engine itself is left as it was
