@@ -568,7 +568,15 @@ def _ting_starts(rules, melds, ting, part, pool, n_kong, no_kong=None):
     hands, or leaves no kinds for the others' concealed kongs, keeps its real hands (about 1 in 300 tables
     with a 报听 seat in rule-agent quemen play, mostly with two or more 报听 seats late in the wall)."""
     part, pool = part.copy(), pool.copy()
+    done = {}  # copies of one table (a search's worlds) share their inputs: each is worked out once
     for r in range(len(part)):
+        key = (pool[r].tobytes(), part[r].sum(axis=0).tobytes(), part[r].sum(axis=1).tobytes(), melds[r].tobytes(),
+               ting[r].tobytes(), int(n_kong[r]), -1 if no_kong is None else int(no_kong[r]))
+        if key in done:
+            if done[key] is not None:
+                part[r], pool[r] = done[key]
+            continue
+        done[key] = None
         for seats in itertools.permutations(np.flatnonzero(ting[r]).tolist()):  # the first order that works
             avail = pool[r, :K] + part[r].sum(axis=0)
             new = part[r].copy()
@@ -583,6 +591,7 @@ def _ting_starts(rules, melds, ting, part, pool, n_kong, no_kong=None):
                 left[0, :K] = avail
                 if _kong_weight(left, n_kong[r:r + 1], None if no_kong is None else no_kong[r:r + 1])[0] > 0:
                     part[r], pool[r] = new, left[0]
+                    done[key] = (new, left[0])
                     break
     return part, pool
 
