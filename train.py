@@ -938,7 +938,7 @@ def plan_text(args: Args, num_updates: int, opponents: list) -> str:
         parts.append(f"imitate the {args.bc_teacher} agent ({args.bc_steps} steps at {args.num_envs} tables)")
     if num_updates:
         cap = f", stopping after the update that passes {args.max_minutes:g} minutes" if args.max_minutes else ""
-        parts.append(f"then PPO: up to {num_updates} updates of {steps} decisions{cap}")
+        parts.append(f"then PPO: up to {num_updates} update{'' if num_updates == 1 else 's'} of {steps} decisions{cap}")
     if args.final_eval_hands:
         parts.append(f"then {args.final_eval_hands} walls x 2 seatings against "
                      + ", ".join(o.name for o in opponents))

@@ -439,7 +439,7 @@ def parse_args(argv=None):
             p.error(f"unknown implementation(s) {', '.join(sorted(bad))}; choose from {', '.join(ALL_IMPLS)}")
         if args.no_peers:
             args.impl_list = [i for i in args.impl_list if i not in PEERS]
-        if not args.impl_list:  # "--impls rlcard --no-peers", or "--impls ,": a table of nothing, exit 0
+        if not args.impl_list:  # "--impls rlcard --no-peers", or "--impls ,": a table of nothing, refused (exit 2)
             p.error(f"nothing to measure: --impls {args.impls[:80]!r}" + (" with --no-peers" if args.no_peers else ""))
         if args.warmup is None:
             args.warmup = min(1.0, args.seconds)

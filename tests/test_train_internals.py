@@ -367,3 +367,9 @@ def test_seeding_sets_the_thread_count_and_determinism(threads):
         assert torch.get_num_threads() == 1 and torch.backends.cudnn.deterministic is True
     finally:
         torch.backends.cudnn.deterministic = before
+
+
+def test_the_plan_line_counts_one_update_in_the_singular():
+    one = train.Args(total_steps=512, num_envs=16, num_steps=32, bc_steps=0, final_eval_hands=0, max_minutes=None)
+    assert train.plan_text(one, 1, []) == "selfplay_ppo: beijing; then PPO: up to 1 update of 512 decisions"
+    assert "up to 2 updates of 512" in train.plan_text(one, 2, [])
