@@ -102,6 +102,9 @@ class RewardTransform:
 
     def potential(self, planes: np.ndarray) -> np.ndarray:
         planes = np.asarray(planes)
+        if planes.ndim != 3 or planes.shape[1] not in (14, 18) or planes.shape[2] != 34:
+            raise ValueError(f"potential takes observation planes (n, 14 or 18, 34), got shape {planes.shape} "
+                             f"(one observation's planes: planes[None])")
         if not self.shaping or len(planes) == 0:
             return np.zeros(len(planes), dtype=np.float32)
         counts = planes[:, 0].astype(np.int8)

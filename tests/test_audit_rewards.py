@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import mj_env  # noqa: F401 (registers the ids)
-from agents.rewards import RewardOption, RewardOptionVector
+from agents.rewards import RewardOption, RewardOptionVector, RewardTransform
 
 
 def test_stacked_planes_are_refused_when_the_wrapper_is_made():
@@ -25,3 +25,14 @@ def test_stacked_planes_are_refused_when_the_wrapper_is_made():
         "action_mask": gym.spaces.Box(0, 1, (4, 127), np.int8)})
     with pytest.raises(ValueError, match="RewardOptionVector needs the Dict observation"):
         RewardOptionVector(venv, "shaped")
+
+
+@pytest.mark.parametrize("kind", ["shaped", "points"])
+@pytest.mark.parametrize("shape", [(14, 34), (2, 14, 33), (2, 5, 34), (1, 4, 14, 34)])
+def test_potential_names_the_planes_it_takes(kind, shape):
+    """RewardTransform.potential takes (n, 14 or 18, 34) planes (its docstring). One observation's (14, 34) planes
+    failed with numpy's "axis 1 is out of bounds for array of dimension 1" (shaped), or gave 14 potentials for
+    one observation (the other kinds); other shapes with a reshape or index error."""
+    with pytest.raises(ValueError, match=r"potential takes observation planes \(n, 14 or 18, 34\), got shape"):
+        RewardTransform(kind).potential(np.zeros(shape, np.uint8))
+    assert RewardTransform(kind).potential(np.zeros((0, 18, 34), np.uint8)).shape == (0,)
