@@ -66,7 +66,7 @@ def _number(value, name: str, what: str, ok) -> float:
 class RewardTransform:
     """The reward option ``kind`` (module docstring) for rule set ``rules``.
 
-    - ``hand_end(points)``: (...) settled points of a hand -> the reward paid at its end;
+    - ``hand_end(points)``: (...) settled points of a hand -> the reward paid at its end (float64, as exact as the points);
     - ``potential(planes)``: (n, 14, 34) observations at the learner's decisions -> (n,) Phi
       (all zero unless ``kind == "shaped"``); the trainer (``train.Rollout.add`` and ``pay``, with its
       own ``--gamma``) adds ``gamma * Phi(s') - Phi(s)`` to the reward of a seat's decision s when its
@@ -93,12 +93,12 @@ class RewardTransform:
         return self.kind == "shaped"
 
     def hand_end(self, points) -> np.ndarray:
-        p = np.asarray(points, dtype=np.float32)
+        p = np.asarray(points, dtype=np.float64)  # exact points (the env's float64): float32 rounds above 2**24
         if self.kind == "points":
             return p
         if self.kind == "sign":
             return np.sign(p)
-        return p / np.float32(self.scale)
+        return p / self.scale
 
     def potential(self, planes: np.ndarray) -> np.ndarray:
         planes = np.asarray(planes)

@@ -36,3 +36,24 @@ def test_potential_names_the_planes_it_takes(kind, shape):
     with pytest.raises(ValueError, match=r"potential takes observation planes \(n, 14 or 18, 34\), got shape"):
         RewardTransform(kind).potential(np.zeros(shape, np.uint8))
     assert RewardTransform(kind).potential(np.zeros((0, 18, 34), np.uint8)).shape == (0,)
+
+
+def test_points_and_scaled_keep_large_settled_points_exact():
+    """'points' is "the settled points of the hand" and 'scaled' "points / scale"; the env pays them exactly
+    (float64, mj_env.single_agent). Worked out in float32, a hand of 37,999,962 points under hebei with base
+    999,999 (a rule override, up to 10^6: mj_env.rules.MAX_BASE) was paid 37,999,960 by RewardOption."""
+    from agents.rule_based import RuleBasedAgent
+
+    pts = np.array([[37_999_962.0, -12_666_654.0, -12_666_654.0, -12_666_654.0]])
+    assert np.array_equal(RewardTransform("points").hand_end(pts), pts)
+    assert np.array_equal(RewardTransform("scaled", scale=4.0).hand_end(pts), pts / 4.0)
+    env = RewardOption(gym.make("mj_env/Hebei-v0", base=999_999, opponents="random"), "points")
+    agent, rng = RuleBasedAgent("hebei"), np.random.default_rng(4)
+    o, _ = env.reset(seed=4)
+    done = False
+    while not done:  # the rule agent's seat wins a large hand on this wall
+        batch = {"observation": o["observation"][None], "action_mask": o["action_mask"][None],
+                 "seat": np.zeros(1, np.int64)}
+        o, r, term, trunc, info = env.step(int(agent.act(batch, rng)[0]))
+        done = term or trunc
+    assert info["points"] == 37_999_962.0 and r == info["points"]
