@@ -153,7 +153,9 @@ class RewardOption(gym.Wrapper, gym.utils.RecordConstructorArgs):
     kept: the trainer bootstraps from s'). Use the trainer's own discount as ``gamma``: the optimal policy is then
     the unshaped one's (Ng, Harada and Russell 1999). Over a terminated episode with gamma = 1 the shaping
     terms sum to ``-Phi(first decision)``. ``info["points"]`` keeps the env's own reward.
-    Wrap the env itself, before any wrapper that changes its observation (the potential reads the planes).
+    Wrap the env itself, before any wrapper that changes its observation (the potential reads the planes). Over
+    Gymnasium's ``Autoreset`` the step that deals a new episode pays its reward unshaped and only sets Phi (as
+    ``RewardOptionVector`` under ``NEXT_STEP``).
 
     Where it differs from ``train.py``, which plays one hand per chain of decisions: it pays what the env pays,
     step by step. The points of a hand that ended before the learner's first decision come with the next
@@ -172,6 +174,7 @@ class RewardOption(gym.Wrapper, gym.utils.RecordConstructorArgs):
         gym.utils.RecordConstructorArgs.__init__(self, kind=kind, scale=scale, shaping_coef=shaping_coef, gamma=gamma)
         gym.Wrapper.__init__(self, env)
         self._phi = 0.0
+        self._starting = False  # an episode ended: a next step without reset() is an autoreset (Gymnasium's Autoreset)
 
     def _potential(self, obs) -> float:
         return float(self.transform.potential(np.asarray(obs["observation"])[None])[0])
@@ -179,15 +182,20 @@ class RewardOption(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def reset(self, **kwargs):
         obs, info = self.env.reset(**kwargs)
         self._phi = self._potential(obs)
+        self._starting = False
         return obs, info
 
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
         shaped = float(self.transform.hand_end(reward))
         if self.transform.shaping:
-            phi_next = 0.0 if terminated else self._potential(obs)
-            shaped += self.gamma * phi_next - self._phi
-            self._phi = phi_next
+            if self._starting:  # the step that dealt a new episode (NEXT_STEP): its reward unshaped, Phi set
+                self._phi = self._potential(obs)
+            else:
+                phi_next = 0.0 if terminated else self._potential(obs)
+                shaped += self.gamma * phi_next - self._phi
+                self._phi = phi_next
+        self._starting = bool(terminated or truncated)
         return obs, shaped, terminated, truncated, {**info, "points": reward}
 
 

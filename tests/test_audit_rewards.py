@@ -57,3 +57,33 @@ def test_points_and_scaled_keep_large_settled_points_exact():
         o, r, term, trunc, info = env.step(int(agent.act(batch, rng)[0]))
         done = term or trunc
     assert info["points"] == 37_999_962.0 and r == info["points"]
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_one_table_under_gymnasiums_autoreset_pays_the_reset_step_unshaped():
+    """Gymnasium's Autoreset under RewardOption (NEXT_STEP: the step after an episode ended deals the next and
+    returns its first observation, reward 0). As RewardOptionVector does under NEXT_STEP, that step pays its
+    points alone and only sets Phi; it paid gamma * Phi(the next episode's first observation), which no decision
+    earned (the rewards between two episode ends, that step included, no longer summed to points - Phi(first))."""
+    from mj_env.baselines import uniform_legal
+
+    env = RewardOption(gym.wrappers.Autoreset(gym.make("mj_env/Beijing-v0", opponents="random")), "shaped",
+                       gamma=1.0)
+    rng = np.random.default_rng(0)
+
+    def play_episode(o):
+        total = points = 0.0
+        while True:
+            o, r, term, trunc, info = env.step(int(uniform_legal(o["action_mask"][None], rng)[0]))
+            total, points = total + r, points + info["points"]
+            if term or trunc:
+                return total, points
+
+    o, _ = env.reset(seed=0)
+    play_episode(o)
+    for _episode in range(3):
+        o, r, term, trunc, info = env.step(0)  # the autoreset step: no decision, a new episode's first observation
+        assert r == info["points"] / 4.0 and not (term or trunc)
+        first = float(env.transform.potential(o["observation"][None])[0])
+        total, points = play_episode(o)
+        assert first < 0 and total == pytest.approx(points / 4.0 - first, abs=1e-6)
