@@ -168,6 +168,9 @@ class RewardOption(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if isinstance(env, VectorEnv):
             raise TypeError(f"RewardOption wraps a one-table env (gym.make('mj_env/Beijing-v0'), ...), not the vector env "
                             f"{type(env).__name__}: use RewardOptionVector for it")
+        if not isinstance(env, gym.Env):  # a PettingZoo env (mj_env.env()), an id string, None...
+            raise TypeError(f"RewardOption wraps a one-table Gymnasium env (gym.make('mj_env/Beijing-v0'), ...), not "
+                            f"{type(env).__name__} {brief(env)}")
         self.transform, self.gamma = _option(
             "RewardOption", env, env.observation_space, "mj_env's single-agent env (gym.make('mj_env/Beijing-v0'), ...)",
             kind, scale, shaping_coef, gamma)
@@ -212,8 +215,8 @@ class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
                  gamma: float = 0.99):
         if not isinstance(env, VectorEnv):
             raise TypeError(f"RewardOptionVector wraps a vector env (gym.make_vec(id, num_envs=N, "
-                            f"vectorization_mode='vector_entry_point')), not {type(env).__name__}: use RewardOption "
-                            f"for a one-table env")
+                            f"vectorization_mode='vector_entry_point')), not {type(env).__name__}"
+                            + (": use RewardOption for a one-table env" if isinstance(env, gym.Env) else f" {brief(env)}"))
         if isinstance(env.unwrapped, MahjongVectorEnv):
             raise TypeError("RewardOptionVector wraps the single-agent vector env (rewards (N,), one learner seat), "
                             "not the self-play MahjongVectorEnv, whose rewards are (N, 4), one column per seat")

@@ -7,7 +7,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import mj_env  # noqa: F401 (registers the ids)
+import mj_env
 from agents.rewards import RewardOption, RewardOptionVector, RewardTransform
 
 
@@ -87,3 +87,19 @@ def test_one_table_under_gymnasiums_autoreset_pays_the_reset_step_unshaped():
         first = float(env.transform.potential(o["observation"][None])[0])
         total, points = play_episode(o)
         assert first < 0 and total == pytest.approx(points / 4.0 - first, abs=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_what_is_not_a_gymnasium_env_is_refused_by_name():
+    """The PettingZoo env (mj_env.env()), an id string or None given for the env: a TypeError that says what the
+    wrapper takes. The AEC env was told it needed "the Dict observation ... got <bound method ...>: wrap the env
+    before any observation wrapper", and RewardOptionVector sent it to RewardOption, which refused it; an id
+    string or None failed with "'str' object has no attribute 'observation_space'"."""
+    for env in (mj_env.env(), "mj_env/Beijing-v0", None):
+        with pytest.raises(TypeError, match=r"RewardOption wraps a one-table Gymnasium env .*, not "):
+            RewardOption(env)
+        with pytest.raises(TypeError, match=r"RewardOptionVector wraps a vector env") as err:
+            RewardOptionVector(env)
+        assert "use RewardOption" not in str(err.value)
+    with pytest.raises(TypeError, match="use RewardOption for a one-table env"):  # a one-table Gymnasium env
+        RewardOptionVector(gym.make("mj_env/Beijing-v0"))
