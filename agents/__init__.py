@@ -39,15 +39,20 @@ __all__ = ["Agent", "EfficientAgent", "RandomAgent", "RuleBasedAgent", "make_age
 
 def path_problem(path: str) -> str | None:
     """Why the file system refuses to look ``path`` up at all, or None: a name longer than it allows
-    (ENAMETOOLONG), a loop of symbolic links (ELOOP), a folder it may not search (EACCES), or a NUL byte in it.
+    (ENAMETOOLONG), a loop of symbolic links (ELOOP), a folder it may not search (EACCES), a NUL byte or a lone
+    surrogate in it.
     ``Path.is_file`` and ``exists`` answer False or raise for these depending on the Python version (3.13's
     ``resolve`` no longer raises on a loop), so ``os.stat`` asks, the same on every version; a missing file
     is no problem here."""
     shown = f"{path[:80]}{'...' if len(path) > 80 else ''}"
-    if "\0" in shown:
-        shown = repr(shown)  # a NUL byte would not show
+    if "\0" in shown or any("\ud800" <= c <= "\udfff" for c in shown):
+        shown = repr(shown)  # a NUL byte would not show, a lone surrogate could not be printed
     try:
         os.stat(path)
+    except UnicodeEncodeError as e:  # a lone surrogate (from Python or a JSON \ud800 escape): no file name holds it
+        what = " (a lone surrogate)" if "\ud800" <= path[e.start] <= "\udfff" else ""
+        return (f"{shown}: a path cannot hold {path[e.start]!r}{what}: the file system's encoding, "
+                f"{e.encoding}, cannot write it")
     except ValueError:  # os.stat refuses a NUL byte before asking the file system
         return f"{shown}: a path cannot hold a NUL byte"
     except OSError as e:

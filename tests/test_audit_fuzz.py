@@ -299,3 +299,20 @@ def test_a_mutated_record_replays_or_is_refused_with_a_record_error(rec):
         return
     if "settlement" in rec:  # replay compared it: a record that replays and holds a settlement has ended
         assert settlement is not None and "scores" in settlement
+
+
+# ---------------------------------------------------------------------------------------------
+# Checkpoint paths from Python callers (or JSON, whose \ud800 escape gives one): a lone surrogate is no NUL byte.
+
+@pytest.mark.parametrize("path", ["ck\ud800pt.pt", "\udfff"])
+def test_a_path_with_a_lone_surrogate_is_refused_for_what_it_holds(path):
+    """os.stat raises UnicodeEncodeError (a ValueError) for a str no file name can encode; that was reported as
+    "a path cannot hold a NUL byte", with the surrogate raw in the message (which then cannot be printed)."""
+    from agents import make_agent
+    from agents.networks import CheckpointError, load_checkpoint
+    for call, error in ((make_agent, ValueError), (load_checkpoint, CheckpointError)):
+        with pytest.raises(error) as e:
+            call(path)
+        message = str(e.value)
+        assert "NUL" not in message and "surrogate" in message
+        message.encode("utf-8")  # printable: the path is shown escaped
