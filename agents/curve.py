@@ -20,6 +20,7 @@ import math
 import sys
 from pathlib import Path
 
+from agents import path_problem
 from mj_env.lines import TooLong, bounded_lines, guard_output
 
 MAX_PANELS = 8
@@ -48,6 +49,9 @@ def _text_lines(f, path):
 def read_curves(path) -> dict[str, list[tuple[float, float, float, float]]]:
     """``{opponent: [(minutes, points, ci_low, ci_high), ...]}`` from one progress.csv; ci_low and ci_high are
     nan where both interval cells are empty (an evaluation of one wall has no interval)."""
+    problem = path_problem(str(path))  # a NUL byte or a lone surrogate, which open() raises a ValueError for
+    if problem:
+        raise CurveError(problem)
     path = Path(path)
     try:
         with path.open("rb") as f:  # a line at most MAX_LINE bytes: a file without line breaks (/dev/zero) is refused

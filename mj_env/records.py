@@ -244,6 +244,8 @@ def main(argv=None) -> int:
         f = open(args.path, "rb")  # noqa: SIM115 (closed below); bytes: a line that is not UTF-8 is one bad record
     except OSError as e:
         p.error(f"{args.path}: {e.strerror or e}")
+    except ValueError as e:  # a NUL byte or a lone surrogate (main(argv) called from Python): no file name holds it
+        p.error(f"{args.path!r}: not a file name ({e})")
     n = bad = unsettled = 0
     try:
         with f:

@@ -316,3 +316,17 @@ def test_a_path_with_a_lone_surrogate_is_refused_for_what_it_holds(path):
         message = str(e.value)
         assert "NUL" not in message and "surrogate" in message
         message.encode("utf-8")  # printable: the path is shown escaped
+
+
+@pytest.mark.parametrize("bad", ["x\x00.csv", "x\ud800.csv"])
+def test_command_line_mains_refuse_a_path_no_file_name_can_hold(bad, tmp_path, capsys):
+    """``main(argv)`` of the records checker and of the curve, called from Python with a path holding a NUL byte or
+    a lone surrogate: open() raises a ValueError there, which went out as a traceback; now a usage error (exit 2)
+    naming the path, as the arena's and the curve's ``--out`` already did."""
+    from agents import curve
+    for main, argv in ((records.main, [bad]), (curve.main, [bad, "--out", str(tmp_path / "c.png")])):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        assert e.value.code == 2
+        err = capsys.readouterr().err
+        assert "cannot hold" in err or "not a file name" in err, err
