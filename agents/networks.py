@@ -426,6 +426,9 @@ def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
         raise CheckpointError(f"save_checkpoint saves the networks of agents.networks (build_network(config): "
                               f"{', '.join(c.__name__ for c in ARCHS.values())}), got {type(model).__name__}; "
                               "save another module with torch.save and wrap it as an agent with name and act(obs, rng)")
+    problem = path_problem(str(path))  # a NUL byte or a lone surrogate: open() would raise a bare ValueError
+    if problem:
+        raise CheckpointError(f"not saved: {problem}")
     path = Path(path)
     payload = {
         "format": CHECKPOINT_FORMAT,

@@ -330,3 +330,14 @@ def test_command_line_mains_refuse_a_path_no_file_name_can_hold(bad, tmp_path, c
         assert e.value.code == 2
         err = capsys.readouterr().err
         assert "cannot hold" in err or "not a file name" in err, err
+
+
+@pytest.mark.parametrize("bad", ["ck\x00.pt", "ck\ud800.pt"])
+def test_save_checkpoint_refuses_a_path_no_file_name_can_hold_by_name(bad, tmp_path):
+    """save_checkpoint raised open()'s bare ValueError ("embedded null byte", or a UnicodeEncodeError) that names
+    no path; now the CheckpointError it documents, naming the path and what it holds, and nothing is written."""
+    from agents.networks import CheckpointError, build_network, save_checkpoint
+    model = build_network({"arch": "mlp", "hidden": [8]})
+    with pytest.raises(CheckpointError, match="not saved: .*cannot hold"):
+        save_checkpoint(str(tmp_path / bad), model, rules="beijing")
+    assert not list(tmp_path.iterdir())
