@@ -40,6 +40,7 @@ import numbers
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
+from gymnasium.wrappers.vector import DictInfoToList
 
 from mj_env.features import own_meld_suits
 from mj_env.messages import brief, shown
@@ -217,6 +218,12 @@ class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
             raise TypeError(f"RewardOptionVector wraps a vector env (gym.make_vec(id, num_envs=N, "
                             f"vectorization_mode='vector_entry_point')), not {type(env).__name__}"
                             + (": use RewardOption for a one-table env" if isinstance(env, gym.Env) else f" {brief(env)}"))
+        inner = env
+        while isinstance(inner, VectorWrapper):  # infos as a list of dicts: the final observations are not found
+            if isinstance(inner, DictInfoToList):
+                raise TypeError("RewardOptionVector reads the env's infos as a dict (final_obs): put DictInfoToList "
+                                "outside it, DictInfoToList(RewardOptionVector(env)), not inside")
+            inner = inner.env
         if isinstance(env.unwrapped, MahjongVectorEnv):
             raise TypeError("RewardOptionVector wraps the single-agent vector env (rewards (N,), one learner seat), "
                             "not the self-play MahjongVectorEnv, whose rewards are (N, 4), one column per seat")

@@ -103,3 +103,21 @@ def test_what_is_not_a_gymnasium_env_is_refused_by_name():
         assert "use RewardOption" not in str(err.value)
     with pytest.raises(TypeError, match="use RewardOption for a one-table env"):  # a one-table Gymnasium env
         RewardOptionVector(gym.make("mj_env/Beijing-v0"))
+
+
+def test_dict_info_to_list_inside_the_vector_option_is_refused_when_the_wrapper_is_made():
+    """Gymnasium's DictInfoToList turns the infos into a list, which the option's first step failed on
+    ("'list' object is not a mapping"); outside it, it works."""
+    from gymnasium.wrappers.vector import DictInfoToList
+
+    env = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    with pytest.raises(TypeError, match=r"put DictInfoToList outside it"):
+        RewardOptionVector(DictInfoToList(env))
+    # (a fresh env: Gymnasium closes the first when the refused DictInfoToList around it is collected)
+    env = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    outside = DictInfoToList(RewardOptionVector(env))
+    obs, infos = outside.reset(seed=0)
+    first = np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]])
+    _, rewards, *_, infos = outside.step(first)
+    assert isinstance(infos, list) and rewards.shape == (2,)
+    outside.close()
