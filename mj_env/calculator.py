@@ -366,10 +366,8 @@ def _rules(value) -> RuleSet:
             said = {bool: "true or false", int: "an integer", str: "a string"}[want]
             raise InputError(f"rules.{k} must be {said}, got {short(v)}")
         overrides[k] = v
-    if "flowers" in overrides and "n_tiles" not in overrides:  # 144 tiles go with flowers (RuleSet checks the pair)
-        overrides["n_tiles"] = 144 if overrides["flowers"] else 136
-    try:
-        return get_rules(name, **overrides)
+    try:  # the object form: get_rules pairs flowers alone with its 144 or 136 tiles (RuleSet checks the pair)
+        return get_rules({"name": name, **overrides})
     except RuleError as e:
         raise InputError(f"rules: {e}") from None
 
