@@ -68,7 +68,7 @@ from torch.distributions import Categorical
 
 from mj_env import features as mjf
 from mj_env.actions import N_ACTIONS
-from mj_env.baselines import RULE_FIELDS_AGENTS_READ
+from mj_env.baselines import rule_fields_agents_read_differ
 from mj_env.messages import brief
 from mj_env.observation import (
     COL_ASKER,
@@ -686,7 +686,7 @@ class NetworkAgent:
                           RulesMismatchWarning, stacklevel=2)
         elif trained_for is not None and plays_under is not None:  # the preset, with other fields agents read?
             mine, theirs = get_rules(trained_for), get_rules(rules)
-            differ = [f for f in RULE_FIELDS_AGENTS_READ if getattr(mine, f) != getattr(theirs, f)]
+            differ = rule_fields_agents_read_differ(mine, theirs)
             if differ:
                 warnings.warn(f"{path} was trained for rule set {trained_for!r} and plays under {trained_for!r} with "
                               + ", ".join(f"{f}={getattr(theirs, f)!r}" for f in differ), RulesMismatchWarning,

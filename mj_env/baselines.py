@@ -162,6 +162,19 @@ class RulesMismatchWarning(UserWarning):
     it as one ``note:`` line."""
 
 
+RULE_FIELDS_AGENTS_READ = ("seven_pairs", "thirteen_orphans", "orphans_extra_dragon", "lack_suit", "hui_wild_in_melds",
+                           "ting")
+"""The rule fields beside the preset's name that the baselines read (their distances, waits, claim hands and 报听)
+and the mj_obs_v2 features: an agent object built with other values of one of them, in a game of the same
+preset, decides by other rules (`warn_rules_mismatch`)."""
+
+
+def rule_fields_agents_read_differ(own: RuleSet, rules: RuleSet) -> list[str]:
+    """The `RULE_FIELDS_AGENTS_READ` whose values differ between ``own`` and ``rules`` (in that order), for the
+    warnings of `warn_rules_mismatch` and ``agents.networks.NetworkAgent.from_checkpoint``."""
+    return [f for f in RULE_FIELDS_AGENTS_READ if getattr(own, f) != getattr(rules, f)]
+
+
 def warn_rules_mismatch(agent, rules: RuleSet, who: str, where: str, fix: str, stacklevel: int = 3) -> None:
     """A `RulesMismatchWarning` when ``agent`` says (its ``rules``: a RuleSet, a preset's name or its object form,
     as the baselines and network agents keep them) that it decides by another rule set than ``rules``:
@@ -179,7 +192,7 @@ def warn_rules_mismatch(agent, rules: RuleSet, who: str, where: str, fix: str, s
         warnings.warn(f"{who} ({name}) decides by the {own.name} rules but plays in a {rules.name} {where}; {fix}",
                       RulesMismatchWarning, stacklevel=stacklevel)
         return
-    differ = [f for f in RULE_FIELDS_AGENTS_READ if getattr(own, f) != getattr(rules, f)]
+    differ = rule_fields_agents_read_differ(own, rules)
     if differ:
         mine = ", ".join(f"{f}={getattr(own, f)!r}" for f in differ)
         theirs = ", ".join(f"{f}={getattr(rules, f)!r}" for f in differ)
@@ -187,13 +200,6 @@ def warn_rules_mismatch(agent, rules: RuleSet, who: str, where: str, fix: str, s
                       f"with {theirs}; build it with the {where}'s rule set (e.g. RuleBasedAgent(rules) with the "
                       f"RuleSet the {where} was made with), or give its name", RulesMismatchWarning,
                       stacklevel=stacklevel)
-
-
-RULE_FIELDS_AGENTS_READ = ("seven_pairs", "thirteen_orphans", "orphans_extra_dragon", "lack_suit", "hui_wild_in_melds",
-                           "ting")
-"""The rule fields beside the preset's name that the baselines read (their distances, waits, claim hands and 报听)
-and the mj_obs_v2 features: an agent object built with other values of one of them, in a game of the same
-preset, decides by other rules (`warn_rules_mismatch`)."""
 
 
 class AgentError(RuntimeError):
