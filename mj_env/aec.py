@@ -82,7 +82,8 @@ hand; it leaves out only the order of the wall.
 ``reset(seed=None, options={"wall": [136 or 144 tile codes], "dealer": seat})``: an explicit wall
 in dealing order (docs/RULES.md 3) and the first dealer; both optional. Other keys are ignored (PettingZoo's
 ``api_test`` passes one of its own), except these two in another case, as plurals or with one typing slip
-past the first letter (``"walls"``, ``"Dealer"``, ``"dealr"``, ``"wlal"``): refused.
+past the first letter (``"walls"``, ``"Dealer"``, ``"dealr"``, ``"wlal"``), and ``"rules"`` or a rule field
+(``"base"``, ...): the rule set is fixed when the env is made, so those are refused.
 
 ## Hand records
 
@@ -132,7 +133,8 @@ def _one_edit_apart(a: str, b: str) -> bool:
 def near_option(key) -> str | None:
     """The reset option ``key`` looks like a slip for: another case, a plural (``"walls"``, as the vector
     envs spell it) or one typing slip past the first letter (``"dealr"``, ``"wlal"``); None for other keys,
-    which ``reset`` ignores (PettingZoo's api_test passes ``{"options": 1}``; ``"all"`` or ``"deal"`` stay ignored)."""
+    which ``reset`` ignores unless they are ``"rules"`` or a rule field (PettingZoo's api_test passes ``{"options": 1}``;
+    ``"all"`` or ``"deal"`` stay ignored)."""
     if not isinstance(key, str):
         return None
     low = key.lower()
