@@ -88,7 +88,7 @@ evaluations here use 12345, 777 and 4242; the training runs 1, 2 and 3).
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
 import json
 import math
 import os
@@ -734,8 +734,9 @@ def check_args(args: argparse.Namespace) -> list[str]:
         if suffix not in PLOT_FORMATS:
             raise ValueError(f"--plot {args.plot}: the file name must end in one of "
                              f"{', '.join('.' + f for f in PLOT_FORMATS)}")
-        if importlib.util.find_spec("matplotlib") is None:
-            raise ValueError("--plot needs matplotlib: pip install matplotlib")
+        problem = missing_module("matplotlib", "--plot", extra="plot")
+        if problem:
+            raise ValueError(problem)
         problem = output_problem("--plot", args.plot)
         if problem:
             raise ValueError(problem)

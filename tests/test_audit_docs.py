@@ -331,6 +331,18 @@ def test_the_arena_without_tqdm_asks_for_it_or_for_quiet(monkeypatch, capsys):
         arena.compare(["rule", "random"], 2, progress=True)
 
 
+def test_the_arena_plot_without_matplotlib_names_the_plot_extra(monkeypatch, capsys, tmp_path):
+    """--plot asks for matplotlib through the same ``missing_module`` as the other extras (it had its own
+    find_spec check, naming no extra)."""
+    from agents import arena
+
+    _without(monkeypatch, "matplotlib")
+    with pytest.raises(SystemExit) as e:
+        arena.main(["--agents", "rule,random", "--hands", "2", "--quiet", "--plot", str(tmp_path / "p.png")])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "matplotlib is needed for --plot" in err and "'.[plot]'" in err, err
+
+
 def test_the_intervals_without_scipy_name_the_install(monkeypatch):
     from agents import arena
 
