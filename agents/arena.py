@@ -94,6 +94,7 @@ import math
 import os
 import sys
 import time
+import unicodedata
 import warnings
 from dataclasses import dataclass
 from itertools import permutations
@@ -519,6 +520,22 @@ def short_name(name: str, width: int) -> str:
     return name if len(name) <= width else "..." + name[-(width - 3):]
 
 
+def _columns(text: str) -> int:
+    """Terminal columns of ``text``: East Asian wide and full-width characters take two, combining marks none."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _name_cell(name: str, width: int) -> str:
+    """``short_name`` on one line (control characters written as escapes), cut from the front and padded to
+    ``width`` terminal columns, so that a CJK name keeps the table's columns in line."""
+    name = "".join(repr(c)[1:-1] if unicodedata.category(c) == "Cc" else c for c in short_name(name, width))
+    if _columns(name) > width:
+        while _columns(name) > width - 3:
+            name = name[1:]
+        name = "..." + name
+    return name + " " * (width - _columns(name))
+
+
 def format_table(summary: dict) -> str:
     """A plain-text table of ``summarize``'s output."""
     head = (f"{'agent':<28} {'points/hand':>11} {'95% CI':>18} {'win':>7} {'self-draw':>9} {'deal-in':>8} "
@@ -527,8 +544,8 @@ def format_table(summary: dict) -> str:
     for a in summary["agents"]:
         fan = "-" if a["avg_fan"] is None else f"{a['avg_fan']:.2f}"
         ci = f"[{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}]"
-        name = short_name(a["name"], 28)
-        lines.append(f"{name:<28} {a['mean_points']:>+11.3f} {ci:>18} {a['win_rate']:>7.1%} "
+        name = _name_cell(a["name"], 28)
+        lines.append(f"{name} {a['mean_points']:>+11.3f} {ci:>18} {a['win_rate']:>7.1%} "
                      f"{a['self_draw_rate']:>9.1%} {a['deal_in_rate']:>8.1%} {fan:>8}")
     lines.append(f"{summary['walls']} walls x {len(summary['seatings'])} seatings = "
                  f"{summary['hands_played']} hands, {summary['draw_rate']:.1%} drawn")

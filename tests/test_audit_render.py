@@ -1,0 +1,37 @@
+"""Outside audit of what a person reads: the arena's printed table, the rendered table, the illegal-action
+messages (docs/INTERFACES.md 2)."""
+from __future__ import annotations
+
+import math
+import unicodedata
+
+from agents.arena import format_table
+
+
+def _agent(name, mean=0.0, ci=(-1.0, 1.0)):
+    return {"name": name, "mean_points": mean, "ci95": list(ci), "win_rate": 0.25, "self_draw_rate": 0.1,
+            "deal_in_rate": 0.05, "avg_fan": None, "hands": 4}
+
+
+def _summary(agents, walls=2):
+    return {"walls": walls, "hands_played": 4 * walls, "seatings": [[0, 1, 0, 1], [1, 0, 1, 0]],
+            "draw_rate": 0.0, "agents": agents}
+
+
+def _columns(text: str) -> int:
+    """Terminal columns of one line: East Asian wide and full-width characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def test_the_arena_table_stays_aligned_with_wide_and_odd_agent_names():
+    """A checkpoint under a Chinese folder name (a likely path in a Chinese mahjong project) took 28 characters
+    but up to 56 terminal columns, shifting every number of its row right; a name holding a line break broke
+    the row in two. Every row of the table is now as wide as the header, on one line."""
+    names = ["runs/规则对比实验/final.pt", "规则" * 20, "a" * 100, "x\ny", "random"]
+    text = format_table(_summary([_agent(n) for n in names] + [_agent("one", ci=(-math.inf, math.inf))]))
+    lines = text.splitlines()
+    width = _columns(lines[0])
+    rows = lines[2:2 + len(names) + 1]
+    assert len(rows) == len(names) + 1 and all(r.split()[-1] == "-" for r in rows)  # each row on one line
+    assert [_columns(r) for r in rows] == [width] * len(rows)
+    assert "final.pt" in rows[0] and "规则" in rows[1] and "random" in rows[4]
