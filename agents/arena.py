@@ -537,13 +537,15 @@ def _name_cell(name: str, width: int) -> str:
 
 
 def format_table(summary: dict) -> str:
-    """A plain-text table of ``summarize``'s output."""
+    """A plain-text table of ``summarize``'s output (or of the ``--json`` file's summary, read back)."""
     head = (f"{'agent':<28} {'points/hand':>11} {'95% CI':>18} {'win':>7} {'self-draw':>9} {'deal-in':>8} "
             f"{'avg fan':>8}")
     lines = [head, "-" * len(head)]
     for a in summary["agents"]:
         fan = "-" if a["avg_fan"] is None else f"{a['avg_fan']:.2f}"
-        ci = f"[{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}]"
+        # a summary read back from the --json file holds a one-wall interval as [null, null]
+        low, high = (bound if bound is not None else edge for bound, edge in zip(a["ci95"], (-math.inf, math.inf)))
+        ci = f"[{low:+.3f}, {high:+.3f}]"
         name = _name_cell(a["name"], 28)
         lines.append(f"{name} {a['mean_points']:>+11.3f} {ci:>18} {a['win_rate']:>7.1%} "
                      f"{a['self_draw_rate']:>9.1%} {a['deal_in_rate']:>8.1%} {fan:>8}")

@@ -35,3 +35,17 @@ def test_the_arena_table_stays_aligned_with_wide_and_odd_agent_names():
     assert len(rows) == len(names) + 1 and all(r.split()[-1] == "-" for r in rows)  # each row on one line
     assert [_columns(r) for r in rows] == [width] * len(rows)
     assert "final.pt" in rows[0] and "规则" in rows[1] and "random" in rows[4]
+
+
+def test_the_arena_table_prints_a_summary_read_back_from_its_json_file(tmp_path):
+    """The ``--json`` file is the summary with a one-wall interval as ``[null, null]`` (agents/arena.py's
+    docstring); printing the table of a summary read back from it raised "unsupported format string passed
+    to NoneType.__format__". It now prints as the summary itself does."""
+    import json
+
+    from agents.arena import json_text
+    summary = _summary([_agent("rule", ci=(-math.inf, math.inf)), _agent("random", ci=(-math.inf, math.inf))],
+                       walls=1)
+    back = json.loads(json_text(summary))
+    assert back["agents"][0]["ci95"] == [None, None]
+    assert format_table(back) == format_table(summary)
