@@ -108,6 +108,7 @@ from pettingzoo.utils import wrappers
 from . import actions as A
 from .engine import Engine, EngineRules
 from .features import OBS_LAYOUTS, in_layout, obs_layout
+from .messages import brief
 from .observation import N_PLANES, observe_one
 from .records import RecordError, hand_record
 from .render import check_render_mode, render_table
@@ -308,6 +309,14 @@ class raw_env(AECEnv):
             raise A.ActionError("step() before reset(), or after the episode ended: call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:  # (PettingZoo's own refusal names neither the agent nor the action)
+                try:
+                    what = f"'{A.name(A.one_action(action))}'"
+                except A.ActionError:
+                    what = brief(action)
+                ended = "terminated" if self.terminations[agent] else "truncated"
+                raise A.ActionError(f"{agent}: action {what} after {agent}'s episode is over ({ended}): "
+                                    f"step(None) for each agent whose episode is over")
             return self._was_dead_step(action)
         # Check the action before anything changes (a refused action keeps unread rewards).
         try:

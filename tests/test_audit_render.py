@@ -49,3 +49,30 @@ def test_the_arena_table_prints_a_summary_read_back_from_its_json_file(tmp_path)
     back = json.loads(json_text(summary))
     assert back["agents"][0]["ci95"] == [None, None]
     assert format_table(back) == format_table(summary)
+
+
+def test_an_action_for_an_agent_whose_hand_is_over_names_the_agent_and_the_action():
+    """docs/INTERFACES.md 2: an illegal action "raises an error naming the action and why it is illegal". An action
+    stepped for an agent already terminated was refused by PettingZoo's bare "when an agent is dead, the only valid
+    action is None", naming neither. It now says which agent and which action, still as a ValueError, and the
+    env goes on as it was (step(None) for each agent)."""
+    import numpy as np
+    import pytest
+
+    import mj_env
+    from mj_env import actions as A
+
+    e = mj_env.env(illegal_action="penalize")
+    e.reset(seed=0)
+    e.step(A.index("pass"))                                # illegal on one's own turn: the hand ends
+    assert all(e.terminations.values())
+    for action in (3, np.int64(3), "x"):
+        with pytest.raises(ValueError) as err:
+            e.step(action)
+        msg = str(err.value)
+        assert "player_0" in msg and "is over" in msg and "step(None)" in msg and "\n" not in msg, msg
+    with pytest.raises(A.ActionError, match=r"player_0: action 'discard 4m' .*step\(None\)"):
+        e.step(3)
+    for _ in range(4):
+        e.step(None)
+    assert e.agents == []
