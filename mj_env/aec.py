@@ -111,7 +111,7 @@ from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief
 from .observation import N_PLANES, observe_one
 from .records import RecordError, hand_record
-from .render import check_render_mode, render_table
+from .render import check_render_mode, render_table, settlement_text
 from .state import END
 from .tiles import N_KINDS
 
@@ -387,7 +387,10 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             return None
         self._check_dealt("render()")
-        text = render_table(self.rules, self.engine.state, 0, ended=self._hand["penalized"] or None)
+        settled = self._hand["settlement"]  # (in a match, the last hand's while the next is played)
+        over = settled is not None and self.engine.state.phase[0] == END
+        ended = self._hand["penalized"] or (settlement_text(settled) if over else None)
+        text = render_table(self.rules, self.engine.state, 0, ended=ended)
         if self.render_mode == "human":
             print(text)
             return None

@@ -32,9 +32,39 @@ def _meld(st: GameState, b: int, seat: int, m: int) -> str:
     return f"{MELD_NAMES[int(st.meld_type[b, seat, m])]} {''.join(glyph(t) for t in meld_tiles(st, b, seat, m))}"
 
 
+def _scores(scores) -> str:
+    return " ".join(f"{int(x):+d}" for x in scores)
+
+
+def _one_win(win: dict) -> str:
+    """One win of a settlement (the calculator's output with its ``"input"``), in words."""
+    given = win.get("input", {})
+    winner, discarder = given.get("winner", 0), given.get("discarder")
+    situation = given.get("situation") or {}
+    if discarder is None:
+        how = "by self-draw" + (" on a kong's replacement" if situation.get("after_kong") else "")
+    elif situation.get("robbed_kong"):
+        how = f"robbing seat {discarder}'s kong"
+    else:
+        how = f"on seat {discarder}'s discard"
+    patterns = ", ".join(f"{name} {fan}" for name, fan in win.get("patterns", {}).items())
+    return f"seat {winner} ({SEAT_NAMES[winner]}) wins {how}: {win.get('fan')} fan ({patterns})"
+
+
+def settlement_text(settlement: dict) -> str:
+    """A settlement (``infos[agent]["settlement"]``: a draw, a win, or several wins on one discard) in one line:
+    who won how, the fan and its patterns, and every seat's points (kong payments and 烧庄 included)."""
+    if settlement.get("draw"):
+        line = "drawn" + (f" (烧庄 {settlement['shaozhuang']})" if settlement.get("shaozhuang") else "")
+    else:
+        line = "; ".join(_one_win(w) for w in settlement.get("wins", [settlement]))
+    return f"{line} | scores {_scores(settlement.get('scores', ()))}"
+
+
 def render_table(rules: RuleSet, st: GameState, b: int = 0, ended: str | None = None) -> str:
-    """A multi-line text picture of table ``b``. ``ended`` says why a hand that the engine has not ended is
-    over (the AEC env's illegal action under ``illegal_action="penalize"``): no seat is then to act."""
+    """A multi-line text picture of table ``b``. ``ended`` says how the hand ended (``settlement_text``), or why
+    a hand that the engine has not ended is over (the AEC env's illegal action under
+    ``illegal_action="penalize"``): no seat is then to act."""
     lines = []
     over = ended is not None or st.phase[b] == END
     phase = PHASE_NAMES[st.phase[b]]

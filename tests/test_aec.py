@@ -184,7 +184,8 @@ def test_render_draws_the_whole_table_through_a_claim_a_kong_and_the_end():
         "TURN: seat 2 (West) to act"]
     assert e.render().splitlines() == at_kong
     e.step(A.index("win"))
-    assert e.render().splitlines() == [line.replace("> 2", "  2") for line in at_kong[:-1]] + ["hand over"]
+    assert e.render().splitlines() == [line.replace("> 2", "  2") for line in at_kong[:-1]] + [
+        "hand over: seat 2 (West) wins by self-draw on a kong's replacement: 5 fan (杠上开花 5) | scores -5 -5 +15 -5"]
 
 
 def _seat_lines(text: str) -> dict[int, list[str]]:

@@ -76,3 +76,47 @@ def test_an_action_for_an_agent_whose_hand_is_over_names_the_agent_and_the_actio
     for _ in range(4):
         e.step(None)
     assert e.agents == []
+
+
+def test_settlement_text_says_who_won_how_with_what_and_every_seats_points():
+    from mj_env.render import settlement_text
+
+    def win(winner, discarder, fan, patterns, situation=None):
+        return {"legal": True, "fan": fan, "patterns": patterns, "scores": [0, 0, 0, 0],
+                "input": {"winner": winner, "discarder": discarder, "situation": situation or {}}}
+
+    assert settlement_text({"draw": True, "shaozhuang": 0, "scores": [0, 0, 0, 0]}) == "drawn | scores +0 +0 +0 +0"
+    assert settlement_text({"draw": True, "shaozhuang": 2, "scores": [-6, 2, 2, 2]}) == \
+        "drawn (烧庄 2) | scores -6 +2 +2 +2"
+    one = {**win(1, 0, 2, {"庄": 1, "推倒和": 1}), "scores": [-6000, 3000, 2000, 1000]}
+    assert settlement_text(one) == \
+        "seat 1 (South) wins on seat 0's discard: 2 fan (庄 1, 推倒和 1) | scores -6000 +3000 +2000 +1000"
+    robbed = {**win(3, 2, 1, {"抢杠": 1}, {"robbed_kong": True}), "scores": [0, 0, -4, 4]}
+    assert settlement_text(robbed).startswith("seat 3 (North) wins robbing seat 2's kong: 1 fan (抢杠 1)")
+    several = {"wins": [win(1, 0, 1, {"平和": 1}), win(3, 0, 2, {"对对和": 2})], "scores": [-5, 2, 0, 3]}
+    assert settlement_text(several) == ("seat 1 (South) wins on seat 0's discard: 1 fan (平和 1); seat 3 (North) "
+                                        "wins on seat 0's discard: 2 fan (对对和 2) | scores -5 +2 +0 +3")
+
+
+def test_a_rendered_match_says_hand_over_only_while_a_hand_is_over():
+    """The AEC env's render names the ended hand's result; in a match the next hand, dealt at once, is not over."""
+    import numpy as np
+
+    import mj_env
+
+    env = mj_env.env(render_mode="ansi", hands_per_episode=3)
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    hands_seen = 0
+    for agent in env.agent_iter(max_iter=3000):
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            assert env.render().splitlines()[-1].startswith("hand over: ")
+            env.step(None)
+            continue
+        if "settlement" in info and agent == env.agents[0]:
+            hands_seen += 1
+        text = env.render()
+        assert "hand over" not in text and "to act" in text.splitlines()[-1]
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert hands_seen >= 1
