@@ -178,3 +178,17 @@ def test_a_match_whose_last_hand_ends_at_its_deal_ends_there_the_same_in_aec_and
     assert rewards[0].tolist() == expected and term[0]
     assert [s["scores"] for s in infos["earlier_settlements"][0]] == [[0, -6, 0, 6]]
     assert infos["settlement"][0]["scores"] == [-9, -9, -9, 27]
+
+
+@pytest.mark.parametrize("dealer", range(4))
+@pytest.mark.parametrize("rules", ["hebei", "quemen"])
+def test_kong_payments_and_the_next_dealer_turn_with_the_table(rules, dealer):
+    """The same hand dealt by each seat: every figure turns with the seats, and after the non-dealer's win the deal
+    passes to (dealer + 1) mod 4 (docs/RULES.md 2)."""
+    hands, tail, hand_scores, kong_scores = KONG_CASES[rules]
+    e = _env(rules, {(s + dealer) % 4: h for s, h in hands.items()}, tail=tail, dealer=dealer, hands_per_episode=2)
+    total = _play(e, [((s + dealer) % 4, act) for s, act in KONG_MOVES])
+    turn = [(s - dealer) % 4 for s in range(4)]
+    assert e.infos["player_0"]["settlement"]["kong_scores"] == [kong_scores[k] for k in turn]
+    assert total.tolist() == [hand_scores[k] + kong_scores[k] for k in turn]
+    assert int(e.unwrapped.engine.state.dealer[0]) == (dealer + 1) % 4 and not any(e.terminations.values())
