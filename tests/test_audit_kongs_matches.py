@@ -10,7 +10,7 @@ from walls import build_wall, deals_first, four_hui_wall
 
 import mj_env
 import mj_env.engine as engine_module
-from mj_env.actions import PASS, index
+from mj_env.actions import PASS, WIN, index
 from mj_env.vector import MahjongVectorEnv
 
 # The dealer declares a concealed kong of 5m and discards 4z; seat 2 makes an exposed kong of it and
@@ -31,8 +31,9 @@ def _play(e, moves):
     return total
 
 
-def _env(rules, hands, tail="", dealer=0, hands_per_episode=1, **kw):
+def _env(rules, hands, tail="", dealer=0, hands_per_episode=1, draws="", **kw):
     layout = {"indicator": "9s"} if rules == "beijing" else {}
+    layout["draws"] = draws
     e = mj_env.env(rules=rules, hands_per_episode=hands_per_episode, **kw)
     e.reset(options={"wall": build_wall(rules, hands=hands, tail=tail, dealer=dealer, **layout), "dealer": dealer})
     return e
@@ -192,3 +193,17 @@ def test_kong_payments_and_the_next_dealer_turn_with_the_table(rules, dealer):
     assert e.infos["player_0"]["settlement"]["kong_scores"] == [kong_scores[k] for k in turn]
     assert total.tolist() == [hand_scores[k] + kong_scores[k] for k in turn]
     assert int(e.unwrapped.engine.state.dealer[0]) == (dealer + 1) % 4 and not any(e.terminations.values())
+
+
+def test_quemen_ting_doubles_the_win_but_not_the_kong_payments():
+    """docs/RULES.md 6.3: a win after 报听 is doubled ("the whole total" of the win's fan: 平胡 1 -> 2, each other
+    pays 2), while the dealer's concealed kong stays at 1 from each other (the kongs are their own line, 6.4)."""
+    other = "2z3z4z5z6z7z147m258s3s"
+    e = _env("quemen", {0: "5555m123p789p11z45p", 1: other, 2: other, 3: other}, draws="1s1s1s6p", tail="9m")
+    total = _play(e, [(0, "kong 5m"), (0, "ting 9m"), (1, "discard 1s"), (2, "discard 1s"), (3, "discard 1s")])
+    assert e.observe("player_0")["action_mask"][WIN]
+    total += _play(e, [(0, "win")])
+    s = e.infos["player_1"]["settlement"]
+    assert (s["fan"], s["input"]["ting"]) == (1, True)
+    assert (s["hand_scores"], s["kong_scores"]) == ([6, -2, -2, -2], [3, -1, -1, -1])
+    assert total.tolist() == s["scores"] == [9, -3, -3, -3]
