@@ -1,0 +1,70 @@
+"""Rule-by-rule trace of docs/RULES.md 3, 4, 5 and 6.4: scripted scenarios for rule sentences that no other
+test pinned on every engine path (the reference engine, a one-table ``Engine`` and a table of a batch).
+
+Each test quotes the sentence it pins. Beijing scripts use indicator 9s (the 惠牌 is 1s).
+"""
+from __future__ import annotations
+
+from scenario_helpers import BEIJING, HEBEI, QUEMEN, flower_counts, meld, names, play, tile
+
+
+def _claims(g) -> list[str]:
+    return [n for n in names(g) if not n.startswith("discard")]
+
+
+def test_no_win_in_the_turn_after_ones_own_pong(new_game):
+    """docs/RULES.md 4 (item 3): "After pong or chi the claimer discards (no kong and no win in that same
+    turn)". Under hebei seat 2 (55m 123p 456p 789p 11s) may win on the dealer's 5m; it pongs instead, and
+    its hand (555m pong + 123p 456p 789p 11s) is a complete shape: still no win is offered."""
+    g = new_game(HEBEI, hands={0: "111z222z333z44z5m", 2: "55m123p456p789p11s"})
+    play(g, (0, "discard 5m"))
+    assert (g.to_act, names(g)) == (2, ["win", "pass", "pong"])
+    play(g, (2, "pong"))
+    assert (g.phase, g.to_act) == ("TURN", 2) and _claims(g) == []
+    assert all(n.startswith("discard") for n in names(g))
+
+
+def test_no_win_in_the_turn_after_ones_own_chi(new_game):
+    """docs/RULES.md 4 (item 3): "After pong or chi the claimer discards (no kong and no win in that same
+    turn)". Under beijing seat 1 (46m 123p 456p 789p 11m, concealed) may win on the dealer's 5m or chi it;
+    after the chi its hand (chi 456m + 123p 456p 789p 11m) is complete, yet only discards are legal."""
+    g = new_game(BEIJING, hands={0: "111z222z333z44z5m", 1: "46m123p456p789p11m"})
+    play(g, (0, "discard 5m"))
+    assert (g.to_act, names(g)) == (1, ["win", "pass", "chi 456m"])
+    play(g, (1, "chi 456m"))
+    assert (g.phase, g.to_act) == ("TURN", 1) and _claims(g) == []
+
+
+def test_an_added_kong_of_a_copy_held_since_the_pong(new_game):
+    """docs/RULES.md 4 (item 1): the player to act may declare an "added kong (补杠) of a tile matching an
+    own pong" -- any such tile in hand, not only the one just drawn. Seat 1 holds 555m, pongs the dealer's
+    5m (keeping the third 5m), and in its next turn (having drawn 7z) may add the 5m it held all along."""
+    g = new_game(HEBEI, hands={0: "111z222z333z44z5m", 1: "555m789p234s567s6z"}, draws="7z7z7z")
+    play(g, (0, "discard 5m"), (1, "pong"))
+    assert _claims(g) == []  # no kong in the pong's own turn
+    play(g, (1, "discard 6z"), (2, "discard 7z"), (3, "discard 7z"), (0, "discard 7z"))
+    assert (g.phase, g.to_act) == ("TURN", 1) and _claims(g) == ["kong 5m"]
+    play(g, (1, "kong 5m"))
+    assert g.melds[1] == [meld("added_kong", "5555m", 0)]
+
+
+def test_a_flower_drawn_as_a_flowers_replacement_is_laid_out_and_replaced_again(new_game):
+    """docs/RULES.md 3 (quemen): "each player lays out all flowers and replaces them from the tail, repeating
+    until none is in hand". The dealer's 1f is replaced by 2f, which is replaced by 3f, which is replaced
+    by 5m: three flowers laid out, the 5m in hand, 14 tiles."""
+    g = new_game(QUEMEN, hands={0: "123m456m789m11z22z1f"}, tail="2f3f5m")
+    assert flower_counts(g) == [3, 0, 0, 0]
+    assert (g.phase, g.to_act) == ("TURN", 0) and g.hands[0][tile("5m")] == 2 and sum(g.hands[0]) == 14
+
+
+def test_after_ting_a_flowers_replacement_is_the_tile_just_drawn(new_game):
+    """docs/RULES.md 5 (quemen): after 报听 "each turn they win or discard the tile just drawn"; with
+    docs/RULES.md 3, "a flower drawn later is laid out and replaced at once", so the tile just drawn is the
+    flower's replacement. The dealer declares 报听 (waiting on 7z), later draws 1f, replaced by 8m: the only
+    legal action is to discard 8m."""
+    hands = {0: "123m456m789m555z7z1z", 1: "22m33m44p55p66s77s8s", 2: "258m147p258s2z3z4z1p",
+             3: "369m369p369s2z3z4z8p"}
+    g = new_game(QUEMEN, hands=hands, draws="6z6z6z1f", tail="8m")
+    play(g, (0, "ting 1z"), (1, "discard 6z"), (2, "discard 6z"), (3, "discard 6z"))
+    assert flower_counts(g)[0] == 1
+    assert (g.phase, g.to_act, names(g)) == ("TURN", 0, ["discard 8m"])
