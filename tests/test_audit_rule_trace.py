@@ -5,7 +5,7 @@ Each test quotes the sentence it pins. Beijing scripts use indicator 9s (the 惠
 """
 from __future__ import annotations
 
-from scenario_helpers import BEIJING, HEBEI, QUEMEN, flower_counts, meld, names, play, tile
+from scenario_helpers import BEIJING, HEBEI, QUEMEN, ROB, flower_counts, meld, names, play, settled, tile
 
 
 def _claims(g) -> list[str]:
@@ -68,3 +68,30 @@ def test_after_ting_a_flowers_replacement_is_the_tile_just_drawn(new_game):
     play(g, (0, "ting 1z"), (1, "discard 6z"), (2, "discard 6z"), (3, "discard 6z"))
     assert flower_counts(g)[0] == 1
     assert (g.phase, g.to_act, names(g)) == ("TURN", 0, ["discard 8m"])
+
+
+def test_beijing_a_hand_with_a_concealed_kong_still_wins_on_a_discard(new_game):
+    """docs/RULES.md 5 (beijing): "After any chi, pong or exposed or added kong the player may only win by
+    self-draw; a concealed hand (门清; concealed kongs allowed) may also win on a discard". Seat 1 declares a
+    concealed kong of 2m, draws 3m from the reserve and waits on 3m/9p; the dealer's 9p is a discard win:
+    庄 1 (the dealer dealt in) + 门清无惠 1 (a concealed kong keeps 门清; no 1s anywhere) + 推倒和 1 = 3."""
+    hands = {0: "19m19p19s1234567z1m", 1: "2222m345p678p99p3m", 2: "147m258p369s5678s", 3: "147m258p369s2468p"}
+    g = new_game(BEIJING, hands=hands, draws="6z5z5z4z", tail="3m")
+    play(g, (0, "discard 7z"), (1, "kong 2m"), (1, "discard 6z"), (2, "discard 5z"), (3, "discard 5z"),
+         (0, "discard 9p"))
+    assert (g.phase, g.to_act, names(g)) == ("CLAIM", 1, ["win", "pass", "pong", "chi 789p"])
+    play(g, (1, "win"))
+    assert g.result["patterns"] == {"庄": 1, "门清无惠": 1, "推倒和": 1} and settled(g) == [-3, 3, 0, 0]
+
+
+def test_beijing_a_hand_with_a_concealed_kong_still_robs_a_kong(new_game):
+    """docs/RULES.md 5 (beijing): "a concealed hand (门清; concealed kongs allowed) may also win on a discard
+    and rob a kong"; 4 (item 4): "the kong's declarer pays as the discarder". In the ROB script
+    (tests/scenario_helpers.py) seat 3 instead holds 3333p, declares it, draws 2s from the reserve and waits
+    on 5m (46m); it robs seat 1's added kong of 5m: 捉五魁 2 + 门清无惠 1 = 3, paid by seat 1."""
+    g = new_game(BEIJING, hands={**ROB["hands"], 3: "46m3333p456p789p2s"}, draws=ROB["draws"], tail="2s")
+    play(g, (0, "discard 5m"), (1, "pong"), (1, "discard 7z"), (2, "discard 5z"), (3, "kong 3p"),
+         (3, "discard 5z"), (0, "discard 5z"), (1, "kong 5m"))
+    assert (g.phase, g.to_act, names(g)) == ("ROB", 3, ["win", "pass"])
+    play(g, (3, "win"))
+    assert g.result["patterns"] == {"门清无惠": 1, "捉五魁": 2} and settled(g) == [0, -3, 0, 3]
