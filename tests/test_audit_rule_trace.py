@@ -95,3 +95,18 @@ def test_beijing_a_hand_with_a_concealed_kong_still_robs_a_kong(new_game):
     assert (g.phase, g.to_act, names(g)) == ("ROB", 3, ["win", "pass"])
     play(g, (3, "win"))
     assert g.result["patterns"] == {"门清无惠": 1, "捉五魁": 2} and settled(g) == [0, -3, 0, 3]
+
+
+def test_beijing_each_kong_replacement_takes_the_next_reserve_tile_inward(new_game):
+    """docs/RULES.md 3 (beijing): "Kong replacements start at wall[-2] and move inward"; "Each kong replacement
+    takes one tile of the reserve; the reserve shrinks and is never refilled. With the reserve empty, no more
+    kongs may be declared". The dealer holds 5555m and 6666m; with a reserve of two, its first kong draws
+    wall[-2] (3z), its second wall[-3] (2z), and then the reserve is empty: seat 2 (444z) may only pong the 4z."""
+    hands = {0: "5555m6666m123p77z4z", 1: "11m22m33m88s99s5z6z", 2: "444z789p789s12m", 3: "12345p234567s9p"}
+    g = new_game(BEIJING.replace(reserve=2), hands=hands, tail="3z2z")
+    play(g, (0, "kong 5m"))
+    assert g.hands[0][tile("3z")] == 1 and g.hands[0][tile("2z")] == 0 and g.kong_possible()
+    play(g, (0, "kong 6m"))
+    assert g.hands[0][tile("2z")] == 1 and g.replacements_taken == 2 and not g.kong_possible()
+    play(g, (0, "discard 4z"))
+    assert (g.to_act, names(g)) == (2, ["pass", "pong"])
