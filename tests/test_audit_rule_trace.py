@@ -5,6 +5,7 @@ Each test quotes the sentence it pins. Beijing scripts use indicator 9s (the 惠
 """
 from __future__ import annotations
 
+import pytest
 from scenario_helpers import BEIJING, HEBEI, QUEMEN, ROB, flower_counts, meld, names, play, settled, tile
 
 
@@ -110,3 +111,25 @@ def test_beijing_each_kong_replacement_takes_the_next_reserve_tile_inward(new_ga
     assert g.hands[0][tile("2z")] == 1 and g.replacements_taken == 2 and not g.kong_possible()
     play(g, (0, "discard 4z"))
     assert (g.to_act, names(g)) == (2, ["pass", "pong"])
+
+
+@pytest.mark.parametrize("rules", [BEIJING, HEBEI], ids=["beijing", "hebei"])
+def test_an_exposed_kongs_replacement_turn_is_a_full_turn(new_game, rules):
+    """docs/RULES.md 4 (item 3): "After an exposed kong the claimer draws a replacement and takes a full turn"
+    (unlike pong and chi, whose claimer only discards). Seat 2 (444z 789p 789s 123m 5s) kongs the dealer's 4z
+    and draws 5s: it may win by self-draw (杠上开花), also under beijing, where a claimed hand may still win
+    by self-draw (docs/RULES.md 5).
+    beijing: 杠上开花 5 alone (no 门清无惠 after an exposed kong, no 庄 on a non-dealer self-draw, no 地和 after
+    a kong): each other seat pays 5. hebei: a non-dealer self-draw with X = 杠上开花 2: the dealer pays 4 + 2,
+    the others 2 + 2; the exposed kong on the dealer's discard adds 3 from the dealer (docs/RULES.md 6.2)."""
+    hands = {0: "19m19p19s123567z9m4z", 2: "444z789p789s123m5s"}
+    g = new_game(rules, hands=hands, tail="5s")
+    play(g, (0, "discard 4z"))
+    assert (g.to_act, names(g)) == (2, ["pass", "pong", "kong"])
+    play(g, (2, "kong"))
+    assert (g.phase, g.to_act, g.turn_source) == ("TURN", 2, "kong") and "win" in names(g)
+    play(g, (2, "win"))
+    if rules is BEIJING:
+        assert g.result["patterns"] == {"杠上开花": 5} and settled(g) == [-5, -5, 15, -5]
+    else:
+        assert g.result["patterns"] == {"杠上开花": 2} and settled(g) == [-6 - 3, -4, 14 + 3, -4]
