@@ -133,3 +133,23 @@ def test_an_exposed_kongs_replacement_turn_is_a_full_turn(new_game, rules):
         assert g.result["patterns"] == {"杠上开花": 5} and settled(g) == [-5, -5, 15, -5]
     else:
         assert g.result["patterns"] == {"杠上开花": 2} and settled(g) == [-6 - 3, -4, 14 + 3, -4]
+
+
+def test_hui_wild_in_melds_never_fills_a_concealed_or_added_kong(new_game):
+    """docs/RULES.md 5 (**Decision** ``hui_wild_in_melds``): "When True, 惠牌 in hand may complete a chi, pong
+    or exposed kong" -- those three only. The dealer holds 555m and a 惠牌 (1s): no concealed kong of 5m; seat 1
+    pongs the dealer's 7m with 7m + 1s, keeps its other 1s, and in its next turn (no 7m drawn) may not add the
+    惠牌 to its pong. Seat 2 (55m + 1s) may take an exposed kong of the 5m the dealer discards."""
+    rules = BEIJING.replace(hui_wild_in_melds=True)
+    hands = {0: "555m1s19p19s12345z9m"}
+    g = new_game(rules, hands=hands)
+    assert _claims(g) == []
+    hands = {0: "7m111z222z333z4z5z6z7z", 1: "7m1s1s11p22p33p44s5s", 2: "11m22m33m77s88s99s6z",
+             3: "46m123p456p22s55z7z"}
+    g = new_game(rules, hands=hands, draws="9p9p9p8p")
+    play(g, (0, "discard 7m"), (1, "pong"), (1, "discard 5s"), (2, "discard 9p"), (3, "discard 9p"),
+         (0, "discard 9p"))
+    assert (g.phase, g.to_act) == ("TURN", 1) and g.hands[1][tile("1s")] == 1 and _claims(g) == []
+    g = new_game(rules, hands={0: "5m9m19p19s1234567z", 2: "55m1s258p369s147p"})
+    play(g, (0, "discard 5m"))
+    assert (g.to_act, names(g)) == (2, ["pass", "pong", "kong"])
