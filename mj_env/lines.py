@@ -7,6 +7,8 @@ than ``limit`` bytes is read past in pieces and yields `TooLong` in its place, s
 line of the stream while memory stays bounded. `TooLong` comes before the rest of its line is read, so
 a reader that stops there (``mj_env.records``: no hand record is that long) never reads the rest.
 
+`skip_bom` drops a byte-order mark at the start of such a stream.
+
 `load_json` reads one line's JSON as the calculator and the records checker both take it: an object that gives a
 key twice is refused (`KeyGivenTwice`, naming the field and where), not read as its last value.
 
@@ -58,6 +60,21 @@ def bounded_lines(stream, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | str |
             if not piece:
                 break
             end = piece[-1:]
+
+
+BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte-order mark, which an editor may put at the start of a file (RFC 8259 lets a reader skip it)."""
+
+
+def skip_bom(lines: Iterator[bytes | str | TooLong]) -> Iterator[bytes | str | TooLong]:
+    """``lines`` (of `bounded_lines`) with a byte-order mark at the start of the first line removed: a file saved
+    "UTF-8 with BOM" reads as the same file without it."""
+    first = True
+    for line in lines:
+        if first and not isinstance(line, TooLong):
+            line = line.removeprefix(BOM if isinstance(line, bytes) else BOM.decode())
+        first = False
+        yield line
 
 
 class KeyGivenTwice(ValueError):

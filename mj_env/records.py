@@ -34,7 +34,7 @@ import numpy as np
 
 from . import actions as A
 from .engine import Engine
-from .lines import TooLong, bounded_lines, guard_output, load_json
+from .lines import TooLong, bounded_lines, guard_output, load_json, skip_bom
 from .messages import brief
 from .render import render_table
 from .rules import PRESETS, RuleError, RuleSet, get_rules, preset_diff
@@ -47,9 +47,6 @@ MAX_ACTIONS = 2000
 """A hand takes about 100-200 decisions; a record with more is refused before it is replayed."""
 MAX_REPORTED = 20
 """The checker reports the first bad records of a file one by one, then only counts."""
-
-_BOM = b"\xef\xbb\xbf"
-"""A UTF-8 byte-order mark, which an editor may put at the start of a file; skipped there."""
 
 
 class RecordError(ValueError):
@@ -249,9 +246,7 @@ def main(argv=None) -> int:
     n = bad = unsettled = 0
     try:
         with f:
-            for i, line in enumerate(bounded_lines(f)):  # one line at a time: the file can be larger than memory
-                if i == 0 and not isinstance(line, TooLong):  # a file saved with a byte-order mark (as the calculator)
-                    line = line.removeprefix(_BOM)
+            for line in skip_bom(bounded_lines(f)):  # one line at a time: the file can be larger than memory
                 if not isinstance(line, TooLong) and not line.strip():
                     continue
                 k, n = n, n + 1

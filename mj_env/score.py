@@ -40,7 +40,7 @@ import os
 import sys
 
 from .calculator import HugeInt, InputError, evaluate
-from .lines import KeyGivenTwice, TooLong, bounded_lines, load_json
+from .lines import KeyGivenTwice, TooLong, bounded_lines, load_json, skip_bom
 
 EXIT_BROKEN_PIPE = 141
 """Exit status when the reader of standard output goes away (128 + SIGPIPE, as the shell shows
@@ -125,9 +125,6 @@ def respond(line: str | bytes) -> str:
             return _FALLBACK
 
 
-_BOM = b"\xef\xbb\xbf"
-
-
 def main(stdin=None, stdout=None) -> int:
     """Answer every line of ``stdin`` (bytes; default standard input) on ``stdout`` (text; default
     standard output); the exit status: 0 at the end of input, else as the module docstring says."""
@@ -139,8 +136,7 @@ def main(stdin=None, stdout=None) -> int:
         if sys.stdout is None:
             return _fail("standard output is closed")
         stdout = sys.stdout
-    lines = bounded_lines(stdin)  # a line past 16 MiB (no line breaks: /dev/zero) is one bad line
-    first = True
+    lines = skip_bom(bounded_lines(stdin))  # a line past 16 MiB (no line breaks: /dev/zero) is one bad line
     try:
         while True:
             try:
@@ -152,12 +148,7 @@ def main(stdin=None, stdout=None) -> int:
             if isinstance(line, TooLong):
                 stdout.write(json.dumps({"error": line.message()}) + "\n")
                 stdout.flush()
-                first = False
                 continue
-            if first:  # a file saved with a byte-order mark (RFC 8259 lets a reader skip it)
-                bom = _BOM if isinstance(line, bytes) else _BOM.decode()
-                line = line.removeprefix(bom)
-                first = False
             stdout.write(respond(line) + "\n")
             stdout.flush()
     except BrokenPipeError:
