@@ -985,47 +985,9 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
     return result
 
 
-def train_loop(envs, obs, model, optimizer, store, shaper, seats, args, rng, log, device, num_updates,
-               opponents_of_eval, start) -> tuple[int, int]:
-    """Cloning, then the PPO updates. Returns (updates done, PPO steps)."""
-    global_step, last_eval, update = 0, {}, 0
-    steps_per_update = args.num_envs * args.num_steps
-    if args.bc_steps:
-        obs = behaviour_cloning(envs, obs, model, optimizer, store, shaper, args, rng, log, device)
-    seats.add_snapshot(model, "init")
-    seats.deal(np.arange(args.num_envs))
-
-    for update in range(1, num_updates + 1):
-        if args.anneal_lr:
-            optimizer.param_groups[0]["lr"] = (1.0 - (update - 1.0) / num_updates) * args.learning_rate
-        t_roll = time.time()
-        obs, stats = collect_rollout(envs, obs, model, seats, store, shaper, args, device)
-        global_step += steps_per_update
-        rollout_s = time.time() - t_roll
-
-        advantages, returns, trainable = store.advantages(args.gamma, args.gae_lambda)
-        losses = ppo_update(model, optimizer, store, advantages, returns, trainable, args, rng, device)
-
-        if update % args.snapshot_every == 0 or update == num_updates:
-            seats.add_snapshot(model, f"update_{update}")
-            save_checkpoint(log.ckpt_dir / f"update_{update:05d}.pt", model, rules=args.rules, update=update,
-                            global_step=global_step, args=dataclasses.asdict(args))
-        evaluated = args.eval_every > 0 and (update % args.eval_every == 0 or update == 1)
-        if evaluated:
-            last_eval = evaluate(model, args, args.eval_hands, device, opponents_of_eval)
-        elapsed = time.time() - start
-        row = progress_row(update, global_step, elapsed, optimizer.param_groups[0]["lr"], losses, stats,
-                           len(seats.pool_ids), rollout_s, last_eval if evaluated else {})
-        log.update(row, global_step, evaluated, last_eval)
-        if args.max_minutes is not None and elapsed > 60 * args.max_minutes:
-            tqdm.write(f"stopping after {elapsed / 60:.1f} minutes (--max-minutes)")
-            break
-    return update, global_step
-
-
 def main(argv: list[str] | None = None) -> dict:
-    """One run: set up, then ``train_loop`` (per update a rollout, GAE, the PPO update, snapshots, evaluation and
-    logs), then ``finish_run``; Ctrl-C in the loop skips to ``finish_run`` with what was trained."""
+    """One run: set up, then cloning and per update a rollout, GAE, the PPO update, snapshots, evaluation and
+    logs, then ``finish_run``; Ctrl-C in the cloning or the updates skips to ``finish_run`` with what was trained."""
     args = parse_args(argv)
     problem = run_dir_problem(args)  # the arguments are fine; can their run be written here?
     if problem:
@@ -1054,11 +1016,38 @@ def main(argv: list[str] | None = None) -> dict:
     print(plan_text(args, num_updates, opponents_of_eval), flush=True)
     log = RunLog(args, num_updates)  # after the plan line: on a terminal the bar would print first
     obs, _ = envs.reset(seed=args.seed)
-    start = time.time()
+    global_step, start, last_eval, update, interrupted = 0, time.time(), {}, 0, False
     try:
-        update, global_step = train_loop(envs, obs, model, optimizer, store, shaper, seats, args, rng, log, device,
-                                         num_updates, opponents_of_eval, start)
-        interrupted = False
+        if args.bc_steps:
+            obs = behaviour_cloning(envs, obs, model, optimizer, store, shaper, args, rng, log, device)
+        seats.add_snapshot(model, "init")
+        seats.deal(np.arange(args.num_envs))
+
+        for update in range(1, num_updates + 1):
+            if args.anneal_lr:
+                optimizer.param_groups[0]["lr"] = (1.0 - (update - 1.0) / num_updates) * args.learning_rate
+            t_roll = time.time()
+            obs, stats = collect_rollout(envs, obs, model, seats, store, shaper, args, device)
+            global_step += steps_per_update
+            rollout_s = time.time() - t_roll
+
+            advantages, returns, trainable = store.advantages(args.gamma, args.gae_lambda)
+            losses = ppo_update(model, optimizer, store, advantages, returns, trainable, args, rng, device)
+
+            if update % args.snapshot_every == 0 or update == num_updates:
+                seats.add_snapshot(model, f"update_{update}")
+                save_checkpoint(log.ckpt_dir / f"update_{update:05d}.pt", model, rules=args.rules, update=update,
+                                global_step=global_step, args=dataclasses.asdict(args))
+            evaluated = args.eval_every > 0 and (update % args.eval_every == 0 or update == 1)
+            if evaluated:
+                last_eval = evaluate(model, args, args.eval_hands, device, opponents_of_eval)
+            elapsed = time.time() - start
+            row = progress_row(update, global_step, elapsed, optimizer.param_groups[0]["lr"], losses, stats,
+                               len(seats.pool_ids), rollout_s, last_eval if evaluated else {})
+            log.update(row, global_step, evaluated, last_eval)
+            if args.max_minutes is not None and elapsed > 60 * args.max_minutes:
+                tqdm.write(f"stopping after {elapsed / 60:.1f} minutes (--max-minutes)")
+                break
     except KeyboardInterrupt:  # Ctrl-C: keep what was trained so far, as final.pt, and skip the final evaluation
         update, global_step = log.last_update, log.last_global_step
         tqdm.write(f"interrupted (Ctrl-C) after {update} PPO updates: saving the network as it is to final.pt, "
