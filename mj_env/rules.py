@@ -15,6 +15,8 @@ import dataclasses
 from dataclasses import dataclass, fields
 from typing import Literal
 
+import numpy as np
+
 from .messages import brief
 
 Scoring = Literal["beijing", "hebei", "quemen"]
@@ -107,6 +109,10 @@ class RuleSet:
         for f in fields(self):
             value = getattr(self, f.name)
             want = {"str": str, "int": int, "bool": bool}.get(str(f.type))
+            plain = _plain_scalar(value)
+            if plain is not value:  # a NumPy scalar (np.int64(500), np.True_): kept as the plain Python value
+                object.__setattr__(self, f.name, plain)
+                value = plain
             if want is not None and (type(value) is not want):
                 raise RuleError(f"rule field {f.name!r} must be {want.__name__}, got {brief(value)}")
             if want is None and not isinstance(value, str):  # the Literal fields: one of their strings
@@ -175,6 +181,18 @@ class RuleSet:
     def live_wall_start(self) -> int:
         """Index in the wall of the first live draw after the deal (dealer 14, others 13)."""
         return 53
+
+
+def _plain_scalar(value):
+    """A NumPy integer, bool or str scalar as the Python value it holds (a rule set stays plain JSON);
+    anything else unchanged. A NumPy bool stays a bool, so it is refused for an int field as True is."""
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.str_):
+        return str(value)
+    return value
 
 
 def _check(ok: bool, field: str, message: str) -> None:
