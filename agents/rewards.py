@@ -117,7 +117,8 @@ class RewardTransform:
 
 
 def _gamma(gamma) -> float:
-    return _number(gamma, "gamma", "a finite number in (0, 1]", lambda v: 0 < v <= 1)
+    # [0, 1], as train.py's --gamma: at 0 the shaping term is -Phi(s), still potential-based (Ng et al.)
+    return _number(gamma, "gamma", "a finite number in [0, 1]", lambda v: 0 <= v <= 1)
 
 
 def _planes_space_problem(space) -> str | None:

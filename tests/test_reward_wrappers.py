@@ -18,14 +18,16 @@ def _phi(transform, planes) -> float:
     return float(transform.potential(np.asarray(planes)[None])[0])
 
 
-@pytest.mark.parametrize("kind, env_id, obs", [
-    ("points", "mj_env/Beijing-v0", "v1"), ("scaled", "mj_env/Beijing-v0", "v1"), ("sign", "mj_env/Beijing-v0", "v1"),
-    ("shaped", "mj_env/Beijing-v0", "v1"), ("shaped", "mj_env/Quemen-v0", "v2"), ("shaped", "mj_env/Hebei-v0", "v1"),
+@pytest.mark.parametrize("kind, env_id, obs, gamma", [
+    ("points", "mj_env/Beijing-v0", "v1", 0.9), ("scaled", "mj_env/Beijing-v0", "v1", 0.9),
+    ("sign", "mj_env/Beijing-v0", "v1", 0.9), ("shaped", "mj_env/Beijing-v0", "v1", 0.9),
+    ("shaped", "mj_env/Quemen-v0", "v2", 0.9), ("shaped", "mj_env/Hebei-v0", "v1", 0.9),
+    ("shaped", "mj_env/Hebei-v0", "v1", 0),  # train.py's --gamma takes 0 too: the term is then -Phi(s)
 ])
-def test_each_step_pays_the_transformed_points_plus_the_shaping_term(kind, env_id, obs):
+def test_each_step_pays_the_transformed_points_plus_the_shaping_term(kind, env_id, obs, gamma):
     # a twin env on the same seed and actions gives the points and observations the formula reads; beijing's
     # episodes are cut at 9 steps (Gymnasium's TimeLimit): a truncation keeps Phi(s')
-    gamma, scale, coef = 0.9, 2.5, 0.4
+    scale, coef = 2.5, 0.4
     kw = {"obs": obs, "hands_per_episode": 2, "opponents": "rule",
           "max_episode_steps": 9 if env_id == "mj_env/Beijing-v0" else None}
     env = RewardOption(gym.make(env_id, **kw), kind, scale=scale, shaping_coef=coef, gamma=gamma)
@@ -158,8 +160,8 @@ def test_points_kind_leaves_the_vector_rewards_as_they_are():
 def test_bad_arguments_and_other_observations_are_refused():
     with pytest.raises(ValueError, match="unknown reward 'bogus'"):
         RewardOption(gym.make("mj_env/Beijing-v0"), "bogus")
-    for gamma in (0, 1.5, float("nan")):
-        with pytest.raises(ValueError, match="gamma must be a finite number in \\(0, 1\\]"):
+    for gamma in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="gamma must be a finite number in \\[0, 1\\]"):
             RewardOption(gym.make("mj_env/Beijing-v0"), gamma=gamma)
     with pytest.raises(TypeError, match="gamma must be"):
         RewardOption(gym.make("mj_env/Beijing-v0"), gamma="0.9")
