@@ -23,13 +23,19 @@ import argparse
 import time
 
 import gymnasium as gym
-import ray
-from ray.rllib.algorithms.ppo import PPOConfig
-from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
-from ray.tune.registry import register_env
+
+try:
+    import ray
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+    from ray.tune.registry import register_env
+except ModuleNotFoundError as e:  # run without its library: say which, and how to install it
+    missing = (e.name or '?').split('.')[0]
+    raise SystemExit(f"examples/rllib_ppo.py needs the module {missing!r}: "
+                     "pip install -e '.[examples]' (after pip install torch==2.13.0, a CPU wheel)") from None
 
 import mj_env
 from mj_env.engine import MAX_TABLES

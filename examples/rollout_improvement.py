@@ -32,8 +32,14 @@ import time
 from pathlib import Path
 
 import numpy as np
-import torch
-from torch import nn
+
+try:
+    import torch
+    from torch import nn
+except ModuleNotFoundError as e:  # run without its library: say which, and how to install it
+    missing = (e.name or '?').split('.')[0]
+    raise SystemExit(f"examples/rollout_improvement.py needs the module {missing!r}: "
+                     "pip install -e '.[train]' (after pip install torch==2.13.0, a CPU wheel)") from None
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 

@@ -18,11 +18,17 @@ import argparse
 import time
 
 import numpy as np
-import torch
-from gymnasium.vector import AutoresetMode
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.env_util import make_vec_env
-from stable_baselines3.common.vec_env import VecMonitor
+
+try:
+    import torch
+    from gymnasium.vector import AutoresetMode
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import VecMonitor
+except ModuleNotFoundError as e:  # run without its library: say which, and how to install it
+    missing = (e.name or '?').split('.')[0]
+    raise SystemExit(f"examples/sb3_maskable_ppo.py needs the module {missing!r}: "
+                     "pip install -e '.[examples]' (after pip install torch==2.13.0, a CPU wheel)") from None
 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
 from mj_env.baselines import BASELINES

@@ -25,16 +25,22 @@ import logging
 import time
 
 import numpy as np
-import torch
-from tianshou.algorithm import DQN
-from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
-from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
-from tianshou.algorithm.optim import AdamOptimizerFactory
-from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
-from tianshou.data import Collector, VectorReplayBuffer
-from tianshou.env import DummyVectorEnv, PettingZooEnv
-from tianshou.trainer import OffPolicyTrainerParams
-from tianshou.utils.net.common import Net
+
+try:
+    import torch
+    from tianshou.algorithm import DQN
+    from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+    from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
+    from tianshou.algorithm.optim import AdamOptimizerFactory
+    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv, PettingZooEnv
+    from tianshou.trainer import OffPolicyTrainerParams
+    from tianshou.utils.net.common import Net
+except ModuleNotFoundError as e:  # run without its library: say which, and how to install it
+    missing = (e.name or '?').split('.')[0]
+    raise SystemExit(f"examples/tianshou_pettingzoo.py needs the module {missing!r}: "
+                     "pip install -e '.[examples]' (after pip install torch==2.13.0, a CPU wheel)") from None
 
 import mj_env
 from mj_env.rules import PRESETS

@@ -22,15 +22,21 @@ import argparse
 import time
 
 import gymnasium as gym
-import torch
-from tensordict.nn import TensorDictModule
-from torch import nn
-from torchrl.collectors import Collector
-from torchrl.data import LazyTensorStorage, ReplayBuffer, SamplerWithoutReplacement
-from torchrl.envs import GymWrapper
-from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
-from torchrl.objectives import ClipPPOLoss
-from torchrl.objectives.value import GAE
+
+try:
+    import torch
+    from tensordict.nn import TensorDictModule
+    from torch import nn
+    from torchrl.collectors import Collector
+    from torchrl.data import LazyTensorStorage, ReplayBuffer, SamplerWithoutReplacement
+    from torchrl.envs import GymWrapper
+    from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
+    from torchrl.objectives import ClipPPOLoss
+    from torchrl.objectives.value import GAE
+except ModuleNotFoundError as e:  # run without its library: say which, and how to install it
+    missing = (e.name or '?').split('.')[0]
+    raise SystemExit(f"examples/torchrl_ppo.py needs the module {missing!r}: "
+                     "pip install -e '.[examples]' (after pip install torch==2.13.0, a CPU wheel)") from None
 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
 from mj_env.baselines import BASELINES
