@@ -239,6 +239,11 @@ def test_render_shows_the_first_four_tables():
     one.reset(seed=0)
     per_table = len(one.render().split("\n\n"))
     assert len(text.split("\n\n")) == 4 * per_table
+    # each table under its number (the last notes had left them unnumbered); a one-table env's picture without
+    heads = [line for line in text.splitlines() if line.startswith("table ")]
+    assert heads == [f"table {b} of 5" for b in range(4)]
+    assert not one.render().startswith("table ")
+    assert text.split("\n\n")[0].split("\n", 1)[1].startswith(one.render().split("\n", 1)[0])  # table 0 = seed 0
 
 
 def test_a_match_hand_that_ends_at_its_deal_keeps_the_settlement_before_it(monkeypatch):
