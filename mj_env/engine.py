@@ -746,6 +746,11 @@ class Engine:
             r = idx[st.robbed[idx]]  # the robbed tile goes from the declarer to the winner
             if len(r):
                 st.hands[r, st.win_from[r].astype(np.int64), st.win_tile[r].astype(np.int64)] -= 1
+            # a discard won on leaves the discarder's river, as a claimed one does (the river holds the discards
+            # not claimed); several winners of one discard (hebei) take the one tile
+            d = idx[(st.win_from[idx] >= 0) & ~st.robbed[idx]]
+            if len(d):
+                st.river[d, st.win_from[d].astype(np.int64), st.win_tile[d].astype(np.int64)] -= 1
         else:
             st.winners[idx] = False
         scores = hand_results(rules, st, idx, np.full(len(idx), won), res.settlements)

@@ -14,9 +14,8 @@ Everything here is read from ``engine.state`` (table 0) and translated, never de
 - hands[s] (count lists), melds[s] (``Meld(type, tiles, from_seat)`` as in RefGame: the tiles
   at face value, a chi as its run, from_seat None for a concealed kong);
 - river[s]: the unclaimed discards as a list SORTED BY KIND (the engine keeps counts, so the
-  order cannot be recovered; ``river_counts`` gives the counts). The engine leaves a discard
-  that is won on in the river; RefGame removes it (``claimed_win_tile``): the adapter takes it
-  out, so both read the same;
+  order cannot be recovered; ``river_counts`` gives the counts). A discard won on leaves the
+  river in both;
 - flower_counts[s] (the engine counts flowers; which ones they were is not kept);
 - wins (the calculator inputs of the settlement), winners, result (the settlement),
   rewards (the sum of StepResult.rewards over this hand's steps), next_dealer;
@@ -132,11 +131,7 @@ class FastGame:
 
     @property
     def river_counts(self) -> list[list[int]]:
-        counts = self._st.river[0].astype(int)
-        won = self.claimed_win_tile
-        if won is not None and not bool(self._st.robbed[0]):
-            counts[int(self._st.win_from[0]), won] -= 1  # RefGame takes the won discard out
-        return counts.tolist()
+        return self._st.river[0].astype(int).tolist()
 
     @property
     def river(self) -> list[list[int]]:

@@ -472,3 +472,34 @@ def test_checked_mask_without_a_row_count_refuses_a_scalar_by_name():
         with pytest.raises(ValueError, match=r"action_mask must be \(n, 127\)"):
             RandomAgent().act({"action_mask": bad}, np.random.default_rng(0))
     assert RandomAgent().act({"action_mask": m}, np.random.default_rng(0)).tolist() == [A.PASS, A.PASS]
+
+
+@pytest.mark.parametrize("preset", ["beijing", "hebei"])
+def test_a_discard_won_on_leaves_the_river_plane_of_the_final_observation(preset):
+    """P_RIVERS holds the discards not claimed; a discard won on is claimed by the win (the last notes had left it in
+    the discarder's river: the final observation, the render and the state showed it there). Rule agents; every
+    discard win is checked against the discarder's river just before it, from each seat in both paths."""
+    from mj_env.baselines import RuleBasedAgent
+
+    rules = get_rules(preset)
+    eng, rng, agent = Engine(rules, num_tables=256, seed=11), np.random.default_rng(11), RuleBasedAgent(rules)
+    eng.reset(seed=11)
+    st, checked = eng.state, 0
+    while (st.phase != END).any():
+        before = st.river.copy()
+        live = np.flatnonzero(st.phase != END)
+        mask = eng.legal_mask().copy()
+        mask[st.phase == END, A.index("pass")] = 1  # (actions at ended tables are ignored)
+        seats = st.to_act.astype(np.int64).clip(0)
+        acts = agent.act({"observation": observe(rules, st, np.arange(256), seats), "action_mask": mask}, rng)
+        eng.step(acts)
+        ended = live[(st.phase[live] == END) & (st.win_from[live] >= 0) & ~st.robbed[live]]
+        for b in ended:
+            d, t = int(st.win_from[b]), int(st.win_tile[b])
+            assert st.river[b, d, t] == before[b, d, t] - 1
+            for seat in range(4):
+                rel = (d - seat) % 4
+                assert observe_one(rules, st, int(b), seat)[O.P_RIVERS][rel, t] == before[b, d, t] - 1
+                assert observe(rules, st, np.array([b]), np.array([seat]))[0][O.P_RIVERS][rel, t] == before[b, d, t] - 1
+            checked += 1
+    assert checked >= 20
