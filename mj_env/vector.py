@@ -98,19 +98,19 @@ class TablesEnvBasics:
     def render(self):
         """``"ansi"``: the text of the first four tables, each under a line ``table i of N`` (a one-table env's
         without it); ``"human"``: the same text printed (returns None; a human-mode env also prints itself at
-        every reset and step, Gymnasium's convention); other modes render nothing. A RuntimeError before the first reset (no table is dealt yet) and after ``close()``
-        (as ``reset``, ``step`` and ``action_masks`` then, and the AEC env's ``render``)."""
+        every reset and step, Gymnasium's convention); other modes render nothing. A RuntimeError before the
+        first reset (no table is dealt yet) and after ``close()`` (as ``reset``, ``step`` and ``action_masks``
+        then, and the AEC env's ``render``)."""
         if self.render_mode not in RENDER_MODES:
             return None
         self._check_open()
         if not self._started:
             raise RuntimeError("render() before reset(): no table is dealt yet; call reset() first")
-        shown = range(min(self.num_envs, 4))
         if self.num_envs == 1:  # (the one-table env's picture needs no number)
             text = render_table(self.rules, self.engine.state, 0)
         else:
             text = "\n\n".join(f"table {b} of {self.num_envs}\n{render_table(self.rules, self.engine.state, b)}"
-                                 for b in shown)
+                                 for b in range(min(self.num_envs, 4)))
         if self.render_mode == "human":
             print(text)
             return None
