@@ -167,7 +167,9 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self.single_action_space = spaces.Discrete(A.N_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
-        self.rng = np.random.default_rng(seed)        # opponents' and seat draws
+        # opponents' and seat draws: a stream of their own, as reset(seed=...) gives (default_rng(seed) is the
+        # engine's, whose numbers shuffle the walls)
+        self.rng = np.random.default_rng(None if seed is None else [int(seed), 1])
         self.seats = np.zeros(n, dtype=np.int64)
         self._episodes = np.zeros(n, dtype=np.int64)  # episodes started per table ("rotate")
         self._steps = np.zeros(n, dtype=np.int64)     # the learner's steps in the current episode
