@@ -233,7 +233,8 @@ class Engine:
         a ``np.random.Generator`` is used as is.
 
         Refused (ValueError or TypeError, nothing changes) for tables that are not table
-        numbers of this engine or were never dealt (``reset`` first).
+        numbers of this engine or were never dealt (``reset`` first), and for more than
+        ``MAX_TABLES`` of them (the bound of ``num_tables``).
         """
         rng = self._clone_rng(seed)
         idx = self._rows if tables is None else self._table_arg(tables, "tables", repeats=True)
@@ -241,6 +242,8 @@ class Engine:
             idx = idx.reshape(1)
         if not len(idx):
             raise ValueError("clone needs at least one table (tables is empty)")
+        if len(idx) > MAX_TABLES:  # as the constructor and determinize bound them, before any allocation
+            raise ValueError(f"clone of {len(idx):,} tables: an engine holds 1-{MAX_TABLES:,} tables")
         self._check_dealt(idx, "")
         new = Engine.__new__(Engine)
         new.rules = self.rules

@@ -4,6 +4,7 @@ from __future__ import annotations
 import copy
 
 import numpy as np
+import pytest
 
 from mj_env.baselines import uniform_legal
 from mj_env.single_agent import MahjongSingleAgentVectorEnv
@@ -31,3 +32,19 @@ def test_a_seeded_single_agent_env_keeps_its_opponents_stream_apart_from_the_wal
     twin = MahjongSingleAgentVectorEnv(4, opponents="random", seat="random")
     twin.reset(seed=7)
     assert _play(env, 40) == _play(twin, 40)
+
+
+def test_clone_is_bounded_like_the_constructor(monkeypatch):
+    """``Engine(num_tables=n)`` and ``determinize(n=...)`` refuse more than ``MAX_TABLES`` tables (about 1 KB of state
+    each); ``clone`` took any number of rows (``clone([b] * 10**8)``: an allocation of about 100 GB, a MemoryError or
+    the OOM killer instead of the clear refusal). It now refuses them first, changing nothing."""
+    import mj_env.engine as engine_module
+
+    eng = engine_module.Engine("beijing", num_tables=2, seed=0)
+    eng.reset()
+    monkeypatch.setattr(engine_module, "MAX_TABLES", 4)
+    assert eng.clone([1, 0, 1, 1]).num_tables == 4
+    with pytest.raises(ValueError, match="clone of 5 tables: an engine holds 1-4 tables"):
+        eng.clone([0] * 5)
+    with pytest.raises(ValueError, match="num_tables must be an integer in 1-4"):
+        engine_module.Engine("beijing", num_tables=5)
