@@ -137,6 +137,9 @@ class RuleSet:
         _check(not self.ting or self.scoring == "quemen", "ting", "报听 and its doubling exist only in quemen")
         _check(not self.ting or not self.chi, "chi",
                "chi=True with ting=True: 报听 is only defined for rule sets without chi (set ting=False to allow chi)")
+        _check(not self.thirteen_orphans or self.scoring != "quemen", "thirteen_orphans",
+               "the quemen fan table (docs/RULES.md 6.3) has no pattern for thirteen orphans: "
+               "such a win would score 0 fan and pay nothing")
         _check(not self.shaozhuang or self.scoring == "beijing", "shaozhuang", "烧庄 is a beijing payment")
         _check(not self.hubao or self.scoring == "beijing", "hubao", "互包 is a beijing payment")
         _check(not self.kong_payments or self.scoring != "beijing", "kong_payments",

@@ -777,13 +777,15 @@ def test_split_hui_against_a_plain_reference(shape):
     assert np.array_equal(wild5, counts[..., 5]) and not nat5[..., 5].any()
 
 
-@pytest.mark.parametrize("overrides", [{}, {"seven_pairs": False}, {"thirteen_orphans": True}])
-def test_lack_suit_distance_against_the_plain_definition(overrides):
+@pytest.mark.parametrize("preset, overrides", [("quemen", {}), ("quemen", {"seven_pairs": False}),
+                                               ("beijing", {"lack_suit": True, "thirteen_orphans": True})])
+def test_lack_suit_distance_against_the_plain_definition(preset, overrides):
     """hand_distance under 缺一门 (the parts looked up once for the three dropped suits) against the
-    definition: the cheapest suit to drop, each of its tiles one exchange, a suit a meld holds never dropped."""
+    definition: the cheapest suit to drop, each of its tiles one exchange, a suit a meld holds never dropped.
+    (缺一门 with thirteen orphans: a beijing rule set, quemen's fan table having no pattern for the shape.)"""
     from mj_env.rules import get_rules
 
-    rules = get_rules("quemen", **overrides)
+    rules = get_rules(preset, **overrides)
     kw = {"seven_pairs": rules.seven_pairs, "thirteen_orphans": rules.thirteen_orphans,
           "extra_dragon": rules.orphans_extra_dragon}
     rng = np.random.default_rng(11)
