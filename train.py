@@ -127,11 +127,11 @@ class Args:
 
     # algorithm
     total_steps: int = 5_000_000
-    """PPO decisions over the whole run, all tables together (an update takes num_envs * num_steps of them), after the cloning (0: cloning only)"""
+    """PPO table steps over the whole run, all tables together, one decision each by whichever seat acts (at opponent-pool tables the opponents' are not trained on); an update takes num_envs * num_steps of them, after the cloning (0: cloning only)"""
     num_envs: int = 256
     """tables stepped together"""
     num_steps: int = 64
-    """steps per table per rollout (a rollout is num_envs * num_steps decisions)"""
+    """steps per table per rollout (a rollout is num_envs * num_steps decisions: the learner's and, at opponent-pool tables, the opponents')"""
     learning_rate: float = 3e-4
     """Adam learning rate"""
     anneal_lr: bool = True
