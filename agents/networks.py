@@ -95,6 +95,7 @@ from mj_env.observation import (
     P_RIVERS,
     P_SCALARS,
     checked_mask,
+    checked_planes,
 )
 from mj_env.rules import PRESETS, get_rules
 from mj_env.tiles import N_KINDS, N_SUITED, SUIT_SIZE
@@ -697,8 +698,9 @@ class NetworkAgent:
     @torch.no_grad()
     def act(self, obs: dict, rng: np.random.Generator) -> np.ndarray:
         """(n,) int64 legal actions for ``obs`` (``agents.base``): "observation" (n, 14 or 18, 34) planes and
-        "action_mask" (n, 127); 0 rows give an empty array. Shapes that do not fit are a ValueError, an ``rng``
-        that is not a ``np.random.Generator`` a TypeError, both checked before the network runs."""
+        "action_mask" (n, 127); 0 rows give an empty array. Shapes that do not fit, and values that are no planes
+        or mask (``mj_env.observation.checked_planes``, ``checked_mask``: as the baselines check them), are a
+        ValueError, an ``rng`` that is not a ``np.random.Generator`` a TypeError, all checked before the network runs."""
         who = f"agent {brief(self.name)}"
         if not isinstance(obs, Mapping) or "observation" not in obs or "action_mask" not in obs:
             raise TypeError(f"{who}: obs must be a dict with 'observation' and 'action_mask', not a {type(obs).__name__}")
@@ -712,8 +714,10 @@ class NetworkAgent:
         if mask.shape != (len(planes), N_ACTIONS):
             raise ValueError(f"{who}: obs['action_mask'] has shape {mask.shape} for {len(planes)} observations; "
                              f"{expected}")
-        try:  # values as the baselines check them: a NaN, 2 or 0.5 is no mask (a NaN read as legal)
+        try:  # values as the baselines check them: a NaN, 2 or 0.5 is no mask (a NaN read as legal), and
+            # planes of NaN, -1 or 1000 are no mj_obs planes (a NaN read as weights out of range, the others played)
             mask = checked_mask(obs["action_mask"], len(planes), N_ACTIONS, "obs['action_mask']")
+            planes = checked_planes(planes, "obs['observation']")
         except ValueError as e:
             raise ValueError(f"{who}: {e}") from None
         if not len(planes):

@@ -1,0 +1,37 @@
+"""An outside audit of the agents' Python API as a researcher uses it (agents.make_agent, the agents' act,
+agents.arena's compare and play_duplicate, the pretrained players): each test is a case that failed."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.networks import NetworkAgent, PolicyValueNet, TileNet
+from mj_env.features import FEATURES_NAME
+from mj_env.vector import MahjongVectorEnv
+
+torch.set_num_threads(1)
+
+
+@pytest.mark.parametrize("obs", ["v1", "v2"])
+@pytest.mark.parametrize("planes_of", [
+    lambda p: np.where(np.arange(34) == 0, np.nan, p.astype(np.float64)),
+    lambda p: np.full(p.shape, np.inf),
+    lambda p: p.astype(np.int64) - 3,
+    lambda p: p.astype(np.int64) * 1000,
+    lambda p: p / 2,
+], ids=["nan", "inf", "negative", "over-255", "halves"])
+def test_network_agent_refuses_planes_that_are_no_mj_obs_planes(obs, planes_of):
+    """A network agent checked its planes' shape only: planes of a v1 network (or v2 planes, passed through)
+    holding NaN reached the network and were refused as "its weights are out of range" (NonFiniteLogits),
+    and -3, 1000 or 0.5 were played as if they were planes; the baselines refuse all of them with
+    ``checked_planes``' message, and so does a v2 network given v1 planes (its features check them)."""
+    env_obs = MahjongVectorEnv(num_envs=2, rules="beijing", obs=obs).reset(seed=0)[0]
+    bad = {"observation": planes_of(env_obs["observation"]), "action_mask": env_obs["action_mask"]}
+    torch.manual_seed(0)
+    for net in (PolicyValueNet(hidden=(8,)), TileNet(channels=4, blocks=1),
+                TileNet(channels=4, blocks=1, obs=FEATURES_NAME)):
+        agent = NetworkAgent(net, name="net")
+        assert agent.act(env_obs, np.random.default_rng(0)).shape == (2,)
+        with pytest.raises(ValueError, match="agent 'net': obs\\['observation'\\] must hold whole numbers 0-255"):
+            agent.act(bad, np.random.default_rng(0))
