@@ -232,10 +232,7 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be None or a callable given the walls done, got {brief(progress)}")
     check_run(len(agents), n_walls, batch_walls, seed)
-    rules = get_rules(rules)
-    if rules.hands_per_episode != 1:  # each table plays one wall; a match's later hands would be dealt unseeded
-        raise ValueError(f"the duplicate arena plays one hand per wall: rules with hands_per_episode="
-                         f"{rules.hands_per_episode} are not for it (use hands_per_episode=1)")
+    rules = _checked_rules(rules)
     _warn_rules_mismatch(agents, rules)
     seats_of = seatings(len(agents))
     wall_rng = np.random.default_rng([seed, 0])
@@ -268,6 +265,15 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     cat = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     return DuplicateResult(names=names, seatings=seats_of, deals=cat.pop("deals", None),
                            records=kept if record_hands is True else None, **cat)
+
+
+def _checked_rules(rules) -> RuleSet:
+    """``rules`` as a RuleSet the arena can play: one hand per wall, else a ValueError."""
+    rules = get_rules(rules)
+    if rules.hands_per_episode != 1:  # each table plays one wall; a match's later hands would be dealt unseeded
+        raise ValueError(f"the duplicate arena plays one hand per wall: rules with hands_per_episode="
+                         f"{rules.hands_per_episode} are not for it (use hands_per_episode=1)")
+    return rules
 
 
 def _check_flag(name: str, value) -> None:
@@ -630,7 +636,7 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
             raise ValueError(f"compare: {len(specs)} specs for {len(agents)} agents; give one spec (its label in "
                              "the summary) per agent")
     check_run(len(specs if agents is None else agents), hands, batch_walls, seed, names=("hands", "batch_walls", "seed"))
-    get_rules(rules)
+    _checked_rules(rules)  # a preset, or rules of one hand per wall, before a network is loaded
     _check_flag("common_random", common_random)
     if records is not None and not callable(records):
         raise TypeError(f"records must be None or a callable given each batch's hand records, got {brief(records)}")

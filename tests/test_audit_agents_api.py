@@ -35,3 +35,16 @@ def test_network_agent_refuses_planes_that_are_no_mj_obs_planes(obs, planes_of):
         assert agent.act(env_obs, np.random.default_rng(0)).shape == (2,)
         with pytest.raises(ValueError, match="agent 'net': obs\\['observation'\\] must hold whole numbers 0-255"):
             agent.act(bad, np.random.default_rng(0))
+
+
+def test_compare_refuses_rules_of_a_match_before_it_loads_an_agent(monkeypatch):
+    """compare's docstring: "Everything is checked before an agent is loaded: ... rules". Rules with
+    hands_per_episode=2 (which play_duplicate refuses) were refused only after every agent was loaded
+    (the shipped network, torch and all)."""
+    from agents import arena
+
+    loaded = []
+    monkeypatch.setattr(arena, "make_agent", lambda spec, **kw: loaded.append(spec))
+    with pytest.raises(ValueError, match="plays one hand per wall: rules with hands_per_episode=2"):
+        arena.compare(["pretrained", "rule"], 2, rules={"name": "beijing", "hands_per_episode": 2})
+    assert loaded == []
