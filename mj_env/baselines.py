@@ -106,6 +106,15 @@ def checked_obs(obs, *, planes: bool = True) -> tuple[np.ndarray | None, np.ndar
     return o, checked_mask(mask, None if o is None else len(o), A.N_ACTIONS, "action_mask")
 
 
+def check_rng(rng, who: str) -> None:
+    """A TypeError naming the agent ``who`` unless ``rng`` can draw as the baselines draw (``random(size)``, a
+    ``np.random.Generator``): a None or a seed failed deep inside with an AttributeError, and only when a row
+    drew (own-turn rows do, claim-window rows do not)."""
+    if not callable(getattr(rng, "random", None)):
+        raise TypeError(f"agent {who!r}: rng must be a np.random.Generator (e.g. np.random.default_rng(seed)), "
+                        f"not {brief(rng)}")
+
+
 _TURN_ACTIONS = np.zeros(A.N_ACTIONS, dtype=bool)
 _TURN_ACTIONS[[*range(A.DISCARD, A.WIN + 1), *range(A.TING, A.N_ACTIONS)]] = True  # discard, kong, win, ting
 _TURN_DISCARDS = np.zeros(A.N_ACTIONS, dtype=bool)
@@ -281,6 +290,7 @@ class RandomAgent:
 
     def act(self, obs: dict, rng: np.random.Generator) -> np.ndarray:
         """(n,) int64 uniform legal actions for the n rows of ``obs["action_mask"]``."""
+        check_rng(rng, self.name)
         return uniform_legal(checked_obs(obs, planes=isinstance(obs, dict) and "observation" in obs)[1], rng)
 
 
@@ -348,6 +358,7 @@ class RuleBasedAgent:
     def act(self, obs: dict, rng: np.random.Generator) -> np.ndarray:
         """(n,) int64 actions for the n rows of ``obs`` (see ``agents.base``)."""
         o, mask = checked_obs(obs)
+        check_rng(rng, self.name)
         check_rows_have_actions(mask)
         check_positions(o, mask)
         n = len(o)

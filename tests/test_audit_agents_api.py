@@ -48,3 +48,37 @@ def test_compare_refuses_rules_of_a_match_before_it_loads_an_agent(monkeypatch):
     with pytest.raises(ValueError, match="plays one hand per wall: rules with hands_per_episode=2"):
         arena.compare(["pretrained", "rule"], 2, rules={"name": "beijing", "hands_per_episode": 2})
     assert loaded == []
+
+
+def _claim_window_rows():
+    """Observations of seats asked about a discard (claim-window rows only), from a few random steps."""
+    from mj_env.baselines import RandomAgent
+    from mj_env.observation import COL_PHASE, P_SCALARS
+    from mj_env.state import CLAIM
+
+    env = MahjongVectorEnv(num_envs=16, rules="beijing")
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        claim = np.flatnonzero(obs["observation"][:, P_SCALARS, COL_PHASE] == CLAIM)
+        if len(claim):
+            return {k: v[claim] for k, v in obs.items()}
+        obs = env.step(RandomAgent().act(obs, rng))[0]
+    raise AssertionError("no claim window in 200 steps")
+
+
+@pytest.mark.parametrize("rng", [None, 0, "seed"])
+def test_baselines_refuse_an_rng_that_is_no_generator_by_name(rng):
+    """agents.base: ``act(obs, rng)``, rng a np.random.Generator. The baselines failed on a None or a seed
+    with "AttributeError: 'NoneType' object has no attribute 'random'" from inside, and only where a row drew
+    (own turns): claim-window rows were played with it. The network agent refuses it with a TypeError naming
+    itself; so do they now, wherever the rows are."""
+    from mj_env.baselines import EfficientAgent, RandomAgent, RuleBasedAgent
+
+    turn = MahjongVectorEnv(num_envs=2, rules="beijing").reset(seed=0)[0]
+    claim = _claim_window_rows()
+    for agent in (RandomAgent(), RuleBasedAgent(), EfficientAgent()):
+        for obs in (turn, claim):
+            assert agent.act(obs, np.random.default_rng(0)).shape == (len(obs["action_mask"]),)
+            with pytest.raises(TypeError, match=f"agent '{agent.name}': rng must be a np.random.Generator"):
+                agent.act(obs, rng)
