@@ -102,6 +102,9 @@ def checked_obs(obs, *, planes: bool = True) -> tuple[np.ndarray | None, np.ndar
         mask, o = obs["action_mask"], obs["observation"] if planes else None
     except KeyError as e:
         raise ValueError(f'obs must be a dict with "observation" and "action_mask"; {e} is missing') from None
+    except (TypeError, IndexError):  # a tuple or list: env.reset()'s (obs, infos) without the unpacking, say
+        raise ValueError(f'obs must be a dict with "observation" and "action_mask", got {type(obs).__name__} '
+                         "(an env's reset returns (obs, infos): obs, infos = env.reset())") from None
     o = checked_planes(o, "observation") if planes else None  # an observation of None is refused there
     return o, checked_mask(mask, None if o is None else len(o), A.N_ACTIONS, "action_mask")
 

@@ -82,3 +82,18 @@ def test_baselines_refuse_an_rng_that_is_no_generator_by_name(rng):
             assert agent.act(obs, np.random.default_rng(0)).shape == (len(obs["action_mask"]),)
             with pytest.raises(TypeError, match=f"agent '{agent.name}': rng must be a np.random.Generator"):
                 agent.act(obs, rng)
+
+
+@pytest.mark.parametrize("wrap", [lambda o, info: (o, info), lambda o, info: [o["observation"], o["action_mask"]]],
+                         ids=["reset-tuple", "list"])
+def test_baselines_refuse_an_obs_that_is_no_dict_by_saying_so(wrap):
+    """``obs = env.reset(seed=0)`` without unpacking ``infos`` hands an agent a tuple: the baselines raised
+    "TypeError: tuple indices must be integers or slices, not str" (``checked_obs`` refused other non-dicts
+    with its own message, a tuple or list slipped past), where the network agent says what obs must be."""
+    from mj_env.baselines import EfficientAgent, RandomAgent, RuleBasedAgent
+
+    obs, info = MahjongVectorEnv(num_envs=2, rules="beijing").reset(seed=0)
+    for agent in (RandomAgent(), RuleBasedAgent(), EfficientAgent()):
+        with pytest.raises(ValueError, match='obs must be a dict with "observation" and "action_mask", got '
+                                             f"{type(wrap(obs, info)).__name__}"):
+            agent.act(wrap(obs, info), np.random.default_rng(0))
