@@ -264,7 +264,7 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
             progress(int(w_idx[-1]) + 1)
     cat = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     return DuplicateResult(names=names, seatings=seats_of, deals=cat.pop("deals", None),
-                           records=kept if record_hands is True else None, **cat)
+                           records=kept if bool(record_hands) and not callable(record_hands) else None, **cat)
 
 
 def _checked_rules(rules) -> RuleSet:

@@ -97,3 +97,16 @@ def test_baselines_refuse_an_obs_that_is_no_dict_by_saying_so(wrap):
         with pytest.raises(ValueError, match='obs must be a dict with "observation" and "action_mask", got '
                                              f"{type(wrap(obs, info)).__name__}"):
             agent.act(wrap(obs, info), np.random.default_rng(0))
+
+
+def test_play_duplicate_keeps_the_records_for_a_numpy_true():
+    """``record_hands`` is checked to be True, False or a callable, and NumPy's True passes that check
+    (as it does for ``record_deals``, whose deals it keeps), but the records were kept only for ``is True``:
+    ``record_hands=np.True_`` played and recorded every hand and returned ``records=None``."""
+    from agents.arena import play_duplicate
+    from mj_env.baselines import RandomAgent, RuleBasedAgent
+
+    res = play_duplicate([RuleBasedAgent(), RandomAgent()], 2, record_hands=np.True_, record_deals=np.True_)
+    assert res.deals.shape == (4, 4, 34)
+    assert res.records is not None and len(res.records) == 4
+    assert play_duplicate([RuleBasedAgent(), RandomAgent()], 1, record_hands=np.False_).records is None
