@@ -663,8 +663,8 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
     # the rules as a record writes them: the preset's name, or it and the fields changed (base=5 is no beijing run)
     summary.update({"rules": rules_json(get_rules(rules)), "seed": seed, "batch": batch_walls,
                     "common_random": bool(common_random)})
-    for a, spec in zip(summary["agents"], specs):
-        a["spec"] = spec
+    for a, label in zip(summary["agents"], specs):  # an object given as a label: its text, as the records write it
+        a["spec"] = label if isinstance(label, str) else shown(label)
     return summary
 
 

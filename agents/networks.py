@@ -655,6 +655,12 @@ if multiprocessing.parent_process() is not None and "OMP_NUM_THREADS" not in os.
     torch.set_num_threads(1)
 
 
+def _check_greedy(greedy) -> None:
+    """A TypeError unless ``greedy`` is True or False (a string such as "no" would be truthy: greedy play)."""
+    if not isinstance(greedy, (bool, np.bool_)):
+        raise TypeError(f"greedy must be True or False, got {brief(greedy)}")
+
+
 class NetworkAgent:
     """A policy network as a batched agent: samples from the masked distribution (or, with
     ``greedy``, takes its most likely legal action). Sampling uses the ``rng`` given to ``act``
@@ -665,9 +671,10 @@ class NetworkAgent:
         problem = device_problem(device, name="device")
         if problem:
             raise ValueError(problem)
+        _check_greedy(greedy)
         self.model = model
         self.name = name
-        self.greedy = greedy
+        self.greedy = bool(greedy)
         self.device = torch.device(device)
         self.rules = rules  # what mj_obs_v2 features are computed for
 
@@ -679,6 +686,7 @@ class NetworkAgent:
         problem = device_problem(device, name="device")
         if problem:
             raise ValueError(problem)
+        _check_greedy(greedy)  # before the file is read
         model, meta = load_checkpoint(path, device=device)
         trained_for = meta.get("rules")
         plays_under = None if rules is None else get_rules(rules).name

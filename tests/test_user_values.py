@@ -27,3 +27,29 @@ def test_rule_fields_take_numpy_scalars_as_plain_python_values():
 def test_numpy_values_of_the_wrong_kind_are_still_refused(field, bad):
     with pytest.raises(RuleError, match=repr(field)):
         get_rules("beijing", **{field: bad})
+
+
+def test_a_network_agent_takes_greedy_as_true_or_false_only(tmp_path):
+    # a truthy string ("no", "False") used to play greedily without a word; checked before a checkpoint is read
+    torch = pytest.importorskip("torch")
+    from agents.networks import NetworkAgent, PolicyValueNet
+
+    torch.manual_seed(0)
+    for bad in ("no", "False", 1, None):
+        with pytest.raises(TypeError, match="greedy must be True or False"):
+            NetworkAgent(PolicyValueNet(hidden=(8,)), greedy=bad)
+        with pytest.raises(TypeError, match="greedy must be True or False"):
+            NetworkAgent.from_checkpoint(tmp_path / "absent.pt", greedy=bad)
+    assert NetworkAgent(PolicyValueNet(hidden=(8,)), greedy=np.True_).greedy is True
+
+
+def test_compare_with_agents_labelled_by_objects_writes_json():
+    # compare(specs, agents=...) takes any labels; the summary kept the objects, and json_text then raised
+    pytest.importorskip("scipy")
+    from agents.arena import compare, json_text
+    from mj_env.baselines import RandomAgent, RuleBasedAgent
+
+    rule, rand = RuleBasedAgent("beijing"), RandomAgent()
+    summary = compare([rule, rand], hands=2, seed=0, agents=[rule, rand])
+    assert all(isinstance(a["spec"], str) for a in summary["agents"])
+    assert json.loads(json_text(summary))["agents"][0]["spec"] == summary["agents"][0]["spec"]
