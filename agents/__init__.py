@@ -40,10 +40,12 @@ __all__ = ["Agent", "EfficientAgent", "RandomAgent", "RuleBasedAgent", "make_age
 def path_problem(path: str) -> str | None:
     """Why the file system refuses to look ``path`` up at all, or None: a name longer than it allows
     (ENAMETOOLONG), a loop of symbolic links (ELOOP), a folder it may not search (EACCES), a NUL byte or a lone
-    surrogate in it.
+    surrogate in it; an empty path.
     ``Path.is_file`` and ``exists`` answer False or raise for these depending on the Python version (3.13's
     ``resolve`` no longer raises on a loop), so ``os.stat`` asks, the same on every version; a missing file
     is no problem here."""
+    if not path:  # ("" would be looked up as the current folder, e.g. the agent ':greedy')
+        return "the path is empty: it names no file"
     shown = f"{path[:80]}{'...' if len(path) > 80 else ''}"
     if "\0" in shown or any("\ud800" <= c <= "\udfff" for c in shown):
         shown = repr(shown)  # a NUL byte would not show, a lone surrogate could not be printed

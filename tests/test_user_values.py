@@ -53,3 +53,16 @@ def test_compare_with_agents_labelled_by_objects_writes_json():
     summary = compare([rule, rand], hands=2, seed=0, agents=[rule, rand])
     assert all(isinstance(a["spec"], str) for a in summary["agents"])
     assert json.loads(json_text(summary))["agents"][0]["spec"] == summary["agents"][0]["spec"]
+
+
+@pytest.mark.parametrize("spec", [":greedy", ":sample"])
+def test_an_agent_suffix_without_a_path_says_the_path_is_empty(spec, capsys):
+    # '' was looked up as the current folder: "':greedy':  is not a checkpoint file (a directory or a device)"
+    import agents
+    from agents.arena import main
+
+    with pytest.raises(ValueError, match=f"agent '{spec}': the path is empty"):
+        agents.make_agent(spec)
+    with pytest.raises(SystemExit):
+        main(["--agents", f"{spec},rule", "--hands", "2"])
+    assert "--agents: the path is empty" in capsys.readouterr().err
