@@ -97,7 +97,7 @@ def test_help_shows_every_flag_with_its_docstring(capsys):
         train.parse_args(["--help"])
     assert exit_.value.code == 0
     text = " ".join(capsys.readouterr().out.replace("\u2502", " ").split())   # box edges and wrapping out
-    for flag, doc in [("--total-steps", "PPO decisions over the whole run, all tables together"),
+    for flag, doc in [("--total-steps", "PPO table steps over the whole run, all tables together"),
                       ("--exp-name", "name of the run: output goes to runs/<exp_name>/"),
                       ("--opponent-prob", "fraction of hands dealt against the opponent pool"),
                       ("--no-anneal-lr", "decay the learning rate linearly to zero"),
