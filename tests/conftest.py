@@ -68,3 +68,12 @@ def overflowing_checkpoint(tmp_path):
         for p in net.parameters():
             p.mul_(1e30)
     return save_checkpoint(tmp_path / "huge.pt", net, rules="beijing")
+
+
+@pytest.fixture
+def threads():
+    """train.py sets torch's thread count: put it back after the test."""
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)

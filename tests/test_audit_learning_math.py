@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from test_train_internals import SMALL
 from walls import deals_first, four_hui_wall, tian_hu_wall
 
 import train
@@ -20,15 +21,6 @@ from agents.rewards import RewardTransform
 from mj_env import actions as A
 from mj_env import engine as engine_module
 from mj_env.vector import MahjongVectorEnv
-
-SMALL = ["--arch", "mlp", "--obs", "v1", "--hidden", "16", "--threads", "1", "--no-progress", "--no-eval-pretrained"]
-
-
-@pytest.fixture
-def threads():
-    before = torch.get_num_threads()
-    yield
-    torch.set_num_threads(before)
 
 
 class Trace:

@@ -22,14 +22,6 @@ SMALL = ["--arch", "mlp", "--obs", "v1", "--hidden", "16", "--threads", "1", "--
          "--no-eval-pretrained"]
 
 
-@pytest.fixture
-def threads():
-    """train.py sets torch's thread count: put it back after the test."""
-    before = torch.get_num_threads()
-    yield
-    torch.set_num_threads(before)
-
-
 class LastLegal:
     """An opponent that takes the highest legal action, and notes the seats it was asked for."""
     name = "last"
