@@ -40,8 +40,10 @@ def tile_census(eng: Engine) -> np.ndarray:
         if rules.flowers:
             taken = np.concatenate([st.wall[b, :st.live_pos[b]], st.wall[b, st.tail_pos[b] + 1:]])
             out[b, FIRST_FLOWER:] += np.bincount(taken[taken >= FIRST_FLOWER] - FIRST_FLOWER, minlength=8)
-        if st.phase[b] == END and st.robbed[b]:
-            out[b, st.win_tile[b]] += 1  # the robbed tile went to the winner
+        if st.phase[b] == END and st.win_from[b] >= 0:
+            # the won tile went to the winner: a robbed kong's from the declarer's hand, a discard from the
+            # river (one tile, however many won on it)
+            out[b, st.win_tile[b]] += 1
     return out
 
 
@@ -93,6 +95,9 @@ def check_random_play(preset, per_preset: int) -> None:
         census = tile_census(eng)
         assert (census == want).all(), f"tiles lost or doubled at step {steps}: {census - want}"
         res = eng.step(random_actions(mask, rng))
+        if res.hand_over.any():  # the ended hands' tiles too, before they are dealt again
+            census = tile_census(eng)
+            assert (census == want).all(), f"tiles lost or doubled at a hand's end, step {steps}: {census - want}"
         steps += 1
         steps_in_hand += 1
         assert (res.rewards.sum(axis=1) == 0).all(), "settlement not zero-sum"
