@@ -41,19 +41,23 @@ def _one_win(win: dict) -> str:
     given = win.get("input", {})
     winner, discarder = given.get("winner", 0), given.get("discarder")
     situation = given.get("situation") or {}
+    # the tile won from another seat, which is in no hand or river of the picture (a self-drawn one is in the hand)
+    code = given.get("win_tile")
+    tile = f" {glyph(CODES.index(code))} {code}" if code in CODES else ""
     if discarder is None:
         how = "by self-draw" + (" on a kong's replacement" if situation.get("after_kong") else "")
     elif situation.get("robbed_kong"):
-        how = f"robbing seat {discarder}'s kong"
+        how = f"robbing seat {discarder}'s kong of{tile}" if tile else f"robbing seat {discarder}'s kong"
     else:
-        how = f"on seat {discarder}'s discard"
+        how = f"on seat {discarder}'s discard{tile}"
     patterns = ", ".join(f"{name} {fan}" for name, fan in win.get("patterns", {}).items())
     return f"seat {winner} ({SEAT_NAMES[winner]}) wins {how}: {win.get('fan')} fan ({patterns})"
 
 
 def settlement_text(settlement: dict) -> str:
     """A settlement (``infos[agent]["settlement"]``: a draw, a win, or several wins on one discard) in one line:
-    who won how, the fan and its patterns, and every seat's points (kong payments and 烧庄 included)."""
+    who won how (and the tile, when won from another seat), the fan and its patterns, and every seat's points
+    (kong payments and 烧庄 included)."""
     if settlement.get("draw"):
         line = "drawn" + (f" (烧庄 {settlement['shaozhuang']})" if settlement.get("shaozhuang") else "")
     else:

@@ -96,6 +96,11 @@ def test_settlement_text_says_who_won_how_with_what_and_every_seats_points():
     several = {"wins": [win(1, 0, 1, {"平和": 1}), win(3, 0, 2, {"对对和": 2})], "scores": [-5, 2, 0, 3]}
     assert settlement_text(several) == ("seat 1 (South) wins on seat 0's discard: 1 fan (平和 1); seat 3 (North) "
                                         "wins on seat 0's discard: 2 fan (对对和 2) | scores -5 +2 +0 +3")
+    # the tile won from another seat is named: it has left the discarder's river (or the declarer's hand)
+    for w, situation, how in ((one, {}, "on seat 0's discard 🀋 5m"),
+                              (robbed, {"robbed_kong": True}, "robbing seat 2's kong of 🀋 5m")):
+        named = {**w, "input": {**w["input"], "win_tile": "5m", "situation": situation}}
+        assert settlement_text(named).split(": ")[0].endswith(how), settlement_text(named)
 
 
 def test_a_rendered_match_says_hand_over_only_while_a_hand_is_over():
