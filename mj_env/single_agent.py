@@ -138,6 +138,12 @@ def checked_seat(seat):
     return seat if isinstance(seat, str) else int(seat)
 
 
+def _players_rng(seed) -> np.random.Generator:
+    """The opponents' and seats' generator of a seed (None: unseeded): a stream of its own, apart from the
+    engine's ``default_rng(seed)``, whose numbers shuffle the walls."""
+    return np.random.default_rng(None if seed is None else [int(seed), 1])
+
+
 class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
     """N tables; the learner plays one seat at each, the opponents act inside ``step``
     (see the module docstring)."""
@@ -167,9 +173,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self.single_action_space = spaces.Discrete(A.N_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
-        # opponents' and seat draws: a stream of their own, as reset(seed=...) gives (default_rng(seed) is the
-        # engine's, whose numbers shuffle the walls)
-        self.rng = np.random.default_rng(None if seed is None else [int(seed), 1])
+        self.rng = _players_rng(seed)  # opponents' and seat draws, as reset(seed=...) gives them
         self.seats = np.zeros(n, dtype=np.int64)
         self._episodes = np.zeros(n, dtype=np.int64)  # episodes started per table ("rotate")
         self._steps = np.zeros(n, dtype=np.int64)     # the learner's steps in the current episode
@@ -388,7 +392,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
 
     def _reset_checked(self, seed, options: dict, tables: np.ndarray, restart_seats: bool):
         if seed is not None:
-            self.rng = np.random.default_rng([int(seed), 1])
+            self.rng = _players_rng(seed)
         if restart_seats:
             self._episodes[tables] = 0  # "rotate": as in a new env
         self._redealt[:] = 0
