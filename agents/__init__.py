@@ -27,7 +27,10 @@ import errno
 import os
 from pathlib import Path
 
+import numpy as np
+
 from mj_env.baselines import BASELINES, make_baseline
+from mj_env.messages import brief
 
 from .base import Agent
 from .pretrained import is_pretrained_spec, make_pretrained
@@ -35,6 +38,12 @@ from .random_agent import RandomAgent
 from .rule_based import EfficientAgent, RuleBasedAgent
 
 __all__ = ["Agent", "EfficientAgent", "RandomAgent", "RuleBasedAgent", "make_agent"]
+
+
+def check_flag(name: str, value) -> None:
+    """A TypeError unless ``value`` is True or False (NumPy's too): a truthy string such as "no" is no flag."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {brief(value)}")
 
 
 def path_problem(path: str) -> str | None:

@@ -102,7 +102,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import checkpoint_play, make_agent, path_problem
+from agents import check_flag, checkpoint_play, make_agent, path_problem
 from agents.base import RulesMismatchWarning
 from agents.common_random import CommonStreams, decision_keys
 from agents.pretrained import DATA, is_pretrained_spec
@@ -226,8 +226,8 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     ``act`` or ``act_tables``.
     """
     _check_agents(agents)
-    _check_flag("common_random", common_random)
-    _check_flag("record_deals", record_deals)
+    check_flag("common_random", common_random)
+    check_flag("record_deals", record_deals)
     _check_output("record_hands", record_hands)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be None or a callable given the walls done, got {brief(progress)}")
@@ -274,11 +274,6 @@ def _checked_rules(rules) -> RuleSet:
         raise ValueError(f"the duplicate arena plays one hand per wall: rules with hands_per_episode="
                          f"{rules.hands_per_episode} are not for it (use hands_per_episode=1)")
     return rules
-
-
-def _check_flag(name: str, value) -> None:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {brief(value)}")
 
 
 def _check_output(name: str, value) -> None:
@@ -637,10 +632,10 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
                              "the summary) per agent")
     check_run(len(specs if agents is None else agents), hands, batch_walls, seed, names=("hands", "batch_walls", "seed"))
     _checked_rules(rules)  # a preset, or rules of one hand per wall, before a network is loaded
-    _check_flag("common_random", common_random)
+    check_flag("common_random", common_random)
     if records is not None and not callable(records):
         raise TypeError(f"records must be None or a callable given each batch's hand records, got {brief(records)}")
-    _check_flag("progress", progress)
+    check_flag("progress", progress)
     given = agents is not None
     if agents is None:
         agents = load_agents(specs, rules=rules, device=device)

@@ -100,7 +100,7 @@ from mj_env.observation import (
 from mj_env.rules import PRESETS, get_rules
 from mj_env.tiles import N_KINDS, N_SUITED, SUIT_SIZE
 
-from . import path_problem
+from . import check_flag, path_problem
 from .base import RulesMismatchWarning, as_bool_mask, check_rows_have_actions
 
 OBS_VERSION = int(re.search(r"_v(\d+)$", OBS_NAME).group(1))
@@ -655,12 +655,6 @@ if multiprocessing.parent_process() is not None and "OMP_NUM_THREADS" not in os.
     torch.set_num_threads(1)
 
 
-def _check_greedy(greedy) -> None:
-    """A TypeError unless ``greedy`` is True or False (a string such as "no" would be truthy: greedy play)."""
-    if not isinstance(greedy, (bool, np.bool_)):
-        raise TypeError(f"greedy must be True or False, got {brief(greedy)}")
-
-
 class NetworkAgent:
     """A policy network as a batched agent: samples from the masked distribution (or, with
     ``greedy``, takes its most likely legal action). Sampling uses the ``rng`` given to ``act``
@@ -671,7 +665,7 @@ class NetworkAgent:
         problem = device_problem(device, name="device")
         if problem:
             raise ValueError(problem)
-        _check_greedy(greedy)
+        check_flag("greedy", greedy)
         self.model = model
         self.name = name
         self.greedy = bool(greedy)
@@ -686,7 +680,7 @@ class NetworkAgent:
         problem = device_problem(device, name="device")
         if problem:
             raise ValueError(problem)
-        _check_greedy(greedy)  # before the file is read
+        check_flag("greedy", greedy)  # before the file is read
         model, meta = load_checkpoint(path, device=device)
         trained_for = meta.get("rules")
         plays_under = None if rules is None else get_rules(rules).name
