@@ -47,7 +47,7 @@ def _one_win(win: dict) -> str:
     if discarder is None:
         how = "by self-draw" + (" on a kong's replacement" if situation.get("after_kong") else "")
     elif situation.get("robbed_kong"):
-        how = f"robbing seat {discarder}'s kong of{tile}" if tile else f"robbing seat {discarder}'s kong"
+        how = f"robbing seat {discarder}'s kong" + (f" of{tile}" if tile else "")
     else:
         how = f"on seat {discarder}'s discard{tile}"
     patterns = ", ".join(f"{name} {fan}" for name, fan in win.get("patterns", {}).items())
