@@ -66,3 +66,12 @@ def test_an_agent_suffix_without_a_path_says_the_path_is_empty(spec, capsys):
     with pytest.raises(SystemExit):
         main(["--agents", f"{spec},rule", "--hands", "2"])
     assert "--agents: the path is empty" in capsys.readouterr().err
+
+
+def test_the_object_form_pairs_a_numpy_flowers_value_with_its_tile_count():
+    # {"name": "quemen", "flowers": np.False_} used to be refused as "flowers need n_tiles=144": the
+    # pairing of flowers with 144 or 136 tiles read a Python bool only
+    for flag, tiles in ((np.False_, 136), (np.True_, 144)):
+        r = get_rules({"name": "quemen", "flowers": flag})
+        assert r == get_rules({"name": "quemen", "flowers": bool(flag)})
+        assert (r.flowers, r.n_tiles, type(r.flowers)) == (bool(flag), tiles, bool)
