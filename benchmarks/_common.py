@@ -125,7 +125,10 @@ def cpu_model() -> str:
 
 
 def code_version(root) -> dict:
-    """The commit measured, and whether the engine's files differed from it (uncommitted edits)."""
+    """The commit measured, and which measured files differed from it (uncommitted edits or new files):
+    the engine's (``mj_env/``) and the benchmarks' own Python files (``benchmarks/*.py``: the loops, the
+    sampler and the counting are part of every figure). Other files (docs, tests, the stored results) are
+    not listed: they change no figure."""
     def git(*args):
         try:
             return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10,
@@ -134,9 +137,20 @@ def code_version(root) -> dict:
             return ""
 
     commit = git("rev-parse", "HEAD")
-    changed = [line.split(None, 1)[1] for line in git("status", "--porcelain", "--", "mj_env").splitlines()
-               if line.strip()]  # "XY path"; the output was stripped, so the first line may start at Y
-    return {"commit": commit or None, "mj_env_uncommitted_changes": changed}
+
+    def changed(*paths):
+        return [line.split(None, 1)[1] for line in git("status", "--porcelain", "--", *paths).splitlines()
+                if line.strip()]  # "XY path"; the output was stripped, so the first line may start at Y
+
+    return {"commit": commit or None, "mj_env_uncommitted_changes": changed("mj_env"),
+            "benchmarks_uncommitted_changes": changed("benchmarks/*.py")}
+
+
+def code_line(code: dict) -> str:
+    """``code: commit <10 hex> [with uncommitted changes in ...]``: the line every benchmark prints."""
+    dirty = code.get("mj_env_uncommitted_changes", []) + code.get("benchmarks_uncommitted_changes", [])
+    return (f"code: commit {(code.get('commit') or '?')[:10]}"
+            + (f" with uncommitted changes in {', '.join(dirty)}" if dirty else ""))
 
 
 def machine_info() -> dict:

@@ -52,7 +52,7 @@ for _k, _v in {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THR
     os.environ.setdefault(_k, _v)   # before NumPy loads: one thread, as in throughput.py
 
 import _args
-from _common import code_version, machine_info
+from _common import code_line, code_version, machine_info
 from _peers import make_engine, make_vector
 
 import mj_env
@@ -480,9 +480,7 @@ def main(argv=None) -> int:
             f"after {args.warmup_steps} warm-up steps (tables desynchronised first; set-up {setup_s:.1f} s)\n"
             f"machine: {machine['cpu']}, {machine['cores']} cores, load average {machine['load_average']}; "
             f"python {machine['python']}, numpy {machine['numpy']}; {machine['date']}\n"
-            f"code: commit {(code['commit'] or '?')[:10]}"
-            + (f" with uncommitted changes in {', '.join(code['mj_env_uncommitted_changes'])}"
-               if code["mj_env_uncommitted_changes"] else "") + "\n"
+            + code_line(code) + "\n"
             f"baseline (no profiler): {base['ms_per_step']:.2f} ms/step wall, {base['cpu_ms_per_step']:.2f} ms CPU "
             f"= {dps:,.0f} decisions/s"
             + ("\nwarning: the process got under 90% of a core (other processes compete); wall times are "

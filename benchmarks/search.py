@@ -79,7 +79,7 @@ if ARGS is not None:  # before NumPy is imported, or the BLAS thread pool is alr
         os.environ[var] = str(ARGS.threads)
 
 import numpy as np
-from _common import MaskedSampler, code_version, machine_info
+from _common import MaskedSampler, code_line, code_version, machine_info
 
 from mj_env.baselines import RuleBasedAgent
 from mj_env.determinize import determinize, ting_waits
@@ -293,8 +293,7 @@ def main(a) -> None:
     print(f"machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory_gib']} GiB; "
           f"python {machine['python']}, numpy {machine['numpy']}; {machine['date']}; "
           f"load average {machine['load_average']}")
-    dirty = code["mj_env_uncommitted_changes"]
-    print(f"code: commit {(code['commit'] or '?')[:10]}" + (f" with uncommitted changes in {', '.join(dirty)}" if dirty else ""))
+    print(code_line(code))
     print()
     if a.ting_mixing:
         results = ting_mixing(a.seed, a.ting_steps_list, a.ting_positions)

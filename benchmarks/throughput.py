@@ -51,7 +51,14 @@ if str(HERE) not in sys.path:
 
 import _args
 import numpy as np
-from _common import SINGLE_THREAD_ENV, MaskedSampler, code_version, float_argmax_sample, machine_info
+from _common import (
+    SINGLE_THREAD_ENV,
+    MaskedSampler,
+    code_line,
+    code_version,
+    float_argmax_sample,
+    machine_info,
+)
 from _peers import FACTORIES, read_hand_tables
 
 PEERS = ("rlcard", "riichienv", "riichienv_encode")
@@ -104,6 +111,17 @@ def make_single_rule(batch: int, rules: str, seed: int):
 
 
 def _maxrss_mb() -> float:
+    """This process's own peak RSS in MB: ``VmHWM`` of /proc/self/status where there is one (Linux). Not
+    ``ru_maxrss`` there: a child's starts at the peak RSS of the parent that launched it (Linux keeps the
+    high-water mark across exec), so every row read at least the parent's 33-42 MB and the peers' rows
+    (33-37 MB in the stored run) were the parent's figure, not theirs. Elsewhere ``ru_maxrss``."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024  # kB
+    except (OSError, ValueError, IndexError):
+        pass
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
@@ -203,6 +221,21 @@ def _child_env() -> dict:
     env.update(SINGLE_THREAD_ENV)
     env["PYTHONPATH"] = os.pathsep.join([str(HERE), str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
     return env
+
+
+def make_table_cache() -> None:
+    """Make sure the hand-table cache file exists before the first row of ours: on a checkout without it, the
+    first row's child built it (untimed, but its peak RSS was 383 MB against 112 MB once the cache existed,
+    vector@1, 2026-12-05). Built in a process of its own, so that this one stays small (see ``_maxrss_mb``)."""
+    try:
+        proc = subprocess.run([sys.executable, "-m", "mj_env.tables"], cwd=str(ROOT), env=_child_env(),
+                              capture_output=True, text=True, check=False, timeout=600)
+        why = None if proc.returncode == 0 else (proc.stderr or proc.stdout)[-2000:]
+    except (OSError, subprocess.SubprocessError) as e:
+        why = str(e)
+    if why is not None:
+        sys.stderr.write("warning: could not make the hand-table cache; the first row of ours will build it "
+                         f"(its peak RSS then includes the build):\n{why}\n")
 
 
 def measure(spec: dict, timeout: float, on_progress) -> dict:
@@ -462,6 +495,8 @@ def main(argv=None) -> int:
             spec = json.loads(args.child)
             if not isinstance(spec, dict) or not {"impl", "batch", "seconds", "warmup", "rules", "seed"} <= set(spec):
                 raise ValueError("not the settings of one measurement")
+            if spec["impl"] not in ALL_IMPLS:
+                raise ValueError(f"unknown implementation {spec['impl']!r}")
         except ValueError as e:
             sys.exit(f"throughput.py: error: --child is internal (a JSON object of one measurement's settings): {e}")
         run_child(spec)
@@ -482,7 +517,10 @@ def main(argv=None) -> int:
     if importlib.util.find_spec("mahjax") is not None:
         skipped.append({"impl": "mahjax", "reason": "importable, but this benchmark has no mahjax loop yet"})
     timeout = args.timeout or 10 * (args.seconds + args.warmup) + 120
+    if any(spec["impl"] not in PEERS for spec in configs):
+        make_table_cache()
 
+    parent_rss = _maxrss_mb()  # where VmHWM is missing, the floor of every child's peak RSS (see _maxrss_mb)
     best: dict[tuple, dict] = {}
     runs: dict[tuple, list] = {}
     total = len(configs) * args.repeat
@@ -536,14 +574,17 @@ def main(argv=None) -> int:
     state_4096 = state_bytes_for(args.rules, AIM_BATCH)
     machine["load_average_end"] = machine_info()["load_average"]
     lines, aims = summary(results, peers, state_4096, machine["cores"] or 1)
+    floor = [f"{r['impl']}@{r['batch']}" for r in results
+             if "error" not in r and r["peak_rss_mb"] <= parent_rss + 1]
+    if floor and not Path("/proc/self/status").exists():
+        lines.append(f"peak RSS of {', '.join(floor)} is this process's own ({parent_rss:.0f} MB, which every child's "
+                     f"ru_maxrss starts from): theirs is at most that")
     print(f"mj_env throughput, rules={args.rules}: random legal actions, {args.seconds:g} s timed after "
           f"{args.warmup:g} s warm-up per row, each row its own process, one thread")
     print(f"machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory_gib']} GiB; "
           f"python {machine['python']}, numpy {machine['numpy']}; {machine['date']}; "
           f"load average {machine['load_average']} -> {machine['load_average_end']}")
-    dirty = code["mj_env_uncommitted_changes"]
-    print(f"code: commit {(code['commit'] or '?')[:10]}"
-          + (f" with uncommitted changes in {', '.join(dirty)}" if dirty else ""))
+    print(code_line(code))
     print()
     print(table(results, {p: peers.get(p) for p in RATIO_PEERS if p in peers}))
     print()
@@ -560,6 +601,7 @@ def main(argv=None) -> int:
                          "rules": args.rules, "seed": args.seed, "repeat": args.repeat,
                          "threads": SINGLE_THREAD_ENV, "impls": args.impl_list},
             "state_bytes_4096": state_4096,
+            "parent_peak_rss_mb": parent_rss,
             "code": code,
             "aims": aims,
             "skipped": skipped,
@@ -574,7 +616,9 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    from mj_env.lines import guard_output  # here: NumPy is loaded by now, its threads sized
+    if not any(a.startswith("--child") for a in sys.argv[1:]):  # a measured child loads only what it measures: mj_env (and gymnasium,
+        # pettingzoo) in a peer's child was 10 MB of its peak RSS; its stdout is the parent's pipe anyway
+        from mj_env.lines import guard_output  # here: NumPy is loaded by now, its threads sized
 
-    guard_output("benchmarks/throughput.py")  # | head: the reader that left gets no more, and no traceback
+        guard_output("benchmarks/throughput.py")  # | head: the reader that left gets no more, and no traceback
     sys.exit(main())

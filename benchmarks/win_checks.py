@@ -24,6 +24,7 @@ the figures are per core. Output: a table, and with ``--json PATH`` the same as 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import platform
@@ -138,15 +139,20 @@ def machine() -> dict:
         load = None
     return {"platform": platform.platform(), "cpu": cpu, "cpu_count": os.cpu_count(),
             "python": platform.python_version(), "numpy": np.__version__,
-            "blas_threads": int(os.environ.get("OPENBLAS_NUM_THREADS", "0") or 0), "load_average": load}
+            "blas_threads": int(os.environ.get("OPENBLAS_NUM_THREADS", "0") or 0), "load_average": load,
+            "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds")}
 
 
 def main(args: argparse.Namespace) -> int:
+    from _common import code_line, code_version  # here: NumPy is loaded by now, its threads sized
+
     batches, checks = args.batch_list, args.check_list
     rng = np.random.default_rng(args.seed)
     info = machine()
+    code = code_version(ROOT)
     print(f"machine: {info['cpu']}, {info['cpu_count']} CPUs, {info['platform']}, "
           f"Python {info['python']}, NumPy {info['numpy']}, BLAS threads {args.threads}, load {info['load_average']}")
+    print(code_line(code))
     results, disagreements = [], 0
     for check in checks:
         size, ours, reference = CHECKS[check]
@@ -171,7 +177,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"{r['check']:<14}{r['impl']:<13}{r['batch']:>6}{r['hands_per_sec']:>14,.0f}"
               f"{r['us_per_call']:>12.1f}{x:>13,.1f}")
     if args.json:
-        out = {"machine": info, "seconds": args.seconds, "seed": args.seed, "results": results,
+        out = {"machine": info, "code": code, "seconds": args.seconds, "seed": args.seed, "results": results,
                "disagreements": disagreements}
         _args.write_text("--json", args.json, json.dumps(out, indent=2) + "\n")
         print(f"\nwrote {args.json}")

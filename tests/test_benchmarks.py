@@ -55,7 +55,7 @@ def test_throughput_smoke(tmp_path):
             assert r["decisions"] == r["batch"] * r["env_calls"]
     assert data["state_bytes_4096"] > 0 and data["aims"]["state_bytes_4096"] == data["state_bytes_4096"]
     assert data["settings"]["batch_sizes"] == [1, 8] and data["machine"]["cores"] >= 1
-    assert set(data["code"]) == {"commit", "mj_env_uncommitted_changes"}
+    assert set(data["code"]) == {"commit", "mj_env_uncommitted_changes", "benchmarks_uncommitted_changes"}
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     header = next(line for line in stdout.splitlines() if line.startswith("impl"))
     for col in ("decisions/s", "hands/s", "dec/hand", "sampler", "peak RSS MB"):
@@ -538,12 +538,13 @@ def test_code_version_names_the_uncommitted_engine_files(tmp_path):
     git("commit", "-qm", "c")
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True, text=True,
                           check=True).stdout.strip()
-    assert _common.code_version(tmp_path) == {"commit": head, "mj_env_uncommitted_changes": []}
+    assert _common.code_version(tmp_path) == {"commit": head, "mj_env_uncommitted_changes": [],
+                                              "benchmarks_uncommitted_changes": []}
     for name in ("mj_env/a.py", "mj_env/b.py", "README.md"):       # README.md is not the engine
         (tmp_path / name).write_text("y\n")
     (tmp_path / "mj_env" / "new.py").write_text("")
     assert _common.code_version(tmp_path) == {"commit": head, "mj_env_uncommitted_changes": [
-        "mj_env/a.py", "mj_env/b.py", "mj_env/new.py"]}
+        "mj_env/a.py", "mj_env/b.py", "mj_env/new.py"], "benchmarks_uncommitted_changes": []}
 
 
 def test_machine_info_describes_this_machine():

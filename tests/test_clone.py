@@ -739,7 +739,7 @@ def test_search_benchmark_smoke(tmp_path):
     assert set(rows) == {"clone 1 table", "restore 1 -> 8", "rollout 8", "determinize 8"}
     assert all(r["per_sec"] > 0 and 0 < r["cpu_share"] <= 1.5 for r in rows.values())
     assert rows["rollout 8"]["decisions_per_rollout"] > 0 and data["machine"]["cores"] >= 1
-    assert set(data["code"]) == {"commit", "mj_env_uncommitted_changes"}
+    assert set(data["code"]) == {"commit", "mj_env_uncommitted_changes", "benchmarks_uncommitted_changes"}
 
 
 @pytest.mark.slow
