@@ -608,3 +608,23 @@ def test_the_fan_variant_refuses_negative_worths_and_q_outside_0_1_when_built_in
         rv.FanAwareAgent("beijing", values, q)
     with pytest.raises(ValueError, match="values: three finite worths|q must lie in"):
         rv.CombinedAgent("beijing", values, q)
+
+
+def test_duplicate_baseline_smoke_and_its_statistics():
+    out = run_smoke("duplicate_baseline.py", extra=("--agent", "rule"))
+    # the rule agent as the player: with common random numbers its games are its twins', to the last point
+    assert "| correlation rho of G and B | 1.000 [1.000, 1.000] |" in out
+    assert "| variance of G - B | 0.00 [0.00, 0.00] |" in out
+    db = load_example("duplicate_baseline")
+    from mj_env.baselines import EfficientAgent
+    s = db.measure(EfficientAgent("beijing"), 24, seed=3)
+    assert 0.0 < s["rho"] < 1.0 and s["var_g_minus_b"] > 0 and s["ci"]["rho"][0] <= s["rho"] <= s["ci"]["rho"][1]
+    # the statistics against NumPy's own, and the best c's share left is 1 - rho**2
+    g, b = np.array([[1.0, -2.0], [3.0, 0.0]]), np.array([[0.0, -1.0], [2.0, 1.0]])
+    st = db.correlation_stats(g, b)
+    assert np.isclose(st["rho"], np.corrcoef(g.ravel(), b.ravel())[0, 1])
+    assert np.isclose(st["var_g_minus_b"], np.var(g.ravel() - b.ravel()))
+    c = np.cov(g.ravel(), b.ravel(), bias=True)[0, 1] / b.var()
+    assert np.isclose(np.var(g.ravel() - c * b.ravel()) / g.var(), st["left_best_c"])
+    with pytest.raises(SystemExit):
+        db.parse_args(["--walls", "0"])
