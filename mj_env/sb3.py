@@ -85,6 +85,16 @@ class MahjongSB3VecEnv(VecEnv):
         super().__init__(self.envs.num_envs, self.envs.single_observation_space, self.envs.single_action_space)
 
     # ------------------------------------------------------------------ reset and step
+    def seed(self, seed=None) -> list:
+        """SB3's ``seed``: the seed of the next ``reset`` (listed as ``seed + i`` for env i; the tables share
+        ``seed``). Checked here, as every env of this package checks a seed (None or a non-negative integer,
+        NumPy's too), so that a bad one is refused now, not at each later reset, and kept as a Python int
+        (``np.uint64`` + i would wrap)."""
+        if seed is not None:
+            self.envs.engine.check_reset(seed)
+            seed = int(seed)
+        return super().seed(seed)
+
     def reset(self):
         options = self._options[0]
         if not all(_same_options(o, options) for o in self._options[1:]):
