@@ -11,7 +11,8 @@ engine (one copy per table, e.g. after ``Engine.restore``).
 What a redeal keeps and changes:
 
 - every other seat keeps its number of concealed tiles and of concealed kongs; a concealed
-  kong gets a kind of which all four tiles are unseen. The seat's own tiles, every visible tile
+  kong gets a kind of which all four tiles are unseen (a 报听 seat's keeps its real kind, below). The seat's
+  own tiles, every visible tile
   and all public state (rivers, melds, claims, 烧庄, scores, positions in the wall) are kept;
 - the undrawn part of the wall, ``wall[live_pos:tail_pos + 1]`` (live wall, reserve or tail
   still to draw), is refilled; positions already dealt or drawn and the indicator (wall[-1])
@@ -37,7 +38,8 @@ What a redeal keeps and changes:
   slowly (``benchmarks/search.py --ting-mixing``, benchmarks/README.md, measured when it started at the
   real hand: after 500 steps a redealt hand still shared about 0.36-0.54 of its tiles, against about
   0.33-0.44 after 5,000): raise ``mcmc_steps`` when that matters; 0 keeps the real hand. The seat's
-  concealed kong kinds are kept;
+  concealed kong kinds are kept (its hand waits and lacks a suit beside them), so a search reads
+  them: in rule-agent quemen play about 1 position in 60 beside another seat's 报听 has such a kong;
 - another seat's turn (it drew): its drawn tile is one of its new tiles;
 - a claim (or rob) window is redealt only from the view of the seat being asked. The other
   seats' claims on the tile are recomputed from their new hands and the queue rebuilt in the
