@@ -53,6 +53,27 @@ class RecordError(ValueError):
     """A record that cannot be read or does not replay to what it says."""
 
 
+class HugeInt:
+    """A JSON integer with more digits than Python converts (``sys.get_int_max_str_digits``, 4,300 by default):
+    the checker reads one as this instead of failing on the whole line, so the field it sits in refuses it
+    by name; its repr shows only its first digits."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, digits: str) -> None:
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"{self.digits[:20]}... ({len(self.digits.lstrip('-'))} digits)"
+
+
+def _parse_int(text: str):
+    try:
+        return int(text)
+    except ValueError:  # more digits than Python converts
+        return HugeInt(text)
+
+
 def rules_json(rules: RuleSet):
     """The ``rules`` value of a record: the preset name, or ``{"name": preset, field: value}`` with every
     field that differs from the preset (``mj_env.calculator.rules_json`` keeps only the scoring ones)."""
@@ -205,7 +226,13 @@ def _first_difference(a, b, path: str):
 
 
 def _json(obj) -> str:
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False)
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, default=_unwritable)
+
+
+def _unwritable(value):
+    if isinstance(value, HugeInt):  # compared, and shown, by its repr: never equal to a replayed number
+        return repr(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def show(record, out=None) -> None:
@@ -259,7 +286,7 @@ def main(argv=None) -> int:
                 if args.show is not None and k != args.show:
                     continue
                 try:
-                    record = load_json(line.rstrip(b"\r\n").decode("utf-8"))  # (an error: "line 1 column N")
+                    record = load_json(line.rstrip(b"\r\n").decode("utf-8"), parse_int=_parse_int)  # (an error: "line 1 column N")
                     if args.show is not None:
                         show(record)
                         return 0
