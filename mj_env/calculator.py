@@ -70,6 +70,7 @@ import dataclasses
 import reprlib
 
 from .families import FAMILIES
+from .lines import HugeInt
 from .patterns import KONG, SEQ, TRIPLET, Meld, Situation, Win, best_patterns
 from .payments import kong_payments, settle_draw, shaozhuang_line, win_scores
 from .rules import MAX_BASE, PRESET_NAMES, RuleError, RuleSet, get_rules, preset_diff
@@ -94,21 +95,6 @@ __all__ = [
 
 class InputError(ValueError):
     """The calculator input is malformed; the message says what is wrong and where."""
-
-
-class HugeInt:
-    """Stands for a JSON integer with more digits than any field takes (``python -m
-    mj_env.score`` decodes those as this, never as an int): it is refused by every field, and
-    its repr names only its first digits, so no message prints or converts the whole number."""
-
-    __slots__ = ("digits",)
-    MAX_DIGITS = 40  # no field takes more than 7 digits
-
-    def __init__(self, digits: str) -> None:
-        self.digits = digits
-
-    def __repr__(self) -> str:
-        return f"{self.digits[:20]}... ({len(self.digits.lstrip('-'))} digits)"
 
 
 class _ShortRepr(reprlib.Repr):

@@ -198,3 +198,25 @@ def guard_output(prog: str) -> None:
             except OSError:
                 continue
         setattr(sys, name, DropWhenReaderGone(stream, prog if name == "stdout" else None))
+
+
+class HugeInt:
+    """Stands for a JSON integer with more digits than any field takes (``python -m
+    mj_env.score`` and the records checker decode those as this, never as an int): it is refused by every field, and
+    its repr names only its first digits, so no message prints or converts the whole number."""
+
+    __slots__ = ("digits",)
+    MAX_DIGITS = 40  # no field takes more than 7 digits
+
+    def __init__(self, digits: str) -> None:
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"{self.digits[:20]}... ({len(self.digits.lstrip('-'))} digits)"
+
+
+def parse_json_int(text: str):
+    """``parse_int`` for ``json.loads`` of outside lines (the calculator's, hand records): an integer of more
+    than ``HugeInt.MAX_DIGITS`` digits as a ``HugeInt``, which every field refuses by name, instead of an int
+    Python may refuse to convert (4,300 digits) or that no field takes anyway."""
+    return HugeInt(text) if len(text) > HugeInt.MAX_DIGITS else int(text)

@@ -34,7 +34,7 @@ import numpy as np
 
 from . import actions as A
 from .engine import Engine
-from .lines import TooLong, bounded_lines, guard_output, load_json, skip_bom
+from .lines import HugeInt, TooLong, bounded_lines, guard_output, load_json, parse_json_int, skip_bom
 from .messages import brief
 from .render import render_table
 from .rules import PRESETS, RuleError, RuleSet, get_rules, preset_diff
@@ -51,27 +51,6 @@ MAX_REPORTED = 20
 
 class RecordError(ValueError):
     """A record that cannot be read or does not replay to what it says."""
-
-
-class HugeInt:
-    """A JSON integer with more digits than Python converts (``sys.get_int_max_str_digits``, 4,300 by default):
-    the checker reads one as this instead of failing on the whole line, so the field it sits in refuses it
-    by name; its repr shows only its first digits."""
-
-    __slots__ = ("digits",)
-
-    def __init__(self, digits: str) -> None:
-        self.digits = digits
-
-    def __repr__(self) -> str:
-        return f"{self.digits[:20]}... ({len(self.digits.lstrip('-'))} digits)"
-
-
-def _parse_int(text: str):
-    try:
-        return int(text)
-    except ValueError:  # more digits than Python converts
-        return HugeInt(text)
 
 
 def rules_json(rules: RuleSet):
@@ -286,7 +265,7 @@ def main(argv=None) -> int:
                 if args.show is not None and k != args.show:
                     continue
                 try:
-                    record = load_json(line.rstrip(b"\r\n").decode("utf-8"), parse_int=_parse_int)  # (an error: "line 1 column N")
+                    record = load_json(line.rstrip(b"\r\n").decode("utf-8"), parse_int=parse_json_int)  # (an error: "line 1 column N")
                     if args.show is not None:
                         show(record)
                         return 0

@@ -15,7 +15,7 @@ The whole cycle of a line (decoding, parsing, scoring and writing the answer as 
 inside `respond`, which returns a line whatever happens, so nothing a line holds can end the
 stream: not bytes that are not UTF-8, NUL bytes, JSON nested past the recursion limit, ``NaN``
 or ``Infinity`` (not JSON: refused), an integer of 10,000 digits (decoded as a
-`~mj_env.calculator.HugeInt` that every field refuses, so Python's int/str conversion limit is
+`~mj_env.lines.HugeInt` that every field refuses, so Python's int/str conversion limit is
 never met), nor a bug. An error message is at most `MAX_ERROR` characters and quotes a bad
 value only by a short prefix.
 
@@ -39,8 +39,8 @@ import json
 import os
 import sys
 
-from .calculator import HugeInt, InputError, evaluate
-from .lines import KeyGivenTwice, TooLong, bounded_lines, load_json, skip_bom
+from .calculator import InputError, evaluate
+from .lines import KeyGivenTwice, TooLong, bounded_lines, load_json, parse_json_int, skip_bom
 
 EXIT_BROKEN_PIPE = 141
 """Exit status when the reader of standard output goes away (128 + SIGPIPE, as the shell shows
@@ -56,10 +56,6 @@ _FALLBACK = '{"error": "internal error: the answer to this line could not be wri
 # Characters that JSON leaves raw with ensure_ascii=False but that some line splitters
 # (str.splitlines) treat as line ends: written as \\u escapes, so one answer is one line.
 _LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
-def _parse_int(text: str):
-    return HugeInt(text) if len(text) > HugeInt.MAX_DIGITS else int(text)
 
 
 def _no_constant(name: str):
@@ -100,7 +96,7 @@ def _answer(line: str | bytes) -> dict:
     if not text:
         return {"error": "empty line: expected a JSON object"}
     try:
-        obj = load_json(text, parse_int=_parse_int, parse_constant=_no_constant)
+        obj = load_json(text, parse_int=parse_json_int, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
         return {"error": f"bad JSON: {e.msg.removesuffix(' at')} at column {e.colno}"}
     except KeyGivenTwice as e:
