@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from agents import arena, make_agent
 from agents.rule_based import RuleBasedAgent
+from mj_env.rules import PRESETS
 
 
 def seat_points(result: arena.DuplicateResult, n_walls: int, player: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -78,7 +79,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                    "(default: pretrained)")
     p.add_argument("--walls", type=int, default=2000, help="walls, each played in both seatings (default 2000)")
     p.add_argument("--seed", type=int, default=7, help="seed of the walls and the random numbers (default 7)")
-    p.add_argument("--rules", default="beijing", choices=("beijing", "hebei", "quemen"))
+    p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
     p.add_argument("--smoke", action="store_true", help="16 walls: seconds")
     args = p.parse_args(argv)
     if args.smoke:
