@@ -34,3 +34,16 @@ def test_duplicate_baseline_takes_every_preset(monkeypatch):
     db = load_example("duplicate_baseline")
     for name in PRESETS:
         assert db.parse_args(["--rules", name, "--smoke"]).rules == name
+
+
+def test_the_recipe_names_the_places_a_fourth_preset_fails_without():
+    """Following docs/modules.md's recipe literally with a copy of hebei under a new name left five tests failing
+    at places it did not name: the README's layout of modules, three tests that pin the list of presets, and the
+    rules.py checks that name a family (discard_bonus_all_pay is refused outside hebei scoring)."""
+    recipe = (ROOT / "docs" / "modules.md").read_text(encoding="utf-8").split("## Adding a fourth rule set", 1)[1]
+    for place in ("README", "Layout", "tests/test_audit_docs.py", "tests/test_tiles_rules.py",
+                  "tests/test_calculator_hardening.py", "tests/test_score_cli.py", "_USED_WHEN",
+                  "discard_bonus_all_pay"):
+        assert place in recipe, place
+    for name in RECIPE_NAMES:  # the command lines it names do spell the presets out
+        assert Path(name).name in recipe
