@@ -3,11 +3,18 @@ taken by every command line that reads the list of presets, and nothing outside 
 names spells the list of preset names out."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
+import numpy as np
+import pytest
 from example_modules import load_example
 
+from mj_env import actions as A
+from mj_env.baselines import uniform_legal
+from mj_env.engine import Engine
+from mj_env.families import FAMILIES
 from mj_env.rules import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,3 +54,21 @@ def test_the_recipe_names_the_places_a_fourth_preset_fails_without():
         assert place in recipe, place
     for name in RECIPE_NAMES:  # the command lines it names do spell the presets out
         assert Path(name).name in recipe
+
+
+def test_a_family_refusal_is_the_calculators_alone_as_the_recipe_says(monkeypatch):
+    """docs/modules.md lists ``refusal`` among a family's fields; the engine's legal wins never ask the family, so
+    a family that refuses a reading the rule fields allow (here: a win needs a pattern) ends a hand in play with
+    the engine's AssertionError. The recipe says so, and this holds it to what the engine does."""
+    hebei = FAMILIES["hebei"]
+    monkeypatch.setitem(FAMILIES, "hebei", dataclasses.replace(
+        hebei, patterns_of=lambda win, r, memo: hebei.patterns_of(win, r, memo) or None, refusal="no pattern"))
+    eng = Engine("hebei", num_tables=64, seed=0)
+    eng.reset()
+    rng = np.random.default_rng(0)
+    with pytest.raises(AssertionError, match="engine let seat .* win .* but the rules core says .*no pattern"):
+        for _ in range(3000):
+            mask = eng.legal_mask()
+            eng.step(np.where(mask[:, A.WIN], A.WIN, uniform_legal(mask, rng, empty_ok=True)))
+    recipe = (ROOT / "docs" / "modules.md").read_text(encoding="utf-8").split("## Adding a fourth rule set", 1)[1]
+    assert "read by the\n   calculator only" in recipe and "never ask the family" in recipe
