@@ -13,8 +13,10 @@ from example_modules import load_example
 
 from mj_env import actions as A
 from mj_env.baselines import uniform_legal
+from mj_env.calculator import evaluate
 from mj_env.engine import Engine
 from mj_env.families import FAMILIES
+from mj_env.hand_end import win_input
 from mj_env.rules import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,3 +74,23 @@ def test_a_family_refusal_is_the_calculators_alone_as_the_recipe_says(monkeypatc
             eng.step(np.where(mask[:, A.WIN], A.WIN, uniform_legal(mask, rng, empty_ok=True)))
     recipe = (ROOT / "docs" / "modules.md").read_text(encoding="utf-8").split("## Adding a fourth rule set", 1)[1]
     assert "read by the\n   calculator only" in recipe and "never ask the family" in recipe
+
+
+def test_a_family_special_win_is_never_offered_at_a_table_as_the_recipe_says(monkeypatch):
+    """A family's ``special_win`` (a win whatever the shape) is scored by the calculator, but play offers only
+    四惠牌 by the rule fields: the dealer's first turn holds a hand the family's special win takes, and the mask
+    has no win."""
+    hebei = FAMILIES["hebei"]
+    monkeypatch.setitem(FAMILIES, "hebei", dataclasses.replace(
+        hebei, special_win=lambda win: {"门清": 2} if win.self_draw else None))
+    eng = Engine("hebei", num_tables=1, seed=0)
+    eng.reset()
+    st = eng.state
+    seat = int(st.dealer[0])
+    st.winners[0, seat], st.win_from[0], st.win_tile[0] = True, -1, int(st.drawn[0])
+    got = evaluate(win_input(eng.rules, st, 0, seat))
+    st.winners[0, seat] = False
+    assert got["legal"] and got["patterns"] == {"门清": 2}
+    assert not eng.legal_mask()[0, A.WIN]
+    recipe = (ROOT / "docs" / "modules.md").read_text(encoding="utf-8").split("## Adding a fourth rule set", 1)[1]
+    assert "never won at a table" in recipe
