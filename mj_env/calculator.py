@@ -332,7 +332,7 @@ def _rules(value) -> RuleSet:
             raise InputError(f"unknown rules {short(value)}; choose one of {', '.join(PRESET_NAMES)}")
         return get_rules(value)
     if not isinstance(value, dict):
-        raise InputError(f"rules must be 'beijing', 'hebei', 'quemen' or an object, got {_kind(value)}")
+        raise InputError(f"rules must be {', '.join(map(repr, PRESET_NAMES))} or an object, got {_kind(value)}")
     if "name" not in value:
         raise InputError('rules: an object must name its preset, e.g. {"name": "beijing", ...}')
     name = value["name"]

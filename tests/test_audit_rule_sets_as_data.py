@@ -12,6 +12,7 @@ import pytest
 from example_modules import load_example
 
 from mj_env import actions as A
+from mj_env import calculator
 from mj_env.baselines import uniform_legal
 from mj_env.calculator import evaluate
 from mj_env.engine import Engine
@@ -94,3 +95,11 @@ def test_a_family_special_win_is_never_offered_at_a_table_as_the_recipe_says(mon
     assert not eng.legal_mask()[0, A.WIN]
     recipe = (ROOT / "docs" / "modules.md").read_text(encoding="utf-8").split("## Adding a fourth rule set", 1)[1]
     assert "never won at a table" in recipe
+
+
+def test_the_calculator_names_the_presets_it_takes(monkeypatch):
+    """The calculator's refusal of a rules value that is neither a name nor an object lists the presets from
+    PRESET_NAMES, so a fourth preset is named there too (the message was spelled out)."""
+    monkeypatch.setattr(calculator, "PRESET_NAMES", (*calculator.PRESET_NAMES, "toy"))
+    with pytest.raises(calculator.InputError, match="rules must be 'beijing', 'hebei', 'quemen', 'toy' or an object"):
+        calculator.evaluate({"rules": 5, "hand": "123m456p789s23s55z", "win_tile": "4s", "winner": 1, "dealer": 0})
