@@ -14,20 +14,9 @@ module                 generic part
 ``mj_env.calculator``  input checks, the calculator's answer, its bound on points
 =====================  ====================================================================
 
-Adding a fourth family takes:
-
-1. a module ``mj_env/families/<name>.py`` that ends with ``FAMILY = Family(name="<name>", ...)``
-   (its ``patterns_of``, ``order``, ``pattern_fan``, ``hand_payments``, ``kong_table``,
-   ``max_points_per_base``, and where they apply ``special_win``, ``ting_doubles``,
-   ``refusal``); the shared pattern tests of ``mj_env.patterns`` are there to reuse;
-2. its entry in `FAMILIES` below;
-3. its tests: a case table ``tests/cases/<name>_hands.json`` (every pattern scored by one case
-   and named as almost-but-not by another, ``tests/case_tables.py``) and a plain reference
-   scorer compared on random hands, as ``tests/test_scoring_hebei.py`` does.
-
-The rule set itself is data in ``mj_env.rules``: a family is played through a preset of the
-same name (``rules.Scoring``, ``PRESET_NAMES``, the preset's fields, and the checks of rule
-fields that only it reads); ``tests/test_families.py`` holds the two lists equal.
+Adding a fourth family (and its preset) takes what docs/modules.md lists, step by step: this
+package's module and its entry in `FAMILIES` below, the preset and its field checks in
+``mj_env.rules``, its Gymnasium id, the command lines' ``--rules`` choices, and its tests.
 """
 from __future__ import annotations
 
