@@ -201,12 +201,12 @@ def guard_output(prog: str) -> None:
 
 
 class HugeInt:
-    """Stands for a JSON integer with more digits than any field takes (``python -m
-    mj_env.score`` and the records checker decode those as this, never as an int): it is refused by every field, and
-    its repr names only its first digits, so no message prints or converts the whole number."""
+    """Stands for a JSON integer with more digits than any field takes (``python -m mj_env.score``
+    and ``python -m mj_env.records`` decode those as this, never as an int): it is refused by every
+    field, and its repr names only its first digits, so no message prints or converts the whole number."""
 
     __slots__ = ("digits",)
-    MAX_DIGITS = 40  # no field takes more than 7 digits
+    MAX_DIGITS = 40  # no calculator field takes more than 7 digits, no record field more than 13
 
     def __init__(self, digits: str) -> None:
         self.digits = digits
