@@ -255,9 +255,16 @@ def build() -> dict[str, np.ndarray]:
 
 
 def cache_paths() -> list[Path]:
-    """Where the cache is looked for, in order: inside the package, then the user cache."""
-    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return [Path(__file__).resolve().parent / "data" / FILE_NAME, home / "mj_env" / FILE_NAME]
+    """Where the cache is looked for, in order: inside the package, then the user cache (left out
+    where there is no home directory: no HOME and a user id without a passwd entry, as in a
+    container run under an arbitrary uid; the tables are then kept in memory if the package is
+    read-only)."""
+    paths = [Path(__file__).resolve().parent / "data" / FILE_NAME]
+    try:
+        home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except (RuntimeError, KeyError):  # Path.home(): RuntimeError since 3.11, KeyError (pwd) before
+        return paths
+    return paths + [home / "mj_env" / FILE_NAME]
 
 
 def save(tables: dict[str, np.ndarray], path: Path | None = None) -> Path:

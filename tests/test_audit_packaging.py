@@ -26,3 +26,37 @@ def test_the_numpy_floor_has_generator_spawn():
     assert hasattr(np.random.default_rng(0), "spawn")
     spec = _requirement("numpy").specifier
     assert not spec.contains("1.24.4") and spec.contains("1.25.0") and spec.contains("2.4.0")
+
+
+def _no_home(monkeypatch):
+    """No HOME and a user id that the passwd database does not know (a container under an arbitrary uid)."""
+    import pwd
+
+    def unknown(uid):
+        raise KeyError(f"getpwuid(): uid not found: {uid}")
+
+    monkeypatch.delenv("HOME", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(pwd, "getpwuid", unknown)
+
+
+def test_no_home_directory_leaves_out_the_user_cache_instead_of_crashing(tmp_path, monkeypatch):
+    """``cache_paths`` asked ``Path.home()`` unguarded: with no home directory it raised RuntimeError
+    (KeyError before Python 3.11), and the first table lookup, so the first ``reset``, crashed even where
+    the package's own data folder was writable. The user cache is left out instead."""
+    from mj_env import tables
+
+    _no_home(monkeypatch)
+    paths = tables.cache_paths()
+    assert paths == [Path(tables.__file__).resolve().parent / "data" / tables.FILE_NAME]
+
+    # and the tables are still had: built and kept in memory, with a warning, when no path is writable
+    cached = {name: tables.get(name) for name in tables.NAMES}
+    monkeypatch.setattr(tables, "build", lambda: {k: v.copy() for k, v in cached.items()})
+    monkeypatch.setattr(tables, "_cache", {})
+    monkeypatch.setattr(tables, "_source", None)
+    (tmp_path / "a_file").write_text("")  # no folder can be made under a file: the package data is not writable
+    monkeypatch.setattr(tables, "__file__", str(tmp_path / "a_file" / "mj_env" / "tables.py"))
+    with pytest.warns(RuntimeWarning, match="hand tables not cached"):
+        need = tables.get("need")
+    assert np.array_equal(need, cached["need"])
