@@ -34,7 +34,8 @@ The tables below are indexed by a *part index*: the key itself for a suit, and
   held four times gets its fifth copy here (``need_of``): waits need no special case.
 
 The tables are built by dynamic programming over the keys (a few seconds), cached as an
-``.npz`` (``mj_env/data/`` when writable, else ``~/.cache/mj_env/``) and loaded on first use,
+``.npz`` (in a checkout ``mj_env/data/`` when writable, else ``~/.cache/mj_env/``; an installed
+copy the other way round: ``cache_paths``) and loaded on first use,
 once per process. ``python -m mj_env.tables --rebuild`` rebuilds the cache.
 """
 from __future__ import annotations
@@ -255,16 +256,22 @@ def build() -> dict[str, np.ndarray]:
 
 
 def cache_paths() -> list[Path]:
-    """Where the cache is looked for, in order: inside the package, then the user cache (left out
-    where there is no home directory: no HOME and a user id without a passwd entry, as in a
-    container run under an arbitrary uid; the tables are then kept in memory if the package is
-    read-only)."""
-    paths = [Path(__file__).resolve().parent / "data" / FILE_NAME]
+    """Where the cache is looked for and written, in order. In a checkout (``pyproject.toml`` beside
+    the package, as for ``pip install -e .``): inside the package (``mj_env/data/``, which git
+    ignores), then the user cache. In an installed copy (site-packages) the user cache comes first,
+    so that the package folder is not written into and ``pip uninstall`` leaves no file behind (a
+    leftover ``mj_env/data/`` made ``import mj_env`` find an empty namespace package); its data folder
+    is read if it holds the tables and is written only when the user cache cannot be. The user cache
+    is left out where there is no home directory (no HOME and a user id without a passwd entry, as in
+    a container run under an arbitrary uid)."""
+    package = Path(__file__).resolve().parent
+    paths = [package / "data" / FILE_NAME]
     try:
         home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     except (RuntimeError, KeyError):  # Path.home(): RuntimeError since 3.11, KeyError (pwd) before
         return paths
-    return paths + [home / "mj_env" / FILE_NAME]
+    user = home / "mj_env" / FILE_NAME
+    return paths + [user] if (package.parent / "pyproject.toml").is_file() else [user] + paths
 
 
 def save(tables: dict[str, np.ndarray], path: Path | None = None) -> Path:

@@ -60,3 +60,36 @@ def test_no_home_directory_leaves_out_the_user_cache_instead_of_crashing(tmp_pat
     with pytest.warns(RuntimeWarning, match="hand tables not cached"):
         need = tables.get("need")
     assert np.array_equal(need, cached["need"])
+
+
+def _tables_at(monkeypatch, package: Path):
+    from mj_env import tables
+
+    monkeypatch.setattr(tables, "__file__", str(package / "tables.py"))
+    return tables
+
+
+def test_an_installed_copy_writes_its_cache_to_the_user_cache_not_into_site_packages(tmp_path, monkeypatch):
+    """An installed copy wrote its 7 MiB cache into ``site-packages/mj_env/data/``, a file pip's RECORD
+    does not list: ``pip uninstall mj-env`` left it behind, and with it a ``mj_env/`` folder that
+    ``import mj_env`` then took for an empty namespace package. Installed, the user cache comes first;
+    in a checkout (``pyproject.toml`` beside the package) the package's git-ignored data folder, as before."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    user = tmp_path / "xdg" / "mj_env"
+    site = tmp_path / "site-packages" / "mj_env"
+    site.mkdir(parents=True)
+    tables = _tables_at(monkeypatch, site)
+    assert tables.cache_paths() == [user / tables.FILE_NAME, site / "data" / tables.FILE_NAME]
+
+    cached = {name: tables.get(name) for name in tables.NAMES}
+    monkeypatch.setattr(tables, "build", lambda: {k: v.copy() for k, v in cached.items()})
+    monkeypatch.setattr(tables, "_cache", {})
+    monkeypatch.setattr(tables, "_source", None)
+    assert tables.load() == user / tables.FILE_NAME
+    assert [p.name for p in site.iterdir()] == []  # nothing written into the installed package
+
+    repo = tmp_path / "repo"
+    (repo / "mj_env").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text("[project]\n")
+    tables = _tables_at(monkeypatch, repo / "mj_env")
+    assert tables.cache_paths() == [repo / "mj_env" / "data" / tables.FILE_NAME, user / tables.FILE_NAME]
