@@ -93,3 +93,52 @@ def test_an_installed_copy_writes_its_cache_to_the_user_cache_not_into_site_pack
     (repo / "pyproject.toml").write_text("[project]\n")
     tables = _tables_at(monkeypatch, repo / "mj_env")
     assert tables.cache_paths() == [repo / "mj_env" / "data" / tables.FILE_NAME, user / tables.FILE_NAME]
+
+
+def test_the_wheel_holds_the_players_and_no_local_cache_and_runs_from_outside_the_checkout(tmp_path):
+    """A wheel built from a checkout (the package sources as they are, with the hand-table cache that any
+    run leaves in the git-ignored ``mj_env/data/``) holds the three shipped players and nothing of the
+    checkout's own: ``mj_env = ["data/*.npz"]`` in package-data carried the 7 MiB cache into the wheel
+    whenever the builder had run the env (7.5 MB instead of 0.7), so what a wheel held depended on the
+    builder's machine. Unpacked outside the checkout it imports from there, its entry point gives the
+    pretrained players, and its cache goes to the user cache."""
+    setuptools = pytest.importorskip("setuptools")
+    if int(setuptools.__version__.split(".")[0]) < 68:
+        pytest.skip("pyproject.toml's build-system needs setuptools>=68")
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+
+    from mj_env import tables
+
+    src = tmp_path / "src"
+    for name in ("mj_env", "agents"):
+        shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    (src / "mj_env" / "data").mkdir(exist_ok=True)
+    (src / "mj_env" / "data" / tables.FILE_NAME).write_bytes(b"a checkout's cache")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index",
+                    "-w", str(tmp_path / "dist"), str(src)], check=True, timeout=300, capture_output=True)
+    (wheel,) = (tmp_path / "dist").glob("mj_env-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        z.extractall(tmp_path / "site")
+    assert {n.split("/")[0] for n in names} == {"mj_env", "agents", wheel.name.split("-py3")[0] + ".dist-info"}
+    assert {n for n in names if "/data/" in n} == {f"agents/data/pretrained_{r}.pt" for r in ("beijing", "hebei", "quemen")}
+    assert not [n for n in names if n.endswith((".npz", ".pyc")) or "tests" in n]
+
+    script = (
+        "import mj_env, agents.pretrained, mj_env.tables as t\n"
+        "from mj_env.baselines import plugin_agent_names\n"
+        "print(mj_env.__file__, agents.pretrained.DATA, t.cache_paths()[0], plugin_agent_names(), sep='\\n')\n"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("PYTHONPATH", "XDG_CACHE_HOME")}
+    env.update(PYTHONPATH=str(tmp_path / "site"), XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    run = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=300, check=True)
+    module, data, cache, plugins = run.stdout.splitlines()
+    assert Path(module) == tmp_path / "site" / "mj_env" / "__init__.py"
+    assert sorted(p.name for p in Path(data).iterdir()) == [f"pretrained_{r}.pt" for r in ("beijing", "hebei", "quemen")]
+    assert Path(cache) == tmp_path / "xdg" / "mj_env" / tables.FILE_NAME and "pretrained" in plugins
