@@ -177,3 +177,13 @@ def test_install_hints_of_the_installed_modules_name_the_distribution_not_a_chec
         baselines.make_named_agent("pretrained")
     assert "pip install 'mj-env[train]'" in str(err.value) and "install -e" not in str(err.value)
     assert "agents.arena" in sys.modules
+
+
+def test_the_readme_says_what_only_a_checkout_holds():
+    """The wheel holds ``mj_env`` and ``agents`` only (the test above); the README's quick start ran
+    ``train.py`` and its tests as if everyone had the repository, and never said that ``pip install .``
+    leaves ``train.py``, ``examples/``, ``benchmarks/`` and ``tests/`` behind."""
+    quick_start = (ROOT / "README.md").read_text().split("## Quick start", 1)[1].split("```", 1)[0]
+    assert "checkout" in quick_start and "pip install ." in quick_start
+    for part in ("`train.py`", "`examples/`", "`benchmarks/`", "`tests/`"):
+        assert part in quick_start, part
