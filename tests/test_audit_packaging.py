@@ -187,3 +187,22 @@ def test_the_readme_says_what_only_a_checkout_holds():
     assert "checkout" in quick_start and "pip install ." in quick_start
     for part in ("`train.py`", "`examples/`", "`benchmarks/`", "`tests/`"):
         assert part in quick_start, part
+
+
+def test_git_ignores_what_building_the_package_leaves_in_the_checkout(tmp_path):
+    """``pip install .`` and ``pip wheel .`` build in the checkout: setuptools leaves ``build/`` (and a wheel
+    goes to ``dist/`` with ``python -m build``), which ``git status`` listed as untracked files to commit."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("no git")
+    (tmp_path / "build" / "lib").mkdir(parents=True)
+    (tmp_path / "build" / "lib" / "x.py").write_text("")
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "dist" / "mj_env-0.1.0-py3-none-any.whl").write_text("")
+    shutil.copy(ROOT / ".gitignore", tmp_path / ".gitignore")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=60)
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path, check=True,
+                            capture_output=True, text=True, timeout=60).stdout.split()
+    assert status == ["??", ".gitignore"], status
