@@ -100,7 +100,8 @@ def test_the_wheel_holds_the_players_and_no_local_cache_and_runs_from_outside_th
     run leaves in the git-ignored ``mj_env/data/``) holds the three shipped players and nothing of the
     checkout's own: ``mj_env = ["data/*.npz"]`` in package-data carried the 7 MiB cache into the wheel
     whenever the builder had run the env (7.5 MB instead of 0.7), so what a wheel held depended on the
-    builder's machine. Unpacked outside the checkout it imports from there, its entry point gives the
+    builder's machine (and once a build had listed it in ``mj_env.egg-info/SOURCES.txt``, setuptools kept
+    carrying it until MANIFEST.in pruned it). Unpacked outside the checkout it imports from there, its entry point gives the
     pretrained players, and its cache goes to the user cache."""
     setuptools = pytest.importorskip("setuptools")
     if int(setuptools.__version__.split(".")[0]) < 68:
@@ -115,13 +116,28 @@ def test_the_wheel_holds_the_players_and_no_local_cache_and_runs_from_outside_th
     src = tmp_path / "src"
     for name in ("mj_env", "agents"):
         shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "MANIFEST.in"):
         shutil.copy(ROOT / name, src / name)
     (src / "mj_env" / "data").mkdir(exist_ok=True)
     (src / "mj_env" / "data" / tables.FILE_NAME).write_bytes(b"a checkout's cache")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index",
-                    "-w", str(tmp_path / "dist"), str(src)], check=True, timeout=300, capture_output=True)
-    (wheel,) = (tmp_path / "dist").glob("mj_env-*.whl")
+
+    def build(dist):
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index",
+                        "-w", str(tmp_path / dist), str(src)], check=True, timeout=300, capture_output=True)
+        shutil.rmtree(src / "build")
+        (wheel,) = (tmp_path / dist).glob("mj_env-*.whl")
+        return wheel
+
+    # a checkout built once under the old package-data: its egg-info's SOURCES.txt lists the cache, which
+    # setuptools reads again on the next build (MANIFEST.in prunes it)
+    config = (src / "pyproject.toml").read_text()
+    old = config.replace('agents = ["data/*.pt"]', 'mj_env = ["data/*.npz"]\nagents = ["data/*.pt"]', 1)
+    assert old != config
+    (src / "pyproject.toml").write_text(old)
+    with zipfile.ZipFile(build("old")) as z:
+        assert f"mj_env/data/{tables.FILE_NAME}" in z.namelist()
+    (src / "pyproject.toml").write_text(config)
+    wheel = build("dist")
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
         z.extractall(tmp_path / "site")
