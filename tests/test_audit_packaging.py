@@ -106,6 +106,10 @@ def test_the_wheel_holds_the_players_and_no_local_cache_and_runs_from_outside_th
     setuptools = pytest.importorskip("setuptools")
     if int(setuptools.__version__.split(".")[0]) < 68:
         pytest.skip("pyproject.toml's build-system needs setuptools>=68")
+    try:  # setuptools builds wheels itself from 70.1 on, before that with the wheel package
+        import setuptools.command.bdist_wheel
+    except ImportError:
+        pytest.importorskip("wheel")
     import shutil
     import subprocess
     import sys
