@@ -430,7 +430,7 @@ def missing_module(name: str, needed_for: str, extra: str = "train") -> str | No
         importlib.import_module(name)
     except ImportError:
         return (f"{name} is needed for {needed_for}: pip install {name} (it comes with the {extra} extra: "
-                f"pip install 'mj-env[{extra}]')")
+                f"pip install -e '.[{extra}]')")
     return None
 
 

@@ -558,6 +558,6 @@ def make_named_agent(spec: str, rules: str | RuleSet = "beijing"):
                 return ep.load()(spec, rules=rules)
             except ImportError as e:
                 raise ValueError(f"agent {spec[:40]!r} comes from {ep.value}, which needs {e.name or e}: "
-                                 "install the training extra (pip install 'mj-env[train]')") from None
+                                 "install the training extra (pip install -e '.[train]')") from None
     raise ValueError(f"unknown agent {spec[:40]!r}: use one of "
                      f"{', '.join(BASELINES + plugin_agent_names())}")

@@ -340,7 +340,7 @@ def test_the_arena_plot_without_matplotlib_names_the_plot_extra(monkeypatch, cap
     with pytest.raises(SystemExit) as e:
         arena.main(["--agents", "rule,random", "--hands", "2", "--quiet", "--plot", str(tmp_path / "p.png")])
     err = capsys.readouterr().err
-    assert e.value.code == 2 and "matplotlib is needed for --plot" in err and "'mj-env[plot]'" in err, err
+    assert e.value.code == 2 and "matplotlib is needed for --plot" in err and "'.[plot]'" in err, err
 
 
 def test_the_intervals_without_scipy_name_the_install(monkeypatch):
@@ -372,7 +372,7 @@ def test_the_curve_without_matplotlib_names_the_plot_extra(monkeypatch, capsys, 
     with pytest.raises(SystemExit) as e:
         curve.main([str(tmp_path / "progress.csv"), "--out", str(tmp_path / "c.png")])
     err = capsys.readouterr().err
-    assert e.value.code == 2 and "matplotlib is needed for the curve" in err and "'mj-env[plot]'" in err
+    assert e.value.code == 2 and "matplotlib is needed for the curve" in err and "'.[plot]'" in err
 
 
 def test_train_without_scipy_is_refused_before_it_trains(monkeypatch, capsys):

@@ -164,41 +164,6 @@ def test_the_wheel_holds_the_players_and_no_local_cache_and_runs_from_outside_th
     assert Path(cache) == tmp_path / "xdg" / "mj_env" / tables.FILE_NAME and "pretrained" in plugins
 
 
-def test_install_hints_of_the_installed_modules_name_the_distribution_not_a_checkout(monkeypatch):
-    """The arena's and ``make_named_agent``'s messages for a missing extra said ``pip install -e '.[train]'``,
-    which works only at the root of a checkout; from an installed copy (run anywhere) it fails. They name
-    the distribution's extra, ``pip install 'mj-env[train]'``, which pip resolves against the installed
-    copy, editable or not."""
-    import importlib
-    import sys
-
-    from agents.arena import missing_module
-    from mj_env import baselines
-
-    real_import = importlib.import_module
-
-    def without_scipy(name, *args):
-        if name == "scipy":
-            raise ImportError("No module named 'scipy'", name="scipy")
-        return real_import(name, *args)
-
-    monkeypatch.setattr(importlib, "import_module", without_scipy)
-    message = missing_module("scipy", "the 95% intervals")
-    assert "pip install 'mj-env[train]'" in message and "install -e" not in message
-
-    class NeedsTorch:
-        name, value = "pretrained", "agents.pretrained:make_pretrained"
-
-        def load(self):
-            raise ImportError("No module named 'torch'", name="torch")
-
-    monkeypatch.setattr(baselines, "entry_points", lambda group: [NeedsTorch()])
-    with pytest.raises(ValueError, match=r"needs torch: install the training extra") as err:
-        baselines.make_named_agent("pretrained")
-    assert "pip install 'mj-env[train]'" in str(err.value) and "install -e" not in str(err.value)
-    assert "agents.arena" in sys.modules
-
-
 def test_the_readme_says_what_only_a_checkout_holds():
     """The wheel holds ``mj_env`` and ``agents`` only (the test above); the README's quick start ran
     ``train.py`` and its tests as if everyone had the repository, and never said that ``pip install .``
