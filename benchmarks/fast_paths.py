@@ -77,14 +77,12 @@ def switched_off(paths: tuple[str, ...]):
          Engine._update_mask_one) = saved
 
 
-def aec_rate(rules: str, seconds: float, seed: int) -> float:
-    """Decisions per second of the AEC env under random legal play."""
-    env = mj_env.env(rules=rules)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    decisions, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        for agent in env.agent_iter(max_iter=500):
+def random_play(env, rng: np.random.Generator, more) -> int:
+    """Random legal play of the AEC env ``env`` (reset already) while ``more(decisions so far)`` holds (asked
+    every 500 steps), dealing again where a match ends; returns the decisions made."""
+    decisions = 0
+    while more(decisions):
+        for _agent in env.agent_iter(max_iter=500):
             obs, _r, term, trunc, _i = env.last()
             if term or trunc:
                 env.step(None)
@@ -93,13 +91,23 @@ def aec_rate(rules: str, seconds: float, seed: int) -> float:
             decisions += 1
         if not env.agents:
             env.reset(seed=int(rng.integers(1 << 31)))
+    return decisions
+
+
+def aec_rate(rules: str, seconds: float, seed: int) -> float:
+    """Decisions per second of the AEC env under random legal play."""
+    env = mj_env.env(rules=rules)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    t0 = time.perf_counter()
+    decisions = random_play(env, rng, lambda _n: time.perf_counter() - t0 < seconds)
     return decisions / (time.perf_counter() - t0)
 
 
 PATHS = ("claims", "observe", "hand", "step", "draw", "masks")
 VARIANTS = {"all fast paths": (), **{f"{p} off": (p,) for p in PATHS}, "all off": PATHS}
 WARMUP_DECISIONS = 300
-"""Untimed decisions per rule set and code path before the first round (about three hands)."""
+"""Untimed decisions per rule set and code path before the first round, at least (about three hands)."""
 
 
 def warm_up(rules: str, decisions: int = WARMUP_DECISIONS) -> None:
@@ -112,18 +120,7 @@ def warm_up(rules: str, decisions: int = WARMUP_DECISIONS) -> None:
         with switched_off(paths):
             env = mj_env.env(rules=rules)
             env.reset(seed=0)
-            rng = np.random.default_rng(0)
-            done = 0
-            while done < decisions:
-                for _agent in env.agent_iter(max_iter=decisions):
-                    obs, _r, term, trunc, _i = env.last()
-                    if term or trunc:
-                        env.step(None)
-                        continue
-                    env.step(int(uniform_legal(obs["action_mask"][None], rng)[0]))
-                    done += 1
-                if not env.agents:
-                    env.reset(seed=int(rng.integers(1 << 31)))
+            random_play(env, np.random.default_rng(0), lambda n: n < decisions)
 
 
 def main(argv=None) -> dict:
