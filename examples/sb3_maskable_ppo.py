@@ -10,6 +10,7 @@ slower). ``MaskablePPO`` reads the legal actions through ``env_method("action_ma
     python examples/sb3_maskable_ppo.py --timesteps 200000 --n-envs 64
     python examples/sb3_maskable_ppo.py --one-table-envs --n-envs 8     # SB3's DummyVecEnv
     python examples/sb3_maskable_ppo.py --obs v2      # observations with the rules core's tiles-to-win planes
+    python examples/sb3_maskable_ppo.py --random-learner --eval-hands 2000   # the score to learn from: no training
     python examples/sb3_maskable_ppo.py --smoke       # a few seconds, what CI runs
 """
 from __future__ import annotations
@@ -31,6 +32,7 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
                      "pip install -e '.[examples]' (after pip install torch==2.13.0, a CPU wheel)") from None
 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
+from agents.arena import mean_ci95
 from mj_env.baselines import BASELINES
 from mj_env.engine import MAX_TABLES
 from mj_env.rules import PRESETS
@@ -42,8 +44,9 @@ MAX_SEED = 2**32 - 1
 """The largest --seed: SB3 seeds NumPy's legacy generator, which takes 32 bits."""
 
 
-def evaluate(model, rules: str, opponents: str, hands: int, seed: int, obs: str = "v1") -> float:
-    """Mean points per hand of the trained policy (sampling): one hand at each of ``hands`` tables, all at once."""
+def evaluate(model, rules: str, opponents: str, hands: int, seed: int, obs: str = "v1") -> np.ndarray:
+    """The points of the trained policy (sampling) in each of ``hands`` hands: one hand at each of ``hands``
+    tables, all at once."""
     env = MahjongSingleAgentVectorEnv(hands, rules=rules, opponents=opponents, seed=seed,
                                       autoreset_mode=AutoresetMode.NEXT_STEP, obs=obs)
     obs, _ = env.reset(seed=seed)
@@ -53,7 +56,24 @@ def evaluate(model, rules: str, opponents: str, hands: int, seed: int, obs: str 
         obs, reward, term, trunc, _ = env.step(action)
         total[~done] += reward[~done]
         done |= term | trunc
-    return float(total.mean())
+    return total
+
+
+class RandomLegalLearner:
+    """A learner that picks uniformly among the legal actions (``predict`` as SB3's models have it): what
+    a trained policy's score is read against."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def predict(self, obs, action_masks, deterministic=False):
+        legal = np.asarray(action_masks, dtype=bool)
+        return np.where(legal, self.rng.random(legal.shape), -1.0).argmax(axis=1), None
+
+
+def points_text(points: np.ndarray, opponents: str) -> str:
+    mean, low, high = mean_ci95(points)
+    return f"{mean:+.3f} [{low:+.3f}, {high:+.3f}] points/hand over {len(points)} hands vs {opponents}"
 
 
 def main(argv=None):
@@ -72,6 +92,8 @@ def main(argv=None):
                    help="SB3's DummyVecEnv of one-table envs instead of the batched VecEnv")
     p.add_argument("--eval-hands", type=int, default=200, help="hands for the final evaluation")
     p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1")
+    p.add_argument("--random-learner", action="store_true",
+                   help="no training: evaluate a learner that picks uniformly among the legal actions, on the same hands")
     p.add_argument("--smoke", action="store_true", help="tiny settings, in place of the size flags given: a few seconds")
     args = p.parse_args(argv)
     for flag, value, high in (("--timesteps", args.timesteps, 10**10), ("--n-envs", args.n_envs, MAX_TABLES),
@@ -91,6 +113,11 @@ def main(argv=None):
     if rollout < 2 or rollout % min(batch, rollout) == 1:
         p.error(f"--n-envs x --n-steps = {args.n_envs} x {n_steps} = {rollout} decisions per rollout leaves a "
                 f"minibatch of one (minibatches of {batch}), which MaskablePPO cannot normalize; change either")
+    if args.random_learner:
+        points = evaluate(RandomLegalLearner(args.seed), args.rules, args.opponents, args.eval_hands, seed=10_000,
+                          obs=args.obs)
+        print(f"a random legal learner: {points_text(points, args.opponents)}")
+        return float(points.mean())
     if args.one_table_envs:
         venv = make_vec_env(f"mj_env/{args.rules.capitalize()}-v0", n_envs=args.n_envs, seed=args.seed,
                             env_kwargs={"opponents": args.opponents, "obs": args.obs})
@@ -102,11 +129,10 @@ def main(argv=None):
     model.learn(total_timesteps=args.timesteps)
     trained = model.num_timesteps  # SB3 fills whole rollouts: --timesteps rounded up to n_envs x n_steps
     sps = trained / (time.time() - t0)
-    score = evaluate(model, args.rules, args.opponents, args.eval_hands, seed=10_000, obs=args.obs)
+    points = evaluate(model, args.rules, args.opponents, args.eval_hands, seed=10_000, obs=args.obs)
     kind = "one-table envs" if args.one_table_envs else "tables in one batched VecEnv"
-    print(f"trained {trained} steps at {sps:.0f} steps/s ({args.n_envs} {kind}); "
-          f"{score:+.3f} points/hand over {args.eval_hands} hands vs {args.opponents}")
-    return score
+    print(f"trained {trained} steps at {sps:.0f} steps/s ({args.n_envs} {kind}); {points_text(points, args.opponents)}")
+    return float(points.mean())
 
 
 if __name__ == "__main__":

@@ -25,7 +25,20 @@ def run_smoke(script: str, timeout: int = 240, extra: tuple | list = ()) -> str:
 
 def test_sb3_maskable_ppo_smoke():
     pytest.importorskip("sb3_contrib")
-    assert "points/hand" in run_smoke("sb3_maskable_ppo.py")
+    out = run_smoke("sb3_maskable_ppo.py")
+    assert "points/hand over 2 hands vs rule" in out and out.startswith("trained ")
+
+
+def test_sb3_random_learner_is_scored_on_the_evaluation_hands_without_training():
+    pytest.importorskip("sb3_contrib")
+    out = run_smoke("sb3_maskable_ppo.py", extra=("--random-learner",))
+    assert out.startswith("a random legal learner: ") and "trained" not in out
+    sb3 = load_example("sb3_maskable_ppo")
+    learner = sb3.RandomLegalLearner(0)
+    masks = np.zeros((500, 5), dtype=bool)
+    masks[:, [1, 3]] = True
+    picked, _ = learner.predict(None, masks)
+    assert set(np.unique(picked)) == {1, 3}     # only legal actions, and both of them
 
 
 def test_tianshou_smoke():
