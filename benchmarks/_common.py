@@ -153,6 +153,13 @@ def code_line(code: dict) -> str:
             + (f" with uncommitted changes in {', '.join(dirty)}" if dirty else ""))
 
 
+def machine_line(m: dict) -> str:
+    """``machine: CPU, N cores, M GiB; python X, numpy Y; date; load average [...]``: the line every benchmark
+    prints of ``machine_info()``."""
+    return (f"machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB; python {m['python']}, "
+            f"numpy {m['numpy']}; {m['date']}; load average {m['load_average']}")
+
+
 def machine_info() -> dict:
     """What the numbers were measured on (stored with every result file)."""
     try:

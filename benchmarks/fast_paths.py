@@ -35,7 +35,7 @@ from pathlib import Path
 
 import _args
 import numpy as np
-from _common import code_line, code_version, machine_info
+from _common import code_line, code_version, machine_info, machine_line
 from _peers import read_hand_tables
 
 import mj_env
@@ -146,8 +146,7 @@ def main(argv=None) -> dict:
     out = {"machine": machine_info(), "code": code_version(ROOT), "seconds": a.seconds, "repeat": a.repeat,
            "rows": [{"rules": r, "variant": v, "decisions_per_s": round(x)} for (r, v), x in best.items()]}
     m = out["machine"]
-    print(f"machine: {m['cpu']}, {m['cores']} cores; python {m['python']}, numpy {m['numpy']}; {m['date']}; "
-          f"load average {m['load_average']}\n{code_line(out['code'])}\n"
+    print(f"{machine_line(m)}\n{code_line(out['code'])}\n"
           f"the AEC env (one table), {a.seconds:g} s per variant and round, best of {a.repeat} round(s)")
     print(f"{'rules':8} {'variant':16} {'decisions/s':>12} {'vs all fast paths':>18}")
     for (rules, name), rate in best.items():

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import _args
 import numpy as np
-from _common import code_line, code_version, machine_info
+from _common import code_line, code_version, machine_info, machine_line
 from _peers import read_hand_tables
 
 import mj_env.features as F
@@ -71,10 +71,9 @@ def main(argv=None) -> list[dict]:
     _args.in_range(p, "--steps", a.steps, 1)
     read_hand_tables()  # untimed: else the first row's first steps read them (0.2 s of the rule agent's time)
     m = machine_info()
-    print(f"machine: {m['cpu']}, {m['cores']} cores; python {m['python']}, numpy {m['numpy']}; {m['date']}; "
-          f"BLAS threads not pinned (OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')})")
+    print(f"{machine_line(m)}; BLAS threads not pinned (OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')})")
     print(code_line(code_version(Path(__file__).resolve().parents[1])))
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {a.steps} steps timed per row")
+    print(f"{a.steps} steps timed per row")
     print("| rules | batch | mj_obs_v2 planes ms/batch | rule agent ms/batch | observations/s | tiles_to_win hands/batch |")
     print("| --- | --- | --- | --- | --- | --- |")
     rows = []

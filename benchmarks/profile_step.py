@@ -52,7 +52,7 @@ for _k, _v in {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THR
     os.environ.setdefault(_k, _v)   # before NumPy loads: one thread, as in throughput.py
 
 import _args
-from _common import code_line, code_version, machine_info
+from _common import code_line, code_version, machine_info, machine_line
 from _peers import make_engine, make_vector
 
 import mj_env
@@ -478,8 +478,7 @@ def main(argv=None) -> int:
     busy = base["cpu_ms_per_step"] < 0.9 * base["ms_per_step"]
     head = (f"profile_step: {args.env} env, rules={args.rules}, batch {args.batch}, {args.steps} steps per pass "
             f"after {args.warmup_steps} warm-up steps (tables desynchronised first; set-up {setup_s:.1f} s)\n"
-            f"machine: {machine['cpu']}, {machine['cores']} cores, load average {machine['load_average']}; "
-            f"python {machine['python']}, numpy {machine['numpy']}; {machine['date']}\n"
+            f"{machine_line(machine)}\n"
             + code_line(code) + "\n"
             f"baseline (no profiler): {base['ms_per_step']:.2f} ms/step wall, {base['cpu_ms_per_step']:.2f} ms CPU "
             f"= {dps:,.0f} decisions/s"

@@ -79,7 +79,7 @@ if ARGS is not None:  # before NumPy is imported, or the BLAS thread pool is alr
         os.environ[var] = str(ARGS.threads)
 
 import numpy as np
-from _common import MaskedSampler, code_line, code_version, machine_info
+from _common import MaskedSampler, code_line, code_version, machine_info, machine_line
 
 from mj_env.baselines import RuleBasedAgent
 from mj_env.determinize import determinize, ting_waits
@@ -290,9 +290,7 @@ def main(a) -> None:
     machine, code = machine_info(), code_version(ROOT)
     print(f"mj_env search copies, rules={a.rules if not a.ting_mixing else 'quemen'}; "
           f"{a.seconds:g} s per row, one thread")
-    print(f"machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory_gib']} GiB; "
-          f"python {machine['python']}, numpy {machine['numpy']}; {machine['date']}; "
-          f"load average {machine['load_average']}")
+    print(machine_line(machine))
     print(code_line(code))
     print()
     if a.ting_mixing:

@@ -58,6 +58,7 @@ from _common import (
     code_version,
     float_argmax_sample,
     machine_info,
+    machine_line,
 )
 from _peers import FACTORIES, read_hand_tables
 
@@ -581,9 +582,7 @@ def main(argv=None) -> int:
                      f"ru_maxrss starts from): theirs is at most that")
     print(f"mj_env throughput, rules={args.rules}: random legal actions, {args.seconds:g} s timed after "
           f"{args.warmup:g} s warm-up per row, each row its own process, one thread")
-    print(f"machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory_gib']} GiB; "
-          f"python {machine['python']}, numpy {machine['numpy']}; {machine['date']}; "
-          f"load average {machine['load_average']} -> {machine['load_average_end']}")
+    print(f"{machine_line(machine)} -> {machine['load_average_end']}")
     print(code_line(code))
     print()
     print(table(results, {p: peers.get(p) for p in RATIO_PEERS if p in peers}))
