@@ -275,10 +275,11 @@ def get_rules(rules: str | dict | RuleSet = "beijing", **overrides) -> RuleSet:
         if both:
             raise RuleError(f"rule field(s) {', '.join(both)[:80]} given both in the rules object and as "
                             "keyword arguments; give each once")
-        if type(_plain_scalar(fields_.get("flowers"))) is bool and "n_tiles" not in fields_ and "n_tiles" not in overrides:
+        flowers = _plain_scalar(fields_.get("flowers"))
+        if type(flowers) is bool and "n_tiles" not in fields_ and "n_tiles" not in overrides:
             # the object form names flowers alone (n_tiles bears on no score, so rules_json leaves it
             # out): 144 tiles go with flowers, as the calculator reads the same object
-            fields_["n_tiles"] = 144 if _plain_scalar(fields_["flowers"]) else 136
+            fields_["n_tiles"] = 144 if flowers else 136
         rules, overrides = name, {**fields_, **overrides}
     if isinstance(rules, RuleSet):
         base = rules
