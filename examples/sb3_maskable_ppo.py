@@ -33,7 +33,7 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
 from agents.arena import mean_ci95
-from mj_env.baselines import BASELINES
+from mj_env.baselines import BASELINES, uniform_legal
 from mj_env.engine import MAX_TABLES
 from mj_env.rules import PRESETS
 from mj_env.sb3 import MahjongSB3VecEnv
@@ -67,8 +67,7 @@ class RandomLegalLearner:
         self.rng = np.random.default_rng(seed)
 
     def predict(self, obs, action_masks, deterministic=False):
-        legal = np.asarray(action_masks, dtype=bool)
-        return np.where(legal, self.rng.random(legal.shape), -1.0).argmax(axis=1), None
+        return uniform_legal(action_masks, self.rng), None
 
 
 def points_text(points: np.ndarray, opponents: str) -> str:
