@@ -199,7 +199,8 @@ def score_win(win: Win) -> dict:
     rules = win.rules
     chi = [n for n, m in enumerate(win.melds) if m.type == "chi"]
     if chi and not rules.chi:  # well-formed tiles, a hand the rules cannot make: not a malformed line
-        return _illegal(f"melds[{chi[0]}] is a chi, and rules {rules.name!r} have no chi")
+        without = f"rules {rules.name!r}" + (" with chi=false" if preset_diff(rules, ["chi"]) else "")
+        return _illegal(f"melds[{chi[0]}] is a chi, and {without} have no chi")
     before = (win.winner - 1) % 4
     wrong = [n for n in chi if win.melds[n].source not in (None, before)]  # no from: the seat before
     if wrong:  # docs/RULES.md 4.2: only the next player may chi

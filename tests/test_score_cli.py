@@ -420,3 +420,11 @@ def test_help_and_stray_arguments(capsys):
     p = subprocess.run([sys.executable, "-m", "mj_env.score", "--help"], input=b"", capture_output=True,
                        check=False, cwd=ROOT, timeout=60)
     assert p.returncode == 0 and p.stdout.startswith(b"usage:")
+
+
+def test_a_chi_under_beijing_with_chi_off_names_the_field():
+    """The chi refusal names the rule that forbids it: the preset's own (hebei, quemen), or the ``chi`` field
+    set to false on beijing, which has chi as a preset (the message named the preset alone before)."""
+    line = {"rules": {"name": "beijing", "chi": False}, "hand": "23m456m55p", "win_tile": "1m", "winner": 1,
+            "dealer": 0, "melds": [{"type": "chi", "tiles": "456s", "from": 0}, {"type": "pong", "tiles": "777p", "from": 2}]}
+    assert evaluate(line) == {"legal": False, "reason": "melds[0] is a chi, and rules 'beijing' with chi=false have no chi"}
