@@ -11,7 +11,7 @@ engine (one copy per table, e.g. after ``Engine.restore``).
 What a redeal keeps and changes:
 
 - every other seat keeps its number of concealed tiles and of concealed kongs; a concealed
-  kong gets a kind of which all four tiles are unseen (a 报听 seat's keeps its real kind, below). The seat's
+  kong gets a kind of which all four tiles are unseen (a 报听 seat's from its chain, below). The seat's
   own tiles, every visible tile
   and all public state (rivers, melds, claims, 烧庄, scores, positions in the wall) are kept;
 - the undrawn part of the wall, ``wall[live_pos:tail_pos + 1]`` (live wall, reserve or tail
@@ -26,20 +26,26 @@ What a redeal keeps and changes:
   draw uniform); a non-dealer before its first draw may hold them. For the same reason no
   concealed kong is of the 惠牌 kind;
 - a seat that declared 报听 (quemen) must hold a hand with a wait as 报听 requires
-  (``legal.ting_discards``). Such hands are too rare for rejection (about 1 in 10,000 random
-  13-tile hands), so that seat's hand comes from a Metropolis chain started at a waiting hand built
-  from the 报听 seats' tiles and the unseen ones alone (``_ting_starts``: the same whatever the hidden
-  tiles are, so a search from these copies does not lean towards the real hand; about 1 table in 300
-  of quemen play, where that construction finds no hands, starts at the real ones):
-  ``mcmc_steps`` proposals (default 500), mostly swaps of one tile with an unseen one, one in
-  eight a whole hand drawn afresh (swaps alone cannot cross between some sets of waiting hands),
-  each accepted when the hand still waits (weighted by the concealed-kong kinds left to the
-  others, so that the chain's stationary distribution is the uniform one above). The chain forgets its start
-  slowly (``benchmarks/search.py --ting-mixing``, benchmarks/README.md, measured when it started at the
-  real hand: after 500 steps a redealt hand still shared about 0.36-0.54 of its tiles, against about
-  0.33-0.44 after 5,000): raise ``mcmc_steps`` when that matters; 0 keeps the real hand. The seat's
-  concealed kong kinds are kept (its hand waits and lacks a suit beside them), so a search reads
-  them: in rule-agent quemen play about 1 position in 60 beside another seat's 报听 has such a kong;
+  (``legal.ting_discards``) beside its melds, its concealed kongs among them (it declares no kong after its
+  报听, ``legal.self_kongs``: they stood beside its hand when it declared).
+  Such hands are too rare for rejection (about 1 in 10,000 random 13-tile hands), so that seat's hand and the
+  kinds of its concealed kongs come from a Metropolis chain started at a waiting hand and kong kinds built
+  from the 报听 seats' tiles, the tiles of their concealed kongs and the unseen ones alone (``_ting_starts``:
+  the same whatever the hidden tiles are, so a search from these copies does not lean towards the real hand
+  or kinds; about 1 table in 300 of quemen play, where that construction finds no hands, starts at the real
+  hands and kinds): ``mcmc_steps`` proposals (default 500), mostly swaps of one tile with an unseen one, one
+  in eight a whole hand drawn afresh with new kinds for its kongs (swaps alone cannot cross between some sets
+  of waiting hands), and at a seat with concealed kongs one in eight (``KONG_SHARE``) a new kind for one of them, drawn
+  from all 34 and refused unless all four are unseen; each accepted when the hand still waits (weighted by
+  the concealed-kong kinds left to the others, so that the chain's stationary distribution is the uniform
+  one above). The chain forgets its start slowly (``benchmarks/search.py --ting-mixing``,
+  benchmarks/README.md, measured when it started at the real hand: after 500 steps a redealt hand still
+  shared about 0.36-0.54 of its tiles, against about 0.33-0.44 after 5,000): raise ``mcmc_steps`` when that
+  matters; 0 keeps the real hand and kong kinds. (The kong kinds used to be kept, so a search read them: about
+  1 position in 60 of rule-agent quemen play beside another seat's 报听 has such a kong. On 20 of them the
+  share of copies whose kongs have their real kinds was 0.36 after 500 steps and 0.30 after 5,000, and
+  determinize(n=64) took about 1.4-1.7 times as long as when the kinds were kept: measured 2026-12-05 on
+  the shared 2-core machine);
 - another seat's turn (it drew): its drawn tile is one of its new tiles;
 - a claim (or rob) window is redealt only from the view of the seat being asked. The other
   seats' claims on the tile are recomputed from their new hands and the queue rebuilt in the
@@ -238,13 +244,13 @@ def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) ->
         fixed[rob, st.turn_seat[idx[rob]], st.claim_tile[idx[rob]]] += 1
     free = hands - fixed                                                      # redealt seats' tiles
     ting = redealt & st.ting[idx]
-    kong = np.where(redealt & ~ting, st.n_hidden[idx], 0).astype(np.int64)   # (n, S) kongs to redeal
+    kong = np.where(redealt & ~ting, st.n_hidden[idx], 0).astype(np.int64)   # (n, S) kongs _deal deals
     turn_seat = st.turn_seat[idx].astype(np.int64)
     drawn = st.drawn[idx].astype(np.int64)
     drawn_seat = np.where((phase == TURN) & redealt[rows, turn_seat] & (drawn >= 0), turn_seat, -1)
 
     pool = np.zeros((n, N_CODES), dtype=np.int64)
-    pool[:, :K] = free.sum(axis=1) + np.where(kong[:, :, None] > 0, st.hidden[idx], 0).sum(axis=1)
+    pool[:, :K] = free.sum(axis=1) + np.where(redealt[:, :, None], st.hidden[idx], 0).sum(axis=1)
     lo = st.live_pos[idx].astype(np.int64)
     width = np.maximum(st.tail_pos[idx].astype(np.int64) + 1 - lo, 0)
     W = st.wall.shape[1]
@@ -256,23 +262,29 @@ def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) ->
     check_hui = rules.hui and rules.four_hui_win
     no_kong = np.where(check_hui, hui, -1)  # nobody can have declared a concealed kong of the 4 惠牌: they won
 
-    # 报听 seats: their hand (less a drawn tile) from the chain; only the drawn tile is dealt below.
+    # 报听 seats: their hand (less a drawn tile) and their concealed kongs' kinds from the chain; only the
+    # drawn tile is dealt below.
     part = np.zeros((n, S, K), dtype=np.int64)
     slots = free.sum(axis=2)                                                  # (n, S) places to deal
+    t_kinds = np.full((n, S, M), -1, dtype=np.int64)                          # 报听 seats' kong kinds
     if ting.any():
         part = np.where(ting[:, :, None], free, 0)
         d = np.flatnonzero(drawn_seat >= 0)
         on_turn = d[ting[d, drawn_seat[d]]]
         part[on_turn, drawn_seat[on_turn], drawn[on_turn]] -= 1
-        pool[:, :K] -= part.sum(axis=1)
+        t_kinds = np.where(ting[:, :, None], _concealed_kinds(st, idx), -1)
+        pool[:, :K] -= part.sum(axis=1) + np.where(ting[:, :, None], st.hidden[idx], 0).sum(axis=1)
         slots = np.where(ting, (drawn_seat[:, None] == np.arange(S)[None, :]).astype(np.int64), slots)
         t_rows = np.flatnonzero(ting.any(axis=1))
-        if mcmc_steps:  # the chain starts from hands built from what the seat sees, not from the real ones
-            part[t_rows], pool[t_rows] = _ting_starts(rules, st.meld_counts[idx[t_rows]].astype(np.int64), ting[t_rows],
-                                                      part[t_rows], pool[t_rows], kong[t_rows].sum(axis=1),
-                                                      no_kong[t_rows])
-        part[t_rows], pool[t_rows] = _ting_chain(rules, st.meld_counts[idx[t_rows]].astype(np.int16), ting[t_rows], part[t_rows],
-                                                 pool[t_rows], kong[t_rows].sum(axis=1), mcmc_steps, rng, no_kong[t_rows])
+        face_up = (st.meld_counts[idx[t_rows]] - st.hidden[idx[t_rows]]).astype(np.int16)   # melds, kongs aside
+        t_ting, t_others = ting[t_rows], kong[t_rows].sum(axis=1)
+        if mcmc_steps:  # the chain starts from hands and kongs built from what the seat sees, not the real ones
+            part[t_rows], pool[t_rows], t_kinds[t_rows] = _ting_starts(
+                rules, face_up, t_ting, part[t_rows], pool[t_rows], t_others, no_kong[t_rows], t_kinds[t_rows])
+        part[t_rows], pool[t_rows], t_kinds[t_rows] = _ting_chain(
+            rules, face_up, t_ting, part[t_rows], pool[t_rows], t_others, mcmc_steps, rng, no_kong[t_rows],
+            t_kinds[t_rows])
+    all_kong = np.where(ting, st.n_hidden[idx], kong).astype(np.int64)       # kongs written below
 
     # Deal the rest; retry the rows whose deal breaks 四惠牌.
     if check_hui:                           # seats that began a turn held fewer than four 惠牌 since (below)
@@ -293,8 +305,9 @@ def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) ->
         got = first.any(axis=1)
         pick = np.arange(len(todo)) * batch + first.argmax(axis=1)
         win_rows, win_cand = todo[got], pick[got]
-        _write(engine, idx[win_rows], redealt[win_rows], new_hands[win_cand], kong[win_rows],
-               deal["kinds"][win_cand], deal["wall"][win_cand], lo[win_rows], width[win_rows],
+        kinds = np.where(ting[win_rows, :, None], t_kinds[win_rows], deal["kinds"][win_cand])
+        _write(engine, idx[win_rows], redealt[win_rows], new_hands[win_cand], all_kong[win_rows],
+               kinds, deal["wall"][win_cand], lo[win_rows], width[win_rows],
                drawn_seat[win_rows], deal["drawn"][win_cand], window[win_rows])
         done[win_rows] = True
         tries[todo] += batch
@@ -308,6 +321,26 @@ def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) ->
         _rebuild_windows(rules, st, idx[w], seats[w])
     engine._update_masks(b_ok)
     return done
+
+
+def _concealed_kinds(st, idx) -> np.ndarray:
+    """(n, S, M): the kinds of each seat's concealed kongs at tables ``idx``, in the order of their meld
+    slots (as ``_deal`` gives them and ``_write`` writes them), -1 after the last."""
+    conc = st.meld_type[idx] == MELD_CONCEALED_KONG
+    rank = np.cumsum(conc, axis=2) - 1
+    out = np.full(conc.shape, -1, dtype=np.int64)
+    r, o, j = np.nonzero(conc)
+    out[r, o, rank[r, o, j]] = st.meld_tile[idx[r], o, j]
+    return out
+
+
+def _kong_tiles(kinds) -> np.ndarray:
+    """(..., K): four tiles of each kind of ``kinds`` (..., M) (distinct kinds, -1: none)."""
+    flat = kinds.reshape(-1, kinds.shape[-1])
+    out = np.zeros((len(flat), K), dtype=np.int64)
+    r, j = np.nonzero(flat >= 0)
+    out[r, flat[r, j]] = 4
+    return out.reshape(kinds.shape[:-1] + (K,))
 
 
 def _began_a_turn(st, idx) -> np.ndarray:
@@ -508,111 +541,156 @@ def _kong_weight(pool, n_kong, no_kong=None) -> np.ndarray:
 
 
 INDEPENDENT_SHARE = 0.125
-"""The share of the 报听 chain's steps that propose a whole new hand rather than one swap (``_ting_chain``)."""
+"""The share of the 报听 chain's steps that propose a whole new hand (and new kinds for the seat's concealed
+kongs) rather than one swap (``_ting_chain``)."""
 
+KONG_SHARE = 0.125
+"""The share of the 报听 chain's steps, at a 报听 seat with concealed kongs, that propose a new kind for one of
+its kongs, taken from the swaps (``_ting_chain``)."""
+
+
+KONG_TRIES = 64
+"""``_ting_hand``: the most sets of kinds it tries for the seat's concealed kongs."""
 
 _UP, _DOWN = range(K), range(K - 1, -1, -1)   # (runs are read upwards from t: from the top, t = 6 of a suit first)
 
 
-def _ting_hand(rules, avail, size: int, melds) -> np.ndarray | None:
-    """A 报听 hand of ``size`` (3k+1) tiles out of ``avail`` (K,) beside declared ``melds`` (K,) that waits
-    as ``ting_waits`` requires, found the same way whatever else is known: k triplets or runs taken
-    greedily (triplets first, or runs first) in the kinds of two suits and the honors (under 缺一门; every
-    kind otherwise), from the lowest or the highest kind, and one single tile
-    to wait on (or k - 1 of them and a pair with another pair or two tiles of a run). None when none is
-    found this way."""
+def _ting_hand(rules, avail, size: int, melds, n_kong: int = 0, no_kong: int = -1):
+    """A 报听 hand of ``size`` (3k+1) tiles and the kinds of the seat's ``n_kong`` concealed kongs, out of
+    ``avail`` (K,), beside its face-up ``melds`` (K,), such that the hand waits as ``ting_waits`` requires
+    with the kongs among its melds, found the same way whatever else is known: under 缺一门, for each suit
+    the face-up melds lack, only the kinds of the other two suits and the honors (every kind otherwise); the
+    kongs of kinds of which all four are in ``avail`` (not ``no_kong``), the sets of them in a fixed order
+    (the first ``KONG_TRIES``, from the honors down); then k triplets or runs taken greedily (triplets first,
+    or runs first) from the lowest or the highest kind, and one single tile to wait on (or k - 1 of them and
+    a pair with another pair or two tiles of a run). (hand (K,), kinds (n_kong,)), or None when none is found this way."""
     k = (size - 1) // 3
     held = suits_held(melds[None])[0]
     drops = [d for d in range(N_SUITS) if not held[d]] if rules.lack_suit else [None]
     for drop in drops:
         allowed = SUIT_OF != drop
-        for runs_first, order in ((False, _UP), (True, _UP), (False, _DOWN), (True, _DOWN)):
-            a = np.where(allowed, avail, 0).astype(np.int64)
-            h = np.zeros(K, dtype=np.int64)
-            groups = 0
-            for kind_of_group in ((1, 0) if runs_first else (0, 1)):
-                for t in order:
-                    while groups < k:
-                        if kind_of_group == 0 and a[t] >= 3:
-                            a[t] -= 3
-                            h[t] += 3
-                        elif (kind_of_group == 1 and t < N_SUITED and t % 9 <= 6
-                              and a[t] and a[t + 1] and a[t + 2]):
-                            a[t:t + 3] -= 1
-                            h[t:t + 3] += 1
-                        else:
-                            break
-                        groups += 1
-            if groups == k:    # and a single tile
-                rests = [[t] for t in np.flatnonzero((a > 0) & (h == 0) & (melds == 0))]
-            elif groups == k - 1:  # and a pair with a second pair or two tiles of a run
-                pairs = np.flatnonzero(a >= 2).tolist()
-                rests = [[p, p, q, q] for p in pairs for q in pairs if q > p]
-                rests += [[p, p, t, t + d] for p in pairs for t in range(N_SUITED) for d in (1, 2)
-                          if t % SUIT_SIZE + d < SUIT_SIZE and a[t] > (t == p) * 2 and a[t + d] > (t + d == p) * 2]
-            else:
-                continue
-            if rests:            # the first of them that waits
-                cand = np.repeat(h[None], len(rests), axis=0)
-                for j, rest in enumerate(rests):
-                    np.add.at(cand[j], rest, 1)
-                ok = np.flatnonzero(ting_waits(rules, cand, np.repeat(melds[None], len(rests), axis=0)))
-                if len(ok):
-                    return cand[ok[0]]
+        fours = [t for t in _DOWN if allowed[t] and avail[t] == 4 and t != no_kong]
+        for kinds in itertools.islice(itertools.combinations(fours, n_kong), KONG_TRIES):
+            kinds = list(kinds)
+            rest = np.asarray(avail, dtype=np.int64).copy()
+            mk = np.asarray(melds, dtype=np.int64).copy()
+            rest[kinds] -= 4
+            mk[kinds] += 4
+            for runs_first, order in ((False, _UP), (True, _UP), (False, _DOWN), (True, _DOWN)):
+                a = np.where(allowed, rest, 0)
+                h = np.zeros(K, dtype=np.int64)
+                groups = 0
+                for kind_of_group in ((1, 0) if runs_first else (0, 1)):
+                    for t in order:
+                        while groups < k:
+                            if kind_of_group == 0 and a[t] >= 3:
+                                a[t] -= 3
+                                h[t] += 3
+                            elif (kind_of_group == 1 and t < N_SUITED and t % 9 <= 6
+                                  and a[t] and a[t + 1] and a[t + 2]):
+                                a[t:t + 3] -= 1
+                                h[t:t + 3] += 1
+                            else:
+                                break
+                            groups += 1
+                if groups == k:    # and a single tile
+                    rests = [[t] for t in np.flatnonzero((a > 0) & (h == 0) & (mk == 0))]
+                elif groups == k - 1:  # and a pair with a second pair or two tiles of a run
+                    pairs = np.flatnonzero(a >= 2).tolist()
+                    rests = [[p, p, q, q] for p in pairs for q in pairs if q > p]
+                    rests += [[p, p, t, t + d] for p in pairs for t in range(N_SUITED) for d in (1, 2)
+                              if t % SUIT_SIZE + d < SUIT_SIZE and a[t] > (t == p) * 2 and a[t + d] > (t + d == p) * 2]
+                else:
+                    continue
+                if rests:            # the first of them that waits
+                    cand = np.repeat(h[None], len(rests), axis=0)
+                    for j, r in enumerate(rests):
+                        np.add.at(cand[j], r, 1)
+                    ok = np.flatnonzero(ting_waits(rules, cand, np.repeat(mk[None], len(rests), axis=0)))
+                    if len(ok):
+                        return cand[ok[0]], np.array(kinds, dtype=np.int64)
     return None
 
 
-def _ting_starts(rules, melds, ting, part, pool, n_kong, no_kong=None):
-    """Where the 报听 chain starts (``_ting_chain``'s arguments): each 报听 seat's hand rebuilt by ``_ting_hand``
-    out of every 报听 seat's tiles and the unseen ones together, which are the same whatever the hidden tiles
+def _ting_starts(rules, melds, ting, part, pool, n_kong, no_kong=None, kongs=None):
+    """Where the 报听 chain starts (``_ting_chain``'s arguments; returns part, pool, kongs): each 报听 seat's
+    hand and the kinds of its concealed kongs rebuilt by ``_ting_hand`` out of every 报听 seat's tiles, the
+    tiles of their concealed kongs and the unseen ones together, which are the same whatever the hidden tiles
     are (the seats one after another, in the first order of them that works), so that the worlds a search
-    plays do not lean towards the real hands, which it would otherwise read. A table where that finds no
-    hands, or leaves no kinds for the others' concealed kongs, keeps its real hands (about 1 in 300 tables
-    with a 报听 seat in rule-agent quemen play, mostly with two or more 报听 seats late in the wall)."""
+    plays do not lean towards the real hands or kong kinds, which it would otherwise read. ``melds``: the
+    face-up melds (the 报听 seats' concealed kongs aside: they are in ``kongs``). A table where that finds no
+    hands, or leaves no kinds for the others' concealed kongs, keeps its real hands and kong kinds (about 1
+    in 300 tables with a 报听 seat in rule-agent quemen play, mostly with two or more 报听 seats late in the
+    wall; 74 of 25,570 positions beside another seat's 报听 since the kong kinds are rebuilt too, 9 of them
+    among the 481 whose 报听 seat holds a concealed kong: two tables with three 报听 seats, at several steps)."""
     part, pool = part.copy(), pool.copy()
+    kongs = np.full(part.shape[:2] + (M,), -1, dtype=np.int64) if kongs is None else kongs.copy()
+    n_own = (kongs >= 0).sum(axis=2)
     done = {}  # copies of one table (a search's worlds) share their inputs: each is worked out once
     for r in range(len(part)):
+        banned = -1 if no_kong is None else int(no_kong[r])
+        own_tiles = _kong_tiles(kongs[r]).sum(axis=0)
         key = (pool[r].tobytes(), part[r].sum(axis=0).tobytes(), part[r].sum(axis=1).tobytes(), melds[r].tobytes(),
-               ting[r].tobytes(), int(n_kong[r]), -1 if no_kong is None else int(no_kong[r]))
+               own_tiles.tobytes(), n_own[r].tobytes(), ting[r].tobytes(), int(n_kong[r]), banned)
         if key in done:
             if done[key] is not None:
-                part[r], pool[r] = done[key]
+                part[r], pool[r], kongs[r] = done[key]
             continue
         done[key] = None
         for seats in itertools.permutations(np.flatnonzero(ting[r]).tolist()):  # the first order that works
-            avail = pool[r, :K] + part[r].sum(axis=0)
-            new = part[r].copy()
+            avail = pool[r, :K] + part[r].sum(axis=0) + own_tiles
+            new, new_k = part[r].copy(), kongs[r].copy()
             for o in seats:
-                h = _ting_hand(rules, avail, int(part[r, o].sum()), melds[r, o])
-                if h is None:
+                got = _ting_hand(rules, avail, int(part[r, o].sum()), melds[r, o], int(n_own[r, o]), banned)
+                if got is None:
                     break
-                new[o] = h
-                avail = avail - h
+                new[o] = got[0]
+                new_k[o] = -1
+                new_k[o, :len(got[1])] = got[1]
+                avail = avail - got[0] - _kong_tiles(new_k[o])
             else:
                 left = pool[r:r + 1].copy()
                 left[0, :K] = avail
                 if _kong_weight(left, n_kong[r:r + 1], None if no_kong is None else no_kong[r:r + 1])[0] > 0:
-                    part[r], pool[r] = new, left[0]
-                    done[key] = (new, left[0])
+                    part[r], pool[r], kongs[r] = new, left[0], new_k
+                    done[key] = (new, left[0], new_k)
                     break
-    return part, pool
+    return part, pool, kongs
 
 
-def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong=None):
-    """Metropolis over 报听 hands. Each step, at every table, one of its 报听 seats (at random) proposes
-    a new hand: mostly (``1 - INDEPENDENT_SHARE``) by swapping a random tile of its hand with a random
-    unseen natural tile, otherwise by drawing its whole hand afresh from its tiles and the unseen natural
-    ones (each physical tile alike). Both proposals are symmetric over the arrangements of physical
-    tiles, so the new hand is accepted when it still waits, with probability min(1, w'/w) for the kong
-    weight w. The swaps explore near the current hand; the fresh draws connect hands no chain of single
-    swaps through waiting hands joins (the waiting hands can fall apart into such islands), so the chain
-    reaches every waiting hand and its stationary distribution is the uniform one over the deals that
-    keep the rules. It starts at the real hands (which wait). melds (m, S, K), ting (m, S), part (m, S,
-    K), pool (m, 42): the hands and the rest of the unseen tiles; no_kong as for ``_deal``."""
+def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong=None, kongs=None):
+    """Metropolis over 报听 hands and the kinds of the 报听 seats' concealed kongs. Each step, at every table,
+    one of its 报听 seats (at random) proposes a new hand or new kong kinds:
+
+    - mostly (``1 - INDEPENDENT_SHARE``, less ``KONG_SHARE`` at a seat with concealed kongs) by swapping a
+      random tile of its hand with a random unseen natural tile;
+    - ``KONG_SHARE`` (a seat with concealed kongs): one of its kongs, at random, takes a kind drawn uniformly
+      from all K; refused unless all four of that kind are unseen (in ``pool``) and it is not ``no_kong``;
+    - ``INDEPENDENT_SHARE``: its whole hand drawn afresh, and its kongs' kinds: distinct kinds, uniformly,
+      among those all four of which are in its hand, its kongs and the unseen natural tiles (not
+      ``no_kong``), then the hand from what is left (each physical tile alike).
+
+    Every proposal is symmetric over the arrangements of physical tiles (a kong holds all four of its
+    kind), so the new state is accepted when the hand still waits beside its face-up ``melds`` and kongs,
+    with probability min(1, w'/w) for the weight w of the others' concealed kongs (``_kong_weight``). The
+    swaps and kong moves explore near the current state; the fresh draws connect states no chain of single
+    moves through waiting hands joins (the waiting hands can fall apart into such islands), so the chain
+    reaches every waiting state and its stationary distribution is the uniform one over the deals that
+    keep the rules. melds (m, S, K): face-up melds; ting (m, S); part (m, S, K), pool (m, 42): the hands
+    and the rest of the unseen tiles (not the 报听 seats' kongs); n_kong (m,): the others' concealed kongs;
+    no_kong as for ``_deal``; kongs (m, S, M): the 报听 seats' kong kinds (-1 after the last). Returns
+    (part, pool), and kongs when given."""
     part, pool = part.copy(), pool.copy()
     m = len(part)
     rows = np.arange(m)
     has_kongs = bool(n_kong.any())
+    own = kongs is not None and bool((kongs >= 0).any())
+    full = melds
+    if own:
+        kongs = kongs.copy()
+        n_own = (kongs >= 0).sum(axis=2)                                   # (m, S)
+        full = melds.astype(np.int16) + _kong_tiles(kongs).astype(np.int16)
+        banned = np.full(m, -1, dtype=np.int64) if no_kong is None else np.asarray(no_kong, dtype=np.int64)
     for _ in range(steps):
         o = np.argmax(np.where(ting, rng.random((m, S)), -1.0), axis=1)
         h = part[rows, o]
@@ -623,22 +701,67 @@ def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong
         new[rows, give] -= 1
         new[rows, take] += 1
         moved = (give != take) & (nat.sum(axis=1) > 0)
-        fresh = rng.random(m) < INDEPENDENT_SHARE
+        u = rng.random(m)
+        fresh = u < INDEPENDENT_SHARE
+        if own:
+            cnt = n_own[rows, o]
+            ko = kongs[rows, o]                                     # (m, M) the seat's kong kinds
+            new_k = ko.copy()
+            delta = np.zeros((m, K), dtype=np.int64)                # its kong tiles, old less new
+            kr = np.flatnonzero((u < INDEPENDENT_SHARE + KONG_SHARE) & ~fresh & (cnt > 0))
+            if len(kr):                                             # one kong, a kind out of all K
+                slot = np.minimum((rng.random(len(kr)) * cnt[kr]).astype(np.int64), cnt[kr] - 1)
+                c = rng.integers(0, K, len(kr))
+                valid = (pool[kr, c] == 4) & (c != banned[kr])
+                v = kr[valid]
+                delta[v, ko[v, slot[valid]]] = 4
+                delta[v, c[valid]] = -4
+                new_k[v, slot[valid]] = c[valid]
+                new[kr] = h[kr]
+                moved[kr] = valid
         if fresh.any():
             f = np.flatnonzero(fresh)
-            new[f] = _draw_hands(h[f] + nat[f], h[f].sum(axis=1), rng)
+            avail = h[f] + nat[f]
+            fk = f[:0]
+            if own:
+                pk = np.flatnonzero(cnt[f] > 0)
+                fk = f[pk]
+                if len(fk):                                         # kinds for all its kongs, then the hand
+                    had = _kong_tiles(ko[fk])
+                    whole = avail[pk] + had
+                    keys = rng.random((len(fk), K))
+                    keys[whole != 4] = 2.0
+                    b = np.flatnonzero(banned[fk] >= 0)
+                    keys[b, banned[fk[b]]] = 2.0
+                    order = np.argsort(keys, axis=1)[:, :M]
+                    use = np.arange(M)[None, :] < cnt[fk][:, None]
+                    enough = ((np.take_along_axis(keys, order, axis=1) < 2.0) | ~use).all(axis=1)
+                    pick = np.where(use & enough[:, None], order, np.where(enough[:, None], -1, ko[fk]))
+                    new_k[fk] = pick
+                    delta[fk] = had - _kong_tiles(pick)
+                    avail[pk] = whole - had + delta[fk]
+            new[f] = _draw_hands(avail, h[f].sum(axis=1), rng)
             moved[f] = (new[f] != h[f]).any(axis=1)
-        ok = moved.copy()
-        ok[ok] = ting_waits(rules, new[ok], melds[rows[ok], o[ok]])
+            if len(fk):
+                moved[fk] = enough & ((new[fk] != h[fk]).any(axis=1) | (new_k[fk] != ko[fk]).any(axis=1))
         after = pool.copy()
         after[:, :K] += h - new
+        new_melds = full[rows, o]
+        if own:
+            after[:, :K] += delta
+            new_melds -= delta.astype(np.int16)
+        ok = moved.copy()
+        ok[ok] = ting_waits(rules, new[ok], new_melds[ok])
         if has_kongs:
             ratio = _kong_weight(after, n_kong, no_kong) / np.maximum(_kong_weight(pool, n_kong, no_kong), 1)
             ok &= rng.random(m) < ratio
         a = rows[ok]
         part[a, o[ok]] = new[ok]
         pool[a] = after[a]
-    return part, pool
+        if own:
+            kongs[a, o[ok]] = new_k[ok]
+            full[a, o[ok]] = new_melds[ok]
+    return (part, pool) if kongs is None else (part, pool, kongs)
 
 
 def _shuffled(counts, rng):
