@@ -876,8 +876,8 @@ class RunLog:
         self.writer = SummaryWriter(str(self.dir))
         table = "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(args).items())
         self.writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + table)
-        (self.dir / "args.json").write_text(arena.json_text(dataclasses.asdict(args)) + "\n")
-        self.csv_file = open(self.dir / "progress.csv", "w", newline="")  # noqa: SIM115 (closed in end_training)
+        (self.dir / "args.json").write_text(arena.json_text(dataclasses.asdict(args)) + "\n", encoding="utf-8")
+        self.csv_file = open(self.dir / "progress.csv", "w", newline="", encoding="utf-8")  # noqa: SIM115 (closed in end_training)
         self.csv: csv.DictWriter | None = None
         self.bar = tqdm(total=num_updates, unit="update", desc=args.exp_name, disable=not args.progress,
                         dynamic_ncols=True)
@@ -979,7 +979,7 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
             for name in ("mean_points", "win_rate", "deal_in_rate"):
                 log.writer.add_scalar(f"eval/final_vs_{base}_{name}", summary["agents"][0][name], global_step)
         print(f"\nrepeat the evaluation against rule: {repeat_command(args, final)}")
-    (log.dir / "final_eval.json").write_text(arena.json_text(result) + "\n")  # strict JSON: null for no interval
+    (log.dir / "final_eval.json").write_text(arena.json_text(result) + "\n", encoding="utf-8")  # strict JSON: null for no interval
     log.writer.close()
     print(f"\ncheckpoint: {final}\nlogs: {log.dir}/ (progress.csv, TensorBoard)")
     return result
