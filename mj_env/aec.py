@@ -111,7 +111,7 @@ from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief
 from .observation import N_PLANES, observe_one
 from .records import RecordError, hand_record
-from .render import check_render_mode, render_table, settlement_text
+from .render import check_render_mode, print_table, render_table, settlement_text
 from .state import END
 from .tiles import N_KINDS
 
@@ -392,7 +392,7 @@ class raw_env(AECEnv):
         ended = self._hand["penalized"] or (settlement_text(settled) if over else None)
         text = render_table(self.rules, self.engine.state, 0, ended=ended)
         if self.render_mode == "human":
-            print(text)
+            print_table(text)
             return None
         return text
 

@@ -1,6 +1,8 @@
 """Text rendering of one table: hands with tile characters, melds, rivers, indicator, 惠牌, turn."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .messages import brief
@@ -19,6 +21,17 @@ def check_render_mode(render_mode) -> None:
     the single-agent envs take any mode, for SB3's ``make_vec_env``)."""
     if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in RENDER_MODES):
         raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {brief(render_mode)}")
+
+
+def print_table(text: str) -> None:
+    """Print ``text`` ("human" mode) on standard output. What its encoding cannot hold (the tile glyphs and 惠牌
+    under Windows' cp1252 or cp936, or an ASCII locale: ``LANG=C PYTHONUTF8=0``, ``PYTHONIOENCODING=ascii``) is
+    written as a backslash escape (``\\U0001f009``); it was a UnicodeEncodeError out of ``reset()`` and ``step()``."""
+    try:
+        print(text)
+    except UnicodeEncodeError:  # (nothing was written: the stream encodes the whole text before it writes)
+        encoding = getattr(sys.stdout, "encoding", None) or "ascii"
+        print(text.encode(encoding, "backslashreplace").decode(encoding))
 
 
 def _tiles(counts) -> str:

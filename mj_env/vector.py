@@ -65,7 +65,7 @@ from .engine import Engine, EngineRules, check_num_tables
 from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief
 from .observation import N_PLANES, observe, observe_one
-from .render import RENDER_MODES, check_render_mode, render_table
+from .render import RENDER_MODES, check_render_mode, print_table, render_table
 from .state import END
 from .tiles import N_KINDS
 
@@ -112,7 +112,7 @@ class TablesEnvBasics:
             text = "\n\n".join(f"table {b} of {self.num_envs}\n{render_table(self.rules, self.engine.state, b)}"
                                  for b in range(min(self.num_envs, 4)))
         if self.render_mode == "human":
-            print(text)
+            print_table(text)
             return None
         return text
 

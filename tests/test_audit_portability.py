@@ -3,7 +3,16 @@ default encodings, an ASCII locale, macOS' and Windows' ``spawn`` start method, 
 from __future__ import annotations
 
 import ast
+import io
+import sys
 from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import mj_env
+from mj_env.vector import MahjongVectorEnv
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE = sorted([ROOT / "train.py"] + [p for top in ("mj_env", "agents", "examples", "benchmarks")
@@ -46,3 +55,30 @@ def test_text_files_are_opened_with_an_explicit_encoding():
     UTF-8. (Found with ``python -X warn_default_encoding train.py ...``: EncodingWarning at these three lines.)"""
     found = [line for path in CODE for line in _text_io_without_encoding(path)]
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "cp1252", "cp936"])
+@pytest.mark.parametrize("make", ["aec", "vector", "gym"])
+def test_human_rendering_on_a_stdout_that_cannot_encode_the_tiles(make, encoding, monkeypatch):
+    """``render_mode="human"`` prints the table at every reset and step; its tile glyphs (and 惠坯, 惠牌) are not
+    in cp1252, cp936 or ASCII, the encoding of standard output on Windows (output redirected) or under ``LANG=C
+    PYTHONUTF8=0``: ``reset()`` raised UnicodeEncodeError. The glyphs the encoding lacks are backslash escapes."""
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding=encoding)
+    monkeypatch.setattr(sys, "stdout", out)
+    if make == "aec":
+        env = mj_env.env(render_mode="human")
+        env.reset(seed=1)
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    elif make == "vector":
+        env = MahjongVectorEnv(num_envs=2, seed=1, render_mode="human")
+        obs, _ = env.reset(seed=1)
+        env.step(obs["action_mask"].argmax(axis=-1))
+    else:
+        env = gym.make("mj_env/Beijing-v0", render_mode="human")
+        obs, _ = env.reset(seed=1)
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    out.flush()
+    text = raw.getvalue().decode(encoding)
+    assert "East" in text and "\\U0001f0" in text
+    assert ("惠牌" in text) == (encoding == "cp936") and ("\\u60e0\\u724c" in text) == (encoding != "cp936")
