@@ -17,6 +17,7 @@ key twice is refused (`KeyGivenTwice`, naming the field and where), not read as 
 """
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import sys
@@ -183,15 +184,45 @@ class DropWhenReaderGone:
         return getattr(self.stream, name)
 
 
+def _escape(error: UnicodeError):
+    """The error handler "mj_env.escape": the bytes back for what ``surrogateescape`` made of bytes that were not
+    text (a file name in the command line under an ASCII locale), a backslash escape for any other character
+    the encoding lacks."""
+    if not isinstance(error, UnicodeEncodeError):
+        return codecs.backslashreplace_errors(error)
+    out = bytearray()
+    for c in error.object[error.start:error.end]:
+        out += bytes([ord(c) - 0xDC00]) if "\udc80" <= c <= "\udcff" else c.encode("ascii", "backslashreplace")
+    return bytes(out), error.end
+
+
+codecs.register_error("mj_env.escape", _escape)
+
+
+def escape_unencodable(stream) -> None:
+    """Make ``stream`` (standard output) write a backslash escape for a character its encoding lacks: the Chinese
+    names (惠牌) and tile glyphs under Windows' cp1252 or cp936 (output redirected), or an ASCII locale
+    (``LANG=C PYTHONUTF8=0``, ``PYTHONIOENCODING=ascii``), instead of a UnicodeEncodeError (as standard error
+    already does)."""
+    if getattr(stream, "errors", None) in ("strict", "surrogateescape") and hasattr(stream, "reconfigure"):
+        try:
+            stream.reconfigure(errors="mj_env.escape")
+        except (OSError, ValueError):  # (a stream that cannot change now: left as it is)
+            pass
+
+
 def guard_output(prog: str) -> None:
     """Put `DropWhenReaderGone` around ``sys.stdout`` and, quietly (there is nowhere left to say it), around
     ``sys.stderr``: progress bars write there, and ``prog 2>&1 | head -1`` breaks both. A stream that is closed
     (``>&-``, ``2>&-``: Python makes it None, on which a progress bar fails) becomes the null device. Once only;
-    ``prog``: the program's name in the message of a failed write."""
+    ``prog``: the program's name in the message of a failed write. Standard output escapes what its encoding
+    cannot hold (`escape_unencodable`)."""
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         if isinstance(stream, DropWhenReaderGone):
             continue
+        if name == "stdout":
+            escape_unencodable(stream)
         if stream is None:
             try:
                 stream = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (for the life of the process)

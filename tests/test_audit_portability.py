@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import ast
 import io
+import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,6 +15,8 @@ import numpy as np
 import pytest
 
 import mj_env
+import train
+from mj_env.lines import guard_output
 from mj_env.vector import MahjongVectorEnv
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,3 +87,41 @@ def test_human_rendering_on_a_stdout_that_cannot_encode_the_tiles(make, encoding
     text = raw.getvalue().decode(encoding)
     assert "East" in text and "\\U0001f0" in text
     assert ("惠牌" in text) == (encoding == "cp936") and ("\\u60e0\\u724c" in text) == (encoding != "cp936")
+
+
+def _ascii_std_streams(monkeypatch, errors="strict"):
+    """Standard output and error as on a machine whose encoding is ASCII; the bytes written to stdout."""
+    raw = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="ascii", errors=errors))
+    monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="backslashreplace"))
+    return raw
+
+
+def test_train_help_on_an_ascii_stdout(monkeypatch):
+    """``train.py --help`` (its flags' help names 进张) died in a UnicodeEncodeError where standard output is not
+    UTF-8 (``PYTHONIOENCODING=ascii``; Windows' cp1252 with the output redirected). guard_output, which every
+    command-line program calls first, now has standard output escape what its encoding lacks."""
+    raw = _ascii_std_streams(monkeypatch)
+    guard_output("train.py")
+    with pytest.raises(SystemExit) as stop:
+        train.parse_args(["--help"])
+    sys.stdout.flush()
+    assert stop.value.code == 0 and "\\u8fdb\\u5f20" in raw.getvalue().decode("ascii")
+
+
+def test_records_show_on_an_ascii_stdout(tmp_path):
+    """``python -m mj_env.records FILE --show 0`` under an ASCII standard output said ``record 0: 'ascii' codec
+    can't encode characters ...`` and exited 1, as if the record were bad (the UnicodeEncodeError of printing the
+    table, 惠坯, was caught as a ValueError of the record)."""
+    env = mj_env.env()
+    env.reset(seed=3)
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[-1]))
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(env.unwrapped.hand_record(), ensure_ascii=False) + "\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "mj_env.records", str(path), "--show", "0"], check=False,
+                         capture_output=True,
+                         env={**os.environ, "PYTHONIOENCODING": "ascii", "PYTHONPATH": str(ROOT)}, timeout=60)
+    assert run.returncode == 0, run.stderr.decode("ascii", "replace")
+    assert b"\\u60e0\\u576f" in run.stdout and b"settlement: {" in run.stdout
