@@ -73,6 +73,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     return a
 
 
+if __name__ == "__main__" and getattr(sys.stdout, "errors", None) in ("strict", "surrogateescape"):
+    # --help names 报听: on a standard output that cannot encode it (PYTHONIOENCODING=ascii, Windows' cp1252),
+    # a backslash escape, not a UnicodeEncodeError (mj_env.lines.guard_output, below, imports NumPy)
+    sys.stdout.reconfigure(errors="backslashreplace")
 ARGS = parse_args() if __name__ == "__main__" else None
 if ARGS is not None:  # before NumPy is imported, or the BLAS thread pool is already sized
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):

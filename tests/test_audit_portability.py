@@ -125,3 +125,12 @@ def test_records_show_on_an_ascii_stdout(tmp_path):
                          env={**os.environ, "PYTHONIOENCODING": "ascii", "PYTHONPATH": str(ROOT)}, timeout=60)
     assert run.returncode == 0, run.stderr.decode("ascii", "replace")
     assert b"\\u60e0\\u576f" in run.stdout and b"settlement: {" in run.stdout
+
+
+def test_benchmark_search_help_on_an_ascii_stdout():
+    """``benchmarks/search.py --help`` (which names 报听) reads its flags before anything is imported, so before
+    guard_output: a UnicodeEncodeError where standard output is ASCII."""
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "search.py"), "--help"], check=False,
+                         capture_output=True, env={**os.environ, "PYTHONIOENCODING": "ascii"}, timeout=60)
+    assert run.returncode == 0, run.stderr.decode("ascii", "replace")
+    assert b"\\u62a5\\u542c" in run.stdout
