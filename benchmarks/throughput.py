@@ -115,7 +115,9 @@ def _maxrss_mb() -> float:
     """This process's own peak RSS in MB: ``VmHWM`` of /proc/self/status where there is one (Linux). Not
     ``ru_maxrss`` there: a child's starts at the peak RSS of the parent that launched it (Linux keeps the
     high-water mark across exec), so every row read at least the parent's 33-42 MB and the peers' rows
-    (33-37 MB in the stored run) were the parent's figure, not theirs. Elsewhere ``ru_maxrss``."""
+    (33-37 MB in the stored run) were the parent's figure, not theirs. Elsewhere ``ru_maxrss``: in bytes on
+    macOS, KiB on the BSDs (macOS's was read as KiB: 1024 times too large). NaN on Windows, which has neither
+    (``import resource`` failed there, so every row was an error)."""
     try:
         with open("/proc/self/status") as f:
             for line in f:
@@ -123,9 +125,12 @@ def _maxrss_mb() -> float:
                     return int(line.split()[1]) / 1024  # kB
     except (OSError, ValueError, IndexError):
         pass
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+    try:
+        import resource
+    except ImportError:  # Windows
+        return math.nan
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024
 
 
 def _emit(kind: str, payload: dict) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import io
 import json
+import math
 import os
 import subprocess
 import sys
@@ -134,3 +135,31 @@ def test_benchmark_search_help_on_an_ascii_stdout():
                          capture_output=True, env={**os.environ, "PYTHONIOENCODING": "ascii"}, timeout=60)
     assert run.returncode == 0, run.stderr.decode("ascii", "replace")
     assert b"\\u62a5\\u542c" in run.stdout
+
+
+def _no_proc(monkeypatch):
+    import throughput
+
+    def no_file(*args, **kwargs):
+        raise FileNotFoundError(2, "No such file or directory")
+    monkeypatch.setattr(throughput, "open", no_file, raising=False)  # no /proc/self/status: macOS, Windows
+    return throughput
+
+
+def test_benchmark_peak_rss_on_macos_is_in_bytes(monkeypatch):
+    """Without /proc, benchmarks/throughput.py reads ``ru_maxrss``, which macOS gives in bytes (Linux and the BSDs
+    in KiB): a row of 100 MB was reported as 102,400 MB."""
+    import resource
+
+    throughput = _no_proc(monkeypatch)
+    monkeypatch.setattr(sys, "platform", "darwin")
+    monkeypatch.setattr(resource, "getrusage", lambda who: type("R", (), {"ru_maxrss": 100 * 2**20})())
+    assert throughput._maxrss_mb() == 100
+
+
+def test_benchmark_peak_rss_on_windows_is_unknown_not_a_crash(monkeypatch):
+    """Windows has neither /proc nor the ``resource`` module: ``import resource`` ended every row of the
+    benchmark with an error."""
+    throughput = _no_proc(monkeypatch)
+    monkeypatch.setitem(sys.modules, "resource", None)  # import resource: ImportError
+    assert math.isnan(throughput._maxrss_mb())
