@@ -164,7 +164,7 @@ def machine_info() -> dict:
     """What the numbers were measured on (stored with every result file)."""
     try:
         load = [round(x, 2) for x in os.getloadavg()]
-    except OSError:
+    except (OSError, AttributeError):  # (Windows has no os.getloadavg)
         load = None
     mem_gib = None
     try:

@@ -135,7 +135,7 @@ def machine() -> dict:
         pass
     try:
         load = [round(x, 2) for x in os.getloadavg()]
-    except OSError:
+    except (OSError, AttributeError):  # (Windows has no os.getloadavg)
         load = None
     return {"platform": platform.platform(), "cpu": cpu, "cpu_count": os.cpu_count(),
             "python": platform.python_version(), "numpy": np.__version__,

@@ -163,3 +163,14 @@ def test_benchmark_peak_rss_on_windows_is_unknown_not_a_crash(monkeypatch):
     throughput = _no_proc(monkeypatch)
     monkeypatch.setitem(sys.modules, "resource", None)  # import resource: ImportError
     assert math.isnan(throughput._maxrss_mb())
+
+
+def test_benchmark_machine_lines_on_windows(monkeypatch):
+    """Every benchmark stores the machine it ran on, with the load average; Windows has no ``os.getloadavg``
+    (AttributeError, where the code caught only OSError), so each benchmark died there before measuring."""
+    import _common
+    import win_checks
+
+    monkeypatch.delattr(os, "getloadavg")
+    assert _common.machine_info()["load_average"] is None
+    assert win_checks.machine()["load_average"] is None
