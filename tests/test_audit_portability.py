@@ -174,3 +174,21 @@ def test_benchmark_machine_lines_on_windows(monkeypatch):
     monkeypatch.delattr(os, "getloadavg")
     assert _common.machine_info()["load_average"] is None
     assert win_checks.machine()["load_average"] is None
+
+
+def test_arena_outputs_for_a_checkpoint_whose_file_name_is_not_utf8():
+    """A file name that is not UTF-8 (a Latin-1 ``café.pt`` on a Linux box in a UTF-8 locale) reaches Python as
+    lone surrogates. ``python -m agents.arena --agents caf?.pt,rule`` played such a checkpoint and printed its
+    table, then --json, --record and --plot died in a UnicodeEncodeError (``surrogates not allowed``), each
+    leaving an empty file. The name is written with ``\\xe9`` escapes (the plot's labels are the same names).
+    (Two rule agents given as objects under the checkpoint's name: what main writes, without loading torch.)"""
+    from agents import arena
+    from mj_env.baselines import RuleBasedAgent
+
+    name = os.fsdecode(b"caf\xe9.pt")
+    records = []
+    summary = arena.compare([name, "rule"], 1, agents=[RuleBasedAgent(), RuleBasedAgent()], records=records.extend)
+    assert [(a["name"], a["spec"]) for a in summary["agents"]] == [("caf\\xe9.pt",) * 2, ("rule",) * 2]
+    arena.json_text(summary).encode("utf-8")  # what --json writes
+    assert len(records) == 2 and "caf\\xe9.pt" in records[0]["players"]
+    json.dumps(records[0], ensure_ascii=False).encode("utf-8")  # what --record writes
