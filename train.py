@@ -98,7 +98,7 @@ from agents.rule_based import RuleBasedAgent
 from mj_env.baselines import AgentError, make_baseline
 from mj_env.engine import MAX_TABLES
 from mj_env.features import FEATURES_NAME
-from mj_env.lines import guard_output
+from mj_env.lines import guard_output, utf8_text
 from mj_env.vector import MahjongVectorEnv
 
 # A float or "none" on the command line, in any case (tyro by itself takes only "None").
@@ -874,9 +874,11 @@ class RunLog:
         self.ckpt_dir = self.dir / "checkpoints"
         self.ckpt_dir.mkdir(parents=True, exist_ok=True)
         self.writer = SummaryWriter(str(self.dir))
-        table = "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(args).items())
+        # (a path that is not UTF-8, --init-from caf\xe9.pt, with \xe9 escapes: TensorBoard and JSON take UTF-8 only)
+        shown = {k: utf8_text(v) for k, v in dataclasses.asdict(args).items()}
+        table = "\n".join(f"|{k}|{v}|" for k, v in shown.items())
         self.writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + table)
-        (self.dir / "args.json").write_text(arena.json_text(dataclasses.asdict(args)) + "\n", encoding="utf-8")
+        (self.dir / "args.json").write_text(arena.json_text(shown) + "\n", encoding="utf-8")
         self.csv_file = open(self.dir / "progress.csv", "w", newline="", encoding="utf-8")  # noqa: SIM115 (closed in end_training)
         self.csv: csv.DictWriter | None = None
         self.bar = tqdm(total=num_updates, unit="update", desc=args.exp_name, disable=not args.progress,

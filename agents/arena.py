@@ -108,7 +108,7 @@ from agents.common_random import CommonStreams, decision_keys
 from agents.pretrained import DATA, is_pretrained_spec
 from mj_env.baselines import BASELINES, AgentError, agent_actions, warn_rules_mismatch
 from mj_env.engine import Engine
-from mj_env.lines import guard_output
+from mj_env.lines import guard_output, utf8_text
 from mj_env.messages import brief, shown
 from mj_env.observation import observe
 from mj_env.records import hand_record, rules_json
@@ -244,8 +244,8 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     rngs = [np.random.default_rng([seed, 1, k]) for k in range(len(agents))]
     if labels is not None and (not isinstance(labels, (list, tuple)) or len(labels) != len(agents)):
         raise ValueError(f"labels must be a list of one name per agent ({len(agents)}), got {brief(labels)}")
-    names = _unique_names([_as_text(str(x)) for x in labels] if labels is not None
-                          else [_as_text(getattr(a, "name", type(a).__name__)) for a in agents])
+    names = _unique_names([utf8_text(str(x)) for x in labels] if labels is not None
+                          else [utf8_text(getattr(a, "name", type(a).__name__)) for a in agents])
 
     parts, kept = [], []
     for start in range(0, n_walls, batch_walls):
@@ -301,23 +301,6 @@ def _warn_rules_mismatch(agents, rules: RuleSet) -> None:
     for k, a in enumerate(agents):
         warn_rules_mismatch(a, rules, f"agents[{k}]", "run", f"build it for {rules.name} (e.g. RuleBasedAgent("
                             f"{rules.name!r}), or load_agents(specs, rules={rules.name!r}))", stacklevel=4)
-
-
-def _as_text(name):
-    """``name`` as text that UTF-8 can encode: the bytes of a file name that are not UTF-8, which Python reads as
-    lone surrogates (``surrogateescape``: ``caf\\udce9.pt`` for the Latin-1 ``caf\\xe9.pt``), as ``\\xe9``
-    escapes. Such a checkpoint played, but --json, --record and --plot then raised UnicodeEncodeError (an
-    empty file left behind). Anything but a str is returned as it is."""
-    if not isinstance(name, str):
-        return name
-    try:
-        name.encode("utf-8")
-        return name
-    except UnicodeEncodeError:
-        try:
-            return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-        except UnicodeEncodeError:  # a surrogate that stands for no byte
-            return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _unique_names(names: list[str]) -> list[str]:
@@ -676,7 +659,7 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing",
     summary.update({"rules": rules_json(get_rules(rules)), "seed": seed, "batch": batch_walls,
                     "common_random": bool(common_random)})
     for a, label in zip(summary["agents"], specs):  # an object given as a label: its text, as the records write it
-        a["spec"] = _as_text(label) if isinstance(label, str) else shown(label)
+        a["spec"] = utf8_text(label) if isinstance(label, str) else shown(label)
     return summary
 
 

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from agents import path_problem
-from mj_env.lines import TooLong, bounded_lines, guard_output
+from mj_env.lines import TooLong, bounded_lines, guard_output, utf8_text
 
 MAX_PANELS = 8
 """Opponents one picture draws, a panel each."""
@@ -104,7 +104,10 @@ def plot(paths, out: str, labels=None, title: str | None = None) -> None:
     import matplotlib.pyplot as plt
 
     runs = [read_curves(p) for p in paths]
-    labels = list(labels) if labels else [Path(p).resolve().parent.name for p in paths]  # (./progress.csv too)
+    # (the run directories by default, ./progress.csv too; a name that is not UTF-8 with \xe9 escapes: the fonts
+    # take no lone surrogates)
+    labels = [utf8_text(x) for x in labels] if labels else [utf8_text(Path(p).resolve().parent.name) for p in paths]
+    title = utf8_text(title)
     if len(labels) != len(runs):
         raise CurveError(f"{len(labels)} labels for {len(runs)} runs")
     opponents = sorted({o for r in runs for o in r}, key=lambda o: (o != "rule", o))  # a panel each, rule first

@@ -130,6 +130,23 @@ def load_json(text: str, **kwargs):
     return obj
 
 
+def utf8_text(value):
+    """``value`` as text that UTF-8 can encode: the bytes of a file name that are not UTF-8, which Python reads as
+    lone surrogates (``surrogateescape``: ``caf\\udce9.pt`` for the Latin-1 ``caf\\xe9.pt``), as ``\\xe9``
+    escapes, for the names and paths that go into JSON, TensorBoard and plots (a UnicodeEncodeError there,
+    ``surrogates not allowed``). Anything but a str is returned as it is."""
+    if not isinstance(value, str):
+        return value
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        try:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:  # a surrogate that stands for no byte
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class DropWhenReaderGone:
     """Standard output for a command-line program whose work is more than what it prints (a training run,
     an arena run with ``--json``): once the reader of the output has gone away (a broken pipe: ``| head -1``,

@@ -192,3 +192,28 @@ def test_arena_outputs_for_a_checkpoint_whose_file_name_is_not_utf8():
     arena.json_text(summary).encode("utf-8")  # what --json writes
     assert len(records) == 2 and "caf\\xe9.pt" in records[0]["players"]
     json.dumps(records[0], ensure_ascii=False).encode("utf-8")  # what --record writes
+
+
+def test_train_run_files_for_an_init_checkpoint_whose_file_name_is_not_utf8(tmp_path, monkeypatch):
+    """``train.py --init-from caf?.pt`` (a Latin-1 file name, lone surrogates in Python) died in TensorBoard's
+    add_text of the hyperparameters (``surrogates not allowed``) before training; args.json could not be written
+    either. Both show the path with ``\\xe9`` escapes."""
+    monkeypatch.chdir(tmp_path)
+    log = train.RunLog(train.Args(exp_name="lat", init_from=os.fsdecode(b"caf\xe9.pt")), 1)
+    log.writer.close()
+    log.csv_file.close()
+    assert json.loads((tmp_path / "runs" / "lat" / "args.json").read_text(encoding="utf-8"))["init_from"] == "caf\\xe9.pt"
+
+
+def test_curve_of_a_run_directory_whose_name_is_not_utf8(tmp_path):
+    """``python -m agents.curve d?/progress.csv`` labels the curve by the run's directory; one whose name is not
+    UTF-8 (lone surrogates) crashed matplotlib's text layout. The label has ``\\xe9`` escapes."""
+    from agents import curve
+
+    d = tmp_path / os.fsdecode(b"d\xe9")
+    d.mkdir()
+    (d / "progress.csv").write_text("update,global_step,seconds,vs_rule_points,vs_rule_ci_low,vs_rule_ci_high\n"
+                                    "1,100,60,-0.5,-0.7,-0.3\n2,200,120,0.1,-0.1,0.3\n", encoding="utf-8")
+    curve.plot([d / "progress.csv"], str(tmp_path / "c.png"))
+    curve.plot([d / "progress.csv"], str(tmp_path / "c.png"), labels=[d.name], title=d.name)
+    assert (tmp_path / "c.png").stat().st_size > 0
