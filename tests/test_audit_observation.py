@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from rule_play import rule_agent_play
 
 from agents.search import RolloutSearchAgent
-from mj_env.baselines import RuleBasedAgent
 from mj_env.determinize import redeal
 from mj_env.engine import Engine
 from mj_env.observation import observe
@@ -17,22 +17,13 @@ def _ting_positions(tables: int = 48, seed: int = 4, want: int = 12):
     """(engine, live tables where a seat other than the one to act declared 报听) of quemen rule-agent play."""
     eng = Engine("quemen", num_tables=tables, seed=seed)
     eng.reset()
-    agent, rng = RuleBasedAgent("quemen"), np.random.default_rng(seed)
-    for _ in range(400):
+    for live in rule_agent_play(eng, seed, 400):
         st = eng.state
-        live = np.flatnonzero(st.phase != END)
         to_act = st.to_act[live].astype(np.int64)
         others_ting = st.ting[live].sum(axis=1) - st.ting[live, to_act]
         found = live[others_ting > 0]
         if len(found) >= want:
             return eng, found
-        obs = {"observation": observe(eng.rules, st, idx=live), "action_mask": eng.legal_mask()[live], "seat": to_act}
-        acts = np.zeros(tables, dtype=np.int64)
-        acts[live] = agent.act(obs, rng)
-        eng.step(acts)
-        done = np.flatnonzero(eng.state.phase == END)
-        if len(done):
-            eng.reset(tables=done)
     raise AssertionError("no position with another seat's 报听")
 
 

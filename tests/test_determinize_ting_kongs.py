@@ -9,16 +9,16 @@ import itertools
 
 import numpy as np
 import pytest
+from rule_play import rule_agent_play
 from scipy import stats
 from test_clone import check_determinized, play_out
 
 import mj_env.determinize as D
-from mj_env.baselines import RuleBasedAgent
 from mj_env.determinize import determinize, redeal, ting_waits
 from mj_env.engine import Engine
 from mj_env.observation import observe
 from mj_env.rules import get_rules
-from mj_env.state import END, TURN
+from mj_env.state import TURN
 from mj_env.tiles import index
 
 
@@ -28,11 +28,9 @@ def _kong_ting_positions(want: int = 4, tables: int = 64, seed: int = 1):
     a concealed kong: (engine, seat to act, that 报听 seat), at most one per hand."""
     eng = Engine("quemen", num_tables=tables, seed=seed)
     eng.reset()
-    agent, rng = RuleBasedAgent("quemen"), np.random.default_rng(seed)
     found, hands_seen = [], set()
-    for _ in range(600):
+    for live in rule_agent_play(eng, seed, 600):
         st = eng.state
-        live = np.flatnonzero(st.phase != END)
         for b in live[st.phase[live] == TURN]:
             s = int(st.to_act[b])
             others = [o for o in range(4) if o != s and st.ting[b, o] and st.n_hidden[b, o]]
@@ -42,13 +40,6 @@ def _kong_ting_positions(want: int = 4, tables: int = 64, seed: int = 1):
                 found.append((eng.clone([b]), s, others[0]))
         if len(found) >= want:
             return tuple(found[:want])
-        obs = {"observation": observe(eng.rules, st, live), "action_mask": eng.legal_mask()[live]}
-        acts = np.zeros(tables, dtype=np.int64)
-        acts[live] = agent.act(obs, rng)
-        eng.step(acts)
-        done = np.flatnonzero(eng.state.phase == END)
-        if len(done):
-            eng.reset(tables=done)
     raise AssertionError(f"only {len(found)} positions with a 报听 seat holding a concealed kong came up")
 
 
