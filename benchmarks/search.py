@@ -229,25 +229,46 @@ def ting_positions(count: int, seed: int) -> list[tuple[Engine, int, int]]:
     return found
 
 
+def unseen_pool(root: Engine, seat: int) -> np.ndarray:
+    """(34,) the tiles ``seat`` cannot see at table 0: the other seats' concealed hands and kongs and the undrawn
+    wall (flowers left out)."""
+    st = root.state
+    pool = np.zeros(34, dtype=np.int64)
+    for q in range(4):
+        if q != seat:
+            pool += st.hands[0, q] + st.hidden[0, q]
+    undrawn = st.wall[0, st.live_pos[0]: st.tail_pos[0] + 1]
+    return pool + np.bincount(undrawn[undrawn < 34], minlength=34)
+
+
 def exact_share(root: Engine, seat: int, o: int, rng, samples: int = 200_000) -> float | None:
-    """The share of the real hand kept by exact uniform 报听 hands (rejection), or None."""
+    """The share of the real hand kept by exact uniform 报听 hands (rejection), or None. Every tile the seat to
+    act cannot see is in the pool, the 报听 seat's concealed kongs too: their kinds are drawn first (distinct
+    kinds of which all four are in the pool, uniformly: each takes all four of its tiles, so every choice
+    leaves as many ways to draw the hand), then the hand from the rest, kept when it waits beside the face-up
+    melds and those kongs. (The other seats' concealed kongs are in the pool as tiles, their kind-count weight
+    left out: the reference is exact up to that.)"""
     st = root.state
     true = st.hands[0, o]
     size = int(true.sum())
     if size > 7:
         return None
-    pool = np.zeros(34, dtype=np.int64)
-    for q in range(4):
-        if q != seat:
-            pool += st.hands[0, q] + (0 if st.ting[0, q] else st.hidden[0, q])
-    undrawn = st.wall[0, st.live_pos[0]: st.tail_pos[0] + 1]
-    pool += np.bincount(undrawn[undrawn < 34], minlength=34)
-    tiles = np.repeat(np.arange(34), pool)
-    pick = np.argpartition(rng.random((samples, len(tiles))), size, axis=1)[:, :size]
+    pool = unseen_pool(root, seat)
+    melds = np.repeat((st.meld_counts[0, o] - st.hidden[0, o])[None].astype(np.int16), samples, axis=0)
+    n_kong = int(st.n_hidden[0, o])
+    left = np.repeat(pool[None], samples, axis=0)
+    if n_kong:
+        fours = np.flatnonzero(pool == 4)
+        kinds = fours[np.argpartition(rng.random((samples, len(fours))), n_kong - 1, axis=1)[:, :n_kong]]
+        for j in range(n_kong):
+            melds[np.arange(samples), kinds[:, j]] += 4
+            left[np.arange(samples), kinds[:, j]] -= 4
+    tiles = np.repeat(np.tile(np.arange(34, dtype=np.int8), samples), left.ravel()).reshape(samples, -1)
+    pick = np.argpartition(rng.random(tiles.shape), size, axis=1)[:, :size]
     counts = np.zeros((samples, 34), dtype=np.int8)
     for j in range(size):
-        np.add.at(counts, (np.arange(samples), tiles[pick[:, j]]), 1)
-    ok = ting_waits(root.rules, counts, np.repeat(st.meld_counts[0, o][None], samples, axis=0))
+        np.add.at(counts, (np.arange(samples), tiles[np.arange(samples), pick[:, j]]), 1)
+    ok = ting_waits(root.rules, counts, melds)
     if not ok.any():
         return None
     return float((np.minimum(counts[ok], true).sum(axis=1) / size).mean())

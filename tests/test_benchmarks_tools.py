@@ -232,45 +232,37 @@ def test_search_exact_share_draws_from_the_tiles_the_seat_cannot_see(monkeypatch
     assert set(sizes) == {4, 7}
 
 
-class _NumpySpy:
-    """numpy, with the arguments of every ``repeat`` call kept."""
-
-    def __init__(self):
-        self.repeats = []
-
-    def __getattr__(self, name):
-        return getattr(np, name)
-
-    def repeat(self, a, repeats, *args, **kw):
-        self.repeats.append((np.array(a), np.array(repeats)))
-        return np.repeat(a, repeats, *args, **kw)
-
-
 def test_search_exact_share_pool_is_every_tile_the_seat_cannot_see(monkeypatch, ting_found):
-    """The tiles the exact hands are drawn from: 4 of a kind minus what the seat to act sees, less the
-    concealed kongs of 报听 seats (which keep their kinds), flowers never; positions with a concealed kong
-    of a 报听 seat and of another seat among them."""
+    """The tiles the exact hands and kongs are drawn from: 4 of a kind minus what the seat to act sees (the
+    concealed kongs of every other seat among them, 报听 seats' too), flowers never; positions with a
+    concealed kong of a 报听 seat and of another seat among them. Where the 报听 seat holds a concealed kong,
+    its kind is drawn too: a kind all four of which are unseen, not always the real one (mj_env.determinize
+    redeals it), beside the seat's face-up melds."""
     other_kong = [f for i, f in enumerate(search.ting_positions(10, 4)) if i == 9]
-    checked, kongs = 0, {"ting": 0, "other": 0}
-    monkeypatch.setattr(search, "ting_waits", lambda rules, counts, melds: np.ones(len(counts), dtype=bool))
+    checked, kongs, drew_kongs = 0, {"ting": 0, "other": 0}, 0
     for copy, s, o in list(ting_found) + other_kong:
         st = copy.state
         if st.hands[0, o].sum() > 7:
             continue
-        spy = _NumpySpy()
-        monkeypatch.setattr(search, "np", spy)
-        search.exact_share(copy, s, o, np.random.default_rng(0), samples=50)
-        monkeypatch.setattr(search, "np", np)
-        kinds, pool = spy.repeats[0]
+        pool = search.unseen_pool(copy, s)
         expected = unseen_counts(observe(copy.rules, st, np.array([0])))[0].astype(np.int64)
+        assert pool.tolist() == expected.tolist()
         for q in range(4):
             if q != s and st.hidden[0, q].any():
                 kongs["ting" if st.ting[0, q] else "other"] += 1
-                if st.ting[0, q]:
-                    expected -= st.hidden[0, q]
-        assert kinds.tolist() == list(range(34)) and pool.tolist() == expected.tolist()
+        if st.n_hidden[0, o]:
+            seen = []
+            monkeypatch.setattr(search, "ting_waits", lambda rules, counts, melds, seen=seen:
+                                seen.append(melds) or np.ones(len(counts), dtype=bool))
+            search.exact_share(copy, s, o, np.random.default_rng(0), samples=400)
+            monkeypatch.undo()
+            drawn = seen[0] - (st.meld_counts[0, o] - st.hidden[0, o])
+            assert ((drawn == 0) | (drawn == 4)).all() and ((drawn == 4).sum(axis=1) == st.n_hidden[0, o]).all()
+            assert (pool[(drawn == 4).any(axis=0)] == 4).all()
+            assert len({row.tobytes() for row in drawn}) > 1   # not always the real kinds
+            drew_kongs += 1
         checked += 1
-    assert checked >= 6 and kongs == {"ting": 1, "other": 1}
+    assert checked >= 6 and kongs == {"ting": 1, "other": 1} and drew_kongs == 1
 
 
 def test_search_exact_share_keeps_only_waiting_hands(monkeypatch, ting_found):
