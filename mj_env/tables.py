@@ -52,6 +52,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .lines import guard_output
+
 SUIT_KINDS = 9
 HONOR_KINDS = 7
 MAX_COUNT = 4
@@ -381,6 +383,7 @@ def get(name: str) -> np.ndarray:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mj_env.tables", description=__doc__.split("\n")[0])
     parser.add_argument("--rebuild", action="store_true", help="build the tables again and rewrite the cache")
+    guard_output(parser.prog)
     args = parser.parse_args(argv)
     path = load(rebuild=args.rebuild, verbose=True)
     size = f"{path.stat().st_size / 2**20:.1f} MiB" if path is not None else "not written"

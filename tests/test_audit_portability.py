@@ -217,3 +217,17 @@ def test_curve_of_a_run_directory_whose_name_is_not_utf8(tmp_path):
     curve.plot([d / "progress.csv"], str(tmp_path / "c.png"))
     curve.plot([d / "progress.csv"], str(tmp_path / "c.png"), labels=[d.name], title=d.name)
     assert (tmp_path / "c.png").stat().st_size > 0
+
+
+def test_tables_cli_on_an_ascii_stdout_with_a_cache_path_that_is_not_ascii(tmp_path, monkeypatch):
+    """``python -m mj_env.tables`` prints the cache's path: under a home such as ``C:\\Users\\张三`` and an ASCII or
+    cp1252 standard output it died in a UnicodeEncodeError (it was the one command line without guard_output)."""
+    from mj_env import tables
+
+    cache = tmp_path / "缓存.npz"
+    cache.write_bytes(b"x")
+    monkeypatch.setattr(tables, "load", lambda **kw: cache)
+    raw = _ascii_std_streams(monkeypatch)
+    assert tables.main([]) == 0
+    sys.stdout.flush()
+    assert "\\u7f13\\u5b58.npz" in raw.getvalue().decode("ascii")
