@@ -444,11 +444,14 @@ def _student_t():
 
 
 def mean_ci95(values: np.ndarray) -> tuple[float, float, float]:
-    """(mean, low, high): Student-t 95% interval (``scipy.stats.t``) of the mean of independent ``values``."""
+    """(mean, low, high): Student-t 95% interval (``scipy.stats.t``) of the mean of independent ``values``.
+    Values all equal give that value three times: an interval of no width (``format_table`` says so)."""
     v = np.asarray(values, dtype=np.float64)
     m = float(v.mean())
     if len(v) < 2:
         return m, float("-inf"), float("inf")
+    if (v == v[0]).all():  # not v.mean() and v.std(): off by a rounding, 50 walls of 0.1 gave (0.09999999999999998,
+        return float(v[0]), float(v[0]), float(v[0])  # an interval 1e-17 wide that missed 0.1, and no note)
     half = float(_student_t().ppf(0.975, len(v) - 1)) * float(v.std(ddof=1)) / math.sqrt(len(v))
     return m, m - half, m + half
 
