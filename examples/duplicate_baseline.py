@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -51,9 +52,14 @@ def correlation_stats(g: np.ndarray, b: np.ndarray) -> dict:
 
 
 def bootstrap(g: np.ndarray, b: np.ndarray, rng: np.random.Generator, n: int = 1000) -> dict:
-    """95% intervals of ``correlation_stats`` by resampling walls (the rows) with replacement."""
+    """95% intervals of ``correlation_stats`` by resampling walls (the rows) with replacement; with one wall
+    there is no spread to resample (every draw is that wall), so each interval is (-inf, inf), as the arena's."""
+    if len(g) < 2:
+        return {k: (-np.inf, np.inf) for k in correlation_stats(g, b)}
     draws = [correlation_stats(g[i], b[i]) for i in (rng.integers(0, len(g), len(g)) for _ in range(n))]
-    return {k: tuple(np.nanpercentile([d[k] for d in draws], [2.5, 97.5])) for k in draws[0]}
+    with warnings.catch_warnings():  # rho in no draw (G or B never varies): NaN bounds, without NumPy's warning
+        warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
+        return {k: tuple(np.nanpercentile([d[k] for d in draws], [2.5, 97.5])) for k in draws[0]}
 
 
 def measure(agent, walls: int, seed: int, rules: str = "beijing", batch: int = 128) -> dict:
@@ -102,8 +108,9 @@ def main(argv=None) -> int:
     ci = s["ci"]
 
     def row(name: str, key: str, fmt: str = "{:.3f}") -> str:
-        lo, hi = ci[key]
-        return f"| {name} | {fmt.format(s[key])} [{fmt.format(lo)}, {fmt.format(hi)}] |"
+        # rho has no value where G or B never varies (NaN): "n/a", not "nan"
+        lo, hi, value = (("n/a" if np.isnan(v) else fmt.format(v)) for v in (*ci[key], s[key]))
+        return f"| {name} | {value} [{lo}, {hi}] |"
 
     print(f"{args.agent} in two seats against two rule agents, {args.walls} walls x 2 seatings, seed {args.seed}, "
           f"{args.rules}; the twin: four rule agents on the same walls, common random numbers")
