@@ -443,16 +443,30 @@ def _student_t():
     return stats.t
 
 
-def mean_ci95(values: np.ndarray) -> tuple[float, float, float]:
+def mean_ci95(values: np.ndarray, groups: np.ndarray | None = None) -> tuple[float, float, float]:
     """(mean, low, high): Student-t 95% interval (``scipy.stats.t``) of the mean of independent ``values``.
-    Values all equal give that value three times: an interval of no width (``format_table`` says so)."""
+    Values all equal give that value three times: an interval of no width (``format_table`` says so).
+
+    With ``groups`` (one label per value), the values of one group may be correlated (the positions of one
+    hand share its wall) and the groups are the independent units: the mean of all values with the
+    cluster-robust standard error of a ratio of group totals, sqrt(G / (G - 1) * sum_g (T_g - mean n_g)^2) / N
+    for G groups of n_g values summing to T_g, and G - 1 degrees of freedom. Groups of one value each give
+    the interval without groups."""
     v = np.asarray(values, dtype=np.float64)
     m = float(v.mean())
-    if len(v) < 2:
+    if groups is not None:
+        _, g = np.unique(np.asarray(groups), return_inverse=True)
+    n_groups = len(v) if groups is None else int(g.max(initial=-1)) + 1
+    if n_groups < 2:
         return m, float("-inf"), float("inf")
     if (v == v[0]).all():  # not v.mean() and v.std(): off by a rounding, 50 walls of 0.1 gave (0.09999999999999998,
         return float(v[0]), float(v[0]), float(v[0])  # an interval 1e-17 wide that missed 0.1, and no note)
-    half = float(_student_t().ppf(0.975, len(v) - 1)) * float(v.std(ddof=1)) / math.sqrt(len(v))
+    if n_groups == len(v):
+        se = float(v.std(ddof=1)) / math.sqrt(len(v))
+    else:
+        resid = np.bincount(g, weights=v - m, minlength=n_groups)   # T_g - mean * n_g
+        se = math.sqrt(n_groups / (n_groups - 1) * float((resid ** 2).sum())) / len(v)
+    half = float(_student_t().ppf(0.975, n_groups - 1)) * se
     return m, m - half, m + half
 
 

@@ -154,17 +154,22 @@ def label_positions(engine: Engine, agent: RuleBasedAgent, rng: np.random.Genera
 def labelled_play(rules, num_tables: int, seconds: float, seed: int, max_discards: int = 3):
     """Rule agents play at ``num_tables`` tables (seeded ``seed``, finished hands dealt afresh) for at
     least ``seconds`` and at least one step; before every step, yields ``label_positions``' targets
-    for the positions waiting there."""
+    for the positions waiting there, with ``"hand"``: a number for the hand each position is in (the positions
+    of one hand share its wall, so their values are not independent: ``deviation_table`` groups by it)."""
     agent, rng = RuleBasedAgent(rules), np.random.default_rng([seed, 1])
     eng = Engine(rules, num_tables=num_tables, seed=seed)
     eng.reset()
+    deals = np.zeros(num_tables, dtype=np.int64)  # hands dealt at each table before the one in play
     start, first = time.time(), True
     while first or time.time() - start < seconds:
         first = False
         ended = np.flatnonzero(eng.state.phase == END)
         if len(ended):
             eng.reset(tables=ended)
-        yield label_positions(eng, agent, rng, max_discards)
+            deals[ended] += 1
+        got = label_positions(eng, agent, rng, max_discards)
+        got["hand"] = deals[got["table"]] * num_tables + got["table"]
+        yield got
         live = np.flatnonzero(eng.state.phase != END)
         actions = np.zeros(eng.num_tables, dtype=np.int64)
         actions[live] = agent.act({"observation": observe(eng.rules, eng.state, idx=live),
@@ -185,9 +190,12 @@ def action_kind(actions: np.ndarray) -> np.ndarray:
     return out
 
 
-def deviation_table(candidates: np.ndarray, q: np.ndarray, min_count: int = 100) -> list[dict]:
+def deviation_table(candidates: np.ndarray, q: np.ndarray, min_count: int = 100, hands: np.ndarray | None = None,
+                    ) -> list[dict]:
     """Per (rule agent's kind of action, alternative's kind): how many positions, the mean of
-    Q(alternative) - Q(rule agent's choice) with a 95% interval, and how often it is above 0."""
+    Q(alternative) - Q(rule agent's choice) with a 95% interval, and how often it is above 0. With ``hands``
+    (the hand of each position, ``labelled_play``), the interval takes the hands as the independent units
+    (``mean_ci95``'s groups): positions of one hand share a wall."""
     rows = []
     rule = action_kind(candidates[:, 0])
     for j in range(1, candidates.shape[1]):
@@ -197,7 +205,7 @@ def deviation_table(candidates: np.ndarray, q: np.ndarray, min_count: int = 100)
         for key in sorted(set(zip(rule[has], alt, strict=True))):
             sel = (rule[has] == key[0]) & (alt == key[1])
             if sel.sum() >= min_count:
-                mean, lo, hi = mean_ci95(gain[sel])
+                mean, lo, hi = mean_ci95(gain[sel], None if hands is None else hands[has][sel])
                 rows.append({"rule": key[0], "alternative": key[1], "rank": j, "positions": int(sel.sum()),
                              "mean_gain": mean, "ci95": [lo, hi], "better_share": float((gain[sel] > 0).mean())})
     return rows
@@ -227,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     problem = missing_module("scipy", "the 95% intervals")  # asked now, not after --seconds of labelling
     if problem:
         p.error(problem)
-    cands, qs, start = [], [], time.time()
+    cands, qs, hands, start = [], [], [], time.time()
     width = 1 + args.max_discards + K
     for got in labelled_play(args.rules, args.tables, args.seconds, args.seed, args.max_discards):
         c = np.full((len(got["table"]), width), -1, dtype=np.int64)
@@ -235,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         c[:, :got["candidates"].shape[1]], q[:, :got["q"].shape[1]] = got["candidates"], got["q"]
         cands.append(c)
         qs.append(q)
+        hands.append(got["hand"])
     c, q = np.concatenate(cands), np.concatenate(qs)
     took = time.time() - start
     print(f"{len(c):,} positions with a choice, {int((c >= 0).sum()):,} rollouts in {took:.0f} s "
@@ -242,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
           "points of the seat's hand")
     print(f"{'rule agent':<10} {'alternative':<11} {'rank':>4} {'positions':>9} {'mean gain':>9} "
           f"{'95% CI':>18} {'better':>7}")
-    rows = deviation_table(c, q)
+    rows = deviation_table(c, q, hands=np.concatenate(hands))
     for r in rows:
         print(f"{r['rule']:<10} {r['alternative']:<11} {r['rank']:>4} {r['positions']:>9,} {r['mean_gain']:>+9.3f} "
               f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] {r['better_share']:>6.0%}")

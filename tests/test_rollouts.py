@@ -1,7 +1,11 @@
 """agents.rollouts: candidates, rollout returns on copies, the deviation table."""
+import math
+
 import numpy as np
 import pytest
+from scipy import stats
 
+from agents import arena
 from agents import rollouts as R
 from mj_env import actions as A
 from mj_env.baselines import RuleBasedAgent
@@ -267,3 +271,36 @@ def test_a_rob_window_offers_every_legal_action():
     _, obs = _batch(eng)
     rule, cands = R.candidate_actions(RuleBasedAgent("beijing"), obs, np.random.default_rng(0))
     assert rule[0] == A.WIN and sorted(cands[0][cands[0] >= 0].tolist()) == sorted([A.WIN, A.PASS])
+
+
+def test_deviation_table_groups_the_positions_of_one_hand():
+    """Positions of one hand share its wall, so the hand is the independent unit of the interval: with ``hands``
+    the table's interval is the cluster-robust one, worked here by hand. Two hands, gains (1, 3) and (2): mean 2,
+    hand totals less the mean's share 4 - 2 * 2 = 0 and 2 - 2 = 0, so no spread between hands: [2, 2]; three
+    hands (1, 3), (2), (6): mean 3, residuals -2, -1, 3, se = sqrt(3 / 2 * 14) / 4, t with 2 degrees of freedom.
+    The positions as if independent give another, narrower interval."""
+    cands = np.array([[A.PASS, A.PONG]] * 4)
+    q = np.array([[0.0, 1.0], [0.0, 3.0], [0.0, 2.0], [0.0, 6.0]])
+    (row,) = R.deviation_table(cands[:3], q[:3], min_count=1, hands=np.array([7, 7, 9]))
+    assert row["mean_gain"] == 2 and row["ci95"][1] - row["ci95"][0] == pytest.approx(0, abs=1e-12)
+    (row,) = R.deviation_table(cands, q, min_count=1, hands=np.array([7, 7, 9, 4]))
+    half = stats.t.ppf(0.975, 2) * math.sqrt(3 / 2 * 14) / 4
+    assert row["mean_gain"] == 3 and row["ci95"] == pytest.approx([3 - half, 3 + half])
+    (iid,) = R.deviation_table(cands, q, min_count=1)
+    assert iid["ci95"] == pytest.approx(list(arena.mean_ci95(np.array([1.0, 3, 2, 6]))[1:]))
+    assert iid["ci95"][1] - iid["ci95"][0] < 2 * half
+
+
+def test_labelled_play_numbers_each_hand_once():
+    """``labelled_play``'s ``hand``: the positions of one table keep one number until its hand ends, and a new
+    hand (the table dealt again) or another table never shares it."""
+    seen = {}  # hand number -> table
+    last = {}  # table -> hand number
+    for got in R.labelled_play("beijing", 4, 60.0, seed=3):
+        for t, h in zip(got["table"].tolist(), got["hand"].tolist(), strict=True):
+            assert seen.setdefault(h, t) == t
+            assert h >= last.get(t, h)
+            last[t] = h
+        if len(seen) > 8:
+            break
+    assert len(seen) > 8
