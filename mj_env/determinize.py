@@ -429,10 +429,7 @@ def _write(engine: Engine, b, redealt, new_hands, kong, kinds, wall, lo, width, 
     r, o = np.nonzero(kong > 0)
     if len(r):
         tb = b[r]
-        new_hidden = np.zeros((len(r), K), dtype=np.int64)
-        for j in range(M):
-            have = kinds[r, o, j] >= 0
-            new_hidden[np.flatnonzero(have), kinds[r[have], o[have], j]] = 4
+        new_hidden = _kong_tiles(kinds[r, o])
         st.meld_counts[tb, o] += (new_hidden - st.hidden[tb, o]).astype(np.int8)
         st.hidden[tb, o] = new_hidden
         conc = st.meld_type[tb, o] == MELD_CONCEALED_KONG                    # (len(r), M)
