@@ -455,6 +455,8 @@ def mean_ci95(values: np.ndarray, groups: np.ndarray | None = None) -> tuple[flo
     v = np.asarray(values, dtype=np.float64)
     m = float(v.mean())
     if groups is not None:
+        if np.shape(groups) != v.shape:
+            raise ValueError(f"groups must give one label per value ({v.shape}), got shape {np.shape(groups)}")
         _, g = np.unique(np.asarray(groups), return_inverse=True)
     n_groups = len(v) if groups is None else int(g.max(initial=-1)) + 1
     if n_groups < 2:

@@ -304,3 +304,12 @@ def test_labelled_play_numbers_each_hand_once():
         if len(seen) > 8:
             break
     assert len(seen) > 8
+
+
+def test_mean_ci95_refuses_groups_of_another_length():
+    """One label per value: a list of labels of another length is refused by name (it was a NumPy error, or
+    silently read when its distinct labels were as many as the values)."""
+    with pytest.raises(ValueError, match="one label per value"):
+        arena.mean_ci95(np.array([1.0, 2.0, 3.0]), groups=np.array([0, 1, 2, 3]))
+    with pytest.raises(ValueError, match="one label per value"):
+        arena.mean_ci95(np.array([1.0, 2.0]), groups=np.array([0, 0, 1]))
