@@ -26,7 +26,7 @@ worth to the same lookahead, not what a fair player can reach.
 It reads the real table only to copy it and to redeal what is hidden: its decision is the same
 whatever the hidden tiles are (a test redeals them and asks again; under quemen beside a 报听 opponent too,
 ``tests/test_audit_observation.py``), except where ``mj_env.determinize`` keeps real tiles: in a claim
-window, the hands of a seat whose claim waits and of one that accepted a win, and the rare 报听 tables whose
+window, the hands (and concealed-kong kinds) of a seat whose claim waits and of one that accepted a win, and the rare 报听 tables whose
 chain starts at the real hands and concealed-kong kinds (its docstring). It is an *engine-aware* agent: the
 arena calls ``act_tables(engine, tables, rng)`` for it instead of ``act(obs, rng)`` (``agents.arena``).
 It costs ``worlds`` x candidates rollouts per decision: about 10 decisions a second on one core at 64

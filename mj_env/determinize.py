@@ -11,7 +11,8 @@ engine (one copy per table, e.g. after ``Engine.restore``).
 What a redeal keeps and changes:
 
 - every other seat keeps its number of concealed tiles and of concealed kongs; a concealed
-  kong gets a kind of which all four tiles are unseen (a 报听 seat's from its chain, below). The seat's
+  kong gets a kind of which all four tiles are unseen (a 报听 seat's from its chain, below; in a claim
+  window the claimers' below keep theirs). The seat's
   own tiles, every visible tile
   and all public state (rivers, melds, claims, 烧庄, scores, positions in the wall) are kept;
 - the undrawn part of the wall, ``wall[live_pos:tail_pos + 1]`` (live wall, reserve or tail
@@ -52,7 +53,8 @@ What a redeal keeps and changes:
   engine's order (``claims.open_window``): the seats ahead of the asked seat count as asked
   (they passed), the ones after it with a claim the pending one does not beat are still to be
   asked. A seat whose accepted claim waits as the pending one and seats that accepted a win
-  (several winners, hebei) keep their concealed hands, which the window's state depends on;
+  (several winners, hebei) keep their concealed hands and the kinds of their concealed kongs, which the
+  window's state depends on (a search reads them there);
   the added kong's tile in a rob window stays in its declarer's hand. ``drawn`` is cleared
   there (-1): the engine does not read it before the next draw.
 
