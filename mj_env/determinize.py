@@ -37,16 +37,16 @@ What a redeal keeps and changes:
   hands and kinds): ``mcmc_steps`` proposals (default 500), mostly swaps of one tile with an unseen one, one
   in eight a whole hand drawn afresh with new kinds for its kongs (swaps alone cannot cross between some sets
   of waiting hands), and at a seat with concealed kongs one in eight (``KONG_SHARE``) a new kind for one of them, drawn
-  from all 34 and refused unless all four are unseen; each accepted when the hand still waits (weighted by
+  among the kinds all four of which are unseen; each accepted when the hand still waits (weighted by
   the concealed-kong kinds left to the others, so that the chain's stationary distribution is the uniform
   one above). The chain forgets its start slowly (``benchmarks/search.py --ting-mixing``,
   benchmarks/README.md, measured when it started at the real hand: after 500 steps a redealt hand still
   shared about 0.36-0.54 of its tiles, against about 0.33-0.44 after 5,000): raise ``mcmc_steps`` when that
   matters; 0 keeps the real hand and kong kinds. (The kong kinds used to be kept, so a search read them: about
   1 position in 60 of rule-agent quemen play beside another seat's 报听 has such a kong. On 20 of them the
-  share of copies whose kongs have their real kinds was 0.36 after 500 steps and 0.30 after 5,000, and
-  determinize(n=64) took about 1.4-1.7 times as long as when the kinds were kept: measured 2026-12-05 on
-  the shared 2-core machine);
+  share of copies whose kongs have their real kinds was 0.31 after 500 steps and 0.29 after 5,000 (0.36 and 0.30
+  while a kong move drew its kind out of all 34, most of them refused), and determinize(n=64) took about 1.4-1.7
+  times as long as when the kinds were kept: measured 2026-12-05 on the shared 2-core machine);
 - another seat's turn (it drew): its drawn tile is one of its new tiles;
 - a claim (or rob) window is redealt only from the view of the seat being asked. The other
   seats' claims on the tile are recomputed from their new hands and the queue rebuilt in the
@@ -664,7 +664,9 @@ def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong
     - mostly (``1 - INDEPENDENT_SHARE``, less ``KONG_SHARE`` at a seat with concealed kongs) by swapping a
       random tile of its hand with a random unseen natural tile;
     - ``KONG_SHARE`` (a seat with concealed kongs): one of its kongs, at random, takes a kind drawn uniformly
-      from all K; refused unless all four of that kind are unseen (in ``pool``) and it is not ``no_kong``;
+      among the eligible ones: all four unseen (in ``pool``), not ``no_kong``. The move gives the old kind's
+      four back to the pool and takes the new one's, so as many kinds are eligible after it as before: the
+      proposal is symmetric (no move where none is eligible);
     - ``INDEPENDENT_SHARE``: its whole hand drawn afresh, and its kongs' kinds: distinct kinds, uniformly,
       among those all four of which are in its hand, its kongs and the unseen natural tiles (not
       ``no_kong``), then the hand from what is left (each physical tile alike).
@@ -708,10 +710,13 @@ def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong
             new_k = ko.copy()
             delta = np.zeros((m, K), dtype=np.int64)                # its kong tiles, old less new
             kr = np.flatnonzero((u < INDEPENDENT_SHARE + KONG_SHARE) & ~fresh & (cnt > 0))
-            if len(kr):                                             # one kong, a kind out of all K
+            if len(kr):                                             # one kong, a kind out of the eligible ones
                 slot = np.minimum((rng.random(len(kr)) * cnt[kr]).astype(np.int64), cnt[kr] - 1)
-                c = rng.integers(0, K, len(kr))
-                valid = (pool[kr, c] == 4) & (c != banned[kr])
+                elig = pool[kr, :K] == 4
+                b = np.flatnonzero(banned[kr] >= 0)
+                elig[b, banned[kr[b]]] = False
+                c = np.argmax(np.where(elig, rng.random((len(kr), K)), -1.0), axis=1)
+                valid = elig[np.arange(len(kr)), c]
                 v = kr[valid]
                 delta[v, ko[v, slot[valid]]] = 4
                 delta[v, c[valid]] = -4

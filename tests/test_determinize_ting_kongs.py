@@ -255,3 +255,28 @@ def test_two_reporting_seats_with_concealed_kongs_are_drawn_uniformly_over_the_d
             observed = np.array([seen.count(x) for x in keys])
             chi2 = float(((observed - expected) ** 2 / expected).sum())
             assert stats.chi2.sf(chi2, len(keys) - 1) > 0.001, (g, chi2, len(keys))
+
+
+def test_a_kong_move_proposes_only_kinds_it_may_take(monkeypatch):
+    """A kong move draws the new kind among those all four of which are unseen (there are as many of them after
+    the move as before, so the proposal stays symmetric), not out of all 34 with most refused: in the one-kong
+    case (hand 2z, kong 5m; 7p, 9s and 1z eligible, each waiting) one step of kong moves alone moves every
+    chain (drawing out of all 34, about 3 in 34 did; the chain forgot the real kinds more slowly)."""
+    monkeypatch.setattr(D, "INDEPENDENT_SHARE", 0.0)
+    monkeypatch.setattr(D, "KONG_SHARE", 1.0)
+    rules = get_rules("quemen")
+    tiles, pongs, hand, start = CASES["one kong"]
+    m = 300
+    melds = np.zeros((m, 4, 34), dtype=np.int16)
+    melds[:, 0, [index(t) for t in pongs]] = 3
+    ting = np.zeros((m, 4), dtype=bool)
+    ting[:, 0] = True
+    part = np.zeros((m, 4, 34), dtype=np.int64)
+    part[:, 0, index(hand)] = 1
+    kongs = np.full((m, 4, 4), -1, dtype=np.int64)
+    kongs[:, 0, 0] = index(start[0])
+    pool = np.zeros((m, D.N_CODES), dtype=np.int64)
+    pool[:, :34] = _counts(tiles) - part[:, 0] - D._kong_tiles(kongs[:, 0])
+    _, _, k = D._ting_chain(rules, melds, ting, part, pool, np.zeros(m, dtype=np.int64), 1, np.random.default_rng(0),
+                            np.full(m, -1), kongs)
+    assert set(k[:, 0, 0].tolist()) == {index("7p"), index("9s"), index("1z")}
