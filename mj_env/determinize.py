@@ -712,9 +712,7 @@ def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong
             kr = np.flatnonzero((u < INDEPENDENT_SHARE + KONG_SHARE) & ~fresh & (cnt > 0))
             if len(kr):                                             # one kong, a kind out of the eligible ones
                 slot = np.minimum((rng.random(len(kr)) * cnt[kr]).astype(np.int64), cnt[kr] - 1)
-                elig = pool[kr, :K] == 4
-                b = np.flatnonzero(banned[kr] >= 0)
-                elig[b, banned[kr[b]]] = False
+                elig = _kong_kinds(pool[kr], banned[kr])
                 c = np.argmax(np.where(elig, rng.random((len(kr), K)), -1.0), axis=1)
                 valid = elig[np.arange(len(kr)), c]
                 v = kr[valid]
@@ -734,9 +732,7 @@ def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong
                     had = _kong_tiles(ko[fk])
                     whole = avail[pk] + had
                     keys = rng.random((len(fk), K))
-                    keys[whole != 4] = 2.0
-                    b = np.flatnonzero(banned[fk] >= 0)
-                    keys[b, banned[fk[b]]] = 2.0
+                    keys[~_kong_kinds(whole, banned[fk])] = 2.0
                     order = np.argsort(keys, axis=1)[:, :M]
                     use = np.arange(M)[None, :] < cnt[fk][:, None]
                     enough = ((np.take_along_axis(keys, order, axis=1) < 2.0) | ~use).all(axis=1)
