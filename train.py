@@ -247,6 +247,17 @@ MAX_EVAL_HANDS = 100_000
 and, against the rule agent, roughly 1.5 ms each on one core: minutes per opponent (measured)."""
 
 
+WINDOWS_FORBIDDEN = '<>:"|?*'
+"""Characters no Windows file name holds (``a:b`` names an NTFS stream of ``a``, not a directory)."""
+WINDOWS_DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", *(f"{d}{i}" for d in ("COM", "LPT") for i in range(1, 10))})
+
+
+def windows_device(name: str) -> bool:
+    """Whether Windows reads ``name`` as a device (``CON``, ``nul.txt``, ``Com1 ``): its part before the first
+    '.', without trailing spaces, in any case."""
+    return name.split(".")[0].rstrip(" ").upper() in WINDOWS_DEVICES
+
+
 MAX_FLOAT_FLAG = 1e9
 """No flag that takes a real number is larger (coefficients, rates, scales, minutes; integer flags have
 their own ranges): a --clip-coef of 1e39 passed the checks and then failed inside torch.clamp, which takes
@@ -273,6 +284,10 @@ def check_args(args: Args, given: frozenset[str] = frozenset()) -> str | None:
     if not name or name == "." or ".." in name or any(c in name for c in "/\\,") or not name.isprintable():
         return (f"--exp-name must be a plain directory name under runs/ (no '/', '\\', '..', ',' or control "
                 f"characters; the arena's --agents separates checkpoints by commas), not {name[:MAX_NAME]!r}")
+    if any(c in name for c in WINDOWS_FORBIDDEN) or name.endswith(".") or windows_device(name):
+        return (f"--exp-name must be a name Windows can hold too (so runs/ copies anywhere): no {WINDOWS_FORBIDDEN} "
+                f"characters, no '.' at the end, not a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with or "
+                f"without an extension), not {name[:MAX_NAME]!r}")
     if name != name.strip():  # a blank name, or spaces at an end: invisible in a listing and in the logs
         return f"--exp-name must not begin or end with a space, not {name[:MAX_NAME]!r}"
     if len(name.encode()) > MAX_NAME:

@@ -173,6 +173,13 @@ def test_help_shows_every_flag_with_its_docstring(capsys):
     (["--exp-name", " "], "--exp-name must not begin or end with a space, not ' '"),  # was a run named ' '
     (["--exp-name", "run "], "--exp-name must not begin or end with a space"),
     (["--exp-name", "x" * 101], "--exp-name must be at most 100 bytes long, not 101"),
+    # names Windows cannot hold (a:b is a stream of a file a there), refused on every system so runs/ copies anywhere
+    (["--exp-name", "a:b"], "--exp-name must be a name Windows can hold too"),
+    (["--exp-name", "what?"], "no <>:\"|?* characters"),
+    (["--exp-name", "run."], "no '.' at the end"),
+    (["--exp-name", "CON"], "not a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9"),
+    (["--exp-name", "nul.txt"], "not 'nul.txt'"),
+    (["--exp-name", "Com9 .x"], "not a device name"),
     # a value outside its own range is named so, not only refused by a later check (sum of shares, float32 size)
     (["--opponent-pretrained", "1.5", "--opponent-rule", "0"], "--opponent-pretrained must be in [0, 1], not 1.5"),
     (["--ent-coef=-2e9"], "--ent-coef must be at most 1e+09 in size, not -2e+09"),
@@ -204,7 +211,7 @@ def test_the_exp_name_limit_counts_bytes():
 @pytest.mark.parametrize("argv", [
     ["--exp-name", "my_run-1.2"], ["--gamma", "0", "--gae-lambda", "1"], ["--seed", "0", "--eval-seed", str(2**32 - 1)],
     ["--num-envs", str(1 << 22), "--num-steps", "1"], ["--final-eval-hands", "100000", "--eval-hands", "100000"],
-    ["--threads", str(os.cpu_count() or 1)], ["--exp-name", "x" * 100], ["--exp-name", "运行 1"],
+    ["--threads", str(os.cpu_count() or 1)], ["--exp-name", "x" * 100], ["--exp-name", "运行 1"], ["--exp-name", "console"], ["--exp-name", "COM10"],
     ["--target-kl", "none", "--max-minutes", "none"], ["--ent-coef", "0", "--vf-coef", "0", "--bc-vf-coef", "0"],
     ["--shaping-coef=-2", "--device", "cpu:0"],
     ["--opponent-rule", "0.25", "--opponent-pretrained", "0.75"],  # shares of the hands that add up to all of them
