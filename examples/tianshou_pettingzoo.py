@@ -43,6 +43,7 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
                      "pip install -e '.[examples]' (after pip install torch==2.13.0, a CPU wheel)") from None
 
 import mj_env
+from mj_env.lines import guard_output
 from mj_env.rules import PRESETS
 from mj_env.wrappers import NumericInfos
 
@@ -148,4 +149,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    guard_output("examples/tianshou_pettingzoo.py")  # "±" where standard output is ASCII: an escape, not a UnicodeEncodeError
     main()

@@ -41,6 +41,7 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
 from mj_env.baselines import BASELINES
 from mj_env.engine import MAX_TABLES
+from mj_env.lines import guard_output
 from mj_env.observation import N_PLANES
 from mj_env.rules import PRESETS
 from mj_env.tiles import N_KINDS
@@ -181,4 +182,5 @@ def mean_and_error(points: torch.Tensor) -> str:
 
 
 if __name__ == "__main__":
+    guard_output("examples/torchrl_ppo.py")  # "±" where standard output is ASCII: an escape, not a UnicodeEncodeError
     main()

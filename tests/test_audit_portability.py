@@ -231,3 +231,26 @@ def test_tables_cli_on_an_ascii_stdout_with_a_cache_path_that_is_not_ascii(tmp_p
     assert tables.main([]) == 0
     sys.stdout.flush()
     assert "\\u7f13\\u5b58.npz" in raw.getvalue().decode("ascii")
+
+
+def test_the_torchrl_example_on_an_ascii_stdout(monkeypatch):
+    """examples/torchrl_ppo.py (and tianshou_pettingzoo.py) print "+m ± se": where standard output is ASCII the
+    run died at its first report in a UnicodeEncodeError. Run as a script, it calls guard_output first."""
+    pytest.importorskip("torchrl")
+    import runpy
+
+    raw = _ascii_std_streams(monkeypatch)
+    monkeypatch.setattr(sys, "argv", ["torchrl_ppo.py", "--tables", "8", "--frames", "64", "--iterations", "2",
+                                      "--epochs", "1", "--hidden", "8", "--minibatch", "64"])
+    runpy.run_path(str(ROOT / "examples" / "torchrl_ppo.py"), run_name="__main__")
+    sys.stdout.flush()
+    assert "\\xb1" in raw.getvalue().decode("ascii")  # a hand ended in 2 x 8 x 64 decisions
+
+
+def test_the_trainer_examples_that_print_a_plus_minus_guard_their_output():
+    """Every example that prints a character outside ASCII calls guard_output when run as a script."""
+    for path in sorted((ROOT / "examples").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        printed = [line for line in text.splitlines() if "print(" in line or line.lstrip().startswith('f"')]
+        if any(not line.isascii() for line in printed) or "±" in text:
+            assert "guard_output(" in text.split('if __name__ == "__main__":')[-1], path.name
