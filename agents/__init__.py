@@ -14,6 +14,7 @@ module                      what
 ``agents.arena``            ``python -m agents.arena``: duplicate-format comparison
 ``agents.common_random``    common random numbers for the arena (``--common-random``)
 ``agents.curve``            ``python -m agents.curve``: a run's learning curve from its progress.csv
+``agents.plot_text``        names in any script in the arena's and the curve's pictures
 ``agents.pretrained``       the shipped pretrained players (agent name ``pretrained``)
 ``agents.rollouts``         rollout values of candidate actions (policy improvement by rollouts)
 ``agents.search``           ``RolloutSearchAgent``: lookahead by determinized rollouts

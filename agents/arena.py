@@ -105,6 +105,7 @@ import numpy as np
 from agents import check_flag, checkpoint_play, make_agent, path_problem
 from agents.base import RulesMismatchWarning
 from agents.common_random import CommonStreams, decision_keys
+from agents.plot_text import drawable, rc
 from agents.pretrained import DATA, is_pretrained_spec
 from mj_env.baselines import BASELINES, AgentError, agent_actions, warn_rules_mismatch
 from mj_env.engine import Engine
@@ -585,13 +586,13 @@ def plot(summary: dict, path: str, title: str | None = None) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with plt.rc_context({"text.parse_math": False}):  # a '$' in an agent's name is a '$', not TeX that may not parse
+    with plt.rc_context(rc()):  # a CJK font where one is installed; a '$' in an agent's name is a '$', not TeX
         _draw(plt, summary, path, title)
 
 
 def _draw(plt, summary: dict, path: str, title: str | None) -> None:
     ag = summary["agents"]
-    names = [short_name(a["name"], 24) for a in ag]
+    names = [drawable(short_name(a["name"], 24)) for a in ag]  # 运行 1 and 训练 1 as two names, not boxes
     x = np.arange(len(ag))
     mean = np.array([a["mean_points"] for a in ag])
     ci = np.array([[np.nan if v is None else v for v in a["ci95"]] for a in ag], dtype=np.float64)
@@ -611,7 +612,7 @@ def _draw(plt, summary: dict, path: str, title: str | None) -> None:
     ax2.set_ylim(0, max(max(*wins, *deal_ins) * 1.3, 0.05))  # room above the bars for the legend
     ax2.legend(loc="upper center", ncol=2)
     walls, hands = summary["walls"], summary["hands_played"]
-    fig.suptitle(title or f"duplicate arena: {walls} wall{'s' * (walls != 1)}, {hands} hand{'s' * (hands != 1)}")
+    fig.suptitle(drawable(title) if title else f"duplicate arena: {walls} wall{'s' * (walls != 1)}, {hands} hand{'s' * (hands != 1)}")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from agents import path_problem
+from agents.plot_text import drawable, rc
 from mj_env.lines import TooLong, bounded_lines, guard_output, utf8_text
 
 MAX_PANELS = 8
@@ -108,13 +109,14 @@ def plot(paths, out: str, labels=None, title: str | None = None) -> None:
     # take no lone surrogates)
     labels = [utf8_text(x) for x in labels] if labels else [utf8_text(Path(p).resolve().parent.name) for p in paths]
     title = utf8_text(title)
+    labels, title = [drawable(x) for x in labels], title and drawable(title)  # 运行 1 and 训练 1 as two names, not boxes
     if len(labels) != len(runs):
         raise CurveError(f"{len(labels)} labels for {len(runs)} runs")
     opponents = sorted({o for r in runs for o in r}, key=lambda o: (o != "rule", o))  # a panel each, rule first
     if len(opponents) > MAX_PANELS:  # one panel each: thousands of columns would draw for minutes
         raise CurveError(f"{len(opponents)} opponents in the evaluation columns; a picture has at most {MAX_PANELS} "
                          "panels (train.py logs random, rule and pretrained)")
-    with plt.rc_context({"text.parse_math": False}):  # a '$' in a run's name is a '$', not TeX that may not parse
+    with plt.rc_context(rc()):  # a CJK font where one is installed; a '$' in a run's name is a '$', not TeX
         _draw(plt, runs, labels, opponents, out, title)
 
 
