@@ -183,6 +183,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self._new_hand_info()                         # this call's hand outcomes (infos) and settlements
         self.closed = False
         self._started = False
+        self._seeded(seed)
 
     def set_opponents(self, opponents) -> None:
         """Play the opponents' seats with ``opponents`` from the next decision on, as the constructor takes them:
@@ -388,7 +389,9 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             tables = self._masked_tables(options["reset_mask"])
         # the seed, walls and dealers are checked before anything here or in the engine changes
         self.engine.check_reset(seed, options.get("walls"), options.get("dealers"), tables)
-        return self._shown(self._undoable(self._reset_checked, seed, options, tables, restart_seats))
+        result = self._undoable(self._reset_checked, seed, options, tables, restart_seats)
+        self._seeded(seed)
+        return self._shown(result)
 
     def _reset_checked(self, seed, options: dict, tables: np.ndarray, restart_seats: bool):
         if seed is not None:

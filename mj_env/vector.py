@@ -95,6 +95,14 @@ class TablesEnvBasics:
         if self.closed:
             raise RuntimeError(f"this {type(self).__name__} is closed")
 
+    def _seeded(self, seed) -> None:
+        """Gymnasium's ``VectorEnv.reset(seed=N)`` bookkeeping, which this env's own ``reset`` (and a constructor
+        ``seed``) stand in for: ``np_random_seed`` reads N and ``np_random`` is seeded by it, as in Gymnasium's own
+        vector envs (the tables deal from the engine's generator, not from ``np_random``). Called once the seed
+        was checked and the reset done, so that a refused reset leaves them alone."""
+        if seed is not None:
+            VectorEnv.reset(self, seed=int(seed))
+
     def render(self):
         """``"ansi"``: the text of the first four tables, each under a line ``table i of N`` (a one-table env's
         without it); ``"human"``: the same text printed (returns None; a human-mode env also prints itself at
@@ -181,6 +189,7 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
         self._over = np.zeros(self.num_envs, dtype=bool)  # NEXT_STEP: ended, dealt anew on the next step
         self.closed = False
         self._started = False
+        self._seeded(seed)
 
     def _redeal_instant(self, res) -> None:
         """Deal again at tables whose new hand ended at the deal itself (四惠牌 on the dealer's
@@ -231,6 +240,7 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
             self._over[tables] = False
         self._redeal_instant(res)
         self._started = True
+        self._seeded(seed)
         return self._shown((self._obs(), {}))
 
     def step(self, actions):

@@ -1,0 +1,27 @@
+"""Gymnasium, PettingZoo and SB3 wrappers around mj_env's environments: cases a wrapper-matrix audit found."""
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+
+import mj_env  # noqa: F401 (registers the ids)
+from mj_env.vector import MahjongVectorEnv
+
+
+@pytest.mark.parametrize("make", [
+    lambda **kw: gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point", **kw),
+    lambda **kw: MahjongVectorEnv(2, **kw),
+])
+def test_a_seeded_vector_env_reports_its_seed_as_gymnasiums_vector_envs_do(make):
+    """``envs.reset(seed=5)`` left ``envs.np_random_seed`` a random 39-digit number (the batched envs' ``reset``
+    never reached ``VectorEnv.reset``, which records it), where Gymnasium's own vector envs (its
+    ``CartPoleVectorEnv``, and ``make_vec``'s sync mode over the one-table env) report 5."""
+    envs = make()
+    envs.reset(seed=5)
+    assert envs.np_random_seed == 5
+    envs.reset()                                   # an unseeded reset keeps it, as in Gymnasium
+    assert envs.np_random_seed == 5
+    with pytest.raises(ValueError):
+        envs.reset(seed=-1)                        # refused: nothing changes
+    assert envs.np_random_seed == 5
+    assert make(seed=7).np_random_seed == 7       # the constructor's seed deals the first reset
