@@ -148,7 +148,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
     """N tables; the learner plays one seat at each, the opponents act inside ``step``
     (see the module docstring)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "human"]}  # noqa: RUF012 (Gymnasium's convention)
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)
 
     def __init__(self, num_envs: int = 64, rules="beijing", opponents="rule", seat=0, seed=None,
                  render_mode=None, illegal_action="penalize", illegal_penalty=10.0,

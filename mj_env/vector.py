@@ -163,7 +163,7 @@ class TablesEnvBasics:
 class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
     """N tables stepped together; one decision per table per step (see the module docstring)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "human"]}  # noqa: RUF012 (Gymnasium's convention)
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)
 
     def __init__(self, num_envs: int = 64, rules="beijing", seed=None, render_mode=None,
                  autoreset_mode=AutoresetMode.SAME_STEP, obs="v1", **overrides):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import gymnasium as gym
 import pytest
 
-import mj_env  # noqa: F401 (registers the ids)
+import mj_env
 from mj_env.vector import MahjongVectorEnv
 
 
@@ -25,3 +25,15 @@ def test_a_seeded_vector_env_reports_its_seed_as_gymnasiums_vector_envs_do(make)
         envs.reset(seed=-1)                        # refused: nothing changes
     assert envs.np_random_seed == 5
     assert make(seed=7).np_random_seed == 7       # the constructor's seed deals the first reset
+
+
+def test_the_batched_envs_metadata_carry_render_fps_as_the_one_table_envs_do():
+    """``make_vec``'s sync mode showed the one-table env's ``render_fps`` in its metadata and the
+    ``vector_entry_point`` mode (and ``MahjongVectorEnv``) left it out, although all render the same "ansi" and
+    "human" pictures; Gymnasium's vector ``HumanRendering`` and ``RecordVideo`` read it (the AEC env has it too)."""
+    kinds = {mode: gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode=mode)
+             for mode in ("sync", "vector_entry_point")}
+    want = {k: v for k, v in kinds["sync"].metadata.items() if k != "autoreset_mode"}
+    for envs in (kinds["vector_entry_point"], MahjongVectorEnv(2)):
+        assert {k: v for k, v in envs.metadata.items() if k != "autoreset_mode"} == want
+    assert mj_env.env().metadata["render_fps"] == want["render_fps"]
