@@ -83,7 +83,7 @@ shuffled wall, also where ``reset`` was given one), the learner's points from it
 had there) are paid with the table's next reward, and ``redealt`` (N,) int64 counts such hands in
 the step or reset that dealt again (present only then). In a match (``hands_per_episode`` > 1) such
 a hand is one of the match's: the next hand follows as usual, and its points come with the next reward. The single-table ``MahjongSingleAgentEnv`` gives the same keys for its
-one table.
+one table, and its settlement as ``env.last_settlement``.
 """
 from __future__ import annotations
 
@@ -608,6 +608,14 @@ class MahjongSingleAgentEnv(gym.Env):
     @opponents.setter
     def opponents(self, opponents) -> None:
         self.set_opponents(opponents)
+
+    @property
+    def last_settlement(self) -> dict | None:
+        """The settlement object (docs/INTERFACES.md 2) of the hand that ended in the last ``step`` or ``reset``
+        (the last of them where one step spanned several hands of a match), None where none did: the vector form's
+        ``last_settlements[0]``. Through Gymnasium's wrappers: ``env.unwrapped.last_settlement`` or
+        ``env.get_wrapper_attr("last_settlement")``."""
+        return self.venv.last_settlements.get(0)
 
     def action_masks(self) -> np.ndarray:
         """(127,) bool: the learner's legal actions (``MaskablePPO``'s hook). Gymnasium's wrappers (what

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
 import mj_env
@@ -37,3 +38,21 @@ def test_the_batched_envs_metadata_carry_render_fps_as_the_one_table_envs_do():
     for envs in (kinds["vector_entry_point"], MahjongVectorEnv(2)):
         assert {k: v for k, v in envs.metadata.items() if k != "autoreset_mode"} == want
     assert mj_env.env().metadata["render_fps"] == want["render_fps"]
+
+
+def test_the_one_table_env_shows_the_settlement_of_the_hand_that_ended():
+    """The vector form keeps each ended hand's settlement object in ``last_settlements``; the one-table env that
+    ``gym.make`` builds had none, so its users (a wrapper-matrix audit) reached it only through the undocumented
+    ``env.unwrapped.venv``."""
+    env = gym.make("mj_env/Beijing-v0")
+    _, info = env.reset(seed=3)
+    assert "redealt" not in info and env.get_wrapper_attr("last_settlement") is None
+    ended = False
+    while not ended:
+        assert env.unwrapped.last_settlement is None  # none while the hand goes on
+        _, reward, ended, _, info = env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+    settlement = env.get_wrapper_attr("last_settlement")
+    np.testing.assert_array_equal(settlement["scores"], info["scores"])
+    assert settlement["scores"][info["seat"]] == reward
+    env.reset(seed=3)
+    assert env.unwrapped.last_settlement is None  # a new hand: the last one's is gone
