@@ -53,3 +53,51 @@ def test_a_rob_window_is_seen_by_the_seats_not_asked():
     assert e.agent_selection == "player_3"            # seat 3 (46m ...) may rob the 5m
     assert _asked_about(e, "player_2") == (2, parse_tiles("5m")[0])
     assert "rob window" in _EXCEPTION and "waits on it" in _EXCEPTION
+
+
+def _play_passively(wall, watch: str) -> tuple[list, list]:
+    """Beijing from ``wall``: every seat passes every claim and discards the tile it drew (a chi or pong never
+    comes), to the drawn end. Returns the agents asked, in order, and everything ``watch`` is given at each
+    step: its observation (v2), the reward, termination and infos of ``last()`` on its turns, and on those turns
+    why each action it did not take is illegal."""
+    e = mj_env.env("beijing", obs="v2")
+    e.reset(options={"wall": [CODES[t] for t in wall], "dealer": 0})
+    eng = e.unwrapped.engine
+    order, seen = [], []
+    for agent in e.agent_iter():
+        order.append(agent)
+        obs, reward, term, trunc, info = e.last()
+        mine = e.observe(watch)
+        view = [mine["observation"].tobytes(), mine["action_mask"].tobytes()]
+        if agent == watch:
+            view += [reward, term, trunc, repr(info)]
+            if not term:
+                view += [eng.explain_illegal(0, a) for a in range(A.N_ACTIONS) if not obs["action_mask"][a]]
+        seen.append(view)
+        if term or trunc:
+            e.step(None)
+        elif not obs["action_mask"][:A.KONG_SELF].any():
+            e.step(A.PASS)
+        else:
+            drawn = int(eng.state.drawn[0])
+            e.step(drawn if obs["action_mask"][drawn] else int(np.flatnonzero(obs["action_mask"])[0]))
+    return order, seen
+
+
+def test_what_a_seat_is_given_is_the_same_whatever_another_hand_and_the_reserve_hold():
+    """README: an observation holds "never another seat's concealed tiles or the wall order"; the AEC env gives a
+    seat more than the planes: ``last()``'s reward, termination and infos, its mask and v2 planes, and an illegal
+    action's explanation. Swapping one of seat 2's dealt tiles with a reserve tile (wall[26] and wall[125], never
+    seen by seat 0; the walls are chosen so that no claim window differs) and putting the reserve (wall[121:135],
+    never drawn: nobody kongs) in the other order changes nothing seat 0 is given."""
+    wall = build_wall("beijing", seed=3)
+    other = list(wall)
+    other[26], other[125] = other[125], other[26]
+    other[121:135] = other[121:135][::-1]                                 # and the reserve in the other order
+    assert wall[26] != wall[125] and other[121:135] != wall[121:135]
+    order, seen = _play_passively(wall, "player_0")
+    order2, seen2 = _play_passively(other, "player_0")
+    assert order == order2 and len(order) > 80
+    assert seen == seen2
+    dealt = [_aec("beijing", w).observe("player_2")["observation"][O.P_HAND] for w in (wall, other)]
+    assert not np.array_equal(*dealt)                                  # seat 2 was dealt another tile
