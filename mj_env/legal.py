@@ -34,12 +34,15 @@ _ROWS = [np.arange(0)]  # one read-only arange, grown to the largest batch seen 
 
 
 def _rows(n: int) -> np.ndarray:
-    """``np.arange(n)`` without allocating it at every call: a read-only view of one shared array."""
-    if len(_ROWS[0]) < n:
+    """``np.arange(n)`` without allocating it at every call: a read-only view of one shared array. The array is
+    read once: envs stepped in threads share it, and one that grows it to a smaller size meanwhile (it looked
+    before this one grew it) must not cut this call's rows short."""
+    rows = _ROWS[0]
+    if len(rows) < n:
         rows = np.arange(n)
         rows.flags.writeable = False
         _ROWS[0] = rows
-    return _ROWS[0][:n]
+    return rows[:n]
 
 
 def split_wild(rules: RuleSet, st: GameState, idx, seats) -> tuple[np.ndarray, np.ndarray]:

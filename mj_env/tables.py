@@ -83,6 +83,18 @@ _source: Path | None = None
 _lock = threading.RLock()
 
 
+def _new_lock_in_child() -> None:
+    """A process forked while another thread held ``_lock`` (building or reading the tables: Gymnasium's
+    ``AsyncVectorEnv`` with ``fork`` made while a thread starts an env) inherits it held by a thread it does not
+    have, and its first table would wait for it forever: the child gets a lock of its own (as ``logging`` does)."""
+    global _lock
+    _lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_in_child)
+
+
 # --------------------------------------------------------------------------- building
 
 
@@ -268,8 +280,9 @@ def cache_paths() -> list[Path]:
     a container run under an arbitrary uid)."""
     package = Path(__file__).resolve().parent
     paths = [package / "data" / FILE_NAME]
-    try:
-        home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    try:  # a relative XDG_CACHE_HOME is ignored, as the XDG spec asks: each working directory would get a cache
+        home = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
     except (RuntimeError, KeyError):  # Path.home(): RuntimeError since 3.11, KeyError (pwd) before
         return paths
     user = home / "mj_env" / FILE_NAME
@@ -314,7 +327,10 @@ def read(path: Path, names=NAMES) -> dict[str, np.ndarray] | None:
     """The tables ``names`` stored in ``path``, or None if the file is missing, of another
     version or damaged. Each table is a member of the ``.npz`` and is read on its own."""
     try:
-        with np.load(path) as f:
+        f = np.load(path)
+        if not isinstance(f, np.lib.npyio.NpzFile):  # a lone array (an .npy under this name): no context manager
+            return None
+        with f:
             if int(f["version"]) != FORMAT_VERSION:
                 return None
             out = {name: f[name] for name in names}
