@@ -92,6 +92,7 @@ import importlib
 import json
 import math
 import os
+import stat
 import sys
 import time
 import unicodedata
@@ -787,6 +788,30 @@ def check_args(args: argparse.Namespace) -> list[str]:
     return specs
 
 
+def open_records(path: str):
+    """``path`` opened to write hand records, emptied, and (a regular file, where the system has ``flock``) locked
+    for as long as it is open: two arena runs given one ``--record`` file both wrote into it, batch by batch,
+    and left records of both runs mixed and cut into each other, with no error. The second is refused (an
+    OSError) before it empties anything. Special files (``/dev/stdout``, a pipe) are written as they are."""
+    f = open(path, "a", encoding="utf-8")  # noqa: SIM115 (the caller closes it); "a": not emptied before the lock
+    try:
+        if stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            try:
+                import fcntl
+            except ImportError:  # Windows: written as before, unguarded
+                fcntl = None
+            if fcntl is not None:
+                try:
+                    fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    raise OSError("another process is writing it (an arena run with the same --record?)") from None
+            f.truncate(0)
+    except BaseException:
+        f.close()
+        raise
+    return f
+
+
 class _RecordWriteError(Exception):
     """Writing a batch of hand records failed (``--record``)."""
 
@@ -844,7 +869,7 @@ def main(argv: list[str] | None = None) -> int:
     record_file = None
     if args.record:  # written batch by batch, so that memory holds one batch of records
         try:
-            record_file = open(args.record, "w", encoding="utf-8")  # noqa: SIM115 (closed below, on every path)
+            record_file = open_records(args.record)
         except OSError as e:
             print(f"python -m agents.arena: cannot write {args.record}: {e.strerror or e}", file=sys.stderr)
             return 1

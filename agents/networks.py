@@ -56,6 +56,7 @@ import multiprocessing
 import os
 import pickle
 import re
+import threading
 import warnings
 import zipfile
 from collections.abc import Mapping
@@ -458,6 +459,11 @@ def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
     return path
 
 
+_LOAD_LOCK = threading.Lock()
+"""Held around ``torch.load`` and its ``warnings.catch_warnings`` (``_read``); a forked child gets a new one
+(``_one_thread_in_forked_children``), the parent's may be held by a thread the child does not have."""
+
+
 def _read(path: Path):
     """The unpickled payload of ``path``, read with ``weights_only=True``: tensors and plain data only,
     nothing in the file is run."""
@@ -475,7 +481,9 @@ def _read(path: Path):
         raise CheckpointError(f"{brief(str(path))}: {e.strerror or type(e).__name__}") from None
     _check_zip(path)
     try:
-        with warnings.catch_warnings():
+        # catch_warnings swaps the process's one filter list: two threads inside it at once (envs with network
+        # opponents made in a thread pool, a server loading agents per game) could leave "ignore" behind for good
+        with _LOAD_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # whatever torch raises on a bad file becomes one clear error
@@ -583,6 +591,8 @@ def _check_payload(payload, build: bool = True) -> nn.Module | None:
             raise CheckpointError(f"weight {key!r} has non-finite values (nan or inf)")
     if not build:
         return None
+    # (the initial weights, overwritten at once, take numbers from torch's global generator, as they always have:
+    # putting it back would change every published seeded run that loads a network)
     model = build_network(config)
     model.load_state_dict(weights)
     return model
@@ -640,7 +650,9 @@ def _one_thread_in_forked_children() -> None:
     """A process forked after torch ran (Gymnasium's ``AsyncVectorEnv`` with the default ``fork``, its envs
     playing network opponents) gets one torch thread, as PyTorch's own DataLoader workers do: the OpenMP
     pool the parent started does not survive a fork, and the child's first parallel operation would wait
-    on it forever."""
+    on it forever. The child gets a free ``_LOAD_LOCK`` too: a thread of the parent may have been loading."""
+    global _LOAD_LOCK
+    _LOAD_LOCK = threading.Lock()
     torch.set_num_threads(1)
 
 
