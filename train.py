@@ -878,6 +878,10 @@ def progress_row(update: int, global_step: int, elapsed: float, lr: float, losse
     return row
 
 
+class RunDirTaken(Exception):
+    """``runs/<exp_name>/`` was made by another run after ``run_dir_problem`` looked (two runs started at once)."""
+
+
 class RunLog:
     """What a run writes to ``runs/<exp_name>/`` and shows: args.json, TensorBoard scalars
     (``bc/*``, ``charts/*``, ``losses/*``, ``eval/*``), progress.csv (one row per update) and a progress bar."""
@@ -886,8 +890,14 @@ class RunLog:
         self.dir = Path("runs") / args.exp_name
         if args.overwrite and self.dir.is_dir() and not self.dir.is_symlink():  # check_args allowed it
             shutil.rmtree(self.dir)
+        self.dir.parent.mkdir(parents=True, exist_ok=True)
+        try:  # run_dir_problem looked before the setup (seconds): a run of this name started with this one may
+            self.dir.mkdir()  # have made it since, and two runs would write into one directory
+        except FileExistsError:
+            raise RunDirTaken(f"--exp-name: {self.dir}/ was made by another run started at the same time; choose "
+                              "another --exp-name") from None
         self.ckpt_dir = self.dir / "checkpoints"
-        self.ckpt_dir.mkdir(parents=True, exist_ok=True)
+        self.ckpt_dir.mkdir()
         self.writer = SummaryWriter(str(self.dir))
         # (a path that is not UTF-8, --init-from caf\xe9.pt, with \xe9 escapes: TensorBoard and JSON take UTF-8 only)
         shown = {k: utf8_text(v) for k, v in dataclasses.asdict(args).items()}
@@ -1031,7 +1041,11 @@ def main(argv: list[str] | None = None) -> dict:
     seats = SeatPlan(args, rng, device)
     opponents_of_eval = eval_opponents(args, device)
     print(plan_text(args, num_updates, opponents_of_eval), flush=True)
-    log = RunLog(args, num_updates)  # after the plan line: on a terminal the bar would print first
+    try:
+        log = RunLog(args, num_updates)  # after the plan line: on a terminal the bar would print first
+    except RunDirTaken as e:
+        envs.close()
+        usage_error(str(e))
     obs, _ = envs.reset(seed=args.seed)
     global_step, start, last_eval, update, interrupted = 0, time.time(), {}, 0, False
     try:
