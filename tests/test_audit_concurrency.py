@@ -134,50 +134,15 @@ def test_the_shared_rows_of_legal_are_never_cut_short_by_another_thread(monkeypa
     assert np.array_equal(legal._rows(2000), np.arange(2000))
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork: POSIX")
-def test_a_process_forked_while_a_thread_loads_the_tables_can_use_them():
-    """``mj_env.tables`` guards its first load with a module lock; a fork while another thread held it (an
-    AsyncVectorEnv with context="fork" made while a thread builds or reads the tables) left the child a lock
-    held by a thread it does not have: its first table waited forever (seen: a child killed by its alarm after
-    60 s, with an empty cache being built in the parent's thread)."""
+def _forked_while_held(lock, child) -> int:
+    """Fork while another thread of this process holds ``lock``; the child's exit status (0: ``child()`` was true
+    there, within its own time limits)."""
     import threading
-
-    from mj_env import tables
 
     held, release = threading.Event(), threading.Event()
 
     def holder():
-        with tables._lock:
-            held.set()
-            release.wait(10)
-
-    t = threading.Thread(target=holder)
-    t.start()
-    try:
-        assert held.wait(10)
-        pid = os.fork()
-        if pid == 0:  # the child: a new lock, free
-            os._exit(0 if tables._lock.acquire(timeout=2) else 1)
-    finally:
-        release.set()
-        t.join()
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
-
-
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork: POSIX")
-def test_a_process_forked_while_a_thread_loads_a_checkpoint_can_load_one():
-    """The lock held around torch.load (so that threads loading at once keep the warning filters) is new in a
-    forked child: one taken over from a parent thread that was loading would never be released there."""
-    import threading
-
-    from agents import networks
-    from agents.pretrained import pretrained_path
-
-    held, release = threading.Event(), threading.Event()
-
-    def holder():
-        with networks._LOAD_LOCK:
+        with lock:
             held.set()
             release.wait(10)
 
@@ -189,17 +154,41 @@ def test_a_process_forked_while_a_thread_loads_a_checkpoint_can_load_one():
         if pid == 0:  # the child: never goes back into pytest
             code = 1
             try:
-                if networks._LOAD_LOCK.acquire(timeout=2):
-                    networks._LOAD_LOCK.release()
-                    networks.load_checkpoint(pretrained_path("beijing"))
-                    code = 0
+                code = 0 if child() else 1
             finally:
                 os._exit(code)
     finally:
         release.set()
         t.join()
     _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
+    return os.waitstatus_to_exitcode(status)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork: POSIX")
+def test_a_process_forked_while_a_thread_loads_the_tables_can_use_them():
+    """``mj_env.tables`` guards its first load with a module lock; a fork while another thread held it (an
+    AsyncVectorEnv with context="fork" made while a thread builds or reads the tables) left the child a lock
+    held by a thread it does not have: its first table waited forever (seen: a child killed by its alarm after
+    60 s, with an empty cache being built in the parent's thread)."""
+    from mj_env import tables
+
+    assert _forked_while_held(tables._lock, lambda: tables._lock.acquire(timeout=2)) == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork: POSIX")
+def test_a_process_forked_while_a_thread_loads_a_checkpoint_can_load_one():
+    """The lock held around torch.load (so that threads loading at once keep the warning filters) is new in a
+    forked child: one taken over from a parent thread that was loading would never be released there."""
+    from agents import networks
+    from agents.pretrained import pretrained_path
+
+    def child():
+        if not networks._LOAD_LOCK.acquire(timeout=2):
+            return False
+        networks._LOAD_LOCK.release()
+        return networks.load_checkpoint(pretrained_path("beijing")) is not None
+
+    assert _forked_while_held(networks._LOAD_LOCK, child) == 0
 
 
 def test_a_relative_xdg_cache_home_is_ignored(tmp_path, monkeypatch):
