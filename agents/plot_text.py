@@ -14,20 +14,36 @@ CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans SC", "Source Han
 """Fonts with the Chinese characters, by name, looked for in this order (Linux, Windows and macOS names)."""
 
 
-@functools.cache
-def fonts() -> tuple[tuple[str, ...], frozenset[int]]:
-    """(the font families to draw with, the default first; the code points any of them has)."""
-    from matplotlib import font_manager, ft2font, rcParams
+GENERIC = ("serif", "sans-serif", "cursive", "fantasy", "monospace")
+"""matplotlib's generic families; ``font.<generic>`` lists the fonts each stands for."""
 
-    chosen = tuple(rcParams["font.family"])  # the user's, or matplotlib's default ("sans-serif": DejaVu Sans)
-    installed = {f.name for f in font_manager.fontManager.ttflist}
+
+def fonts() -> tuple[tuple[str, ...], frozenset[int]]:
+    """(the font families to draw with, the user's first; the code points any of them has), for the fonts
+    matplotlib's settings choose now: a ``font.family`` set after an earlier picture (or an ``rc_context``
+    around this one) is the one used, not the first picture's."""
+    from matplotlib import rcParams
+
+    return _fonts(tuple(rcParams["font.family"]), tuple(tuple(rcParams[f"font.{g}"]) for g in GENERIC))
+
+
+@functools.cache
+def _fonts(chosen: tuple[str, ...], _generic: tuple) -> tuple[tuple[str, ...], frozenset[int]]:
+    """`fonts` for ``font.family`` ``chosen`` (``_generic``: the ``font.<generic>`` lists, part of the key only)."""
+    import os
+
+    from matplotlib import font_manager, ft2font
+
+    # a font whose file is gone (uninstalled since matplotlib listed it) is not offered: matplotlib would log
+    # "Font family ... not found" for every character drawn
+    installed = {f.name for f in font_manager.fontManager.ttflist if os.path.isfile(f.fname)}
     families = (*chosen, *(name for name in CJK_FONTS if name in installed and name not in chosen))
     covered: set[int] = set()
     for name in families:
         try:
             path = font_manager.findfont(font_manager.FontProperties(family=[name]), fallback_to_default=False)
             covered.update(ft2font.FT2Font(path).get_charmap())
-        except (ValueError, OSError, RuntimeError):  # a font listed but gone, or one FreeType cannot read
+        except (ValueError, OSError, RuntimeError):  # a font FreeType cannot read
             continue
     return families, frozenset(covered)
 

@@ -18,10 +18,9 @@ from agents.curve import plot as plot_curve
 
 @pytest.fixture
 def fresh_fonts():
-    fonts = plot_text.fonts  # (a test may put another function in its place)
-    fonts.cache_clear()
+    plot_text._fonts.cache_clear()
     yield
-    fonts.cache_clear()
+    plot_text._fonts.cache_clear()
 
 
 def _summary(names):
@@ -88,3 +87,31 @@ def test_an_installed_cjk_font_is_put_behind_the_default_and_its_glyphs_drawn(mo
     assert plot_text.rc()["font.family"] == list(families) and plot_text.rc()["text.parse_math"] is False
     monkeypatch.setattr(plot_text, "fonts", lambda: (families, covered | {ord("运"), ord("行")}))
     assert plot_text.drawable("运行 1\t") == "运行 1\\t"
+
+
+def test_a_font_family_chosen_after_an_earlier_picture_is_the_one_drawn_with(tmp_path, monkeypatch, fresh_fonts):
+    """The fonts were looked up once per process: a user who set ``font.family`` to serif after a first picture
+    (or drew one inside an ``rc_context``) got the first picture's sans-serif in every later one, where before
+    agents.plot_text the pictures followed the user's settings."""
+    import matplotlib
+
+    drawn_with = []
+    real = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: drawn_with.append(
+        fig.axes[0].get_xticklabels()[0].get_fontfamily()[0]) or real(fig, *a, **k))
+    plot(_summary(["rule"]), str(tmp_path / "a.png"))
+    with matplotlib.rc_context({"font.family": "serif"}):
+        plot(_summary(["rule"]), str(tmp_path / "b.png"))
+    assert drawn_with == ["sans-serif", "serif"]
+
+
+def test_a_cjk_font_whose_file_is_gone_is_not_offered(monkeypatch, fresh_fonts):
+    """A CJK font still in matplotlib's font list after its file was removed was put in ``font.family``: every
+    character drawn logged "findfont: Font family 'Noto Sans CJK SC' not found" (hundreds of lines a picture)."""
+    dejavu = next(f for f in font_manager.fontManager.ttflist if f.name == "DejaVu Sans")
+    gone = font_manager.FontEntry(fname="/nonexistent/NotoSansCJK-Regular.ttc", name="Noto Sans CJK SC",
+                                  style=dejavu.style, variant=dejavu.variant, weight=dejavu.weight,
+                                  stretch=dejavu.stretch, size=dejavu.size)
+    monkeypatch.setattr(font_manager.fontManager, "ttflist",
+                        [f for f in font_manager.fontManager.ttflist if f.name not in plot_text.CJK_FONTS] + [gone])
+    assert "Noto Sans CJK SC" not in plot_text.fonts()[0]
