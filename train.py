@@ -249,7 +249,10 @@ and, against the rule agent, roughly 1.5 ms each on one core: minutes per oppone
 
 WINDOWS_FORBIDDEN = '<>:"|?*'
 """Characters no Windows file name holds (``a:b`` names an NTFS stream of ``a``, not a directory)."""
-WINDOWS_DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", *(f"{d}{i}" for d in ("COM", "LPT") for i in range(1, 10))})
+WINDOWS_DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$",
+                             *(f"{d}{i}" for d in ("COM", "LPT") for i in "123456789\u00b9\u00b2\u00b3")})
+"""Windows's device names: COM and LPT with a digit, the superscript digits 1-3 (U+00B9, U+00B2, U+00B3) included,
+which Windows reads as digits there (as Python 3.13's ``ntpath.isreserved`` lists them)."""
 
 
 def windows_device(name: str) -> bool:
@@ -286,8 +289,8 @@ def check_args(args: Args, given: frozenset[str] = frozenset()) -> str | None:
                 f"characters; the arena's --agents separates checkpoints by commas), not {name[:MAX_NAME]!r}")
     if any(c in name for c in WINDOWS_FORBIDDEN) or name.endswith(".") or windows_device(name):
         return (f"--exp-name must be a name Windows can hold too (so runs/ copies anywhere): no {WINDOWS_FORBIDDEN} "
-                f"characters, no '.' at the end, not a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with or "
-                f"without an extension), not {name[:MAX_NAME]!r}")
+                f"characters, no '.' at the end, not a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9, also with a "
+                f"superscript 1-3, CONIN$, CONOUT$, with or without an extension), not {name[:MAX_NAME]!r}")
     if name != name.strip():  # a blank name, or spaces at an end: invisible in a listing and in the logs
         return f"--exp-name must not begin or end with a space, not {name[:MAX_NAME]!r}"
     if len(name.encode()) > MAX_NAME:
