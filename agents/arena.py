@@ -805,6 +805,8 @@ def open_records(path: str):
                     fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
                     raise OSError("another process is writing it (an arena run with the same --record?)") from None
+                except OSError:  # a file system without locks (NFS with no lock daemon: ENOLCK): written as before
+                    pass
             f.truncate(0)
     except BaseException:
         f.close()

@@ -18,3 +18,22 @@ def test_windows_device_names_with_superscript_digits_or_console_buffers_are_ref
 @pytest.mark.parametrize("name", ["COM0", "COM\u2074", "AUX_1", "CONIN", "console", "LPT10"])
 def test_names_next_to_the_device_names_are_accepted(name):
     assert not train.windows_device(name) and train.check_args(train.Args(exp_name=name)) is None
+
+
+def test_an_arena_record_file_on_a_file_system_without_locks_is_written_as_before(tmp_path, monkeypatch, capsys):
+    """open_records locks the --record file (flock) so that two arena runs cannot mix their records; on a file
+    system that has no locks (NFS with no lock daemon: "No locks available", ENOLCK) the lock itself failed and
+    the run was refused ("cannot write ...: No locks available"), where before it wrote its records."""
+    import errno
+
+    fcntl = pytest.importorskip("fcntl")
+    from agents import arena
+
+    def no_locks(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    path = tmp_path / "hands.jsonl"
+    path.write_text("an earlier run's records\n")
+    assert arena.main(["--agents", "random,random", "--hands", "2", "--quiet", "--record", str(path)]) == 0
+    assert len(path.read_text().splitlines()) == 4 and "earlier" not in path.read_text()  # emptied, then written
