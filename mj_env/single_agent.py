@@ -611,10 +611,11 @@ class MahjongSingleAgentEnv(gym.Env):
 
     @property
     def last_settlement(self) -> dict | None:
-        """The settlement object (docs/INTERFACES.md 2) of the hand that ended in the last ``step`` or ``reset``
-        (the last of them where one step spanned several hands of a match), None where none did: the vector form's
-        ``last_settlements[0]``. Through Gymnasium's wrappers: ``env.unwrapped.last_settlement`` or
-        ``env.get_wrapper_attr("last_settlement")``."""
+        """The settlement object (docs/INTERFACES.md 2) of the learner's hand that ended in the last ``step`` (the
+        last of them where one step spanned several hands of a match), None where none did and after ``reset``: the
+        vector form's ``last_settlements[0]``. A hand that ended before the learner's first decision (infos
+        ``redealt``) was no episode of the learner's and shows none, whether in ``reset`` or in a ``step``. Through
+        Gymnasium's wrappers: ``env.unwrapped.last_settlement`` or ``env.get_wrapper_attr("last_settlement")``."""
         return self.venv.last_settlements.get(0)
 
     def action_masks(self) -> np.ndarray:
