@@ -54,8 +54,9 @@ exception that the rules make: a claim window opens only when some seat has a le
 (docs/RULES.md 4.2: a player with no legal claim is not asked). So a seat observed while another seat is asked
 about a discard (``COL_PHASE`` 1, the tile in ``P_CLAIM``), or reading whose turn it is
 (``agent_selection``, the vector env's ``seat``), learns that some seat may claim that tile: that
-it holds a pair of it (with ``hui_wild_in_melds``, or fewer and a 惠牌 to fill in), waits on it, or, under
-chi rules (beijing), that the next seat holds two tiles of a run with it. A rob window (``COL_PHASE`` 2,
+it holds a pair of it (with ``hui_wild_in_melds``, or fewer and 惠牌 to fill in), waits on it, or, under
+chi rules (beijing), that the next seat holds two tiles of a run with it (with ``hui_wild_in_melds``, or fewer
+and 惠牌 to fill in). A rob window (``COL_PHASE`` 2,
 the added kong's tile in ``P_CLAIM``; docs/RULES.md 4.4) opens likewise only when some seat may win on
 that tile, so it tells that some seat waits on it. A seat's own decisions are never told more than that.
 
