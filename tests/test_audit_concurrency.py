@@ -154,6 +154,9 @@ def _forked_while_held(lock, child) -> int:
         if pid == 0:  # the child: never goes back into pytest
             code = 1
             try:
+                import signal
+
+                signal.alarm(60)  # a child that hangs ends (SIGALRM): pytest-timeout stops the parent, not it
                 code = 0 if child() else 1
             finally:
                 os._exit(code)
