@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from agents import arena, make_agent
 from agents.rule_based import RuleBasedAgent
+from mj_env.lines import guard_output
 from mj_env.rules import PRESETS
 
 
@@ -124,4 +125,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    guard_output("examples/duplicate_baseline.py")  # what standard output cannot encode: an escape, not a UnicodeEncodeError
     sys.exit(main())

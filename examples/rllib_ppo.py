@@ -39,6 +39,7 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
 
 import mj_env
 from mj_env.engine import MAX_TABLES
+from mj_env.lines import guard_output
 from mj_env.registration import RULE_IDS
 from mj_env.rules import PRESETS
 from mj_env.wrappers import FlatObservations, FlatObservationsGym, FlatObservationsVector
@@ -143,4 +144,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    guard_output("examples/rllib_ppo.py")  # what standard output cannot encode: an escape, not a UnicodeEncodeError
     main()

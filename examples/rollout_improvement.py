@@ -55,6 +55,7 @@ from agents.networks import (
 from agents.rollouts import labelled_play
 from mj_env.baselines import AgentError, RuleBasedAgent
 from mj_env.engine import MAX_TABLES
+from mj_env.lines import guard_output
 from mj_env.rules import PRESETS
 
 CLONE = "rollout_improvement_clone"
@@ -198,4 +199,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    guard_output("examples/rollout_improvement.py")  # what standard output cannot encode: an escape, not a UnicodeEncodeError
     sys.exit(main())

@@ -52,6 +52,7 @@ from mj_env import features as F
 from mj_env import hand as H
 from mj_env.baselines import RuleBasedAgent
 from mj_env.hand import split_hui
+from mj_env.lines import guard_output
 from mj_env.observation import (
     COL_ASKER,
     COL_CLAIMED_BY_SELF,
@@ -338,4 +339,5 @@ def main(argv=None) -> list[dict]:
 
 
 if __name__ == "__main__":
+    guard_output("examples/rule_variants.py")  # what standard output cannot encode: an escape, not a UnicodeEncodeError
     main()

@@ -35,6 +35,7 @@ import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
 from agents.arena import mean_ci95
 from mj_env.baselines import BASELINES, uniform_legal
 from mj_env.engine import MAX_TABLES
+from mj_env.lines import guard_output
 from mj_env.rules import PRESETS
 from mj_env.sb3 import MahjongSB3VecEnv
 from mj_env.single_agent import MahjongSingleAgentVectorEnv
@@ -135,4 +136,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    guard_output("examples/sb3_maskable_ppo.py")  # what standard output cannot encode: an escape, not a UnicodeEncodeError
     main()
