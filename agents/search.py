@@ -14,7 +14,8 @@ Galperin 1996 with determinization):
    random numbers), so their differences are far less noisy than their values;
 4. it plays the candidate whose mean gain over the rule agent's choice, less ``z`` standard errors,
    is largest, and the rule agent's choice when none is above 0 (``z`` keeps rollout noise from
-   turning into deviations; ``z`` infinite plays the rule agent, without rollouts).
+   turning into deviations; ``z`` infinite plays the rule agent, without rollouts). One world has no
+   standard error, so ``worlds=1`` takes ``z`` 0 or infinite only (a ValueError otherwise).
 
 ``clairvoyant=True`` (``--clairvoyant``) skips step 2: the worlds are exact copies of the real table,
 so the rollouts play the true hidden hands and the true order of the wall. ``clairvoyant="hands"``
@@ -67,6 +68,9 @@ class RolloutSearchAgent:
             raise ValueError(f"worlds must be an int in [1, 4096], not {brief(worlds)}")
         if not isinstance(z, numbers.Real) or isinstance(z, (bool, np.bool_)) or not z >= 0:
             raise ValueError(f"z must be a number >= 0, not {brief(z)}")
+        if worlds == 1 and 0 < z < np.inf:  # one world has no standard error: z would count nothing
+            raise ValueError(f"worlds 1 gives no standard error for z {brief(z)} to count (any gain in the one "
+                             "world would be played): give worlds >= 2, or z 0 (the one world's best) or inf")
         max_discards = check_max_discards(max_discards)
         if not (isinstance(clairvoyant, bool) or (isinstance(clairvoyant, str) and clairvoyant == "hands")):
             raise TypeError(f"clairvoyant must be True, False or 'hands', not {brief(clairvoyant)}")
