@@ -58,6 +58,12 @@ from mj_env.messages import brief
 from mj_env.observation import observe
 from mj_env.rules import get_rules
 
+ROLLOUT_ROWS = 1 << 18
+"""The most rollouts played in one batch (worlds x candidates of the decisions searched together, about 1.2 kB
+of table state each, more in observations): a larger batch is searched a few decisions at a time, so that a
+large ``worlds`` at many tables neither outgrows an engine (``mj_env.engine.MAX_TABLES``, a ValueError) nor the
+memory. The usual settings (64 worlds at the arena's 200 tables) fit in one batch."""
+
 
 class RolloutSearchAgent:
     """One-step lookahead by determinized rule-agent rollouts (module docstring)."""
@@ -82,19 +88,8 @@ class RolloutSearchAgent:
         # agent's choice, and per deviation "rule agent's kind -> played kind" (e.g. "win -> pass")
         self.stats = {"decisions": 0, "searched": 0, "deviations": 0, "kinds": {}}
 
-    def act_tables(self, engine: Engine, tables: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """(len(tables),) actions for the seats to act at ``tables`` of ``engine`` (left as it was): distinct
-        table numbers of ``engine`` (integers), else a TypeError or ValueError."""
-        tables = engine._table_arg(tables, "tables", repeats=False).reshape(-1)
-        st = engine.state
-        obs = {"observation": observe(engine.rules, st, idx=tables), "action_mask": engine.legal_mask()[tables],
-               "seat": st.to_act[tables].astype(np.int64)}
-        rule, cands = candidate_actions(self.rule, obs, rng, self.max_discards)
-        out = rule.copy()
-        self.stats["decisions"] += len(tables)
-        lab = np.flatnonzero((cands >= 0).sum(axis=1) >= 2)
-        if not len(lab) or self.z == np.inf:
-            return out
+    def _search(self, engine, tables, obs, cands, lab, rng, out) -> None:
+        """Steps 2-4 for the rows ``lab`` of ``tables`` (two or more candidates each): their actions into ``out``."""
         m, W, C = len(lab), self.worlds, cands.shape[1]
         worlds = engine.clone(np.repeat(tables[lab], W), seed=int(rng.integers(2**62)))
         if self.clairvoyant == "hands":  # the real hands, the undrawn wall in a new order (module docstring)
@@ -121,6 +116,24 @@ class RolloutSearchAgent:
         for k in zip(action_kind(cands[lab[dev], 0]), action_kind(out[lab[dev]]), strict=True):
             key = " -> ".join(k)
             self.stats["kinds"][key] = self.stats["kinds"].get(key, 0) + 1
+
+    def act_tables(self, engine: Engine, tables: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """(len(tables),) actions for the seats to act at ``tables`` of ``engine`` (left as it was): distinct
+        table numbers of ``engine`` (integers), else a TypeError or ValueError."""
+        tables = engine._table_arg(tables, "tables", repeats=False).reshape(-1)
+        st = engine.state
+        obs = {"observation": observe(engine.rules, st, idx=tables), "action_mask": engine.legal_mask()[tables],
+               "seat": st.to_act[tables].astype(np.int64)}
+        rule, cands = candidate_actions(self.rule, obs, rng, self.max_discards)
+        out = rule.copy()
+        self.stats["decisions"] += len(tables)
+        lab = np.flatnonzero((cands >= 0).sum(axis=1) >= 2)
+        if not len(lab) or self.z == np.inf:
+            return out
+        W, C = self.worlds, cands.shape[1]
+        step = max(1, ROLLOUT_ROWS // (W * C))  # decisions searched together (one batch when they fit: the usual case)
+        for start in range(0, len(lab), step):
+            self._search(engine, tables, obs, cands, lab[start:start + step], rng, out)
         return out
 
 

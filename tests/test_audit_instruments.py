@@ -1,10 +1,13 @@
 """agents.rollouts and agents.search as measuring instruments: hand-made cases where the right answer is known."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from test_search import positions
 
 from agents import search
 from agents.search import RolloutSearchAgent
+from mj_env import engine as engine_module
 
 
 @pytest.mark.parametrize("z", [0.5, 3.0, 1e-9])
@@ -23,3 +26,25 @@ def test_one_world_has_no_standard_error_for_z_to_count(z, capsys):
 def test_one_world_with_z_0_or_infinite_is_a_setting(z):
     """z 0 (the one world's best candidate) and z infinite (the rule agent, no rollouts) need no standard error."""
     assert RolloutSearchAgent(worlds=1, z=z).worlds == 1
+
+
+def test_many_worlds_at_many_tables_are_searched_in_batches_an_engine_holds(monkeypatch):
+    """Every world of every decision was rolled out in one engine: worlds x candidates x decisions copies, so
+    --worlds 4096 --batch-walls 1024 (both allowed) asked a clone of about 12M tables at its first decision, a
+    ValueError traceback (an engine holds 4M) after some 5 GB of worlds. Shown here with the bound made small:
+    the search now takes the decisions a few at a time, every batch within ROLLOUT_ROWS."""
+    monkeypatch.setattr(engine_module, "MAX_TABLES", 600)
+    monkeypatch.setattr(search, "ROLLOUT_ROWS", 600, raising=False)
+    sizes = []
+    real = search.rollout_returns
+
+    def spy(engine, tables, first, agent, rng):
+        sizes.append(len(tables))
+        return real(engine, tables, first, agent, rng)
+
+    monkeypatch.setattr(search, "rollout_returns", spy)
+    eng, live = next(positions(tables=16, steps=(5,)))
+    agent = RolloutSearchAgent(worlds=32, z=0.5)
+    got = agent.act_tables(eng, live, np.random.default_rng(0))
+    assert eng.legal_mask()[live, got].all() and agent.stats["searched"] >= 4
+    assert len(sizes) >= 2 and max(sizes) <= 600
