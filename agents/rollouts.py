@@ -159,7 +159,7 @@ def labelled_play(rules, num_tables: int, seconds: float, seed: int, max_discard
     agent, rng = RuleBasedAgent(rules), np.random.default_rng([seed, 1])
     eng = Engine(rules, num_tables=num_tables, seed=seed)
     eng.reset()
-    deals = np.zeros(num_tables, dtype=np.int64)  # hands dealt at each table before the one in play
+    deals = np.zeros(num_tables, dtype=np.int64)  # matches reset at each table before the one in play
     start, first = time.time(), True
     while first or time.time() - start < seconds:
         first = False
@@ -168,7 +168,8 @@ def labelled_play(rules, num_tables: int, seconds: float, seed: int, max_discard
             eng.reset(tables=ended)
             deals[ended] += 1
         got = label_positions(eng, agent, rng, max_discards)
-        got["hand"] = deals[got["table"]] * num_tables + got["table"]
+        t = got["table"]  # a match of several hands (rules.hands_per_episode) deals its next hand itself
+        got["hand"] = (deals[t] * eng.rules.hands_per_episode + eng.state.hands_played[t]) * num_tables + t
         yield got
         live = np.flatnonzero(eng.state.phase != END)
         actions = np.zeros(eng.num_tables, dtype=np.int64)

@@ -36,11 +36,10 @@ def test_many_worlds_at_many_tables_are_searched_in_batches_an_engine_holds(monk
     monkeypatch.setattr(engine_module, "MAX_TABLES", 600)
     monkeypatch.setattr(search, "ROLLOUT_ROWS", 600, raising=False)
     sizes = []
-    real = search.rollout_returns
 
-    def spy(engine, tables, first, agent, rng):
-        sizes.append(len(tables))
-        return real(engine, tables, first, agent, rng)
+    def spy(engine, tables, first, agent, rng):  # the copies the real rollouts make, not their play
+        sizes.append(engine.clone(tables).num_tables)
+        return np.zeros(len(tables))
 
     monkeypatch.setattr(search, "rollout_returns", spy)
     eng, live = next(positions(tables=16, steps=(5,)))
@@ -48,3 +47,28 @@ def test_many_worlds_at_many_tables_are_searched_in_batches_an_engine_holds(monk
     got = agent.act_tables(eng, live, np.random.default_rng(0))
     assert eng.legal_mask()[live, got].all() and agent.stats["searched"] >= 4
     assert len(sizes) >= 2 and max(sizes) <= 600
+
+
+def test_labelled_play_numbers_the_hands_of_a_match_apart(monkeypatch):
+    """``labelled_play``'s ``hand`` is "a number for the hand each position is in" (the unit of deviation_table's
+    interval). It counted resets, so under rules of several hands a match (hands_per_episode 3, a RuleSet the
+    function takes) the three hands of one match shared a number. Each hand gets its own now."""
+    from agents import rollouts as R
+    from mj_env.rules import get_rules
+
+    real, played = R.label_positions, []
+
+    def spy(engine, agent, rng, max_discards=3):
+        got = real(engine, agent, rng, max_discards)
+        played.append(engine.state.hands_played[got["table"]].copy())
+        return got
+
+    monkeypatch.setattr(R, "label_positions", spy)
+    monkeypatch.setattr(R, "rollout_returns", lambda engine, tables, first, agent, rng: np.zeros(len(tables)))
+    hand_of = {}  # hand number -> (hands played in its match before it)
+    for got in R.labelled_play(get_rules("beijing", hands_per_episode=3), 1, 1e9, seed=0):
+        for h, p in zip(got["hand"].tolist(), played[-1].tolist(), strict=True):
+            assert hand_of.setdefault(h, p) == p
+        if len(set(hand_of.values())) == 2:
+            break
+    assert len(hand_of) >= 2
