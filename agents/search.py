@@ -59,10 +59,10 @@ from mj_env.observation import observe
 from mj_env.rules import get_rules
 
 ROLLOUT_ROWS = 1 << 18
-"""The most rollouts played in one batch (worlds x candidates of the decisions searched together, about 1.2 kB
-of table state each, more in observations): a larger batch is searched a few decisions at a time, so that a
+"""The most rollouts played in one batch (the candidates of the decisions searched together, each in every world;
+about 1.2 kB of table state each, more in observations): more are searched a few decisions at a time, so that a
 large ``worlds`` at many tables neither outgrows an engine (``mj_env.engine.MAX_TABLES``, a ValueError) nor the
-memory. The usual settings (64 worlds at the arena's 200 tables) fit in one batch."""
+memory. The usual settings (64 worlds, a few candidates each, at the CLI's 200 tables) fit in one batch."""
 
 
 class RolloutSearchAgent:
@@ -130,10 +130,15 @@ class RolloutSearchAgent:
         lab = np.flatnonzero((cands >= 0).sum(axis=1) >= 2)
         if not len(lab) or self.z == np.inf:
             return out
-        W, C = self.worlds, cands.shape[1]
-        step = max(1, ROLLOUT_ROWS // (W * C))  # decisions searched together (one batch when they fit: the usual case)
-        for start in range(0, len(lab), step):
-            self._search(engine, tables, obs, cands, lab[start:start + step], rng, out)
+        # decisions searched together: as many as fit ROLLOUT_ROWS rollouts (their candidates x worlds), one batch at
+        # the usual settings, so that their decisions and figures are those of a search without batches
+        rollouts = np.cumsum((cands[lab] >= 0).sum(axis=1) * self.worlds)
+        start = 0
+        while start < len(lab):
+            before = rollouts[start - 1] if start else 0
+            stop = max(start + 1, int(np.searchsorted(rollouts, before + ROLLOUT_ROWS, side="right")))
+            self._search(engine, tables, obs, cands, lab[start:stop], rng, out)
+            start = stop
         return out
 
 
