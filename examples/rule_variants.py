@@ -19,6 +19,7 @@ points. Each variant plays two seats against two rule agents:
   self-draw.
 - ``no_hubao``: passes a claim that would be its third from the same player (互包).
 - ``combined``: ``fan``, ``pass_ron`` and ``no_hubao`` together.
+- ``fan_kong``: ``fan`` and ``kong`` together (the two that common random numbers put above 0).
 - ``defend``: reads the opponents from what the seat sees. Another seat threatens when it may still win
   on a discard (under beijing only a seat with no chi, pong or exposed kong, docs/RULES.md 5) and looks
   near: ``--threat-melds`` declared melds (concealed kongs included; two by default), a 报听 (quemen), or
@@ -169,15 +170,19 @@ def pass_third_claims(out: np.ndarray, obs) -> np.ndarray:
     return out
 
 
+def claim_kongs(out: np.ndarray, obs) -> np.ndarray:
+    """Actions ``out`` with an exposed kong claimed wherever one is legal (a win on the discard still comes first)."""
+    out[np.asarray(obs["action_mask"])[:, A.KONG].astype(bool) & (out != A.WIN)] = A.KONG
+    return out
+
+
 class KongAgent(RuleBasedAgent):
     """The rule agent, claiming an exposed kong wherever it may (a win on the discard still comes first)."""
 
     name = "kong"
 
     def act(self, obs, rng):
-        out = super().act(obs, rng)
-        out[np.asarray(obs["action_mask"])[:, A.KONG].astype(bool) & (out != A.WIN)] = A.KONG
-        return out
+        return claim_kongs(super().act(obs, rng), obs)
 
 
 class PassRonAgent(RuleBasedAgent):
@@ -213,6 +218,17 @@ class CombinedAgent(FanAwareAgent):
 
     def act(self, obs, rng):
         return pass_third_claims(pass_early_wins(super().act(obs, rng), obs, self.live), obs)
+
+
+class FanKongAgent(FanAwareAgent):
+    """``fan`` and ``kong`` at once: the two one-decision changes that common random numbers put above 0."""
+
+    def __init__(self, rules="beijing", values=(1.5, 4.5, 7.0), q: float = 0.4):
+        super().__init__(rules, values, q)
+        self.name = "fan_kong"
+
+    def act(self, obs, rng):
+        return claim_kongs(super().act(obs, rng), obs)
 
 
 def threats(o: np.ndarray, rules, threat_melds: int, late: int) -> np.ndarray:
@@ -267,7 +283,7 @@ def variants(rules: str, values, q: float, live: int = 40, threat_melds: int = 2
              ) -> list[RuleBasedAgent]:
     return [FanAwareAgent(rules, values, q), NoChiAgent(rules), NoClaimsAgent(rules), KongAgent(rules),
             PassRonAgent(rules, live), NoHubaoAgent(rules), CombinedAgent(rules, values, q, live),
-            DefendAgent(rules, threat_melds, late)]
+            DefendAgent(rules, threat_melds, late), FanKongAgent(rules, values, q)]
 
 
 def parse_args(argv=None) -> argparse.Namespace:

@@ -110,7 +110,8 @@ def test_rollout_improvement_stops_in_one_line_when_the_logits_overflow(overflow
 def test_rule_variants_smoke_and_what_each_variant_changes():
     out = run_smoke("rule_variants.py")  # 16 walls: each variant against the rule agent
     assert all(f"| {name} | 777 |" in out
-               for name in ("fan", "no_chi", "no_claims", "kong", "pass_ron", "no_hubao", "combined", "defend"))
+               for name in ("fan", "no_chi", "no_claims", "kong", "pass_ron", "no_hubao", "combined", "defend",
+                            "fan_kong"))
     rv = load_example("rule_variants")
     from mj_env.rules import get_rules
     from mj_env.tiles import parse_hand
@@ -148,10 +149,10 @@ def test_pass_ron_no_hubao_and_kong_change_only_their_decision():
     rv = load_example("rule_variants")
     rule, pass_ron, no_hubao = RuleBasedAgent("beijing"), rv.PassRonAgent("beijing"), rv.NoHubaoAgent("beijing")
     kong = rv.KongAgent("beijing")
-    fan, combined = rv.FanAwareAgent("beijing"), rv.CombinedAgent("beijing")
+    fan, combined, fan_kong = rv.FanAwareAgent("beijing"), rv.CombinedAgent("beijing"), rv.FanKongAgent("beijing")
     env = MahjongVectorEnv(num_envs=256, rules="beijing", seed=1)
     obs, _ = env.reset(seed=1)
-    changed = {"pass_ron": 0, "no_hubao": 0, "kong": 0}
+    changed = {"pass_ron": 0, "no_hubao": 0, "kong": 0, "fan_kong": 0}
     for step in range(400):
         want = rule.act(obs, np.random.default_rng(step))
         sc = obs["observation"][:, P_SCALARS]
@@ -172,6 +173,10 @@ def test_pass_ron_no_hubao_and_kong_change_only_their_decision():
                  & (sc[:, COL_CLAIMED_BY_SELF][rows, sc[:, COL_ASKER]] >= 2))
         got = combined.act(obs, np.random.default_rng(step))
         assert (got == np.where(ron | third, A.PASS, fan_wants)).all()
+        fan_may_kong = (obs["action_mask"][:, A.KONG] == 1) & (fan_wants != A.WIN)  # fan_kong: fan's move, then kong
+        got = fan_kong.act(obs, np.random.default_rng(step))
+        assert (got == np.where(fan_may_kong, A.KONG, fan_wants)).all()
+        changed["fan_kong"] += int((fan_may_kong & (fan_wants != A.KONG)).sum())
         obs, *_ = env.step(want)
     assert min(changed.values()) > 0, changed
 
@@ -369,7 +374,7 @@ def test_rule_variants_prints_a_dash_for_the_fan_of_an_agent_that_never_won(caps
     assert rv.fan_text(None) == "-" and rv.fan_text(2.5) == "2.50"
     rows = rv.main(["--walls", "1", "--seeds", "0"])  # one wall: some variant wins no hand
     out = capsys.readouterr().out
-    assert len(rows) == 8 and any(r["avg_fan"] is None for r in rows)
+    assert len(rows) == 9 and any(r["avg_fan"] is None for r in rows)
     for r in rows:
         if r["avg_fan"] is None:
             assert f"| {r['variant']} | 0 |" in out and "| - vs " in out
@@ -381,9 +386,10 @@ def test_rule_variants_passes_its_flags_to_the_variants_and_the_arena(capsys, mo
     rv = load_example("rule_variants")
     made = rv.variants("quemen", (1.0, 2.0, 3.0), 0.3, live=7, threat_melds=3, late=11)
     by_name = {a.name: a for a in made}
-    assert list(by_name) == ["fan", "no_chi", "no_claims", "kong", "pass_ron", "no_hubao", "combined", "defend"]
-    assert by_name["fan"].values == by_name["combined"].values == (1.0, 2.0, 3.0)
-    assert by_name["fan"].q == by_name["combined"].q == 0.3
+    assert list(by_name) == ["fan", "no_chi", "no_claims", "kong", "pass_ron", "no_hubao", "combined", "defend",
+                             "fan_kong"]
+    assert by_name["fan"].values == by_name["combined"].values == by_name["fan_kong"].values == (1.0, 2.0, 3.0)
+    assert by_name["fan"].q == by_name["combined"].q == by_name["fan_kong"].q == 0.3
     assert by_name["pass_ron"].live == by_name["combined"].live == 7
     assert (by_name["defend"].threat_melds, by_name["defend"].late) == (3, 11)
     assert all(a.rules.name == "quemen" for a in made)
@@ -404,11 +410,11 @@ def test_rule_variants_passes_its_flags_to_the_variants_and_the_arena(capsys, mo
     out = capsys.readouterr().out
     assert out.startswith("quemen, 5 walls x 2 seatings per seed, common random numbers; each variant")
     assert "| pass_ron | 9 | +0.500 [-1.000, +2.000] | 25.0% | 12.5% | 3.00 vs - |" in out
-    assert len(rows) == 16 and calls[:2] == [("fan", "quemen", 5, 3, "quemen", True), ("fan", "quemen", 5, 9, "quemen", True)]
+    assert len(rows) == 18 and calls[:2] == [("fan", "quemen", 5, 3, "quemen", True), ("fan", "quemen", 5, 9, "quemen", True)]
     calls.clear()
     rv.main(["--smoke", "--seeds", "3,9"])
     assert ", common random numbers" not in capsys.readouterr().out
-    assert {c[2:] for c in calls} == {(16, 3, "beijing", False)} and len(calls) == 8
+    assert {c[2:] for c in calls} == {(16, 3, "beijing", False)} and len(calls) == 9
 
 
 def test_pass_ron_and_no_hubao_at_their_thresholds():
