@@ -127,12 +127,13 @@ class RolloutSearchAgent:
         rule, cands = candidate_actions(self.rule, obs, rng, self.max_discards)
         out = rule.copy()
         self.stats["decisions"] += len(tables)
-        lab = np.flatnonzero((cands >= 0).sum(axis=1) >= 2)
+        n_cands = (cands >= 0).sum(axis=1)
+        lab = np.flatnonzero(n_cands >= 2)
         if not len(lab) or self.z == np.inf:
             return out
         # decisions searched together: as many as fit ROLLOUT_ROWS rollouts (their candidates x worlds), one batch at
         # the usual settings, so that their decisions and figures are those of a search without batches
-        rollouts = np.cumsum((cands[lab] >= 0).sum(axis=1) * self.worlds)
+        rollouts = np.cumsum(n_cands[lab] * self.worlds)
         start = 0
         while start < len(lab):
             before = rollouts[start - 1] if start else 0
