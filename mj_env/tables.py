@@ -312,10 +312,26 @@ def save(tables: dict[str, np.ndarray], path: Path | None = None) -> Path:
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
                 raise
+            _remove_stale_temporaries(target.parent)
             return target
         except OSError as e:
             errors.append(f"{target}: {e}")
     raise OSError("cannot write the hand tables cache: " + "; ".join(errors))
+
+
+STALE_SECONDS = 3600
+
+
+def _remove_stale_temporaries(folder: Path) -> None:
+    """Delete ``.tables-*.npz`` files in ``folder`` untouched for an hour: what a builder killed while
+    writing (SIGKILL, a power cut) left behind, 7 MiB each. A live writer's file is seconds old."""
+    cutoff = time.time() - STALE_SECONDS
+    for leftover in folder.glob(".tables-*.npz"):
+        try:
+            if leftover.stat().st_mtime < cutoff:
+                leftover.unlink()
+        except OSError:  # gone already, or not ours to delete: leave it
+            pass
 
 
 _SHAPES = {"need": (N_ENTRIES, 2), "kept": (N_ENTRIES, MAX_MELDS + 1, 2), "packed": (N_ENTRIES,),

@@ -2,6 +2,9 @@
 seeded near-win hands, and the riichi ``mahjong`` package without wildcards."""
 from __future__ import annotations
 
+import os
+import time
+
 import numpy as np
 import pytest
 import ref_hand as ref
@@ -662,6 +665,19 @@ def test_a_failed_save_leaves_no_temporary_file(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="no space left"):
         tables.save({"need": np.zeros(3, dtype=np.uint8)}, tmp_path / tables.FILE_NAME)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_save_removes_what_a_killed_builder_left_and_keeps_a_live_writers_file(tmp_path):
+    """A builder killed while writing (SIGKILL) leaves its ``.tables-*.npz``; the next save in that folder
+    deletes those an hour old, and leaves a fresh one (another process writing now) and other files."""
+    stale, live, other = (tmp_path / name for name in (".tables-dead.npz", ".tables-live.npz", "notes.npz"))
+    for path in (stale, live, other):
+        path.write_bytes(b"x" * 10)
+    old = time.time() - 2 * tables.STALE_SECONDS
+    os.utime(stale, (old, old))
+    os.utime(other, (old, old))
+    tables.save({"need": np.zeros(3, dtype=np.uint8)}, tmp_path / tables.FILE_NAME)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([".tables-live.npz", "notes.npz", tables.FILE_NAME])
 
 
 def test_the_user_cache_is_under_xdg_cache_home_when_set(tmp_path, monkeypatch):
