@@ -164,6 +164,18 @@ def test_quemen_a_flower_replaced_by_the_walls_last_tile_self_drawn_is_haidi():
     assert scores == s["scores"] == [-6, -6, -6, 18]
 
 
+def test_quemen_a_win_on_the_discard_of_the_walls_last_tile_is_no_haidi():
+    # docs/RULES.md 6.3: 海底捞月 is a self-draw on the last tile only. All eight flowers are laid out at the
+    # deal (wall[136:144] replace them); North draws the last tile, wall[135] = 8m, and discards it. East
+    # (dealer, 123m 456m 79m 111z 55z) wins on it: 混一色 1 alone, paid by North.
+    hands = {0: "123m456m111z55z79m3z", 1: "8m147p258s234z69p", 2: "1f2f3f4f8m258p369s", 3: "5f6f7f8f8m147p25s3p"}
+    wall = wall_of("quemen", swaps=[(135, "8m")], hands=hands, tail="7z7z7z6z6z6z4z4z")
+    scores, s = play("quemen", wall, 0, [(0, "discard 3z")], win_when=lambda seat, st: seat == 0)
+    assert s["input"]["discarder"] == 3 and s["input"]["situation"]["last_tile"] is True
+    assert s["patterns"] == {"混一色": 1}
+    assert scores == s["scores"] == [1, 0, 0, -1]
+
+
 @pytest.mark.parametrize("rules, hand, patterns, each", [
     ("hebei", "1111m22m33m44m55m6m6m", {"门清": 2, "清一色": 3, "豪华七对": 8}, 4 + 13),
     ("hebei", "1111m2222m33m44m5m5m", {"门清": 2, "清一色": 3, "双豪华": 16}, 4 + 21),
