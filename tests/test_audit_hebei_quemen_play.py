@@ -116,6 +116,29 @@ def test_hebei_two_winners_one_of_them_without_bonus_fan():
     assert scores == s["scores"] == [-2, 3, 11, -12]
 
 
+def test_hebei_thirteen_orphans_robs_an_added_dragon_kong():
+    # South waits on 7z with 19m 19p 19s 1234z 55z 6z (the 14th a dragon) and passes East's 7z; West pongs
+    # it and later adds its own 7z: South robs. X = 门清 2 + 抢杠胡 2 + 十三幺 10 = 14; West pays as the
+    # discarder 5 + 14, East and North 14 each. The robbed kong is not paid.
+    hands = {0: "2345m678m2345p68p7z", 1: "19m19p19s1234z55z6z", 2: "77z2345s678s67p3m4m",
+             3: "2m5m8m3p5p9p2s5s9s1z2z3z4z"}
+    moves = [(0, "discard 7z"), (1, "pass"), (2, "pong"), (2, "discard 3m"), (3, "discard 6s"), (0, "discard 7m"),
+             (1, "discard 8s"), (2, "kong 7z"), (1, "win")]
+    scores, s = play("hebei", wall_of("hebei", hands=hands, draws="6s7m8s7z"), 0, moves)
+    assert s["patterns"] == {"门清": 2, "抢杠胡": 2, "十三幺": 10} and s["kong_scores"] == [0, 0, 0, 0]
+    assert scores == s["scores"] == [-14, 47, -19, -14]
+
+
+def test_hebei_self_draw_on_the_replacement_of_an_exposed_kong():
+    # West kongs East's 5z and wins on the replacement 1z: 123m 456m 789m 11z + 5555z. X = 杠上开花 2 +
+    # 混一色 2 + 一条龙 2 = 6 (no 门清). Non-dealer self-draw: East 4 + 6, South and North 2 + 6; the
+    # exposed kong: East pays 3 more.
+    hands = {0: "147m258p369s1234z5z", 1: "258m147p258s2346z", 2: "555z123m456m789m1z", 3: "369m369p147s2347z"}
+    scores, s = play("hebei", wall_of("hebei", hands=hands, tail="1z"), 0, [(0, "discard 5z"), (2, "kong"), (2, "win")])
+    assert s["patterns"] == {"杠上开花": 2, "混一色": 2, "一条龙": 2} and s["kong_scores"] == [-3, 0, 3, 0]
+    assert scores == s["scores"] == [-13, -8, 29, -8]
+
+
 def test_hebei_win_on_the_discard_of_the_last_drawable_tile():
     # 71 live draws leave the 12 kept tiles; North draws the last, wall[123] = 8m, and discards it.
     # East (dealer, 79m) wins: X = 门清 2 + 海底捞月 2 = 4; North pays 8 + 4, the others 4 each.
