@@ -18,6 +18,7 @@ import json
 
 import numpy as np
 import pytest
+from scenario_helpers import ROB
 from walls import build_wall
 
 import mj_env
@@ -294,8 +295,13 @@ def test_shaozhuang_survives_a_passed_chi_and_the_dealers_concealed_kong():
     moves = [(0, "discard 5m"), (1, "pass"), (1, "discard 5m"), (2, "discard 5m"), (3, "discard 5m"),
              (0, "kong 1p"), (0, "discard 1z"), (1, "discard 1z"), (2, "discard 1z"), (3, "discard 1z"),
              (0, "discard 2z"), (1, "discard 9m")]
-    scores, s = play(wall, 0, moves)
+    env = mj_env.env(rules="beijing")
+    env.reset(options={"wall": wall, "dealer": 0})
+    scores, s = play(None, 0, moves, env=env)
     assert s == {"draw": True, "shaozhuang": 2, "scores": [-6, 2, 2, 2]} and scores == s["scores"]
+    # the kong's replacement came from the reserve: all 68 live tiles were still drawn (wall[53:121])
+    st = env.unwrapped.engine.state
+    assert (int(st.live_pos[0]), int(st.replaced[0])) == (121, 1)
 
 
 def test_a_dealer_other_than_east_burns_and_wins_seven_pairs_with_a_hui():
@@ -317,3 +323,69 @@ def test_zhuo_wu_kui_on_the_dealers_5m(hand, patterns):
     scores, s = play(wall_of(hands={0: "5m", 1: hand}, indicator="8s"), 0, [(0, "discard 5m"), (1, "win")])
     fan = sum(patterns.values())
     assert s["patterns"] == patterns and scores == s["scores"] == [-fan, fan, 0, 0]
+
+
+def test_the_dealer_wins_on_the_fourth_discard_of_a_shaozhuang_round():
+    # East (dealer) discards 5m, South and West follow (East passes its wins on them), North's 5m completes the
+    # round and East wins on it (46m 123p 567p 234s 11z, 5m the only wait): 庄 1 + 门清无惠 1 + 捉五魁 2 = 4 from
+    # North; the round counts (its four discards were made): East -3, others +1.
+    wall = wall_of(hands={0: "5m46m123p567p234s11z", 1: "5m", 2: "5m", 3: "5m"}, indicator="8s", draws="1z2z3z")
+    moves = [(0, "discard 5m"), (1, "discard 5m"), (0, "pass"), (2, "discard 5m"), (0, "pass"), (3, "discard 5m"),
+             (0, "win")]
+    scores, s = play(wall, 0, moves)
+    assert (s["patterns"], s["shaozhuang"]) == ({"庄": 1, "门清无惠": 1, "捉五魁": 2}, 1)
+    assert scores == s["scores"] == [1, 1, 1, -3]
+
+
+@pytest.mark.parametrize("hand, draws", [("9999s123m456m78p", "5m"), ("999s123m456m78p5z", "9s")],
+                         ids=["dealt-four", "draws-the-fourth"])
+def test_four_hui_on_a_non_dealers_first_draw_is_no_dihe(hand, draws):
+    # RULES.md 6.1: 四惠牌 is scored with 庄 only, so South's automatic win at its first draw is 8, not 8 + 地和.
+    scores, s = play(wall_of(hands={0: "1z", 1: hand}, draws=draws, indicator="8s"), 0, [(0, "discard 1z")])
+    assert s["patterns"] == {"四惠牌": 8} and scores == s["scores"] == [-8, 24, -8, -8]
+
+
+@pytest.mark.parametrize("chi, patterns", [("chi 456p", {"一条龙": 3}), ("chi 345p", {"推倒和": 1})])
+def test_hui_wild_in_melds_a_chi_spends_natural_tiles_first(chi, patterns):
+    # hui_wild_in_melds: South (123p 789p 4p 9s 11z 22z 3z) chis East's 5p. 456p takes 4p and the 惠牌 (as 6p):
+    # with 123p and 789p a 一条龙 once South self-draws 2z. 345p takes the natural 3p and 4p (natural first),
+    # which breaks 123p (the kept 9s then stands for 3p): 推倒和 only.
+    wall = wall_of(hands={0: "5p", 1: "123p789p4p9s11z22z3z"}, indicator="8s", draws="4z5z6z2z")
+    scores, s = play(wall, 0, [(0, "discard 5p"), (1, chi), (1, "discard 3z")], win_when=lambda seat, st: seat == 1,
+                     hui_wild_in_melds=True)
+    fan = sum(patterns.values())
+    assert s["patterns"] == patterns and scores == s["scores"] == [-fan, 3 * fan, -fan, -fan]
+
+
+def test_three_hui_cannot_rob_an_added_kong():
+    # The ROB hands (tests/scenario_helpers.py, indicator 9s: 惠牌 1s) with seat 3 holding 46m 123p 456p 111s 22s:
+    # complete with 5m and more, but three 惠牌 bar a discard win and a robbery (RULES.md 5, seed: 抢杠 counts as
+    # 捉铳). Seat 3 is asked neither about East's 5m nor about South's added kong of 5m, which completes: South
+    # draws the replacement wall[-2] and takes its turn.
+    wall = wall_of(indicator="9s", hands={**ROB["hands"], 3: "46m123p456p111s22s"}, draws=ROB["draws"], tail=ROB["tail"])
+    env = mj_env.env(rules="beijing")
+    env.reset(options={"wall": wall, "dealer": 0})
+    for seat, action in [(0, "discard 5m"), (1, "pong"), (1, "discard 7z"), (2, "discard 5z"), (3, "discard 5z"),
+                         (0, "discard 5z"), (1, "kong 5m")]:
+        assert env.agent_selection == f"player_{seat}" and action in _legal(env), (seat, action, _legal(env))
+        env.step(A.index(action))
+    st = env.unwrapped.engine.state
+    assert env.agent_selection == "player_1" and "discard 3m" in _legal(env) and "pass" not in _legal(env)
+    assert (int(st.replaced[0]), int(st.hands[0, 1, parse_tiles("3m")[0]])) == (1, 1)
+
+
+def test_gangshang_kaihua_on_an_added_kong_with_hubao_and_shaozhuang():
+    # Base 100. One round of 1z; East's next discards 5m, 6m, 7m are each ponged by South (the first claim ends
+    # 烧庄 at 1 round; the third binds South and East by 互包). South draws the fourth 5m, adds it to its pong and
+    # wins on the replacement 1p (88m 23p): 杠上开花 5 alone; a self-draw, 3 x 5 = 15 paid by East alone.
+    # 烧庄: East -3, others +1. Totals x 100: East -1800, South +1600, West +100, North +100.
+    wall = wall_of(hands={0: "1z5m", 1: "1z55m66m77m88m2p3p3z4z", 2: "1z", 3: "1z"}, indicator="8s", tail="1p",
+                   draws="6z9p9m1s2s3s6m4s5s7m6s7s2z5m")
+    moves = [(0, "discard 1z"), (1, "discard 1z"), (2, "discard 1z"), (3, "discard 1z"),
+             (0, "discard 5m"), (1, "pong"), (1, "discard 3z"), (2, "discard 2s"), (3, "discard 3s"),
+             (0, "discard 6m"), (1, "pong"), (1, "discard 4z"), (2, "discard 4s"), (3, "discard 5s"),
+             (0, "discard 7m"), (1, "pong"), (1, "discard 6z"), (2, "discard 6s"), (3, "discard 7s"),
+             (0, "discard 2z"), (1, "kong 5m"), (1, "win")]
+    scores, s = play(wall, 0, moves, base=100)
+    assert (s["patterns"], s["shaozhuang"], s["input"]["hubao"]) == ({"杠上开花": 5}, 1, [[0, 1]])
+    assert scores == s["scores"] == [-1800, 1600, 100, 100]
