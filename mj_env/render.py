@@ -69,12 +69,15 @@ def _one_win(win: dict) -> str:
 
 def settlement_text(settlement: dict) -> str:
     """A settlement (``infos[agent]["settlement"]``: a draw, a win, or several wins on one discard) in one line:
-    who won how (and the tile, when won from another seat), the fan and its patterns, and every seat's points
-    (kong payments and 烧庄 included)."""
+    who won how (and the tile, when won from another seat), the fan and its patterns, the 烧庄 line (each
+    non-dealer's 2^(R-1), as ``"shaozhuang"``) where there is one, and every seat's points (kong payments and
+    烧庄 included)."""
     if settlement.get("draw"):
         line = "drawn" + (f" (烧庄 {settlement['shaozhuang']})" if settlement.get("shaozhuang") else "")
     else:
         line = "; ".join(_one_win(w) for w in settlement.get("wins", [settlement]))
+        if settlement.get("shaozhuang"):  # its own line beside the win's fan, as in a drawn hand (seed 000/002)
+            line += f"; 烧庄 {settlement['shaozhuang']}"
     return f"{line} | scores {_scores(settlement.get('scores', ()))}"
 
 

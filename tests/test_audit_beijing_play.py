@@ -101,10 +101,7 @@ def play(wall, dealer, moves, *, win_when=None, env=None, **overrides):
     return totals, settlement
 
 
-def test_the_seeds_second_worked_example_played_out():
-    # RULES.md 6.1 example 2, base 500: three rounds of 烧庄 (1z, 2z, 3z; the fourth round breaks at South's 4z),
-    # North then pongs South's 4z, 6z and 7z (互包 South-North), East discards 5z and South (123m 456m 789p 23s
-    # 9s 5z, the 9s wild) wins: 庄 1 + 推倒和 1 = 2, paid by North alone; 烧庄 East -12, others +4.
+def _worked_example_two():
     hands = {0: "1z2z3z2m5m8m1p4p7p5s6s8s3p6p", 1: "1z2z3z123m456m789p9s",
              2: "1z2z3z1m4m7m2p5p8p1s4s7s9m", 3: "1z2z3z44z66z77z3m6m9m2s"}
     wall = wall_of(hands=hands, draws="2s2m4p" "1m3s5s7s" "8p5z9p3s" "8m4z9s6z6p7z5z", indicator="8s")
@@ -112,10 +109,30 @@ def test_the_seeds_second_worked_example_played_out():
     moves = [*rounds, (0, "discard 8m"), (1, "discard 4z"), (3, "pong"), (3, "discard 3m"),
              (0, "discard 9s"), (1, "discard 6z"), (3, "pong"), (3, "discard 6m"),
              (0, "discard 6p"), (1, "discard 7z"), (3, "pong"), (3, "discard 9m"), (0, "discard 5z"), (1, "win")]
+    return wall, moves
+
+
+def test_the_seeds_second_worked_example_played_out():
+    # docs/RULES.md 6.1 example 2, base 500: three rounds of 烧庄 (1z, 2z, 3z; the fourth round breaks at South's 4z),
+    # North then pongs South's 4z, 6z and 7z (互包 South-North), East discards 5z and South (123m 456m 789p 23s
+    # 9s 5z, the 9s wild) wins: 庄 1 + 推倒和 1 = 2, paid by North alone; 烧庄 East -12, others +4.
+    wall, moves = _worked_example_two()
     scores, s = play(wall, 0, moves, base=500)
     assert (s["fan"], s["patterns"], s["shaozhuang"]) == (2, {"庄": 1, "推倒和": 1}, 4)
     assert s["input"]["hubao"] == [[1, 3]] and s["input"]["shaozhuang_rounds"] == 3
     assert scores == s["scores"] == [-6000, 3000, 2000, 1000]
+
+
+def test_the_rendered_settlement_prints_shaozhuang_beside_a_win():
+    # docs/RULES.md 6.1: 烧庄 is shown as its own line in the settlement, "the seed requires the settlement view to
+    # print it" (seed 000: 需要在算分界面中打印出烧庄产生的番数). The ANSI picture's hand-over line printed it for a
+    # drawn hand ("drawn (烧庄 2)") but left it out beside a win, whose points it explains (West's +2000 here).
+    wall, moves = _worked_example_two()
+    env = mj_env.env(rules="beijing", render_mode="ansi", base=500)
+    env.reset(options={"wall": wall, "dealer": 0})
+    play(None, 0, moves, env=env)
+    assert env.render().splitlines()[-1] == ("hand over: seat 1 (South) wins on seat 0's discard 🀆 5z: 2 fan "
+                                              "(庄 1, 推倒和 1); 烧庄 4 | scores -6000 +3000 +2000 +1000")
 
 
 # East (dealer, 惠牌 6z: indicator 7z) discards 3s, 6s, 3m, each chi'd by South, then 1z, 2z, 3z, each ponged by
@@ -288,7 +305,7 @@ def test_a_three_hand_match_haidi_discard_drawn_shaozhuang_and_the_deal(monkeypa
 
 def test_shaozhuang_survives_a_passed_chi_and_the_dealers_concealed_kong():
     # Round 1 (5m): South could chi 456m and passes (a pass is no claim). Round 2: East declares a concealed kong
-    # of 1p before discarding 1z (RULES.md 6.4: a kong does not end it). Round 3 breaks at South's 9m.
+    # of 1p before discarding 1z (docs/RULES.md 6.4: a kong does not end it). Round 3 breaks at South's 9m.
     # Nobody wins: drawn, 2 rounds: East -6, others +2.
     wall = wall_of(hands={0: "5m1111p1z2z", 1: "46m5m1z", 2: "5m1z", 3: "5m1z"}, indicator="8s",
                    draws="2p3p4p" "6z" "6p7p8p" "6z" "9m", tail="7s")
@@ -340,7 +357,7 @@ def test_the_dealer_wins_on_the_fourth_discard_of_a_shaozhuang_round():
 @pytest.mark.parametrize("hand, draws", [("9999s123m456m78p", "5m"), ("999s123m456m78p5z", "9s")],
                          ids=["dealt-four", "draws-the-fourth"])
 def test_four_hui_on_a_non_dealers_first_draw_is_no_dihe(hand, draws):
-    # RULES.md 6.1: 四惠牌 is scored with 庄 only, so South's automatic win at its first draw is 8, not 8 + 地和.
+    # docs/RULES.md 6.1: 四惠牌 is scored with 庄 only, so South's automatic win at its first draw is 8, not 8 + 地和.
     scores, s = play(wall_of(hands={0: "1z", 1: hand}, draws=draws, indicator="8s"), 0, [(0, "discard 1z")])
     assert s["patterns"] == {"四惠牌": 8} and scores == s["scores"] == [-8, 24, -8, -8]
 
@@ -359,7 +376,7 @@ def test_hui_wild_in_melds_a_chi_spends_natural_tiles_first(chi, patterns):
 
 def test_three_hui_cannot_rob_an_added_kong():
     # The ROB hands (tests/scenario_helpers.py, indicator 9s: 惠牌 1s) with seat 3 holding 46m 123p 456p 111s 22s:
-    # complete with 5m and more, but three 惠牌 bar a discard win and a robbery (RULES.md 5, seed: 抢杠 counts as
+    # complete with 5m and more, but three 惠牌 bar a discard win and a robbery (docs/RULES.md 5, seed: 抢杠 counts as
     # 捉铳). Seat 3 is asked neither about East's 5m nor about South's added kong of 5m, which completes: South
     # draws the replacement wall[-2] and takes its turn.
     wall = wall_of(indicator="9s", hands={**ROB["hands"], 3: "46m123p456p111s22s"}, draws=ROB["draws"], tail=ROB["tail"])
