@@ -406,3 +406,47 @@ def test_gangshang_kaihua_on_an_added_kong_with_hubao_and_shaozhuang():
     scores, s = play(wall, 0, moves, base=100)
     assert (s["patterns"], s["shaozhuang"], s["input"]["hubao"]) == ({"杠上开花": 5}, 1, [[0, 1]])
     assert scores == s["scores"] == [-1800, 1600, 100, 100]
+
+
+def test_an_exposed_kong_of_the_haidi_discard_wins_on_its_replacement_without_haidi():
+    # East draws the last live tile wall[120] = 5z and discards it; South (555z 123m 456m 789p 1s) may pong or kong
+    # it: the kong's replacement wall[-2] = 1s comes from the reserve, though the live wall is empty, and wins:
+    # 杠上开花 5 alone (a self-draw on a replacement, not on the last live tile: no 海底捞月), 3 x 5 from the others.
+    wall = wall_of(swaps=[(120, "5z")], hands={1: "555z123m456m789p1s"}, indicator="8s", tail="1s", seed=1)
+    env = mj_env.env(rules="beijing")
+    env.reset(options={"wall": wall, "dealer": 0})
+    seen = []
+
+    def kong_last(seat, st):  # (called only where 'win' is legal: record the moment, then take the win)
+        seen.append((int(st.live_pos[0]), bool(st.after_kong[0])))
+        return seat == 1
+    scores, s = _play_claiming(env, lambda seat, st, legal: "kong" if "kong" in legal and st.claim_last[0] else None,
+                               win_when=kong_last)
+    assert seen == [(121, True)]
+    assert s["patterns"] == {"杠上开花": 5} and s["input"]["situation"]["last_tile"] is False
+    assert scores == s["scores"] == [-5, 15, -5, -5]
+
+
+def _play_claiming(env, claim, *, win_when):
+    """Play a hand out as ``play`` does after its script, except that ``claim(seat, state, legal)`` may name a
+    claim to take (else pass)."""
+    totals, settlement = [0, 0, 0, 0], None
+    for agent in env.agent_iter(max_iter=3000):
+        obs, reward, term, trunc, info = env.last()
+        seat = int(agent[-1])
+        totals[seat] += reward
+        if term or trunc:
+            settlement = info.get("settlement", settlement)
+            env.step(None)
+            continue
+        st = env.unwrapped.engine.state
+        legal = [A.name(a) for a in obs["action_mask"].nonzero()[0]]
+        if "win" in legal and win_when(seat, st):
+            action = "win"
+        elif "pass" in legal:
+            action = claim(seat, st, legal) or "pass"
+        else:
+            drawn = f"discard {code(int(st.drawn[0]))}" if st.drawn[0] >= 0 else None
+            action = drawn if drawn in legal else next(a for a in legal if a.startswith("discard"))
+        env.step(A.index(action))
+    return totals, settlement
