@@ -450,3 +450,21 @@ def _play_claiming(env, claim, *, win_when):
             action = drawn if drawn in legal else next(a for a in legal if a.startswith("discard"))
         env.step(A.index(action))
     return totals, settlement
+
+
+def test_two_winners_under_multiple_winners_pay_shaozhuang_once():
+    # multiple_winners=True: one round of 1z, then East's 5m is won by South (46m 123p 567p 234s 77z: 庄 1 +
+    # 门清无惠 1 + 捉五魁 2 = 4) and West (34m 456s 678s 11p 999p: 庄 1 + 门清无惠 1 + 推倒和 1 = 3), each from East.
+    # Each win's object carries the hand's 烧庄 line; the hand pays it once: East -3, others +1.
+    wall = wall_of(hands={0: "1z5m", 1: "1z46m123p567p234s7z", 2: "1z34m456s678s11p99p", 3: "1z"}, draws="7z9p2z3z",
+                   indicator="8s")
+    env = mj_env.env(rules="beijing", multiple_winners=True, render_mode="ansi")
+    env.reset(options={"wall": wall, "dealer": 0})
+    moves = [(0, "discard 1z"), (1, "discard 1z"), (2, "discard 1z"), (3, "discard 1z"), (0, "discard 5m"),
+             (1, "win"), (2, "win")]
+    scores, s = play(None, 0, moves, env=env)
+    assert [(w["fan"], w["scores"]) for w in s["wins"]] == [(4, [-7, 5, 1, 1]), (3, [-6, 1, 4, 1])]
+    assert [answer(json.dumps(w["input"], ensure_ascii=False))["scores"] for w in s["wins"]] == [[-7, 5, 1, 1],
+                                                                                                 [-6, 1, 4, 1]]
+    assert s["shaozhuang"] == 1 and scores == s["scores"] == [-10, 5, 4, 1]
+    assert env.render().splitlines()[-1].endswith("; 烧庄 1 | scores -10 +5 +4 +1")
