@@ -468,3 +468,29 @@ def test_two_winners_under_multiple_winners_pay_shaozhuang_once():
                                                                                                  [-6, 1, 4, 1]]
     assert s["shaozhuang"] == 1 and scores == s["scores"] == [-10, 5, 4, 1]
     assert env.render().splitlines()[-1].endswith("; 烧庄 1 | scores -10 +5 +4 +1")
+
+
+@pytest.mark.parametrize("west, robs", [("123m456m999p78s11z", True), ("123m456m999p55p11z", False)],
+                         ids=["waits-on-9s", "9s-only-as-wildcard"])
+def test_an_added_kong_of_the_hui_kind_is_robbed_at_face_value(west, robs):
+    # South pongs East's 9s (the 惠牌 kind, face value) and adds the fourth 9s. West waiting on 6s/9s (78s) robs
+    # it as a plain 9s: 推倒和 1 (the winning tile is of the 惠牌 kind: no 门清无惠), South pays as the discarder.
+    # West waiting on 5p/1z would need the 9s as a wildcard, which a tile from another seat never is: not asked;
+    # the kong completes and South takes its replacement turn.
+    wall = wall_of(hands={0: "9s", 1: "99s1z2z3z4z5z6z7z1m4m7m1p", 2: west}, draws="2p3p4p9s", indicator="8s", tail="5s")
+    moves = [(0, "discard 9s"), (1, "pong"), (1, "discard 2z"), (2, "discard 2p"), (3, "discard 3p"),
+             (0, "discard 4p")]
+    env = mj_env.env(rules="beijing")
+    env.reset(options={"wall": wall, "dealer": 0})
+    if robs:
+        scores, s = play(None, 0, [*moves, (1, "kong 9s"), (2, "win")], env=env)
+        assert s["patterns"] == {"推倒和": 1} and s["input"]["situation"]["robbed_kong"] is True
+        assert scores == s["scores"] == [0, -1, 1, 0]
+        return
+    for seat, action in moves:
+        while action != "pong" and "pass" in _legal(env):  # a claim window on the discard before: pass
+            env.step(A.index("pass"))
+        assert env.agent_selection == f"player_{seat}"
+        env.step(A.index(action))
+    env.step(A.index("kong 9s"))
+    assert env.agent_selection == "player_1" and "discard 5s" in _legal(env)
