@@ -494,3 +494,22 @@ def test_an_added_kong_of_the_hui_kind_is_robbed_at_face_value(west, robs):
         env.step(A.index(action))
     env.step(A.index("kong 9s"))
     assert env.agent_selection == "player_1" and "discard 5s" in _legal(env)
+
+
+def test_the_seeds_first_worked_example_played_out_and_piped_to_the_calculator():
+    # docs/RULES.md 6.1 example 1, base 2000: one round of 1z (South's 6m breaks the second), East pongs West's 7s and
+    # self-draws 5z: 111m 999p 222s 55z + 777s: 庄 1 + 对对和 2 = 3, +9 / -3 each; 烧庄 East -3, others +1:
+    # East +12000, the others -4000. Its input, piped to `python -m mj_env.score`, gives the same settlement.
+    import subprocess
+    import sys
+    wall = wall_of(hands={0: "1z111m999p222s77s5z3z", 1: "1z", 2: "1z", 3: "1z"}, draws="2m3m4m4z6m7s8m2p3p5z",
+                   indicator="8s")
+    moves = [(0, "discard 1z"), (1, "discard 1z"), (2, "discard 1z"), (3, "discard 1z"), (0, "discard 4z"),
+             (1, "discard 6m"), (2, "discard 7s"), (0, "pong"), (0, "discard 3z"), (1, "discard 8m"),
+             (2, "discard 2p"), (3, "discard 3p"), (0, "win")]
+    scores, s = play(wall, 0, moves, base=2000)
+    assert (s["patterns"], s["shaozhuang"]) == ({"庄": 1, "对对和": 2}, 1)
+    assert scores == s["scores"] == [12000, -4000, -4000, -4000]
+    out = subprocess.run([sys.executable, "-m", "mj_env.score"], check=False, input=json.dumps(s["input"]) + "\n",
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and json.loads(out.stdout) == {k: v for k, v in s.items() if k != "input"}
