@@ -122,11 +122,12 @@ def _opponent(spec, rules):
             return make_named_agent(spec, rules)
         except ValueError as e:
             raise ValueError(f"opponent: {e}; or pass an agent object (e.g. "
-                             "agents.make_agent('path/to/checkpoint.pt'))") from None
+                             f"agents.make_agent('path/to/checkpoint.pt', rules={rules.name!r}))") from None
     if not callable(getattr(spec, "act", None)):
         raise TypeError(f"opponent {brief(spec)} has no act(obs, rng) method")
-    warn_rules_mismatch(spec, rules, "an opponent", "env", f"build it for {rules.name} (e.g. RuleBasedAgent({rules.name!r})), "
-                        "or give its name", stacklevel=4)
+    warn_rules_mismatch(spec, rules, "an opponent", "env", f"build it for {rules.name} (e.g. RuleBasedAgent({rules.name!r}), "
+                        f"or for a checkpoint agents.make_agent(path, rules={rules.name!r})), or give a name such as "
+                        "'rule' or 'pretrained'", stacklevel=4)
     return spec
 
 

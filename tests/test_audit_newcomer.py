@@ -1,7 +1,15 @@
 """A newcomer following the README word by word (found by the newcomer audit)."""
 from __future__ import annotations
 
+import warnings
+from pathlib import Path
+
+import pytest
+
+import agents
 import train
+from mj_env.baselines import RulesMismatchWarning
+from mj_env.single_agent import MahjongSingleAgentVectorEnv
 
 
 def test_the_plan_line_says_one_minute_in_the_singular():
@@ -11,3 +19,22 @@ def test_the_plan_line_says_one_minute_in_the_singular():
     assert train.plan_text(args, 1, []).endswith("stopping after the update that passes 1 minute")
     args = train.Args(total_steps=512, num_envs=16, num_steps=32, bc_steps=0, final_eval_hands=0, max_minutes=0.5)
     assert train.plan_text(args, 1, []).endswith("stopping after the update that passes 0.5 minutes")
+
+
+def test_a_checkpoint_opponent_built_for_other_rules_is_told_how_to_build_it_right():
+    """README: ``opponents=...`` takes "any batched agent such as ``agents.make_agent("ckpt.pt")``". A quemen
+    checkpoint made so (``make_agent`` builds for beijing unless told) and given to ``mj_env/Quemen-v0`` was warned
+    about with "build it for quemen (e.g. RuleBasedAgent('quemen')), or give its name", and its name (the path) is
+    refused by the env as an unknown agent. The hint now names ``make_agent(path, rules='quemen')``, which works."""
+    path = str(Path(agents.__file__).parent / "data" / "pretrained_quemen.pt")
+    with pytest.warns(RulesMismatchWarning):
+        wrong = agents.make_agent(path)
+    with pytest.warns(RulesMismatchWarning, match=r"agents\.make_agent\(path, rules='quemen'\)") as caught:
+        MahjongSingleAgentVectorEnv(1, rules="quemen", opponents=wrong)
+    assert any("plays in a quemen env" in str(w.message) for w in caught)
+    with pytest.raises(ValueError, match=r"unknown agent .*agents\.make_agent\('path/to/checkpoint\.pt', "
+                                         r"rules='quemen'\)"):
+        MahjongSingleAgentVectorEnv(1, rules="quemen", opponents=path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RulesMismatchWarning)
+        MahjongSingleAgentVectorEnv(1, rules="quemen", opponents=agents.make_agent(path, rules="quemen"))
