@@ -38,3 +38,22 @@ def test_a_checkpoint_opponent_built_for_other_rules_is_told_how_to_build_it_rig
     with warnings.catch_warnings():
         warnings.simplefilter("error", RulesMismatchWarning)
         MahjongSingleAgentVectorEnv(1, rules="quemen", opponents=agents.make_agent(path, rules="quemen"))
+
+
+def test_the_gymnasium_ids_need_mj_env_imported_or_named_as_the_readme_says():
+    """The README's "most users start here" line was ``gymnasium.make("mj_env/Beijing-v0", opponents="rule")``
+    alone: in a fresh interpreter that is ``NamespaceNotFound`` ("Have you installed the proper package for
+    mj_env?"), although it is installed. It now says to ``import mj_env`` first, or to name the module in the id."""
+    import subprocess
+    import sys
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    line = readme.split("most users start here", 1)[1][:400]
+    assert "`import mj_env`" in line and '"mj_env:mj_env/Beijing-v0"' in line
+    code = ("import gymnasium as gym\n"
+            "try:\n    gym.make('mj_env/Beijing-v0')\nexcept gym.error.NamespaceNotFound:\n    print('refused')\n"
+            "e = gym.make('mj_env:mj_env/Beijing-v0', opponents='rule')\n"
+            "obs, info = e.reset(seed=0)\nprint(e.unwrapped.rules.name, obs['action_mask'].sum() > 0)\n")
+    out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["refused", "beijing", "True"]
