@@ -245,8 +245,10 @@ def checked_agent_actions(agent, actions, mask, tables, explain, role: str = "ag
     except Exception:  # noqa: BLE001 (ragged lists, a tensor needing grad: no actions, named below)
         a = np.asarray(None)
     if a.shape != (n,) or a.dtype.kind not in "iu":
-        raise TypeError(f"{role} {who!r} returned {a.dtype} actions of shape {a.shape}; act() must return "
-                        f"({n},) integers, one per observation row")
+        # None, or what NumPy cannot read (a torch tensor needing grad), is named as itself, not as "object actions"
+        got = (f"{brief(actions)} (a {type(actions).__name__})" if a.dtype == object and a.shape == ()
+               else f"{a.dtype} actions of shape {a.shape}")
+        raise TypeError(f"{role} {who!r} returned {got}; act() must return ({n},) integers, one per observation row")
     try:
         A.refuse_bools_in(actions, unit="row")  # [True, 3] reads as the ints [1, 3]
     except A.ActionError as e:

@@ -577,9 +577,9 @@ class Returns:
     (lambda a: a.astype(np.float64), TypeError, "returned float64 actions of shape"),
     (lambda a: a > 0, TypeError, "returned bool actions"),
     (lambda a: a[0], TypeError, "of shape \\(\\); act\\(\\) must return \\(1,\\) integers"),
-    (lambda a: None, TypeError, "returned object actions"),
+    (lambda a: None, TypeError, "returned None \\(a NoneType\\); act"),
     (lambda a: ["x"] * len(a), TypeError, "returned <U1 actions"),
-    (lambda a: [[1, [2]]] + a[1:].tolist(), TypeError, "returned object actions"),  # ragged: NumPy's own error
+    (lambda a: [[1, [2]]] + a[1:].tolist(), TypeError, "\\(a list\\); act"),  # ragged: NumPy cannot read it
     (lambda a: a * 0 + 999, ValueError, "agent 'bad' at table 0: action 999 is not an integer in 0-126"),
     # one past the last action (from an outside mutation test: a bound of <= N_ACTIONS gave an IndexError)
     (lambda a: a * 0 + 127, ValueError, "agent 'bad' at table 0: action 127 is not an integer in 0-126"),

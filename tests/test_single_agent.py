@@ -419,7 +419,7 @@ class _Broken:
 
 
 @pytest.mark.parametrize("how,err,words", [("floats", TypeError, "float64 actions"),
-                                           ("unreadable", TypeError, "returned object actions of shape ()"),
+                                           ("unreadable", TypeError, "(a Unreadable); act() must return"),
                                            ("short", TypeError, "act() must return"),
                                            ("illegal", A.ActionError, "at table"),
                                            ("rewrites-mask", A.ActionError, "at table")])
