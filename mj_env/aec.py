@@ -100,6 +100,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -384,7 +385,9 @@ class raw_env(AECEnv):
         self.agent_selection = AGENTS[int(self.engine.state.to_act[0])]
 
     def render(self):
-        if self.render_mode is None:
+        if self.render_mode is None:  # as PettingZoo's classic envs (and Gymnasium's env checker) say it
+            gymnasium.logger.warn("You are calling render method without specifying any render mode: "
+                                  "mj_env.env(render_mode='ansi' or 'human')")
             return None
         self._check_dealt("render()")
         settled = self._hand["settlement"]  # (in a match, the last hand's while the next is played)

@@ -57,3 +57,14 @@ def test_the_gymnasium_ids_need_mj_env_imported_or_named_as_the_readme_says():
     out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["refused", "beijing", "True"]
+
+
+def test_the_aec_envs_render_without_a_render_mode_warns_and_returns_none():
+    """PettingZoo's classic envs warn when render() is called with no render mode; ours returned None silently
+    (found by the newcomer audit)."""
+    import mj_env
+
+    env = mj_env.env()
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="without specifying any render mode"):
+        assert env.render() is None
