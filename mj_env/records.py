@@ -25,6 +25,7 @@ hands left (烧庄 rounds, the dealer), which a record does not hold.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -238,21 +239,21 @@ def _printable(value, limit: int = 60) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m mj_env.records", description=__doc__.split("\n\n")[0])
-    p.add_argument("path", help="a JSON-lines file of hand records (agents.arena --record)")
+    p.add_argument("path", help="a JSON-lines file of hand records (agents.arena --record); - for standard input")
     p.add_argument("--show", type=int, metavar="K", help="print record K (0-based) decision by decision")
     args = p.parse_args(argv)
     if args.show is not None and args.show < 0:
         p.error(f"--show {args.show}: records are numbered from 0")
-    try:
-        f = open(args.path, "rb")  # noqa: SIM115 (closed below); bytes: a line that is not UTF-8 is one bad record
+    try:  # bytes: a line that is not UTF-8 is one bad record; "-" is standard input, left open
+        f = contextlib.nullcontext(sys.stdin.buffer) if args.path == "-" else open(args.path, "rb")  # noqa: SIM115
     except OSError as e:
         p.error(f"{args.path}: {e.strerror or e}")
     except ValueError as e:  # a NUL byte or a lone surrogate (main(argv) called from Python): no file name holds it
         p.error(f"{args.path!r}: not a file name ({e})")
     n = bad = unsettled = 0
     try:
-        with f:
-            for line in skip_bom(bounded_lines(f)):  # one line at a time: the file can be larger than memory
+        with f as source:
+            for line in skip_bom(bounded_lines(source)):  # one line at a time: the file can be larger than memory
                 if not isinstance(line, TooLong) and not line.strip():
                     continue
                 k, n = n, n + 1

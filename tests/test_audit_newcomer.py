@@ -68,3 +68,21 @@ def test_the_aec_envs_render_without_a_render_mode_warns_and_returns_none():
     env.reset(seed=0)
     with pytest.warns(UserWarning, match="without specifying any render mode"):
         assert env.render() is None
+
+
+def test_the_records_checker_reads_standard_input_given_a_dash(tmp_path, capsys, monkeypatch):
+    """``python -m mj_env.records -`` reads the records piped in (it looked for a file named '-'; from the
+    newcomer audit), and leaves standard input open."""
+    import io
+
+    from agents.arena import main as arena_main
+    from mj_env import records
+
+    path = tmp_path / "games.jsonl"
+    arena_main(["--agents", "rule,random", "--hands", "1", "--seed", "1", "--record", str(path), "--quiet"])
+    capsys.readouterr()
+    stdin = io.TextIOWrapper(io.BytesIO(path.read_bytes()))
+    monkeypatch.setattr("sys.stdin", stdin)
+    assert records.main(["-"]) == 0
+    assert "2 of 2 record(s) replay to their stored settlements" in capsys.readouterr().out
+    assert not stdin.closed
