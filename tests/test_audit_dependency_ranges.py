@@ -1,0 +1,32 @@
+"""The floors pyproject.toml declares are releases the project works with (found by the dependency-ranges
+audit: a fresh venv of every floor, Python 3.11, running the core test files, the README's commands and
+PettingZoo's and Gymnasium's checkers; each floor below was found by installing the releases one by one)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+
+tomllib = pytest.importorskip("tomllib")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _requirement(name: str, extra: str | None = None) -> Requirement:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    listed = project["dependencies"] if extra is None else project["optional-dependencies"][extra]
+    (req,) = [r for r in map(Requirement, listed) if r.name == name]
+    return req
+
+
+def test_the_pettingzoo_floor_has_the_wrappers_and_the_api_test_the_project_uses():
+    """Under ``pettingzoo>=1.24`` an install with 1.24.0-1.24.2 kept: ``BaseWrapper.reset`` assigns
+    ``self.infos``, so ``NumericInfos(mj_env.env()).reset()`` (the README's Tianshou adapter) raised
+    "AttributeError: property 'infos' of 'NumericInfos' object has no setter", and the order-enforcing
+    wrapper of ``mj_env.env()`` did not pass attributes such as ``env.rules`` through. With 1.24.3 those
+    work, but its ``api_test`` reads ``observation_space(agent)["observation"]`` of every Dict space, so
+    ``api_test(FlatObservations(mj_env.env()))`` (RLlib's ``"observations"`` key) failed with KeyError.
+    1.24.4 is the first release under which all of tests/test_wrappers.py passes."""
+    spec = _requirement("pettingzoo").specifier
+    assert not spec.contains("1.24.3") and spec.contains("1.24.4") and spec.contains("1.27.0")
