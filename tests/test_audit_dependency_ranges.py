@@ -30,3 +30,13 @@ def test_the_pettingzoo_floor_has_the_wrappers_and_the_api_test_the_project_uses
     1.24.4 is the first release under which all of tests/test_wrappers.py passes."""
     spec = _requirement("pettingzoo").specifier
     assert not spec.contains("1.24.3") and spec.contains("1.24.4") and spec.contains("1.27.0")
+
+
+def test_the_ruff_floor_passes_the_projects_own_lint():
+    """``.ci/run`` runs ``ruff check mj_env agents tests benchmarks examples train.py`` with ruff's default rules
+    (pyproject.toml selects none). Ruff 0.16 changed those defaults: under the old floor ``ruff>=0.4`` a dev
+    install that kept ruff 0.4.0 found 68 errors (E402 imports after ``pytest.importorskip``, E721, E731), 0.15.22
+    33, 0.16.0 one (B008); 0.16.1 and later pass."""
+    spec = _requirement("ruff", "dev").specifier
+    assert not spec.contains("0.15.22") and not spec.contains("0.16.0")
+    assert spec.contains("0.16.1") and spec.contains("0.17.6")
