@@ -40,3 +40,14 @@ def test_the_ruff_floor_passes_the_projects_own_lint():
     spec = _requirement("ruff", "dev").specifier
     assert not spec.contains("0.15.22") and not spec.contains("0.16.0")
     assert spec.contains("0.16.1") and spec.contains("0.17.6")
+
+
+@pytest.mark.parametrize("name", ["stable-baselines3", "sb3-contrib"])
+def test_the_sb3_floor_admits_the_gymnasium_floor(name):
+    """Stable-Baselines3 2.4.0 and 2.5.0 (and their sb3-contrib) require ``gymnasium<1.1``, the core's
+    ``gymnasium>=1.1`` excludes every release they admit: pip upgrades a kept 2.4 or 2.5 (or, forced with
+    ``--no-deps``, ``pip check`` reports the conflict), so the extra's floor ``>=2.4`` was one no install could
+    hold. 2.6.0 is the first whose metadata admits gymnasium 1.1; tests/test_sb3.py passes under it with
+    gymnasium 1.1.0 and numpy 1.25.0."""
+    spec = _requirement(name, "sb3").specifier
+    assert not spec.contains("2.5.0") and spec.contains("2.6.0") and spec.contains("2.9.2")
