@@ -222,11 +222,11 @@ def test_reset_mask_step_before_reset_and_close():
 def test_gymnasium_vector_wrappers():
     torch = pytest.importorskip("torch")
     pytest.importorskip("array_api_compat")  # NumpyToTorch needs gymnasium[torch]
+    from gymnasium.error import DependencyNotInstalled
     from gymnasium.wrappers.vector import (
         DictInfoToList,
         FlattenObservation,
         NormalizeReward,
-        NumpyToTorch,
         RecordEpisodeStatistics,
     )
 
@@ -247,6 +247,10 @@ def test_gymnasium_vector_wrappers():
     assert isinstance(infos, list) and len(infos) == 4 and "seat" in infos[0]
     for _ in range(40):
         obs, _, _, _, infos = listed.step(masked_random(obs, rng))
+    try:
+        from gymnasium.wrappers.vector import NumpyToTorch
+    except DependencyNotInstalled as e:  # Gymnasium 1.2 and 1.3 under numpy < 2.1 (their [torch] extra's floor)
+        pytest.skip(f"the wrappers above work; Gymnasium's NumpyToTorch: {e}")
     tt = NumpyToTorch(gym.make_vec("mj_env/Quemen-v0", num_envs=4, vectorization_mode="vector_entry_point"))
     obs, infos = tt.reset(seed=0)
     assert isinstance(obs["observation"], torch.Tensor)
