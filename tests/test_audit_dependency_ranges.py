@@ -51,3 +51,13 @@ def test_the_sb3_floor_admits_the_gymnasium_floor(name):
     gymnasium 1.1.0 and numpy 1.25.0."""
     spec = _requirement(name, "sb3").specifier
     assert not spec.contains("2.5.0") and spec.contains("2.6.0") and spec.contains("2.9.2")
+
+
+def test_the_ray_floor_runs_the_rllib_example():
+    """``ray[rllib]`` 2.40 to 2.48 pin ``gymnasium==1.0.0``, which the core's ``gymnasium>=1.1`` excludes, so no
+    install held the old floor ``>=2.40``; 2.49 to 2.51 (gymnasium 1.1.1) install, but
+    ``examples/rllib_ppo.py --smoke --single-agent`` failed there: RLlib's config check refused
+    ``gym_env_vectorize_mode="vector_entry_point"`` (ValueError), and with the enum its env runner found no
+    vector entry point. Under 2.52.0 the rllib tests of test_examples and test_examples_trainers pass."""
+    spec = _requirement("ray", "examples").specifier
+    assert not spec.contains("2.51.2") and spec.contains("2.52.0") and spec.contains("2.60.0")
