@@ -61,3 +61,14 @@ def test_the_ray_floor_runs_the_rllib_example():
     vector entry point. Under 2.52.0 the rllib tests of test_examples and test_examples_trainers pass."""
     spec = _requirement("ray", "examples").specifier
     assert not spec.contains("2.51.2") and spec.contains("2.52.0") and spec.contains("2.60.0")
+
+
+def test_the_torchrl_floor_runs_the_torchrl_example():
+    """``examples/torchrl_ppo.py`` imports ``torchrl.collectors.Collector`` (ImportError under torchrl 0.8.0 to
+    0.10.x) and passes ``Collector(..., auto_register_policy_transforms=False)`` ("TypeError: Keys
+    ['auto_register_policy_transforms'] are unknown to Collector" under 0.11.0 and 0.12.0); under torchrl 0.13.1
+    with tensordict 0.13.0 the torchrl tests pass. The old floors were ``torchrl>=0.8`` and ``tensordict>=0.8``."""
+    assert not _requirement("torchrl", "examples").specifier.contains("0.12.0")
+    assert _requirement("torchrl", "examples").specifier.contains("0.13.1")
+    assert not _requirement("tensordict", "examples").specifier.contains("0.12.4")
+    assert _requirement("tensordict", "examples").specifier.contains("0.13.0")
