@@ -32,3 +32,18 @@ def test_brief_still_describes_huge_integers_and_their_subclasses_by_size():
     assert brief(10**40) == shown(10**40) == "an integer of 133 bits"
     assert brief(Big(-(10**40))) == "an integer of 133 bits" and brief(True) == "True"
 
+
+def test_the_records_checker_given_a_dash_with_standard_input_closed_says_so(monkeypatch, capsys):
+    """``python -m mj_env.records - <&-`` (standard input closed: Python sets ``sys.stdin`` to None) was an
+    AttributeError traceback ("'NoneType' object has no attribute 'buffer'"); a text stream put in stdin's place
+    (``io.StringIO``) the same. Now a usage error that says what is wrong."""
+    import io
+
+    from mj_env import records
+
+    for stdin in (None, io.StringIO("{}\n")):
+        monkeypatch.setattr("sys.stdin", stdin)
+        with pytest.raises(SystemExit) as e:
+            records.main(["-"])
+        assert e.value.code == 2
+        assert "-: standard input is closed or not a byte stream" in capsys.readouterr().err
