@@ -19,7 +19,7 @@ import json
 import numpy as np
 import pytest
 from scenario_helpers import ROB
-from walls import build_wall
+from walls import build_wall, swap_in
 
 import mj_env
 import mj_env.engine as engine_module
@@ -38,12 +38,7 @@ def _is_claim(action: str) -> bool:
 def wall_of(swaps=(), **layout) -> list[str]:
     """A beijing wall of tile codes; ``swaps``: (position, tile) pairs, a copy of the tile from the live wall
     before that position moved there."""
-    wall = build_wall("beijing", **layout)
-    for pos, text in swaps:
-        (t,) = parse_tiles(text)
-        free = next(i for i in range(53, pos) if wall[i] == t)
-        wall[free], wall[pos] = wall[pos], wall[free]
-    return [code(t) for t in wall]
+    return [code(t) for t in swap_in(build_wall("beijing", **layout), swaps)]
 
 
 def _legal(env) -> list[str]:

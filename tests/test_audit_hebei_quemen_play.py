@@ -11,23 +11,18 @@ passes each claim and discards the tile it just drew.
 from __future__ import annotations
 
 import pytest
-from walls import build_wall
+from walls import build_wall, swap_in
 
 import mj_env
 from mj_env import actions as A
 from mj_env.rules import get_rules
-from mj_env.tiles import code, parse_tiles
+from mj_env.tiles import code
 
 
 def wall_of(rules: str, swaps=(), **layout) -> list[str]:
     """A wall of tile codes; ``swaps``: (position, tile) pairs, a copy of the tile from the live wall before
     that position moved there."""
-    wall = build_wall(get_rules(rules), **layout)
-    for pos, text in swaps:
-        (t,) = parse_tiles(text, allow_flowers=True)
-        free = next(i for i in range(53, pos) if wall[i] == t)
-        wall[free], wall[pos] = wall[pos], wall[free]
-    return [code(t) for t in wall]
+    return [code(t) for t in swap_in(build_wall(get_rules(rules), **layout), swaps)]
 
 
 def play(rules: str, wall, dealer: int, moves, *, win_when=None, **overrides):

@@ -117,3 +117,15 @@ def deals_first(shuffled_walls, wall, times: int):
         left[0] -= k
         return out
     return shuffled
+
+
+def swap_in(wall, swaps) -> list[int]:
+    """A copy of ``wall`` with, for each ``(position, tile)`` of ``swaps`` (compact tiles, flowers ``1f``-``8f``),
+    a copy of the tile from the live wall before that position (from wall[53]) moved there: a tile at a place
+    `build_wall` has no keyword for (the last live tile, a kept stack), its shuffled filler elsewhere."""
+    wall = list(wall)
+    for pos, text in swaps:
+        (t,) = parse_tiles(text, allow_flowers=True)
+        free = next(i for i in range(53, pos) if wall[i] == t)
+        wall[free], wall[pos] = wall[pos], wall[free]
+    return wall
