@@ -326,7 +326,11 @@ def _remove_stale_temporaries(folder: Path) -> None:
     """Delete ``.tables-*.npz`` files in ``folder`` untouched for an hour: what a builder killed while
     writing (SIGKILL, a power cut) left behind, 7 MiB each. A live writer's file is seconds old."""
     cutoff = time.time() - STALE_SECONDS
-    for leftover in folder.glob(".tables-*.npz"):
+    try:  # (a folder that cannot be listed, EIO on a network share: the save itself succeeded)
+        leftovers = list(folder.glob(".tables-*.npz"))
+    except OSError:
+        return
+    for leftover in leftovers:
         try:
             if leftover.stat().st_mtime < cutoff:
                 leftover.unlink()

@@ -47,3 +47,21 @@ def test_the_records_checker_given_a_dash_with_standard_input_closed_says_so(mon
             records.main(["-"])
         assert e.value.code == 2
         assert "-: standard input is closed or not a byte stream" in capsys.readouterr().err
+
+
+def test_a_save_whose_folder_cannot_be_listed_afterwards_still_succeeds(tmp_path, monkeypatch):
+    """3a4b910 lists the cache folder for stale temporaries after the file is in place, inside the loop that
+    takes an OSError for a failed write: a listing that failed (EIO on a network share; Python 3.11's glob
+    passes over PermissionError only) made a written cache "cannot write the hand tables cache"."""
+    import errno
+    from pathlib import Path
+
+    from mj_env import tables
+
+    def failing_glob(self, pattern):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(Path, "glob", failing_glob)
+    target = tmp_path / tables.FILE_NAME
+    assert tables.save({"need": np.zeros(3, dtype=np.uint8)}, target) == target
+    assert [p.name for p in tmp_path.iterdir()] == [tables.FILE_NAME]
