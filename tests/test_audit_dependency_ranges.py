@@ -72,3 +72,12 @@ def test_the_torchrl_floor_runs_the_torchrl_example():
     assert _requirement("torchrl", "examples").specifier.contains("0.13.1")
     assert not _requirement("tensordict", "examples").specifier.contains("0.12.4")
     assert _requirement("tensordict", "examples").specifier.contains("0.13.0")
+
+
+def test_the_examples_extra_installs_on_python_3_10_without_tianshou():
+    """``requires-python >=3.10``, but tianshou 2.0 (the examples extra's floor) requires Python 3.11: without a
+    marker ``pip install -e '.[dev,examples]'`` could not resolve on 3.10. Its tests skip where it is missing."""
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"] == ">=3.10"
+    marker = _requirement("tianshou", "examples").marker
+    assert marker is not None
+    assert not marker.evaluate({"python_version": "3.10"}) and marker.evaluate({"python_version": "3.11"})
