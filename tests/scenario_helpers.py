@@ -12,7 +12,7 @@ from ref_engine import END, Meld
 
 from mj_env.actions import PASS, index, name
 from mj_env.rules import get_rules
-from mj_env.tiles import parse_tiles
+from mj_env.tiles import code, parse_tiles
 
 BEIJING, HEBEI, QUEMEN = get_rules("beijing"), get_rules("hebei"), get_rules("quemen")
 
@@ -71,6 +71,18 @@ def counts(tile_list) -> list[int]:
     for t in tile_list:
         out[t] += 1
     return out
+
+
+def unscripted_move(seat: int, st, legal: list[str], *, win_when=None, claim=None) -> str:
+    """The move the AEC env's whole-hand play-throughs (tests/test_audit_*_play.py) make after their scripted
+    moves, by name: a win where ``win_when(seat, st)`` says so; in a claim window the claim that ``claim(seat,
+    st, legal)`` names, else pass; on a turn the tile just drawn (the first legal discard after a claim)."""
+    if win_when is not None and "win" in legal and win_when(seat, st):
+        return "win"
+    if "pass" in legal:
+        return (claim(seat, st, legal) if claim is not None else None) or "pass"
+    drawn = f"discard {code(int(st.drawn[0]))}" if st.drawn[0] >= 0 else None
+    return drawn if drawn in legal else next(a for a in legal if a.startswith("discard"))
 
 
 def pass_and_discard_drawn(g):

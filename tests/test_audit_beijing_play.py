@@ -18,7 +18,7 @@ import json
 
 import numpy as np
 import pytest
-from scenario_helpers import ROB
+from scenario_helpers import ROB, unscripted_move
 from walls import build_wall, swap_in
 
 import mj_env
@@ -45,9 +45,10 @@ def _legal(env) -> list[str]:
     return [A.name(a) for a in env.observe(env.agent_selection)["action_mask"].nonzero()[0]]
 
 
-def play_hands(env, scripts):
+def play_hands(env, scripts, claim=None):
     """Play hands of ``env`` (already reset), one ``(moves, win_when)`` script per hand, until the episode ends;
-    returns (each seat's summed rewards, [(settlement, dealer after the hand)])."""
+    returns (each seat's summed rewards, [(settlement, dealer after the hand)]). After the scripted moves a claim
+    window is passed unless ``claim(seat, state, legal)`` names a claim to take."""
     totals, hands, h, i = [0, 0, 0, 0], [], 0, 0
     for agent in env.agent_iter(max_iter=5000):
         obs, reward, term, trunc, _ = env.last()
@@ -59,19 +60,13 @@ def play_hands(env, scripts):
         st = env.unwrapped.engine.state
         moves, win_when = scripts[h]
         legal = [A.name(a) for a in obs["action_mask"].nonzero()[0]]
-        claim = "pass" in legal
+        window = "pass" in legal  # a claim window
         nxt = moves[i] if i < len(moves) else None
-        if nxt is not None and (not claim or (nxt[0] == seat and _is_claim(nxt[1]))):
+        if nxt is not None and (not window or (nxt[0] == seat and _is_claim(nxt[1]))):
             assert nxt[0] == seat and nxt[1] in legal, (h, i, seat, nxt, legal)
             action, i = nxt[1], i + 1
-        elif win_when is not None and "win" in legal and win_when(seat, st):
-            action = "win"
-        elif claim:
-            action = "pass"
-        else:
-            assert nxt is None, (h, i, seat, nxt, legal)
-            drawn = f"discard {code(int(st.drawn[0]))}" if st.drawn[0] >= 0 else None
-            action = drawn if drawn in legal else next(a for a in legal if a.startswith("discard"))
+        else:  # (a scripted move waiting is a claim of another seat: on a turn it was taken above)
+            action = unscripted_move(seat, st, legal, win_when=win_when, claim=claim)
         before = int(st.hands_played[0])
         env.step(A.index(action))
         st = env.unwrapped.engine.state
@@ -83,13 +78,13 @@ def play_hands(env, scripts):
     return totals, hands
 
 
-def play(wall, dealer, moves, *, win_when=None, env=None, **overrides):
+def play(wall, dealer, moves, *, win_when=None, claim=None, env=None, **overrides):
     """One hand; returns (each seat's summed rewards, the settlement). A won hand's settlement ``input`` must
     give the same settlement back through the calculator (docs/INTERFACES.md 2)."""
     if env is None:
         env = mj_env.env(rules="beijing", **overrides)
         env.reset(options={"wall": wall, "dealer": dealer})
-    totals, [(settlement, _)] = play_hands(env, [(moves, win_when)])
+    totals, [(settlement, _)] = play_hands(env, [(moves, win_when)], claim)
     if "input" in settlement:
         again = answer(json.dumps(settlement["input"], ensure_ascii=False))
         assert again == {k: v for k, v in settlement.items() if k != "input"}, again
@@ -415,36 +410,11 @@ def test_an_exposed_kong_of_the_haidi_discard_wins_on_its_replacement_without_ha
     def kong_last(seat, st):  # (called only where 'win' is legal: record the moment, then take the win)
         seen.append((int(st.live_pos[0]), bool(st.after_kong[0])))
         return seat == 1
-    scores, s = _play_claiming(env, lambda seat, st, legal: "kong" if "kong" in legal and st.claim_last[0] else None,
-                               win_when=kong_last)
+    scores, s = play(wall, 0, [], win_when=kong_last, env=env,
+                     claim=lambda seat, st, legal: "kong" if "kong" in legal and st.claim_last[0] else None)
     assert seen == [(121, True)]
     assert s["patterns"] == {"杠上开花": 5} and s["input"]["situation"]["last_tile"] is False
     assert scores == s["scores"] == [-5, 15, -5, -5]
-
-
-def _play_claiming(env, claim, *, win_when):
-    """Play a hand out as ``play`` does after its script, except that ``claim(seat, state, legal)`` may name a
-    claim to take (else pass)."""
-    totals, settlement = [0, 0, 0, 0], None
-    for agent in env.agent_iter(max_iter=3000):
-        obs, reward, term, trunc, info = env.last()
-        seat = int(agent[-1])
-        totals[seat] += reward
-        if term or trunc:
-            settlement = info.get("settlement", settlement)
-            env.step(None)
-            continue
-        st = env.unwrapped.engine.state
-        legal = [A.name(a) for a in obs["action_mask"].nonzero()[0]]
-        if "win" in legal and win_when(seat, st):
-            action = "win"
-        elif "pass" in legal:
-            action = claim(seat, st, legal) or "pass"
-        else:
-            drawn = f"discard {code(int(st.drawn[0]))}" if st.drawn[0] >= 0 else None
-            action = drawn if drawn in legal else next(a for a in legal if a.startswith("discard"))
-        env.step(A.index(action))
-    return totals, settlement
 
 
 def test_two_winners_under_multiple_winners_pay_shaozhuang_once():

@@ -11,6 +11,7 @@ passes each claim and discards the tile it just drew.
 from __future__ import annotations
 
 import pytest
+from scenario_helpers import unscripted_move
 from walls import build_wall, swap_in
 
 import mj_env
@@ -45,13 +46,8 @@ def play(rules: str, wall, dealer: int, moves, *, win_when=None, **overrides):
             want_seat, action = moves[i]
             assert (seat, action in legal) == (want_seat, True), (i, seat, moves[i], legal)
             i += 1
-        elif win_when is not None and "win" in legal and win_when(seat, st):
-            action = "win"
-        elif "pass" in legal:
-            action = "pass"
         else:
-            drawn = f"discard {code(int(st.drawn[0]))}" if st.drawn[0] >= 0 else None
-            action = drawn if drawn in legal else next(a for a in legal if a.startswith("discard"))
+            action = unscripted_move(seat, st, legal, win_when=win_when)
         env.step(A.index(action))
     assert i == len(moves), f"the hand ended after {i} of {len(moves)} moves"
     return totals, settlement
