@@ -149,7 +149,8 @@ class Settlements(Mapping):
     def _push_earlier(self, tables) -> None:
         """Move the hands already ended at ``tables`` in this step to ``_earlier``: a later one replaces them."""
         tables = np.asarray(tables, dtype=np.int64)
-        again = np.union1d(np.intersect1d(tables, self._tables), np.intersect1d(tables, list(self._built)))
+        built = np.fromiter(self._built, dtype=np.int64, count=len(self._built))  # int64 even when empty
+        again = np.union1d(np.intersect1d(tables, self._tables), np.intersect1d(tables, built))
         for t in again.tolist():
             self._earlier.setdefault(t, []).append(self[t])
             del self._built[t]
