@@ -4,11 +4,13 @@ docs/RULES.md and docs/INTERFACES.md."""
 from __future__ import annotations
 
 import numpy as np
-from walls import deals_first, four_hui_9s_wall
+from walls import build_wall, deals_first, four_hui_9s_wall
 
+import mj_env
 import mj_env.engine as engine_module
 from mj_env import actions as A
 from mj_env.rules import get_rules
+from mj_env.tiles import CODES
 from mj_env.vector import MahjongVectorEnv
 from mj_env.wall import shuffled_walls
 
@@ -43,3 +45,27 @@ def test_a_drawn_hand_then_a_deal_that_ends_in_four_hui_shows_both_in_the_vector
     assert win["scores"] == [27, -9, -9, -9]
     assert rewards[0].tolist() == [a + b for a, b in zip(earlier[0]["scores"], [27, -9, -9, -9])]
     assert term[0]
+
+
+def _play_aec(env, moves) -> dict:
+    """Play ``moves`` ((seat, action name)), passing every claim window in between; the last hand's settlement."""
+    for seat, action in moves:
+        while env.agent_selection != f"player_{seat}":
+            env.step(A.PASS)
+        env.step(A.index(action))
+    return env.infos["player_0"]["settlement"]
+
+
+def test_two_beijing_winners_show_no_kong_lines():
+    """beijing with ``multiple_winners``: South and West win on East's 5m after one round of 烧庄 (the scenario of
+    test_audit_beijing_play). beijing has no kong payments (docs/RULES.md 6.1), so the hand's settlement is the
+    wins, their sum and the one 烧庄 line: no ``hand_scores`` / ``kong_scores`` (6.4: those are where kong payments
+    exist). (Killed a mutant that always wrote ``hand_scores`` for several winners.)"""
+    wall = build_wall("beijing", hands={0: "1z5m", 1: "1z46m123p567p234s7z", 2: "1z34m456s678s11p99p", 3: "1z"},
+                      draws="7z9p2z3z", indicator="8s")
+    env = mj_env.env(rules="beijing", multiple_winners=True)
+    env.reset(options={"wall": [CODES[t] for t in wall], "dealer": 0})
+    s = _play_aec(env, [(0, "discard 1z"), (1, "discard 1z"), (2, "discard 1z"), (3, "discard 1z"),
+                        (0, "discard 5m"), (1, "win"), (2, "win")])
+    assert sorted(s) == ["scores", "shaozhuang", "wins"]
+    assert [w["input"]["winner"] for w in s["wins"]] == [1, 2] and s["scores"] == [-10, 5, 4, 1]
