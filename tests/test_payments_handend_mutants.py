@@ -4,6 +4,8 @@ docs/RULES.md and docs/INTERFACES.md."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
+from test_audit_kongs_matches import KONG_CASES, KONG_MOVES
 from walls import build_wall, deals_first, four_hui_9s_wall
 
 import mj_env
@@ -69,3 +71,24 @@ def test_two_beijing_winners_show_no_kong_lines():
                         (0, "discard 5m"), (1, "win"), (2, "win")])
     assert sorted(s) == ["scores", "shaozhuang", "wins"]
     assert [w["input"]["winner"] for w in s["wins"]] == [1, 2] and s["scores"] == [-10, 5, 4, 1]
+    assert not set(s["wins"][0]["input"]) & {"flowers", "ting"}   # quemen fields (see below)
+
+
+
+_BEIJING_ONLY = {"hui", "shaozhuang_rounds", "hubao"}
+_QUEMEN_ONLY = {"flowers", "ting"}
+
+
+@pytest.mark.parametrize("rules", ["hebei", "quemen"])
+def test_a_win_input_carries_only_the_fields_its_rule_set_reads(rules):
+    """docs/INTERFACES.md 1 marks ``shaozhuang_rounds``, ``hui``, ``hubao`` as beijing fields and ``flowers``,
+    ``ting`` as quemen ones: a settlement's ``input`` (a calculator line, docs/RULES.md 6.4) names the fields of
+    its own rule set only (the kong scenario of test_audit_kongs_matches: West wins on a kong replacement).
+    (Killed mutants that wrote ``shaozhuang_rounds`` / ``flowers`` under every rule set.)"""
+    hands = KONG_CASES[rules][0]
+    e = mj_env.env(rules=rules)
+    e.reset(options={"wall": build_wall(rules, hands=hands, tail=KONG_CASES[rules][1]), "dealer": 0})
+    s = _play_aec(e, KONG_MOVES)
+    assert s["input"]["winner"] == 2
+    own = _QUEMEN_ONLY if rules == "quemen" else set()
+    assert set(s["input"]) & (_BEIJING_ONLY | _QUEMEN_ONLY) == own
