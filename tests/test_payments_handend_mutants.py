@@ -52,7 +52,8 @@ def test_a_drawn_hand_then_a_deal_that_ends_in_four_hui_shows_both_in_the_vector
 def _play_aec(env, moves) -> dict:
     """Play ``moves`` ((seat, action name)), passing every claim window in between; the last hand's settlement."""
     for seat, action in moves:
-        while env.agent_selection != f"player_{seat}":
+        while env.agent_selection != f"player_{seat}" or not env.observe(env.agent_selection)["action_mask"][
+                A.index(action)]:
             env.step(A.PASS)
         env.step(A.index(action))
     return env.infos["player_0"]["settlement"]
@@ -92,3 +93,18 @@ def test_a_win_input_carries_only_the_fields_its_rule_set_reads(rules):
     assert s["input"]["winner"] == 2
     own = _QUEMEN_ONLY if rules == "quemen" else set()
     assert set(s["input"]) & (_BEIJING_ONLY | _QUEMEN_ONLY) == own
+
+
+def test_a_chi_completed_by_a_hui_in_its_last_place_lists_the_hui_there():
+    """beijing with ``hui_wild_in_melds`` (docs/RULES.md 5), 惠牌 9s (indicator 8s): South holds 5m 9s and chis
+    East's 4m as 456m, the 9s standing for 6m (natural tiles first, the 惠牌 fills the gap). South later self-draws
+    1z (123p 456p 789p 1z1z). The settlement's input lists the meld's physical tiles, 4m 5m 9s, so that it describes
+    the hand (docs/INTERFACES.md 2). (Killed a mutant that marked the wildcard's place in the run wrongly.)"""
+    wall = build_wall("beijing", hands={0: "4m", 1: "5m9s123p456p789p1z2z"}, draws="3z3z3z1z", indicator="8s",
+                      seed=2)
+    e = mj_env.env(rules="beijing", hui_wild_in_melds=True)
+    e.reset(options={"wall": [CODES[t] for t in wall], "dealer": 0})
+    s = _play_aec(e, [(0, "discard 4m"), (1, "chi 456m"), (1, "discard 2z"), (2, "discard 3z"), (3, "discard 3z"),
+                      (0, "discard 3z"), (1, "win")])
+    assert s["input"]["winner"] == 1 and s["input"]["discarder"] is None
+    assert s["input"]["melds"] == [{"type": "chi", "tiles": "45m9s", "from": 0}]
