@@ -108,3 +108,25 @@ def test_a_chi_completed_by_a_hui_in_its_last_place_lists_the_hui_there():
                       (0, "discard 3z"), (1, "win")])
     assert s["input"]["winner"] == 1 and s["input"]["discarder"] is None
     assert s["input"]["melds"] == [{"type": "chi", "tiles": "45m9s", "from": 0}]
+
+
+def test_after_a_pending_pong_is_carried_out_the_next_discard_offers_pong_again():
+    """beijing (惠牌 9s): East discards 5p. South (123m 456m 789m 5p5p 1z1z) may win on it and pong it; West
+    (123s 456s 789s 4p6p 2z2z) may win on it too. South is asked first (docs/RULES.md 4.2, wins in play order) and
+    pongs: the pong waits for West, who passes, and is carried out. South discards 1z; North holds 1z1z and is
+    asked with pong legal (4.2: a claim is offered whenever the seat may make it). (Killed a mutant that let a
+    carried-out pending claim's category linger into the next claim window, offering only a win there.)"""
+    wall = build_wall("beijing", hands={0: "5p", 1: "123m456m789m5p5p1z1z", 2: "123s456s789s4p6p2z2z", 3: "1z1z"},
+                      indicator="8s", seed=4)
+    e = mj_env.env(rules="beijing")
+    e.reset(options={"wall": [CODES[t] for t in wall], "dealer": 0})
+    e.step(A.index("discard 5p"))
+    assert e.agent_selection == "player_1" and e.observe("player_1")["action_mask"][[A.WIN, A.PONG]].all()
+    e.step(A.PONG)
+    assert e.agent_selection == "player_2" and e.observe("player_2")["action_mask"][A.WIN]
+    e.step(A.PASS)
+    assert e.agent_selection == "player_1"
+    e.step(A.index("discard 1z"))
+    assert e.agent_selection == "player_3"
+    mask = e.observe("player_3")["action_mask"]
+    assert mask[A.PONG] and mask[A.PASS]
