@@ -244,15 +244,19 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.show is not None and args.show < 0:
         p.error(f"--show {args.show}: records are numbered from 0")
-    stdin = getattr(sys.stdin, "buffer", None) if args.path == "-" else None
-    if args.path == "-" and stdin is None:  # run with standard input closed (<&-), or a text stream put in its place
-        p.error("-: standard input is closed or not a byte stream; give the records' file name")
-    try:  # bytes: a line that is not UTF-8 is one bad record; "-" is standard input, left open
-        f = contextlib.nullcontext(stdin) if args.path == "-" else open(args.path, "rb")  # noqa: SIM115
-    except OSError as e:
-        p.error(f"{args.path}: {e.strerror or e}")
-    except ValueError as e:  # a NUL byte or a lone surrogate (main(argv) called from Python): no file name holds it
-        p.error(f"{args.path!r}: not a file name ({e})")
+    # bytes: a line that is not UTF-8 is one bad record
+    if args.path == "-":  # standard input, left open
+        stdin = getattr(sys.stdin, "buffer", None)
+        if stdin is None:  # run with standard input closed (<&-), or a text stream put in its place
+            p.error("-: standard input is closed or not a byte stream; give the records' file name")
+        f = contextlib.nullcontext(stdin)
+    else:
+        try:
+            f = open(args.path, "rb")  # noqa: SIM115 (closed below)
+        except OSError as e:
+            p.error(f"{args.path}: {e.strerror or e}")
+        except ValueError as e:  # a NUL byte or a lone surrogate (main(argv) called from Python): no file name holds it
+            p.error(f"{args.path!r}: not a file name ({e})")
     n = bad = unsettled = 0
     try:
         with f as source:
