@@ -7,6 +7,7 @@ glyph from the first font that has it), and `drawable` writes what no font at ha
 from __future__ import annotations
 
 import functools
+import os
 
 CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans SC", "Source Han Sans SC", "Source Han Sans CN",
              "WenQuanYi Zen Hei", "WenQuanYi Micro Hei", "Droid Sans Fallback", "Microsoft YaHei", "SimHei",
@@ -30,8 +31,6 @@ def fonts() -> tuple[tuple[str, ...], frozenset[int]]:
 @functools.cache
 def _fonts(chosen: tuple[str, ...], _generic: tuple) -> tuple[tuple[str, ...], frozenset[int]]:
     """`fonts` for ``font.family`` ``chosen`` (``_generic``: the ``font.<generic>`` lists, part of the key only)."""
-    import os
-
     from matplotlib import font_manager, ft2font
 
     # a font whose file is gone (uninstalled since matplotlib listed it) is not offered: matplotlib would log
