@@ -196,7 +196,8 @@ class raw_env(AECEnv):
         self.engine = Engine(rules, num_tables=1, **overrides)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
-        self.illegal_penalty = illegal_penalty
+        # an integral penalty is an int, as the other seats' 0 and the settled points are (10.0 -> 10)
+        self.illegal_penalty = int(illegal_penalty) if illegal_penalty.is_integer() else illegal_penalty
         self.possible_agents = list(AGENTS)
         self.agent_name_mapping = {a: i for i, a in enumerate(AGENTS)}
         # one space object per agent, as PettingZoo's own environments have: seeding one agent's action space

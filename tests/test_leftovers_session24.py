@@ -1,0 +1,45 @@
+"""Leftovers of the last session's notes, mended: the AEC env's penalty type, the one-table Gymnasium env's
+render() without a render mode, and train.py's plan line for a budget that prints as 1 minute."""
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import mj_env
+import train
+
+
+def _penalized_rewards(**kwargs):
+    env = mj_env.env(illegal_action="penalize", **kwargs)
+    env.reset(seed=3)
+    agent = env.agent_selection
+    env.step(int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0]))
+    return agent, env.rewards
+
+
+@pytest.mark.parametrize(("penalty", "expected"), [(None, -10), (10.0, -10), (np.float32(3), -3), (2.5, -2.5)])
+def test_an_integral_penalty_is_an_int_reward_as_the_others_are(penalty, expected):
+    """The offender got float -10.0 while the other seats got int 0 (and a settled hand gives int points)."""
+    agent, rewards = _penalized_rewards(**({} if penalty is None else {"illegal_penalty": penalty}))
+    assert rewards[agent] == expected
+    assert type(rewards[agent]) is type(expected)
+    assert all(type(r) is int for a, r in rewards.items() if a != agent)
+
+
+def test_the_one_table_envs_render_without_a_render_mode_warns_and_returns_none():
+    """Gymnasium's own envs (CartPole ...) warn when render() is called with no render mode, as the AEC env now
+    does; the one-table env returned None silently."""
+    env = gym.make("mj_env/Beijing-v0")
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="without specifying any render mode"):
+        assert env.render() is None
+    ansi = gym.make("mj_env/Beijing-v0", render_mode="ansi")
+    ansi.reset(seed=0)
+    assert isinstance(ansi.render(), str)
+
+
+@pytest.mark.parametrize("minutes", [1.0000001, 0.9999999])
+def test_a_budget_printed_as_1_is_one_minute(minutes):
+    """``--max-minutes 1.0000001`` printed "passes 1 minutes" (the number is written with :g, six digits)."""
+    args = train.Args(total_steps=512, num_envs=16, num_steps=32, bc_steps=0, final_eval_hands=0,
+                      max_minutes=minutes)
+    assert train.plan_text(args, 1, []).endswith("stopping after the update that passes 1 minute")
