@@ -627,6 +627,12 @@ class MahjongSingleAgentEnv(gym.Env):
         return self.venv.action_masks()[0]
 
     def render(self):
+        """The vector form's ``render`` of the one table; with no render mode, a warning and None, as Gymnasium's own
+        envs (CartPole ...) give."""
+        if self.render_mode is None:
+            gym.logger.warn("You are calling render method without specifying any render mode: "
+                            "gym.make('mj_env/Beijing-v0', render_mode='ansi' or 'human')")
+            return None
         return self.venv.render()
 
     def close(self):
