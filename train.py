@@ -967,7 +967,7 @@ def plan_text(args: Args, num_updates: int, opponents: list) -> str:
     if args.bc_steps:
         parts.append(f"imitate the {args.bc_teacher} agent ({args.bc_steps} steps at {args.num_envs} tables)")
     if num_updates:
-        cap = (f", stopping after the update that passes {args.max_minutes:g} minute{'' if args.max_minutes == 1 else 's'}"
+        cap = (f", stopping after the update that passes {args.max_minutes:g} minute{'' if f'{args.max_minutes:g}' == '1' else 's'}"
                if args.max_minutes else "")
         parts.append(f"then PPO: up to {num_updates} update{'' if num_updates == 1 else 's'} of {steps} decisions{cap}")
     if args.final_eval_hands:
