@@ -50,7 +50,9 @@ field can be overridden as a keyword, e.g. ``base=500``).
   changes nothing, as ``mj_env.env`` does by default.
 - ``max_episode_steps`` (vector form): ``None`` (default) or the learner's steps after which an
   episode is truncated (its hand abandoned, unsettled). ``gym.make_vec(id, max_episode_steps=N)``
-  passes it here; the single-table form gets Gymnasium's ``TimeLimit`` from ``gym.make`` instead.
+  passes it here; the single-table form gets Gymnasium's ``TimeLimit`` from ``gym.make`` instead (which cuts
+  the episode outside the env; in either form a truncated episode's last infos have no hand keys, the hand
+  being abandoned unsettled).
 - ``autoreset_mode`` (vector form): ``NEXT_STEP`` (default, what Gymnasium's wrappers expect) or
   ``SAME_STEP`` (``infos["final_obs"]`` / ``infos["_final_obs"]``, and ``infos["final_info"]``: the
   ended step's infos as a dict of arrays, ``scores``, ``win``, ``illegal_action``... included; at the top
@@ -66,7 +68,7 @@ field can be overridden as a keyword, e.g. ``base=500``).
 | key | shape, dtype | meaning |
 | --- | --- | --- |
 | ``seat`` | (N,) int64 | the learner's seat at each table |
-| ``scores`` | (N, 4) float64 | settled points of every seat (in seat order: the learner's are ``scores[i, seat[i]]``), where a hand ended in this step |
+| ``scores`` | (N, 4) float64 | settled points of every seat (in seat order: the learner's are ``scores[i, seat[i]]``), where a hand ended in this step, zeros where an illegal action was penalized (so that every terminated episode has these keys; a truncated one, its hand abandoned unsettled, has none) |
 | ``win``, ``deal_in``, ``draw`` | (N,) bool | the learner won / discarded the winning tile / the hand was drawn |
 | ``fan`` | (N,) int64 | the learner's fan when it won (0 otherwise) |
 | ``illegal_action`` | (N,) bool | the learner's action was illegal and penalized (only when one was) |
@@ -447,6 +449,9 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             st.phase[bad] = END  # the hand is abandoned: dealt anew when the episode restarts
             rewards[bad] -= self.illegal_penalty
             terminated[bad] = True
+            # a terminated episode always carries the hand keys, which SB3's Monitor(info_keywords=("win",))
+            # reads at its end: a penalized hand settles nothing, so zeros (after _new_hand_info above)
+            self._hand_info["_scores"][bad] = True
             extra = {"illegal_action": illegal.copy(), "_illegal_action": illegal.copy()}
         acc = np.zeros((n, 4), dtype=np.int64)
         st.phase[restart] = END  # a truncated hand is abandoned (no settlement); dealt anew below

@@ -43,3 +43,24 @@ def test_a_budget_printed_as_1_is_one_minute(minutes):
     args = train.Args(total_steps=512, num_envs=16, num_steps=32, bc_steps=0, final_eval_hands=0,
                       max_minutes=minutes)
     assert train.plan_text(args, 1, []).endswith("stopping after the update that passes 1 minute")
+
+
+def test_a_penalized_episode_ends_with_the_hand_keys_that_monitor_reads():
+    """SB3's ``Monitor(env, info_keywords=("win",))`` reads ``info["win"]`` at every episode's end; an episode
+    ended by a penalized illegal action (what unmasked PPO plays often) had no such key: a KeyError."""
+    monitor = pytest.importorskip("stable_baselines3.common.monitor")
+    env = monitor.Monitor(gym.make("mj_env/Beijing-v0"), info_keywords=("win", "fan", "scores"))
+    env.reset(seed=0)
+    bad = int(np.flatnonzero(~env.unwrapped.action_masks())[0])
+    _, reward, terminated, truncated, info = env.step(bad)
+    assert (reward, terminated, truncated) == (-10.0, True, False)
+    assert info["illegal_action"] and not info["win"] and not info["deal_in"] and not info["draw"]
+    assert info["fan"] == 0 and info["scores"].tolist() == [0, 0, 0, 0]
+    assert info["episode"]["win"] is False and info["episode"]["fan"] == 0
+    from mj_env.sb3 import MahjongSB3VecEnv  # SB3's own VecEnv and VecMonitor alike
+    vec_env = pytest.importorskip("stable_baselines3.common.vec_env")
+    venv = vec_env.VecMonitor(MahjongSB3VecEnv(2, seed=0), info_keywords=("win", "deal_in"))
+    venv.reset()
+    _, rewards, dones, infos = venv.step(np.array([np.flatnonzero(~m)[0] for m in venv.venv.action_masks()]))
+    assert rewards.tolist() == [-10, -10] and dones.all()
+    assert [(i["illegal_action"], i["win"], i["episode"]["deal_in"]) for i in infos] == [(True, False, False)] * 2
