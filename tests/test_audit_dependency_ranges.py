@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-tomllib = pytest.importorskip("tomllib")
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10 (the declared floor) has no tomllib; pytest requires tomli there
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 
