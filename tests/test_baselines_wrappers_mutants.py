@@ -1,0 +1,103 @@
+"""Tests from a mutation round on mj_env/baselines.py, mj_env/wrappers.py and the input checks and layout helpers
+of mj_env/features.py: each pins a documented behaviour that a one-token change of the code left unnoticed by
+every other test (the mutant is named in each docstring)."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from test_agents import _choices, _claim_obs, _turn_obs
+
+from mj_env import actions as A
+from mj_env import features as F
+from mj_env import observation as O
+from mj_env.baselines import AgentError, RandomAgent, RuleBasedAgent, agent_actions, uniform_legal
+from mj_env.rules import get_rules
+from mj_env.tiles import parse_hand
+
+# ------------------------------------------------------------------------------------------ features
+
+
+def test_hui_kind_is_minus_one_without_a_hui():
+    """``hui_kind``: "-1 without 惠牌" (a mutant giving -2 went unnoticed: every caller clips it at 0)."""
+    planes = np.zeros((2, O.N_PLANES, 34), dtype=np.uint8)
+    planes[1, O.P_HUI, 7] = 1
+    assert F.hui_kind(planes).tolist() == [-1, 7]
+
+
+def test_the_option_columns_are_the_24_the_docstring_lists():
+    """Planes 16-17 have columns 0 (now), 1 (pong), 2 (kong) and 3-23 (the 21 chis): ``N_OPTIONS`` is 24 (a mutant
+    OPT_CHI - N_CHI went unnoticed: nothing read the public constant)."""
+    assert (F.OPT_NOW, F.OPT_PONG, F.OPT_KONG, F.OPT_CHI) == (0, 1, 2, 3)
+    assert A.N_CHI == 21 and F.N_OPTIONS == 24
+
+
+def test_tiles_needed_of_no_hands_is_an_empty_int16_array():
+    """``tiles_needed`` of 0 hands: (0,) int16, as for any other number (a mutant returning one zero for none went
+    unnoticed: the module's own callers never pass an empty batch)."""
+    got = F.tiles_needed(get_rules("beijing"), np.zeros((0, 34), dtype=np.int8), np.zeros(0, dtype=np.int64))
+    assert got.shape == (0,) and got.dtype == np.int16
+
+
+def test_suits_after_claim_counts_the_claimed_tiles_suit_beside_the_tiles_taken():
+    """"the new meld holds those tiles and the claimed one": a pong of 5p made of one natural 5p and a 惠牌 1m holds
+    pins and characters (a mutant subtracting the claimed tile cancelled the natural 5p taken, and the pins were
+    lost; ``suits_held`` reads any non-zero count, so the two-惠牌 case of test_features did not see it)."""
+    before = parse_hand("1m5p123s456s789s11s")[None].astype(np.int8)
+    after = before - parse_hand("1m5p")[None].astype(np.int8)
+    got = F.suits_after_claim(np.zeros((1, 3), dtype=bool), before, after, np.array([int(parse_hand("5p").argmax())]))
+    assert got.tolist() == [[True, True, False]]
+
+
+# ------------------------------------------------------------------------------------------ baselines
+
+
+def test_rule_agent_discards_terminals_then_2_and_8_then_middle_tiles():
+    """The module docstring: among equally near, equally isolated discards "honors and terminals first"; the bonus
+    orders 1/9 before 2/8 before the rest. 6m, 9p and 2s are isolated and every one leaves the hand as far: the 9p
+    goes; with only 6m and 2s allowed, the 2s (a mutant reading a tile's rank as kind // 9, its suit, instead of
+    kind % 9 went unnoticed: it then discarded the 6m, ranked as a terminal)."""
+    agent = RuleBasedAgent()
+    assert _choices(agent, _turn_obs("123m6m456p9p789s2s11z")) == {"discard 9p"}
+    obs = _turn_obs("123m6m456p789s2s11z5z")
+    obs["action_mask"][0, :34] = 0
+    obs["action_mask"][0, [int(parse_hand(t).argmax()) for t in ("6m", "2s")]] = 1
+    assert _choices(agent, obs) == {"discard 2s"}
+
+
+def test_random_agent_refuses_a_row_without_a_legal_action():
+    """``uniform_legal``: "A row with no legal action is an error" unless ``empty_ok`` is asked for; the random agent
+    does not ask (a mutant defaulting ``empty_ok`` to True went unnoticed: the agent then played action 0, a discard
+    of 1m, for a table that had ended)."""
+    mask = np.zeros((2, A.N_ACTIONS), dtype=np.int8)
+    mask[0, A.PASS] = 1
+    with pytest.raises(ValueError, match="row 1 of the action mask has no legal action"):
+        RandomAgent().act({"action_mask": mask}, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="row 1 of the action mask has no legal action"):
+        uniform_legal(mask, np.random.default_rng(0))
+    assert uniform_legal(mask, np.random.default_rng(0), empty_ok=True).tolist() == [A.PASS, 0]
+
+
+def test_rule_agent_leaves_out_a_claim_its_hand_cannot_make():
+    """``_claim``'s ``consider``: "an option the hand cannot take (tiles it lacks ...) is left out". Outside planes
+    whose mask allows a pong of 5z to a hand holding one 5z (no 惠牌): the agent passes (a mutant that kept such
+    options went unnoticed: it then ponged, from a 12-tile hand that read as nearer)."""
+    obs = _claim_obs("123m456p79s5z12z99m", "5z", [A.PONG])
+    assert _choices(RuleBasedAgent(), obs, seeds=range(3)) == {"pass"}
+
+
+def test_an_agent_error_lists_up_to_eight_tables_and_marks_more():
+    """``agent_actions`` names the tables an agent that raised was acting for: the first eight, then ", ..." only
+    when there are more (a mutant adding ", ..." to exactly eight went unnoticed: the arena's test uses one table)."""
+    class Crashes:
+        name = "crashes"
+
+        def act(self, obs, rng):
+            raise ZeroDivisionError("boom")
+
+    agent = Crashes()
+    for n, shown in [(8, "0, 1, 2, 3, 4, 5, 6, 7: boom"), (9, "0, 1, 2, 3, 4, 5, 6, 7, ...: boom")]:
+        with pytest.raises(AgentError, match=re.escape(f"agent 'crashes' raised ZeroDivisionError acting at table(s) "
+                                                       f"{shown}")):
+            agent_actions(agent, agent.act, ({}, None), np.ones((n, A.N_ACTIONS), bool), np.arange(n), None)
