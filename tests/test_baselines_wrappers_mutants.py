@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import re
 
+import gymnasium as gym
 import numpy as np
 import pytest
 from test_agents import _choices, _claim_obs, _turn_obs
 
+import mj_env
 from mj_env import actions as A
 from mj_env import features as F
 from mj_env import observation as O
 from mj_env.baselines import AgentError, RandomAgent, RuleBasedAgent, agent_actions, uniform_legal
 from mj_env.rules import get_rules
 from mj_env.tiles import parse_hand
+from mj_env.vector import MahjongVectorEnv
+from mj_env.wrappers import FlatObservations, FlatObservationsGym, FlatObservationsVector
 
 # ------------------------------------------------------------------------------------------ features
 
@@ -101,3 +105,37 @@ def test_an_agent_error_lists_up_to_eight_tables_and_marks_more():
         with pytest.raises(AgentError, match=re.escape(f"agent 'crashes' raised ZeroDivisionError acting at table(s) "
                                                        f"{shown}")):
             agent_actions(agent, agent.act, ({}, None), np.ones((n, A.N_ACTIONS), bool), np.arange(n), None)
+
+
+def test_observe_v2_keeps_the_v1_planes_of_every_row():
+    """``observe_v2``: "the v1 planes (n, 14, 34) and extra_planes", for any n and for planes of a layout that starts
+    with v1 (``checked_planes``): more than 14 rows, and 18-plane input, still give (n, 18, 34) whose first 14
+    planes are the input's (a mutant slicing the first 14 rows instead of the first 14 planes went unnoticed: every
+    test passed 14 planes of fewer than 15 rows)."""
+    env = MahjongVectorEnv(num_envs=16, rules="beijing", seed=0)
+    obs, _ = env.reset(seed=0)
+    v1, mask = obs["observation"], obs["action_mask"]
+    v2 = F.observe_v2("beijing", v1, mask)
+    assert v2.shape == (16, F.N_PLANES_V2, 34) and v2.dtype == np.uint8
+    assert (v2[:, :O.N_PLANES] == v1).all()
+    again = F.observe_v2("beijing", v2, mask)
+    assert again.shape == v2.shape and (again == v2).all()
+
+
+# ------------------------------------------------------------------------------------------ wrappers
+
+
+def test_the_flat_spaces_keep_the_bounds_of_the_planes_and_the_mask():
+    """The flat layout is the env's planes (0-255) and mask (0-1) reshaped: its Boxes keep those bounds, in all three
+    wrappers (mutants with a high of 256 for the observations, or 2 for the mask, went unnoticed: the tests read
+    the spaces' dtypes and shapes only)."""
+    env = mj_env.env()
+    spaces = [FlatObservations(env).observation_space("player_0"),
+              FlatObservationsGym(gym.make("mj_env/Beijing-v0")).observation_space]
+    v = FlatObservationsVector(gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point"))
+    spaces += [v.single_observation_space, v.observation_space]
+    own = env.observation_space("player_0")
+    for space in spaces:
+        for flat, key in (("observations", "observation"), ("action_mask", "action_mask")):
+            assert (space[flat].low == own[key].low.min()).all() and (space[flat].high == own[key].high.max()).all()
+    assert own["observation"].high.max() == 255 and own["action_mask"].high.max() == 1
