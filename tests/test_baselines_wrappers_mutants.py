@@ -139,3 +139,21 @@ def test_the_flat_spaces_keep_the_bounds_of_the_planes_and_the_mask():
         for flat, key in (("observations", "observation"), ("action_mask", "action_mask")):
             assert (space[flat].low == own[key].low.min()).all() and (space[flat].high == own[key].high.max()).all()
     assert own["observation"].high.max() == 255 and own["action_mask"].high.max() == 1
+
+
+def test_rule_agent_orders_by_connectedness_before_the_honor_bonus():
+    """1m 2m 456p 789p and the pairs 8s, 1z, 2z: breaking the 12m or one of the pairs leaves the hand as far. The
+    more isolated tile goes, by ``connectedness`` (a copy counts 2, a neighbour 1): the 1m (1, and a terminal) before
+    a paired honor (2); the bonus only orders tiles of equal connectedness (a mutant with an honor bonus of 1.3 went
+    unnoticed: it then broke an honor pair)."""
+    assert _choices(RuleBasedAgent(), _turn_obs("12m456789p88s1122z")) == {"discard 1m"}
+
+
+def test_flat_observations_refuse_an_unknown_agent_as_the_env_does():
+    """``FlatObservations.observation_space`` of an agent the env lacks raises the env's KeyError naming the agents,
+    whatever the agent's type (mutants returning None for an unknown name, or looking a list up in the dict of
+    spaces, a TypeError, went unnoticed)."""
+    env = FlatObservations(mj_env.env())
+    for agent in ("player_9", ["player_0"], 3):
+        with pytest.raises(KeyError, match="the agents are player_0, player_1, player_2, player_3"):
+            env.observation_space(agent)
