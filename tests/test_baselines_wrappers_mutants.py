@@ -157,3 +157,18 @@ def test_flat_observations_refuse_an_unknown_agent_as_the_env_does():
     for agent in ("player_9", ["player_0"], 3):
         with pytest.raises(KeyError, match="the agents are player_0, player_1, player_2, player_3"):
             env.observation_space(agent)
+
+
+def test_in_layout_takes_array_likes_as_observe_v2_does():
+    """``in_layout`` (public, in ``__all__``) reads its planes with ``np.asarray`` as ``observe_v2`` and ``extra_planes``
+    do: nested lists give what the array gives, and a list of the wrong shape is the ValueError naming the shapes
+    (a mutant dropping the conversion went unnoticed: it then raised AttributeError on ``.ndim``)."""
+    env = MahjongVectorEnv(num_envs=2, rules="beijing", seed=0)
+    obs, _ = env.reset(seed=0)
+    planes, mask = obs["observation"], obs["action_mask"]
+    for layout in ("v1", "v2"):
+        want = F.in_layout(layout, "beijing", planes, mask)
+        got = F.in_layout(layout, "beijing", planes.tolist(), mask)
+        assert got.shape == want.shape and (np.asarray(got) == want).all()
+    with pytest.raises(ValueError, match=re.escape("planes must be (n, 14 or 18, 34), got shape (2, 13, 34)")):
+        F.in_layout("v1", "beijing", planes[:, :13].tolist(), mask)
