@@ -18,7 +18,7 @@ from mj_env.baselines import AgentError, RandomAgent, RuleBasedAgent, agent_acti
 from mj_env.rules import get_rules
 from mj_env.tiles import parse_hand
 from mj_env.vector import MahjongVectorEnv
-from mj_env.wrappers import FlatObservations, FlatObservationsGym, FlatObservationsVector
+from mj_env.wrappers import FlatObservations, FlatObservationsGym, FlatObservationsVector, ObsAndMask
 
 # ------------------------------------------------------------------------------------------ features
 
@@ -172,3 +172,46 @@ def test_in_layout_takes_array_likes_as_observe_v2_does():
         assert got.shape == want.shape and (np.asarray(got) == want).all()
     with pytest.raises(ValueError, match=re.escape("planes must be (n, 14 or 18, 34), got shape (2, 13, 34)")):
         F.in_layout("v1", "beijing", planes[:, :13].tolist(), mask)
+
+
+def test_in_layout_gives_each_layout_from_either():
+    """``in_layout``: "v1" is the first 14 planes, "v2" is ``observe_v2`` of v1 planes and v2 planes as they are (mutants
+    always answering v1, or computing v2 from v2 planes / passing v1 planes through as v2, went unnoticed here; the
+    envs' tests hold some of them)."""
+    env = MahjongVectorEnv(num_envs=2, rules="beijing", seed=0)
+    obs, _ = env.reset(seed=0)
+    v1, mask = obs["observation"], obs["action_mask"]
+    v2 = F.observe_v2("beijing", v1, mask)
+    for planes in (v1, v2):
+        assert (F.in_layout("v1", "beijing", planes, mask) == v1).all()
+        got = F.in_layout("v2", "beijing", planes, mask)
+        assert got.shape == (2, F.N_PLANES_V2, 34) and (got == v2).all()
+    forged = v2.copy()
+    forged[:, F.P_DISCARD_NEED] = 99                  # v2 planes are taken as they are, not computed again
+    assert (F.in_layout("v2", "beijing", forged, mask) == forged).all()
+
+
+def test_rule_agent_prefers_pong_to_chi_at_equal_distance():
+    """"among claims the smallest distance, then kong > pong > chi": 4556m 123p 789p 11z 9s on a 5m, where the pong
+    (555m, then the 9s: waits on 5m) and the chi 456m (then the 9s: waits on 5m and 1z) both leave the hand ready;
+    it pongs (a mutant storing a claim's key as distance + bonus instead of - bonus went unnoticed: the later chi
+    then beat the pong)."""
+    chi_456m = A.CHI + int(np.flatnonzero(A.CHI_START == parse_hand("4m").argmax())[0])
+    obs = _claim_obs("4556m123p789p11z9s", "5m", [A.PONG, chi_456m])
+    assert _choices(RuleBasedAgent(), obs, seeds=range(3)) == {"pong"}
+
+
+def test_the_wrappers_refuse_an_object_that_only_looks_like_an_env():
+    """The checks ask for both marks of an env: an object with an ``observation_space()`` method but no
+    ``possible_agents`` is no AEC env, and one with the right Dict ``observation_space`` that is no ``gymnasium.Env``
+    is no single-agent env; both are refused by the wrapper's TypeError (mutants dropping either half went
+    unnoticed: the first was wrapped, the second failed in Gymnasium's own assertion)."""
+    import types
+
+    env = mj_env.env()
+    with pytest.raises(TypeError, match="FlatObservations wraps a PettingZoo AEC env"):
+        FlatObservations(types.SimpleNamespace(observation_space=env.observation_space))
+    space = gym.make("mj_env/Beijing-v0").observation_space
+    for wrapper in (FlatObservationsGym, ObsAndMask):
+        with pytest.raises(TypeError, match=f"{wrapper.__name__} wraps a single-agent env of mj_env"):
+            wrapper(types.SimpleNamespace(observation_space=space, action_space=gym.spaces.Discrete(A.N_ACTIONS)))
