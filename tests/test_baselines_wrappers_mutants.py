@@ -3,22 +3,37 @@ of mj_env/features.py: each pins a documented behaviour that a one-token change 
 every other test (the mutant is named in each docstring)."""
 from __future__ import annotations
 
+import hashlib
 import re
 
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.vector import AutoresetMode
 from test_agents import _choices, _claim_obs, _turn_obs
 
 import mj_env
 from mj_env import actions as A
 from mj_env import features as F
 from mj_env import observation as O
-from mj_env.baselines import AgentError, RandomAgent, RuleBasedAgent, agent_actions, uniform_legal
+from mj_env.baselines import (
+    AgentError,
+    RandomAgent,
+    RuleBasedAgent,
+    agent_actions,
+    make_baseline,
+    uniform_legal,
+)
 from mj_env.rules import get_rules
 from mj_env.tiles import parse_hand
 from mj_env.vector import MahjongVectorEnv
-from mj_env.wrappers import FlatObservations, FlatObservationsGym, FlatObservationsVector, ObsAndMask
+from mj_env.wrappers import (
+    FlatObservations,
+    FlatObservationsGym,
+    FlatObservationsVector,
+    ObsAndMask,
+    ResetByMask,
+)
 
 # ------------------------------------------------------------------------------------------ features
 
@@ -215,3 +230,67 @@ def test_the_wrappers_refuse_an_object_that_only_looks_like_an_env():
     for wrapper in (FlatObservationsGym, ObsAndMask):
         with pytest.raises(TypeError, match=f"{wrapper.__name__} wraps a single-agent env of mj_env"):
             wrapper(types.SimpleNamespace(observation_space=space, action_space=gym.spaces.Discrete(A.N_ACTIONS)))
+
+
+def test_rule_agent_discards_an_isolated_8_before_a_middle_tile():
+    """The 2/8 bonus covers both ends: 8m and 4s are isolated and leave the hand as far; with only those allowed the
+    8m goes (a mutant giving the bonus to ranks 2 and 9 instead of 2 and 8 went unnoticed: the 2s case above holds
+    rank 2 only, and 9 already had the terminals' bonus)."""
+    obs = _turn_obs("123m8m456p789s4s11z5z")
+    obs["action_mask"][0, :34] = 0
+    obs["action_mask"][0, [int(parse_hand(t).argmax()) for t in ("8m", "4s")]] = 1
+    assert _choices(RuleBasedAgent(), obs) == {"discard 8m"}
+
+
+# The baselines' exact decisions, random tie-breaks included, make the published arena figures (README, "Agents").
+# A change of any of them, or of how they draw from the rng, must be deliberate: these digests then change, and
+# the figures must be measured again. (From a mutation test: the random tie-break subtracted instead of added went
+# unnoticed, decisions of the same distribution but other draws.)
+_PINNED_PLAY = {
+    ("beijing", "rule"): "31f4759959384821", ("beijing", "efficient"): "f45a219931b356f4",
+    ("quemen", "rule"): "656b3305af65bd83", ("quemen", "efficient"): "cd75c7ee3b2f6a32",
+}
+
+
+@pytest.mark.parametrize("rules, name", sorted(_PINNED_PLAY))
+def test_the_baselines_play_the_pinned_actions(rules, name):
+    """8 tables, 120 steps from seed 0, the agent in every seat: the digest of every action taken is pinned."""
+    agent = make_baseline(name, rules)
+    env = MahjongVectorEnv(num_envs=8, rules=rules, seed=0)
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    digest = hashlib.sha256()
+    for _ in range(120):
+        a = agent.act(obs, rng)
+        digest.update(str(a.tolist()).encode())
+        obs, *_ = env.step(a)
+    assert digest.hexdigest()[:16] == _PINNED_PLAY[rules, name]
+
+
+def test_obs_and_mask_and_flat_observations_gym_are_recorded_in_the_spec():
+    """Both single-agent wrappers record their construction (``gymnasium.utils.RecordConstructorArgs``), so that
+    ``gymnasium.make(env.spec)`` builds the same stack (a mutant dropping ObsAndMask's record went unnoticed)."""
+    for wrapper in (ObsAndMask, FlatObservationsGym):
+        env = wrapper(gym.make("mj_env/Beijing-v0", opponents="random"))
+        assert env.spec.additional_wrappers[-1].name == wrapper.__name__
+        again = gym.make(env.spec)
+        assert isinstance(again, wrapper) and again.observation_space == env.observation_space
+
+
+def test_flat_observations_vector_refuses_other_keys_and_same_step_envs():
+    """``FlatObservationsVector`` wraps a vector env whose observations are {'observation', 'action_mask'} and that
+    runs NEXT_STEP (or DISABLED): a Dict of other keys is its TypeError, a SAME_STEP env its ValueError (mutants
+    taking any Dict, or letting every mode through, went unnoticed)."""
+    import types
+
+    other = types.SimpleNamespace(single_observation_space=gym.spaces.Dict({"a": gym.spaces.Discrete(2)}),
+                                  metadata={}, num_envs=1)
+    with pytest.raises(TypeError, match="FlatObservationsVector wraps the batched single-agent env of mj_env"):
+        FlatObservationsVector(other)
+    same_step = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                             autoreset_mode=AutoresetMode.SAME_STEP)
+    with pytest.raises(ValueError, match="FlatObservationsVector wraps a NEXT_STEP vector env.*SAME_STEP"):
+        FlatObservationsVector(same_step)
+    next_step = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    for env in (next_step, ResetByMask(next_step)):  # ResetByMask's metadata says DISABLED
+        assert FlatObservationsVector(env).single_observation_space["observations"].shape == (O.N_PLANES * 34,)
