@@ -106,6 +106,17 @@ def test_rule_agent_leaves_out_a_claim_its_hand_cannot_make():
     assert _choices(RuleBasedAgent(), obs, seeds=range(3)) == {"pass"}
 
 
+def test_rule_agent_refuses_an_own_turn_that_allows_no_discard():
+    """``check_positions``: "an own turn ... allows a discard" (every own turn of the engine does); a mask of an own
+    turn allowing only ``win`` is no position (a mutant that read any own-turn mask as allowing a discard went
+    unnoticed: the refusal test's masks all held a discard or were claim windows)."""
+    obs = _turn_obs("123m456p789s11z57z")
+    obs["action_mask"][0] = 0
+    obs["action_mask"][0, A.WIN] = 1
+    with pytest.raises(ValueError, match="an own turn's mask allows a discard and only discards"):
+        RuleBasedAgent().act(obs, np.random.default_rng(0))
+
+
 def test_an_agent_error_lists_up_to_eight_tables_and_marks_more():
     """``agent_actions`` names the tables an agent that raised was acting for: the first eight, then ", ..." only
     when there are more (a mutant adding ", ..." to exactly eight went unnoticed: the arena's test uses one table)."""
@@ -294,3 +305,8 @@ def test_flat_observations_vector_refuses_other_keys_and_same_step_envs():
     next_step = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point")
     for env in (next_step, ResetByMask(next_step)):  # ResetByMask's metadata says DISABLED
         assert FlatObservationsVector(env).single_observation_space["observations"].shape == (O.N_PLANES * 34,)
+    # a vector env that does not say its mode is wrapped, as Gymnasium's own wrapper does (with its warning)
+    unsaid = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    unsaid.metadata = {k: v for k, v in unsaid.metadata.items() if k != "autoreset_mode"}
+    with pytest.warns(UserWarning, match="missing `autoreset_mode`"):
+        assert FlatObservationsVector(unsaid).single_observation_space["observations"].shape == (O.N_PLANES * 34,)
