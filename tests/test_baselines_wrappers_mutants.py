@@ -31,6 +31,7 @@ from mj_env.wrappers import (
     FlatObservations,
     FlatObservationsGym,
     FlatObservationsVector,
+    NumericInfos,
     ObsAndMask,
     ResetByMask,
 )
@@ -310,3 +311,16 @@ def test_flat_observations_vector_refuses_other_keys_and_same_step_envs():
     unsaid.metadata = {k: v for k, v in unsaid.metadata.items() if k != "autoreset_mode"}
     with pytest.warns(UserWarning, match="missing `autoreset_mode`"):
         assert FlatObservationsVector(unsaid).single_observation_space["observations"].shape == (O.N_PLANES * 34,)
+
+
+def test_numeric_infos_give_earlier_scores_one_row_per_earlier_settlement():
+    """``earlier_scores`` is (k, 4) int64, "one row each", for any k (a mutant reshaping to (1, 4) went unnoticed:
+    the match test has exactly one earlier settlement)."""
+    e = NumericInfos(mj_env.env())
+    e.reset(seed=0)
+    earlier = [{"scores": [3, -1, -1, -1]}, {"draw": True, "shaozhuang": 0, "scores": [0, 0, 0, 0]}]
+    for k in (2, 0):
+        e.env.infos = {agent: {"earlier_settlements": earlier[:k]} for agent in e.possible_agents}
+        for info in e.infos.values():
+            assert info["earlier_scores"].shape == (k, 4) and info["earlier_scores"].dtype == np.int64
+            assert info["earlier_scores"].tolist() == [s["scores"] for s in earlier[:k]]
