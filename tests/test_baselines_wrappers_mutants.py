@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import warnings
 
 import gymnasium as gym
 import numpy as np
@@ -20,9 +21,11 @@ from mj_env.baselines import (
     AgentError,
     RandomAgent,
     RuleBasedAgent,
+    RulesMismatchWarning,
     agent_actions,
     make_baseline,
     uniform_legal,
+    warn_rules_mismatch,
 )
 from mj_env.rules import get_rules
 from mj_env.tiles import parse_hand
@@ -324,3 +327,26 @@ def test_numeric_infos_give_earlier_scores_one_row_per_earlier_settlement():
         for info in e.infos.values():
             assert info["earlier_scores"].shape == (k, 4) and info["earlier_scores"].dtype == np.int64
             assert info["earlier_scores"].tolist() == [s["scores"] for s in earlier[:k]]
+
+
+def test_an_obs_dict_missing_a_key_is_named():
+    """``checked_obs``: a dict without "action_mask" (or, for the rule agent, "observation") is the ValueError naming
+    the missing key (a mutant dropping that raise went unnoticed: an UnboundLocalError followed)."""
+    obs = _turn_obs("123m456p789s11z57z")
+    for agent, drop in ((RandomAgent(), "action_mask"), (RuleBasedAgent(), "action_mask"),
+                        (RuleBasedAgent(), "observation")):
+        partial = {k: v for k, v in obs.items() if k != drop}
+        with pytest.raises(ValueError, match=f"obs must be a dict with \"observation\" and \"action_mask\"; '{drop}' "
+                                             "is missing"):
+            agent.act(partial, np.random.default_rng(0))
+
+
+def test_rules_of_another_preset_give_one_warning():
+    """``warn_rules_mismatch``: an agent built for another preset gets the one warning naming both presets, not a
+    second one listing the fields that differ (a mutant falling through to the field comparison went unnoticed:
+    ``pytest.warns`` takes extra warnings)."""
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        warn_rules_mismatch(RuleBasedAgent("beijing"), get_rules("quemen"), "agents[0]", "run", "build it right")
+    assert [str(w.message)[:60] for w in got] == ["agents[0] ('rule') decides by the beijing rules but plays in"]
+    assert all(w.category is RulesMismatchWarning for w in got)
