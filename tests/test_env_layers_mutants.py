@@ -1,0 +1,88 @@
+"""Mutation-testing round on the environment layers (mj_env/aec.py, vector.py, single_agent.py, sb3.py):
+tests that kill mutants which the other tests let through. Each test names what a wrong change got past."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from walls import four_hui_wall
+
+import mj_env
+from mj_env import actions as A
+from mj_env.rules import get_rules
+from mj_env.tiles import CODES
+from mj_env.vector import MahjongVectorEnv
+from mj_env.wall import shuffled_walls
+
+
+def _wall(rules="beijing", seed=0):
+    return shuffled_walls(get_rules(rules), np.random.default_rng(seed), 1)[0]
+
+
+# ---------------------------------------------------------------------------------------------- AEC env
+@pytest.mark.parametrize(("rules", "seed", "dealer"), [("beijing", 0, 0), ("hebei", 1, 2), ("quemen", 2, 3)])
+def test_aec_plays_as_the_vector_env_decision_by_decision(rules, seed, dealer):
+    """The AEC env and a one-table vector env on the same wall: the same seat to act, the same observation and
+    mask at every decision, nothing paid and nobody done before the end, then the same points (mutants: the
+    planes of every observation drawn as an ended hand's; rewards starting at 1 after reset)."""
+    wall = _wall(rules, seed)
+    e = mj_env.env(rules=rules)
+    e.reset(options={"wall": [CODES[t] for t in wall], "dealer": dealer})
+    assert e.rewards == dict.fromkeys(e.possible_agents, 0) and e.truncations == dict.fromkeys(e.possible_agents, False)
+    venv = MahjongVectorEnv(num_envs=1, rules=rules)
+    vobs, _ = venv.reset(options={"walls": [wall], "dealers": [dealer]})
+    rng = np.random.default_rng(seed)
+    for _ in range(1000):
+        seat = int(vobs["seat"][0])
+        agent = f"player_{seat}"
+        assert e.agent_selection == agent
+        obs = e.observe(agent)
+        assert np.array_equal(obs["observation"], vobs["observation"][0])
+        assert np.array_equal(obs["action_mask"], vobs["action_mask"][0])
+        for other in e.possible_agents:
+            if other != agent:
+                assert not e.observe(other)["action_mask"].any()
+        action = int(rng.choice(np.flatnonzero(vobs["action_mask"][0])))
+        e.step(action)
+        vobs, vrew, vterm, _, infos = venv.step(np.array([action]))
+        if vterm[0]:
+            break
+        assert all(r == 0 for r in e.rewards.values()) and not any(e.terminations.values())
+        assert not any(e.truncations.values())
+    else:
+        pytest.fail("the hand did not end")
+    assert [e.rewards[a] for a in e.possible_agents] == vrew[0].tolist()
+    assert all(e.terminations.values()) and not any(e.truncations.values())
+    for a in e.possible_agents:
+        assert e.infos[a]["settlement"]["scores"] == infos["settlement"][0]["scores"]
+
+
+def test_an_action_for_an_agent_whose_episode_is_over_is_refused_naming_it():
+    """After the hand (here ended at its deal, 四惠牌) a step with an action other than None is an ActionError
+    naming the agent and the action, and changes nothing; None steps the agent out (mutants: the check of the
+    action skipped, so the action was silently taken as a dead step; the action's name left unset)."""
+    e = mj_env.env()
+    e.reset(options={"wall": [CODES[t] for t in four_hui_wall()], "dealer": 0})
+    assert all(e.terminations.values())
+    agent = e.agent_selection
+    with pytest.raises(A.ActionError, match=rf"{agent}: action 'discard 6m' after {agent}'s episode is over"):
+        e.step(5)
+    with pytest.raises(A.ActionError, match=rf"{agent}: action 'five' after .* \(terminated\)"):
+        e.step("five")
+    assert e.agent_selection == agent and agent in e.agents
+    e.step(None)
+    assert agent not in e.agents
+
+
+@pytest.mark.parametrize("render_mode", [None, "ansi"])
+def test_reset_and_step_print_and_warn_nothing_outside_human_mode(render_mode, capsys):
+    """Only a "human" env draws itself at reset and step (mutants: drawing in every mode, which under
+    render_mode=None is Gymnasium's 'no render mode' warning at every call)."""
+    e = mj_env.env(render_mode=render_mode)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        e.reset(seed=0)
+        for _ in range(8):
+            e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    assert capsys.readouterr().out == ""
