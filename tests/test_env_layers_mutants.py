@@ -21,41 +21,50 @@ def _wall(rules="beijing", seed=0):
 
 
 # ---------------------------------------------------------------------------------------------- AEC env
-@pytest.mark.parametrize(("rules", "seed", "dealer"), [("beijing", 0, 0), ("hebei", 1, 2), ("quemen", 2, 3)])
-def test_aec_plays_as_the_vector_env_decision_by_decision(rules, seed, dealer):
-    """The AEC env and a one-table vector env on the same wall: the same seat to act, the same observation and
-    mask at every decision, nothing paid and nobody done before the end, then the same points (mutants: the
-    planes of every observation drawn as an ended hand's; rewards starting at 1 after reset)."""
-    wall = _wall(rules, seed)
-    e = mj_env.env(rules=rules)
-    e.reset(options={"wall": [CODES[t] for t in wall], "dealer": dealer})
-    assert e.rewards == dict.fromkeys(e.possible_agents, 0) and e.truncations == dict.fromkeys(e.possible_agents, False)
-    venv = MahjongVectorEnv(num_envs=1, rules=rules)
-    vobs, _ = venv.reset(options={"walls": [wall], "dealers": [dealer]})
+@pytest.mark.parametrize(("rules", "seed", "n"), [("beijing", 0, 1), ("hebei", 1, 2), ("quemen", 2, 2), ("beijing", 3, 3)])
+def test_aec_plays_as_the_vector_env_decision_by_decision(rules, seed, n):
+    """AEC envs and an n-table vector env on the same walls: the same seat to act, the same observation and
+    mask at every decision, nothing paid and nobody done before the end, then the same points and settlement
+    (mutants: the planes of every observation drawn as an ended hand's; rewards starting at 1 after reset; the
+    vector env's one-table observation path taken for two tables)."""
+    walls = [_wall(rules, seed * 10 + i) for i in range(n)]
+    dealers = [(seed + i) % 4 for i in range(n)]
+    aecs = [mj_env.env(rules=rules) for _ in range(n)]
+    for e, wall, dealer in zip(aecs, walls, dealers):
+        e.reset(options={"wall": [CODES[t] for t in wall], "dealer": dealer})
+        assert e.rewards == dict.fromkeys(e.possible_agents, 0)
+        assert e.truncations == dict.fromkeys(e.possible_agents, False)
+    venv = MahjongVectorEnv(num_envs=n, rules=rules)
+    vobs, _ = venv.reset(options={"walls": walls, "dealers": dealers})
     rng = np.random.default_rng(seed)
+    live = set(range(n))
     for _ in range(1000):
-        seat = int(vobs["seat"][0])
-        agent = f"player_{seat}"
-        assert e.agent_selection == agent
-        obs = e.observe(agent)
-        assert np.array_equal(obs["observation"], vobs["observation"][0])
-        assert np.array_equal(obs["action_mask"], vobs["action_mask"][0])
-        for other in e.possible_agents:
-            if other != agent:
-                assert not e.observe(other)["action_mask"].any()
-        action = int(rng.choice(np.flatnonzero(vobs["action_mask"][0])))
-        e.step(action)
-        vobs, vrew, vterm, _, infos = venv.step(np.array([action]))
-        if vterm[0]:
+        assert vobs["observation"].shape[0] == n
+        actions = np.array([int(rng.choice(np.flatnonzero(m))) for m in vobs["action_mask"]])
+        for b in live:
+            e, agent = aecs[b], f"player_{int(vobs['seat'][b])}"
+            assert e.agent_selection == agent
+            obs = e.observe(agent)
+            assert np.array_equal(obs["observation"], vobs["observation"][b])
+            assert np.array_equal(obs["action_mask"], vobs["action_mask"][b])
+            assert not any(e.observe(o)["action_mask"].any() for o in e.possible_agents if o != agent)
+            e.step(int(actions[b]))
+        vobs, vrew, vterm, _, infos = venv.step(actions)
+        for b in sorted(live):
+            e = aecs[b]
+            if vterm[b]:
+                assert [e.rewards[a] for a in e.possible_agents] == vrew[b].tolist()
+                assert all(e.terminations.values()) and not any(e.truncations.values())
+                for a in e.possible_agents:
+                    assert e.infos[a]["settlement"]["scores"] == infos["settlement"][b]["scores"]
+                live.discard(b)
+            else:
+                assert all(r == 0 for r in e.rewards.values()) and not any(e.terminations.values())
+                assert not any(e.truncations.values()) and not vrew[b].any()
+        if not live:
             break
-        assert all(r == 0 for r in e.rewards.values()) and not any(e.terminations.values())
-        assert not any(e.truncations.values())
     else:
-        pytest.fail("the hand did not end")
-    assert [e.rewards[a] for a in e.possible_agents] == vrew[0].tolist()
-    assert all(e.terminations.values()) and not any(e.truncations.values())
-    for a in e.possible_agents:
-        assert e.infos[a]["settlement"]["scores"] == infos["settlement"][0]["scores"]
+        pytest.fail("a hand did not end")
 
 
 def test_an_action_for_an_agent_whose_episode_is_over_is_refused_naming_it():
