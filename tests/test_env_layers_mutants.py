@@ -120,3 +120,22 @@ def test_a_list_of_opponents_sits_next_opposite_previous_from_an_odd_seat(seat):
     for _ in range(30):
         obs, *_ = envs.step(uniform_legal(obs["action_mask"], rng))
     assert [s.seats for s in spies] == [{(seat + k) % 4} for k in (1, 2, 3)]
+
+
+# ---------------------------------------------------------------------------------------------- SB3 VecEnv
+def test_sb3_time_limit_truncated_is_false_at_every_step_that_was_not_cut():
+    """SB3's ``TimeLimit.truncated`` is True only for an episode cut by ``max_episode_steps``: False at every
+    step that goes on and at every episode the rules ended (mutant: ``truncated or not terminated``)."""
+    pytest.importorskip("stable_baselines3")
+    from mj_env.sb3 import MahjongSB3VecEnv
+
+    venv = MahjongSB3VecEnv(4, seed=0, max_episode_steps=6)
+    obs = venv.reset()
+    rng = np.random.default_rng(0)
+    cut = 0
+    for _ in range(20):
+        obs, _, dones, infos = venv.step(uniform_legal(obs["action_mask"], rng))
+        for done, info in zip(dones, infos):
+            cut += info["TimeLimit.truncated"]
+            assert info["TimeLimit.truncated"] == (bool(done) and "scores" not in info)
+    assert cut > 0
