@@ -36,3 +36,17 @@ def test_count_checks_read_values_not_bytes_for_every_integer_dtype():
     big[33] = 256                                                 # bytes 0, 1: in range byte by byte
     with pytest.raises(ValueError, match="0-4"):
         hand.tiles_to_win(big, 0)
+
+
+def test_a_negative_count_is_refused_in_every_integer_dtype():
+    """docs/RULES.md 7: bad input is refused with an error that names what is wrong. A negative count of a
+    kind is such input, in an int8 hand and in a wider one (hand.py takes any integer dtype): is_win,
+    standard_need, waits and tiles_to_win each raise ValueError rather than read a table key that belongs
+    to some other hand."""
+    for dtype in (np.int8, np.int16, np.int64):
+        counts = parse_hand("123m456p789s1122z").astype(dtype)
+        counts[0] = -1
+        for fn in (lambda c: hand.is_win(c, 1), hand.standard_need, lambda c: hand.waits(c, 1),
+                   lambda c: hand.tiles_to_win(c, 1)):
+            with pytest.raises(ValueError):
+                fn(counts)
