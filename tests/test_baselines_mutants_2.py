@@ -1,0 +1,39 @@
+"""Tests from a second mutation round on mj_env/baselines.py (the mutants left untried by the first round, see
+tests/test_baselines_wrappers_mutants.py): each pins a documented behaviour that a one-token change of the code
+left unnoticed by every other test (the mutant is named in each docstring)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_agents import _claim_obs, _turn_obs
+
+from mj_env import actions as A
+from mj_env.baselines import EfficientAgent, RuleBasedAgent
+
+
+@pytest.mark.parametrize("agent", [RuleBasedAgent(), EfficientAgent()], ids=lambda a: a.name)
+def test_rule_agents_refuse_a_row_without_a_legal_action_by_name(agent):
+    """``check_rows_have_actions``: a row that allows nothing ("a table that ended was passed to an agent") is named
+    as such by the rule and efficient agents, as by the random one (a mutant dropping the check from
+    ``RuleBasedAgent.act`` went unnoticed: ``check_positions`` then refused the row as no position instead)."""
+    a, b = _turn_obs("123m456p789s11z567z"), _turn_obs("123m456p789s11z567z")
+    obs = {k: np.concatenate([a[k], b[k]]) for k in a}
+    obs["action_mask"][1] = 0
+    with pytest.raises(ValueError, match="row 1 of the action mask has no legal action"):
+        agent.act(obs, np.random.default_rng(0))
+
+
+def test_rule_agent_never_returns_an_action_its_mask_forbids():
+    """``RuleBasedAgent.act``: "a bug here must never reach the engine as an illegal move": a choice the mask forbids
+    raises an AssertionError naming the action and the row (mutants skipping that check, or the raise, went
+    unnoticed: no correct agent chooses an illegal action). A subclass whose claim choice is broken shows it."""
+    class Broken(RuleBasedAgent):
+        def _claim(self, o, hands, hui, mask, rng):
+            return np.full(len(o), A.PONG, dtype=np.int64)
+
+    a = _turn_obs("123m456p789s11z567z")
+    c = _claim_obs("123m456p79s5z12z99m", "3z", [])
+    obs = {k: np.concatenate([a[k], c[k]]) for k in a}
+    assert RuleBasedAgent().act(obs, np.random.default_rng(0))[1] == A.PASS
+    with pytest.raises(AssertionError, match="rule agent chose illegal action 'pong' in row 1"):
+        Broken().act(obs, np.random.default_rng(0))
