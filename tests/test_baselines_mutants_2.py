@@ -37,3 +37,16 @@ def test_rule_agent_never_returns_an_action_its_mask_forbids():
     assert RuleBasedAgent().act(obs, np.random.default_rng(0))[1] == A.PASS
     with pytest.raises(AssertionError, match="rule agent chose illegal action 'pong' in row 1"):
         Broken().act(obs, np.random.default_rng(0))
+
+
+def test_nearest_discards_are_the_legal_keys_within_half_a_tile_of_the_least():
+    """``nearest_discards``: the legal keys (below ``ILLEGAL_KEY``) within the tie range of the row's smallest; a row
+    allowing no discard has none, its smallest key inf (a mutant reading ``<= ILLEGAL_KEY`` as legal went unnoticed:
+    it gave all 34 kinds of such a row, at the illegal key)."""
+    ill = RuleBasedAgent.ILLEGAL_KEY
+    key = np.full((3, 34), ill)
+    key[0, [3, 5, 9]] = [2000.0, 2499.0, 2501.0]
+    key[2, 7] = 1e6 + 1000.0  # a 惠牌 alone may go
+    r, t, low = RuleBasedAgent.nearest_discards(key)
+    assert list(zip(r.tolist(), t.tolist())) == [(0, 3), (0, 5), (2, 7)]
+    assert low.tolist() == [2000.0, np.inf, 1e6 + 1000.0]
