@@ -50,3 +50,13 @@ def test_nearest_discards_are_the_legal_keys_within_half_a_tile_of_the_least():
     r, t, low = RuleBasedAgent.nearest_discards(key)
     assert list(zip(r.tolist(), t.tolist())) == [(0, 3), (0, 5), (2, 7)]
     assert low.tolist() == [2000.0, np.inf, 1e6 + 1000.0]
+
+
+def test_rule_agent_drops_an_untakeable_chi_of_one_row_beside_a_takeable_one_of_another():
+    """``consider``: a chi option the hand cannot take is left out with its action, so that the rows kept keep their
+    own actions. Row 0's mask allows chi 123m of a 3m it cannot make (no 1m, 2m); row 1 takes chi 123m (a mutant
+    keeping the actions of the options left out went unnoticed: the test above is a pong, one row)."""
+    a = _claim_obs("45m9m456p789s11z99p", "3m", [A.CHI + 0])
+    b = _claim_obs("12m45m9m456p789s11z", "3m", [A.CHI + 0])
+    obs = {k: np.concatenate([a[k], b[k]]) for k in a}
+    assert RuleBasedAgent().act(obs, np.random.default_rng(0)).tolist() == [A.PASS, A.CHI + 0]
