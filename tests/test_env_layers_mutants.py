@@ -10,9 +10,8 @@ from walls import four_hui_wall
 
 import mj_env
 from mj_env import actions as A
-from mj_env.baselines import RandomAgent, uniform_legal
+from mj_env.baselines import uniform_legal
 from mj_env.rules import get_rules
-from mj_env.single_agent import MahjongSingleAgentVectorEnv
 from mj_env.tiles import CODES
 from mj_env.vector import MahjongVectorEnv
 from mj_env.wall import shuffled_walls
@@ -97,29 +96,6 @@ def test_reset_and_step_print_and_warn_nothing_outside_human_mode(render_mode, c
         for _ in range(8):
             e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
     assert capsys.readouterr().out == ""
-
-
-# ---------------------------------------------------------------------------------------------- single-agent env
-@pytest.mark.parametrize("seat", [1, 3])
-def test_a_list_of_opponents_sits_next_opposite_previous_from_an_odd_seat(seat):
-    """Opponent k of a list plays the seat k after the learner's, also where the learner sits at seat 1 or 3
-    (mutant: the seat relative to the learner's counted as to_act + seat, which seats 0 and 2, the ones
-    tests/test_single_agent.py tries, cannot tell from to_act - seat)."""
-    class Spy(RandomAgent):
-        def __init__(self):
-            self.seats = set()
-
-        def act(self, obs, rng):
-            self.seats.update(obs["seat"].tolist())
-            return super().act(obs, rng)
-
-    spies = [Spy(), Spy(), Spy()]
-    envs = MahjongSingleAgentVectorEnv(4, opponents=spies, seat=seat, seed=0)
-    obs, _ = envs.reset(seed=0)
-    rng = np.random.default_rng(0)
-    for _ in range(30):
-        obs, *_ = envs.step(uniform_legal(obs["action_mask"], rng))
-    assert [s.seats for s in spies] == [{(seat + k) % 4} for k in (1, 2, 3)]
 
 
 # ---------------------------------------------------------------------------------------------- SB3 VecEnv
