@@ -60,3 +60,13 @@ def test_rule_agent_drops_an_untakeable_chi_of_one_row_beside_a_takeable_one_of_
     b = _claim_obs("12m45m9m456p789s11z", "3m", [A.CHI + 0])
     obs = {k: np.concatenate([a[k], b[k]]) for k in a}
     assert RuleBasedAgent().act(obs, np.random.default_rng(0)).tolist() == [A.PASS, A.CHI + 0]
+
+
+@pytest.mark.parametrize(("hand", "tile", "chi"), [("4m1p44p55p66p7p3s4s99s", "5p", "chi 456p"),
+                                                   ("1m22m3m1p4p66p7p8p1s6s7s", "2m", "chi 123m")])
+def test_rule_agent_takes_a_chi_one_tile_closer_over_a_pong_offered_beside_it(hand, tile, chi):
+    """``consider``: "the bonus only orders claims of equal distance": a pong's 0.1 must not outweigh a chi that
+    leaves the hand a whole tile closer (mutant 486 of the second round, a pong bonus of 1.1, went unnoticed: it
+    kept the pong as the best claim, no nearer than the hand already was, and so passed)."""
+    obs = _claim_obs(hand, tile, [A.PONG, A.index(chi)])
+    assert A.name(int(RuleBasedAgent().act(obs, np.random.default_rng(0))[0])) == chi
