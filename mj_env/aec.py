@@ -100,7 +100,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -112,7 +111,7 @@ from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief
 from .observation import N_PLANES, observe_one
 from .records import RecordError, hand_record
-from .render import check_render_mode, print_table, render_table, settlement_text
+from .render import check_render_mode, print_table, render_table, settlement_text, warn_no_render_mode
 from .state import END
 from .tiles import N_KINDS
 
@@ -387,8 +386,7 @@ class raw_env(AECEnv):
 
     def render(self):
         if self.render_mode is None:  # as PettingZoo's classic envs (and Gymnasium's env checker) say it
-            gymnasium.logger.warn("You are calling render method without specifying any render mode: "
-                                  "mj_env.env(render_mode='ansi' or 'human')")
+            warn_no_render_mode("mj_env.env(render_mode='ansi' or 'human')")
             return None
         self._check_dealt("render()")
         settled = self._hand["settlement"]  # (in a match, the last hand's while the next is played)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+from gymnasium import logger
 
 from .messages import brief
 from .rules import RuleSet
@@ -21,6 +22,12 @@ def check_render_mode(render_mode) -> None:
     the single-agent envs take any mode, for SB3's ``make_vec_env``)."""
     if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in RENDER_MODES):
         raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {brief(render_mode)}")
+
+
+def warn_no_render_mode(how: str) -> None:
+    """The warning Gymnasium's and PettingZoo's own envs give when ``render()`` is called with no render mode (it
+    then returns None); ``how`` shows the call that sets one."""
+    logger.warn(f"You are calling render method without specifying any render mode: {how}")
 
 
 def print_table(text: str) -> None:

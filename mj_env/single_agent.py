@@ -104,6 +104,7 @@ from .engine import Engine, EngineRules
 from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief
 from .observation import N_PLANES, observe
+from .render import warn_no_render_mode
 from .state import END
 from .tiles import N_KINDS
 from .vector import TablesEnvBasics, checked_reset_options
@@ -635,8 +636,7 @@ class MahjongSingleAgentEnv(gym.Env):
         """The vector form's ``render`` of the one table; with no render mode, a warning and None, as Gymnasium's own
         envs (CartPole ...) give."""
         if self.render_mode is None:
-            gym.logger.warn("You are calling render method without specifying any render mode: "
-                            "gym.make('mj_env/Beijing-v0', render_mode='ansi' or 'human')")
+            warn_no_render_mode("gym.make('mj_env/Beijing-v0', render_mode='ansi' or 'human')")
             return None
         return self.venv.render()
 
