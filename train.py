@@ -967,8 +967,10 @@ def plan_text(args: Args, num_updates: int, opponents: list) -> str:
     if args.bc_steps:
         parts.append(f"imitate the {args.bc_teacher} agent ({args.bc_steps} steps at {args.num_envs} tables)")
     if num_updates:
-        cap = (f", stopping after the update that passes {args.max_minutes:g} minute{'' if f'{args.max_minutes:g}' == '1' else 's'}"
-               if args.max_minutes else "")
+        cap = ""
+        if args.max_minutes:
+            minutes = f"{args.max_minutes:g}"  # (1.0000001 prints as 1: one minute)
+            cap = f", stopping after the update that passes {minutes} minute{'' if minutes == '1' else 's'}"
         parts.append(f"then PPO: up to {num_updates} update{'' if num_updates == 1 else 's'} of {steps} decisions{cap}")
     if args.final_eval_hands:
         parts.append(f"then {args.final_eval_hands} walls x 2 seatings against "
