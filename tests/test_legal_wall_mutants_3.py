@@ -1,0 +1,50 @@
+"""Third mutation round on mj_env/legal.py and mj_env/wall.py (the mutants left untried by the earlier
+rounds): each test below fails under a small wrong change to one of those modules that the rest of the
+suite let through, and states the rule (docs/RULES.md, or the documented contract of the function) that
+the change breaks."""
+from __future__ import annotations
+
+import numpy as np
+
+from mj_env import legal
+from mj_env.rules import QUEMEN
+from mj_env.state import allocate
+from mj_env.tiles import index, parse_hand
+
+ONE = np.array([0])
+SEAT = np.array([1])
+
+# --------------------------------------------------------------------------- legal.py
+
+
+def test_a_kind_held_four_times_with_a_pong_and_the_discard_is_no_baoting_wait():
+    """报听 (docs/RULES.md 6.4; ``ting_discards``): a discard must leave the hand waiting on a tile that can
+    still come. With a pong of 8m melded, discarding the fourth 8m from 123m456m79m11z+8m leaves the closed
+    wait on 8m only, and all four 8m are the seat's own (three in the pong, one discarded): no 报听 discard.
+    The same hand with a pong of 5z instead waits on an 8m that can come, so discarding 8m is one."""
+    st = allocate(1, 144)
+    st.hands[0, 1] = parse_hand("123m456m79m11z8m")
+    eight_m = index("8m")
+    st.meld_counts[0, 1] = parse_hand("888m")
+    assert not legal.ting_discards(QUEMEN, st, ONE, SEAT)[0, eight_m]
+    st.meld_counts[0, 1] = parse_hand("555z")
+    assert legal.ting_discards(QUEMEN, st, ONE, SEAT)[0, eight_m]
+
+
+def test_lacking_a_suit_counts_a_chi_meld_suit_even_where_the_hand_holds_the_same_tiles():
+    """缺一门 (docs/RULES.md 5, ``lacks_a_suit_with_melds``): the concealed tiles and the melds together
+    must miss a suit. A quemen variant with chi (``chi=True, ting=False``) may meld 123m; a hand that also
+    holds 123m, 456p and 789s concealed holds all three suits and may not win, by self-draw or on a
+    discard, however its concealed tiles mirror the meld's."""
+    rules = QUEMEN.replace(chi=True, ting=False)
+    st = allocate(1, 144)
+    st.meld_counts[0, 1] = parse_hand("123m")
+    st.open_hand[0, 1] = True
+    st.hands[0, 1] = parse_hand("123m456p789s11z")
+    assert not legal.self_draw_win(rules, st, ONE, SEAT)[0]
+    st.hands[0, 1] = parse_hand("123m456p789s1z")
+    assert not legal.discard_win(rules, st, ONE, SEAT, np.array([index("1z")]))[0]
+    st.hands[0, 1] = parse_hand("123m456p789p11z")                 # two suits: the same hands win
+    assert legal.self_draw_win(rules, st, ONE, SEAT)[0]
+    st.hands[0, 1] = parse_hand("123m456p789p1z")
+    assert legal.discard_win(rules, st, ONE, SEAT, np.array([index("1z")]))[0]
