@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mj_env import legal
-from mj_env.rules import QUEMEN
+from mj_env import legal, wall
+from mj_env.rules import BEIJING, HEBEI, QUEMEN
 from mj_env.state import allocate
 from mj_env.tiles import index, parse_hand
 
@@ -48,3 +48,31 @@ def test_lacking_a_suit_counts_a_chi_meld_suit_even_where_the_hand_holds_the_sam
     assert legal.self_draw_win(rules, st, ONE, SEAT)[0]
     st.hands[0, 1] = parse_hand("123m456p789p1z")
     assert legal.discard_win(rules, st, ONE, SEAT, np.array([index("1z")]))[0]
+
+
+# --------------------------------------------------------------------------- wall.py
+
+
+def _dealt(rules, n_tables: int):
+    st = allocate(n_tables, rules.n_tiles)
+    idx = np.arange(n_tables)
+    walls = wall.shuffled_walls(rules, np.random.default_rng(7), n_tables)
+    wall.deal(rules, st, idx, walls, np.zeros(n_tables, dtype=np.int64))
+    return st, idx
+
+
+def test_a_replacement_draw_with_no_replacement_tile_left_draws_nothing():
+    """``wall.draw`` returns the tables where no tile could be drawn and leaves them as they were: a
+    replacement draw takes only from the reserve (beijing: wall[reserve_start:-1]) or from the undrawn tiles
+    (hebei), never a live tile below them. Asked for one table (the plain-Python path) or for two (the
+    batched path), a table whose replacement tiles are spent draws nothing."""
+    for rules in (BEIJING, HEBEI):
+        for n_tables in (1, 2):
+            st, idx = _dealt(rules, n_tables)
+            st.turn_seat[idx] = 0
+            st.tail_pos[idx] = wall.replacement_floor(rules, st, idx) - 1     # every replacement tile taken
+            before = st.hands.copy(), st.tail_pos.copy(), st.replaced.copy()
+            empty = wall.draw(rules, st, idx, True)
+            assert empty.tolist() == [True] * n_tables, (rules.name, n_tables)
+            assert (st.hands == before[0]).all() and (st.tail_pos == before[1]).all(), (rules.name, n_tables)
+            assert (st.replaced == before[2]).all(), (rules.name, n_tables)
