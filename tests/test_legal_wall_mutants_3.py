@@ -76,3 +76,41 @@ def test_a_replacement_draw_with_no_replacement_tile_left_draws_nothing():
             assert empty.tolist() == [True] * n_tables, (rules.name, n_tables)
             assert (st.hands == before[0]).all() and (st.tail_pos == before[1]).all(), (rules.name, n_tables)
             assert (st.replaced == before[2]).all(), (rules.name, n_tables)
+
+
+# fields a deal leaves alone: the episode's (hands played, match points) and the claim queue's scratch,
+# read only below q_len / while pend_action >= 0, both of which the deal resets
+_KEPT_ACROSS_DEALS = {"hands_played", "match_scores", "queue_seat", "queue_cat", "pend_seat"}
+# fields that hold what happened in a hand (melds, discards, claims, wins, 报听, 烧庄): a new hand starts
+# them empty, as ``allocate`` does
+_EMPTY_AT_A_DEAL = ("meld_type", "meld_tile", "meld_from", "meld_wild", "n_melds", "meld_counts", "hidden",
+                    "n_hidden", "river", "claimed_turn", "after_kong", "last_draw", "claim_tile", "claim_last",
+                    "claim_ok", "q_pos", "q_len", "pend_action", "pend_cat", "winners", "win_from", "win_tile",
+                    "robbed", "ting", "ready", "open_hand", "ponged", "n_discards", "any_meld", "sz_tile",
+                    "sz_count", "sz_rounds", "claims")
+
+
+def test_a_deal_at_a_table_that_played_before_starts_as_at_a_fresh_table():
+    """``wall.deal`` deals new hands at tables ``idx``: nothing of the hand before may carry over (a 海底 flag,
+    a 惠牌 kind, a meld, a claim window ...), and tables outside ``idx`` are not touched. Two tables of
+    three dealt over a state whose every field holds junk end up field for field as the same two dealt over
+    a fresh state, but for the fields the deal leaves alone by design; what records the hand's play starts
+    empty."""
+    for rules in (BEIJING, HEBEI, QUEMEN):
+        walls = wall.shuffled_walls(rules, np.random.default_rng(3), 2)
+        idx, dealers = np.array([0, 2]), np.array([1, 3])
+        fresh = allocate(3, rules.n_tiles)
+        wall.deal(rules, fresh, idx, walls, dealers)
+        empty = allocate(3, rules.n_tiles)
+        for name in _EMPTY_AT_A_DEAL:
+            assert (getattr(fresh, name) == getattr(empty, name)).all(), (rules.name, name)
+        used = allocate(3, rules.n_tiles)
+        for name, arr in vars(used).items():
+            arr[...] = True if arr.dtype == bool else 2
+        junk = used.copy()
+        wall.deal(rules, used, idx, walls, dealers)
+        for name in vars(used):
+            got, want = getattr(used, name), getattr(fresh, name)
+            assert (got[1] == getattr(junk, name)[1]).all(), (rules.name, name, "table 1 was not dealt")
+            if name not in _KEPT_ACROSS_DEALS:
+                assert (got[idx] == want[idx]).all(), (rules.name, name)
