@@ -8,8 +8,8 @@ import numpy as np
 
 from mj_env import legal, wall
 from mj_env.rules import BEIJING, HEBEI, QUEMEN
-from mj_env.state import allocate
-from mj_env.tiles import index, parse_hand
+from mj_env.state import CLAIM, TURN, allocate
+from mj_env.tiles import FIRST_FLOWER, index, parse_hand
 
 ONE = np.array([0])
 SEAT = np.array([1])
@@ -114,3 +114,23 @@ def test_a_deal_at_a_table_that_played_before_starts_as_at_a_fresh_table():
             assert (got[1] == getattr(junk, name)[1]).all(), (rules.name, name, "table 1 was not dealt")
             if name not in _KEPT_ACROSS_DEALS:
                 assert (got[idx] == want[idx]).all(), (rules.name, name)
+
+
+def test_a_table_whose_last_tile_is_a_flower_with_no_replacement_is_drawn_out_and_left_as_it_was():
+    """``wall.draw`` (quemen, flowers): a flower drawn is laid out and replaced from the tail; when the flower
+    was the wall's last tile there is no replacement, and the table is reported as drawn out (荒牌, docs/RULES.md
+    3). Only the tables that got a tile become that seat's TURN with the tile as ``drawn``: the drawn-out one
+    keeps its phase, seat to act and last drawn tile."""
+    st, idx = _dealt(QUEMEN, 2)
+    st.turn_seat[idx] = 1
+    st.phase[idx] = CLAIM
+    st.to_act[idx] = 3
+    st.drawn[idx] = index("9s")
+    st.live_pos[0] = st.tail_pos[0]                              # one tile left at table 0 ...
+    st.wall[0, st.live_pos[0]] = FIRST_FLOWER                    # ... and it is a flower
+    st.wall[1, st.live_pos[1]] = index("1m")
+    empty = wall.draw(QUEMEN, st, idx, False)
+    assert empty.tolist() == [True, False]
+    assert st.flowers[0, 1] == 1 and st.hands[0, 1].sum() == 13   # the flower is laid out, no tile comes
+    assert (st.phase[0], st.to_act[0], st.drawn[0]) == (CLAIM, 3, index("9s"))
+    assert (st.phase[1], st.to_act[1], st.drawn[1]) == (TURN, 1, index("1m"))
