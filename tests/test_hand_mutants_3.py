@@ -69,3 +69,23 @@ def test_split_hui_and_hand_distance_take_nested_lists():
         rules = get_rules(preset)
         assert hand.hand_distance(rules, counts, -1).tolist() == \
             hand.hand_distance(rules, np.array(counts), -1).tolist()
+
+
+def test_waits_of_counts_above_four_are_is_win_of_each_extended_hand():
+    """``waits(c, w)[..., t] == is_win(c + e_t, w)`` (its docstring), also where a count is already above
+    four (a hand from no real game, which waits checks kind by kind)."""
+    counts = np.array([_counts("11111m23m456p789s"), _counts("11111m2223m555p")])
+    for opts in ({}, {"seven_pairs": False}, {"thirteen_orphans": True}):
+        got = hand.waits(counts, [0, 1], **opts)
+        for c, w, row in zip(counts, [0, 1], got, strict=True):
+            want = [bool(hand.is_win(c + np.eye(34, dtype=c.dtype)[t], w, **opts)) for t in range(34)]
+            assert row.tolist() == want == ref.waits(c.tolist(), w, **opts) and any(want)
+
+
+def test_one_hand_without_seven_pairs_is_no_seven_pairs_win_with_thirteen_orphans_on():
+    """A rule set may allow thirteen orphans and not seven pairs (RuleSet.seven_pairs, thirteen_orphans);
+    seven pairs then win in no batch size, the one- and two-hand path included."""
+    sp = parse_hand("1122m3344p5566s77z")
+    for batch in (sp, sp[None], np.stack([sp, sp]), np.stack([sp] * 5)):
+        assert not hand.is_win(batch, 0, seven_pairs=False, thirteen_orphans=True).any()
+        assert hand.is_win(batch, 0, thirteen_orphans=True).all()
