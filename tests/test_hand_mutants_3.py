@@ -25,6 +25,9 @@ def test_the_keyword_defaults_are_the_documented_ones():
     assert hand.is_win(doubled_1m, 0, thirteen_orphans=True, extra_dragon=False)
     lone = parse_hand("19m19p19s1234567z")
     assert np.flatnonzero(hand.waits(lone, 0, thirteen_orphans=True)).tolist() == [31, 32, 33]
+    assert hand.orphans_need(doubled_1m) == hand.IMPOSSIBLE
+    assert hand.orphans_need(doubled_1m, extra_dragon=False) == 0
+    assert hand.tiles_to_win(parse_hand("1122m3344p5566s77z"), 0) == 0   # seven pairs on by default
     assert hand.tiles_to_win(doubled_7z, 0) > 0                    # thirteen orphans off by default
     assert hand.tiles_to_win(doubled_7z, 0, thirteen_orphans=True) == 0
     assert hand.tiles_to_win(doubled_1m, 0, thirteen_orphans=True) == 1
@@ -89,3 +92,12 @@ def test_one_hand_without_seven_pairs_is_no_seven_pairs_win_with_thirteen_orphan
     for batch in (sp, sp[None], np.stack([sp, sp]), np.stack([sp] * 5)):
         assert not hand.is_win(batch, 0, seven_pairs=False, thirteen_orphans=True).any()
         assert hand.is_win(batch, 0, thirteen_orphans=True).all()
+
+
+def test_empty_batches_have_a_distance_of_their_own_shape():
+    """An empty batch (0, 34) is a batch like any other (hand.py: counts of shape (..., 34)): no hand, no
+    error, for tiles_to_win and hand_distance as for is_win and waits."""
+    empty = np.zeros((0, 34), np.int8)
+    assert hand.tiles_to_win(empty, 0).shape == (0,)
+    for preset in ("beijing", "quemen"):
+        assert hand.hand_distance(get_rules(preset), empty, np.zeros(0, int)).shape == (0,)
