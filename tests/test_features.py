@@ -196,6 +196,9 @@ def test_quemen_counts_the_suits_of_declared_melds():
     assert ref_need(rules, hand0, -1) == 0  # what ignoring the meld gives
     assert need[0] == ref_need(rules, hand0, -1, (True, False, False)) == 5  # drop bamboos: 5 exchanges
     assert need[1] == NO_WIN and (extra[1, F.P_DISCARD_NEED - O.N_PLANES][planes[1, O.P_HAND] > 0] == NO_WIN + 1).all()
+    # the values the layout documents (features.py: NO_WIN = 20; plane 14's 21 'the hand can no longer win'):
+    # a trained network reads these numbers, so moving NO_WIN is a new layout, not a refactor
+    assert NO_WIN == 20 and need[1] == 20 and extra[1, F.P_DISCARD_NEED - O.N_PLANES].max() == 21
 
 
 @pytest.mark.parametrize(("planes", "mask", "says"), [
