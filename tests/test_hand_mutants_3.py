@@ -36,7 +36,7 @@ def test_the_keyword_defaults_are_the_documented_ones():
 
 def test_counts_above_four_keep_honors_without_sequences_and_pairs_by_parity():
     """A hand with a count above four takes the general path (hand.py: "Counts above 4 are allowed");
-    there as in the tables, honors form no sequence (RULES.md 5) and seven pairs counts odd kinds (five
+    there as in the tables, honors form no sequence (docs/RULES.md 5) and seven pairs counts odd kinds (five
     1m and a wildcard are three pairs)."""
     honors = _counts("11111m456m123z")  # 111m 11m 456m, and 1z 2z 3z, which is no meld
     assert not hand.is_win(honors, 0) and not ref.is_win(honors.tolist(), 0)

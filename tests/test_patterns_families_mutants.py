@@ -22,10 +22,10 @@ def test_a_pong_leaves_its_fourth_tile_a_wait_so_no_catch_five():
 def test_each_familys_bound_covers_its_largest_settlement():
     """``Family.max_points_per_base`` bounds one win's |score| per base for its own family (the calculator takes the
     largest, beijing's, so a family's own bound going short was unseen). The worst cases, with every pattern at its
-    most (F = the family's max_fan): RULES.md 6.1 lines 164-178: a self-draw is 3F, a winner bound by 互包 to all three
+    most (F = the family's max_fan): docs/RULES.md 6.1 lines 164-178: a self-draw is 3F, a winner bound by 互包 to all three
     others gets 3F from each (9F), 烧庄 adds L to a non-dealer and takes 3L from the dealer (a dealer paying a self-draw
-    pays 3F + 3L when bound to the winner); RULES.md 6.2 lines 197 and 210: the dealer self-draws, each other pays 4 + X;
-    RULES.md 6.3 lines 225-228: a self-draw after 报听, each of three pays the doubled total."""
+    pays 3F + 3L when bound to the winner); docs/RULES.md 6.2 lines 197 and 210: the dealer self-draws, each other pays 4 + X;
+    docs/RULES.md 6.3 lines 225-228: a self-draw after 报听, each of three pays the doubled total."""
     from mj_env.families import FAMILIES
 
     beijing, hebei, quemen = FAMILIES["beijing"], FAMILIES["hebei"], FAMILIES["quemen"]
