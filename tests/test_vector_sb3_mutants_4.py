@@ -1,6 +1,7 @@
 """mj_env.vector and mj_env.sb3 constructors, render and close held where a mutation test found no test (round 4)."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from mj_env.vector import MahjongVectorEnv
@@ -21,3 +22,16 @@ def test_the_default_table_count_is_64():
     assert env.num_envs == 64
     obs, _ = env.reset(seed=0)
     assert obs["action_mask"].shape[0] == 64
+
+
+def test_the_action_mask_space_holds_zeros_and_ones_only():
+    """The mask's space is Box(0, 1) of int8, per table and batched: a 2 is no mask value (from a mutation test:
+    ``Box(0, 2)`` went unnoticed)."""
+    env = MahjongVectorEnv(2)
+    single, batched = env.single_observation_space["action_mask"], env.observation_space["action_mask"]
+    for space in (single, batched):
+        assert space.dtype == np.int8
+        assert (space.low == 0).all() and (space.high == 1).all()
+    assert not single.contains(np.full(single.shape, 2, dtype=np.int8))
+    obs, _ = env.reset(seed=0)
+    assert batched.contains(obs["action_mask"])
