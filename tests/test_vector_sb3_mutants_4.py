@@ -35,3 +35,14 @@ def test_the_action_mask_space_holds_zeros_and_ones_only():
     assert not single.contains(np.full(single.shape, 2, dtype=np.int8))
     obs, _ = env.reset(seed=0)
     assert batched.contains(obs["action_mask"])
+
+
+def test_the_sb3_adapters_default_table_count_is_64():
+    """``MahjongSB3VecEnv()`` holds 64 tables, as ``MahjongSingleAgentVectorEnv()`` and the vector env do (from a
+    mutation test: a default of 65 went unnoticed)."""
+    pytest.importorskip("stable_baselines3")
+    from mj_env.sb3 import MahjongSB3VecEnv
+    from mj_env.single_agent import MahjongSingleAgentVectorEnv
+
+    venv = MahjongSB3VecEnv()
+    assert venv.num_envs == venv.envs.num_envs == MahjongSingleAgentVectorEnv().num_envs == 64
