@@ -46,3 +46,22 @@ def test_the_sb3_adapters_default_table_count_is_64():
 
     venv = MahjongSB3VecEnv()
     assert venv.num_envs == venv.envs.num_envs == MahjongSingleAgentVectorEnv().num_envs == 64
+
+
+def test_the_seat_and_action_spaces_per_table_and_batched():
+    """A seat is one of 4, per table and batched, and the batched action space is one ``Discrete(N_ACTIONS)``
+    per table, as Gymnasium's ``batch_space`` makes it (from a mutation test: ``Discrete(5)`` seats and a
+    missing ``action_space`` went unnoticed)."""
+    from gymnasium import spaces
+    from gymnasium.vector.utils import batch_space
+
+    from mj_env import actions as A
+
+    env = MahjongVectorEnv(3)
+    assert env.single_observation_space["seat"] == spaces.Discrete(4)
+    assert (env.observation_space["seat"].nvec == 4).all()
+    assert env.single_action_space == spaces.Discrete(A.N_ACTIONS)
+    assert env.action_space == batch_space(spaces.Discrete(A.N_ACTIONS), 3)
+    assert env.action_space.shape == (3,)
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space["seat"].contains(obs["seat"])
