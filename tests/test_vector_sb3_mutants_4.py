@@ -65,3 +65,11 @@ def test_the_seat_and_action_spaces_per_table_and_batched():
     assert env.action_space.shape == (3,)
     obs, _ = env.reset(seed=0)
     assert env.observation_space["seat"].contains(obs["seat"])
+
+
+def test_a_constructor_seed_is_gymnasiums_np_random_seed():
+    """A constructor ``seed`` stands in for Gymnasium's ``reset(seed=N)`` bookkeeping: ``np_random_seed`` reads it
+    before any reset (from a mutation test: skipping the constructor's ``_seeded`` went unnoticed)."""
+    env = MahjongVectorEnv(2, seed=7)
+    assert env.np_random_seed == 7
+    assert MahjongVectorEnv(2, seed=7).np_random.integers(1 << 30) == env.np_random.integers(1 << 30)
