@@ -73,3 +73,26 @@ def test_a_constructor_seed_is_gymnasiums_np_random_seed():
     env = MahjongVectorEnv(2, seed=7)
     assert env.np_random_seed == 7
     assert MahjongVectorEnv(2, seed=7).np_random.integers(1 << 30) == env.np_random.integers(1 << 30)
+
+
+def test_autoreset_mode_reads_the_constructors_mode():
+    """``autoreset_mode`` (TorchRL's ``GymWrapper`` reads it) is the mode the env was made with (from a mutation
+    test: the property returning None went unnoticed)."""
+    from gymnasium.vector import AutoresetMode
+
+    assert MahjongVectorEnv(2).autoreset_mode is AutoresetMode.SAME_STEP
+    assert MahjongVectorEnv(2, autoreset_mode="NEXT_STEP").autoreset_mode is AutoresetMode.NEXT_STEP
+
+
+def test_a_human_mode_env_prints_its_tables_at_reset_and_step(capsys):
+    """A ``render_mode="human"`` env prints the tables at every reset and step (Gymnasium's convention); an
+    "ansi" env prints nothing (from a mutation test: not printing went unnoticed)."""
+    env = MahjongVectorEnv(2, seed=0, render_mode="human")
+    obs, _ = env.reset(seed=0)
+    assert "table 0 of 2" in capsys.readouterr().out
+    env.step(np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]]))
+    assert "table 1 of 2" in capsys.readouterr().out
+    quiet = MahjongVectorEnv(2, seed=0, render_mode="ansi")
+    obs, _ = quiet.reset(seed=0)
+    quiet.step(np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]]))
+    assert capsys.readouterr().out == ""
