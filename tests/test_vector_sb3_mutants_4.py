@@ -96,3 +96,16 @@ def test_a_human_mode_env_prints_its_tables_at_reset_and_step(capsys):
     obs, _ = quiet.reset(seed=0)
     quiet.step(np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]]))
     assert capsys.readouterr().out == ""
+
+
+def test_render_after_close_is_refused():
+    """``render()`` after ``close()`` raises as ``reset`` and ``step`` then do (``render``'s docstring;
+    from a mutation test: dropping the check went unnoticed), and before the first reset too."""
+    env = MahjongVectorEnv(2, seed=0, render_mode="ansi")
+    with pytest.raises(RuntimeError, match="before reset"):
+        env.render()
+    env.reset(seed=0)
+    assert env.render().startswith("table 0 of 2")
+    env.close()
+    with pytest.raises(RuntimeError, match="this MahjongVectorEnv is closed"):
+        env.render()
