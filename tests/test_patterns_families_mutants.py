@@ -6,7 +6,7 @@ from mj_env.calculator import evaluate
 
 
 def test_a_pong_leaves_its_fourth_tile_a_wait_so_no_catch_five():
-    """RULES.md 6.1 line 153 (捉五魁): "5m was the hand's only winning tile: no other tile kind, taken at face value, would have
+    """docs/RULES.md 6.1 line 153 (捉五魁): "5m was the hand's only winning tile: no other tile kind, taken at face value, would have
     completed the hand". 3445677m + 5m reads 345m 456m 77m, but 2m also completes it (234m 456m 77m); the pong 222m
     holds three 2m, so one is still to come and 5m is not the only winning tile. A meld's tile is counted once (mutant:
     the pong's tiles counted twice made 2m look used up and scored 捉五魁)."""

@@ -13,7 +13,7 @@ SUITS = "mps"
 @pytest.mark.parametrize("suit", range(3))
 @pytest.mark.parametrize("part", range(3))
 def test_three_wildcards_alone_stand_for_any_part_of_a_dragon(suit, part):
-    """RULES.md 6 line 138: "where a hand can be read in several ways (wildcards, ...), the reading that scores most is
+    """docs/RULES.md 6 line 138: "where a hand can be read in several ways (wildcards, ...), the reading that scores most is
     the one scored"; 6.1 line 155: 一条龙 3 is "123, 456 and 789 of one suit as three sequences". Three 惠牌 (7z) with
     no natural tile beside them must be readable as whichever of 123 / 456 / 789 the dragon lacks, in each suit
     (mutants: 456m or 456p left out of the sequences a wildcards-only meld may stand for)."""
@@ -26,7 +26,7 @@ def test_three_wildcards_alone_stand_for_any_part_of_a_dragon(suit, part):
 
 
 def test_two_wildcards_alone_are_the_pair_not_a_sequence():
-    """RULES.md 6.1 line 155: 一条龙 needs 123, 456 and 789 "as three sequences of the scored shape", and a standard
+    """docs/RULES.md 6.1 line 155: 一条龙 needs 123, 456 and 789 "as three sequences of the scored shape", and a standard
     shape is four melds and one pair: 123456m 222p 555s with two 惠牌 (7z) as the pair holds only 123m and 456m, so it
     is 推倒和 1 (line 148), not 一条龙 (mutant: a group of two wildcards given the label of a three-tile one was read
     as the 789m sequence)."""
@@ -37,7 +37,7 @@ def test_two_wildcards_alone_are_the_pair_not_a_sequence():
 
 @pytest.mark.parametrize("suit", range(3))
 def test_hebei_one_suit_and_one_suit_with_honors_in_each_suit(suit):
-    """RULES.md 6.2 line 204-205: 清一色 3 "(one suit, no honors)", 混一色 2 "(one suit plus honors)", in whichever
+    """docs/RULES.md 6.2 line 204-205: 清一色 3 "(one suit, no honors)", 混一色 2 "(one suit plus honors)", in whichever
     suit (mutants: one of the three suits missing from, or honors added to, the one-suit tables). No wildcards here:
     the hebei preset has none. Win on a non-dealer's discard: base 5 (line 198), X > 0 so the two others pay X."""
     s = SUITS[suit]
@@ -51,7 +51,7 @@ def test_hebei_one_suit_and_one_suit_with_honors_in_each_suit(suit):
 
 
 def test_hebei_honors_only_is_qingfeng_not_one_suit():
-    """RULES.md 6.2 line 205: 清风 3 "(honors only)" is neither 清一色 "(one suit, no honors)" nor 混一色 "(one suit plus
+    """docs/RULES.md 6.2 line 205: 清风 3 "(honors only)" is neither 清一色 "(one suit, no honors)" nor 混一色 "(one suit plus
     honors)": honors are no suit (mutant: the honors counted as a fourth suit of the 清一色 table)."""
     line = {"rules": "hebei", "hand": "1112223334445z", "win_tile": "5z", "winner": 1, "dealer": 0, "discarder": 2}
     got = evaluate(line)
@@ -60,7 +60,7 @@ def test_hebei_honors_only_is_qingfeng_not_one_suit():
 
 @pytest.mark.parametrize("suit", range(3))
 def test_quemen_one_suit_and_one_suit_with_honors_in_each_suit(suit):
-    """RULES.md 6.3 line 222-223: 清一色 3 and 混一色 1 are shape patterns "one of" the list; a one-suit hand without
+    """docs/RULES.md 6.3 line 222-223: 清一色 3 and 混一色 1 are shape patterns "one of" the list; a one-suit hand without
     honors is 清一色, with honors 混一色, in each suit; seven pairs of one suit add 清一色 to 七对."""
     s = SUITS[suit]
     pure = {"rules": "quemen", "hand": f"1112345678999{s}", "win_tile": f"5{s}", "winner": 1, "dealer": 0,
