@@ -26,7 +26,7 @@ def _legal(e, agent):
 
 
 def test_a_hand_ended_by_a_penalized_action_offers_no_legal_action():
-    """INTERFACES.md 2: ``illegal_action="penalize"`` ends the hand. The engine never plays the illegal action,
+    """docs/INTERFACES.md 2: ``illegal_action="penalize"`` ends the hand. The engine never plays the illegal action,
     so it still waited on the offender, and the offender's mask kept offering 'win' and 'pass' (with
     termination True) in a hand that is over; an ended hand offers nothing (as after a win or a draw)."""
     e = _env(CLAIMS, illegal_action="penalize", illegal_penalty=5)
