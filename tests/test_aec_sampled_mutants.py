@@ -8,7 +8,9 @@ import itertools
 import pytest
 
 import mj_env
+from mj_env import actions as A
 from mj_env.aec import _one_edit_apart, near_option
+from mj_env.engine import Engine
 
 
 def _within_one_edit(b: str, alphabet: str) -> set[str]:
@@ -47,3 +49,18 @@ def test_reset_ignores_keys_two_slips_from_an_option(key):
     e = mj_env.env()
     e.reset(seed=0, options={key: 0})
     assert e.agents
+
+
+# ---------------------------------------------------------------------------------------- engine.py sample
+def test_explain_illegal_names_the_table_of_an_unknown_action_only_with_several_tables():
+    """An action number outside the action space is explained by actions.name's own words; " (table N)" is added
+    only when the engine has several tables, as its other answers add " at table N" (mutant: the one-table
+    engine's answer also ended in " (table 0)")."""
+    with pytest.raises(A.ActionError) as err:
+        A.name(A.N_ACTIONS)
+    one = Engine()
+    one.reset(seed=0)
+    assert one.explain_illegal(0, A.N_ACTIONS) == str(err.value)
+    two = Engine(num_tables=2)
+    two.reset(seed=0)
+    assert two.explain_illegal(1, A.N_ACTIONS) == f"{err.value} (table 1)"
