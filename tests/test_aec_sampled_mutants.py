@@ -4,13 +4,23 @@ audit of earlier mutation rounds). Each test here failed under the mutant named 
 from __future__ import annotations
 
 import itertools
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 import mj_env
 from mj_env import actions as A
+from mj_env import score
 from mj_env.aec import _one_edit_apart, near_option
 from mj_env.engine import Engine
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _within_one_edit(b: str, alphabet: str) -> set[str]:
@@ -64,3 +74,54 @@ def test_explain_illegal_names_the_table_of_an_unknown_action_only_with_several_
     two = Engine(num_tables=2)
     two.reset(seed=0)
     assert two.explain_illegal(1, A.N_ACTIONS) == f"{err.value} (table 1)"
+
+
+# ----------------------------------------------------------------------------------------- score.py sample
+CALC_LINE = '{"hand":"111m999p222s5z","melds":[{"type":"pong","tiles":"777s","from":2}],"win_tile":"5z"}'
+
+
+def test_respond_answers_an_answer_json_cannot_write_with_an_error_line(monkeypatch):
+    """respond returns one JSON object always: an answer json.dumps cannot write becomes an internal-error line
+    (mutant: the fallback returned None, and main's write of it would end the stream)."""
+    monkeypatch.setattr(score, "answer", lambda line: {"legal": True, "fan": object()})
+    assert json.loads(score.respond(CALC_LINE)) == {
+        "error": "internal error: the answer could not be written (TypeError)"}
+
+
+def test_a_bug_whose_message_cannot_be_read_is_still_an_error_line(monkeypatch):
+    """A bug in the calculator is answered "internal error: <type>: <message>"; an exception whose str() fails
+    shows "(no message)" (mutant: _safe_str returned None, shown as "None")."""
+    class Unprintable(Exception):
+        def __str__(self):
+            raise ValueError("no")
+
+    def boom(obj):
+        raise Unprintable()
+
+    monkeypatch.setattr(score, "evaluate", boom)
+    assert score.answer(CALC_LINE) == {"error": "internal error: Unprintable: (no message)"}
+
+
+def test_help_with_standard_output_closed_says_so_and_fails(monkeypatch, capsys):
+    """``python -m mj_env.score --help >&-``: one line on standard error and exit status 1, as the stream does
+    (mutant: cli returned None, which sys.exit reads as success, and said nothing)."""
+    monkeypatch.setattr(sys, "stdout", None)
+    assert score.cli(["--help"]) == 1
+    assert capsys.readouterr().err == "python -m mj_env.score: standard output is closed\n"
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash (set -o pipefail)")
+def test_calculator_into_head_is_quiet_with_buffered_output_too():
+    """``... | python -m mj_env.score | head -1`` exits 141 with nothing on standard error also when standard
+    output is block-buffered, as it is for a user (without PYTHONUNBUFFERED, which this repository's test
+    environment sets and under which tests/test_score_cli.py's pipe tests cannot see the difference). Mutant: _discard
+    no longer pointed the descriptor at the null device, and the buffer's flush at exit printed "Exception ignored
+    ... BrokenPipeError"."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env["PYTHONPATH"] = str(ROOT)
+    cmd = (f"set -o pipefail; yes '{CALC_LINE}' | head -5000 | {shlex.quote(sys.executable)} -m mj_env.score"
+           " | head -1")
+    p = subprocess.run(["bash", "-c", cmd], capture_output=True, cwd=ROOT, env=env, timeout=60, check=False)
+    assert json.loads(p.stdout)["legal"] is True
+    assert p.stderr == b""
+    assert p.returncode == 141
