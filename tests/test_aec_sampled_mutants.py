@@ -18,6 +18,7 @@ import mj_env
 from mj_env import actions as A
 from mj_env import score
 from mj_env.aec import _one_edit_apart, near_option
+from mj_env.calculator import short
 from mj_env.engine import Engine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,3 +126,28 @@ def test_calculator_into_head_is_quiet_with_buffered_output_too():
     assert json.loads(p.stdout)["legal"] is True
     assert p.stderr == b""
     assert p.returncode == 141
+
+
+# ------------------------------------------------------------------------------------ calculator.py sample
+def test_short_marks_only_a_cut_string_inside_a_container():
+    """A string inside a container is quoted by its first 20 characters and '...' only where it was cut
+    (mutants: '...' also after exactly 20 characters; never '...')."""
+    assert short(["x" * 20]) == "['xxxxxxxxxxxxxxxxxxxx']"
+    assert short(["x" * 21]) == "['xxxxxxxxxxxxxxxxxxxx'...]"
+
+
+def test_short_quotes_an_integer_of_128_bits_in_full():
+    """Integers past 128 bits are named by their size, never converted; one of 128 bits (39 digits) is still quoted
+    (mutant: bit_length() >= 128)."""
+    assert short([2 ** 127], limit=60) == f"[{2 ** 127}]"
+    assert short([2 ** 128], limit=60) == "[<an integer of about 39 digits>]"
+
+
+def test_unknown_fields_are_counted_past_the_fifth_only():
+    """An error names the first five unknown fields and counts the rest: exactly five has no "and 0 more"
+    (mutant: len(keys) >= 5)."""
+    line = {"hand": "111m999p222s5z", "win_tile": "5z"}
+    five = score.answer(json.dumps({**line, **{k: 1 for k in "abcde"}}))["error"]
+    assert five.startswith("unknown field(s) 'a', 'b', 'c', 'd', 'e'; known fields:")
+    six = score.answer(json.dumps({**line, **{k: 1 for k in "abcdef"}}))["error"]
+    assert six.startswith("unknown field(s) 'a', 'b', 'c', 'd', 'e' and 1 more; known fields:")
