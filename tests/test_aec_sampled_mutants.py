@@ -13,6 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from fast_game import FastGame
+from scenario_helpers import names, play
+from walls import build_wall
 
 import mj_env
 from mj_env import actions as A
@@ -20,6 +23,7 @@ from mj_env import score
 from mj_env.aec import _one_edit_apart, near_option
 from mj_env.calculator import short
 from mj_env.engine import Engine
+from mj_env.rules import get_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -151,3 +155,19 @@ def test_unknown_fields_are_counted_past_the_fifth_only():
     assert five.startswith("unknown field(s) 'a', 'b', 'c', 'd', 'e'; known fields:")
     six = score.answer(json.dumps({**line, **{k: 1 for k in "abcdef"}}))["error"]
     assert six.startswith("unknown field(s) 'a', 'b', 'c', 'd', 'e' and 1 more; known fields:")
+
+
+# ---------------------------------------------------------------------------------------- claims.py sample
+def test_a_claim_that_waited_on_a_win_leaves_no_stale_priority_for_the_next_window():
+    """docs/RULES.md 4.2: seat 1 may win or pong the dealer's 5s and pongs; seat 2, who may win on it too, is still
+    asked, so the pong waits as the pending claim; seat 2 passes and the pong is carried out. The next window (seat
+    1's 7s) offers seat 3 its pong. Mutant: open_window no longer cleared the pending claim's category, so the
+    carried-out pong's category still stood and the next window offered pong (and chi) to nobody."""
+    wall = build_wall("beijing", hands={0: "111z222z333z444z5s5z", 1: "123m456m789m55s77s",
+                                        2: "234p678p234s99s46s", 3: "77s13m35p68p2s8s9s6z7z"}, indicator="9p")
+    g = FastGame(get_rules("beijing"), wall)
+    play(g, (0, "discard 5s"))
+    assert g.to_act == 1 and {"win", "pong", "pass"} <= set(names(g))
+    play(g, (1, "pong"), (2, "pass"), (1, "discard 7s"))
+    assert g.to_act == 3
+    assert sorted(names(g)) == ["pass", "pong"]
