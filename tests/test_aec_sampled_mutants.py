@@ -3,6 +3,7 @@ seeded random sample of mutants of engine.py, claims.py, score.py, calculator.py
 audit of earlier mutation rounds). Each test here failed under the mutant named in its docstring."""
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import os
@@ -171,3 +172,70 @@ def test_a_claim_that_waited_on_a_win_leaves_no_stale_priority_for_the_next_wind
     play(g, (1, "pong"), (2, "pass"), (1, "discard 7s"))
     assert g.to_act == 3
     assert sorted(names(g)) == ["pass", "pong"]
+
+
+def test_respond_has_a_last_answer_when_even_the_error_cannot_be_written(monkeypatch):
+    """Where json cannot write the answer nor the internal-error object, respond returns its fixed line (mutant:
+    None)."""
+    def boom(*args, **kwargs):
+        raise RecursionError("no")
+
+    monkeypatch.setattr(score, "answer", lambda line: {"legal": True})
+    monkeypatch.setattr(score.json, "dumps", boom)
+    assert score.respond(CALC_LINE) == score._FALLBACK
+
+
+class _Recorder:
+    def __init__(self):
+        self.events = []
+
+    def write(self, text):
+        self.events.append(("write", text))
+
+    def flush(self):
+        self.events.append(("flush",))
+
+
+def test_main_flushes_each_answer_before_reading_on():
+    """The stream answers line by line, flushing each (mj_env/score.py docstring), so a caller that writes a line
+    and waits reads its answer; mutant: no flush after an answer (buffered to the end under a block-buffered
+    standard output, which tests/test_score_cli.py's subprocess tests cannot see under PYTHONUNBUFFERED=1)."""
+    out = _Recorder()
+    assert score.main(io.BytesIO((CALC_LINE + "\n" + CALC_LINE + "\n").encode()), out) == 0
+    assert [e[0] for e in out.events] == ["write", "flush", "write", "flush"]
+
+
+class _FailingOut:
+    """A standard output whose write is buffered and whose flush fails with ``error``."""
+
+    def __init__(self, fd, error):
+        self.fd, self.error = fd, error
+
+    def write(self, text):
+        pass
+
+    def flush(self):
+        raise self.error
+
+    def fileno(self):
+        return self.fd
+
+
+@pytest.mark.parametrize("error,status,said", [
+    (BrokenPipeError(32, "Broken pipe"), 141, ""),
+    (OSError(28, "No space left on device"), 1,
+     "python -m mj_env.score: cannot write to standard output: No space left on device\n")])
+def test_help_whose_output_fails_ends_quietly_and_points_stdout_at_the_null_device(monkeypatch, capsys, error,
+                                                                                   status, said):
+    """``python -m mj_env.score --help | true`` or ``> /dev/full``: the flush fails, cli returns 141 (or 1 and one
+    line) and points the descriptor at the null device so the exit's flush cannot fail again. Mutants: no flush
+    after the usage text (the failure left to the exit); no _discard in the OSError handler."""
+    read_end, write_end = os.pipe()
+    try:
+        monkeypatch.setattr(sys, "stdout", _FailingOut(write_end, error))
+        assert score.cli(["--help"]) == status
+        assert os.path.samestat(os.fstat(write_end), os.stat(os.devnull))
+        assert capsys.readouterr().err == said
+    finally:
+        os.close(read_end)
+        os.close(write_end)
