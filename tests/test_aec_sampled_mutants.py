@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fast_game import FastGame
 from scenario_helpers import names, play
@@ -23,8 +24,11 @@ from mj_env import actions as A
 from mj_env import score
 from mj_env.aec import _one_edit_apart, near_option
 from mj_env.calculator import short
+from mj_env.determinize import _ting_hand
 from mj_env.engine import Engine
 from mj_env.rules import get_rules
+from mj_env.state import K
+from mj_env.tiles import parse_tiles
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -239,3 +243,22 @@ def test_help_whose_output_fails_ends_quietly_and_points_stdout_at_the_null_devi
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+# ------------------------------------------------------------------------------------ determinize.py sample
+def _counts(text: str) -> np.ndarray:
+    out = np.zeros(K, dtype=np.int64)
+    np.add.at(out, parse_tiles(text), 1)
+    return out
+
+
+def test_ting_hand_takes_the_only_waiting_hand_there_is():
+    """_ting_hand (the start of the 报听 chain) takes the first candidate hand that waits; where only one is left
+    (a 报听 seat beside four face-up pongs, one unseen tile it may hold) it is that one (mutant: the second
+    candidate, an IndexError here). Under 缺一门 (docs/RULES.md 6.3) the suit dropped first, m, leaves 6s."""
+    quemen = get_rules("quemen")
+    melds = _counts("111p222p333p444p")
+    hand, kinds = _ting_hand(quemen, _counts("5m"), 1, melds)
+    assert hand.tolist() == _counts("5m").tolist() and kinds.tolist() == []
+    hand, _ = _ting_hand(quemen, _counts("5m6s"), 1, melds)
+    assert hand.tolist() == _counts("6s").tolist()
