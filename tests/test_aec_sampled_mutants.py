@@ -24,10 +24,10 @@ from mj_env import actions as A
 from mj_env import score
 from mj_env.aec import _one_edit_apart, near_option
 from mj_env.calculator import short
-from mj_env.determinize import _ting_hand
+from mj_env.determinize import N_CODES, _ting_chain, _ting_hand
 from mj_env.engine import Engine
 from mj_env.rules import get_rules
-from mj_env.state import K
+from mj_env.state import K, M, S
 from mj_env.tiles import parse_tiles
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -262,3 +262,43 @@ def test_ting_hand_takes_the_only_waiting_hand_there_is():
     assert hand.tolist() == _counts("5m").tolist() and kinds.tolist() == []
     hand, _ = _ting_hand(quemen, _counts("5m6s"), 1, melds)
     assert hand.tolist() == _counts("6s").tolist()
+
+
+class _ScriptedRandom:
+    """A generator whose ``random`` answers by the shape asked: a proposal that draws the 报听 seat's whole hand and
+    kong kinds afresh (u = 0), the kinds 2p-5p for its kongs (lowest keys), and the physical tile 1m first."""
+
+    def __init__(self, kinds):
+        self.kinds = kinds
+
+    def random(self, size=None):
+        if size == 1:                       # the tiles a swap would move, and u: 0 < INDEPENDENT_SHARE
+            return np.zeros(1)
+        if size == (1, S):                  # which 报听 seat (there is one)
+            return np.full(size, 0.5)
+        if size == (1, K):                  # keys of the kinds for its kongs
+            keys = np.full(size, 0.9)
+            keys[:, self.kinds] = 0.1
+            return keys
+        keys = np.full(size, 0.9)           # the order of the physical tiles its hand is drawn from: 1m first
+        keys[0] = 0.0
+        return keys
+
+
+def test_ting_chain_accepts_a_fresh_draw_that_changes_every_kong_kind_and_keeps_the_hand():
+    """A 报听 seat with four concealed kongs (2m-5m) waiting on its single 1m: a fresh proposal gives its kongs the
+    kinds 2p-5p and draws the same 1m. That is a move (the kongs changed), and it waits, so it is taken (mutant:
+    ``moved`` read "some kong kept its kind", false here, and the proposal was dropped)."""
+    melds = np.zeros((1, S, K), dtype=np.int16)
+    ting = np.zeros((1, S), dtype=bool)
+    ting[0, 0] = True
+    part = np.zeros((1, S, K), dtype=np.int64)
+    part[0, 0] = _counts("1m")
+    pool = np.zeros((1, N_CODES), dtype=np.int64)
+    pool[0, :K] = _counts("2222333344445555p")
+    kongs = np.full((1, S, M), -1, dtype=np.int64)
+    kongs[0, 0] = parse_tiles("2m3m4m5m")
+    new_part, _, new_kongs = _ting_chain(get_rules("quemen"), melds, ting, part, pool, np.zeros(1, dtype=np.int64), 1,
+                                         _ScriptedRandom(parse_tiles("2p3p4p5p")), np.array([-1]), kongs)
+    assert sorted(new_kongs[0, 0].tolist()) == sorted(parse_tiles("2p3p4p5p"))
+    assert new_part[0, 0].tolist() == _counts("1m").tolist()
