@@ -28,7 +28,7 @@ from mj_env.determinize import N_CODES, _ting_chain, _ting_hand
 from mj_env.engine import Engine
 from mj_env.rules import get_rules
 from mj_env.state import K, M, S
-from mj_env.tiles import parse_tiles
+from mj_env.tiles import parse_hand, parse_tiles
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -246,22 +246,16 @@ def test_help_whose_output_fails_ends_quietly_and_points_stdout_at_the_null_devi
 
 
 # ------------------------------------------------------------------------------------ determinize.py sample
-def _counts(text: str) -> np.ndarray:
-    out = np.zeros(K, dtype=np.int64)
-    np.add.at(out, parse_tiles(text), 1)
-    return out
-
-
 def test_ting_hand_takes_the_only_waiting_hand_there_is():
     """_ting_hand (the start of the 报听 chain) takes the first candidate hand that waits; where only one is left
     (a 报听 seat beside four face-up pongs, one unseen tile it may hold) it is that one (mutant: the second
     candidate, an IndexError here). Under 缺一门 (docs/RULES.md 6.3) the suit dropped first, m, leaves 6s."""
     quemen = get_rules("quemen")
-    melds = _counts("111p222p333p444p")
-    hand, kinds = _ting_hand(quemen, _counts("5m"), 1, melds)
-    assert hand.tolist() == _counts("5m").tolist() and kinds.tolist() == []
-    hand, _ = _ting_hand(quemen, _counts("5m6s"), 1, melds)
-    assert hand.tolist() == _counts("6s").tolist()
+    melds = parse_hand("111p222p333p444p")
+    hand, kinds = _ting_hand(quemen, parse_hand("5m"), 1, melds)
+    assert hand.tolist() == parse_hand("5m").tolist() and kinds.tolist() == []
+    hand, _ = _ting_hand(quemen, parse_hand("5m6s"), 1, melds)
+    assert hand.tolist() == parse_hand("6s").tolist()
 
 
 class _ScriptedRandom:
@@ -293,12 +287,12 @@ def test_ting_chain_accepts_a_fresh_draw_that_changes_every_kong_kind_and_keeps_
     ting = np.zeros((1, S), dtype=bool)
     ting[0, 0] = True
     part = np.zeros((1, S, K), dtype=np.int64)
-    part[0, 0] = _counts("1m")
+    part[0, 0] = parse_hand("1m")
     pool = np.zeros((1, N_CODES), dtype=np.int64)
-    pool[0, :K] = _counts("2222333344445555p")
+    pool[0, :K] = parse_hand("2222333344445555p")
     kongs = np.full((1, S, M), -1, dtype=np.int64)
     kongs[0, 0] = parse_tiles("2m3m4m5m")
     new_part, _, new_kongs = _ting_chain(get_rules("quemen"), melds, ting, part, pool, np.zeros(1, dtype=np.int64), 1,
                                          _ScriptedRandom(parse_tiles("2p3p4p5p")), np.array([-1]), kongs)
     assert sorted(new_kongs[0, 0].tolist()) == sorted(parse_tiles("2p3p4p5p"))
-    assert new_part[0, 0].tolist() == _counts("1m").tolist()
+    assert new_part[0, 0].tolist() == parse_hand("1m").tolist()
