@@ -81,3 +81,23 @@ def test_the_answer_to_a_line_too_long_is_flushed_before_reading_on(monkeypatch)
     assert [e[0] for e in out.events] == ["write", "flush", "write", "flush"]
     assert "longer than" in json.loads(out.events[0][1])["error"]
     assert json.loads(out.events[2][1])["legal"] is True
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts open descriptors in /proc/self/fd")
+def test_discard_leaves_no_descriptor_open(pipe_fd):
+    """_discard opens the null device only to copy it onto standard output's descriptor, and closes it again (mutant:
+    the descriptor of the null device left open, one more each call)."""
+    before = len(os.listdir("/proc/self/fd"))
+    score._discard(_FailingOut(pipe_fd, OSError()))
+    assert _points_at_null(pipe_fd)
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_with_no_standard_error_a_refusal_keeps_its_own_status(monkeypatch):
+    """``python -m mj_env.score --bogus 2>&-``: with no standard error there is nowhere to say why, but the exit status
+    is still the refusal's 2 (and a closed standard output's 1), not an AttributeError's. Mutant: _fail wrote to
+    sys.stderr even when it is None (the AttributeError ended the process with status 1, which
+    tests/test_score_cli.py's ``>&- 2>&-`` run cannot tell from the right 1)."""
+    monkeypatch.setattr("sys.stderr", None)
+    assert score.cli(["--bogus"]) == 2
+    assert score._fail("standard output is closed") == 1
