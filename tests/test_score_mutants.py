@@ -101,3 +101,13 @@ def test_with_no_standard_error_a_refusal_keeps_its_own_status(monkeypatch):
     monkeypatch.setattr("sys.stderr", None)
     assert score.cli(["--bogus"]) == 2
     assert score._fail("standard output is closed") == 1
+
+
+def test_a_bug_is_quoted_by_the_first_200_characters_of_its_message(monkeypatch):
+    """A bug in the calculator is answered "internal error: <type>: <message>", the message cut to its first 200
+    characters (well within MAX_ERROR, so the answer names the type and is never cut again). Mutant: 201."""
+    def boom(obj):
+        raise RuntimeError("y" * 5000)
+
+    monkeypatch.setattr(score, "evaluate", boom)
+    assert score.answer(CALC_LINE) == {"error": "internal error: RuntimeError: " + "y" * 200}
