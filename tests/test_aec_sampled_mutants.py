@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from fast_game import FastGame
 from scenario_helpers import names, play
+from score_io import CALC_LINE, FailingOut, Recorder
 from walls import build_wall
 
 import mj_env
@@ -87,7 +88,6 @@ def test_explain_illegal_names_the_table_of_an_unknown_action_only_with_several_
 
 
 # ----------------------------------------------------------------------------------------- score.py sample
-CALC_LINE = '{"hand":"111m999p222s5z","melds":[{"type":"pong","tiles":"777s","from":2}],"win_tile":"5z"}'
 
 
 def test_respond_answers_an_answer_json_cannot_write_with_an_error_line(monkeypatch):
@@ -189,40 +189,15 @@ def test_respond_has_a_last_answer_when_even_the_error_cannot_be_written(monkeyp
     assert score.respond(CALC_LINE) == score._FALLBACK
 
 
-class _Recorder:
-    def __init__(self):
-        self.events = []
-
-    def write(self, text):
-        self.events.append(("write", text))
-
-    def flush(self):
-        self.events.append(("flush",))
-
 
 def test_main_flushes_each_answer_before_reading_on():
     """The stream answers line by line, flushing each (mj_env/score.py docstring), so a caller that writes a line
     and waits reads its answer; mutant: no flush after an answer (buffered to the end under a block-buffered
     standard output, which tests/test_score_cli.py's subprocess tests cannot see under PYTHONUNBUFFERED=1)."""
-    out = _Recorder()
+    out = Recorder()
     assert score.main(io.BytesIO((CALC_LINE + "\n" + CALC_LINE + "\n").encode()), out) == 0
     assert [e[0] for e in out.events] == ["write", "flush", "write", "flush"]
 
-
-class _FailingOut:
-    """A standard output whose write is buffered and whose flush fails with ``error``."""
-
-    def __init__(self, fd, error):
-        self.fd, self.error = fd, error
-
-    def write(self, text):
-        pass
-
-    def flush(self):
-        raise self.error
-
-    def fileno(self):
-        return self.fd
 
 
 @pytest.mark.parametrize("error,status,said", [
@@ -236,7 +211,7 @@ def test_help_whose_output_fails_ends_quietly_and_points_stdout_at_the_null_devi
     after the usage text (the failure left to the exit); no _discard in the OSError handler."""
     read_end, write_end = os.pipe()
     try:
-        monkeypatch.setattr(sys, "stdout", _FailingOut(write_end, error))
+        monkeypatch.setattr(sys, "stdout", FailingOut(write_end, error))
         assert score.cli(["--help"]) == status
         assert os.path.samestat(os.fstat(write_end), os.stat(os.devnull))
         assert capsys.readouterr().err == said

@@ -9,26 +9,9 @@ import json
 import os
 
 import pytest
+from score_io import CALC_LINE, FailingOut, Recorder
 
 from mj_env import score
-
-CALC_LINE = '{"hand":"111m999p222s5z","melds":[{"type":"pong","tiles":"777s","from":2}],"win_tile":"5z"}'
-
-
-class _FailingOut:
-    """A standard output whose write is buffered and whose flush fails with ``error``."""
-
-    def __init__(self, fd, error):
-        self.fd, self.error = fd, error
-
-    def write(self, text):
-        pass
-
-    def flush(self):
-        raise self.error
-
-    def fileno(self):
-        return self.fd
 
 
 @pytest.fixture
@@ -54,20 +37,10 @@ def test_a_stream_whose_output_fails_points_stdout_at_the_null_device(pipe_fd, c
     (141 or 130 quietly) and points the descriptor at the null device, so the buffer's flush at exit cannot fail again
     with a traceback (mj_env/score.py docstring). Mutants: no _discard in main's OSError or KeyboardInterrupt
     handler."""
-    assert score.main(io.BytesIO((CALC_LINE + "\n").encode()), _FailingOut(pipe_fd, error)) == status
+    assert score.main(io.BytesIO((CALC_LINE + "\n").encode()), FailingOut(pipe_fd, error)) == status
     assert _points_at_null(pipe_fd)
     assert capsys.readouterr().err == said
 
-
-class _Recorder:
-    def __init__(self):
-        self.events = []
-
-    def write(self, text):
-        self.events.append(("write", text))
-
-    def flush(self):
-        self.events.append(("flush",))
 
 
 def test_the_answer_to_a_line_too_long_is_flushed_before_reading_on(monkeypatch):
@@ -76,7 +49,7 @@ def test_the_answer_to_a_line_too_long_is_flushed_before_reading_on(monkeypatch)
     flush after the too-long answer (the next answer's flush would carry it; at the end, nothing)."""
     from mj_env import lines
     monkeypatch.setattr(lines.bounded_lines, "__defaults__", (len(CALC_LINE) + 10,))  # the limit, for a short test
-    out = _Recorder()
+    out = Recorder()
     assert score.main(io.BytesIO(b"x" * 4 * len(CALC_LINE) + b"\n" + (CALC_LINE + "\n").encode()), out) == 0
     assert [e[0] for e in out.events] == ["write", "flush", "write", "flush"]
     assert "longer than" in json.loads(out.events[0][1])["error"]
@@ -88,7 +61,7 @@ def test_discard_leaves_no_descriptor_open(pipe_fd):
     """_discard opens the null device only to copy it onto standard output's descriptor, and closes it again (mutant:
     the descriptor of the null device left open, one more each call)."""
     before = len(os.listdir("/proc/self/fd"))
-    score._discard(_FailingOut(pipe_fd, OSError()))
+    score._discard(FailingOut(pipe_fd, OSError()))
     assert _points_at_null(pipe_fd)
     assert len(os.listdir("/proc/self/fd")) == before
 
