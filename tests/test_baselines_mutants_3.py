@@ -4,6 +4,8 @@ that a one-token change of the code left unnoticed by every other test run in th
 each docstring by its line and change)."""
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 from test_agents import _claim_obs, _turn_obs
@@ -11,7 +13,8 @@ from test_agents import _claim_obs, _turn_obs
 from mj_env import actions as A
 from mj_env import baselines as B
 from mj_env import observation as O
-from mj_env.baselines import EfficientAgent, RandomAgent, RuleBasedAgent
+from mj_env.baselines import EfficientAgent, RandomAgent, RuleBasedAgent, RulesMismatchWarning
+from mj_env.rules import get_rules
 from mj_env.vector import MahjongVectorEnv
 
 AGENTS = [RandomAgent(), RuleBasedAgent(), EfficientAgent()]
@@ -112,3 +115,45 @@ def test_a_claim_window_mask_needs_pass_and_only_claim_actions(agent, change):
         obs["action_mask"][0, A.DISCARD] = 1
     with pytest.raises(ValueError, match="a claim or rob window's mask allows pass and only win, pass, pong, kong and chi"):
         agent.act(obs, np.random.default_rng(0))
+
+
+def test_object_actions_of_a_row_each_are_named_by_dtype_and_shape():
+    """``checked_agent_actions``: only what NumPy reads as no array (None, a tensor needing grad: an object array of
+    shape ()) is named as itself; a list of one object per row (an int and a None) is "object actions of shape (2,)"
+    (a mutant naming every object array as itself went unnoticed)."""
+    class Agent:
+        name = "odd"
+
+    mask = np.ones((2, A.N_ACTIONS), dtype=np.int8)
+    with pytest.raises(TypeError, match=r"^agent 'odd' returned object actions of shape \(2,\); act\(\) must return"):
+        B.checked_agent_actions(Agent(), [3, None], mask, np.arange(2), lambda table, action: "")
+    with pytest.raises(TypeError, match=r"^agent 'odd' returned None \(a NoneType\); act\(\) must return"):
+        B.checked_agent_actions(Agent(), None, mask, np.arange(2), lambda table, action: "")
+
+
+def test_a_rules_mismatch_warning_points_at_the_code_that_called_the_helper_calling_it():
+    """``warn_rules_mismatch``'s default ``stacklevel=3``: the warning names the line that called the function that
+    called it (an arena's or env's entry point, say), not a line inside that function (a mutant defaulting to 4 went
+    unnoticed: the project's two callers pass their own stacklevel)."""
+    def run(agent):
+        B.warn_rules_mismatch(agent, get_rules("quemen"), "agents[0]", "run", "build it for quemen")
+
+    line = inspect.currentframe().f_lineno + 2
+    with pytest.warns(RulesMismatchWarning, match=r"agents\[0\] \('rule'\) decides by the beijing rules") as rec:
+        run(RuleBasedAgent())
+    assert (rec[0].filename, rec[0].lineno) == (__file__, line)
+
+
+def test_an_action_its_mask_forbids_is_refused_naming_the_agent_and_table():
+    """``checked_agent_actions``: an action inside 0-126 that the row's mask forbids is an ActionError naming the
+    agent and the table, with ``explain``'s reason ("an agent must pick from its action mask"; a mutant checking
+    only the range went unnoticed: the forbidden action came back as legal)."""
+    class Agent:
+        name = "odd"
+
+    mask = np.ones((2, A.N_ACTIONS), dtype=np.int8)
+    mask[1, 5] = 0
+    tables = np.array([4, 9])
+    assert B.checked_agent_actions(Agent(), [5, 6], mask, tables, None).tolist() == [5, 6]
+    with pytest.raises(A.ActionError, match=r"^agent 'odd' at table 9: 5 at 9; an agent must pick from its action mask"):
+        B.checked_agent_actions(Agent(), [5, 5], mask, tables, lambda table, action: f"{action} at {table}")
