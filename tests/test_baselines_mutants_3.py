@@ -157,3 +157,13 @@ def test_an_action_its_mask_forbids_is_refused_naming_the_agent_and_table():
     assert B.checked_agent_actions(Agent(), [5, 6], mask, tables, None).tolist() == [5, 6]
     with pytest.raises(A.ActionError, match=r"^agent 'odd' at table 9: 5 at 9; an agent must pick from its action mask"):
         B.checked_agent_actions(Agent(), [5, 5], mask, tables, lambda table, action: f"{action} at {table}")
+
+
+@pytest.mark.parametrize("spec", ["bogus", "bogus:sample"])
+def test_make_named_agent_refuses_a_name_no_entry_point_declares(spec):
+    """``make_named_agent``: "A ValueError names the known names" when neither a baseline nor an entry point of
+    ``AGENT_ENTRY_POINTS`` has the name before ``:`` (mutants returning None there, or handing the name to the first
+    entry point's factory whatever its name, went unnoticed by the tests of this round)."""
+    known = ", ".join(B.BASELINES + B.plugin_agent_names())
+    with pytest.raises(ValueError, match=f"^unknown agent '{spec}': use one of {known}$"):
+        B.make_named_agent(spec)
