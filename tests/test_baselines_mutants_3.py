@@ -8,7 +8,7 @@ import inspect
 
 import numpy as np
 import pytest
-from test_agents import _claim_obs, _turn_obs
+from test_agents import _choices, _claim_obs, _turn_obs
 
 from mj_env import actions as A
 from mj_env import baselines as B
@@ -167,3 +167,18 @@ def test_make_named_agent_refuses_a_name_no_entry_point_declares(spec):
     known = ", ".join(B.BASELINES + B.plugin_agent_names())
     with pytest.raises(ValueError, match=f"^unknown agent '{spec}': use one of {known}$"):
         B.make_named_agent(spec)
+
+
+@pytest.mark.parametrize("agent", AGENTS[1:], ids=lambda a: a.name)
+def test_a_concealed_kong_that_breaks_two_sequences_is_not_declared(agent):
+    """Module docstring, "kong (own): a concealed or added kong when the hand after it is no farther than after the
+    best discard": 34m5555m67m123p456p is ready after discarding 3m (456m 555m 123p 456p and 7m), but after
+    the concealed kong of 5m, which takes all four, 34m and 67m are left apart, a tile from ready: no kong (mutant 411
+    of the second round, judged open there, took one 5m for a concealed kong as for an added one, so that the kong
+    cost what discarding a 5m costs, and declared it)."""
+    obs = _turn_obs("34m5555m67m123p456p")
+    obs["action_mask"][0, A.KONG_SELF + 4] = 1
+    assert _choices(agent, obs) <= {"discard 3m", "discard 7m", "discard 5m"}
+    free = _turn_obs("5555m123p456p789p1z")  # the kong costs nothing here: declared
+    free["action_mask"][0, A.KONG_SELF + 4] = 1
+    assert _choices(agent, free) == {"kong 5m"}
