@@ -182,3 +182,15 @@ def test_a_concealed_kong_that_breaks_two_sequences_is_not_declared(agent):
     free = _turn_obs("5555m123p456p789p1z")  # the kong costs nothing here: declared
     free["action_mask"][0, A.KONG_SELF + 4] = 1
     assert _choices(agent, free) == {"kong 5m"}
+
+
+def test_a_ready_discards_tie_key_stays_within_the_tie_range_of_100():
+    """``RuleBasedAgent._discard_keys``: the tie part of a key lies within +-100 ("a tile of distance is 1000, the
+    ties +-100", ``nearest_discards``; ``EfficientAgent.IMPROVEMENT_WEIGHT`` outweighs "the rule agent's whole tie
+    range (200)"), however many live tiles a ready hand waits on. Discarding 1z from 123m456m789m123p 9s(惠) 1z leaves
+    the 惠牌 alone, waiting on every kind (over 100 unseen tiles): its key is -100 plus the 0.01 random part
+    (mutant 379 of the second round, judged open there, clipped at -101)."""
+    obs = _turn_obs("123m456m789m123p9s1z", hui="9s")
+    key = RuleBasedAgent().discard_keys(obs["observation"], obs["action_mask"], np.random.default_rng(0))
+    assert -100.0 <= key[0, 27] < -99.99
+    assert key[0].argmin() == 27
