@@ -46,3 +46,15 @@ def test_a_discard_win_reads_last_tile_from_the_discard_not_from_the_current_dra
     assert hand_end.win_input(rules, st, 0, 1)["situation"]["last_tile"] is False
     st.last_draw[0], st.claim_last[0] = False, True
     assert hand_end.win_input(rules, st, 0, 1)["situation"]["last_tile"] is True
+
+
+def test_the_arena_output_check_reports_an_unwritable_folder_or_file(tmp_path, monkeypatch):
+    """agents.arena.output_problem names an output whose folder (or existing file) the user cannot write, before
+    any hand is played. Checked with os.access stubbed, since root may write anywhere. (Killed a mutant that
+    dropped the check.)"""
+    from agents import arena
+
+    target = tmp_path / "out.json"
+    assert arena.output_problem("--record", target) is None
+    monkeypatch.setattr(arena.os, "access", lambda *a, **k: False)
+    assert arena.output_problem("--record", target) == f"--record {target}: not writable"
