@@ -58,3 +58,18 @@ def test_the_arena_output_check_reports_an_unwritable_folder_or_file(tmp_path, m
     assert arena.output_problem("--record", target) is None
     monkeypatch.setattr(arena.os, "access", lambda *a, **k: False)
     assert arena.output_problem("--record", target) == f"--record {target}: not writable"
+
+
+def test_a_reward_other_than_shaped_has_zero_potential_on_real_hands():
+    """agents.rewards.RewardTransform.potential is all zero unless kind == "shaped" (its docstring),
+    also for a batch of hands far from ready, where the shaped potential is not zero. (Killed a mutant that
+    computed the shaped potential for every kind whenever the batch was not empty.)"""
+    from agents.rewards import REWARD_KINDS, RewardTransform
+
+    planes = np.zeros((2, 14, 34), dtype=np.int8)
+    planes[:, 0, [0, 2, 4, 6, 9, 11, 13, 15, 18, 20, 22, 27, 29]] = 1  # 13 lone tiles: far from ready
+    assert (RewardTransform("shaped").potential(planes) < 0).all()
+    for kind in REWARD_KINDS:
+        if kind != "shaped":
+            got = RewardTransform(kind).potential(planes)
+            assert got.dtype == np.float32 and got.tolist() == [0.0, 0.0], kind
