@@ -3,9 +3,12 @@ fails under the mutant it names and passes on the code)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from walls import tian_hu_wall
 
-from mj_env.single_agent import MahjongSingleAgentVectorEnv
+from mj_env import actions as A
+from mj_env.baselines import AgentError
+from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv
 
 
 def test_rotate_keeps_the_seat_of_a_hand_an_opponent_won_before_the_learners_first_decision():
@@ -39,3 +42,33 @@ def test_an_unseeded_reset_keeps_the_constructors_seed_for_opponents_and_seats()
     ``self.rng = _players_rng(seed)`` gave an unseeded reset a fresh, unseeded generator)."""
     runs = [_random_run(MahjongSingleAgentVectorEnv(4, opponents="random", seat="random", seed=7)) for _ in range(2)]
     assert all(np.array_equal(a, b) for a, b in zip(*runs, strict=True))
+
+
+def test_the_vector_env_refuses_a_step_before_reset_and_after_close():
+    """``step`` before the first ``reset`` and after ``close`` raises and plays nothing (the mutants dropping
+    ``self._check_open()`` or the ``_started`` check in ``MahjongSingleAgentVectorEnv.step`` went unnoticed: the
+    existing test's ``match="reset"`` was met by another error)."""
+    envs = MahjongSingleAgentVectorEnv(2, opponents="rule", seed=0)
+    with pytest.raises(A.ActionError, match=r"^step\(\) before reset\(\): call reset\(\) first$"):
+        envs.step(np.zeros(2, dtype=np.int64))
+    obs, _ = envs.reset(seed=0)
+    envs.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        envs.step(np.flatnonzero(obs["action_mask"][0])[:1].repeat(2))
+
+
+def test_a_first_one_table_reset_whose_opponent_fails_raises_the_opponents_error():
+    """The one-table env's first reset, unseeded, before any generator exists: an opponent's failure is passed on
+    as it is (``AgentError``) and the env stays unstarted; a later reset deals (the mutant ``if True:`` before
+    restoring the generator's state raised AttributeError on the absent generator instead)."""
+    from test_single_agent import _FailsWhenTold
+    flaky = _FailsWhenTold()
+    env = MahjongSingleAgentEnv(opponents=flaky, seat=2)   # seat 2: the dealer's opponents act first
+    flaky.fail = "raise"
+    with pytest.raises(AgentError, match="opponent crashed"):
+        env.reset()
+    assert env._np_random is None
+    with pytest.raises(A.ActionError, match="reset"):
+        env.step(A.PASS)
+    obs, info = env.reset(seed=0)
+    assert obs["action_mask"].any() and info["seat"] == 2
