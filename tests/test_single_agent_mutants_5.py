@@ -72,3 +72,29 @@ def test_a_first_one_table_reset_whose_opponent_fails_raises_the_opponents_error
         env.step(A.PASS)
     obs, info = env.reset(seed=0)
     assert obs["action_mask"].any() and info["seat"] == 2
+
+
+class _Counting:
+    """Uniformly random legal actions; records how many rows each ``act`` call got."""
+    name = "counting"
+
+    def __init__(self):
+        self.rows = []
+
+    def act(self, obs, rng):
+        from mj_env.baselines import uniform_legal
+        self.rows.append(len(obs["seat"]))
+        return uniform_legal(obs["action_mask"], rng)
+
+
+def test_one_opponent_object_acts_once_per_round_for_every_seat_it_plays():
+    """One agent object for the three seats gets one batched ``act`` per round, whatever seats act at the tables
+    (``_opponent_actions``; a network opponent's batching depends on it). With ``seat="rotate"`` the dealer East
+    opens at tables 1-3, where it sits next, opposite and previous to the learner: one call of 3 rows (the mutants
+    that split that call per relative seat, ``if False`` or ``== 2`` in the test of one object, went unnoticed;
+    the same object's ``_opponents[1]`` in its branch is equivalent)."""
+    agent = _Counting()
+    envs = MahjongSingleAgentVectorEnv(4, opponents=agent, seat="rotate", seed=0)
+    _, info = envs.reset(seed=0)
+    assert info["seat"].tolist() == [0, 1, 2, 3]
+    assert agent.rows[0] == 3
