@@ -98,3 +98,16 @@ def test_one_opponent_object_acts_once_per_round_for_every_seat_it_plays():
     _, info = envs.reset(seed=0)
     assert info["seat"].tolist() == [0, 1, 2, 3]
     assert agent.rows[0] == 3
+
+
+def test_an_opponent_is_asked_only_when_its_seat_acts_somewhere():
+    """Three opponent objects: each ``act`` call holds at least one table where that opponent's seat acts (the
+    mutant ``if True:`` for ``if sel.any():`` in ``_opponent_actions`` asked the others with empty batches)."""
+    agents = [_Counting(), _Counting(), _Counting()]
+    envs = MahjongSingleAgentVectorEnv(1, opponents=agents, seat=0, seed=0)
+    obs, _ = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        obs, *_ = envs.step(np.array([rng.choice(np.flatnonzero(obs["action_mask"][0]))]))
+    assert all(a.rows for a in agents)
+    assert min(r for a in agents for r in a.rows) == 1
