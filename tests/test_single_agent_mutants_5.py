@@ -111,3 +111,24 @@ def test_an_opponent_is_asked_only_when_its_seat_acts_somewhere():
         obs, *_ = envs.step(np.array([rng.choice(np.flatnonzero(obs["action_mask"][0]))]))
     assert all(a.rows for a in agents)
     assert min(r for a in agents for r in a.rows) == 1
+
+
+def test_same_step_final_info_leaves_out_a_key_none_of_the_ended_tables_has():
+    """``_only`` (SAME_STEP's ``final_info``): a key that none of the ended tables has is left out, as Gymnasium
+    nests an ended env's infos (the mutant ``if True:`` for ``if keep.any():`` kept it with an all-False mask)."""
+    infos = {"seat": np.array([0, 1]), "_seat": np.array([True, True]),
+             "redealt": np.array([0, 2]), "_redealt": np.array([False, True])}
+    out = MahjongSingleAgentVectorEnv._only(infos, np.array([True, False]))
+    assert sorted(out) == ["_seat", "seat"]
+    assert out["seat"].tolist() == [0, 0] and out["_seat"].tolist() == [True, False]
+    assert infos["seat"].tolist() == [0, 1]            # the caller's arrays are left alone
+
+
+def test_a_seeded_vector_reset_sets_gymnasiums_np_random_seed():
+    """``reset(seed=N)`` does Gymnasium's ``VectorEnv.reset`` bookkeeping: ``np_random_seed`` reads N (the mutant
+    dropping ``self._seeded(seed)`` in ``_reset`` kept the constructor's)."""
+    envs = MahjongSingleAgentVectorEnv(2, opponents="random", seed=3)
+    envs.reset(seed=5)
+    assert envs.np_random_seed == 5
+    envs.reset()
+    assert envs.np_random_seed == 5
