@@ -380,7 +380,8 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
     def reset(self, *, seed=None, options=None):
         """Deal anew. options: {"reset_mask": (N,) bool} (only those tables; NEXT_STEP's partial
         reset), "walls": (n, W) tile codes/indices and "dealers": (n,) seats for the tables dealt.
-        A seed starts ``seat="rotate"`` over, so that a seeded reset repeats its episode."""
+        A seed starts ``seat="rotate"`` over, so that a seeded reset repeats its episode; one whose mask deals
+        no table still seeds the walls dealt after it, as ``MahjongVectorEnv.reset`` does."""
         return self._reset(seed, options, restart_seats=seed is not None)
 
     def _reset(self, seed, options, restart_seats: bool):
@@ -408,6 +409,8 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             self._pending[tables] = 0
             self._deal(tables, seed=seed, walls=options.get("walls"), dealers=options.get("dealers"))
             self._advance(tables, np.zeros((self.num_envs, 4), dtype=np.int64), tables)
+        elif seed is not None:  # no table dealt: the seed still seeds the walls to come, as MahjongVectorEnv.reset
+            self.engine.reset(seed=seed, tables=tables)
         self._started = True
         self._new_hand_info()
         obs = self._obs(self._over)

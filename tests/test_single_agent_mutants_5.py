@@ -9,6 +9,7 @@ from walls import tian_hu_wall
 from mj_env import actions as A
 from mj_env.baselines import AgentError
 from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv
+from mj_env.vector import MahjongVectorEnv
 
 
 def test_rotate_keeps_the_seat_of_a_hand_an_opponent_won_before_the_learners_first_decision():
@@ -132,3 +133,25 @@ def test_a_seeded_vector_reset_sets_gymnasiums_np_random_seed():
     assert envs.np_random_seed == 5
     envs.reset()
     assert envs.np_random_seed == 5
+
+
+@pytest.mark.parametrize("make", [
+    lambda: MahjongSingleAgentVectorEnv(3, opponents="rule"),
+    lambda: MahjongVectorEnv(3)])
+def test_a_seeded_reset_that_deals_no_table_still_seeds_the_walls_to_come(make):
+    """``reset(seed=5, options={"reset_mask": all False})`` deals nothing, but its seed decides the walls dealt
+    after it, whatever the env played before, in the single-agent vector env as in MahjongVectorEnv (the
+    mutation round found the single-agent env reseeding only its players' generator there)."""
+    def walls_after(first_seed, steps):
+        envs = make()
+        obs, _ = envs.reset(seed=first_seed)
+        rng = np.random.default_rng(first_seed)
+        for _ in range(steps):
+            legal = obs["action_mask"].astype(bool)
+            acts = np.array([rng.choice(np.flatnonzero(m)) for m in legal])
+            obs, *_ = envs.step(acts)
+        envs.reset(seed=5, options={"reset_mask": np.zeros(3, dtype=bool)})
+        envs.reset(options={"reset_mask": np.ones(3, dtype=bool)})
+        return envs.engine.state.wall.copy()
+
+    assert np.array_equal(walls_after(1, 0), walls_after(2, 7))
