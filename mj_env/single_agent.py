@@ -405,12 +405,10 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
             self._episodes[tables] = 0  # "rotate": as in a new env
         self._redealt[:] = 0
         self._new_hand_info()
-        if len(tables):
-            self._pending[tables] = 0
-            self._deal(tables, seed=seed, walls=options.get("walls"), dealers=options.get("dealers"))
-            self._advance(tables, np.zeros((self.num_envs, 4), dtype=np.int64), tables)
-        elif seed is not None:  # no table dealt: the seed still seeds the walls to come, as MahjongVectorEnv.reset
-            self.engine.reset(seed=seed, tables=tables)
+        # also with no table marked: the seed still seeds the walls dealt later, as in MahjongVectorEnv.reset
+        self._pending[tables] = 0
+        self._deal(tables, seed=seed, walls=options.get("walls"), dealers=options.get("dealers"))
+        self._advance(tables, np.zeros((self.num_envs, 4), dtype=np.int64), tables)
         self._started = True
         self._new_hand_info()
         obs = self._obs(self._over)
