@@ -1,5 +1,5 @@
 """Gaps found by a full mutation round of mj_env/score.py (the calculator's command line; every mutant site that the
-sampled audit of tests/test_aec_sampled_mutants.py did not try). Each test here failed under the mutant named in its
+sampled audit of tests/test_sampled_mutants.py did not try). Each test here failed under the mutant named in its
 docstring and passes on the code. The repository's test environment sets PYTHONUNBUFFERED=1, under which subprocess
 pipe tests cannot see a missing flush or a buffer left to fail at exit, so these check in process with fake streams."""
 from __future__ import annotations
