@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from mj_env.baselines import RuleBasedAgent, RulesMismatchWarning
-from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv
+from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv, checked_seat
 
 
 def test_the_rules_mismatch_warning_of_set_opponents_points_at_the_callers_line():
@@ -34,3 +34,13 @@ def test_the_one_table_envs_infos_hold_python_scalars_and_no_mask_keys():
     _, _, terminated, _, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
     assert not terminated
     assert info == {"seat": 2} and type(info["seat"]) is int
+
+
+def test_a_numpy_seat_is_kept_as_a_python_int():
+    """``checked_seat`` takes a NumPy integer seat (0-3) and gives it back as a Python ``int`` (the env's
+    ``seat_mode`` then prints, pickles and compares as the int it is); the mutant that always returned the
+    argument as given kept ``np.int64``."""
+    assert type(checked_seat(np.int64(2))) is int and checked_seat(np.int64(2)) == 2
+    env = MahjongSingleAgentVectorEnv(1, seat=np.uint8(3))
+    assert type(env.seat_mode) is int and env.seat_mode == 3
+    assert checked_seat("rotate") == "rotate"
