@@ -44,3 +44,31 @@ def test_a_numpy_seat_is_kept_as_a_python_int():
     env = MahjongSingleAgentVectorEnv(1, seat=np.uint8(3))
     assert type(env.seat_mode) is int and env.seat_mode == 3
     assert checked_seat("rotate") == "rotate"
+
+
+def _mismatch_file(build) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        build()
+    return [w.filename for w in caught if issubclass(w.category, RulesMismatchWarning)]
+
+
+def test_the_rules_mismatch_warning_points_at_the_users_line_however_the_opponent_came():
+    """The warning names the user's own line whatever path brought the opponent in: the vector env's
+    constructor, the three-spec form, the ``opponents`` setter, the one-table env and ``gym.make`` (a fixed
+    stacklevel named a line inside mj_env/single_agent.py for all but a direct one-spec ``set_opponents``)."""
+    import gymnasium as gym
+
+    import mj_env  # noqa: F401 (registers the ids)
+
+    vec = MahjongSingleAgentVectorEnv(1, rules="quemen")
+
+    def setter():
+        vec.opponents = RuleBasedAgent()
+
+    for build in (lambda: MahjongSingleAgentVectorEnv(1, rules="quemen", opponents=RuleBasedAgent()),
+                  lambda: vec.set_opponents([RuleBasedAgent(), "rule", "random"]),
+                  setter,
+                  lambda: MahjongSingleAgentEnv(rules="quemen", opponents=RuleBasedAgent()),
+                  lambda: gym.make("mj_env/Quemen-v0", opponents=RuleBasedAgent())):
+        assert _mismatch_file(build) == [__file__]
