@@ -7,7 +7,7 @@ import pytest
 from walls import tian_hu_wall
 
 from mj_env import actions as A
-from mj_env.baselines import AgentError
+from mj_env.baselines import AgentError, uniform_legal
 from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv
 from mj_env.vector import MahjongVectorEnv
 
@@ -30,9 +30,7 @@ def _random_run(envs, steps: int = 6) -> list:
     obs, info = envs.reset()          # no seed: the constructor's seed goes on
     out = [info["seat"].copy(), obs["observation"].copy()]
     for _ in range(steps):
-        legal = obs["action_mask"].astype(bool)
-        acts = np.array([rng.choice(np.flatnonzero(m)) for m in legal])
-        obs, rew, *_ = envs.step(acts)
+        obs, rew, *_ = envs.step(uniform_legal(obs["action_mask"], rng))
         out += [obs["observation"].copy(), rew.copy()]
     return out
 
@@ -83,7 +81,6 @@ class _Counting:
         self.rows = []
 
     def act(self, obs, rng):
-        from mj_env.baselines import uniform_legal
         self.rows.append(len(obs["seat"]))
         return uniform_legal(obs["action_mask"], rng)
 
@@ -147,9 +144,7 @@ def test_a_seeded_reset_that_deals_no_table_still_seeds_the_walls_to_come(make):
         obs, _ = envs.reset(seed=first_seed)
         rng = np.random.default_rng(first_seed)
         for _ in range(steps):
-            legal = obs["action_mask"].astype(bool)
-            acts = np.array([rng.choice(np.flatnonzero(m)) for m in legal])
-            obs, *_ = envs.step(acts)
+            obs, *_ = envs.step(uniform_legal(obs["action_mask"], rng))
         envs.reset(seed=5, options={"reset_mask": np.zeros(3, dtype=bool)})
         envs.reset(options={"reset_mask": np.ones(3, dtype=bool)})
         return envs.engine.state.wall.copy()
