@@ -302,7 +302,8 @@ def _warn_rules_mismatch(agents, rules: RuleSet) -> None:
     chase three-suit hands and still be reported as ``rule``."""
     for k, a in enumerate(agents):
         warn_rules_mismatch(a, rules, f"agents[{k}]", "run", f"build it for {rules.name} (e.g. RuleBasedAgent("
-                            f"{rules.name!r}), or load_agents(specs, rules={rules.name!r}))", stacklevel=4)
+                            f"{rules.name!r}), or load_agents(specs, rules={rules.name!r}))",
+                            library=(sys.modules[__name__],))
 
 
 def _unique_names(names: list[str]) -> list[str]:

@@ -56,6 +56,7 @@ import multiprocessing
 import os
 import pickle
 import re
+import sys
 import threading
 import warnings
 import zipfile
@@ -70,7 +71,7 @@ from torch.distributions import Categorical
 from mj_env import features as mjf
 from mj_env.actions import N_ACTIONS
 from mj_env.baselines import rule_fields_agents_read_differ
-from mj_env.messages import brief
+from mj_env.messages import brief, user_stacklevel
 from mj_env.observation import (
     COL_ASKER,
     COL_CLAIM_CATEGORY,
@@ -698,14 +699,14 @@ class NetworkAgent:
         plays_under = None if rules is None else get_rules(rules).name
         if trained_for is not None and plays_under not in (None, trained_for):
             warnings.warn(f"{path} was trained for rule set {trained_for!r} and plays under {plays_under!r}",
-                          RulesMismatchWarning, stacklevel=2)
+                          RulesMismatchWarning, stacklevel=user_stacklevel(mjf, sys.modules[__name__]))
         elif trained_for is not None and plays_under is not None:  # the preset, with other fields agents read?
             mine, theirs = get_rules(trained_for), get_rules(rules)
             differ = rule_fields_agents_read_differ(mine, theirs)
             if differ:
                 warnings.warn(f"{path} was trained for rule set {trained_for!r} and plays under {trained_for!r} with "
                               + ", ".join(f"{f}={getattr(theirs, f)!r}" for f in differ), RulesMismatchWarning,
-                              stacklevel=2)
+                              stacklevel=user_stacklevel(mjf, sys.modules[__name__]))
         rules = rules or trained_for or "beijing"
         return cls(model, name=name or str(path), greedy=greedy, device=device, rules=rules)
 

@@ -69,7 +69,7 @@ from . import actions as A
 from . import features as F
 from . import hand as H
 from .hand import hand_distance, split_hui
-from .messages import brief
+from .messages import brief, user_stacklevel
 from .observation import (
     COL_PHASE,
     P_CLAIM,
@@ -187,11 +187,16 @@ def rule_fields_agents_read_differ(own: RuleSet, rules: RuleSet) -> list[str]:
     return [f for f in RULE_FIELDS_AGENTS_READ if getattr(own, f) != getattr(rules, f)]
 
 
-def warn_rules_mismatch(agent, rules: RuleSet, who: str, where: str, fix: str, stacklevel: int = 3) -> None:
+def warn_rules_mismatch(agent, rules: RuleSet, who: str, where: str, fix: str, stacklevel: int | None = None,
+                        library: tuple = ()) -> None:
     """A `RulesMismatchWarning` when ``agent`` says (its ``rules``: a RuleSet, a preset's name or its object form,
     as the baselines and network agents keep them) that it decides by another rule set than ``rules``:
     ``RuleBasedAgent()``, built for beijing, in a quemen game would chase three-suit hands. ``who`` names the agent
-    in the message, ``where`` what it plays in (a run, an env), ``fix`` says how to build it right. An attribute that names no rule set is not read."""
+    in the message, ``where`` what it plays in (a run, an env), ``fix`` says how to build it right. An attribute that names no rule set is not read.
+    The warning names the line given by ``stacklevel``, by default the first line outside mj_env and the packages
+    in ``library`` (the user's, however the agent came in)."""
+    if stacklevel is None:
+        stacklevel = user_stacklevel(A, *library)
     own = getattr(agent, "rules", None)
     if not isinstance(own, (RuleSet, str, dict)):
         return

@@ -8,7 +8,9 @@ nested thousands deep, and an integer too long for Python to write (``str`` refu
 """
 from __future__ import annotations
 
+import os
 import reprlib
+import sys
 
 _REPR = reprlib.Repr()  # (Python 3.11's Repr takes no keywords)
 _REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict, _REPR.maxset = 3, 4, 4, 4, 4
@@ -47,3 +49,15 @@ def brief(value, limit: int = 40) -> str:
     except Exception:  # noqa: BLE001 - as above
         text = f"<a {type(value).__name__}>"
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def user_stacklevel(*modules) -> int:
+    """The ``stacklevel`` for a ``warnings.warn`` made by this function's caller that names the first frame
+    outside the folders of ``modules`` (packages or modules, such as ``mj_env`` and ``gymnasium``): the user's
+    line, however many of the library's own calls lie between (Python 3.12's ``skip_file_prefixes`` does this;
+    3.10 and 3.11 lack it)."""
+    folders = tuple(os.path.dirname(m.__file__) + os.sep for m in modules)  # as co_filename spells them
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(folders):
+        frame, level = frame.f_back, level + 1
+    return level

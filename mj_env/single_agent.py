@@ -90,8 +90,6 @@ one table, and its settlement as ``env.last_settlement``.
 from __future__ import annotations
 
 import copy
-import os
-import sys
 from collections.abc import Sequence
 
 import gymnasium as gym
@@ -132,21 +130,8 @@ def _opponent(spec, rules):
         raise TypeError(f"opponent {brief(spec)} has no act(obs, rng) method")
     warn_rules_mismatch(spec, rules, "an opponent", "env", f"build it for {rules.name} (e.g. RuleBasedAgent({rules.name!r}), "
                         f"or for a checkpoint agents.make_agent(path, rules={rules.name!r})), or give a name such as "
-                        "'rule' or 'pretrained'", stacklevel=_user_stacklevel())
+                        "'rule' or 'pretrained'", library=(gym,))
     return spec
-
-
-_OUR_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (A, gym))
-
-
-def _user_stacklevel() -> int:
-    """The ``stacklevel`` at which ``_opponent``'s warning names the user's line: the first frame outside this
-    package and Gymnasium, however the opponent came (``set_opponents``, the ``opponents`` setter, either
-    constructor, ``gym.make``)."""
-    frame, level = sys._getframe(1), 2  # _opponent's frame: stacklevel 2 seen from warn_rules_mismatch
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(_OUR_DIRS):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def checked_seat(seat):

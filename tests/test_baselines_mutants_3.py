@@ -131,16 +131,20 @@ def test_object_actions_of_a_row_each_are_named_by_dtype_and_shape():
         B.checked_agent_actions(Agent(), None, mask, np.arange(2), lambda table, action: "")
 
 
-def test_a_rules_mismatch_warning_points_at_the_code_that_called_the_helper_calling_it():
-    """``warn_rules_mismatch``'s default ``stacklevel=3``: the warning names the line that called the function that
-    called it (an arena's or env's entry point, say), not a line inside that function (a mutant defaulting to 4 went
-    unnoticed: the project's two callers pass their own stacklevel)."""
-    def run(agent):
-        B.warn_rules_mismatch(agent, get_rules("quemen"), "agents[0]", "run", "build it for quemen")
+def test_a_rules_mismatch_warning_points_at_the_first_line_outside_the_library():
+    """``warn_rules_mismatch``'s default stacklevel: the warning names the first line outside mj_env (here the
+    helper that called it; before, a fixed ``stacklevel=3`` named its caller's caller, a line inside mj_env when
+    the call came through two of its own frames). A given ``stacklevel`` is used as given."""
+    def run(agent, **kw):
+        B.warn_rules_mismatch(agent, get_rules("quemen"), "agents[0]", "run", "build it for quemen", **kw)
 
-    line = inspect.currentframe().f_lineno + 2
+    line = inspect.getsourcelines(run)[1] + 1
     with pytest.warns(RulesMismatchWarning, match=r"agents\[0\] \('rule'\) decides by the beijing rules") as rec:
         run(RuleBasedAgent())
+    assert (rec[0].filename, rec[0].lineno) == (__file__, line)
+    line = inspect.currentframe().f_lineno + 2
+    with pytest.warns(RulesMismatchWarning) as rec:
+        run(RuleBasedAgent(), stacklevel=3)
     assert (rec[0].filename, rec[0].lineno) == (__file__, line)
 
 
