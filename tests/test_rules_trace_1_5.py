@@ -6,8 +6,13 @@ Each test quotes the sentence it pins and runs on every engine path (the referen
 """
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from scenario_helpers import BEIJING, HEBEI, meld, names, play
+
+from mj_env import legal
+from mj_env.state import C_CHI, allocate
+from mj_env.tiles import index, parse_hand
 
 # Seat 1 (555m 123p 456p 789p 2s) kongs the dealer's 5m, draws 7z from the tail and discards it; seat 2 draws
 # 2s and discards it: seat 1's hand (kong 5555m + 123p 456p 789p 2s) is complete on that 2s.
@@ -33,3 +38,31 @@ def test_an_exposed_kong_leaves_only_the_self_draw_win_in_beijing(new_game, rule
         assert (g.phase, g.to_act, names(g)) == ("CLAIM", 1, ["win", "pass"])
         play(g, (1, "win"))
         assert g.winners == [1]
+
+
+def test_a_chi_leaves_only_the_self_draw_win_in_beijing(new_game):
+    """docs/RULES.md 5 (beijing): "After any chi, pong or exposed or added kong the player may only win by
+    self-draw". Seat 1 (46m 123p 456p 789p 2s 7z) chis the dealer's 5m and discards 7z; seat 2 discards the 2s
+    that completes seat 1's hand (chi 456m + 123p 456p 789p 2s): seat 1 is not asked, seat 3 draws. (The
+    only other test that failed with a chi left out of ``open_hand`` was a three-hand match.)"""
+    hands = {**EXPOSED_KONG["hands"], 1: "46m123p456p789p2s7z"}
+    g = new_game(BEIJING, hands=hands, draws="2s")
+    play(g, (0, "discard 5m"))
+    assert (g.to_act, names(g)) == (1, ["pass", "chi 456m"])
+    play(g, (1, "chi 456m"), (1, "discard 7z"), (2, "discard 2s"))
+    assert g.melds[1] == [meld("chi", "456m", 0)]
+    assert (g.phase, g.to_act) == ("TURN", 3)
+
+
+@pytest.mark.parametrize("held, discard", [("9m2p", "1p"), ("8m1p", "9m"), ("9p2s", "1s"), ("8s1z", "9s")])
+def test_a_middle_chi_never_runs_across_a_suits_end(held, discard):
+    """docs/RULES.md 4 (item 2): chi takes a discard that "completes a sequence", three ranks of one suit. With the
+    discard as the middle tile, the next seat's neighbours in the 34-array across a suit's end (9m 1p 2p,
+    8m 9m 1p, ...) make no chi, on the one-table path and the batched path alike (tests/test_claims.py
+    checks the low and high cases; with the middle case's rank bound dropped only the random-play and
+    replay comparisons failed)."""
+    st = allocate(1, 136)
+    st.hands[0, 1] = parse_hand(held)
+    args = (np.array([0]), np.array([0]), np.array([index(discard)]))
+    for options in (legal.claim_options, legal.claim_options_batched):
+        assert not options(BEIJING, st, *args, robbing=False)[0, 1, list(C_CHI)].any(), options.__name__
