@@ -11,7 +11,7 @@ import pytest
 from scenario_helpers import BEIJING, HEBEI, meld, names, play
 
 from mj_env import legal
-from mj_env.state import C_CHI, allocate
+from mj_env.state import C_CHI, C_KONG, C_PONG, allocate
 from mj_env.tiles import index, parse_hand
 
 # Seat 1 (555m 123p 456p 789p 2s) kongs the dealer's 5m, draws 7z from the tail and discards it; seat 2 draws
@@ -66,3 +66,23 @@ def test_a_middle_chi_never_runs_across_a_suits_end(held, discard):
     args = (np.array([0]), np.array([0]), np.array([index(discard)]))
     for options in (legal.claim_options, legal.claim_options_batched):
         assert not options(BEIJING, st, *args, robbing=False)[0, 1, list(C_CHI)].any(), options.__name__
+
+
+@pytest.mark.parametrize("held, discard, pong, kong", [("1s", "1s", False, False), ("1s1s", "1s", True, False),
+                                                       ("5m1s", "5m", True, False), ("5m5m1s", "5m", True, True)])
+def test_with_hui_wild_in_melds_a_hui_kind_discard_is_claimed_at_face_value(held, discard, pong, kong):
+    """docs/RULES.md 5 (**Decision** ``hui_wild_in_melds``): "A 惠牌 taken from a discard (winning tile or
+    claimed) counts as its face value only"; with the field True, "惠牌 in hand may complete a chi, pong or
+    exposed kong". 惠牌 1s: a discarded 1s is a plain 1s, so only natural 1s in hand pong or kong it (a held 1s
+    is not counted twice, as a natural tile and as a wildcard); a discarded 5m takes the held 1s as a
+    wildcard. Before, only the random comparisons with the reference engine failed when the held 1s was
+    counted again as a wildcard."""
+    rules = BEIJING.replace(hui_wild_in_melds=True)
+    st = allocate(1, 136)
+    st.hui[0] = index("1s")
+    st.tail_pos[0] = 134  # the reserve is full: a kong is possible
+    st.hands[0, 1] = parse_hand(held)
+    args = (np.array([0]), np.array([0]), np.array([index(discard)]))
+    for options in (legal.claim_options, legal.claim_options_batched):
+        got = options(rules, st, *args, robbing=False)[0, 1]
+        assert (got[C_PONG], got[C_KONG]) == (pong, kong), options.__name__
