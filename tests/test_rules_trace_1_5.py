@@ -86,3 +86,18 @@ def test_with_hui_wild_in_melds_a_hui_kind_discard_is_claimed_at_face_value(held
     for options in (legal.claim_options, legal.claim_options_batched):
         got = options(rules, st, *args, robbing=False)[0, 1]
         assert (got[C_PONG], got[C_KONG]) == (pong, kong), options.__name__
+
+
+def test_with_hui_wild_in_melds_a_pong_spends_natural_tiles_first(new_game):
+    """docs/RULES.md 5 (**Decision** ``hui_wild_in_melds``): "natural tiles are spent first and 惠牌 only to fill
+    the gap (keeping a wildcard is never worse)". Seat 2 holds 55m and a 惠牌 (1s) and pongs the dealer's 5m
+    (a kong, the 惠牌 filling the gap, is offered too): the pong is 555m and the 1s stays in hand. Before,
+    only the random comparisons with the reference engine failed when a pong took the 惠牌 first."""
+    hands = {0: "89m111z222z333z44z5m", 1: "147m258p369s4z5z6z7z", 2: "55m1s124p456p789p7z",
+             3: "147m258p369s4z5z6z7z"}
+    g = new_game(BEIJING.replace(hui_wild_in_melds=True), hands=hands)
+    play(g, (0, "discard 5m"))
+    assert (g.to_act, names(g)) == (2, ["pass", "pong", "kong"])
+    play(g, (2, "pong"))
+    assert g.melds[2] == [meld("pong", "555m", 0)]
+    assert g.hands[2][index("1s")] == 1 and g.hands[2][index("5m")] == 0
