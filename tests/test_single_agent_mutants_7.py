@@ -1,0 +1,38 @@
+"""Gaps in the single-agent envs' tests found by a mutation round of ``mj_env/single_agent.py`` (round 7:
+``_undoable``, the constructors and the small helpers; each test fails under the mutant it names and passes on
+the code)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mj_env.baselines import uniform_legal
+from mj_env.single_agent import MahjongSingleAgentVectorEnv
+
+
+def test_an_interrupt_after_a_step_recorded_its_mask_leaves_the_masks_as_before(monkeypatch):
+    """A step that fails, even at its very end (an interrupt after the new mask was recorded, while the infos
+    are made), changes nothing (docs/RULES.md 7; ``_undoable``): ``action_masks()`` still gives the masks of
+    the decision the learner has not yet made, and the env plays on as a twin that never failed. The mutants
+    that never put the saved mask back (``if mask is not None`` negated or False, the assignment dropped) left
+    the failed step's masks in place."""
+    envs = MahjongSingleAgentVectorEnv(2, seed=0)
+    twin = MahjongSingleAgentVectorEnv(2, seed=0)
+    obs, _ = envs.reset(seed=0)
+    twin.reset(seed=0)
+    before = envs.action_masks().copy()
+    acts = uniform_legal(obs["action_mask"], np.random.default_rng(0))
+
+    def interrupted(extra=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(envs, "_infos", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        envs.step(acts)
+    monkeypatch.undo()
+    assert np.array_equal(envs.action_masks(), before)
+    assert np.array_equal(envs.action_masks(), twin.action_masks())
+    o1, r1, t1, _, _ = envs.step(acts)
+    o2, r2, t2, _, _ = twin.step(acts)
+    assert np.array_equal(o1["observation"], o2["observation"]) and np.array_equal(r1, r2) and np.array_equal(t1, t2)
+    assert np.array_equal(envs.action_masks(), twin.action_masks())
