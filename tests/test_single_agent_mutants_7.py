@@ -36,3 +36,28 @@ def test_an_interrupt_after_a_step_recorded_its_mask_leaves_the_masks_as_before(
     o2, r2, t2, _, _ = twin.step(acts)
     assert np.array_equal(o1["observation"], o2["observation"]) and np.array_equal(r1, r2) and np.array_equal(t1, t2)
     assert np.array_equal(envs.action_masks(), twin.action_masks())
+
+
+def test_a_same_step_table_whose_episode_ended_shows_no_redeal_of_its_own_new_deal_unless_there_was_one():
+    """Under ``SAME_STEP`` an ended table's top-level infos are its new episode's reset infos: ``redealt`` only
+    where the new deal was dealt again (module docstring; ``_forget_hands`` clears the count before the deal). An
+    illegal action at every table ends every episode; seed 0 deals no hand that ends before the learner decides,
+    so no ``redealt`` at all. The mutant that set the count to 1 instead of 0 showed ``redealt`` = 1 everywhere."""
+    from gymnasium.vector import AutoresetMode
+    envs = MahjongSingleAgentVectorEnv(4, seed=0, autoreset_mode=AutoresetMode.SAME_STEP)
+    obs, infos = envs.reset(seed=0)
+    assert "redealt" not in infos
+    _, _, terminated, _, infos = envs.step(np.argmin(obs["action_mask"], axis=1))  # illegal everywhere
+    assert terminated.all() and infos["final_info"]["illegal_action"].all()
+    assert "redealt" not in infos and "redealt" not in infos["final_info"]
+
+
+def test_a_closed_vector_env_refuses_action_masks():
+    """``action_masks()`` of a closed vector env raises as its ``step`` and ``reset`` do, rather than answering
+    the masks of a table no longer played (the one-table env already did); the mutant without the check gave the
+    last masks."""
+    envs = MahjongSingleAgentVectorEnv(2, seed=0)
+    envs.reset(seed=0)
+    envs.close()
+    with pytest.raises(RuntimeError, match="is closed"):
+        envs.action_masks()
