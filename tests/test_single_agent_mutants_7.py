@@ -61,3 +61,21 @@ def test_a_closed_vector_env_refuses_action_masks():
     envs.close()
     with pytest.raises(RuntimeError, match="is closed"):
         envs.action_masks()
+
+
+def test_the_observation_spaces_are_the_documented_boxes():
+    """The module docstring's table: ``{"observation": Box(0, 255, (14, 34), uint8), "action_mask": Box(0, 1,
+    (127,), int8)}`` ((18, 34) with ``obs="v2"``), in the one-table env and per table in the vector env. The
+    mutant ``Box(0, 2, ...)`` for the mask went unnoticed (every mask still lies inside it)."""
+    import gymnasium as gym
+    from gymnasium import spaces
+
+    from mj_env.single_agent import MahjongSingleAgentEnv
+    mask = spaces.Box(0, 1, (127,), dtype=np.int8)
+    for obs, planes in (("v1", 14), ("v2", 18)):
+        expected = spaces.Dict({"observation": spaces.Box(0, 255, (planes, 34), dtype=np.uint8), "action_mask": mask})
+        envs = MahjongSingleAgentVectorEnv(2, obs=obs)
+        assert envs.single_observation_space == expected
+        assert envs.observation_space == gym.vector.utils.batch_space(expected, 2)
+        assert (envs.observation_space["action_mask"].high == 1).all()
+        assert MahjongSingleAgentEnv(obs=obs).observation_space == expected
