@@ -66,7 +66,9 @@ def test_a_closed_vector_env_refuses_action_masks():
 def test_the_observation_spaces_are_the_documented_boxes():
     """The module docstring's table: ``{"observation": Box(0, 255, (14, 34), uint8), "action_mask": Box(0, 1,
     (127,), int8)}`` ((18, 34) with ``obs="v2"``), in the one-table env and per table in the vector env. The
-    mutant ``Box(0, 2, ...)`` for the mask went unnoticed (every mask still lies inside it)."""
+    mutant ``Box(0, 2, ...)`` for the mask went unnoticed (every mask still lies inside it). The action spaces are
+    ``Discrete(127)`` and, batched, its ``batch_space`` (only the TorchRL example's test, skipped where TorchRL is
+    not installed, noticed the vector env without its ``action_space``)."""
     import gymnasium as gym
     from gymnasium import spaces
 
@@ -79,3 +81,5 @@ def test_the_observation_spaces_are_the_documented_boxes():
         assert envs.observation_space == gym.vector.utils.batch_space(expected, 2)
         assert (envs.observation_space["action_mask"].high == 1).all()
         assert MahjongSingleAgentEnv(obs=obs).observation_space == expected
+        assert envs.single_action_space == spaces.Discrete(127) == MahjongSingleAgentEnv(obs=obs).action_space
+        assert envs.action_space == gym.vector.utils.batch_space(spaces.Discrete(127), 2)
