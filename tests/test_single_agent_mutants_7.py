@@ -83,3 +83,14 @@ def test_the_observation_spaces_are_the_documented_boxes():
         assert MahjongSingleAgentEnv(obs=obs).observation_space == expected
         assert envs.single_action_space == spaces.Discrete(127) == MahjongSingleAgentEnv(obs=obs).action_space
         assert envs.action_space == gym.vector.utils.batch_space(spaces.Discrete(127), 2)
+
+
+def test_the_one_table_env_names_its_observation_layout():
+    """``observation_layout`` names the ``obs`` layout (module docstring), in the one-table env as in the vector
+    form and the AEC env; the mutant that left the one-table env without it went unnoticed."""
+    import gymnasium as gym
+
+    from mj_env.single_agent import MahjongSingleAgentEnv
+    assert MahjongSingleAgentEnv().observation_layout == "mj_obs_v1"
+    assert MahjongSingleAgentEnv(obs="v2").observation_layout == "mj_obs_v2"
+    assert gym.make("mj_env/Beijing-v0", obs="v2").unwrapped.observation_layout == "mj_obs_v2"
