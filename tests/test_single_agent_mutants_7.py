@@ -94,3 +94,18 @@ def test_the_one_table_env_names_its_observation_layout():
     assert MahjongSingleAgentEnv().observation_layout == "mj_obs_v1"
     assert MahjongSingleAgentEnv(obs="v2").observation_layout == "mj_obs_v2"
     assert gym.make("mj_env/Beijing-v0", obs="v2").unwrapped.observation_layout == "mj_obs_v2"
+
+
+def test_the_one_table_env_refuses_a_step_before_its_first_reset_with_its_own_message():
+    """A one-table env steps only after ``reset()``: before it, any action (in the action space or not) is refused
+    with the one-table env's own ``ActionError`` ("the episode is over (or not started)"), as after an episode's
+    end. The mutant that started with ``_done = False`` let the step through to the action check and the vector
+    form, whose messages speak of an action space or of ``step() before reset()``."""
+    from mj_env.actions import ActionError
+    from mj_env.single_agent import MahjongSingleAgentEnv
+    env = MahjongSingleAgentEnv()
+    for action in (0, 500):
+        with pytest.raises(ActionError, match=r"the episode is over \(or not started\): call reset\(\) first"):
+            env.step(action)
+    obs, _ = env.reset(seed=0)
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
