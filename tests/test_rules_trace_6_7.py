@@ -1,0 +1,55 @@
+"""Rule-by-rule trace of docs/RULES.md 6 (scoring) and 7 (bad input): tests for the rule sentences that no
+behavioural test pinned when each sentence was broken by hand in the code (a traceability audit; the table of
+rules, code locations and killing tests is kept outside the repository).
+
+Each test quotes the sentence it pins and names the breakage it catches.
+"""
+from __future__ import annotations
+
+from scenario_helpers import BEIJING, count_live_draws_to_the_end, play, settled
+from test_scenarios import SHAOZHUANG
+
+from mj_env.calculator import evaluate
+
+# The hand of test_scenarios.py::test_one_round_of_shaozhuang: one round of 烧庄 (5z x 4), the second round
+# breaks, seat 2 self-draws 一条龙 3 + 门清无惠 1 = 4 fan: +12 / -4 each; 烧庄: dealer -3, others +1.
+_ONE_ROUND_WON = [-4 - 3, -4 + 1, 12 + 1, -4 + 1]
+
+
+def test_shaozhuang_on_draw_false_still_settles_shaozhuang_in_a_won_hand(new_game):
+    """docs/RULES.md 6.1: "烧庄 is settled whether the hand is won or drawn (**Decision**, field
+    `shaozhuang_on_draw`)". The field turns off 烧庄 in a drawn hand only; a won hand pays it either way
+    (tests/test_scenarios.py::test_a_drawn_hand_still_settles_shaozhuang holds the drawn side). Breakage caught:
+    ``mj_env.payments.win_scores`` settling 烧庄 only ``if rules.shaozhuang and rules.shaozhuang_on_draw`` (until
+    now only the structural check of ``SCORE_RULE_FIELDS`` noticed it, not a score)."""
+    for rules in (BEIJING, BEIJING.replace(shaozhuang_on_draw=False)):
+        g = new_game(rules, **SHAOZHUANG)
+        play(g, (0, "discard 5z"), (1, "discard 5z"), (2, "discard 5z"), (3, "discard 5z"),
+             (0, "discard 6z"), (1, "discard 7z"), (2, "win"))
+        assert g.result["shaozhuang"] == 1, rules.shaozhuang_on_draw
+        assert settled(g) == _ONE_ROUND_WON, rules.shaozhuang_on_draw
+
+
+def test_shaozhuang_on_draw_in_a_calculator_line_leaves_the_won_hands_shaozhuang():
+    """docs/RULES.md 6.1 (as above) through the calculator (docs/INTERFACES.md 1): a rules object with
+    ``"shaozhuang_on_draw": false`` scores a won hand with 烧庄 exactly as the preset does, for 1 to 3 rounds
+    (line 2^(R-1): the dealer pays 3, 6, 12; each other seat gets 1, 2, 4). Same breakage as above."""
+    line = {"hand": "123m456m789m234p9p", "win_tile": "9p", "hui": "1s", "winner": 2, "dealer": 0}
+    for rounds, sz in ((1, 1), (2, 2), (3, 4)):
+        want = evaluate(dict(line, shaozhuang_rounds=rounds))
+        assert want["shaozhuang"] == sz and want["scores"] == [-4 - 3 * sz, -4 + sz, 12 + sz, -4 + sz]
+        got = evaluate(dict(line, shaozhuang_rounds=rounds, rules={"name": "beijing", "shaozhuang_on_draw": False}))
+        assert got == want, rounds
+
+
+def test_a_drawn_hands_shaozhuang_is_paid_times_base(new_game):
+    """docs/RULES.md 6: "points = fan x base (底分)", and 6.1: "a drawn hand (荒牌): no hand settlement; 烧庄 is
+    still settled". With base 500 one round of 烧庄 in a drawn hand moves 3 x 500 from the dealer and 500 to each
+    other seat; the settlement's ``shaozhuang`` stays the line 2^(R-1) = 1 (docs/INTERFACES.md 1). Breakage
+    caught: ``mj_env.hand_end.hand_results`` settling drawn hands with base 1 (a won hand's base was pinned, a
+    drawn hand's was not)."""
+    g = new_game(BEIJING.replace(base=500), **SHAOZHUANG)
+    play(g, (0, "discard 5z"), (1, "discard 5z"), (2, "discard 5z"), (3, "discard 5z"))
+    count_live_draws_to_the_end(g)
+    assert g.wins == [] and g.result == {"draw": True, "shaozhuang": 1, "scores": [-1500, 500, 500, 500]}
+    assert settled(g) == [-1500, 500, 500, 500]
