@@ -6,10 +6,12 @@ Each test quotes the sentence it pins and names the breakage it catches.
 """
 from __future__ import annotations
 
-from scenario_helpers import BEIJING, count_live_draws_to_the_end, play, settled
+import pytest
+from scenario_helpers import BEIJING, HEBEI, ROB, count_live_draws_to_the_end, play, settled
 from test_scenarios import SHAOZHUANG
 
-from mj_env.calculator import evaluate
+from mj_env.calculator import SCORE_RULE_FIELDS, evaluate, rules_json
+from mj_env.rules import PRESET_NAMES, RuleError, get_rules
 
 # The hand of test_scenarios.py::test_one_round_of_shaozhuang: one round of 烧庄 (5z x 4), the second round
 # breaks, seat 2 self-draws 一条龙 3 + 门清无惠 1 = 4 fan: +12 / -4 each; 烧庄: dealer -3, others +1.
@@ -53,3 +55,57 @@ def test_a_drawn_hands_shaozhuang_is_paid_times_base(new_game):
     count_live_draws_to_the_end(g)
     assert g.wins == [] and g.result == {"draw": True, "shaozhuang": 1, "scores": [-1500, 500, 500, 500]}
     assert settled(g) == [-1500, 500, 500, 500]
+
+
+@pytest.mark.parametrize("all_pay, scores", [(True, [-15, -9, -9, 33]), (False, [-15, 0, 0, 15])])
+def test_discard_bonus_all_pay_reaches_the_environments_settlement(new_game, all_pay, scores):
+    """docs/RULES.md 6.2: "Discard win with X > 0: the discarder pays base + X and each other non-winner pays X"
+    (**Decision**, field ``discard_bonus_all_pay``); 6.4: the settlement's ``input`` names such a field in its
+    ``rules`` object. Seat 3 (46m 123p 456p 789p 22s, concealed) wins on the dealer's 5m: base 6 (a non-dealer on
+    the dealer's discard) + X = 门清 2 + 一条龙 2 + 捉五 5 = 9. With the field off only the dealer pays. Breakage caught:
+    ``mj_env.calculator.rules_json`` leaving the field out of the settlement input (the win was then settled as
+    the preset's, every seat paying X), and the engine ignoring the field."""
+    g = new_game(HEBEI.replace(discard_bonus_all_pay=all_pay), hands=ROB["hands"], draws=ROB["draws"],
+                 tail=ROB["tail"])
+    play(g, (0, "discard 5m"), (3, "win"))
+    assert g.result["patterns"] == {"门清": 2, "一条龙": 2, "捉五": 5}
+    assert settled(g) == scores
+    if hasattr(g, "rewards"):  # the batched engine's settlement carries the calculator input
+        assert g.result["input"]["rules"] == ("hebei" if all_pay else {"name": "hebei", "discard_bonus_all_pay": False})
+
+
+def _alternatives():
+    """(preset, field, value): every rule field that bears on the score (``SCORE_RULE_FIELDS``) set to a value
+    other than its preset's, where the rule set takes it."""
+    out = []
+    for preset in PRESET_NAMES:
+        base = get_rules(preset)
+        for field in SCORE_RULE_FIELDS:
+            now = getattr(base, field)
+            for value in ([not now] if isinstance(now, bool) else [v for v in (0, 1, 2, 3, 4) if v != now]):
+                try:
+                    get_rules({"name": preset, field: value})
+                except RuleError:
+                    continue
+                out.append((preset, field, value))
+                break
+    return out
+
+
+def test_the_settlement_input_names_every_score_field_that_differs():
+    """docs/RULES.md 6.4: "The settlement's `input` is a calculator line ...: `rules` is the preset name unless a
+    rule field that bears on the score differs from the preset (then the object form of docs/INTERFACES.md 1, holding
+    only such fields); `base` travels as its own field". One field at a time, for every field and preset where a
+    rule set takes another value, with engine-only fields and ``base`` beside it that must not show. Breakage
+    caught: ``rules_json`` leaving out any one field of ``SCORE_RULE_FIELDS``; 6 of the 15 such breakages (chi,
+    seven_pairs, orphans_extra_dragon, self_draw_only_hui, four_hui_win, hubao) survived the suite, whose table in
+    tests/test_calculator_hardening.py::test_rules_json_names_only_fields_that_bear_on_the_score names a few fields."""
+    seen = _alternatives()
+    assert {f for _, f, _ in seen} == set(SCORE_RULE_FIELDS)
+    for preset, field, value in seen:
+        rules = get_rules({"name": preset, field: value})  # (the object form pairs flowers with its 144 tiles)
+        assert rules_json(rules) == {"name": preset, field: value}
+        assert rules_json(rules.replace(base=500, hands_per_episode=3)) == {"name": preset, field: value}
+        assert "legal" in evaluate({"rules": rules_json(rules), "hand": "123m456m789m123p5p", "win_tile": "5p"})
+    for preset in PRESET_NAMES:
+        assert rules_json(get_rules(preset, base=500, hands_per_episode=3)) == preset
