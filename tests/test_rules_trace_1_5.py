@@ -1,8 +1,9 @@
 """Rule-by-rule trace of docs/RULES.md 1-5: scripted scenarios for the rule sentences whose breakage no other
 test caught (each was checked by breaking the rule in the engine and running the rule-level test files).
 
-Each test quotes the sentence it pins and runs on every engine path (the reference engine, a one-table
-``Engine`` and a table of a batch). Beijing scripts use indicator 9s (the 惠牌 is 1s; no hand holds one).
+Each test quotes the sentence it pins. The scripted games run on every engine path (the reference engine, a
+one-table ``Engine`` and a table of a batch); the claim-option tests on ``legal.claim_options`` and its batched
+form, not on the reference engine. Beijing scripts use indicator 9s (the 惠牌 is 1s; only the hui_wild_in_melds tests hold one).
 """
 from __future__ import annotations
 

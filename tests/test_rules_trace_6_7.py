@@ -1,6 +1,6 @@
 """Rule-by-rule trace of docs/RULES.md 6 (scoring) and 7 (bad input): tests for the rule sentences that no
-behavioural test pinned when each sentence was broken by hand in the code (a traceability audit; the table of
-rules, code locations and killing tests is kept outside the repository).
+behavioural test pinned when each sentence was broken by hand in the code (a traceability audit; its table of
+rules, code locations and killing tests is docs/rules_trace.md).
 
 Each test quotes the sentence it pins and names the breakage it catches.
 """
@@ -22,8 +22,9 @@ def test_shaozhuang_on_draw_false_still_settles_shaozhuang_in_a_won_hand(new_gam
     """docs/RULES.md 6.1: "烧庄 is settled whether the hand is won or drawn (**Decision**, field
     `shaozhuang_on_draw`)". The field turns off 烧庄 in a drawn hand only; a won hand pays it either way
     (tests/test_scenarios.py::test_a_drawn_hand_still_settles_shaozhuang holds the drawn side). Breakage caught:
-    ``mj_env.payments.win_scores`` settling 烧庄 only ``if rules.shaozhuang and rules.shaozhuang_on_draw`` (until
-    now only the structural check of ``SCORE_RULE_FIELDS`` noticed it, not a score)."""
+    ``mj_env.hand_end.win_input`` leaving ``shaozhuang_rounds`` out of a won hand's input when the field is False
+    (it survived every test before). The calculator-side breakage, ``mj_env.payments.win_scores`` settling 烧庄
+    only ``if rules.shaozhuang and rules.shaozhuang_on_draw``, passes here: the next test catches it."""
     for rules in (BEIJING, BEIJING.replace(shaozhuang_on_draw=False)):
         g = new_game(rules, **SHAOZHUANG)
         play(g, (0, "discard 5z"), (1, "discard 5z"), (2, "discard 5z"), (3, "discard 5z"),
@@ -35,7 +36,9 @@ def test_shaozhuang_on_draw_false_still_settles_shaozhuang_in_a_won_hand(new_gam
 def test_shaozhuang_on_draw_in_a_calculator_line_leaves_the_won_hands_shaozhuang():
     """docs/RULES.md 6.1 (as above) through the calculator (docs/INTERFACES.md 1): a rules object with
     ``"shaozhuang_on_draw": false`` scores a won hand with 烧庄 exactly as the preset does, for 1 to 3 rounds
-    (line 2^(R-1): the dealer pays 3, 6, 12; each other seat gets 1, 2, 4). Same breakage as above."""
+    (line 2^(R-1): the dealer pays 3, 6, 12; each other seat gets 1, 2, 4). Breakage caught: ``mj_env.payments.
+    win_scores`` settling 烧庄 only ``if rules.shaozhuang and rules.shaozhuang_on_draw`` (until now only the
+    structural check of ``SCORE_RULE_FIELDS`` noticed it, not a score)."""
     line = {"hand": "123m456m789m234p9p", "win_tile": "9p", "hui": "1s", "winner": 2, "dealer": 0}
     for rounds, sz in ((1, 1), (2, 2), (3, 4)):
         want = evaluate(dict(line, shaozhuang_rounds=rounds))
