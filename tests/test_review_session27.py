@@ -54,3 +54,26 @@ def test_each_entry_point_names_the_very_line_that_called_it_not_one_further_out
              lambda: MahjongSingleAgentEnv(rules="quemen", opponents=[RuleBasedAgent()] * 3)]
     for call in calls:
         assert _mismatch_lines(call) == {(__file__, call.__code__.co_firstlineno)}
+
+
+def test_user_stacklevel_treats_a_sibling_folder_with_the_librarys_prefix_and_exec_code_as_the_users():
+    """A user's script in ``<root>/mj_env_experiments/`` (beside ``<root>/mj_env/``) or code run by ``exec``
+    (``co_filename`` ``'<string>'``, as ``exec`` gives it) is the user's line: level 1 from there. Code under the
+    library's folder is passed over (level 2: the caller of that code). Without the folder's trailing separator the sibling folder
+    counted as the library."""
+    import os
+    import types
+
+    from mj_env import actions as A
+    from mj_env.messages import user_stacklevel
+
+    def level_from(filename):
+        """user_stacklevel(A) called from a frame whose co_filename is ``filename``."""
+        def level():
+            return user_stacklevel(A)
+        return types.FunctionType(level.__code__.replace(co_filename=filename), {}, closure=level.__closure__)()
+
+    root = os.path.dirname(A.__file__)
+    assert level_from(root + "_experiments" + os.sep + "run.py") == 1
+    assert level_from("<string>") == 1
+    assert level_from(os.path.join(root, "inside.py")) == 2
