@@ -131,15 +131,14 @@ def _opponent(spec, rules):
         raise TypeError(f"opponent {brief(spec)} has no act(obs, rng) method")
     warn_rules_mismatch(spec, rules, "an opponent", "env", f"build it for {rules.name} (e.g. RuleBasedAgent({rules.name!r}), "
                         f"or for a checkpoint agents.make_agent(path, rules={rules.name!r})), or give a name such as "
-                        "'rule' or 'pretrained'", library=_WRAPPERS + tuple(filter(None, map(sys.modules.get, _SB3))))
+                        "'rule' or 'pretrained'", library=tuple(filter(None, map(sys.modules.get, _WRAPPERS))))
     return spec
 
 
-_WRAPPERS = (gym,)
-_SB3 = ("stable_baselines3", "sb3_contrib")
+_WRAPPERS = ("gymnasium", "stable_baselines3", "sb3_contrib")
 """The packages whose frames an opponent's RulesMismatchWarning passes over to name the user's line: Gymnasium's
 vectors and wrappers (``call("set_opponents", ...)``, ``gym.make``), and SB3's (``env_method``, ``set_attr`` through
-``VecMonitor`` or ``DummyVecEnv``) when they are loaded (this module never imports them)."""
+``VecMonitor`` or ``DummyVecEnv``), each when it is loaded (this module never imports SB3)."""
 
 
 def checked_seat(seat):
