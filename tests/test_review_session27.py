@@ -36,26 +36,6 @@ def test_an_opponent_set_through_stable_baselines3s_vec_env_wrappers_names_the_u
     assert {f for f, _ in _mismatch_lines(lambda: dummy.env_method("set_opponents", quemen_rule))} == {__file__}
 
 
-def test_each_entry_point_names_the_very_line_that_called_it_not_one_further_out():
-    """tests/test_warning_lines.py checks only the file a warning names: a warning one frame too far out (the test
-    function calling the lambda, in the same file) passed it. Here the line must be the lambda's own."""
-    from agents import make_agent
-    from agents.arena import compare, load_agents, play_duplicate
-    from agents.networks import NetworkAgent
-    from agents.pretrained import DATA
-    from mj_env.baselines import EfficientAgent, RandomAgent
-
-    checkpoint = str(DATA / "pretrained_beijing.pt")
-    calls = [lambda: play_duplicate([RuleBasedAgent(), RandomAgent()], 1, seed=0, rules="quemen"),
-             lambda: compare(["mine", "rule"], 1, seed=0, rules="hebei", agents=[RandomAgent(), EfficientAgent()]),
-             lambda: make_agent(checkpoint, rules="quemen"),
-             lambda: load_agents([checkpoint], rules="quemen"),
-             lambda: NetworkAgent.from_checkpoint(checkpoint, rules="quemen"),
-             lambda: MahjongSingleAgentEnv(rules="quemen", opponents=[RuleBasedAgent()] * 3)]
-    for call in calls:
-        assert _mismatch_lines(call) == {(__file__, call.__code__.co_firstlineno)}
-
-
 def test_user_stacklevel_treats_a_sibling_folder_with_the_librarys_prefix_and_exec_code_as_the_users():
     """A user's script in ``<root>/mj_env_experiments/`` (beside ``<root>/mj_env/``) or code run by ``exec``
     (``co_filename`` ``'<string>'``, as ``exec`` gives it) is the user's line: level 1 from there. Code under the
