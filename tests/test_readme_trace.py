@@ -262,6 +262,58 @@ def test_rllibs_environment_pre_check_needs_penalize_as_the_readme_says():
 # --------------------------------------------------------------------------- Quick start, Speed, Rule sets
 
 
+_BARE_INSTALL = """
+import io, json, sys
+for name in ("scipy", "tqdm", "torch", "matplotlib", "tensorboard", "tyro"):
+    sys.modules[name] = None       # none of the extras: what `pip install .` alone brings
+import gymnasium as gym
+import numpy as np
+import mj_env
+import agents
+from mj_env import records, score
+from mj_env.vector import MahjongVectorEnv
+
+rng = np.random.default_rng(0)
+env = mj_env.env()
+env.reset(seed=0)
+for agent in env.agent_iter():
+    obs, _, term, trunc, _ = env.last()
+    env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+path = sys.argv[1]
+with open(path, "w", encoding="utf-8") as f:
+    f.write(json.dumps(env.unwrapped.hand_record(), ensure_ascii=False) + "\\n")
+assert records.main([path]) == 0
+venv = MahjongVectorEnv(4, seed=0)
+obs, _ = venv.reset(seed=0)
+players = [agents.make_agent(name) for name in ("random", "rule", "efficient")]
+for t in range(30):
+    obs, *_ = venv.step(players[t % 3].act(obs, rng))
+one = gym.make("mj_env/Hebei-v0", opponents="efficient")
+obs, _ = one.reset(seed=0)
+one.step(int(np.flatnonzero(obs["action_mask"])[0]))
+line = sys.argv[2].encode()
+assert score.main(io.BytesIO(line + b"\\n"), sys.stdout) == 0
+"""
+
+
+def test_pip_install_alone_runs_what_the_quick_start_says_it_runs(tmp_path):
+    """README, Quick start: ``pip install .`` "alone ... runs the environments, the NumPy agents, ``mj_env.score``
+    and ``mj_env.records``; the arena and the search want the ``train`` extra's scipy ..." (it said the install was
+    "enough for the environments, the agents, the arena and the ``python -m`` tools below": the arena refuses
+    without scipy, tests/test_audit_docs.py). Played with every extra's modules made unimportable."""
+    import subprocess
+    import sys
+
+    text = _readme()
+    assert ("alone it runs the environments, the NumPy agents, `mj_env.score` and `mj_env.records`; the arena and "
+            "the search want the `train` extra's scipy") in text
+    line = re.search(r"echo '(\{.*?\})' \| python -m mj_env\.score", text).group(1)
+    run = subprocess.run([sys.executable, "-c", _BARE_INSTALL, str(tmp_path / "hand.jsonl"), line], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr
+    assert "1 of 1 record(s) replay to their stored settlements" in run.stdout and '"legal": true' in run.stdout
+
+
 def test_the_extras_and_dependencies_are_those_the_quick_start_lists():
     """README, Quick start: the core needs "numpy, gymnasium>=1.1 and pettingzoo"; ``train`` is "(torch, tqdm,
     scipy, tensorboard, tyro ...)" with ``torch>=2.1,<3``; ``plot`` matplotlib; ``sb3`` Stable-Baselines3 and
