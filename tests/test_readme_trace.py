@@ -68,6 +68,12 @@ def test_the_default_run_is_what_the_readme_says_it_is():
     wrong = [phrase for phrase, holds in said.items() if not holds]
     assert not wrong, f"train.Args' defaults disagree with the README: {wrong}"
     assert dataclasses.asdict(train.parse_args([])) == dataclasses.asdict(a)
+    # "...final.pt,rule --hands 400 --seed 12345 --batch 256 # the last: train.py's final evaluation against rule,
+    # figure for figure (train.py prints this command)": for the default run, the command it prints
+    printed = train.repeat_command(a, Path("runs") / "selfplay_ppo" / "checkpoints" / "final.pt")
+    assert printed == ("python -m agents.arena --agents runs/selfplay_ppo/checkpoints/final.pt,rule --hands 400 "
+                       "--seed 12345 --batch 256")
+    assert printed + " # the last: train.py's final evaluation against rule, figure for figure" in text
 
 
 # --------------------------------------------------------------------------- "Duplicate comparison"
@@ -371,6 +377,78 @@ def test_the_readme_counts_the_rows_of_the_rules_trace():
 
 
 # --------------------------------------------------------------------------- benchmarks/README.md
+
+
+def _readme_commands() -> list[tuple[str, str, list[str]]]:
+    """(where, program, argv) of every ``python -m agents.X`` / ``mj_env.records`` / ``benchmarks/X.py`` command
+    of the two READMEs, the placeholders S and R given a value (train.py's: tests/test_audit_docs.py)."""
+    import shlex
+
+    from test_audit_docs import documented_commands
+
+    found = []
+    for where, program, rest in documented_commands():
+        if where not in ("README.md", "benchmarks/README.md") or rest.count('"') % 2:
+            continue  # a quoted value cut at a ")" by the extraction (agents.curve's --labels)
+        if program.startswith(("-m agents.", "-m mj_env.records", "benchmarks/")):
+            argv = ["1" if a == "S" else "beijing" if a == "R" else a for a in shlex.split(rest)]
+            found.append((where, program, argv))
+    return found
+
+
+def test_every_command_of_the_readmes_parses(monkeypatch):
+    """Every arena, search, records, curve and benchmark command the READMEs show is accepted by its program's
+    parser as written (tests/test_audit_docs.py checks only that each flag exists, and train.py's commands)."""
+    import argparse
+    import importlib
+
+    class Parsed(Exception):
+        pass
+
+    real = argparse.ArgumentParser.parse_args
+
+    def parse_then_stop(self, args=None, namespace=None):
+        raise Parsed(real(self, args, namespace))
+
+    monkeypatch.chdir(ROOT)
+    commands = _readme_commands()
+    programs = {program for _, program, _ in commands}
+    assert {"-m agents.arena", "-m agents.search", "-m mj_env.records", "benchmarks/throughput.py",
+            "benchmarks/profile_step.py", "benchmarks/search.py", "benchmarks/fast_paths.py"} <= programs
+    refused = []
+    for where, program, argv in commands:
+        module = importlib.import_module(program[3:] if program.startswith("-m ") else Path(program).stem)
+        try:
+            if hasattr(module, "parse_args"):   # throughput.py, benchmarks/search.py: with their checks
+                module.parse_args(argv)
+            else:
+                with monkeypatch.context() as m:
+                    m.setattr(argparse.ArgumentParser, "parse_args", parse_then_stop)
+                    with pytest.raises(Parsed):
+                        module.main(argv)
+        except SystemExit:
+            refused.append(f"{where}: python {program} {' '.join(argv)}")
+    assert not refused, refused
+
+
+def test_the_flags_of_the_ecosystem_table_are_its_examples_flags():
+    """README, the Ecosystem table: each library's row shows its example's flags (``--one-table-envs``,
+    ``--random-learner``, ``--single-agent --iterations 5 --num-env-runners 1``, ``--tables 1`` ...), most in
+    table cells that the command extraction of tests/test_audit_docs.py does not read: each is a flag of that
+    example."""
+    from test_audit_docs import argparse_flags
+
+    rows = {"| Stable-Baselines3": "sb3_maskable_ppo.py", "| Ray RLlib": "rllib_ppo.py",
+            "| Tianshou": "tianshou_pettingzoo.py", "| TorchRL": "torchrl_ppo.py"}
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    bad, seen = [], 0
+    for start, example in rows.items():
+        [row] = [line for line in lines if line.startswith(start)]
+        flags = set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", row))
+        assert "--smoke" in flags, start
+        seen += len(flags)
+        bad += [f"{example} {flag}" for flag in sorted(flags - argparse_flags(ROOT / "examples" / example))]
+    assert seen >= 15 and not bad, bad
 
 
 def test_the_benchmark_defaults_are_those_benchmarks_readme_names(monkeypatch):
