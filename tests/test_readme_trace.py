@@ -234,6 +234,20 @@ def test_gymnasiums_vector_wrappers_on_the_self_play_env_fail_as_the_readme_says
     _play(FlattenObservation(MahjongVectorEnv(8, autoreset_mode="NEXT_STEP")), flat=True)
 
 
+def test_same_step_infos_of_the_self_play_env_hold_the_settlement_and_no_final_obs():
+    """README, self-play: "``SAME_STEP`` infos hold no ``final_obs``: an ended hand has no seat to decide" (what it
+    ended with is the ``settlement`` info, where ``_settlement`` marks the tables)."""
+    env = MahjongVectorEnv(8, seed=0)
+    obs, _ = env.reset(seed=0)
+    rng, ended = np.random.default_rng(0), 0
+    for _ in range(300):
+        obs, _, term, _, infos = env.step(_masked_random(obs["action_mask"], rng))
+        assert not {"final_obs", "_final_obs", "final_info", "_final_info"} & set(infos)
+        assert np.array_equal(infos["_settlement"], term)
+        ended += int(term.sum())
+    assert ended >= 8
+
+
 def test_the_aec_env_is_turn_based_and_only_the_turn_based_conversion_takes_it():
     """README: "It is turn-based (``is_parallelizable`` is False), so PettingZoo's ``aec_to_parallel`` refuses it;
     ``pettingzoo.utils.conversions.turn_based_aec_to_parallel`` gives a Parallel env (it passes
@@ -263,6 +277,24 @@ def test_rllibs_environment_pre_check_needs_penalize_as_the_readme_says():
         with pytest.raises(ValueError, match="does not abide to the new gymnasium-style API"):
             check_multiagent_environments(PettingZooEnv(FlatObservations(mj_env.env())))
         check_multiagent_environments(PettingZooEnv(FlatObservations(mj_env.env(illegal_action="penalize"))))
+
+
+# --------------------------------------------------------------------------- "The pretrained players"
+
+
+def test_the_shipped_players_are_as_the_readme_describes_them():
+    """README: "files in ``agents/data/``, about 150 KB each"; "``pretrained`` plays as ``PLAYERS`` says (hebei
+    greedy, the others sampling)"; its table's "made by" column gives each player's command, the one
+    ``PLAYERS`` records (tests/test_pretrained.py holds the agent to ``PLAYERS``, not ``PLAYERS`` to the README)."""
+    from agents.pretrained import PLAYERS
+
+    text = _readme()
+    assert "files in `agents/data/`, about 150 KB each" in text and "(hebei greedy, the others sampling)" in text
+    assert {rules: card["greedy"] for rules, card in PLAYERS.items()} == {"beijing": False, "hebei": True,
+                                                                         "quemen": False}
+    for rules, card in PLAYERS.items():
+        assert 100_000 <= (ROOT / "agents" / "data" / card["file"]).stat().st_size <= 200_000, rules
+        assert f"| {rules} | `{card['command']}` (" in text, rules
 
 
 # --------------------------------------------------------------------------- Quick start, Speed, Rule sets
