@@ -425,6 +425,8 @@ def _readme_commands() -> list[tuple[str, str, list[str]]]:
         if program.startswith(("-m agents.", "-m mj_env.records", "benchmarks/")):
             argv = ["1" if a == "S" else "beijing" if a == "R" else a for a in shlex.split(rest)]
             found.append((where, program, argv))
+    for span in re.findall(r"`python -m (agents\.curve [^`]*)`", (ROOT / "README.md").read_text(encoding="utf-8")):
+        found.append(("README.md", "-m agents.curve", shlex.split(span)[1:]))   # its --labels "... (20a2946),..."
     return found
 
 
@@ -445,7 +447,7 @@ def test_every_command_of_the_readmes_parses(monkeypatch):
     monkeypatch.chdir(ROOT)
     commands = _readme_commands()
     programs = {program for _, program, _ in commands}
-    assert {"-m agents.arena", "-m agents.search", "-m mj_env.records", "benchmarks/throughput.py",
+    assert {"-m agents.arena", "-m agents.search", "-m agents.curve", "-m mj_env.records", "benchmarks/throughput.py",
             "benchmarks/profile_step.py", "benchmarks/search.py", "benchmarks/fast_paths.py"} <= programs
     refused = []
     for where, program, argv in commands:
@@ -504,6 +506,9 @@ def test_the_benchmark_defaults_are_those_benchmarks_readme_names(monkeypatch):
     t = throughput.parse_args([])
     assert (t.seconds, t.batch_list, t.rules) == (5.0, [1, 64, 1024, 4096], "beijing")
     assert t.impls.split(",") == [i for i in throughput.ALL_IMPLS if i != "single_rule"]
+    listed = "vector,engine,aec,single_rule,rlcard,riichienv,riichienv_encode"
+    assert f"`--impls` (a subset of `{listed}`; all but `single_rule` by default)" in text
+    assert sorted(throughput.ALL_IMPLS) == sorted(listed.split(","))
     assert "default 10 x (seconds + warm-up) + 120" in text
     assert "args.timeout or 10 * (args.seconds + args.warmup) + 120" in inspect.getsource(throughput.main)
 
