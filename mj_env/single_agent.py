@@ -625,6 +625,39 @@ class MahjongSingleAgentEnv(gym.Env):
         self.set_opponents(opponents)
 
     @property
+    def seat_mode(self):
+        """The constructor's ``seat`` (0-3, "rotate" or "random"; also readable and settable as ``seat``): where the
+        learner sits from the next hand on (the seat of the hand in play is ``infos["seat"]``). Assigning to it is
+        checked as the constructor checks it, so that Gymnasium's ``set_attr("seat", ...)`` on make_vec's sync and
+        async modes reaches the game (it sets a name no layer has on the outermost wrapper, where the game never
+        reads it); through SB3's vectors of one-table envs: ``env_method("set_wrapper_attr", "seat", ...)``."""
+        return self.venv.seat_mode
+
+    @seat_mode.setter
+    def seat_mode(self, seat) -> None:
+        self.venv.seat_mode = checked_seat(seat)
+
+    seat = seat_mode  # the constructor's name for it
+
+    @property
+    def illegal_action(self) -> str:
+        """The constructor's ``illegal_action`` ("penalize" or "raise"); settable, checked, as ``seat_mode``."""
+        return self.venv.illegal_action
+
+    @illegal_action.setter
+    def illegal_action(self, value) -> None:
+        self.venv.illegal_action, self.venv.illegal_penalty = A.illegal_policy(value, self.venv.illegal_penalty)
+
+    @property
+    def illegal_penalty(self) -> float:
+        """The constructor's ``illegal_penalty`` (the learner gets minus it); settable, checked, as ``seat_mode``."""
+        return self.venv.illegal_penalty
+
+    @illegal_penalty.setter
+    def illegal_penalty(self, value) -> None:
+        self.venv.illegal_action, self.venv.illegal_penalty = A.illegal_policy(self.venv.illegal_action, value)
+
+    @property
     def last_settlement(self) -> dict | None:
         """The settlement object (docs/INTERFACES.md 2) of the learner's hand that ended in the last ``step`` (the
         last of them where one step spanned several hands of a match), None where none did and after ``reset``: the

@@ -454,3 +454,52 @@ def test_tianshou_shared_memory_vector_env_takes_the_single_agent_env():
                 obs[done] = fresh
     finally:
         venv.close()
+
+
+# --- switching a setting of the one-table envs inside a vector env ----------------------------------------------
+
+@pytest.mark.filterwarnings("ignore:.*ERROR")   # the async mode's report of the worker that raised
+def test_gymnasiums_set_attr_reaches_the_one_table_envs_seat_and_illegal_action_settings():
+    """``make_vec(id, vectorization_mode="sync" | "async")`` users switch settings between rollouts with
+    ``set_attr`` (as the README shows for ``opponents``). ``set_attr("seat", "random")``, ``("illegal_action",
+    "raise")`` and ``("illegal_penalty", 3.0)`` found no such attribute on the one-table env, so Gymnasium put them
+    on its outermost wrapper and the game went on as before, without a word (a bad value was taken as quietly).
+    They now reach the game, checked as the constructor checks them (SB3's batched adapter already did so)."""
+    for mode in ("sync", "async"):
+        envs = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode=mode, opponents="random")
+        try:
+            _, info = envs.reset(seed=0)
+            assert info["seat"].tolist() == [0, 0]
+            envs.set_attr("seat", 2)
+            assert envs.get_attr("seat") == (2, 2) and envs.get_attr("seat_mode") == (2, 2)
+            obs, info = envs.reset(seed=0)
+            assert info["seat"].tolist() == [2, 2]
+            envs.set_attr("illegal_penalty", 3.0)
+            bad = np.array([int(np.flatnonzero(m == 0)[0]) for m in obs["action_mask"]])
+            _, rew, term, _, info = envs.step(bad)
+            assert rew.tolist() == [-3.0, -3.0] and term.all() and info["illegal_action"].all()
+            envs.reset(seed=0)
+            envs.set_attr("illegal_action", "raise")
+            with pytest.raises(mj_env.actions.ActionError, match="is illegal"):
+                envs.step(bad)
+        finally:
+            envs.close()
+    env = gym.make("mj_env/Beijing-v0")
+    for name, value, match in [("seat", 4, "seat must be 0-3"), ("seat_mode", "left", "seat must be 0-3"),
+                               ("illegal_action", "bogus", "illegal_action must be"),
+                               ("illegal_penalty", float("nan"), "illegal_penalty must be")]:
+        with pytest.raises(ValueError, match=match):
+            env.set_wrapper_attr(name, value)
+    assert (env.unwrapped.seat, env.unwrapped.illegal_action, env.unwrapped.illegal_penalty) == (0, "penalize", 10.0)
+    env.unwrapped.seat = "rotate"    # plain assignment works too
+    assert env.unwrapped.venv.seat_mode == "rotate"
+
+
+def test_sb3s_vectors_of_one_table_envs_reach_the_seat_through_set_wrapper_attr():
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.env_util import make_vec_env
+    venv = make_vec_env("mj_env/Beijing-v0", n_envs=2, seed=0)     # DummyVecEnv of Monitor-wrapped envs
+    venv.env_method("set_wrapper_attr", "seat", 3)
+    venv.reset()
+    assert venv.env_method("get_wrapper_attr", "seat_mode") == [3, 3]
+    assert [int(env.unwrapped.venv.seats[0]) for env in venv.envs] == [3, 3]
