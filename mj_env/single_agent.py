@@ -175,7 +175,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         # "ansi" and "human" render; other modes are accepted and render nothing (SB3's make_vec_env
         # asks every environment for "rgb_array")
         self.render_mode = render_mode
-        self.illegal_action, self.illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
+        self._illegal_action, self._illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         self.set_opponents(opponents)
         self.seat_mode = checked_seat(seat)
@@ -216,6 +216,36 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
     @opponents.setter
     def opponents(self, opponents) -> None:
         self.set_opponents(opponents)
+
+    @property
+    def seat_mode(self):
+        """The constructor's ``seat`` (0-3, "rotate" or "random"): where the learner sits in the episodes dealt from
+        now on (``seats`` holds each table's seat of the hand in play). Assigning to it is checked as the constructor
+        checks it (a bad value used to be taken and fail at a later reset)."""
+        return self._seat_mode
+
+    @seat_mode.setter
+    def seat_mode(self, seat) -> None:
+        self._seat_mode = checked_seat(seat)
+
+    @property
+    def illegal_action(self) -> str:
+        """The constructor's ``illegal_action`` ("penalize" or "raise"); assigning to it is checked, as ``seat_mode``."""
+        return self._illegal_action
+
+    @illegal_action.setter
+    def illegal_action(self, value) -> None:
+        self._illegal_action, self._illegal_penalty = A.illegal_policy(value, self._illegal_penalty)
+
+    @property
+    def illegal_penalty(self) -> float:
+        """The constructor's ``illegal_penalty`` (the learner gets minus it); assigning to it is checked, as
+        ``seat_mode``."""
+        return self._illegal_penalty
+
+    @illegal_penalty.setter
+    def illegal_penalty(self, value) -> None:
+        self._illegal_action, self._illegal_penalty = A.illegal_policy(self._illegal_action, value)
 
     # ------------------------------------------------------------------ dealing and opponents
     def _deal(self, tables, seed=None, walls=None, dealers=None, redeal: bool = False) -> None:
@@ -635,7 +665,7 @@ class MahjongSingleAgentEnv(gym.Env):
 
     @seat_mode.setter
     def seat_mode(self, seat) -> None:
-        self.venv.seat_mode = checked_seat(seat)
+        self.venv.seat_mode = seat  # (checked there)
 
     seat = seat_mode  # the constructor's name for it
 
@@ -646,7 +676,7 @@ class MahjongSingleAgentEnv(gym.Env):
 
     @illegal_action.setter
     def illegal_action(self, value) -> None:
-        self.venv.illegal_action, self.venv.illegal_penalty = A.illegal_policy(value, self.venv.illegal_penalty)
+        self.venv.illegal_action = value
 
     @property
     def illegal_penalty(self) -> float:
@@ -655,7 +685,7 @@ class MahjongSingleAgentEnv(gym.Env):
 
     @illegal_penalty.setter
     def illegal_penalty(self, value) -> None:
-        self.venv.illegal_action, self.venv.illegal_penalty = A.illegal_policy(self.venv.illegal_action, value)
+        self.venv.illegal_penalty = value
 
     @property
     def last_settlement(self) -> dict | None:

@@ -503,3 +503,22 @@ def test_sb3s_vectors_of_one_table_envs_reach_the_seat_through_set_wrapper_attr(
     venv.reset()
     assert venv.env_method("get_wrapper_attr", "seat_mode") == [3, 3]
     assert [int(env.unwrapped.venv.seats[0]) for env in venv.envs] == [3, 3]
+
+
+def test_the_batched_forms_settings_are_checked_when_assigned():
+    """On ``make_vec(..., "vector_entry_point")`` a user switches the seat between rollouts by assigning
+    ``envs.unwrapped.seat_mode``: 9 was taken and every later reset failed with an IndexError; "bogus" for
+    ``illegal_action`` quietly penalized. Now each is checked as the constructor checks it (SB3's adapter's
+    ``set_attr`` already did), and nothing changes on a refusal."""
+    envs = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    inner = envs.unwrapped
+    for name, value, match in [("seat_mode", 9, "seat must be 0-3"), ("illegal_action", "bogus", "illegal_action must"),
+                               ("illegal_penalty", -1.0, "illegal_penalty must")]:
+        with pytest.raises(ValueError, match=match):
+            setattr(inner, name, value)
+    assert (inner.seat_mode, inner.illegal_action, inner.illegal_penalty) == (0, "penalize", 10.0)
+    inner.seat_mode = np.int64(3)
+    inner.illegal_penalty = 2
+    assert type(inner.seat_mode) is int and type(inner.illegal_penalty) is float
+    _, info = envs.reset(seed=0)
+    assert info["seat"].tolist() == [3, 3]
