@@ -145,7 +145,29 @@ def near_option(key) -> str | None:
     return None
 
 
-class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+class ForwardsSettings:
+    """For mj_env's AEC wrappers: ``illegal_action`` and ``illegal_penalty`` read and set on the wrapped env.
+    PettingZoo's ``BaseWrapper`` reads a name it lacks from the env it wraps but sets one on itself, so
+    ``mj_env.env().illegal_action = "penalize"`` read back "penalize" while the game went on raising."""
+
+    @property
+    def illegal_action(self) -> str:
+        return self.env.illegal_action
+
+    @illegal_action.setter
+    def illegal_action(self, value) -> None:
+        self.env.illegal_action = value
+
+    @property
+    def illegal_penalty(self):
+        return self.env.illegal_penalty
+
+    @illegal_penalty.setter
+    def illegal_penalty(self, value) -> None:
+        self.env.illegal_penalty = value
+
+
+class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
     """PettingZoo's order-enforcing wrapper, whose ``last()`` asks the wrapped env directly: the
     inherited one reads five attributes through the wrapper's ``__getattr__`` at every decision
     (about 7 us of a 120 us decision; benchmarks/throughput.py, aec row). Same checks: before
@@ -194,9 +216,7 @@ class raw_env(AECEnv):
                              "mj_env.vector.MahjongVectorEnv(num_envs=...)")
         self.engine = Engine(rules, num_tables=1, **overrides)
         self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        # an integral penalty is an int, as the other seats' 0 and the settled points are (10.0 -> 10)
-        self.illegal_penalty = int(illegal_penalty) if illegal_penalty.is_integer() else illegal_penalty
+        self._set_illegal_policy(illegal_action, illegal_penalty)
         self.possible_agents = list(AGENTS)
         self.agent_name_mapping = {a: i for i, a in enumerate(AGENTS)}
         # one space object per agent, as PettingZoo's own environments have: seeding one agent's action space
@@ -403,6 +423,32 @@ class raw_env(AECEnv):
         a render mode) then raise a RuntimeError, as the Gymnasium envs do after ``close()``, through the
         order-enforcing wrapper too; ``hand_record()`` still reads the last hand."""
         self._closed = True
+
+    @property
+    def illegal_action(self) -> str:
+        """The constructor's ``illegal_action`` ("raise" or "penalize"); assigning to it (through mj_env's wrappers
+        too) is checked as the constructor checks it."""
+        return self._illegal_action
+
+    @illegal_action.setter
+    def illegal_action(self, value) -> None:
+        self._set_illegal_policy(value, self._illegal_penalty)
+
+    @property
+    def illegal_penalty(self):
+        """The constructor's ``illegal_penalty`` (the offender gets minus it); assigning to it is checked, as
+        ``illegal_action``."""
+        return self._illegal_penalty
+
+    @illegal_penalty.setter
+    def illegal_penalty(self, value) -> None:
+        self._set_illegal_policy(self._illegal_action, value)
+
+    def _set_illegal_policy(self, illegal_action, illegal_penalty) -> None:
+        illegal_action, illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
+        self._illegal_action = illegal_action
+        # an integral penalty is an int, as the other seats' 0 and the settled points are (10.0 -> 10)
+        self._illegal_penalty = int(illegal_penalty) if illegal_penalty.is_integer() else illegal_penalty
 
     def _check_open(self, call: str) -> None:
         if getattr(self, "_closed", False):

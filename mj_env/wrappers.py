@@ -43,6 +43,7 @@ from gymnasium.vector.utils import batch_space
 from pettingzoo.utils import BaseWrapper
 
 from . import actions as A
+from .aec import ForwardsSettings
 from .observation import N_PLANES
 from .tiles import N_KINDS
 
@@ -62,7 +63,7 @@ def _flat(o: dict) -> dict:
     return {"observations": o["observation"].reshape(-1).astype(np.float32), "action_mask": o["action_mask"]}
 
 
-class FlatObservations(BaseWrapper):
+class FlatObservations(ForwardsSettings, BaseWrapper):
     """Observations as RLlib's action-masking examples read them (see the module docstring)."""
 
     def __init__(self, env):
@@ -161,7 +162,7 @@ class FlatObservationsVector(VectorObservationWrapper):
                 "action_mask": observations["action_mask"]}
 
 
-class NumericInfos(BaseWrapper):
+class NumericInfos(ForwardsSettings, BaseWrapper):
     """Infos with numbers only: the settlement object is replaced by its ``scores`` ((4,) int64), the
     ``earlier_settlements`` of a match hand that ended at its deal by ``earlier_scores`` ((k, 4) int64, one row
     each), and an illegal action's name (``illegal_action="penalize"``) by its integer."""

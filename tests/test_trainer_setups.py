@@ -522,3 +522,25 @@ def test_the_batched_forms_settings_are_checked_when_assigned():
     assert type(inner.seat_mode) is int and type(inner.illegal_penalty) is float
     _, info = envs.reset(seed=0)
     assert info["seat"].tolist() == [3, 3]
+
+
+@pytest.mark.parametrize("wrap", [lambda e: e, FlatObservations, NumericInfos], ids=["env", "FlatObservations",
+                                                                                  "NumericInfos"])
+def test_the_aec_envs_illegal_action_setting_is_checked_and_reaches_the_game_through_its_wrappers(wrap):
+    """RLlib's pre-check needs ``illegal_action="penalize"`` (README); a user holding an env already made set
+    ``env.illegal_action = "penalize"`` on what ``mj_env.env()`` returns: PettingZoo's wrapper kept the name itself,
+    reading it back said "penalize", and the game still raised. On the raw env "bogus" was taken (and played as
+    penalize). Now the setting reaches the game through mj_env's wrappers, checked as the constructor checks it."""
+    env = wrap(mj_env.env())
+    env.reset(seed=0)
+    for name, value, match in [("illegal_action", "bogus", "illegal_action must"),
+                               ("illegal_penalty", float("inf"), "illegal_penalty must")]:
+        with pytest.raises(ValueError, match=match):
+            setattr(env, name, value)
+    assert (env.unwrapped.illegal_action, env.unwrapped.illegal_penalty) == ("raise", 10)
+    env.illegal_action = "penalize"
+    env.illegal_penalty = 4.0
+    assert (env.unwrapped.illegal_action, env.unwrapped.illegal_penalty) == ("penalize", 4)  # 4.0 -> 4, as made
+    seat = env.agent_selection
+    env.step(int(np.flatnonzero(env.observe(seat)["action_mask"] == 0)[0]))
+    assert env.rewards[seat] == -4 and all(env.terminations.values())
