@@ -37,14 +37,19 @@ def _norm(obj):
 
 
 def play_both(rules, n_tables: int, seed: int, claim_bias: float = 0.5):
+    """Play ``n_tables`` random episodes on both engines; returns each table's last settlement. Under
+    ``hands_per_episode`` > 1 every hand of the match is compared: when a hand ends and the match goes on,
+    the engine's next dealer must be the reference's ``next_dealer`` (docs/RULES.md 2, ``dealer_rotation``),
+    and a new reference game is dealt the wall the engine dealt."""
     rng = np.random.default_rng(seed)
     walls = shuffled_walls(rules, rng, n_tables)
     dealers = rng.integers(0, 4, n_tables)
-    eng = Engine(rules, num_tables=n_tables)
-    eng.reset(walls=walls, dealers=dealers)
+    eng = Engine(rules, num_tables=n_tables, seed=seed)  # (the seed deals a match's later hands)
+    res = eng.reset(walls=walls, dealers=dealers)
     refs = [RefGame(rules, list(walls[i]), int(dealers[i])) for i in range(n_tables)]
     results = [None] * n_tables
-    for step in range(2000):
+    _check_ended(eng, res, refs, results, -1)  # a hand may end at the deal (the dealer's 四惠牌, quemen flowers)
+    for step in range(2000 * rules.hands_per_episode):
         mask = eng.legal_mask()
         st = eng.state
         acts = np.zeros(n_tables, dtype=np.int64)
@@ -64,19 +69,34 @@ def play_both(rules, n_tables: int, seed: int, claim_bias: float = 0.5):
                 acts[i] = rng.choice(legal)
         res = eng.step(acts)
         for i, g in enumerate(refs):
-            if results[i] is not None:
-                continue
-            g.step(int(acts[i]))
-            if res.hand_over[i]:
-                assert g.phase == "END", (i, step)
-                results[i] = res.settlements[i]
-                assert _norm(res.settlements[i]) == _norm(g.result), (i, res.settlements[i], g.result)
-                assert res.rewards[i].tolist() == list(g.result["scores"])
-            else:
-                assert g.phase != "END", (i, step, g.result)
+            if results[i] is None:
+                g.step(int(acts[i]))
+        _check_ended(eng, res, refs, results, step)
         if all(r is not None for r in results):
             return results
     raise AssertionError("hands did not end")
+
+
+def _check_ended(eng, res, refs, results, step):
+    """The tables still playing before ``res`` (a reset's or a step's result): a hand the engine ended
+    is at END in the reference too, with the same settlement and rewards; the others play on in both.
+    A match that goes on continues in a new reference game (``refs[i]``) on the engine's next wall."""
+    for i, g in enumerate(refs):
+        if results[i] is not None:
+            continue
+        if res.hand_over[i]:
+            assert g.phase == "END", (i, step)
+            assert _norm(res.settlements[i]) == _norm(g.result), (i, res.settlements[i], g.result)
+            assert res.rewards[i].tolist() == list(g.result["scores"])
+            if res.episode_over[i]:
+                results[i] = res.settlements[i]
+                continue
+            assert int(eng.state.dealer[i]) == g.next_dealer, (i, step, g.winners, g.dealer)
+            refs[i] = RefGame(eng.rules, list(eng.state.wall[i]), g.next_dealer)
+            if refs[i].phase == "END":  # the next hand ended at its deal too: its settlement replaced this
+                results[i] = res.settlements[i]  # one in ``res``; rare, the table is left there
+        else:
+            assert g.phase != "END", (i, step, g.result)
 
 
 @pytest.mark.parametrize("seed", range(HANDS // 16))
