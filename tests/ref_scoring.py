@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from functools import cache
-from itertools import permutations
+from itertools import permutations, product
 
 from ref_hand import is_win, orphans_need
 
@@ -65,26 +65,43 @@ def counts_of(tiles) -> list:
     return c
 
 
-def fillings(counts: list, wild: int, n_melds: int, lowest: int = 0):
+def fillings(counts: list, wild: int, n_melds: int, lowest: int = 0, **shapes):
     """Every multiset of ``wild`` kinds (a sorted tuple of kinds >= ``lowest``) that, added to
     ``counts``, makes a winning shape at face value (a fifth copy allowed). A kind is added only
     while the wildcards left can still finish the hand (``ref_hand.is_win``), so the search
     does not walk all 34^wild multisets; the last check is without wildcards. ``counts`` is
-    changed while the generator runs."""
-    if not is_win(counts, wild, melds=n_melds):
+    changed while the generator runs. ``shapes``: ``ref_hand.is_win``'s shape switches (the rule set's)."""
+    if not is_win(counts, wild, melds=n_melds, **shapes):
         return
     if wild == 0:
         yield ()
         return
     for t in range(lowest, 34):
         counts[t] += 1
-        for rest in fillings(counts, wild - 1, n_melds, t):
+        for rest in fillings(counts, wild - 1, n_melds, t, **shapes):
             yield (t,) + rest
         counts[t] -= 1
 
 
+def meld_readings(kind: str, tiles: list, wild) -> list:
+    """The (group, tiles it stands for) a declared meld may be read as. ``wild``: the 惠牌 kind where
+    惠牌 fill chi, pong and exposed kongs (``hui_wild_in_melds``, docs/RULES.md 5), else None. The
+    claimed tile is at face value: it is one of the natural tiles, or a 惠牌-kind tile when all are."""
+    natural = sorted(t for t in tiles if t != wild) or [wild]
+    if kind == "chi":
+        return [(("S", s), [s, s + 1, s + 2]) for s in range(27) if s % 9 <= 6
+                and len(set(natural)) == len(natural) and set(natural) <= {s, s + 1, s + 2}]
+    if len(set(natural)) != 1:
+        return []
+    return [(("T", natural[0]), natural[:1] * len(tiles))]
+
+
 def ref_evaluate(obj: dict) -> dict:
-    """The calculator output for a well-formed beijing input object."""
+    """The calculator output for a well-formed beijing input object (the score-bearing rule fields of
+    ``PLAIN_RULES["beijing"]`` read from an object form)."""
+    rules = plain_rules(obj)
+    shapes = {"seven_pairs": rules["seven_pairs"], "thirteen_orphans": rules["thirteen_orphans"],
+              "extra_dragon": rules["orphans_extra_dragon"]}
     hand = parse_tiles(obj["hand"])
     win = parse_tiles(obj["win_tile"])[0]
     melds = []
@@ -102,24 +119,32 @@ def ref_evaluate(obj: dict) -> dict:
     sit = obj.get("situation", {})
     claimed = any(t != "concealed_kong" for t, _ in melds)
     k = len(melds)
+    if not rules["chi"] and any(t == "chi" for t, _ in melds):
+        return {"legal": False, "reason": "no chi"}
 
     hand_hui = hand.count(hui) if hui is not None else 0
     if not self_draw:
-        if claimed:
+        if claimed and rules["discard_win_concealed_only"]:
             return {"legal": False, "reason": "claimed"}
-        if hand_hui >= 3:
+        if rules["self_draw_only_hui"] and hand_hui >= rules["self_draw_only_hui"]:
             return {"legal": False, "reason": "three hui"}
 
-    if self_draw and hui is not None and hand_hui + (win == hui) == 4:
+    if rules["four_hui_win"] and self_draw and hui is not None and hand_hui + (win == hui) == 4:
         pats = {"庄": 1, "四惠牌": 8} if winner == dealer else {"四惠牌": 8}
         return settle(obj, pats)
 
     wild_win = self_draw and win == hui
     natural = [t for t in hand if t != hui] + ([] if wild_win else [win])
     n_wild = hand_hui + int(wild_win)
-    meld_tiles = [t for _, ts in melds for t in ts]
-    meld_groups = [("S", ts[0]) if t == "chi" else ("T", ts[0]) for t, ts in melds]
+    meld_tiles = [t for _, ts in melds for t in ts]  # the tiles as they are
     all_physical = hand + [win] + meld_tiles
+    # 缺一门 (a quemen rule, docs/RULES.md 5) counts the tiles held, a 惠牌 as itself; as mj_env reads it,
+    # after 四惠牌 (which wins whatever the hand)
+    if rules["lack_suit"] and {0, 1, 2} <= {suit(t) for t in all_physical}:
+        return {"legal": False, "reason": "all three suits"}
+    meld_wild = hui if rules["hui_wild_in_melds"] else None
+    meld_choices = list(product(*(meld_readings(t, ts, None if t == "concealed_kong" else meld_wild)
+                                  for t, ts in melds)))
 
     wait_cache = {}
 
@@ -132,7 +157,7 @@ def ref_evaluate(obj: dict) -> dict:
                 if t == FIVE_M or held[t] >= 4:
                     continue
                 nat13[t] += 1
-                found = is_win(nat13, hand_hui, melds=k)
+                found = is_win(nat13, hand_hui, melds=k, **shapes)
                 nat13[t] -= 1
                 if found:
                     break
@@ -147,7 +172,7 @@ def ref_evaluate(obj: dict) -> dict:
     tianhe = first and winner == dealer and self_draw and k == 0
     dihe = first and winner != dealer and k == 0
 
-    def patterns(shape, concealed_groups, interp, win_kinds):
+    def patterns(shape, concealed_groups, interp, win_kinds, meld_groups, meld_read):
         p = {}
         if not tianhe and (winner == dealer or discarder == dealer):
             p["庄"] = 1
@@ -173,7 +198,7 @@ def ref_evaluate(obj: dict) -> dict:
                 p["七对子"] = 4
         if sit.get("after_kong") and self_draw:
             p["杠上开花"] = 5
-        suits = {suit(t) for t in range(34) if interp[t]} | {suit(t) for t in meld_tiles}
+        suits = {suit(t) for t in range(34) if interp[t]} | {suit(t) for t in meld_read}
         if len(suits) == 1 and 3 not in suits:
             p["清一色"] = 6
         if tianhe:
@@ -186,20 +211,23 @@ def ref_evaluate(obj: dict) -> dict:
 
     best_key, best = None, None
     base_counts = counts_of(natural)
-    for extra in list(fillings(list(base_counts), n_wild, k)):
+    for extra in list(fillings(list(base_counts), n_wild, k, **shapes)):
         c = list(base_counts)
         for t in extra:
             c[t] += 1
         # the winning tile is natural, or one of the wildcards (any of their kinds)
         win_kinds = set(extra) if wild_win else {win}
         readings = [("std", s) for s in splits(tuple(c), 4 - k, 1)]
-        if k == 0 and all(n % 2 == 0 for n in c):
+        if k == 0 and rules["seven_pairs"] and all(n % 2 == 0 for n in c):
             readings.append(("7p", ()))
+        if k == 0 and rules["thirteen_orphans"] and orphans_need(c, rules["orphans_extra_dragon"]) == 0:
+            readings.append(("13", ()))
         for shape, groups in readings:
-            p = patterns(shape, groups, c, win_kinds)
-            key = (sum(p.values()), tuple(n in p for n in ORDER))
-            if best_key is None or key > best_key:
-                best_key, best = key, p
+            for choice in meld_choices:
+                p = patterns(shape, groups, c, win_kinds, [g for g, _ in choice], [t for _, ts in choice for t in ts])
+                key = (sum(p.values()), tuple(n in p for n in ORDER))
+                if best_key is None or key > best_key:
+                    best_key, best = key, p
     if best is None:
         return {"legal": False, "reason": "shape"}
     return settle(obj, {n: best[n] for n in ORDER if n in best})
@@ -346,10 +374,15 @@ QUEMEN_ORDER = ("平胡", "混一色", "碰碰胡", "七对", "清一色", "清�
 """The patterns in the order docs/RULES.md 6.3 lists them."""
 SEVEN_PAIRS_FAN = {0: ("七对", 2), 1: ("豪华七对", 8), 2: ("双豪华", 16), 3: ("三豪华", 32)}
 """hebei: seven pairs by the number of fours among them (each replaces the smaller ones)."""
-PLAIN_RULES = {"hebei": {"seven_pairs": True, "thirteen_orphans": True, "orphans_extra_dragon": True,
+PLAIN_RULES = {"beijing": {"chi": True, "seven_pairs": True, "thirteen_orphans": False, "orphans_extra_dragon": True,
+                           "lack_suit": False, "discard_win_concealed_only": True, "self_draw_only_hui": 3,
+                           "four_hui_win": True, "hui_wild_in_melds": False, "shaozhuang": True, "hubao": True,
+                           "hui": True},
+               "hebei": {"seven_pairs": True, "thirteen_orphans": True, "orphans_extra_dragon": True,
                          "discard_bonus_all_pay": True},
-               "quemen": {"seven_pairs": True, "lack_suit": True}}
-"""The rule fields these references read, with the presets' values (docs/RULES.md 5, 6)."""
+               "quemen": {"seven_pairs": True, "lack_suit": True, "flowers": True, "ting": True}}
+"""The rule fields these references read, with the presets' values (docs/RULES.md 5, 6). ``hui``, ``flowers`` and
+``ting`` only say whether a line may give 惠牌, flowers or 报听 (the calculator refuses them otherwise)."""
 
 
 def plain_rules(obj: dict) -> dict:
