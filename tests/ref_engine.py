@@ -244,10 +244,12 @@ class RefGame:
         return naturals, wild
 
     def _all_tiles(self, seat: int, extra=None) -> list[int]:
-        """Counts of the seat's concealed tiles, its melds (face value) and ``extra``."""
+        """Counts of the seat's concealed tiles, its melds and ``extra``: the tiles as they are, a 惠牌 that
+        fills a meld (hui_wild_in_melds) counted as itself, as a concealed 惠牌 is (缺一门 and the waits
+        that cannot come read the tiles held)."""
         counts = list(self.hands[seat])
-        for meld in self.melds[seat]:
-            for t in meld.tiles:
+        for physical in self.meld_physical[seat]:
+            for t in physical:
                 counts[t] += 1
         if extra is not None:
             counts[extra] += 1
