@@ -9,7 +9,8 @@ them, and the other fields too. Here:
   read it;
 - rule sets drawn at random (`random_rules`: a preset, then every field, in random order, set to a random
   value where the RuleSet accepts it) are played the same way;
-- the calculator is compared with tests/ref_scoring.py on random hands under random settings of the rule
+- the wins of those games are scored again by tests/ref_scoring.py (the engines both score with the
+  calculator), and the calculator is compared with it on random hands under random settings of the rule
   fields that bear on the score and that the reference reads (`SCORE_FIELDS`; not ``chi`` under hebei and
   quemen, whose reference reads no declared chi).
 
@@ -115,19 +116,52 @@ def test_every_decision_combination_matches_the_reference_engine(rules):
     play_both(rules.replace(hands_per_episode=2), 6, 77)
 
 
+REF_SCORERS = {"beijing": ref_evaluate, "hebei": ref_evaluate_hebei, "quemen": ref_evaluate_quemen}
+
+
+def score_wins_by_the_reference(settlements) -> int:
+    """Each win among ``settlements`` scored again from its calculator input by tests/ref_scoring.py, where
+    that reads every rule field the input names: legality, fan, patterns (any of the reference's equal-fan
+    sets), 烧庄 and the win's own scores (``hand_scores`` where kong payments are added) must agree. The
+    engines score with the calculator, so this is what checks their scores independently. Returns how many
+    wins were compared."""
+    compared = 0
+    for settlement in settlements:
+        for win in settlement.get("wins", [settlement] if "input" in settlement else []):
+            obj = win["input"]
+            name = obj["rules"] if isinstance(obj["rules"], str) else obj["rules"]["name"]
+            ties = []
+            try:
+                want = ref_evaluate(obj) if name == "beijing" else REF_SCORERS[name](obj, ties)
+            except NotImplementedError:  # chi under hebei or quemen
+                continue
+            got = dict(win, scores=win.get("hand_scores", win["scores"]))
+            line = json.dumps(obj, ensure_ascii=False)
+            assert got["legal"] is want["legal"] is True, (line, got, want)
+            assert got["patterns"] in (ties or [want["patterns"]]), (line, got, want)
+            assert [got[k] for k in ("fan", "shaozhuang", "scores")] == [want[k] for k in ("fan", "shaozhuang", "scores")], \
+                (line, got, want)
+            compared += 1
+    return compared
+
+
 @pytest.mark.parametrize("chunk", range(4))
 def test_random_rule_sets_match_the_reference_engine(chunk):
     for i in range(6):
         rng = random.Random(100 * chunk + i)
-        play_both(random_rules(rng), 8, 500 + 100 * chunk + i, claim_bias=rng.choice([0.3, 0.5, 0.8]))
+        settled = play_both(random_rules(rng), 8, 500 + 100 * chunk + i, claim_bias=rng.choice([0.3, 0.5, 0.8]))
+        score_wins_by_the_reference(settled)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(8))
 def test_many_random_rule_sets_match_the_reference_engine(chunk):
+    compared = 0
     for i in range(100):
         rng = random.Random(10_000 + 1000 * chunk + i)
-        play_both(random_rules(rng), 16, 20_000 + 1000 * chunk + i, claim_bias=rng.choice([0.3, 0.5, 0.8]))
+        settled = play_both(random_rules(rng), 16, 20_000 + 1000 * chunk + i, claim_bias=rng.choice([0.3, 0.5, 0.8]))
+        compared += score_wins_by_the_reference(settled)
+    assert compared >= 50, compared
 
 
 # ---------------------------------------------------------------------------------------------
