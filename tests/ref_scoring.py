@@ -378,9 +378,9 @@ PLAIN_RULES = {"beijing": {"chi": True, "seven_pairs": True, "thirteen_orphans":
                            "lack_suit": False, "discard_win_concealed_only": True, "self_draw_only_hui": 3,
                            "four_hui_win": True, "hui_wild_in_melds": False, "shaozhuang": True, "hubao": True,
                            "hui": True},
-               "hebei": {"seven_pairs": True, "thirteen_orphans": True, "orphans_extra_dragon": True,
+               "hebei": {"chi": False, "lack_suit": False, "discard_win_concealed_only": False, "seven_pairs": True, "thirteen_orphans": True, "orphans_extra_dragon": True,
                          "discard_bonus_all_pay": True},
-               "quemen": {"seven_pairs": True, "lack_suit": True, "flowers": True, "ting": True}}
+               "quemen": {"chi": False, "discard_win_concealed_only": False, "seven_pairs": True, "lack_suit": True, "flowers": True, "ting": True}}
 """The rule fields these references read, with the presets' values (docs/RULES.md 5, 6). ``hui``, ``flowers`` and
 ``ting`` only say whether a line may give 惠牌, flowers or 报听 (the calculator refuses them otherwise)."""
 
@@ -409,7 +409,8 @@ def plain_hand(obj: dict) -> dict:
             tiles = tiles[:1] * 4  # "555m" is short for the kong 5555m
         melds.append((m["type"], sorted(tiles)))
     meld_tiles = [t for _, ts in melds for t in ts]
-    return {"hand": hand, "win": win, "melds": melds, "meld_tiles": meld_tiles,
+    meld_groups = [("S", ts[0]) if t == "chi" else ("T", ts[0]) for t, ts in melds]  # (chi: rules with chi)
+    return {"hand": hand, "win": win, "melds": melds, "meld_tiles": meld_tiles, "meld_groups": meld_groups,
             "concealed": counts_of(hand + [win]), "suits": {suit(t) for t in hand + [win] + meld_tiles},
             "self_draw": obj.get("discarder") is None, "situation": obj.get("situation", {})}
 
@@ -431,8 +432,18 @@ def plain_readings(h: dict, rules: dict) -> list:
     return out
 
 
+def refused(h: dict, rules: dict) -> bool:
+    """A hand these rules refuse whatever its shape: a chi where the rules have none, a discard win after a
+    claim where only a concealed hand may win on a discard, or all three suits where a win must lack one
+    (缺一门, docs/RULES.md 5)."""
+    kinds = {t for t, _ in h["melds"]}
+    return bool(not rules["chi"] and "chi" in kinds
+                or rules["discard_win_concealed_only"] and not h["self_draw"] and kinds - {"concealed_kong"}
+                or rules["lack_suit"] and {0, 1, 2} <= h["suits"])
+
+
 def all_triplets(shape: str, groups) -> bool:
-    """碰碰胡: a standard reading with no sequence (declared melds are pongs or kongs here)."""
+    """碰碰胡: a standard reading with no sequence (``groups``: the concealed and the declared melds')."""
     return shape == "std" and all(g[0] != "S" for g in groups)
 
 
@@ -488,6 +499,8 @@ def hebei_candidates(obj: dict) -> tuple[list, dict]:
     sit, self_draw, melds = h["situation"], h["self_draw"], h["melds"]
     colour = one_suit_kind(h["suits"])
     out = []
+    if refused(h, rules):
+        return out, rules
     for shape, groups in plain_readings(h, rules):
         p = {}
         if not any(t in ("chi", "pong", "kong", "added_kong") for t, _ in melds):
@@ -496,7 +509,7 @@ def hebei_candidates(obj: dict) -> tuple[list, dict]:
             p["抢杠胡"] = 2
         if sit.get("after_kong") and self_draw:
             p["杠上开花"] = 2
-        if all_triplets(shape, groups):
+        if all_triplets(shape, list(groups) + h["meld_groups"]):
             p["碰碰胡"] = 3
         if len(melds) == 4:  # one tile left in hand: a single-tile wait
             p["大吊车"] = 2
@@ -506,7 +519,7 @@ def hebei_candidates(obj: dict) -> tuple[list, dict]:
             p["混一色"] = 2
         elif colour == "honors":
             p["清风"] = 3
-        seqs = {g[1] for g in groups if g[0] == "S"}
+        seqs = {g[1] for g in list(groups) + h["meld_groups"] if g[0] == "S"}  # declared chis too
         if any({9 * s, 9 * s + 3, 9 * s + 6} <= seqs for s in range(3)):
             p["一条龙"] = 2
         if any({9 * a, 9 * b + 3, 9 * c + 6} <= seqs for a, b, c in permutations(range(3))):
@@ -567,7 +580,7 @@ def quemen_candidates(obj: dict) -> tuple[list, dict]:
     rules = plain_rules(obj)
     h = plain_hand(obj)
     readings = plain_readings(h, rules)
-    if rules["lack_suit"] and {0, 1, 2} <= h["suits"]:
+    if refused(h, rules):
         return [], rules
     sit, self_draw, melds = h["situation"], h["self_draw"], h["melds"]
     colour = one_suit_kind(h["suits"])
@@ -585,7 +598,7 @@ def quemen_candidates(obj: dict) -> tuple[list, dict]:
                 p["混一色"] = 1
             elif colour == "pure":
                 p["清一色"] = 3
-        elif all_triplets(shape, groups):
+        elif all_triplets(shape, list(groups) + h["meld_groups"]):
             if colour == "pure":
                 p["清碰"] = 4
             else:
@@ -619,8 +632,10 @@ def ref_evaluate_quemen(obj: dict, ties: list | None = None) -> dict:
     if ties is not None:
         ties.extend(all_best)
     if best is None:
-        h = plain_hand(obj)
-        shaped = bool(plain_readings(h, plain_rules(obj)))
+        h, rules = plain_hand(obj), plain_rules(obj)
+        if refused(h, dict(rules, lack_suit=False)):
+            return {"legal": False, "reason": "a chi or a claim the rules refuse"}
+        shaped = bool(plain_readings(h, rules))
         return {"legal": False, "reason": "all three suits: no 缺一门" if shaped else "no winning shape"}
     fan = sum(best.values())
     total = fan * (2 if obj.get("ting") else 1) * obj.get("base", 1)  # 报听 doubles the total
