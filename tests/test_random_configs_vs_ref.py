@@ -24,6 +24,7 @@ from collections import Counter
 from itertools import product
 
 import pytest
+import test_engine_vs_ref
 from ref_scoring import (
     random_beijing_input,
     random_plain_input,
@@ -33,6 +34,7 @@ from ref_scoring import (
 )
 from scenario_helpers import BEIJING, names, play, tile
 from test_engine_vs_ref import play_both
+from walls import deals_first, four_hui_wall
 
 from mj_env.calculator import evaluate, rules_json
 from mj_env.rules import PRESET_NAMES, PRESETS, RuleError, get_rules
@@ -108,6 +110,15 @@ def test_decision_fields_are_accepted_exactly_where_their_rules_read_them():
                        for (name, (_, who)), value in zip(DECISION_FIELDS.items(), values))
             assert ((preset, values) in accepted) == read, (preset, values)
     assert len(accepted) == 16 + 8 + 4  # beijing 2^4, hebei 2^3, quemen 2^2
+
+
+def test_play_both_compares_a_hand_that_ends_at_the_deal(monkeypatch):
+    # the harness: table 0's dealer is dealt all four 惠牌, so its hand ends at the reset (found with random
+    # rule sets: play_both took the reference's END for a disagreement)
+    monkeypatch.setattr(test_engine_vs_ref, "shuffled_walls",
+                        deals_first(test_engine_vs_ref.shuffled_walls, four_hui_wall(), 1))
+    settled = play_both(get_rules("beijing"), 3, 0)
+    assert settled[0]["patterns"]["四惠牌"] == 8
 
 
 @pytest.mark.parametrize("rules", decision_configs(),
