@@ -448,7 +448,8 @@ def _student_t():
 
 def mean_ci95(values: np.ndarray, groups: np.ndarray | None = None) -> tuple[float, float, float]:
     """(mean, low, high): Student-t 95% interval (``scipy.stats.t``) of the mean of independent ``values``.
-    Values all equal give that value three times: an interval of no width (``format_table`` says so).
+    Values all equal give that value three times: an interval of no width (``format_table`` says so); a
+    single value (or group) gives (mean, -inf, inf): no interval can be computed (``summarize``).
 
     With ``groups`` (one label per value), the values of one group may be correlated (the positions of one
     hand share its wall) and the groups are the independent units: the mean of all values with the

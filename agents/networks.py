@@ -334,7 +334,7 @@ class TileNet(nn.Module):
         return hs, flat, pooled
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(B, 14, 34) uint8 -> (raw logits (B, 127) in the action layout, value (B,))."""
+        """(B, 14 or 18, 34) uint8 (its layout) -> (raw logits (B, 127) in the action layout, value (B,))."""
         hs, flat, pooled = self._trunk(obs)
         B = flat.shape[0]
         per_tile = self.tile_head(flat[:, :, None, :]).reshape(B, 3, N_KINDS)

@@ -418,7 +418,8 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         """Deal anew. options: {"reset_mask": (N,) bool} (only those tables; NEXT_STEP's partial
         reset), "walls": (n, W) tile codes/indices and "dealers": (n,) seats for the tables dealt.
         A seed starts ``seat="rotate"`` over, so that a seeded reset repeats its episode; one whose mask deals
-        no table still seeds the walls dealt after it, as ``MahjongVectorEnv.reset`` does."""
+        no table still seeds the walls dealt after it, as ``MahjongVectorEnv.reset`` does. The first reset must deal
+        every table: a mask that leaves one out there is a ValueError."""
         return self._reset(seed, options, restart_seats=seed is not None)
 
     def _reset(self, seed, options, restart_seats: bool):

@@ -224,7 +224,8 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
 
     def reset(self, *, seed=None, options=None):
         """Deal every table anew. options: {"walls": (n, W) tile codes/indices, "dealers": (n,),
-        "reset_mask": (N,) bool (only those n tables; the first reset deals all)}."""
+        "reset_mask": (N,) bool (only those n tables)}. The first reset must deal every table: a mask that leaves
+        one out there is a ValueError."""
         self._check_open()
         options = checked_reset_options(options, ("walls", "dealers", "reset_mask"))
         tables = None
