@@ -66,3 +66,54 @@ def test_the_one_table_env_renders_none_with_a_warning_without_a_render_mode():
     with pytest.warns(UserWarning, match="render"):
         assert env.render() is None
     env.close()
+
+
+def test_determinized_copies_draw_their_next_walls_from_the_rng_given():
+    """``determinize``: "The copies' own generator (for ``reset`` and the next hand of a match) is seeded from
+    ``rng``": the same seed, the same next deals; another seed, others."""
+    from mj_env.determinize import determinize
+    from mj_env.engine import Engine
+
+    eng = Engine("beijing", num_tables=1, seed=0)
+    eng.reset()
+    walls = []
+    for rng in (5, 5, 6):
+        worlds = determinize(eng, 0, seat=int(eng.state.to_act[0]), n=2, rng=rng)
+        worlds.reset()
+        walls.append(worlds.state.wall.copy())
+    assert (walls[0] == walls[1]).all() and not (walls[0] == walls[2]).all()
+
+
+def test_checked_reset_options_gives_a_copy():
+    """``checked_reset_options``: "A copy of ``reset``'s ``options`` as a dict"; a refused one is left as it was."""
+    from mj_env.vector import checked_reset_options
+
+    options = {"walls": None, "dealers": [1]}
+    got = checked_reset_options(options, ("walls", "dealers"))
+    assert got == options and got is not options
+    got["dealers"] = [2]
+    assert options == {"walls": None, "dealers": [1]}
+    bad = {"wals": 1}
+    with pytest.raises(ValueError, match="unknown reset option"):
+        checked_reset_options(bad, ("walls", "dealers"))
+    assert bad == {"wals": 1}
+
+
+def test_hand_record_takes_actions_as_indices_or_names():
+    """``records.hand_record``: "``[(seat, action index or name), ...]``"; both give one record, which replays."""
+    from mj_env import actions as A
+    from mj_env import records
+    from mj_env.engine import Engine
+
+    eng = Engine("beijing", num_tables=1, seed=2)
+    eng.reset()
+    wall, dealer = eng.state.wall[0].copy(), int(eng.state.dealer[0])
+    taken = []
+    for _ in range(6):
+        seat, action = int(eng.state.to_act[0]), int(np.flatnonzero(eng.legal_mask()[0])[0])
+        taken.append((seat, action))
+        eng.step(np.array([action]))
+    by_index = records.hand_record(eng.rules, wall, dealer, taken)
+    by_name = records.hand_record(eng.rules, wall, dealer, [(s, A.name(a)) for s, a in taken])
+    assert by_name == by_index and by_index["actions"][0] == [taken[0][0], A.name(taken[0][1])]
+    assert records.replay(by_name) is None        # a hand recorded before its end: no settlement
