@@ -108,7 +108,7 @@ from pettingzoo.utils import wrappers
 from . import actions as A
 from .engine import Engine, EngineRules
 from .features import OBS_LAYOUTS, in_layout, obs_layout
-from .messages import brief
+from .messages import brief, refuse_arguments
 from .observation import N_PLANES, observe_one
 from .records import RecordError, hand_record
 from .render import check_render_mode, print_table, render_table, settlement_text, warn_no_render_mode
@@ -117,6 +117,12 @@ from .tiles import N_KINDS
 
 AGENTS = [f"player_{i}" for i in range(4)]
 RESET_OPTIONS = ("wall", "dealer")
+_ONE_TABLE = ("the AEC environment plays one table; for many at once use "
+              "mj_env.vector.MahjongVectorEnv(num_envs=...)")
+_ALL_SEATS = ("the AEC environment has an agent at every seat (player_0 ... player_3); for one seat against "
+              "opponent agents use gymnasium.make('mj_env/Beijing-v0', opponents=..., seat=...)")
+NOT_AEC_ARGUMENTS = {"num_tables": _ONE_TABLE, "num_envs": _ONE_TABLE, "opponents": _ALL_SEATS, "seat": _ALL_SEATS}
+"""Arguments of the other environments, refused by name (not as unknown rule fields)."""
 
 
 def _one_edit_apart(a: str, b: str) -> bool:
@@ -145,10 +151,20 @@ def near_option(key) -> str | None:
     return None
 
 
+_LAST_AFTER_END = "last() after the hand ended: every agent is done; call reset() first"
+
+
 class ForwardsSettings:
     """For mj_env's AEC wrappers: ``illegal_action`` and ``illegal_penalty`` read and set on the wrapped env.
     PettingZoo's ``BaseWrapper`` reads a name it lacks from the env it wraps but sets one on itself, so
-    ``mj_env.env().illegal_action = "penalize"`` read back "penalize" while the game went on raising."""
+    ``mj_env.env().illegal_action = "penalize"`` read back "penalize" while the game went on raising. And
+    ``last()`` after the hand ended is the ``ActionError`` that ``mj_env.env()`` gives (PettingZoo's ``last()``,
+    which a ``BaseWrapper`` runs on itself, failed with a bare ``KeyError: 'player_0'``)."""
+
+    def last(self, observe: bool = True):
+        if getattr(self.unwrapped, "_hand", None) and not self.unwrapped.agents:
+            raise A.ActionError(_LAST_AFTER_END)
+        return super().last(observe)
 
     @property
     def illegal_action(self) -> str:
@@ -180,7 +196,7 @@ class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         if not self.env.agents:
-            raise A.ActionError("last() after the hand ended: every agent is done; call reset() first")
+            raise A.ActionError(_LAST_AFTER_END)
         return self.env.last(observe)
 
     def step(self, action) -> None:
@@ -211,9 +227,7 @@ class raw_env(AECEnv):
         self.obs_layout = obs_layout(obs)
         check_render_mode(render_mode)
         illegal_action, illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
-        if "num_tables" in overrides:
-            raise ValueError("the AEC environment plays one table; for many at once use "
-                             "mj_env.vector.MahjongVectorEnv(num_envs=...)")
+        refuse_arguments(overrides, NOT_AEC_ARGUMENTS)
         self.engine = Engine(rules, num_tables=1, **overrides)
         self.render_mode = render_mode
         self._set_illegal_policy(illegal_action, illegal_penalty)
@@ -320,8 +334,11 @@ class raw_env(AECEnv):
 
     def last(self, observe: bool = True):
         """PettingZoo's ``last()``, with a RuntimeError saying to call reset() before the first one (the
-        inherited one fails on the missing ``agent_selection``) and after ``close()``."""
+        inherited one fails on the missing ``agent_selection``) and after ``close()``, and after the hand ended
+        the ``ActionError`` that ``mj_env.env()``'s order-enforcing wrapper gives (the inherited one: ``KeyError``)."""
         self._check_dealt("last()")
+        if not self.agents:
+            raise A.ActionError(_LAST_AFTER_END)
         return super().last(observe)
 
     def step(self, action):

@@ -534,8 +534,10 @@ AGENT_ENTRY_POINTS = "mj_env.agents"
 
 def make_baseline(name: str, rules: str | RuleSet = "beijing"):
     """``"random"`` -> ``RandomAgent()``, ``"rule"`` -> ``RuleBasedAgent(rules)``, ``"efficient"`` ->
-    ``EfficientAgent(rules)``."""
+    ``EfficientAgent(rules)``. ``rules`` is checked for every name, so that a misspelt rule set is refused for
+    ``"random"`` (which plays the same under any rules) as it is for the others."""
     if name == "random":
+        get_rules(rules)
         return RandomAgent()
     if name == "rule":
         return RuleBasedAgent(rules)

@@ -61,3 +61,12 @@ def user_stacklevel(*modules) -> int:
     while frame.f_back is not None and frame.f_code.co_filename.startswith(folders):
         frame, level = frame.f_back, level + 1
     return level
+
+
+def refuse_arguments(given, refused: dict) -> None:
+    """A ValueError ``"name: why"`` for the first keyword of ``given`` (a constructor's) that ``refused`` names:
+    an argument that another of the package's environments takes (``num_envs``, ``opponents``, ``seat``,
+    ``illegal_action``...), which would otherwise reach the rule set and be refused as an unknown rule field."""
+    for name, why in refused.items():
+        if name in given:
+            raise ValueError(f"{name}: {why}")

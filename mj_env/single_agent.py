@@ -103,7 +103,7 @@ from . import actions as A
 from .baselines import agent_actions, make_named_agent, warn_rules_mismatch
 from .engine import Engine, EngineRules
 from .features import OBS_LAYOUTS, in_layout, obs_layout
-from .messages import brief
+from .messages import brief, refuse_arguments
 from .observation import N_PLANES, observe
 from .render import warn_no_render_mode
 from .state import END
@@ -164,6 +164,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
     def __init__(self, num_envs: int = 64, rules="beijing", opponents="rule", seat=0, seed=None,
                  render_mode=None, illegal_action="penalize", illegal_penalty=10.0,
                  autoreset_mode=AutoresetMode.NEXT_STEP, max_episode_steps=None, obs="v1", **overrides):
+        refuse_arguments(overrides, {"num_tables": "the number of tables is num_envs"})
         mode = self._checked_setup(num_envs, autoreset_mode)
         self.obs_layout = obs_layout(obs)
         if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(
@@ -173,7 +174,10 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
         self.num_envs = n = int(num_envs)
         # "ansi" and "human" render; other modes are accepted and render nothing (SB3's make_vec_env
-        # asks every environment for "rgb_array")
+        # asks every environment for "rgb_array"); a mode is a string, as everywhere else
+        if render_mode is not None and not isinstance(render_mode, str):
+            raise ValueError(f"render_mode must be None or a str ('ansi' or 'human' render; other modes render "
+                             f"nothing), got {brief(render_mode)}")
         self.render_mode = render_mode
         self._illegal_action, self._illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
         self.metadata = {**self.metadata, "autoreset_mode": mode}
@@ -227,6 +231,9 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
     @seat_mode.setter
     def seat_mode(self, seat) -> None:
         self._seat_mode = checked_seat(seat)
+
+    seat = seat_mode  # the constructor's name for it, as on the one-table env (``envs.seat = "random"`` used to set
+    # a plain attribute that the game never read; ``seats`` holds each table's seat of the hand in play)
 
     @property
     def illegal_action(self) -> str:
@@ -560,7 +567,9 @@ class MahjongSingleAgentEnv(gym.Env):
     """One table of ``MahjongSingleAgentVectorEnv`` as a plain ``gymnasium.Env`` (what
     ``gymnasium.make("mj_env/Beijing-v0")`` builds); the same arguments but ``num_envs``, ``seed``
     (``reset(seed=N)``), ``max_episode_steps`` (Gymnasium's ``TimeLimit``) and ``autoreset_mode``, infos for the
-    one table."""
+    one table. ``reset(seed=N)`` seeds Gymnasium's ``np_random``, which draws the table's own seed: the same N
+    always deals the same wall here, but not the wall that ``reset(seed=N)`` of the AEC, vector and SB3 envs deals
+    (those seed their engine with N itself)."""
 
     rules = EngineRules()  # the engine's rule set, read-only
 
@@ -575,10 +584,11 @@ class MahjongSingleAgentEnv(gym.Env):
             raise ValueError("autoreset_mode: the one-table env has no autoreset (Gymnasium's vector env around it "
                              "has); give it to gym.make_vec(id, vectorization_mode=\"vector_entry_point\", ...) "
                              "or to MahjongSingleAgentVectorEnv")
-        if "num_envs" in overrides:  # gym.make(id, num_envs=N) would fail deep inside with a TypeError
-            raise ValueError("num_envs: the one-table env plays one table; for N tables batched use "
-                             "gym.make_vec(id, num_envs=N, vectorization_mode=\"vector_entry_point\") or "
-                             "MahjongSingleAgentVectorEnv(N)")
+        for name in ("num_envs", "num_tables"):  # gym.make(id, num_envs=N) would fail deep inside with a TypeError
+            if name in overrides:
+                raise ValueError(f"{name}: the one-table env plays one table; for N tables batched use "
+                                 "gym.make_vec(id, num_envs=N, vectorization_mode=\"vector_entry_point\") or "
+                                 "MahjongSingleAgentVectorEnv(N)")
         if "seed" in overrides:  # it used to be taken and ignored; seeding every env of make_vec alike is worse
             raise ValueError("seed: a one-table env is seeded by reset(seed=N), Gymnasium's way (gym.make_vec's "
                              "sync and async modes would give every env the same seed); the vector form takes seed=N")

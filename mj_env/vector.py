@@ -63,7 +63,7 @@ from gymnasium.vector.utils import batch_space
 from . import actions as A
 from .engine import Engine, EngineRules, check_num_tables
 from .features import OBS_LAYOUTS, in_layout, obs_layout
-from .messages import brief
+from .messages import brief, refuse_arguments
 from .observation import N_PLANES, observe, observe_one
 from .render import RENDER_MODES, check_render_mode, print_table, render_table
 from .state import END
@@ -160,6 +160,15 @@ class TablesEnvBasics:
         return mode
 
 
+_ONE_SEAT = ("MahjongVectorEnv plays all four seats (self-play: obs['seat'] says who acts); for one seat against "
+             "opponent agents use mj_env.single_agent.MahjongSingleAgentVectorEnv(num_envs, opponents=..., seat=...)")
+_ILLEGAL = ("MahjongVectorEnv always refuses an illegal action (ActionError, nothing changed); the penalty is an "
+            "option of mj_env.env() and of the single-agent envs")
+NOT_VECTOR_ARGUMENTS = {"num_tables": "the number of tables is num_envs", "opponents": _ONE_SEAT, "seat": _ONE_SEAT,
+                        "illegal_action": _ILLEGAL, "illegal_penalty": _ILLEGAL}
+"""Arguments of the other environments, refused by name (not as unknown rule fields)."""
+
+
 class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
     """N tables stepped together; one decision per table per step (see the module docstring)."""
 
@@ -167,6 +176,7 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
 
     def __init__(self, num_envs: int = 64, rules="beijing", seed=None, render_mode=None,
                  autoreset_mode=AutoresetMode.SAME_STEP, obs="v1", **overrides):
+        refuse_arguments(overrides, NOT_VECTOR_ARGUMENTS)
         mode = self._checked_setup(num_envs, autoreset_mode)
         self.obs_layout = obs_layout(obs)
         self.metadata = {**self.metadata, "autoreset_mode": mode}
