@@ -36,7 +36,9 @@ Only the acting agent's mask has ones. By default an illegal action raises
 ``illegal_action="penalize"`` the hand ends instead (in a match, ``hands_per_episode`` > 1, the whole
 episode ends with it, as a PettingZoo classic game does) and the offender gets ``-illegal_penalty``
 (the others 0; this breaks zero-sum, as in PettingZoo's classic environments), and the offender's
-infos name the action: ``{"illegal_action": "discard 9p"}``.
+infos name the action: ``{"illegal_action": "discard 9p"}``. What is no action of the space (127, -1, 3.0,
+True, "3", None while the agent is live) is an ``ActionError`` that changes nothing in either mode, as in
+the single-agent envs.
 
 ## Observation
 

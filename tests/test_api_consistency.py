@@ -159,3 +159,29 @@ def test_reset_seed_deals_the_same_wall_in_every_env_but_the_one_table_single_ag
         walls[name] = first
     assert (walls["env"] == walls["vector"]).all() and (walls["env"] == walls["single_vector"]).all()
     assert not (walls["env"] == walls["gym.make"]).all()
+
+
+@pytest.mark.parametrize("bad", [127, -1, 3.0, True, np.bool_(True), "3", None, np.array([3, 3])],
+                         ids=["127", "-1", "3.0", "True", "np.True_", "str", "None", "shape(2,)"])
+def test_what_is_no_action_is_refused_under_penalize_too_in_every_env(bad):
+    # docstrings of mj_env.aec and mj_env.single_agent: refused (ActionError), never penalized, nothing changed
+    aec = mj_env.env(illegal_action="penalize")
+    aec.reset(seed=0)
+    with pytest.raises(ActionError):
+        aec.step(bad)
+    _, reward, term, _, info = aec.last()
+    assert (reward, term, info) == (0, False, {})
+    one = gym.make("mj_env/Beijing-v0", illegal_action="penalize")
+    one.reset(seed=0)
+    with pytest.raises(ActionError):
+        one.step(bad)
+    many = MahjongSingleAgentVectorEnv(2, illegal_action="penalize")
+    obs, _ = many.reset(seed=0)
+    legal = int(np.flatnonzero(obs["action_mask"][1])[0])
+    with pytest.raises(ActionError):
+        many.step([bad, legal])
+    # each still plays a legal action as usual afterwards
+    aec.step(int(np.flatnonzero(aec.last()[0]["action_mask"])[0]))
+    one.step(int(np.flatnonzero(one.unwrapped.action_masks())[0]))
+    _, rewards, terms, _, _ = many.step(many.action_masks().argmax(axis=1))
+    assert not terms.any() or (rewards > -10).all()
