@@ -200,6 +200,11 @@ class ResetByMask(VectorWrapper):
     reset deals it anew too (the env's ``NEXT_STEP`` behaviour; Gymnasium leaves it undefined)."""
 
     def __init__(self, env):
+        if not isinstance(env, gym.vector.VectorEnv):  # as the other adapters refuse the wrong kind of env (Gymnasium's
+            # VectorWrapper asserts it with a bare AssertionError, which python -O drops)
+            raise TypeError("ResetByMask wraps the batched single-agent env of mj_env (gymnasium.make_vec("
+                            "\"mj_env/Beijing-v0\", num_envs=N, vectorization_mode=\"vector_entry_point\")), a "
+                            f"Gymnasium VectorEnv; got {type(env).__name__}")
         super().__init__(env)
         mode = getattr(env, "autoreset_mode", env.metadata.get("autoreset_mode"))
         if mode != AutoresetMode.NEXT_STEP:

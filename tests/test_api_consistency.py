@@ -185,3 +185,14 @@ def test_what_is_no_action_is_refused_under_penalize_too_in_every_env(bad):
     one.step(int(np.flatnonzero(one.unwrapped.action_masks())[0]))
     _, rewards, terms, _, _ = many.step(many.action_masks().argmax(axis=1))
     assert not terms.any() or (rewards > -10).all()
+
+
+@pytest.mark.parametrize("wrong", [mj_env.env, lambda: gym.make("mj_env/Beijing-v0")], ids=["aec", "gym.make"])
+def test_every_adapter_refuses_the_wrong_kind_of_env_with_a_type_error(wrong):
+    # the other five adapters of mj_env.wrappers say what they wrap in a TypeError; ResetByMask let Gymnasium's
+    # VectorWrapper fail with "AssertionError: Expected env to be a `gymnasium.vector.VectorEnv`"
+    from mj_env.wrappers import FlatObservationsVector, ResetByMask
+
+    for adapter in (FlatObservationsVector, ResetByMask):
+        with pytest.raises(TypeError, match=f"^{adapter.__name__} wraps the batched single-agent env of mj_env"):
+            adapter(wrong())
