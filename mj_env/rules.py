@@ -147,7 +147,10 @@ class RuleSet:
         _check(0 <= self.reserve <= 40, "reserve", f"must be 0-40, got {brief(self.reserve)}")
         _check(0 <= self.tail_stacks_kept <= 20, "tail_stacks_kept", f"must be 0-20, got {brief(self.tail_stacks_kept)}")
         _check(0 <= self.self_draw_only_hui <= 4, "self_draw_only_hui", f"must be 0-4, got {brief(self.self_draw_only_hui)}")
-        _check(1 <= self.hubao_claims <= 8, "hubao_claims", f"must be 1-8, got {brief(self.hubao_claims)}")
+        # a seat claims at most 4 discards in a hand (four melds), so 5 or more would never bind
+        _check(1 <= self.hubao_claims <= 4, "hubao_claims",
+               f"must be 1-4 (a seat makes at most 4 claims in a hand; to turn 互包 off: hubao=False), "
+               f"got {brief(self.hubao_claims)}")
         _check(self.dealer_rotation in ("previous", "next"), "dealer_rotation",
                f"must be 'previous' or 'next', got {brief(self.dealer_rotation)}")
         _check(self.first_dealer in ("east", "random"), "first_dealer",

@@ -318,14 +318,14 @@ def test_unknown_fields_are_named():
 
 def test_range_edges_are_accepted():
     """The documented ranges include their ends (reserve 0-40, tail_stacks_kept 0-20, self_draw_only_hui 0-4,
-    hubao_claims 1-8, base 1-MAX_BASE, hands_per_episode 1-MAX_HANDS_PER_EPISODE); one past an end is refused."""
-    top = BEIJING.replace(reserve=40, self_draw_only_hui=4, hubao_claims=8, base=10**6, hands_per_episode=10_000)
-    assert (top.reserve, top.self_draw_only_hui, top.hubao_claims, top.base) == (40, 4, 8, 10**6)
+    hubao_claims 1-4 (a seat makes at most 4 claims in a hand), base 1-MAX_BASE, hands_per_episode 1-MAX_HANDS_PER_EPISODE); one past an end is refused."""
+    top = BEIJING.replace(reserve=40, self_draw_only_hui=4, hubao_claims=4, base=10**6, hands_per_episode=10_000)
+    assert (top.reserve, top.self_draw_only_hui, top.hubao_claims, top.base) == (40, 4, 4, 10**6)
     low = BEIJING.replace(reserve=0, self_draw_only_hui=0, hubao_claims=1, base=1, hands_per_episode=1)
     assert (low.reserve, low.self_draw_only_hui, low.hubao_claims) == (0, 0, 1)
     assert HEBEI.replace(tail_stacks_kept=20).tail_stacks_kept == 20
     assert HEBEI.replace(tail_stacks_kept=0).tail_stacks_kept == 0
-    for base, field, value in [(BEIJING, "hubao_claims", 9), (BEIJING, "base", 10**6 + 1),
+    for base, field, value in [(BEIJING, "hubao_claims", 5), (BEIJING, "base", 10**6 + 1),
                                (BEIJING, "hands_per_episode", 10_001),
                                (HEBEI, "tail_stacks_kept", -1), (BEIJING, "self_draw_only_hui", -1)]:
         with pytest.raises(RuleError, match=f"rule field '{field}'"):
