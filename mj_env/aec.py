@@ -157,9 +157,10 @@ _LAST_AFTER_END = "last() after the hand ended: every agent is done; call reset(
 
 
 class ForwardsSettings:
-    """For mj_env's AEC wrappers: ``illegal_action`` and ``illegal_penalty`` read and set on the wrapped env.
-    PettingZoo's ``BaseWrapper`` reads a name it lacks from the env it wraps but sets one on itself, so
-    ``mj_env.env().illegal_action = "penalize"`` read back "penalize" while the game went on raising. And
+    """For mj_env's AEC wrappers: ``illegal_action`` and ``illegal_penalty`` read and set on the game itself
+    (``unwrapped``, the ``raw_env``), whatever wrappers lie between. PettingZoo's ``BaseWrapper`` reads a name it
+    lacks from the env it wraps but sets one on itself, so ``mj_env.env().illegal_action = "penalize"`` read back
+    "penalize" while the game went on raising (and so would a PettingZoo wrapper between two of mj_env's). And
     ``last()`` after the hand ended is the ``ActionError`` that ``mj_env.env()`` gives (PettingZoo's ``last()``,
     which a ``BaseWrapper`` runs on itself, failed with a bare ``KeyError: 'player_0'``)."""
 
@@ -170,19 +171,19 @@ class ForwardsSettings:
 
     @property
     def illegal_action(self) -> str:
-        return self.env.illegal_action
+        return self.unwrapped.illegal_action
 
     @illegal_action.setter
     def illegal_action(self, value) -> None:
-        self.env.illegal_action = value
+        self.unwrapped.illegal_action = value
 
     @property
     def illegal_penalty(self):
-        return self.env.illegal_penalty
+        return self.unwrapped.illegal_penalty
 
     @illegal_penalty.setter
     def illegal_penalty(self, value) -> None:
-        self.env.illegal_penalty = value
+        self.unwrapped.illegal_penalty = value
 
 
 class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
