@@ -19,7 +19,7 @@ RENDER_MODES = ("ansi", "human")
 
 def check_render_mode(render_mode) -> None:
     """A ValueError unless ``render_mode`` is None or one of ``RENDER_MODES`` (the AEC and self-play vector envs;
-    the single-agent envs take any mode, for SB3's ``make_vec_env``)."""
+    the single-agent envs take any mode string, for SB3's ``make_vec_env``)."""
     if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in RENDER_MODES):
         raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {brief(render_mode)}")
 
