@@ -17,10 +17,16 @@ RENDER_MODES = ("ansi", "human")
 """What the environments draw: "ansi" returns the text of ``render_table``, "human" prints it."""
 
 
-def check_render_mode(render_mode) -> None:
-    """A ValueError unless ``render_mode`` is None or one of ``RENDER_MODES`` (the AEC and self-play vector envs;
-    the single-agent envs take any mode string, for SB3's ``make_vec_env``)."""
-    if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in RENDER_MODES):
+def check_render_mode(render_mode, any_mode: bool = False) -> None:
+    """A ValueError unless ``render_mode`` is None or one of ``RENDER_MODES`` (the AEC and self-play vector envs);
+    with ``any_mode`` (the single-agent envs, for SB3's ``make_vec_env``, which asks for "rgb_array") any mode
+    string is taken, and the modes outside ``RENDER_MODES`` render nothing."""
+    if render_mode is None or (any_mode and isinstance(render_mode, str)):
+        return
+    if any_mode:
+        raise ValueError(f"render_mode must be None or a str ('ansi' or 'human' render; other modes render "
+                         f"nothing), got {brief(render_mode)}")
+    if not isinstance(render_mode, str) or render_mode not in RENDER_MODES:
         raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {brief(render_mode)}")
 
 

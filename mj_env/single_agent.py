@@ -105,7 +105,7 @@ from .engine import Engine, EngineRules
 from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief, refuse_arguments
 from .observation import N_PLANES, observe
-from .render import warn_no_render_mode
+from .render import check_render_mode, warn_no_render_mode
 from .state import END
 from .tiles import N_KINDS
 from .vector import TablesEnvBasics, checked_reset_options
@@ -173,11 +173,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
         self.num_envs = n = int(num_envs)
-        # "ansi" and "human" render; other modes are accepted and render nothing (SB3's make_vec_env
-        # asks every environment for "rgb_array"); a mode is a string, as everywhere else
-        if render_mode is not None and not isinstance(render_mode, str):
-            raise ValueError(f"render_mode must be None or a str ('ansi' or 'human' render; other modes render "
-                             f"nothing), got {brief(render_mode)}")
+        check_render_mode(render_mode, any_mode=True)
         self.render_mode = render_mode
         self._illegal_action, self._illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
         self.metadata = {**self.metadata, "autoreset_mode": mode}
@@ -563,6 +559,30 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
 
 
 
+_ONE_TABLE = ("the one-table env plays one table; for N tables batched use gym.make_vec(id, num_envs=N, "
+              "vectorization_mode=\"vector_entry_point\") or MahjongSingleAgentVectorEnv(N)")
+NOT_ONE_TABLE_ARGUMENTS = {
+    # gym.make(id, max_episode_steps=N) wraps TimeLimit instead
+    "max_episode_steps": "the one-table env is cut by Gymnasium's TimeLimit, gym.make(id, max_episode_steps=N); the "
+                         "vector form takes it itself",
+    # make_vec(id, vectorization_mode="sync", autoreset_mode=...) lands here
+    "autoreset_mode": "the one-table env has no autoreset (Gymnasium's vector env around it has); give it to "
+                      "gym.make_vec(id, vectorization_mode=\"vector_entry_point\", ...) or to MahjongSingleAgentVectorEnv",
+    # gym.make(id, num_envs=N) would fail deep inside with a TypeError
+    "num_envs": _ONE_TABLE, "num_tables": _ONE_TABLE,
+    # it used to be taken and ignored; seeding every env of make_vec alike is worse
+    "seed": "a one-table env is seeded by reset(seed=N), Gymnasium's way (gym.make_vec's sync and async modes would "
+            "give every env the same seed); the vector form takes seed=N",
+}
+"""Arguments of the vector form (and ``seed``), refused by name in this order (not as unknown rule fields)."""
+
+
+def _table_setting(name: str, doc: str) -> property:
+    """A setting of the one-table env that is its inner batched env's, read and set there (checked there)."""
+    return property(lambda self: getattr(self.venv, name), lambda self, value: setattr(self.venv, name, value),
+                    doc=doc)
+
+
 class MahjongSingleAgentEnv(gym.Env):
     """One table of ``MahjongSingleAgentVectorEnv`` as a plain ``gymnasium.Env`` (what
     ``gymnasium.make("mj_env/Beijing-v0")`` builds); the same arguments but ``num_envs``, ``seed``
@@ -577,21 +597,7 @@ class MahjongSingleAgentEnv(gym.Env):
 
     def __init__(self, rules="beijing", opponents="rule", seat=0, render_mode=None,
                  illegal_action="penalize", illegal_penalty=10.0, obs="v1", **overrides):
-        if "max_episode_steps" in overrides:  # gym.make(id, max_episode_steps=N) wraps TimeLimit instead
-            raise ValueError("max_episode_steps: the one-table env is cut by Gymnasium's TimeLimit, "
-                             "gym.make(id, max_episode_steps=N); the vector form takes it itself")
-        if "autoreset_mode" in overrides:  # make_vec(id, vectorization_mode="sync", autoreset_mode=...) lands here
-            raise ValueError("autoreset_mode: the one-table env has no autoreset (Gymnasium's vector env around it "
-                             "has); give it to gym.make_vec(id, vectorization_mode=\"vector_entry_point\", ...) "
-                             "or to MahjongSingleAgentVectorEnv")
-        for name in ("num_envs", "num_tables"):  # gym.make(id, num_envs=N) would fail deep inside with a TypeError
-            if name in overrides:
-                raise ValueError(f"{name}: the one-table env plays one table; for N tables batched use "
-                                 "gym.make_vec(id, num_envs=N, vectorization_mode=\"vector_entry_point\") or "
-                                 "MahjongSingleAgentVectorEnv(N)")
-        if "seed" in overrides:  # it used to be taken and ignored; seeding every env of make_vec alike is worse
-            raise ValueError("seed: a one-table env is seeded by reset(seed=N), Gymnasium's way (gym.make_vec's "
-                             "sync and async modes would give every env the same seed); the vector form takes seed=N")
+        refuse_arguments(overrides, NOT_ONE_TABLE_ARGUMENTS)
         self.venv = MahjongSingleAgentVectorEnv(1, rules=rules, opponents=opponents, seat=seat,
                                                 render_mode=render_mode, illegal_action=illegal_action,
                                                 illegal_penalty=illegal_penalty, obs=obs, **overrides)
@@ -665,38 +671,17 @@ class MahjongSingleAgentEnv(gym.Env):
     def opponents(self, opponents) -> None:
         self.set_opponents(opponents)
 
-    @property
-    def seat_mode(self):
-        """The constructor's ``seat`` (0-3, "rotate" or "random"; also readable and settable as ``seat``): where the
-        learner sits from the next hand on (the seat of the hand in play is ``infos["seat"]``). Assigning to it is
-        checked as the constructor checks it, so that Gymnasium's ``set_attr("seat", ...)`` on make_vec's sync and
-        async modes reaches the game (it sets a name no layer has on the outermost wrapper, where the game never
-        reads it); through SB3's vectors of one-table envs: ``env_method("set_wrapper_attr", "seat", ...)``."""
-        return self.venv.seat_mode
-
-    @seat_mode.setter
-    def seat_mode(self, seat) -> None:
-        self.venv.seat_mode = seat  # (checked there)
-
+    seat_mode = _table_setting("seat_mode", """The constructor's ``seat`` (0-3, "rotate" or "random"; also readable and
+        settable as ``seat``): where the learner sits from the next hand on (the seat of the hand in play is
+        ``infos["seat"]``). Assigning to it is checked as the constructor checks it, so that Gymnasium's
+        ``set_attr("seat", ...)`` on make_vec's sync and async modes reaches the game (it sets a name no layer has on
+        the outermost wrapper, where the game never reads it); through SB3's vectors of one-table envs:
+        ``env_method("set_wrapper_attr", "seat", ...)``.""")
     seat = seat_mode  # the constructor's name for it
-
-    @property
-    def illegal_action(self) -> str:
-        """The constructor's ``illegal_action`` ("penalize" or "raise"); settable, checked, as ``seat_mode``."""
-        return self.venv.illegal_action
-
-    @illegal_action.setter
-    def illegal_action(self, value) -> None:
-        self.venv.illegal_action = value
-
-    @property
-    def illegal_penalty(self) -> float:
-        """The constructor's ``illegal_penalty`` (the learner gets minus it); settable, checked, as ``seat_mode``."""
-        return self.venv.illegal_penalty
-
-    @illegal_penalty.setter
-    def illegal_penalty(self, value) -> None:
-        self.venv.illegal_penalty = value
+    illegal_action = _table_setting("illegal_action", """The constructor's ``illegal_action`` ("penalize" or "raise");
+        settable, checked, as ``seat_mode``.""")
+    illegal_penalty = _table_setting("illegal_penalty", """The constructor's ``illegal_penalty`` (the learner gets minus
+        it); settable, checked, as ``seat_mode``.""")
 
     @property
     def last_settlement(self) -> dict | None:
