@@ -138,9 +138,12 @@ def illegal_policy(illegal_action, illegal_penalty) -> tuple[str, float]:
     in 0-1e15; the offender gets minus it), checked; a ValueError names the one that is wrong."""
     if not isinstance(illegal_action, str) or illegal_action not in ("raise", "penalize"):
         raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {brief(illegal_action)}")
+    # an integer is compared as it is (10**400 would overflow float()); a NumPy float as a Python float, since
+    # NumPy compares np.float16 with the bound cast to float16, where 1e15 is inf (so np.float16("inf") passed)
+    value = float(illegal_penalty) if isinstance(illegal_penalty, np.floating) else illegal_penalty
     if isinstance(illegal_penalty, (bool, np.bool_, complex, np.complexfloating)) \
-            or not isinstance(illegal_penalty, (int, float, np.number)) or not (0 <= illegal_penalty <= 1e15):
-        # (compared as it is, not as float(): an int of 10**400 would overflow float; NaN fails the comparison)
+            or not isinstance(illegal_penalty, (int, float, np.number)) or not (0 <= value <= 1e15):
+        # (NaN fails the comparison)
         raise ValueError("illegal_penalty must be a finite number in 0-1e15 (the offender gets minus it), "
                          f"got {brief(illegal_penalty)}")
     return illegal_action, float(illegal_penalty)
