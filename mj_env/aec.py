@@ -166,6 +166,7 @@ class ForwardsSettings:
 
     def last(self, observe: bool = True):
         if getattr(self.unwrapped, "_hand", None) and not self.unwrapped.agents:
+            self.unwrapped._check_open("last()")  # after close(): the RuntimeError that mj_env.env() gives
             raise A.ActionError(_LAST_AFTER_END)
         return super().last(observe)
 
@@ -229,11 +230,10 @@ class raw_env(AECEnv):
         super().__init__()
         self.obs_layout = obs_layout(obs)
         check_render_mode(render_mode)
-        illegal_action, illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
+        self._set_illegal_policy(illegal_action, illegal_penalty)  # checked once, before the rule set
         refuse_arguments(overrides, NOT_AEC_ARGUMENTS)
         self.engine = Engine(rules, num_tables=1, **overrides)
         self.render_mode = render_mode
-        self._set_illegal_policy(illegal_action, illegal_penalty)
         self.possible_agents = list(AGENTS)
         self.agent_name_mapping = {a: i for i, a in enumerate(AGENTS)}
         # one space object per agent, as PettingZoo's own environments have: seeding one agent's action space
