@@ -51,6 +51,7 @@ from gymnasium.vector import AutoresetMode
 
 from . import actions as A
 from .actions import ActionError
+from .render import check_render_mode
 from .single_agent import INFO_KEYS, MahjongSingleAgentVectorEnv, checked_seat
 
 try:
@@ -186,7 +187,8 @@ class MahjongSB3VecEnv(VecEnv):
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
         """Set ``attr_name`` on the batched env, for all tables at once. ``opponents`` (through its
         ``set_opponents``), ``seat_mode`` (or ``seat``, the constructor's name), ``illegal_action`` and
-        ``illegal_penalty`` are checked as the constructor checks them, ``render_mode`` taken as it is; names the env
+        ``illegal_penalty`` are checked as the constructor checks them, ``render_mode`` too (None or any string:
+        ``render.check_render_mode(any_mode=True)``; SB3 itself never sets it); names the env
         does not have are set as they are (a caller's own bookkeeping); the env's other attributes (tables, rules,
         spaces, state) are refused: make a new env."""
         idx = self._indices(indices)
@@ -204,7 +206,10 @@ class MahjongSB3VecEnv(VecEnv):
             policy = {"illegal_action": env.illegal_action, "illegal_penalty": env.illegal_penalty, attr_name: value}
             env.illegal_action, env.illegal_penalty = A.illegal_policy(policy["illegal_action"],
                                                                        policy["illegal_penalty"])
-        elif attr_name == "render_mode" or not hasattr(env, attr_name):
+        elif attr_name == "render_mode":  # None or any mode string, as the constructor takes it
+            check_render_mode(value, any_mode=True)
+            env.render_mode = value
+        elif not hasattr(env, attr_name):
             setattr(env, attr_name, value)
         else:
             raise ValueError(f"set_attr({attr_name[:40]!r}): part of the env's make-up, not settable; make a new "
