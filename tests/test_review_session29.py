@@ -1,0 +1,268 @@
+"""Review of session 28's setters and checks (settings on the envs, ForwardsSettings.last, render modes), and four
+leftovers: raw_env checking its illegal-action policy once, SB3's set_attr of render_mode, get_rules of a RuleSet,
+and the feature-size tables of agents/networks.py. Each test of a fix fails on the code before it."""
+from __future__ import annotations
+
+import re
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from pettingzoo.utils import BaseWrapper
+
+import agents.networks as nets
+import mj_env
+from mj_env import actions as A
+from mj_env import features as mjf
+from mj_env import observation as ob
+from mj_env.aec import raw_env
+from mj_env.rules import get_rules
+from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv
+from mj_env.tiles import N_KINDS, SUIT_SIZE
+from mj_env.wrappers import FlatObservations, NumericInfos
+
+INF16 = np.float16("inf")
+
+
+# ----------------------------------------------------------------- illegal_penalty: a finite number, NumPy's too
+
+def test_an_infinite_float16_penalty_is_refused():
+    # NumPy compares np.float16 with the bound 1e15 cast to float16, which is inf: np.float16("inf") passed the
+    # check, the one-table env took it and paid -inf, and the AEC setter stored it, after which setting
+    # illegal_action (which rechecks the stored penalty) failed on a value the env itself had taken
+    with pytest.raises(ValueError, match="illegal_penalty must be a finite number"):
+        A.illegal_policy("penalize", INF16)
+    with pytest.raises(ValueError, match="illegal_penalty must be a finite number"):
+        MahjongSingleAgentEnv(illegal_penalty=INF16)
+    aec = mj_env.env()
+    with pytest.raises(ValueError, match="illegal_penalty must be a finite number"):
+        aec.illegal_penalty = INF16
+    assert aec.illegal_penalty == 10
+    aec.illegal_action = "penalize"  # the stored penalty is still a valid one
+    venv = MahjongSingleAgentVectorEnv(2)
+    with pytest.raises(ValueError, match="illegal_penalty must be a finite number"):
+        venv.illegal_penalty = INF16
+    assert venv.illegal_penalty == 10.0
+
+
+def test_numpy_scalar_settings_an_rl_library_passes_are_taken_as_plain_python_values():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the float16 comparison warned of an overflow
+        for penalty, want in ((np.float16(1), 1.0), (np.float16(65504), 65504.0), (np.float32(2.5), 2.5),
+                              (np.int64(5), 5.0), (np.longdouble(3), 3.0)):
+            got = A.illegal_policy("penalize", penalty)[1]
+            assert got == want and type(got) is float
+    aec = mj_env.env()
+    aec.illegal_penalty = np.float32(2.5)
+    assert aec.illegal_penalty == 2.5 and type(aec.illegal_penalty) is float
+    aec.illegal_penalty = np.int64(5)
+    assert aec.illegal_penalty == 5 and type(aec.illegal_penalty) is int
+    envs = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="sync")
+    try:
+        envs.set_attr("seat", np.int64(2))
+        envs.set_attr("illegal_penalty", np.float32(2.5))
+        assert envs.get_attr("seat") == (2, 2) and all(type(s) is int for s in envs.get_attr("seat"))
+        assert envs.get_attr("illegal_penalty") == (2.5, 2.5)
+        with pytest.raises(ValueError, match="seat must be 0-3"):
+            envs.set_attr("seat", np.float32(1))
+        assert envs.get_attr("seat") == (2, 2)
+    finally:
+        envs.close()
+
+
+# ----------------------------------------------------------------- last() after close() through mj_env's wrappers
+
+def _play_out_penalized(env) -> None:
+    env.unwrapped.illegal_action = "penalize"
+    env.reset(seed=2)
+    mask = env.last()[0]["action_mask"]
+    env.step(int(np.flatnonzero(mask == 0)[0]))
+    while env.agents:
+        env.step(None)
+
+
+@pytest.mark.parametrize("make", [mj_env.env, lambda: FlatObservations(mj_env.env()),
+                                  lambda: NumericInfos(BaseWrapper(mj_env.env()))],
+                         ids=["env", "FlatObservations", "NumericInfos(BaseWrapper)"])
+def test_last_after_close_is_the_close_error_through_every_mj_env_wrapper(make):
+    # ForwardsSettings.last said "the hand ended" (an ActionError) once the env was closed, where mj_env.env()
+    # and raw_env say it is closed (a RuntimeError)
+    env = make()
+    _play_out_penalized(env)
+    with pytest.raises(A.ActionError, match="after the hand ended"):
+        env.last()
+    env.close()
+    with pytest.raises(RuntimeError, match=r"last\(\) after close\(\)"):
+        env.last()
+
+
+# ----------------------------------------------------------------- leftover 1: raw_env checks its policy once
+
+def test_raw_env_checks_its_illegal_action_policy_once_and_before_the_rules(monkeypatch):
+    calls = []
+    real = A.illegal_policy
+
+    def counted(*args):
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(A, "illegal_policy", counted)
+    env = raw_env(illegal_action="penalize", illegal_penalty=np.float32(4))
+    assert len(calls) == 1
+    assert (env.illegal_action, env.illegal_penalty) == ("penalize", 4) and type(env.illegal_penalty) is int
+    # still checked before the other arguments and the rule set, as before
+    with pytest.raises(ValueError, match="illegal_action must be"):
+        raw_env(rules="sichuan", illegal_action="ignore")
+    with pytest.raises(ValueError, match="illegal_penalty must be"):
+        raw_env(num_envs=2, illegal_penalty=-1)
+
+
+# ----------------------------------------------------------------- leftover 2: SB3's set_attr of render_mode
+
+def test_sb3_set_attr_refuses_a_render_mode_that_is_no_string():
+    pytest.importorskip("stable_baselines3")
+    from mj_env.sb3 import MahjongSB3VecEnv
+
+    venv = MahjongSB3VecEnv(2)
+    try:
+        for bad in (5, b"ansi", ["ansi"]):
+            with pytest.raises(ValueError, match="render_mode must be None or a str"):
+                venv.set_attr("render_mode", bad)
+            assert venv.get_attr("render_mode") == [None, None]
+        for good in ("ansi", "rgb_array", None):  # any mode string, as the constructor takes (make_vec_env's)
+            venv.set_attr("render_mode", good)
+            assert venv.get_attr("render_mode") == [good, good]
+        with pytest.raises(ValueError, match="render_mode must be None or a str"):
+            MahjongSB3VecEnv(1, render_mode=5)  # the constructor's check, which set_attr now matches
+    finally:
+        venv.close()
+
+
+# ----------------------------------------------------------------- leftover 3: get_rules of a RuleSet
+
+def test_get_rules_gives_a_rule_set_itself_as_its_docstring_says():
+    custom = get_rules("beijing", base=500, hui_wild_in_melds=True)  # no preset object
+    assert get_rules(custom) is custom
+    changed = get_rules(custom, base=2)
+    assert changed is not custom and (changed.base, changed.hui_wild_in_melds, custom.base) == (2, True, 500)
+
+
+# ----------------------------------------------------------------- leftover 4: the feature-size tables
+
+def _docstring_tables() -> list[list[tuple[str, str, str]]]:
+    """The (feature, size, from) rows of each table in agents/networks.py's module docstring."""
+    tables, rows, rule_lines = [], [], 0
+    for line in nets.__doc__.splitlines():
+        if line.startswith("====="):
+            rule_lines += 1
+            if rule_lines % 3 == 0:
+                tables.append(rows[1:])  # the first row is the heading
+                rows = []
+        elif rule_lines % 3 in (1, 2) and line.strip():
+            rows.append(tuple(part.strip() for part in re.split(r"\s{2,}", line.strip(), maxsplit=2)))
+    return tables
+
+
+def _size(text: str) -> int:
+    """"4 x 34" -> 136, "34" -> 34."""
+    return int(np.prod([int(n) for n in text.split(" x ")]))
+
+
+def _columns_moved(fn, obs_a: np.ndarray, obs_b: np.ndarray) -> np.ndarray:
+    """The output columns of ``fn`` that differ between two observation batches."""
+    a, b = fn(torch.as_tensor(obs_a)), fn(torch.as_tensor(obs_b))
+    return np.flatnonzero((a != b).any(dim=0).numpy())
+
+
+def test_the_v1_feature_table_sizes_are_what_each_source_moves_in_the_features():
+    # each row's size from the observation layout (mj_env.observation) and, independently, from the columns of
+    # features() that move when only that row's planes change; rows in the table's order, columns contiguous
+    (v1, _v2) = _docstring_tables()
+    assert [r[0] for r in v1] == ["natural hand, thermometer", "melds, rivers of 4 seats",
+                                  "indicator, 惠牌, claim, drawn", "惠牌 held, thermometer", "scalars"]
+    layout = [4 * N_KINDS,  # counts 1-4 of a kind (4 copies of each)
+              (ob.P_MELDS.stop - ob.P_MELDS.start + ob.P_RIVERS.stop - ob.P_RIVERS.start) * N_KINDS,
+              len([ob.P_INDICATOR, ob.P_HUI, ob.P_CLAIM, ob.P_DRAWN]) * N_KINDS,
+              4, ob.N_SCALARS]
+    assert [_size(r[1]) for r in v1] == layout
+    assert nets.N_FEATURES == sum(layout)
+
+    zero = np.zeros((1, ob.N_PLANES, N_KINDS), dtype=np.uint8)
+
+    def with_planes(planes, value, extra=None):
+        o = zero.copy()
+        o[:, planes] = value
+        if extra:
+            extra(o)
+        return o
+
+    def hui_held(o):
+        o[:, ob.P_HUI, 3] = 1
+
+    hui_only = with_planes([], 0, hui_held)
+    moved = [
+        _columns_moved(nets.features, zero, with_planes([ob.P_HAND], 4)),
+        _columns_moved(nets.features, zero, with_planes(list(range(ob.P_MELDS.start, ob.P_RIVERS.stop)), 4)),
+        _columns_moved(nets.features, zero, with_planes([ob.P_INDICATOR, ob.P_HUI, ob.P_CLAIM, ob.P_DRAWN], 1)),
+        _columns_moved(nets.features, hui_only, with_planes([], 0, lambda o: (hui_held(o), o.__setitem__(
+            (slice(None), ob.P_HAND, 3), 4)))),
+        _columns_moved(nets.features, zero, with_planes([ob.P_SCALARS], 1)),
+    ]
+    start = 0
+    for row, cols, size in zip(v1, moved, layout):
+        assert cols.tolist() == list(range(start, start + size)), row[0]
+        start += size
+    assert start == nets.features(torch.as_tensor(zero)).shape[1]
+
+
+def test_the_v2_feature_table_sizes_are_what_each_extra_plane_moves():
+    (_v1, v2) = _docstring_tables()
+    assert len(v2) == 7 and all(_size(r[1]) == N_KINDS for r in v2)  # one column per kind each
+    assert nets.V2_FEATURES == len(v2) * N_KINDS
+    # which extra plane each row reads, from its "from" column; the four planes are mj_env.features' extras
+    plane_of = {"P_DISCARD_NEED": mjf.P_DISCARD_NEED, "P_DISCARD_IMPROVE": mjf.P_DISCARD_IMPROVE,
+                "P_OPTION_NEED": mjf.P_OPTION_NEED, "P_OPTION_IMPROVE": mjf.P_OPTION_IMPROVE}
+    assert sorted(plane_of.values()) == list(range(ob.N_PLANES, mjf.N_PLANES_V2)) and mjf.N_EXTRA == 4
+    rows_of = {}
+    for i, row in enumerate(v2):
+        (name,) = [n for n in plane_of if re.search(rf"\b{n}\b", row[2])]
+        rows_of.setdefault(name, []).append(i)
+    rng = np.random.default_rng(0)
+    base = np.zeros((256, mjf.N_PLANES_V2, N_KINDS), dtype=np.uint8)
+    for name, plane in plane_of.items():
+        varied = base.copy()
+        varied[:, plane] = rng.integers(0, 6, size=(256, N_KINDS))
+        cols = _columns_moved(nets.v2_features, base, varied) - nets.N_FEATURES
+        want = {i * N_KINDS + k for i in rows_of[name] for k in range(N_KINDS)}
+        if name == "P_OPTION_NEED":  # its second row, "option better than as is", never moves at "as is" itself
+            want.discard(rows_of[name][1] * N_KINDS + mjf.OPT_NOW)
+        assert cols.tolist() == sorted(want), name
+    assert nets.v2_features(torch.as_tensor(base)).shape[1] == nets.N_FEATURES + nets.V2_FEATURES
+    # the tile network: its first three v2 rows per tile, the other four (7 - 3) pooled
+    assert (nets.V2_TILE_CHANNELS, nets.V2_GLOBALS) == (3, (len(v2) - 3) * N_KINDS)
+
+
+def test_the_tile_network_channel_counts_follow_the_layout():
+    # tile_features' docstring: thermometer (4), is the 惠牌 (1), melds and rivers (8), indicator, claimed and
+    # drawn tile (3), copies seen (1), rank one-hot and honor (10); globals: the scalars and a thermometer (4)
+    table_planes = ob.P_RIVERS.stop - ob.P_MELDS.start
+    assert nets.N_TILE_CHANNELS == 4 + 1 + table_planes + len([ob.P_INDICATOR, ob.P_CLAIM, ob.P_DRAWN]) + 1 \
+        + (SUIT_SIZE + 1)
+    assert nets.N_GLOBALS == ob.N_SCALARS + 4
+    counts = re.findall(r"\((\d+)\)", nets.tile_features.__doc__)
+    assert [int(c) for c in counts] == [4, 1, table_planes, 3, 1, SUIT_SIZE + 1, 4]
+    per_tile, glob = nets.tile_features(torch.zeros((1, ob.N_PLANES, N_KINDS), dtype=torch.uint8))
+    assert per_tile.shape[1:] == (nets.N_TILE_CHANNELS, N_KINDS) and glob.shape[1] == nets.N_GLOBALS
+    # the last SUIT_SIZE + 1 channels are the rank one-hot: exactly one per kind, whatever is observed
+    ranks = per_tile[0, -(SUIT_SIZE + 1):]
+    assert ranks.sum(dim=0).tolist() == [1.0] * N_KINDS
+
+
+def test_the_layouts_a_network_takes_are_the_environments_observations():
+    for key, (name, planes) in mjf.OBS_LAYOUTS.items():
+        version, shape = nets.LAYOUTS[name]
+        assert version == int(name.rsplit("_v", 1)[1]) == int(key[1:])
+        env = mj_env.env(obs=key)
+        assert tuple(shape) == env.observation_space("player_0")["observation"].shape == (planes, N_KINDS)
