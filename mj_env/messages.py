@@ -64,9 +64,10 @@ def user_stacklevel(*modules) -> int:
 
 
 def refuse_arguments(given, refused: dict) -> None:
-    """A ValueError ``"name: why"`` for the first keyword of ``given`` (a constructor's) that ``refused`` names:
-    an argument that another of the package's environments takes (``num_envs``, ``opponents``, ``seat``,
-    ``illegal_action``...), which would otherwise reach the rule set and be refused as an unknown rule field."""
+    """A ValueError ``"name: why"`` for the first name of ``refused`` (in its order) that ``given``, a constructor's
+    keywords, holds: an argument that another of the package's environments takes (``num_envs``, ``opponents``,
+    ``seat``, ``illegal_action``...), which would otherwise reach the rule set and be refused as an unknown rule
+    field."""
     for name, why in refused.items():
         if name in given:
             raise ValueError(f"{name}: {why}")
