@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
+
 import torch
+from agent_obs import _allow, _choices, _claim_obs, _turn_obs, play
 
 from agents import RandomAgent, RuleBasedAgent, make_agent
 from agents.networks import (
@@ -31,23 +35,6 @@ from mj_env.vector import MahjongVectorEnv
 torch.set_num_threads(1)  # tiny batches: one thread is fastest and never oversubscribes the CPU
 
 
-def play(agent, rules: str, num_envs: int = 24, steps: int = 250, seed: int = 0):
-    """Step a vector env with ``agent`` everywhere; yield (obs, actions) of every step. The engine
-    raises on an illegal action, and the mask is checked here too."""
-    env = MahjongVectorEnv(num_envs=num_envs, rules=rules, seed=seed)
-    obs, _ = env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    ended = 0
-    for _ in range(steps):
-        a = agent.act(obs, rng)
-        assert a.shape == (num_envs,) and a.dtype == np.int64
-        assert obs["action_mask"][np.arange(num_envs), a].all(), "an illegal action was chosen"
-        yield obs, a
-        obs, _, term, _, _ = env.step(a)
-        ended += int(term.sum())
-    assert ended > 0, "no hand ended: the test did not exercise whole hands"
-
-
 @pytest.mark.parametrize("rules", ["beijing", "hebei", "quemen"])
 def test_random_agent_only_legal(rules):
     for _ in play(RandomAgent(), rules, steps=200):
@@ -72,34 +59,6 @@ def test_rule_agent_only_legal_and_keeps_rules(rules):
         claims_seen += int(((a == A.PONG) | (a == A.KONG) | ((a >= A.CHI) & (a < A.CHI + A.N_CHI))).sum())
     if rules == "beijing":
         assert claims_seen > 0
-
-
-def _turn_obs(hand: str, hui: str | None = None, drawn: str | None = None):
-    """One own-turn observation with ``hand`` (14 tiles written in compact form) and its mask."""
-    counts = parse_hand(hand)
-    o = np.zeros((1, N_PLANES, 34), dtype=np.uint8)
-    o[0, 0] = counts
-    if hui is not None:
-        o[0, 10, parse_hand(hui).argmax()] = 1
-    if drawn is not None:
-        o[0, 12, parse_hand(drawn).argmax()] = 1
-    o[0, 13, 0] = 50
-    mask = np.zeros((1, A.N_ACTIONS), dtype=np.int8)
-    mask[0, :34] = counts > 0
-    return {"observation": o, "action_mask": mask, "seat": np.zeros(1, dtype=np.int64)}
-
-
-def _claim_obs(hand: str, tile: str, legal: list[int], hui: str | None = None):
-    counts = parse_hand(hand)
-    o = np.zeros((1, N_PLANES, 34), dtype=np.uint8)
-    o[0, 0] = counts
-    if hui is not None:
-        o[0, 10, parse_hand(hui).argmax()] = 1
-    o[0, 11, parse_hand(tile).argmax()] = 1
-    o[0, 13, 3] = 1
-    mask = np.zeros((1, A.N_ACTIONS), dtype=np.int8)
-    mask[0, [A.PASS] + legal] = 1
-    return {"observation": o, "action_mask": mask, "seat": np.zeros(1, dtype=np.int64)}
 
 
 def test_rule_agent_discards_the_lone_tile_and_keeps_the_hui():
@@ -158,16 +117,6 @@ def test_rule_agent_claims_only_when_closer():
     chi_789s = A.CHI + int(np.flatnonzero(A.CHI_START == parse_hand("7s").argmax())[0])
     obs = _claim_obs("123m456p79s55z12z9m", "8s", [chi_789s], hui="1p")
     assert int(agent.act(obs, rng)[0]) == chi_789s
-
-
-def _choices(agent, obs, seeds=range(20)) -> set[str]:
-    """The actions ``agent`` takes in ``obs`` over several seeds (its ties are broken with the rng)."""
-    return {A.name(int(agent.act(obs, np.random.default_rng(s))[0])) for s in seeds}
-
-
-def _allow(obs, action: int):
-    obs["action_mask"][0, action] = 1
-    return obs
 
 
 # From an outside mutation test: each rule of the module docstring's table below decides one position here, and

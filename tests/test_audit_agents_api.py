@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
+
 import torch
 
 from agents.networks import NetworkAgent, PolicyValueNet, TileNet

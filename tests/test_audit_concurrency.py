@@ -5,6 +5,8 @@ import os
 
 import pytest
 
+pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
+
 import train
 
 fcntl = pytest.importorskip("fcntl") if os.name != "nt" else None

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
+
 import torch
 from test_train_internals import SMALL
 from walls import deals_first, four_hui_wall, tian_hu_wall

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 import mj_env
-import train
 from mj_env.lines import guard_output
 from mj_env.vector import MahjongVectorEnv
 
@@ -98,10 +97,20 @@ def _ascii_std_streams(monkeypatch, errors="strict"):
     return raw
 
 
+def _train():
+    """train.py, or a skip where torch (the train extra) is missing: the other tests here need none
+    (tests/test_python_runtime.py)."""
+    pytest.importorskip("torch")
+    import train
+
+    return train
+
+
 def test_train_help_on_an_ascii_stdout(monkeypatch):
     """``train.py --help`` (its flags' help names 进张) died in a UnicodeEncodeError where standard output is not
     UTF-8 (``PYTHONIOENCODING=ascii``; Windows' cp1252 with the output redirected). guard_output, which every
     command-line program calls first, now has standard output escape what its encoding lacks."""
+    train = _train()
     raw = _ascii_std_streams(monkeypatch)
     guard_output("train.py")
     with pytest.raises(SystemExit) as stop:
@@ -198,6 +207,7 @@ def test_train_run_files_for_an_init_checkpoint_whose_file_name_is_not_utf8(tmp_
     """``train.py --init-from caf?.pt`` (a Latin-1 file name, lone surrogates in Python) died in TensorBoard's
     add_text of the hyperparameters (``surrogates not allowed``) before training; args.json could not be written
     either. Both show the path with ``\\xe9`` escapes."""
+    train = _train()
     monkeypatch.chdir(tmp_path)
     log = train.RunLog(train.Args(exp_name="lat", init_from=os.fsdecode(b"caf\xe9.pt")), 1)
     log.writer.close()
@@ -208,6 +218,7 @@ def test_train_run_files_for_an_init_checkpoint_whose_file_name_is_not_utf8(tmp_
 def test_curve_of_a_run_directory_whose_name_is_not_utf8(tmp_path):
     """``python -m agents.curve d?/progress.csv`` labels the curve by the run's directory; one whose name is not
     UTF-8 (lone surrogates) crashed matplotlib's text layout. The label has ``\\xe9`` escapes."""
+    pytest.importorskip("matplotlib")  # the plot extra
     from agents import curve
 
     d = tmp_path / os.fsdecode(b"d\xe9")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_agents import _claim_obs, _turn_obs
+from agent_obs import _claim_obs, _turn_obs
 
 from mj_env import actions as A
 from mj_env.baselines import EfficientAgent, RuleBasedAgent

@@ -8,7 +8,7 @@ import inspect
 
 import numpy as np
 import pytest
-from test_agents import _choices, _claim_obs, _turn_obs
+from agent_obs import _choices, _claim_obs, _turn_obs
 
 from mj_env import actions as A
 from mj_env import baselines as B

@@ -10,8 +10,8 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
+from agent_obs import _choices, _claim_obs, _turn_obs
 from gymnasium.vector import AutoresetMode
-from test_agents import _choices, _claim_obs, _turn_obs
 
 import mj_env
 from mj_env import actions as A

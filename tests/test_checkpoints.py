@@ -6,6 +6,9 @@ import warnings
 
 import numpy as np
 import pytest
+
+pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
+
 import torch
 
 from agents.arena import main as arena_main

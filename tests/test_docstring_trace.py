@@ -12,6 +12,9 @@ import warnings
 
 import numpy as np
 import pytest
+
+pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
+
 import torch
 
 import mj_env

@@ -5,6 +5,9 @@ import numpy as np
 import pytest
 
 import mj_env
+
+pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
+
 import train
 
 

@@ -6,8 +6,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
+
 import torch
-from test_agents import play
+from agent_obs import play
 
 import train
 from agents import make_agent, pretrained

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
+
 import train
 
 

@@ -9,6 +9,9 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
+
+pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
+
 import torch
 from pettingzoo.utils import BaseWrapper
 

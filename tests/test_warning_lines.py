@@ -8,6 +8,8 @@ import warnings
 
 import pytest
 
+pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
+
 from agents import make_agent
 from agents.arena import compare, load_agents, play_duplicate
 from agents.base import RulesMismatchWarning
