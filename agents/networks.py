@@ -64,7 +64,15 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
-import torch
+
+try:
+    import torch
+except ModuleNotFoundError as e:  # `pip install -e .` (the environment alone) has no torch: say what installs it
+    if e.name != "torch":
+        raise
+    raise ModuleNotFoundError("torch is needed for network agents (pretrained, checkpoints) and training: pip "
+                              "install torch (it comes with the train extra: pip install -e '.[train]')",
+                              name="torch") from None
 from torch import nn
 from torch.distributions import Categorical
 

@@ -1,0 +1,79 @@
+"""What a user gets from ``pip install -e .`` without torch (the core install: numpy, gymnasium, pettingzoo), on any
+Python that pyproject.toml's ``requires-python`` admits. Found by the Python-versions audit, which installed the
+core package (no extra) with pytest, hypothesis, mahjong and scipy under 3.10, 3.12 and 3.13 and ran the suite:
+
+- 21 test files failed to collect (``ModuleNotFoundError: No module named 'torch'``) instead of skipping, three of
+  them (the baselines' mutation tests, which need no torch) only because they took their observation helpers
+  from tests/test_agents.py; the helpers are now in tests/agent_obs.py and the files that need torch skip;
+- ``agents.make_agent("pretrained")`` or a checkpoint's path ended in a bare ``No module named 'torch'`` raised at
+  ``import torch`` inside agents/networks.py, where ``mj_env``'s own ``opponents="pretrained"`` names the
+  ``train`` extra.
+
+torch is blocked here (``_NO_TORCH``), so these run (and fail without the fixes) where torch is installed too."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# torch (and torch.*) cannot be imported, as where it is not installed; a finder rather than sys.modules["torch"] = None
+# (tests/test_examples_missing.py's way), since scipy's array-API helpers read sys.modules["torch"] as a module
+_NO_TORCH = """import sys
+
+
+class NoTorch:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "torch":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+sys.meta_path.insert(0, NoTorch())
+"""
+
+
+def _run(code: str, *args: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", _NO_TORCH + code, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+def test_every_test_file_collects_without_torch():
+    """A test file that needs torch skips (``pytest.importorskip("torch")``) rather than failing to collect, and one
+    that needs none collects its tests."""
+    code = ("import pytest\n"
+            "raise SystemExit(pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'no:xdist', '--collect-only', "
+            "'tests']))\n")
+    run = _run(code)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert "error" not in run.stdout.splitlines()[-1], run.stdout[-3000:]
+    for name in ("test_baselines_mutants_2", "test_baselines_mutants_3", "test_baselines_wrappers_mutants"):
+        assert f"tests/{name}.py::" in run.stdout, name  # no torch needed: they still run
+
+
+def test_a_network_agent_without_torch_names_the_extra_that_installs_it(tmp_path):
+    """``make_agent`` of the shipped player or of a checkpoint file says what installs torch (the ``train`` extra), as
+    ``mj_env``'s own agent names do (``make_named_agent``), instead of a bare ``No module named 'torch'``; the error
+    is still the ModuleNotFoundError of torch (``name == "torch"``), which ``make_named_agent`` reads."""
+    checkpoint = tmp_path / "player.pt"
+    checkpoint.write_bytes(b"not read: torch is asked for first")
+    code = ("import agents\n"
+            "from mj_env.baselines import make_named_agent\n"
+            "for spec in ('pretrained', 'pretrained:greedy', sys.argv[1]):\n"
+            "    try:\n"
+            "        agents.make_agent(spec)\n"
+            "    except ModuleNotFoundError as e:\n"
+            "        print('MNF', e.name, e)\n"
+            "try:\n"
+            "    make_named_agent('pretrained')\n"
+            "except ValueError as e:\n"
+            "    print('VE', e)\n"
+            "print(agents.make_agent('rule').__class__.__name__)\n")
+    run = _run(code, str(checkpoint), timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    lines = run.stdout.splitlines()
+    extra = "pip install -e '.[train]'"
+    assert len(lines) == 5 and lines[4] == "RuleBasedAgent", run.stdout
+    for line in lines[:3]:
+        assert line.startswith("MNF torch torch is needed for network agents") and extra in line, line
+    assert lines[3].startswith("VE ") and "which needs torch" in lines[3] and extra in lines[3], lines[3]
