@@ -434,7 +434,7 @@ def flags_given(argv: list[str]) -> frozenset[str]:
 def parse_args(argv: list[str] | None = None) -> Args:
     """The command line over ``Args`` (tyro): ``--field-name value``, booleans as ``--flag`` / ``--no-flag``.
     A bad value ends the program with status 2 and a message, as argparse does."""
-    args = tyro.cli(Args, args=argv, prog="train.py", description=__doc__.split("\n")[0])
+    args = tyro.cli(Args, args=argv, prog="train.py", description=(__doc__ or "").split("\n")[0])
     problem = check_args(args, flags_given(sys.argv[1:] if argv is None else argv))
     if problem:
         usage_error(problem)

@@ -143,7 +143,7 @@ def _draw(plt, runs, labels, opponents, out, title) -> None:
 
 
 def main(argv=None) -> None:
-    p = argparse.ArgumentParser(prog="python -m agents.curve", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m agents.curve", description=(__doc__ or "").split("\n")[0])
     p.add_argument("progress", nargs="+", help="progress.csv of one or more train.py runs")
     p.add_argument("--out", required=True, help="the picture to write (.png; .pdf and .svg work too)")
     p.add_argument("--labels", default=None, help="comma-separated run names (default: the run directories)")

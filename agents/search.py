@@ -144,7 +144,7 @@ class RolloutSearchAgent:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agents.search", description=__doc__.split("\n")[0],
+    p = argparse.ArgumentParser(prog="python -m agents.search", description=(__doc__ or "").split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--walls", type=int, default=100, help="walls, each played in 2 seatings (search ABAB, BABA)")
     p.add_argument("--worlds", type=int, default=64, help="redeals of the hidden tiles per decision")

@@ -124,7 +124,7 @@ def warm_up(rules: str, decisions: int = WARMUP_DECISIONS) -> None:
 
 
 def main(argv=None) -> dict:
-    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    p = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     p.add_argument("--rules", default="beijing,hebei", help=f"comma-separated, of {', '.join(PRESET_NAMES)}")
     p.add_argument("--seconds", type=float, default=2.0, help="play per variant and round (default 2)")
     p.add_argument("--repeat", type=int, default=3, help="interleaved rounds, 1 to 100 (default 3)")

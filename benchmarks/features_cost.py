@@ -59,7 +59,7 @@ def measure(rules: str, batch: int, steps: int, seed: int = 0) -> dict:
 
 
 def main(argv=None) -> list[dict]:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     p.add_argument("--rules", default=",".join(PRESET_NAMES),
                    help=f"comma-separated, of {', '.join(PRESET_NAMES)} (default all)")
     p.add_argument("--batch", default="64,256,1024",

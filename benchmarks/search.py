@@ -46,7 +46,7 @@ import _args
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    p = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     p.add_argument("--rules", default="beijing", choices=("beijing", "hebei", "quemen"))
     p.add_argument("--seconds", type=float, default=3.0, help="timed work per row (default 3)")
     p.add_argument("--batch-sizes", default="256,1024",

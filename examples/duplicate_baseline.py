@@ -81,7 +81,7 @@ def measure(agent, walls: int, seed: int, rules: str = "beijing", batch: int = 1
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--agent", default="pretrained", help="the player: an agents.make_agent name or checkpoint "
                    "(default: pretrained)")
     p.add_argument("--walls", type=int, default=2000, help="walls, each played in both seatings (default 2000)")

@@ -87,7 +87,7 @@ def build_config(args) -> PPOConfig:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
     p.add_argument("--iterations", type=int, default=20, help="PPO training iterations")
     p.add_argument("--num-env-runners", type=int, default=2, help="env runner actors (0: sample in the driver)")

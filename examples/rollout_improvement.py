@@ -127,7 +127,7 @@ def held_out_gain(model, data: dict, idx: torch.Tensor) -> tuple[float, float]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     p.add_argument("--checkpoint", help="network to start from (default: a fresh clone by train.py, cloning only)")
     p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
     p.add_argument("--seconds", type=float, default=240.0, help="time spent labelling positions")

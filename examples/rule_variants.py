@@ -287,7 +287,7 @@ def variants(rules: str, values, q: float, live: int = 40, threat_melds: int = 2
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
     p.add_argument("--walls", type=int, default=1000, help="walls per seed, each played in 2 seatings")
     p.add_argument("--seeds", default="777,4242", help="comma-separated wall seeds")

@@ -57,7 +57,7 @@ def make_env(rules: str):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    p = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
     p.add_argument("--envs", type=int, default=8, help="tables collected in parallel (DummyVectorEnv)")
     p.add_argument("--epochs", type=int, default=8)

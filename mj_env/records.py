@@ -238,7 +238,7 @@ def _printable(value, limit: int = 60) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m mj_env.records", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m mj_env.records", description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("path", help="a JSON-lines file of hand records (agents.arena --record); - for standard input")
     p.add_argument("--show", type=int, metavar="K", help="print record K (0-based) decision by decision")
     args = p.parse_args(argv)

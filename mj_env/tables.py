@@ -417,7 +417,7 @@ def get(name: str) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mj_env.tables", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m mj_env.tables", description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--rebuild", action="store_true", help="build the tables again and rewrite the cache")
     guard_output(parser.prog)
     args = parser.parse_args(argv)

@@ -7,11 +7,14 @@ core package (no extra) with pytest, hypothesis, mahjong and scipy under 3.10, 3
   from tests/test_agents.py; the helpers are now in tests/agent_obs.py and the files that need torch skip;
 - ``agents.make_agent("pretrained")`` or a checkpoint's path ended in a bare ``No module named 'torch'`` raised at
   ``import torch`` inside agents/networks.py, where ``mj_env``'s own ``opponents="pretrained"`` names the
-  ``train`` extra.
+  ``train`` extra;
+- under ``python -OO`` (docstrings removed) ``python -m mj_env.records --help`` and the other command lines that
+  took their description from their module's docstring died with AttributeError (``None.split``), on every version.
 
 torch is blocked here (``_NO_TORCH``), so these run (and fail without the fixes) where torch is installed too."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -77,3 +80,28 @@ def test_a_network_agent_without_torch_names_the_extra_that_installs_it(tmp_path
     for line in lines[:3]:
         assert line.startswith("MNF torch torch is needed for network agents") and extra in line, line
     assert lines[3].startswith("VE ") and "which needs torch" in lines[3] and extra in lines[3], lines[3]
+
+
+# python -OO (PYTHONOPTIMIZE=2) removes docstrings: ``__doc__`` is None, and the command lines that took their
+# description from it (``__doc__.split("\n")[0]``) died with AttributeError before parsing, --help included
+_CLIS = ("mj_env.records", "mj_env.tables", "mj_env.score", "agents.arena", "agents.curve", "agents.rollouts",
+         "agents.search")
+
+
+def test_the_command_lines_give_their_help_under_python_OO():
+    for module in _CLIS:
+        run = subprocess.run([sys.executable, "-OO", "-B", "-m", module, "--help"], cwd=ROOT, capture_output=True,
+                             text=True, timeout=120, check=False)
+        assert run.returncode == 0 and "usage:" in run.stdout, (module, run.stderr[-2000:])
+
+
+def test_no_source_reads_a_docstring_that_python_OO_removes():
+    """The scripts (train.py, benchmarks/, examples/) as the package: ``(__doc__ or "")``, never ``__doc__.attr``,
+    and no ``splitlines()[0]`` of it (an empty string has no first line)."""
+    files = [ROOT / "train.py"]
+    for folder in ("mj_env", "agents", "benchmarks", "examples"):
+        files += sorted((ROOT / folder).rglob("*.py"))
+    bad = [f"{path.relative_to(ROOT)}:{n}" for path in files
+           for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+           if re.search(r"(?<![\w.])__doc__\s*\.|__doc__ or \"\"\)\.splitlines\(\)\[0\]", line)]
+    assert not bad, bad
