@@ -7,6 +7,7 @@ fails the test, and the README must change with it."""
 from __future__ import annotations
 
 import dataclasses
+import importlib.metadata
 import re
 import warnings
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+from packaging.version import Version
 
 try:
     import tomllib
@@ -212,9 +214,12 @@ def _play(env, steps=150, flat=False):
 def test_gymnasiums_vector_wrappers_on_the_self_play_env_fail_as_the_readme_says():
     """README, self-play: "the reward wrappers (``RecordEpisodeStatistics``, ``NormalizeReward``) take ``(N,)``
     rewards, so on these ``(N, 4)`` ones they fail with a broadcast error (``NormalizeReward`` at ``num_envs=4``
-    runs ...); the observation wrappers (``FlattenObservation``, ``TransformObservation``,
-    ``DtypeObservation``) assert ``NEXT_STEP`` and fail on ``SAME_STEP`` with a bare ``AssertionError`` (make it
-    with ``autoreset_mode="NEXT_STEP"``)". (``NumpyToTorch``: tests/test_audit_vector.py.)"""
+    runs under Gymnasium 1.1 and 1.2 ...; from 1.3 it fails at the first step with a ``TypeError`` ...); the
+    observation wrappers (``FlattenObservation``, ``TransformObservation``, ``DtypeObservation``) assert
+    ``NEXT_STEP`` and fail on ``SAME_STEP`` with a bare ``AssertionError`` (from Gymnasium 1.4 a ``ValueError``
+    naming the mode; make it with ``autoreset_mode="NEXT_STEP"``)". The README said the first runs and the others
+    raise AssertionError: so they did under the Gymnasium 1.2 of CI, not under the 1.4 that a fresh install took
+    (the Python-versions audit). (``NumpyToTorch``: tests/test_audit_vector.py.)"""
     from gymnasium.wrappers.vector import (
         DtypeObservation,
         FlattenObservation,
@@ -226,10 +231,20 @@ def test_gymnasiums_vector_wrappers_on_the_self_play_env_fail_as_the_readme_says
     for wrapper in (RecordEpisodeStatistics, NormalizeReward):
         with pytest.raises(ValueError, match="broadcast"):
             _play(wrapper(MahjongVectorEnv(8)))
-    _play(NormalizeReward(MahjongVectorEnv(4)))     # runs, reading seats as tables
+    gymnasium = Version(importlib.metadata.version("gymnasium"))
+    if gymnasium < Version("1.3"):
+        _play(NormalizeReward(MahjongVectorEnv(4)))     # runs, reading seats as tables
+    else:  # its running return is indexed by a (4, 4) mask of ended hands
+        with pytest.raises(TypeError, match="boolean array indexing"):
+            _play(NormalizeReward(MahjongVectorEnv(4)), steps=1)
+    text = _readme()
+    assert ("(`NormalizeReward` at `num_envs=4` runs under Gymnasium 1.1 and 1.2, and mixes up tables and seats "
+            "without a word; from 1.3 it fails at the first step with a `TypeError`") in text
+    assert "with a bare `AssertionError` (from Gymnasium 1.4 a `ValueError` naming the mode;" in text
     for make in (FlattenObservation, lambda e: TransformObservation(e, lambda o: o),
                  lambda e: DtypeObservation(e, np.float32)):
-        with pytest.raises(AssertionError):
+        with pytest.raises(AssertionError) if gymnasium < Version("1.4") else pytest.raises(ValueError,
+                                                                                          match="SAME_STEP"):
             make(MahjongVectorEnv(8))
     _play(FlattenObservation(MahjongVectorEnv(8, autoreset_mode="NEXT_STEP")), flat=True)
 
