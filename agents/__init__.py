@@ -103,8 +103,6 @@ def make_agent(spec, rules="beijing", device: str = "cpu"):
         return make_baseline(spec, rules)
     if is_pretrained_spec(spec) and not is_path:
         return make_pretrained(spec, rules=rules, device=device)
-    from .networks import NetworkAgent  # torch only when a network is asked for
-
     path, greedy = checkpoint_play(spec) if not is_path else (spec, False)
     problem = path_problem(path)
     if problem:
@@ -117,4 +115,8 @@ def make_agent(spec, rules="beijing", device: str = "cpu"):
     if not Path(path).is_file():
         raise ValueError(f"unknown agent {spec!r}: use random, rule, efficient, pretrained or the path "
                          "of a checkpoint")
+    # torch only when a network is asked for, and once the name is known to be a file: a misspelt name or a bad
+    # path is a ValueError with or without torch (the train extra)
+    from .networks import NetworkAgent
+
     return NetworkAgent.from_checkpoint(path, greedy=greedy, device=device, name=spec, rules=rules)

@@ -57,7 +57,8 @@ def test_every_test_file_collects_without_torch():
 def test_a_network_agent_without_torch_names_the_extra_that_installs_it(tmp_path):
     """``make_agent`` of the shipped player or of a checkpoint file says what installs torch (the ``train`` extra), as
     ``mj_env``'s own agent names do (``make_named_agent``), instead of a bare ``No module named 'torch'``; the error
-    is still the ModuleNotFoundError of torch (``name == "torch"``), which ``make_named_agent`` reads."""
+    is still the ModuleNotFoundError of torch (``name == "torch"``), which ``make_named_agent`` reads. A misspelt
+    name or a bad path is the ValueError it is with torch (it was the missing torch: torch was imported first)."""
     checkpoint = tmp_path / "player.pt"
     checkpoint.write_bytes(b"not read: torch is asked for first")
     code = ("import agents\n"
@@ -71,15 +72,24 @@ def test_a_network_agent_without_torch_names_the_extra_that_installs_it(tmp_path
             "    make_named_agent('pretrained')\n"
             "except ValueError as e:\n"
             "    print('VE', e)\n"
-            "print(agents.make_agent('rule').__class__.__name__)\n")
+            "print(agents.make_agent('rule').__class__.__name__)\n"
+            "for spec in ('no_such_agent', ':greedy', sys.argv[1] + '.missing'):\n"
+            "    try:\n"
+            "        agents.make_agent(spec)\n"
+            "    except ValueError as e:\n"
+            "        print('VE', e)\n")
     run = _run(code, str(checkpoint), timeout=120)
     assert run.returncode == 0, run.stderr[-3000:]
     lines = run.stdout.splitlines()
     extra = "pip install -e '.[train]'"
-    assert len(lines) == 5 and lines[4] == "RuleBasedAgent", run.stdout
+    assert len(lines) == 8 and lines[4] == "RuleBasedAgent", run.stdout
     for line in lines[:3]:
         assert line.startswith("MNF torch torch is needed for network agents") and extra in line, line
     assert lines[3].startswith("VE ") and "which needs torch" in lines[3] and extra in lines[3], lines[3]
+    # a name that is no agent, or no file, is refused as such before torch is asked for
+    assert lines[5].startswith("VE unknown agent 'no_such_agent'"), lines[5]
+    assert lines[6].startswith("VE agent ':greedy': the path is empty"), lines[6]
+    assert lines[7].startswith("VE unknown agent") and ".missing" in lines[7], lines[7]
 
 
 # python -OO (PYTHONOPTIMIZE=2) removes docstrings: ``__doc__`` is None, and the command lines that took their
