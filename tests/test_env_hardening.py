@@ -363,6 +363,7 @@ def test_vector_pays_hands_that_end_at_the_deal(hands):
 
 
 def test_train_leaves_the_points_of_a_hand_ended_at_its_deal_to_no_decision():
+    pytest.importorskip("torch")  # the train extra's
     import train
 
     venv = MahjongVectorEnv(num_envs=2, seed=0)

@@ -35,6 +35,7 @@ def test_arena_refuses_a_path_too_long_without_a_traceback(args, capsys):
 
 
 def test_curve_refuses_an_output_path_too_long_without_a_traceback(tmp_path, capsys):
+    pytest.importorskip("matplotlib")  # the plot extra: without it the curve refuses first
     from agents.curve import main
     with pytest.raises(SystemExit) as exc:
         main([str(tmp_path / "progress.csv"), "--out", str(tmp_path / (LONG + ".png"))])

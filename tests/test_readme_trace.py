@@ -44,6 +44,7 @@ def _masked_random(mask, rng) -> np.ndarray:
 def test_the_default_run_is_what_the_readme_says_it_is():
     """README, "The default run: the per-tile network (``--arch tiles``, 16 channels) on ``mj_obs_v2`` planes ...":
     every number of that paragraph (and of the run's name, reward and time cap) is a default of ``train.Args``."""
+    pytest.importorskip("torch")  # the train extra's
     import train
 
     a = train.Args()
@@ -453,6 +454,7 @@ def _readme_commands() -> list[tuple[str, str, list[str]]]:
 def test_every_command_of_the_readmes_parses(monkeypatch):
     """Every arena, search, records, curve and benchmark command the READMEs show is accepted by its program's
     parser as written (tests/test_audit_docs.py checks only that each flag exists, and train.py's commands)."""
+    pytest.importorskip("matplotlib")  # the plot extra: throughput.py's parse_args refuses --plot without it
     import argparse
     import importlib
 
