@@ -166,6 +166,8 @@ def replay(record, visit=None) -> dict:
     if st.phase[0] != END:
         raise RecordError(f"the hand has not ended after the record's {len(acts)} decision(s)")
     try:
+        if _nested_deeper(record["settlement"], MAX_SETTLEMENT_DEPTH):
+            raise RecursionError
         differs = _json(_wins_by_seat(record["settlement"])) != _json(_wins_by_seat(settlement))
     except (RecursionError, ValueError, TypeError):  # nested too deeply, or a lone surrogate
         raise RecordError("settlement: not a settlement object (nested too deeply, or unreadable)") from None
@@ -174,6 +176,25 @@ def replay(record, visit=None) -> dict:
         raise RecordError(f"the replay settles otherwise than the record: {where} is {brief(replayed)} in the "
                           f"replay, {brief(stored)} in the record (replayed scores {settlement['scores']})")
     return settlement
+
+
+MAX_SETTLEMENT_DEPTH = 64
+"""Lists and objects nest at most this deep in a stored settlement (a real one: a few levels, wins, their input,
+its melds, a meld). Deeper is refused as nested too deeply by this count, not by where json.dumps runs out of
+recursion, which moved with the interpreter (3.13's encoder wrote a settlement nested 5000 deep that 3.10-3.12
+refused, so the refusal's message differed)."""
+
+
+def _nested_deeper(value, limit: int) -> bool:
+    """Whether lists and dicts nest in ``value`` more than ``limit`` deep; iterative, so any depth is measured."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
 
 
 def _wins_by_seat(settlement):

@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # torch (and torch.*) cannot be imported, as where it is not installed; a finder rather than sys.modules["torch"] = None
@@ -115,3 +117,24 @@ def test_no_source_reads_a_docstring_that_python_OO_removes():
            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
            if re.search(r"(?<![\w.])__doc__\s*\.|__doc__ or \"\"\)\.splitlines\(\)\[0\]", line)]
     assert not bad, bad
+
+
+@pytest.mark.parametrize("depth", [65, 500, 5000])
+def test_a_record_whose_settlement_nests_too_deeply_is_refused_as_such_on_every_python(depth):
+    """mj_env.records refused a stored settlement nested 5000 deep as "not a settlement object (nested too deeply)"
+    where json.dumps ran out of recursion (3.10-3.12), but under 3.13, whose encoder goes deeper, as a settlement
+    that differs (tests/test_records.py failed there); 500 deep it said "differs" on every version. The depth is
+    now counted (``MAX_SETTLEMENT_DEPTH``)."""
+    from test_records import _played
+
+    from mj_env import records
+
+    _, rec = _played(seed=3)
+    deep = []
+    for _ in range(depth - 1):
+        deep = [deep]
+    with pytest.raises(records.RecordError, match="settlement: not a settlement object .nested too deeply"):
+        records.replay(dict(rec, settlement=deep))
+    if depth == 65:  # one level less is a settlement that differs, not one nested too deeply
+        with pytest.raises(records.RecordError, match="the replay settles otherwise than the record"):
+            records.replay(dict(rec, settlement=deep[0]))
