@@ -69,12 +69,20 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import numpy as np
-import torch
-import tyro
-from torch import nn, optim
-from torch.utils.tensorboard import SummaryWriter
-from tqdm import tqdm
-from tyro.constructors import PrimitiveConstructorSpec
+
+try:
+    import torch
+    import tyro
+    from torch import nn, optim
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+    from tyro.constructors import PrimitiveConstructorSpec
+except ImportError as e:  # run without the train extra: say what installs it (imported, the error stands)
+    if __name__ != "__main__":
+        raise
+    missing = f"the module {e.name.split('.')[0]!r}" if e.name else f"what failed to import ({e})"
+    raise SystemExit(f"train.py needs {missing}: pip install -e '.[train]' (after pip install torch==2.13.0, "
+                     "a CPU wheel)") from None
 
 from agents import arena
 from agents.networks import (

@@ -138,3 +138,18 @@ def test_a_record_whose_settlement_nests_too_deeply_is_refused_as_such_on_every_
     if depth == 65:  # one level less is a settlement that differs, not one nested too deeply
         with pytest.raises(records.RecordError, match="the replay settles otherwise than the record"):
             records.replay(dict(rec, settlement=deep[0]))
+
+
+def test_train_py_without_torch_says_what_installs_it():
+    """``python train.py`` (``--help`` too) in a core install ended in a ``No module named 'torch'`` traceback; it now
+    says what installs it, as the examples do (tests/test_examples_missing.py). Imported, it raises the
+    ModuleNotFoundError still (the tests' ``pytest.importorskip("torch")`` comes first)."""
+    code = ("import runpy\n"
+            "sys.argv = ['train.py', '--help']\n"
+            "runpy.run_path('train.py', run_name='__main__')\n")
+    run = _run(code, timeout=120)
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert run.stderr.strip() == ("train.py needs the module 'torch': pip install -e '.[train]' (after pip install "
+                                  "torch==2.13.0, a CPU wheel)")
+    imported = _run("try:\n    import train\nexcept ModuleNotFoundError as e:\n    print(e.name)\n", timeout=120)
+    assert imported.returncode == 0 and imported.stdout.strip() == "torch", imported.stderr[-2000:]
