@@ -202,9 +202,10 @@ def test_a_hand_plays_alike_on_a_mapped_wall_and_a_turned_table(rules, seed):
 def _not_actions(legal: np.ndarray, mask: np.ndarray):
     a = int(legal[0])
     illegal = np.flatnonzero(mask == 0)
+    # (the timedelta has a unit: NumPy 2.5, a fresh install's on Python 3.12 and 3.13, deprecates the generic one)
     return [int(illegal[0]) if len(illegal) else -1, -1, A.N_ACTIONS, 2**64, -2**63, True, float(a), str(a), A.name(a),
             None, [a], np.array([a]), np.array(a, dtype=np.float32), complex(a), np.bool_(True), np.array(str(a)),
-            np.ma.masked_array(a, mask=True), np.timedelta64(a), (a,), float("nan")]
+            np.ma.masked_array(a, mask=True), np.timedelta64(a, "s"), (a,), float("nan")]
 
 
 def _aec_game(rules: str, seed: int, rnd: random.Random | None):
