@@ -212,6 +212,7 @@ def test_interval_of_one_value_is_unbounded():
 
 
 def test_command_line_writes_the_json(tmp_path, capsys):
+    pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
     out = tmp_path / "cmp.json"
     plot = tmp_path / "cmp.png"
     main(["--agents", "rule,random", "--hands", "12", "--seed", "0", "--json", str(out), "--plot", str(plot),
@@ -424,6 +425,7 @@ def _no_loading(*args, **kwargs):
     (["--agents", "pretrained,rule", "--device", "meta"], "--device 'meta' cannot run networks: use cpu, cuda"),
 ])
 def test_command_line_refuses_bad_arguments_before_playing(args, message, tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
     monkeypatch.setattr("agents.arena.load_agents", _no_loading)
     monkeypatch.setattr("agents.arena.play_duplicate", _no_loading)
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
@@ -468,6 +470,7 @@ def test_matches_of_several_hands_are_refused():
 
 
 def test_outputs_never_overwrite_an_input_and_a_failed_write_is_one_line(tmp_path, capsys):
+    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     import shutil
     from pathlib import Path
 
@@ -541,6 +544,7 @@ def test_an_output_named_relatively_is_still_seen_to_be_an_input(tmp_path, monke
     """--json player.pt from the checkpoint's folder is the checkpoint of --agents /abs/player.pt; and --json and
     --plot naming one file in two spellings are one file (an outside mutation test: comparing the paths as given
     let both through, the first overwriting the player)."""
+    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     import shutil
     from pathlib import Path
 

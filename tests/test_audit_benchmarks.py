@@ -152,6 +152,7 @@ def test_features_cost_reads_the_hand_tables_before_the_first_row(monkeypatch, c
 def test_throughput_makes_the_hand_table_cache_before_any_row_of_ours(monkeypatch, tmp_path):
     """On a fresh checkout the first row's child built the cache: not timed, but its peak RSS (379-383 MB
     against 112 MB). The parent now makes sure the cache exists first, in a process of its own."""
+    pytest.importorskip("tqdm")  # the train extra: skipped in a core-only install
     order = []
     monkeypatch.setattr(throughput, "make_table_cache", lambda: order.append("cache"))
 

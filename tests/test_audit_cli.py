@@ -64,6 +64,7 @@ def test_the_curve_refuses_a_row_with_more_cells_than_the_header(tmp_path):
 def test_the_curve_labels_a_progress_file_of_the_current_folder_by_that_folder(tmp_path, monkeypatch):
     """``python -m agents.curve progress.csv`` inside a run's folder: the label was '' (the parent of a bare
     file name), so the picture had no legend and matplotlib warned 'No artists with labels found'."""
+    pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
     from agents import curve
 
     d = tmp_path / "my_run"
@@ -100,6 +101,7 @@ def _closed_reader(argv, cwd):
 def test_a_training_run_whose_output_reader_left_still_ends_with_its_files(tmp_path):
     """``python train.py | head -1``: the run's next line ('stopping after N minutes', then the final tables)
     raised BrokenPipeError, which ended the run, exit 1, before final.pt and final_eval.json were written."""
+    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     rc, err = _closed_reader([str(ROOT / "train.py"), "--exp-name", "p", "--total-steps", "16", "--num-envs", "1",
                               "--num-steps", "1", "--bc-steps", "1", "--max-minutes", "0.0001", "--eval-every", "0",
                               "--final-eval-hands", "1", "--no-eval-pretrained", "--no-progress"], tmp_path)
@@ -153,6 +155,7 @@ def test_the_calculators_help_to_a_reader_that_left_or_a_full_device_has_no_trac
 def test_a_training_run_with_its_output_and_progress_bar_piped_to_a_reader_that_left_ends_with_its_files(tmp_path):
     """``python train.py 2>&1 | head -1``: the progress bar's next write on standard error raised
     BrokenPipeError (tqdm passes it on), which ended the run before final.pt was written."""
+    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), "--exp-name", "p", "--total-steps", "16",
                              "--num-envs", "1", "--num-steps", "1", "--bc-steps", "1", "--max-minutes", "0.0001",
@@ -166,6 +169,7 @@ def test_a_training_run_with_its_output_and_progress_bar_piped_to_a_reader_that_
 def test_the_arena_with_its_standard_error_closed_still_plays_and_writes_its_json(tmp_path):
     """``2>&-``: Python makes sys.stderr None and the progress bar's first write was an AttributeError (unseen,
     with nowhere to print it), exit 1 and no --json."""
+    pytest.importorskip("tqdm")  # the train extra: skipped in a core-only install
     proc = subprocess.run([sys.executable, "-m", "agents.arena", "--agents", "rule,random", "--hands", "1",
                            "--json", "cmp.json"], cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)),
                           stdout=subprocess.DEVNULL, stderr=None, timeout=300, check=False,
@@ -176,6 +180,7 @@ def test_the_arena_with_its_standard_error_closed_still_plays_and_writes_its_jso
 def test_train_refuses_a_runs_link_to_a_missing_folder_before_it_starts(tmp_path, monkeypatch):
     """runs -> a folder that does not exist: the run built its tables, printed its plan and then failed with
     'cannot write the run's files: runs: File exists'."""
+    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     import train
 
     monkeypatch.chdir(tmp_path)
@@ -220,6 +225,7 @@ def test_the_curve_refuses_a_file_without_line_breaks_before_reading_it_whole(tm
 def test_init_from_refuses_a_network_flag_named_at_its_default_value(extra, message, tmp_path, monkeypatch, capsys):
     """'--init-from: ... --arch, sizes and --obs need not be given, and if given must agree': a flag given at its
     default value disagreeing with the checkpoint (the shipped player has 32 channels) passed unnoticed."""
+    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     sys.path.insert(0, str(ROOT))
     import train
     monkeypatch.chdir(tmp_path)
@@ -230,6 +236,7 @@ def test_init_from_refuses_a_network_flag_named_at_its_default_value(extra, mess
 
 
 def test_flags_given_names_the_fields_on_the_command_line():
+    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     sys.path.insert(0, str(ROOT))
     import train
     assert train.flags_given(["--arch=tiles", "--bc-steps", "256", "--no-anneal-lr", "x", "--nothing"]) == \

@@ -94,6 +94,7 @@ def test_a_checkpoint_played_under_its_preset_with_other_rule_fields_is_warned_a
     """The same hole as above for checkpoints: the shipped beijing player, trained under plain beijing, loaded for
     a beijing game with 缺一门 (``load_pretrained(rules)``, which ``opponents="pretrained"`` does) played without a
     word, since ``from_checkpoint`` compared preset names only."""
+    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     from agents.pretrained import load_pretrained
 
     with pytest.warns(RulesMismatchWarning, match=r"trained for rule set 'beijing' and plays under 'beijing' with "

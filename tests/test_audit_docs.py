@@ -114,6 +114,7 @@ def test_every_flag_of_a_documented_command_exists_in_that_program():
 
 def test_train_py_flags_read_from_args_match_its_dataclass():
     """The flags the test above reads from train.py's source are those of ``train.Args`` itself."""
+    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     import train
 
     fields = dataclasses.fields(train.Args)
@@ -126,6 +127,7 @@ def test_train_py_flags_read_from_args_match_its_dataclass():
 def test_documented_train_commands_parse():
     """Every ``python train.py ...`` of the docs parses and passes train.py's checks (placeholders such as R,
     S, NAME and PATH given a value of their kind)."""
+    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     import train
 
     fill = {"R": "points", "S": "1", "NAME": "x", "PATH": str(ROOT / "agents" / "data" / "pretrained_beijing.pt")}
@@ -281,6 +283,7 @@ def test_the_readme_calculator_example_gives_the_seeds_answer():
 def test_train_py_docstring_names_every_file_and_scalar_group_a_run_writes():
     """train.py's docstring says what ``runs/<exp_name>/`` holds: it left out args.json and the ``bc/``
     scalars (``bc/agreement``, where agents.curve sends the reader of a cloning-only run)."""
+    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     import train
 
     source = _text("train.py")
@@ -377,6 +380,7 @@ def test_the_curve_without_matplotlib_names_the_plot_extra(monkeypatch, capsys, 
 
 def test_train_without_scipy_is_refused_before_it_trains(monkeypatch, capsys):
     """train.py imports the arena; its evaluations need scipy, asked when the arguments are read."""
+    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     import train
 
     _without(monkeypatch, "scipy", "scipy.stats")
@@ -391,6 +395,7 @@ def test_a_pretrained_opponent_without_torch_says_what_is_missing(monkeypatch):
     missing". It loaded the entry point (agents.pretrained, which imports no torch) inside its check and
     called the factory outside it, so gym.make(..., opponents="pretrained") without torch ended in a bare
     ModuleNotFoundError from deep in agents.networks."""
+    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     import gymnasium as gym
 
     import agents.networks  # noqa: F401  (so that monkeypatch puts it back)

@@ -52,6 +52,7 @@ def test_render_after_close_is_refused_as_in_the_aec_env():
     """After close() the Gymnasium envs refused reset, step and action_masks but still rendered the old tables in
     "ansi" (and printed them in "human"), where the AEC env, whose docstring says it does so "as in the Gymnasium
     envs", raises a RuntimeError."""
+    pytest.importorskip("stable_baselines3")  # the sb3 extra: skipped in a core-only install
     from mj_env.sb3 import MahjongSB3VecEnv
     from mj_env.vector import MahjongVectorEnv
 

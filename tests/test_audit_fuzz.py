@@ -309,6 +309,7 @@ def test_a_mutated_record_replays_or_is_refused_with_a_record_error(rec):
 def test_a_path_with_a_lone_surrogate_is_refused_for_what_it_holds(path):
     """os.stat raises UnicodeEncodeError (a ValueError) for a str no file name can encode; that was reported as
     "a path cannot hold a NUL byte", with the surrogate raw in the message (which then cannot be printed)."""
+    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     from agents import make_agent
     from agents.networks import CheckpointError, load_checkpoint
     for call, error in ((make_agent, ValueError), (load_checkpoint, CheckpointError)):
@@ -324,6 +325,7 @@ def test_command_line_mains_refuse_a_path_no_file_name_can_hold(bad, tmp_path, c
     """``main(argv)`` of the records checker and of the curve, called from Python with a path holding a NUL byte or
     a lone surrogate: open() raises a ValueError there, which went out as a traceback; now a usage error (exit 2)
     naming the path, as the arena's and the curve's ``--out`` already did."""
+    pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
     from agents import curve
     for main, argv in ((records.main, [bad]), (curve.main, [bad, "--out", str(tmp_path / "c.png")])):
         with pytest.raises(SystemExit) as e:
@@ -337,6 +339,7 @@ def test_command_line_mains_refuse_a_path_no_file_name_can_hold(bad, tmp_path, c
 def test_save_checkpoint_refuses_a_path_no_file_name_can_hold_by_name(bad, tmp_path):
     """save_checkpoint raised open()'s bare ValueError ("embedded null byte", or a UnicodeEncodeError) that names
     no path; now the CheckpointError it documents, naming the path and what it holds, and nothing is written."""
+    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     from agents.networks import CheckpointError, build_network, save_checkpoint
     model = build_network({"arch": "mlp", "hidden": [8]})
     with pytest.raises(CheckpointError, match="not saved: .*cannot hold"):

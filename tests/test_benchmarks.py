@@ -28,6 +28,7 @@ def _run(args, timeout=120):
 
 
 def test_throughput_smoke(tmp_path):
+    pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
     out_json, out_png = tmp_path / "r.json", tmp_path / "r.png"
     stdout = _run([BENCH / "throughput.py", "--seconds", "0.2", "--warmup", "0.1", "--batch-sizes", "1,8",
                    "--no-peers", "--no-progress", "--json", out_json, "--plot", out_png])
@@ -280,6 +281,7 @@ BAD_ARGS = [
 @pytest.mark.parametrize("module,parser,argv,flag", BAD_ARGS,
                          ids=lambda v: " ".join(v) if isinstance(v, list) else v)
 def test_benchmarks_refuse_bad_arguments(module, parser, argv, flag, capsys):
+    pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
     import importlib
 
     with pytest.raises(SystemExit) as e:
@@ -320,6 +322,7 @@ def test_benchmark_write_failures_are_one_line_and_exit_1(tmp_path):
 def test_benchmark_argument_checks_take_their_edges():
     """The ends of every allowed range are allowed, one step past them is not (called directly: the limits
     themselves, not only the flags the parametrized cases reach)."""
+    pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
     import argparse
 
     import _args
@@ -453,6 +456,7 @@ def test_throughput_main_keeps_each_rows_best_and_writes_what_it_promises(tmp_pa
     """main() with the children replaced by canned results (no measuring): --repeat keeps each row's best and
     the round-by-round figures, a failed round keeps the good ones, ratios pair a row with the peer's same
     round, and the JSON holds the settings, machine (load at start and end), commit and aims."""
+    pytest.importorskip("tqdm")  # the train extra: skipped in a core-only install
     import importlib.util
 
     import throughput

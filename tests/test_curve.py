@@ -53,6 +53,7 @@ def test_bad_files_get_a_clear_error(tmp_path, body, match):
 
 def test_a_row_lacking_seconds_last_is_refused_by_the_command_line(tmp_path, capsys):
     """seconds as the header's last column and a row without it: float(None) was a TypeError's traceback."""
+    pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
     d = tmp_path / "run"
     d.mkdir()
     (d / "progress.csv").write_text("vs_rule_points,vs_rule_ci_low,vs_rule_ci_high,seconds\n0.1,0,0.2\n",
@@ -99,6 +100,7 @@ def test_draws_a_png(tmp_path):
 def test_bad_out_is_refused_before_drawing(tmp_path, capsys, out, words):
     """--out is checked before anything is drawn: matplotlib would otherwise add .png to a bare name
     (and report the name given) or fail after the work."""
+    pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
     a = write(tmp_path, "1,100,60,5,1.0,0.8,1.2,-0.5,-0.7,-0.3\n")
     (tmp_path / "dir.png").mkdir()
     with pytest.raises(SystemExit) as exit_:
@@ -109,6 +111,7 @@ def test_bad_out_is_refused_before_drawing(tmp_path, capsys, out, words):
 
 def test_too_many_opponents_for_one_picture_is_refused_at_once(tmp_path, capsys):
     # one panel per opponent: a file of 3,000 opponent columns drew for minutes (from a fuzz)
+    pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
     cols = [f"vs_o{i}_{k}" for i in range(curve.MAX_PANELS + 1) for k in ("points", "ci_low", "ci_high")]
     d = tmp_path / "many"
     d.mkdir()
@@ -121,6 +124,7 @@ def test_too_many_opponents_for_one_picture_is_refused_at_once(tmp_path, capsys)
 
 def test_panels_put_rule_first_and_take_up_to_max_panels(tmp_path, monkeypatch):
     """One panel per opponent, the rule agent's first, then the others by name; MAX_PANELS of them draw."""
+    pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
     drawn = []
     monkeypatch.setattr(curve, "_draw", lambda plt, runs, labels, opponents, out, title: drawn.append(opponents))
     a = write(tmp_path, "1,100,60,5,1.0,0.8,1.2,-0.5,-0.7,-0.3\n", "a")
