@@ -165,8 +165,11 @@ class ForwardsSettings:
     which a ``BaseWrapper`` runs on itself, failed with a bare ``KeyError: 'player_0'``)."""
 
     def last(self, observe: bool = True):
+        # after close(), whether the hand ended, went on or never began: the RuntimeError that mj_env.env() gives
+        check_open = getattr(self.unwrapped, "_check_open", None)  # (None for another library's env)
+        if check_open is not None:
+            check_open("last()")
         if getattr(self.unwrapped, "_hand", None) and not self.unwrapped.agents:
-            self.unwrapped._check_open("last()")  # after close(): the RuntimeError that mj_env.env() gives
             raise A.ActionError(_LAST_AFTER_END)
         return super().last(observe)
 
