@@ -47,6 +47,7 @@ def _depth(value) -> int:
 
 def test_real_settlements_with_several_winners_and_melds_replay_well_within_the_depth_limit(tmp_path):
     """docs/RULES.md: hebei pays every player who can win on a discard; each win's input lists its melds."""
+    pytest.importorskip("scipy")  # the train extra: the arena's intervals
     from agents.arena import main as arena_main
 
     path = tmp_path / "hands.jsonl"
