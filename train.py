@@ -81,8 +81,8 @@ except ImportError as e:  # run without the train extra: say what installs it (i
     if __name__ != "__main__":
         raise
     missing = f"the module {e.name.split('.')[0]!r}" if e.name else f"what failed to import ({e})"
-    raise SystemExit(f"train.py needs {missing}: pip install -e '.[train]' (after pip install torch==2.13.0, "
-                     "a CPU wheel)") from None
+    raise SystemExit(f"train.py needs {missing}: pip install -e '.[train]' (after pip install torch==2.13.0; "
+                     "the README says where its CPU wheel is)") from None
 
 from agents import arena
 from agents.networks import (

@@ -39,7 +39,8 @@ try:
 except ModuleNotFoundError as e:  # run without its library: say which, and how to install it
     missing = (e.name or '?').split('.')[0]
     raise SystemExit(f"examples/rollout_improvement.py needs the module {missing!r}: "
-                     "pip install -e '.[train]' (after pip install torch==2.13.0, a CPU wheel)") from None
+                     "pip install -e '.[train]' (after pip install torch==2.13.0; "
+                     "the README says where its CPU wheel is)") from None
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 

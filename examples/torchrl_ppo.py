@@ -36,7 +36,8 @@ try:
 except ModuleNotFoundError as e:  # run without its library: say which, and how to install it
     missing = (e.name or '?').split('.')[0]
     raise SystemExit(f"examples/torchrl_ppo.py needs the module {missing!r}: "
-                     "pip install -e '.[examples]' (after pip install torch==2.13.0, a CPU wheel)") from None
+                     "pip install -e '.[examples]' (after pip install torch==2.13.0; "
+                     "the README says where its CPU wheel is)") from None
 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
 from mj_env.baselines import BASELINES

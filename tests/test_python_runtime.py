@@ -150,6 +150,6 @@ def test_train_py_without_torch_says_what_installs_it():
     run = _run(code, timeout=120)
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr[-2000:]
     assert run.stderr.strip() == ("train.py needs the module 'torch': pip install -e '.[train]' (after pip install "
-                                  "torch==2.13.0, a CPU wheel)")
+                                  "torch==2.13.0; the README says where its CPU wheel is)")
     imported = _run("try:\n    import train\nexcept ModuleNotFoundError as e:\n    print(e.name)\n", timeout=120)
     assert imported.returncode == 0 and imported.stdout.strip() == "torch", imported.stderr[-2000:]
