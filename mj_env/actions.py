@@ -149,6 +149,35 @@ def illegal_policy(illegal_action, illegal_penalty) -> tuple[str, float]:
     return illegal_action, float(illegal_penalty)
 
 
+class IllegalPolicySettings:
+    """``illegal_action`` and ``illegal_penalty`` as settings of an environment (the AEC env, the batched single-agent
+    env): read as given, and assigned (by the constructor through ``_set_illegal_policy``, or later by a user or a
+    library's ``set_attr``) only after ``illegal_policy`` has checked the pair, so a refused value changes nothing."""
+
+    def _set_illegal_policy(self, illegal_action, illegal_penalty) -> None:
+        self._illegal_action, self._illegal_penalty = illegal_policy(illegal_action, illegal_penalty)
+
+    @property
+    def illegal_action(self) -> str:
+        """The constructor's ``illegal_action`` ("raise" or "penalize"); assigning to it is checked as the
+        constructor checks it."""
+        return self._illegal_action
+
+    @illegal_action.setter
+    def illegal_action(self, value) -> None:
+        self._set_illegal_policy(value, self._illegal_penalty)
+
+    @property
+    def illegal_penalty(self):
+        """The constructor's ``illegal_penalty`` (the offender gets minus it); assigning to it is checked, as
+        ``illegal_action``."""
+        return self._illegal_penalty
+
+    @illegal_penalty.setter
+    def illegal_penalty(self, value) -> None:
+        self._set_illegal_policy(self._illegal_action, value)
+
+
 def name(i: int) -> str:
     """The name of action ``i``, e.g. ``name(4) == 'discard 5m'``. ``i`` is a Python or NumPy integer: a bool,
     a float (even 4.0), a timedelta or anything else is refused (so is an array, even 0-d, which the

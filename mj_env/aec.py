@@ -221,7 +221,7 @@ def env(rules="beijing", render_mode=None, **kwargs):
     return OrderEnforcing(e)
 
 
-class raw_env(AECEnv):
+class raw_env(A.IllegalPolicySettings, AECEnv):
     """One mahjong table as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi", "human"], "name": "mj_env_v0",  # noqa: RUF012 (PettingZoo's convention)
@@ -447,31 +447,11 @@ class raw_env(AECEnv):
         order-enforcing wrapper too; ``hand_record()`` still reads the last hand."""
         self._closed = True
 
-    @property
-    def illegal_action(self) -> str:
-        """The constructor's ``illegal_action`` ("raise" or "penalize"); assigning to it (through mj_env's wrappers
-        too) is checked as the constructor checks it."""
-        return self._illegal_action
-
-    @illegal_action.setter
-    def illegal_action(self, value) -> None:
-        self._set_illegal_policy(value, self._illegal_penalty)
-
-    @property
-    def illegal_penalty(self):
-        """The constructor's ``illegal_penalty`` (the offender gets minus it); assigning to it is checked, as
-        ``illegal_action``."""
-        return self._illegal_penalty
-
-    @illegal_penalty.setter
-    def illegal_penalty(self, value) -> None:
-        self._set_illegal_policy(self._illegal_action, value)
-
     def _set_illegal_policy(self, illegal_action, illegal_penalty) -> None:
-        illegal_action, illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
-        self._illegal_action = illegal_action
+        super()._set_illegal_policy(illegal_action, illegal_penalty)  # checked (A.IllegalPolicySettings)
         # an integral penalty is an int, as the other seats' 0 and the settled points are (10.0 -> 10)
-        self._illegal_penalty = int(illegal_penalty) if illegal_penalty.is_integer() else illegal_penalty
+        if self._illegal_penalty.is_integer():
+            self._illegal_penalty = int(self._illegal_penalty)
 
     def _check_open(self, call: str) -> None:
         if getattr(self, "_closed", False):

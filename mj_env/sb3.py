@@ -52,7 +52,7 @@ from gymnasium.vector import AutoresetMode
 from . import actions as A
 from .actions import ActionError
 from .render import check_render_mode
-from .single_agent import INFO_KEYS, MahjongSingleAgentVectorEnv, checked_seat
+from .single_agent import INFO_KEYS, MahjongSingleAgentVectorEnv
 
 try:
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv
@@ -200,12 +200,8 @@ class MahjongSB3VecEnv(VecEnv):
         env = self.envs
         if attr_name == "opponents":
             env.set_opponents(value)
-        elif attr_name in ("seat_mode", "seat"):
-            env.seat_mode = checked_seat(value)
-        elif attr_name in ("illegal_action", "illegal_penalty"):
-            policy = {"illegal_action": env.illegal_action, "illegal_penalty": env.illegal_penalty, attr_name: value}
-            env.illegal_action, env.illegal_penalty = A.illegal_policy(policy["illegal_action"],
-                                                                       policy["illegal_penalty"])
+        elif attr_name in ("seat_mode", "seat", "illegal_action", "illegal_penalty"):
+            setattr(env, attr_name, value)  # the batched env's own properties check it as its constructor does
         elif attr_name == "render_mode":  # None or any mode string, as the constructor takes it
             check_render_mode(value, any_mode=True)
             env.render_mode = value

@@ -155,7 +155,7 @@ def _players_rng(seed) -> np.random.Generator:
     return np.random.default_rng(None if seed is None else [int(seed), 1])
 
 
-class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
+class MahjongSingleAgentVectorEnv(A.IllegalPolicySettings, TablesEnvBasics, VectorEnv):
     """N tables; the learner plays one seat at each, the opponents act inside ``step``
     (see the module docstring)."""
 
@@ -175,7 +175,7 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
         self.num_envs = n = int(num_envs)
         check_render_mode(render_mode, any_mode=True)
         self.render_mode = render_mode
-        self._illegal_action, self._illegal_penalty = A.illegal_policy(illegal_action, illegal_penalty)
+        self._set_illegal_policy(illegal_action, illegal_penalty)
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         self.set_opponents(opponents)
         self.seat_mode = checked_seat(seat)
@@ -230,25 +230,6 @@ class MahjongSingleAgentVectorEnv(TablesEnvBasics, VectorEnv):
 
     seat = seat_mode  # the constructor's name for it, as on the one-table env (``envs.seat = "random"`` used to set
     # a plain attribute that the game never read; ``seats`` holds each table's seat of the hand in play)
-
-    @property
-    def illegal_action(self) -> str:
-        """The constructor's ``illegal_action`` ("penalize" or "raise"); assigning to it is checked, as ``seat_mode``."""
-        return self._illegal_action
-
-    @illegal_action.setter
-    def illegal_action(self, value) -> None:
-        self._illegal_action, self._illegal_penalty = A.illegal_policy(value, self._illegal_penalty)
-
-    @property
-    def illegal_penalty(self) -> float:
-        """The constructor's ``illegal_penalty`` (the learner gets minus it); assigning to it is checked, as
-        ``seat_mode``."""
-        return self._illegal_penalty
-
-    @illegal_penalty.setter
-    def illegal_penalty(self, value) -> None:
-        self._illegal_action, self._illegal_penalty = A.illegal_policy(self._illegal_action, value)
 
     # ------------------------------------------------------------------ dealing and opponents
     def _deal(self, tables, seed=None, walls=None, dealers=None, redeal: bool = False) -> None:
