@@ -220,7 +220,7 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     hand's record (``mj_env.records``, with the agents' names as ``players`` and the ``wall_index`` and
     ``seating``) in ``result.records``; a callable gets each batch's records instead, as they are made
     (the command line writes them out that way, so memory holds one batch of them). ``labels``: the agents'
-    names in the result and the records (default: each agent's ``name``; a repeated one gets ``#2``...).
+    names in the result and the records (default: each agent's ``name``, as a str; a repeated one gets ``#2``...).
     ``common_random``: True gives every decision the random numbers of its wall, seat and place in the hand
     (``agents.common_random``), the same in every seating and for any ``batch_walls`` (not to an agent with
     ``act_tables``, which gets its ordinary generator). The
@@ -247,7 +247,7 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     if labels is not None and (not isinstance(labels, (list, tuple)) or len(labels) != len(agents)):
         raise ValueError(f"labels must be a list of one name per agent ({len(agents)}), got {brief(labels)}")
     names = _unique_names([utf8_text(str(x)) for x in labels] if labels is not None
-                          else [utf8_text(getattr(a, "name", type(a).__name__)) for a in agents])
+                          else [utf8_text(str(getattr(a, "name", type(a).__name__))) for a in agents])
 
     parts, kept = [], []
     for start in range(0, n_walls, batch_walls):
