@@ -154,7 +154,9 @@ class RewardOption(gym.Wrapper, gym.utils.RecordConstructorArgs):
     ``gamma * Phi(s') - Phi(s)``, with Phi(s') = 0 when the episode terminates (at a truncation Phi(s') is
     kept: the trainer bootstraps from s'). Use the trainer's own discount as ``gamma``: the optimal policy is then
     the unshaped one's (Ng, Harada and Russell 1999). Over a terminated episode with gamma = 1 the shaping
-    terms sum to ``-Phi(first decision)``. ``info["points"]`` keeps the env's own reward.
+    terms sum to ``-Phi(first decision)``. ``info["points"]`` keeps the env's own reward: the settled points, or
+    the penalty of an illegal action (``illegal_action="penalize"``, the env's default: ``-illegal_penalty``, with
+    ``info["illegal_action"]``), which the option transforms as it does points (``sign``: -1, as for any lost hand).
     Wrap the env itself, before any wrapper that changes its observation (the potential reads the planes). Over
     Gymnasium's ``Autoreset`` the step that deals a new episode pays its reward unshaped and only sets Phi (as
     ``RewardOptionVector`` under ``NEXT_STEP``).
