@@ -31,6 +31,16 @@ exchanges means ready, one tile still to come). So a hand one tile from winning 
 potential in both kinds of decision. Over a seat's hand the shaping terms telescope to
 ``-Phi(first decision)`` (with gamma = 1), which no action can change: that is why the optimal
 policy is the one of the unshaped reward.
+Your own potential: ``potential=`` (in ``RewardTransform``, ``RewardOption`` and ``RewardOptionVector``)
+takes a function of the observation planes, (n, 14 or 18, 34) read-only, to n finite numbers, the Phi
+of each (within +-1e6; ``shaping_coef`` scales the built-in distance potential only). The wrappers still set
+Phi = 0 once an episode terminates, so any such function keeps the optimum (Ng et al.); it should read only
+the planes it is given (what the seat sees), as the built-in one does::
+
+    def pairs(planes):            # Phi: 0.1 per pair held (plane 0: the seat's own tile counts)
+        return 0.1 * (planes[:, 0] >= 2).sum(axis=1)
+
+    env = RewardOption(gym.make("mj_env/Beijing-v0"), "shaped", potential=pairs, gamma=0.99)
 """
 from __future__ import annotations
 
@@ -50,6 +60,7 @@ from mj_env.vector import MahjongVectorEnv
 from .rule_based import hand_distance
 
 REWARD_KINDS = ("points", "scaled", "sign", "shaped")
+_PLANES = "observation planes (n, 14 or 18, 34)"
 MIN_SCALE, MAX_SCALE = 1e-6, 1e6
 """The range of ``scale`` (and of ``shaping_coef``'s size): rewards stay finite float32 numbers."""
 
@@ -68,19 +79,26 @@ class RewardTransform:
     """The reward option ``kind`` (module docstring) for rule set ``rules``.
 
     - ``hand_end(points)``: (...) settled points of a hand -> the reward paid at its end (float64, as exact as the points);
-    - ``potential(planes)``: (n, 14, 34) observations at the learner's decisions -> (n,) Phi
-      (all zero unless ``kind == "shaped"``); the trainer (``train.Rollout.add`` and ``pay``, with its
+    - ``potential(planes)``: (n, 14 or 18, 34) observations at the learner's decisions -> (n,) Phi
+      (all zero unless ``kind == "shaped"``; the built-in distance potential, or the ``potential`` function
+      given, module docstring); the trainer (``train.Rollout.add`` and ``pay``, with its
       own ``--gamma``) adds ``gamma * Phi(s') - Phi(s)`` to the reward of a seat's decision s when its
       next decision s' comes, and ``-Phi(s)`` at the end of the hand.
     """
 
     def __init__(self, kind: str = "points", rules: str | RuleSet = "beijing", scale: float = 4.0,
-                 shaping_coef: float = 0.25):
+                 shaping_coef: float = 0.25, potential=None):
         """``scale`` a number from 1e-6 to 1e6, ``shaping_coef`` one from -1e6 to 1e6 (NumPy numbers too): else a
         TypeError (not a number) or ValueError naming it, as for an unknown ``kind``. The bounds keep every
-        reward a finite float32 (a scale of 1e-50 is 0 in float32: points / 0 are inf)."""
+        reward a finite float32 (a scale of 1e-50 is 0 in float32: points / 0 are inf). ``potential``: None (the
+        built-in one) or a function of the planes (module docstring), for ``kind="shaped"`` only."""
         if not isinstance(kind, str) or kind not in REWARD_KINDS:
             raise ValueError(f"unknown reward {brief(kind)}; choose one of {', '.join(REWARD_KINDS)}")
+        if potential is not None and not callable(potential):
+            raise TypeError(f"potential must be a function of the {_PLANES} returning n numbers, "
+                            f"not {brief(potential)}")
+        if potential is not None and kind != "shaped":
+            raise ValueError(f"potential= is the Phi of the 'shaped' reward; with kind {kind!r} nothing would read it")
         scale = _number(scale, "reward scale", f"a number from {MIN_SCALE:g} to {MAX_SCALE:g}",
                         lambda v: MIN_SCALE <= v <= MAX_SCALE)
         shaping_coef = _number(shaping_coef, "shaping_coef", f"a number from {-MAX_SCALE:g} to {MAX_SCALE:g}",
@@ -88,6 +106,7 @@ class RewardTransform:
         self.kind = kind
         self.rules = get_rules(rules)
         self.scale, self.shaping_coef = scale, shaping_coef
+        self.potential_fn = potential
 
     @property
     def shaping(self) -> bool:
@@ -108,12 +127,45 @@ class RewardTransform:
                              f"(one observation's planes: planes[None])")
         if not self.shaping or len(planes) == 0:
             return np.zeros(len(planes), dtype=np.float32)
+        if self.potential_fn is not None:
+            return _own_potential(self.potential_fn, planes)
         counts = planes[:, 0].astype(np.int8)
         hui = np.where(planes[:, 10].any(axis=1), planes[:, 10].argmax(axis=1), -1)
         dist = hand_distance(self.rules, counts, hui, own_meld_suits(planes)).astype(np.float32)
         size = counts.sum(axis=1)
         dist += (size % 3 == 1)  # 3k+1: one tile still to come
         return (-self.shaping_coef * dist).astype(np.float32)
+
+
+def _own_potential(fn, planes: np.ndarray) -> np.ndarray:
+    """``fn`` (a user's potential) on a read-only view of ``planes``, its answer checked: (n,) finite real
+    numbers within +-1e6, as float32; else a TypeError or ValueError saying what it returned."""
+    view = planes.view()
+    view.flags.writeable = False  # the planes are the observation the learner is given: fn must not change them
+    phi = fn(view)
+    try:
+        values = np.asarray(phi)
+        ok = values.dtype.kind in "biuf"
+    except (TypeError, ValueError):  # a ragged list, say: not numbers
+        ok = False
+    if not ok:
+        raise TypeError(f"the potential function must return {len(planes)} real numbers (one per observation), "
+                        f"got {brief(phi)}")
+    if values.shape != (len(planes),):
+        raise ValueError(f"the potential function must return one number per observation, shape ({len(planes)},), "
+                         f"got shape {values.shape}")
+    values = values.astype(np.float64)
+    bad = np.flatnonzero(~(np.abs(values) <= MAX_SCALE))  # nan and inf fail too
+    if len(bad):
+        raise ValueError(f"the potential function must return finite numbers from {-MAX_SCALE:g} to {MAX_SCALE:g}, "
+                         f"got {shown(values[bad[0]])} for observation {bad[0]}")
+    return values.astype(np.float32)
+
+
+def _given(potential) -> dict:
+    """The constructor argument ``potential`` as the wrappers record it (env.spec): only when one is given, so
+    an env without one keeps the spec it had before the argument existed (and stays JSON-serializable)."""
+    return {} if potential is None else {"potential": potential}
 
 
 def _gamma(gamma) -> float:
@@ -130,7 +182,7 @@ def _planes_space_problem(space) -> str | None:
     return None
 
 
-def _option(wrapper: str, env, space, wraps: str, kind, scale, shaping_coef, gamma, hint: str = ""):
+def _option(wrapper: str, env, space, wraps: str, kind, scale, shaping_coef, potential, gamma, hint: str = ""):
     """A reward wrapper's arguments checked, everything before anything is built: the env's observation
     space and kind (``wraps`` names the env it takes), then the option. Returns (RewardTransform, gamma)."""
     problem = _planes_space_problem(space)
@@ -138,7 +190,8 @@ def _option(wrapper: str, env, space, wraps: str, kind, scale, shaping_coef, gam
         raise ValueError(f"{wrapper} {problem}")
     if getattr(env.unwrapped, "rules", None) is None:
         raise ValueError(f"{wrapper} wraps {wraps}, not {type(env.unwrapped).__name__}{hint}")
-    transform = RewardTransform(kind, env.unwrapped.rules, scale=scale, shaping_coef=shaping_coef)
+    transform = RewardTransform(kind, env.unwrapped.rules, scale=scale, shaping_coef=shaping_coef,
+                                potential=potential)
     return transform, _gamma(gamma)
 
 
@@ -168,7 +221,7 @@ class RewardOption(gym.Wrapper, gym.utils.RecordConstructorArgs):
     match); and ``sign`` is the sign of a step's points, which in a match may sum two hands'."""
 
     def __init__(self, env, kind: str = "shaped", scale: float = 4.0, shaping_coef: float = 0.25,
-                 gamma: float = 0.99):
+                 gamma: float = 0.99, potential=None):
         if isinstance(env, VectorEnv):
             raise TypeError(f"RewardOption wraps a one-table env (gym.make('mj_env/Beijing-v0'), ...), not the vector env "
                             f"{type(env).__name__}: use RewardOptionVector for it")
@@ -177,8 +230,9 @@ class RewardOption(gym.Wrapper, gym.utils.RecordConstructorArgs):
                             f"{type(env).__name__} {brief(env)}")
         self.transform, self.gamma = _option(
             "RewardOption", env, env.observation_space, "mj_env's single-agent env (gym.make('mj_env/Beijing-v0'), ...)",
-            kind, scale, shaping_coef, gamma)
-        gym.utils.RecordConstructorArgs.__init__(self, kind=kind, scale=scale, shaping_coef=shaping_coef, gamma=gamma)
+            kind, scale, shaping_coef, potential, gamma)
+        gym.utils.RecordConstructorArgs.__init__(self, kind=kind, scale=scale, shaping_coef=shaping_coef, gamma=gamma,
+                                                 **_given(potential))
         gym.Wrapper.__init__(self, env)
         self._phi = 0.0
         self._starting = False  # an episode ended: a next step without reset() is an autoreset (Gymnasium's Autoreset)
@@ -216,7 +270,7 @@ class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
     vectorization_mode="sync", wrappers=[RewardOption])``."""
 
     def __init__(self, env, kind: str = "shaped", scale: float = 4.0, shaping_coef: float = 0.25,
-                 gamma: float = 0.99):
+                 gamma: float = 0.99, potential=None):
         if not isinstance(env, VectorEnv):
             raise TypeError(f"RewardOptionVector wraps a vector env (gym.make_vec(id, num_envs=N, "
                             f"vectorization_mode='vector_entry_point')), not {type(env).__name__}"
@@ -233,9 +287,10 @@ class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
         self.transform, self.gamma = _option(
             "RewardOptionVector", env, env.single_observation_space,
             "mj_env's batched single-agent env (gym.make_vec(id, num_envs=N, vectorization_mode='vector_entry_point'))",
-            kind, scale, shaping_coef, gamma,
+            kind, scale, shaping_coef, potential, gamma,
             "; for a sync or async vector env give each env RewardOption: make_vec(..., wrappers=[RewardOption])")
-        gym.utils.RecordConstructorArgs.__init__(self, kind=kind, scale=scale, shaping_coef=shaping_coef, gamma=gamma)
+        gym.utils.RecordConstructorArgs.__init__(self, kind=kind, scale=scale, shaping_coef=shaping_coef, gamma=gamma,
+                                                 **_given(potential))
         VectorWrapper.__init__(self, env)
         self._phi = np.zeros(env.num_envs, dtype=np.float64)
         self._starting = np.zeros(env.num_envs, dtype=bool)  # NEXT_STEP: the next step deals a new episode
