@@ -966,10 +966,29 @@ def seed_everything(args: Args) -> np.random.Generator:
     return np.random.default_rng(args.seed)
 
 
+def reward_text(args: Args) -> str:
+    """The reward option in words, with the flags it reads: "shaped (points / 4 + shaping 0.25 a tile)"."""
+    scale = f"points / {args.reward_scale:g}"
+    return {"points": "points", "sign": "sign of the points", "scaled": f"scaled ({scale})",
+            "shaped": f"shaped ({scale} + shaping {args.shaping_coef:g} a tile)"}[args.reward]
+
+
+def unused_reward_flags(args: Args) -> str | None:
+    """A note where --reward-scale or --shaping-coef is set off its default for a reward option that does not
+    read it (None: none is); the run goes on, paying what --reward says."""
+    defaults = Args()
+    unused = [flag for flag, name, readers in (("--reward-scale", "reward_scale", ("scaled", "shaped")),
+                                               ("--shaping-coef", "shaping_coef", ("shaped",)))
+              if getattr(args, name) != getattr(defaults, name) and args.reward not in readers]
+    if not unused:
+        return None
+    return f"note: --reward {args.reward} does not read {' or '.join(unused)}; the reward is {reward_text(args)}"
+
+
 def plan_text(args: Args, num_updates: int, opponents: list) -> str:
     """What the run is about to do, in words, printed before it starts (the bar counts PPO updates only)."""
     steps = f"{args.num_envs * args.num_steps:,}"
-    parts = [f"{args.exp_name}: {args.rules}"]
+    parts = [f"{args.exp_name}: {args.rules}" + ("" if args.reward == "points" else f", reward {reward_text(args)}")]
     if args.init_from is not None:
         parts.append(f"start from {'the shipped player' if args.init_from == 'pretrained' else args.init_from}")
     if args.bc_steps:
@@ -1054,6 +1073,9 @@ def main(argv: list[str] | None = None) -> dict:
                     envs.single_action_space.n)
     seats = SeatPlan(args, rng, device)
     opponents_of_eval = eval_opponents(args, device)
+    note = unused_reward_flags(args)
+    if note:
+        print(note, flush=True)
     print(plan_text(args, num_updates, opponents_of_eval), flush=True)
     try:
         log = RunLog(args, num_updates)  # after the plan line: on a terminal the bar would print first

@@ -60,7 +60,7 @@ def test_tiny_run_writes_a_checkpoint_that_loads(tmp_path, monkeypatch, capsys):
     assert final["eval"]["rule"]["agents"][0]["name"] == "trained"
     assert list(run.glob("events.out.tfevents.*"))
     out = capsys.readouterr().out
-    assert out.startswith("tiny: beijing; then PPO: up to 3 updates of 512 decisions, stopping after the update "
+    assert out.startswith("tiny: beijing, reward shaped (points / 4 + shaping 0.25 a tile); then PPO: up to 3 updates of 512 decisions, stopping after the update "
                           "that passes 9.5 minutes; then 4 walls x 2 seatings against random, rule, pretrained\n")
     # the printed arena command repeats the final evaluation against the rule agent figure for figure
     command = shlex.split(out.split("repeat the evaluation against rule: ")[1].splitlines()[0])
