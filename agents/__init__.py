@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mj_env.baselines import BASELINES, make_baseline
+from mj_env.baselines import BASELINES, make_baseline, make_named_agent, plugin_agent_names
 from mj_env.messages import brief
 
 from .base import Agent
@@ -84,10 +84,24 @@ def checkpoint_play(spec: str) -> tuple[str, bool]:
     return spec.removesuffix(":sample"), False
 
 
+def is_plugin_spec(spec: str) -> bool:
+    """Whether ``spec`` (``NAME`` or ``NAME:...``) names an agent of another installed package, through the
+    ``mj_env.agents`` entry points (``pretrained``, which this package declares, is ``is_pretrained_spec``'s)."""
+    base = spec.split(":", 1)[0]
+    return base != "pretrained" and base in plugin_agent_names()
+
+
+def other_plugins() -> str:
+    """", name" for each agent name another installed package declares, for the lists of known names."""
+    return "".join(f", {name}" for name in plugin_agent_names() if name != "pretrained")
+
+
 def make_agent(spec, rules="beijing", device: str = "cpu"):
     """An agent from its name: ``random``, ``rule``, ``efficient`` (``mj_env.baselines``), ``pretrained`` (the player shipped for ``rules``,
     ``agents.pretrained``; played as that player's ``PLAYERS`` entry says; ``pretrained:greedy`` or
-    ``pretrained:sample`` choose), or a checkpoint path written by
+    ``pretrained:sample`` choose), a name that an installed package declares in the ``mj_env.agents`` entry
+    points (``NAME`` or ``NAME:...``, made as ``mj_env.baselines.make_named_agent`` makes it, as the single-agent
+    env's ``opponents`` are), or a checkpoint path written by
     ``train.py``, a str or a path object (``PATH:greedy`` plays the most likely action instead of sampling,
     ``PATH:sample`` samples as ``PATH`` does). A path
     object always names a file: ``Path("rule")`` is the checkpoint ``./rule``, not the rule agent. A network agent's
@@ -103,6 +117,8 @@ def make_agent(spec, rules="beijing", device: str = "cpu"):
         return make_baseline(spec, rules)
     if is_pretrained_spec(spec) and not is_path:
         return make_pretrained(spec, rules=rules, device=device)
+    if not is_path and is_plugin_spec(spec):
+        return make_named_agent(spec, rules)
     path, greedy = checkpoint_play(spec) if not is_path else (spec, False)
     problem = path_problem(path)
     if problem:
@@ -113,7 +129,7 @@ def make_agent(spec, rules="beijing", device: str = "cpu"):
     if not Path(path).is_file() and is_path:
         raise ValueError(f"agent {spec[:80]!r}: no such checkpoint file: {path[:80]}")
     if not Path(path).is_file():
-        raise ValueError(f"unknown agent {spec!r}: use random, rule, efficient, pretrained or the path "
+        raise ValueError(f"unknown agent {spec!r}: use random, rule, efficient, pretrained{other_plugins()} or the path "
                          "of a checkpoint")
     # torch only when a network is asked for, and once the name is known to be a file: a misspelt name or a bad
     # path is a ValueError with or without torch (the train extra)

@@ -103,7 +103,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import check_flag, checkpoint_play, make_agent, path_problem
+from agents import check_flag, checkpoint_play, is_plugin_spec, make_agent, other_plugins, path_problem
 from agents.base import RulesMismatchWarning
 from agents.common_random import CommonStreams, decision_keys
 from agents.plot_text import drawable, rc
@@ -725,7 +725,7 @@ def check_args(args: argparse.Namespace) -> list[str]:
     if not 2 <= len(specs) <= 4:
         raise ValueError(f"--agents needs 2, 3 or 4 comma-separated agents, got {len(specs)}")
     for spec in specs:
-        if spec in BASELINES or is_pretrained_spec(spec):
+        if spec in BASELINES or is_pretrained_spec(spec) or is_plugin_spec(spec):
             continue
         path = checkpoint_play(spec)[0]
         problem = path_problem(path)
@@ -737,7 +737,8 @@ def check_args(args: argparse.Namespace) -> list[str]:
             raise ValueError(f"--agents: {path} is not a checkpoint file (a directory or a device)")
         if path.endswith(".pt") or "/" in path or os.sep in path:
             raise ValueError(f"--agents: no such checkpoint file: {path}")
-        raise ValueError(f"--agents: unknown agent {spec!r}: use random, rule, efficient, pretrained[:greedy|:sample] or "
+        raise ValueError(f"--agents: unknown agent {spec!r}: use random, rule, efficient, pretrained[:greedy|:sample]"
+                         f"{other_plugins()} or "
                          "the path of a checkpoint (PATH, PATH:greedy or PATH:sample)")
     check_run(len(specs), args.hands, args.batch, args.seed, names=("--hands", "--batch", "--seed"))
     try:
@@ -824,7 +825,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m agents.arena",
                                 description="Duplicate-format strategy comparison.")
     p.add_argument("--agents", required=True,
-                   help="comma-separated, 2-4 of: random, rule, efficient, pretrained[:greedy|:sample], a checkpoint path "
+                   help="comma-separated, 2-4 of: random, rule, efficient, pretrained[:greedy|:sample], a name an installed "
+                        "package declares (the mj_env.agents entry points), a checkpoint path "
                         "(optionally PATH:greedy, or PATH:sample, the default)")
     p.add_argument("--hands", type=int, default=400,
                    help=f"walls to deal (1 to {MAX_WALLS:,}; default 400); each is played in every seating")
