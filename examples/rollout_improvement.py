@@ -148,9 +148,13 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     if args.checkpoint is not None:  # '' is a path (refused), not 'no --checkpoint' (a clone replacing runs/)
         try:
-            model, _ = load_checkpoint(args.checkpoint)
+            model, meta = load_checkpoint(args.checkpoint)
         except CheckpointError as e:  # missing, not a checkpoint, another format: one line, exit 2
             p.error(f"--checkpoint: {e}")
+        trained_for = meta.get("rules")
+        if trained_for is not None and trained_for != args.rules:  # allowed (the planes are the same), as train.py's
+            print(f"note: --checkpoint {args.checkpoint} was trained under {trained_for}; this run labels, trains "
+                  f"and plays it under {args.rules} (--rules)", flush=True)  # --init-from
     else:
         import train
         again = " (replacing the earlier clone there)" if Path("runs", CLONE).exists() else ""
