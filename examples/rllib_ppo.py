@@ -20,6 +20,7 @@ learner updates the shared policy.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import gymnasium as gym
@@ -99,14 +100,18 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0, help="0 to 2**32 - 1")
     p.add_argument("--single-agent", action="store_true",
                    help="learn one seat of the single-agent Gymnasium env against --opponents (default: all four seats)")
-    p.add_argument("--opponents", default="rule",
+    p.add_argument("--opponents", default=None,
                    choices=("random", "rule", "efficient", "pretrained", "pretrained:greedy", "pretrained:sample"),
-                   metavar="NAME", help="the three other seats with --single-agent: rule, random, efficient or "
-                                        "pretrained[:greedy|:sample]")
-    p.add_argument("--tables", type=int, default=64,
-                   help="with --single-agent: tables per env runner, stepped at once in one batched env")
+                   metavar="NAME", help="the three other seats with --single-agent: rule (default), random, efficient "
+                                        "or pretrained[:greedy|:sample]")
+    p.add_argument("--tables", type=int, default=None,
+                   help="with --single-agent: tables per env runner, stepped at once in one batched env (default 64)")
     p.add_argument("--smoke", action="store_true", help="tiny settings, in place of the size flags given: seconds after Ray starts")
     args = p.parse_args(argv)
+    ignored = [] if args.single_agent else [f for f, v in (("--opponents", args.opponents), ("--tables", args.tables))
+                                             if v is not None]  # the multi-agent run: no opponents, a table per env
+    args.opponents = "rule" if args.opponents is None else args.opponents
+    args.tables = 64 if args.tables is None else args.tables
     # every argument is checked before Ray starts (its errors come as pages of chained tracebacks)
     ranges = {"iterations": 10**6, "batch": 10**7, "epochs": 1000, "hidden": 4096, "tables": MAX_TABLES}
     for flag, high in ranges.items():  # each at least 1; sizes a machine can allocate
@@ -116,6 +121,9 @@ def main(argv=None):
         p.error(f"--num-env-runners must be between 0 and 4,096, got {args.num_env_runners}")
     if not 0 <= args.seed <= MAX_SEED:
         p.error(f"--seed must be between 0 and 2**32 - 1, got {args.seed}")
+    if ignored:
+        print(f"note: {' and '.join(ignored)} {'apply' if len(ignored) > 1 else 'applies'} only with --single-agent; "
+              "this run plays all four seats with the shared policy", file=sys.stderr, flush=True)
     if args.smoke:
         args.iterations, args.num_env_runners, args.batch, args.epochs, args.hidden = 1, 0, 256, 1, 32
         args.tables = min(args.tables, 8)

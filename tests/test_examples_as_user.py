@@ -6,13 +6,10 @@ from pathlib import Path
 
 import pytest
 from example_modules import load_example
+from test_examples_trainers import Reached, refused, rllib_stopped  # noqa: F401  (rllib_stopped: a fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 PRETRAINED = ROOT / "agents" / "data"
-
-
-class Reached(Exception):
-    """Raised by a stub where a test has seen what it needs, before the slow part of an example runs."""
 
 
 def rollout_improvement_stopped_at_labelling(monkeypatch):
@@ -38,3 +35,20 @@ def test_rollout_improvement_says_when_the_checkpoint_was_trained_under_other_ru
     with pytest.raises(Reached):  # its own rule set: no note
         module.main(["--checkpoint", str(PRETRAINED / "pretrained_quemen.pt"), "--rules", "quemen"])
     assert "note:" not in capsys.readouterr().out
+
+
+def test_rllib_says_that_opponents_and_tables_need_single_agent(rllib_stopped, capsys):  # noqa: F811
+    """--opponents random (or --tables) without --single-agent trained all four seats with the shared policy and
+    said nothing of the flag; the defaults stay rule and 64 tables, and a bad --tables is still refused first."""
+    module, made = rllib_stopped
+    made["past_init"] = True
+    capsys.readouterr()
+    for argv, note in ((["--opponents", "random"], "note: --opponents applies only with --single-agent"),
+                       (["--tables", "5", "--opponents", "rule"], "note: --opponents and --tables apply only"),
+                       (["--single-agent", "--opponents", "random", "--tables", "5"], None), ([], None)):
+        with pytest.raises(Reached):
+            module.main(argv)
+        out, err = capsys.readouterr()
+        assert out == "" and (note in err if note else "note:" not in err), (argv, err)
+    assert (made["args"].opponents, made["args"].tables) == ("rule", 64)  # the defaults of the last run
+    assert "--tables must be between 1" in refused(module, ["--tables", "0"], capsys)
