@@ -317,8 +317,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.error("--threat-melds must lie in [1, 4]")
     if not 0 <= args.late <= 144:
         p.error("--late must lie in [0, 144]")
-    if not 1 <= args.walls <= 100_000 or any(not 0 <= s < 2**32 for s in args.seeds):
-        p.error("--walls must lie in [1, 100000] and seeds in [0, 2**32)")
+    if not 1 <= args.walls <= 100_000:
+        p.error(f"--walls must lie in [1, 100000], not {args.walls}")
+    bad_seeds = [s for s in args.seeds if not 0 <= s < 2**32]
+    if bad_seeds:
+        p.error(f"--seeds must lie in [0, 2**32), not {', '.join(map(str, bad_seeds))}")
     problem = missing_module("scipy", "the 95% intervals")  # asked now, not after the walls are played
     if problem:
         p.error(problem)

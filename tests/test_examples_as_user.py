@@ -52,3 +52,13 @@ def test_rllib_says_that_opponents_and_tables_need_single_agent(rllib_stopped, c
         assert out == "" and (note in err if note else "note:" not in err), (argv, err)
     assert (made["args"].opponents, made["args"].tables) == ("rule", 64)  # the defaults of the last run
     assert "--tables must be between 1" in refused(module, ["--tables", "0"], capsys)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--walls", "1", "--seeds", "7,-5"], "--seeds must lie in [0, 2**32), not -5"),
+    (["--walls", "0", "--seeds", "7"], "--walls must lie in [1, 100000], not 0"),
+])
+def test_rule_variants_names_the_flag_and_the_value_out_of_range(argv, message, capsys):
+    """--seeds -5 was refused as '--walls must lie in [1, 100000] and seeds in [0, 2**32)': it blamed --walls
+    too, and named neither value."""
+    assert refused(load_example("rule_variants"), argv, capsys).endswith(message)
