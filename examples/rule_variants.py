@@ -312,11 +312,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     if problem:
         p.error(problem)
     if not 0 <= args.live <= 144:
-        p.error("--live must lie in [0, 144]")
+        p.error(f"--live must lie in [0, 144], not {args.live}")
     if not 1 <= args.threat_melds <= 4:
-        p.error("--threat-melds must lie in [1, 4]")
+        p.error(f"--threat-melds must lie in [1, 4], not {args.threat_melds}")
     if not 0 <= args.late <= 144:
-        p.error("--late must lie in [0, 144]")
+        p.error(f"--late must lie in [0, 144], not {args.late}")
     if not 1 <= args.walls <= 100_000:
         p.error(f"--walls must lie in [1, 100000], not {args.walls}")
     bad_seeds = [s for s in args.seeds if not 0 <= s < 2**32]

@@ -57,8 +57,11 @@ def test_rllib_says_that_opponents_and_tables_need_single_agent(rllib_stopped, c
 @pytest.mark.parametrize("argv, message", [
     (["--walls", "1", "--seeds", "7,-5"], "--seeds must lie in [0, 2**32), not -5"),
     (["--walls", "0", "--seeds", "7"], "--walls must lie in [1, 100000], not 0"),
+    (["--live", "145", "--walls", "1"], "--live must lie in [0, 144], not 145"),
+    (["--threat-melds", "0", "--walls", "1"], "--threat-melds must lie in [1, 4], not 0"),
+    (["--late", "-1", "--walls", "1"], "--late must lie in [0, 144], not -1"),
 ])
 def test_rule_variants_names_the_flag_and_the_value_out_of_range(argv, message, capsys):
     """--seeds -5 was refused as '--walls must lie in [1, 100000] and seeds in [0, 2**32)': it blamed --walls
-    too, and named neither value."""
+    too, and named neither value (nor did --live, --threat-melds and --late)."""
     assert refused(load_example("rule_variants"), argv, capsys).endswith(message)
