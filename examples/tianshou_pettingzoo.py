@@ -53,6 +53,12 @@ MAX_SEED = 2**32 - 1
 """The largest --seed: NumPy's legacy generator (np.random.seed) takes 32 bits."""
 
 
+def spread(std: float, hands: int) -> str:
+    """`` ± `` the standard error of a mean over ``hands`` hands whose points have spread ``std``; nothing from one
+    hand, whose std of 0 says nothing of the spread (``--test-hands 1`` printed "± 0.000")."""
+    return f" ± {std / np.sqrt(hands):.3f}" if hands >= 2 else ""
+
+
 def make_env(rules: str):
     return PettingZooEnv(NumericInfos(mj_env.env(rules=rules)))
 
@@ -135,16 +141,16 @@ def main(argv=None):
         # none of its own transitions)
         loss_text = f"{value:.3f}" if np.isfinite(value) else "n/a (none this epoch)"
         print(f"epoch {stats.epoch}: {stats.info_stat.train_step} steps, loss {loss_text}, "
-              f"eps {policy.eps_training:.2f}; greedy learner {test.returns_stat.mean:+.3f} ± "
-              f"{test.returns_stat.std / np.sqrt(test.n_collected_episodes):.3f} points/hand over "
+              f"eps {policy.eps_training:.2f}; greedy learner {test.returns_stat.mean:+.3f}"
+              f"{spread(test.returns_stat.std, test.n_collected_episodes)} points/hand over "
               f"{test.n_collected_episodes} hands vs 3 random", flush=True)
     info, dt = stats.info_stat, time.time() - t0
     print(f"trained on {info.train_step} decisions in {dt:.0f}s: {info.train_step / dt:.0f} decisions/s "
           f"(updates and tests included)")
     if len(tests) >= 2:
         late = np.concatenate(tests[len(tests) // 2:])
-        print(f"greedy learner over the last {len(tests) - len(tests) // 2} epochs' tests: {late.mean():+.3f} ± "
-              f"{late.std() / np.sqrt(len(late)):.3f} points/hand over {len(late)} hands vs 3 random "
+        print(f"greedy learner over the last {len(tests) - len(tests) // 2} epochs' tests: {late.mean():+.3f}"
+              f"{spread(late.std(), len(late))} points/hand over {len(late)} hands vs 3 random "
               "(a random learner: 0 by symmetry)")
     return stats
 

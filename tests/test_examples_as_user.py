@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from example_modules import load_example
-from test_examples_trainers import Reached, refused, rllib_stopped  # noqa: F401  (rllib_stopped: a fixture)
+from test_examples_trainers import Reached, refused, rllib_stopped, tianshou  # noqa: F401  (the last two: fixtures)
 
 ROOT = Path(__file__).resolve().parents[1]
 PRETRAINED = ROOT / "agents" / "data"
@@ -65,3 +65,15 @@ def test_rule_variants_names_the_flag_and_the_value_out_of_range(argv, message, 
     """--seeds -5 was refused as '--walls must lie in [1, 100000] and seeds in [0, 2**32)': it blamed --walls
     too, and named neither value (nor did --live, --threat-melds and --late)."""
     assert refused(load_example("rule_variants"), argv, capsys).endswith(message)
+
+
+def test_tianshou_gives_no_spread_from_a_single_test_hand(tianshou, capsys):  # noqa: F811
+    """--test-hands 1 printed 'greedy learner +2.000 ± 0.000 points/hand over 1 hands': a spread of 0 from one
+    hand, which has none to measure (tests of two hands or more keep their ±)."""
+    module, made = tianshou
+    made["epochs"] = [([2.0], {"player_0/loss": 0.5}), ([3.0], {"player_0/loss": 0.5})]
+    module.main(["--envs", "1", "--epochs", "2", "--epoch-steps", "40", "--hidden", "8", "--test-hands", "1"])
+    out = capsys.readouterr().out.splitlines()
+    assert "greedy learner +2.000 points/hand over 1 hands vs 3 random" in out[1], out[1]
+    assert out[-1].startswith("greedy learner over the last 1 epochs' tests: +3.000 points/hand over 1 hands"), out
+    assert "±" not in "".join(out)
