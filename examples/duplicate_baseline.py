@@ -102,7 +102,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     try:
         agent = make_agent(args.agent, rules=args.rules)
-    except (OSError, ValueError, TypeError) as e:
+    except (OSError, ValueError, TypeError, ImportError) as e:  # ImportError: a network agent without torch
         print(f"error: --agent {args.agent!r}: {e}", file=sys.stderr)
         return 2
     s = measure(agent, args.walls, args.seed, args.rules)

@@ -77,3 +77,24 @@ def test_tianshou_gives_no_spread_from_a_single_test_hand(tianshou, capsys):  # 
     assert "greedy learner +2.000 points/hand over 1 hands vs 3 random" in out[1], out[1]
     assert out[-1].startswith("greedy learner over the last 1 epochs' tests: +3.000 points/hand over 1 hands"), out
     assert "±" not in "".join(out)
+
+
+def test_duplicate_baseline_without_torch_says_so_in_one_line():
+    """Its default --agent pretrained is a network: without torch (an install without the train extra) it ended in
+    a ModuleNotFoundError traceback, where the other examples say what to install in one line (an agent that needs
+    no torch, --agent rule, still runs)."""
+    import subprocess
+    import sys
+
+    def run(*argv):
+        code = ("import runpy, sys; sys.modules['torch'] = None; "  # as on a machine without torch
+                f"sys.argv = ['x', '--walls', '1', *{list(argv)!r}]; "
+                f"runpy.run_path({str(ROOT / 'examples' / 'duplicate_baseline.py')!r}, run_name='__main__')")
+        return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120,
+                              cwd=ROOT)
+
+    done = run()
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.stderr.startswith("error: --agent 'pretrained': torch is needed for network agents")
+    done = run("--agent", "rule")
+    assert done.returncode == 0 and "rule in two seats against two rule agents" in done.stdout, done.stderr[-2000:]
