@@ -68,7 +68,8 @@ def main(argv=None):
     p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
     p.add_argument("--envs", type=int, default=8, help="tables collected in parallel (DummyVectorEnv)")
     p.add_argument("--epochs", type=int, default=8)
-    p.add_argument("--epoch-steps", type=int, default=10_000, help="env steps (all seats' decisions) per epoch")
+    p.add_argument("--epoch-steps", type=int, default=10_000, help="env steps (all seats' decisions) per epoch, "
+                   "rounded up to whole collects of 10 x --envs steps")
     p.add_argument("--test-hands", type=int, default=100, help="greedy test hands after each epoch")
     p.add_argument("--n-step", type=int, default=128, help="n-step return horizon (longer than a hand: Monte Carlo)")
     p.add_argument("--batch-size", type=int, default=64, help="transitions (all seats; the learner takes its own) per update")

@@ -93,7 +93,8 @@ def main(argv=None):
     p.add_argument("--opponents", default="rule", choices=OPPONENTS, metavar="NAME",
                    help="rule, random, efficient or pretrained[:greedy|:sample]")
     p.add_argument("--tables", type=int, default=64, help="tables played at once (the env's batch size)")
-    p.add_argument("--frames", type=int, default=4096, help="learner decisions collected per iteration")
+    p.add_argument("--frames", type=int, default=4096, help="learner decisions collected per iteration, rounded "
+                   "down to a multiple of --tables (at least one step of every table)")
     p.add_argument("--iterations", type=int, default=30)
     p.add_argument("--epochs", type=int, default=4, help="passes over each batch")
     p.add_argument("--minibatch", type=int, default=512)

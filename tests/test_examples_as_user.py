@@ -98,3 +98,19 @@ def test_duplicate_baseline_without_torch_says_so_in_one_line():
     assert done.stderr.startswith("error: --agent 'pretrained': torch is needed for network agents")
     done = run("--agent", "rule")
     assert done.returncode == 0 and "rule in two seats against two rule agents" in done.stdout, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("example, library, flag, says", [
+    ("torchrl_ppo", "torchrl", "--frames", "rounded down to a multiple of --tables"),
+    ("tianshou_pettingzoo", "tianshou", "--epoch-steps", "rounded up to whole collects of 10 x --envs"),
+])
+def test_help_says_how_a_size_is_rounded(example, library, flag, says, capsys):
+    """--frames 100 at 64 tables collected 64 decisions an iteration, --frames 4097 4096; --epoch-steps 100 at 4
+    tables took 120 steps an epoch: what each run prints, but --help said neither."""
+    pytest.importorskip(library)
+    module = load_example(example)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        module.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps the help at the terminal's width
+    assert e.value.code == 0 and says in text[text.rindex(f"{flag} "):]  # its entry, after the usage line
