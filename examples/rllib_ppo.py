@@ -143,7 +143,7 @@ def main(argv=None):
     steps = 0
     for i in range(args.iterations):
         result = algo.train()
-        steps = result["num_env_steps_sampled_lifetime"]
+        steps = int(result["num_env_steps_sampled_lifetime"])  # a float in RLlib's results: "256 env steps", not 256.0
         ret = result.get("env_runners", {}).get("episode_return_mean", float("nan"))
         print(f"iter {i + 1}: {steps} env steps, {steps / (time.time() - t0):.0f} steps/s, "
               f"episode return ({'the learner' if args.single_agent else 'all seats'}) {ret}")

@@ -114,3 +114,21 @@ def test_help_says_how_a_size_is_rounded(example, library, flag, says, capsys):
         module.main(["--help"])
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps the help at the terminal's width
     assert e.value.code == 0 and says in text[text.rindex(f"{flag} "):]  # its entry, after the usage line
+
+
+def test_rllib_counts_env_steps_as_a_whole_number(rllib_stopped, capsys, monkeypatch):  # noqa: F811
+    """RLlib's results hold the steps sampled as a float: each line read 'iter 1: 256.0 env steps'."""
+    from types import SimpleNamespace
+
+    module, made = rllib_stopped
+    made["past_init"] = True
+    results = iter([{"num_env_steps_sampled_lifetime": 256.0, "env_runners": {"episode_return_mean": -1.5}},
+                    {"num_env_steps_sampled_lifetime": 512.0}])
+    algo = SimpleNamespace(train=lambda: next(results), stop=lambda: None)
+    monkeypatch.setattr(module, "build_config", lambda args: SimpleNamespace(build_algo=lambda: algo))
+    monkeypatch.setattr(module.ray, "shutdown", lambda: None)
+    capsys.readouterr()
+    assert module.main(["--iterations", "2"]) == 512
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("iter 1: 256 env steps, ") and lines[0].endswith("episode return (all seats) -1.5")
+    assert lines[1].startswith("iter 2: 512 env steps, ")
