@@ -152,9 +152,9 @@ def main(argv=None) -> int:
         except CheckpointError as e:  # missing, not a checkpoint, another format: one line, exit 2
             p.error(f"--checkpoint: {e}")
         trained_for = meta.get("rules")
-        if trained_for is not None and trained_for != args.rules:  # allowed (the planes are the same), as train.py's
+        if trained_for is not None and trained_for != args.rules:  # allowed (the same planes): a note, as train.py's
             print(f"note: --checkpoint {args.checkpoint} was trained under {trained_for}; this run labels, trains "
-                  f"and plays it under {args.rules} (--rules)", flush=True)  # --init-from
+                  f"and plays it under {args.rules} (--rules)", flush=True)
     else:
         import train
         again = " (replacing the earlier clone there)" if Path("runs", CLONE).exists() else ""

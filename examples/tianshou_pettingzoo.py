@@ -54,8 +54,8 @@ MAX_SEED = 2**32 - 1
 
 
 def spread(std: float, hands: int) -> str:
-    """`` ± `` the standard error of a mean over ``hands`` hands whose points have spread ``std``; nothing from one
-    hand, whose std of 0 says nothing of the spread (``--test-hands 1`` printed "± 0.000")."""
+    """The text `` ± se`` of a mean over ``hands`` hands whose points have the std ``std``; empty for one hand,
+    whose std of 0 measures no spread (``--test-hands 1`` printed "± 0.000")."""
     return f" ± {std / np.sqrt(hands):.3f}" if hands >= 2 else ""
 
 
