@@ -107,6 +107,19 @@ def test_every_agent_copy_picks_the_originals_actions(spec, how):
     assert np.array_equal(agent.act(part, np.random.default_rng(5)), twin.act(part, np.random.default_rng(5)))
 
 
+
+@pytest.mark.parametrize("how", ["pickle", "cloudpickle"])
+def test_the_search_agents_copy_searches_as_the_original(how):
+    from agents.search import RolloutSearchAgent
+    from mj_env.engine import Engine
+    agent = RolloutSearchAgent(worlds=4, z=0.0)
+    twin = pickle.loads((pickle.dumps if how == "pickle" else cloudpickle.dumps)(agent))
+    engine = Engine("beijing", num_tables=4, seed=0)
+    engine.reset()
+    tables = np.flatnonzero(engine.legal_mask().any(axis=1))
+    assert np.array_equal(agent.act_tables(engine, tables, np.random.default_rng(5)),
+                          twin.act_tables(engine, tables, np.random.default_rng(5)))
+
 # --- seeds across workers ---------------------------------------------------------------------------------------
 
 def _first_hands(obs) -> list[bytes]:
