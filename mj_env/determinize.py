@@ -16,9 +16,12 @@ What a redeal keeps and changes:
   own tiles, every visible tile
   and all public state (rivers, melds, claims, 烧庄, scores, positions in the wall) are kept;
 - the undrawn part of the wall, ``wall[live_pos:tail_pos + 1]`` (live wall, reserve or tail
-  still to draw), is refilled; positions already dealt or drawn and the indicator (wall[-1])
-  are not touched (the engine never reads dealt positions again). Flowers (quemen) stay in the
-  wall: a hand never holds one;
+  still to draw), is refilled; the indicator (wall[-1]) stays, and the places already dealt or
+  drawn (which the engine never reads again) get the tiles out of the wall in sorted order, no
+  random draw: their real order was the real deal, which a search reading the copy would see.
+  So each copy's wall is still a full set. Flowers (quemen) stay in the wall: a hand never holds one;
+- on a turn, the claims and queue of the last window (``claim_ok``, ``queue_seat``, ...), read from
+  the real hands and not read again before the next window sets them, are cleared as at a deal;
 - the unseen tiles are dealt uniformly at random: each arrangement of the unseen physical
   tiles over the hidden places (hands, concealed kongs, undrawn wall) that keeps the rules
   below is equally likely. A seat that has begun a turn this hand (the dealer, or any draw)
@@ -89,7 +92,7 @@ from .state import (
     M,
     S,
 )
-from .tiles import FIRST_FLOWER, N_FLOWERS, N_SUITED, N_SUITS, SUIT_OF, SUIT_SIZE, suits_held
+from .tiles import FIRST_FLOWER, N_FLOWERS, N_SUITED, N_SUITS, SUIT_OF, SUIT_SIZE, full_set, suits_held
 
 N_CODES = FIRST_FLOWER + N_FLOWERS  # tile indices a wall may hold (0-41)
 _OFFSETS = np.arange(1, S)
@@ -317,12 +320,42 @@ def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) ->
         batch = int(min(batch * 8, max_tries - tries[todo].max() if len(todo) else 1))
     ok_rows = np.flatnonzero(done)
     b_ok = idx[ok_rows]
+    _scrub_dealt(rules, st, b_ok)
+    turn = b_ok[~window[ok_rows]]
+    if len(turn):                    # the last window's claims and queue, read from the real hands: cleared as
+        st.claim_ok[turn] = False    # at a deal (the engine reads them only in a window, which sets them anew)
+        st.queue_seat[turn] = 0
+        st.queue_cat[turn] = NO_CATEGORY
+        st.q_pos[turn] = 0
+        st.q_len[turn] = 0
     _recompute_ready(rules, st, b_ok, redealt[ok_rows])
     w = ok_rows[window[ok_rows]]
     if len(w):
         _rebuild_windows(rules, st, idx[w], seats[w])
     engine._update_masks(b_ok)
     return done
+
+
+def _scrub_dealt(rules, st, b) -> None:
+    """The places of the wall already dealt or drawn at tables ``b`` (outside ``wall[live_pos:tail_pos + 1]``,
+    the indicator aside) get the tiles out of the wall, in sorted order: their real order is the real deal,
+    and the tiles once there, with the undrawn ones redealt, would tell the real hidden tiles. No random draw."""
+    if not len(b):
+        return
+    wall = st.wall[b]
+    n, W = wall.shape
+    pos = np.arange(W)[None, :]
+    undrawn = (pos >= st.live_pos[b, None]) & (pos <= st.tail_pos[b, None])
+    dealt = ~undrawn
+    dealt[:, -1] &= st.indicator[b] < 0                   # the 惠坯 stays at wall[-1]
+    out = np.tile(np.bincount(full_set(rules.n_tiles), minlength=N_CODES), (n, 1))
+    r, c = np.nonzero(~dealt)
+    out -= np.bincount(r * N_CODES + wall[r, c], minlength=n * N_CODES).reshape(n, N_CODES)
+    r, c = np.nonzero(dealt)                               # row-major: each row's places in order
+    rank = np.cumsum(dealt, axis=1)[r, c] - 1              # k-th dealt place of its row gets its k-th tile
+    ends = np.cumsum(out, axis=1) + (np.arange(n) * (W + 1))[:, None]
+    wall[r, c] = np.searchsorted(ends.reshape(-1), rank + r * (W + 1), side="right") - r * N_CODES
+    st.wall[b] = wall
 
 
 def _concealed_kinds(st, idx) -> np.ndarray:
