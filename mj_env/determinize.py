@@ -68,6 +68,7 @@ Vectorized over tables: the loops run over the four seats, retry rounds and chai
 """
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -336,6 +337,16 @@ def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) ->
     return done
 
 
+@functools.cache
+def _sorted_set(n_tiles: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every tile of a set, sorted; each one's copy number among its kind; the count of each code."""
+    tiles = np.sort(full_set(n_tiles))
+    out = tiles, np.arange(n_tiles) - np.searchsorted(tiles, tiles), np.bincount(tiles, minlength=N_CODES)
+    for a in out:
+        a.flags.writeable = False                          # shared by every call
+    return out
+
+
 def _scrub_dealt(rules, st, b) -> None:
     """The places of the wall already dealt or drawn at tables ``b`` (outside ``wall[live_pos:tail_pos + 1]``,
     the indicator aside) get the tiles out of the wall, in sorted order: their real order is the real deal,
@@ -345,16 +356,14 @@ def _scrub_dealt(rules, st, b) -> None:
     wall = st.wall[b]
     n, W = wall.shape
     pos = np.arange(W)[None, :]
-    undrawn = (pos >= st.live_pos[b, None]) & (pos <= st.tail_pos[b, None])
-    dealt = ~undrawn
+    dealt = (pos < st.live_pos[b, None]) | (pos > st.tail_pos[b, None])
     dealt[:, -1] &= st.indicator[b] < 0                   # the 惠坯 stays at wall[-1]
-    out = np.tile(np.bincount(full_set(rules.n_tiles), minlength=N_CODES), (n, 1))
+    tiles, copy_no, counts = _sorted_set(W)
     r, c = np.nonzero(~dealt)
-    out -= np.bincount(r * N_CODES + wall[r, c], minlength=n * N_CODES).reshape(n, N_CODES)
-    r, c = np.nonzero(dealt)                               # row-major: each row's places in order
-    rank = np.cumsum(dealt, axis=1)[r, c] - 1              # k-th dealt place of its row gets its k-th tile
-    ends = np.cumsum(out, axis=1) + (np.arange(n) * (W + 1))[:, None]
-    wall[r, c] = np.searchsorted(ends.reshape(-1), rank + r * (W + 1), side="right") - r * N_CODES
+    left = counts - np.bincount(r * N_CODES + wall[r, c], minlength=n * N_CODES).reshape(n, N_CODES)
+    _, k = np.nonzero(copy_no[None, :] < left[:, tiles])   # per row, the tiles out of the wall, sorted
+    r, c = np.nonzero(dealt)                               # as many places per row, in order
+    wall[r, c] = tiles[k]
     st.wall[b] = wall
 
 
