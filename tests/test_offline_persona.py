@@ -149,3 +149,20 @@ def test_hostile_edits_of_a_record_are_refused_by_field_and_the_good_lines_still
     assert why[3].startswith("record 3: actions[0] must be [seat 0-3, action name]")
     assert why[4].startswith("record 4: 'utf-8' codec can't decode byte 0xff")
     assert why[5] == "record 5: nested too deeply"
+
+
+@pytest.mark.parametrize(("obs", "size"), [("v1", 607), ("v2", 743)])
+def test_the_self_play_env_flattened_is_mask_planes_then_seat_as_the_readme_says(obs, size):
+    """README (self-play, observation wrappers): Gymnasium's FlattenObservation over the NEXT_STEP MahjongVectorEnv
+    gives the mask's 127, the planes, then the seat one-hot (Dict keys sorted), so [127:] is not the planes alone."""
+    from gymnasium.wrappers.vector import FlattenObservation
+    raw = MahjongVectorEnv(3, seed=0, autoreset_mode="NEXT_STEP", obs=obs)
+    flat = FlattenObservation(MahjongVectorEnv(3, seed=0, autoreset_mode="NEXT_STEP", obs=obs))
+    o, _ = raw.reset(seed=0)
+    f, _ = flat.reset(seed=0)
+    assert f.shape == (3, size)
+    assert (f[:, :127] == o["action_mask"]).all()
+    assert (f[:, 127:-4] == o["observation"].reshape(3, -1)).all()
+    assert (f[:, -4:] == np.eye(4)[o["seat"]]).all()
+    readme = (__import__("pathlib").Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "`FlattenObservation` then gives 607 numbers a table, 743 with `obs=\"v2\"`" in " ".join(readme.split())
