@@ -87,13 +87,14 @@ def checkpoint_play(spec: str) -> tuple[str, bool]:
 def is_plugin_spec(spec: str) -> bool:
     """Whether ``spec`` (``NAME`` or ``NAME:...``) names an agent of another installed package, through the
     ``mj_env.agents`` entry points (``pretrained``, which this package declares, is ``is_pretrained_spec``'s)."""
-    base = spec.split(":", 1)[0]
-    return base != "pretrained" and base in plugin_agent_names()
+    base, names = spec.split(":", 1)[0], plugin_agent_names()
+    return base != "pretrained" and (spec in names or base in names)  # a declared name with ':' is taken whole
 
 
 def other_plugins() -> str:
-    """", name" for each agent name another installed package declares, for the lists of known names."""
-    return "".join(f", {name}" for name in plugin_agent_names() if name != "pretrained")
+    """", name" for each agent name another installed package declares, for the lists of known names (not one
+    a baseline's name shadows: ``rule`` is always the rule agent)."""
+    return "".join(f", {name}" for name in plugin_agent_names() if name != "pretrained" and name not in BASELINES)
 
 
 def make_agent(spec, rules="beijing", device: str = "cpu"):

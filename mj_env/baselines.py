@@ -554,19 +554,22 @@ def plugin_agent_names() -> tuple[str, ...]:
 def make_named_agent(spec: str, rules: str | RuleSet = "beijing"):
     """A baseline (``random``, ``rule``, ``efficient``) or an agent that an installed package names through
     ``AGENT_ENTRY_POINTS`` (``pretrained``, ``pretrained:sample``: the part before ``:`` is the entry
-    point's name, the whole name goes to its factory ``factory(spec, rules=rules)``). A ValueError
+    point's name, unless the whole name is one; the whole name goes to its factory ``factory(spec, rules=rules)``). A ValueError
     names the known names; one whose package cannot be imported (torch missing) says what is missing."""
     if not isinstance(spec, str):
         raise TypeError(f"an agent name must be a string (random, rule, efficient, ...), got {type(spec).__name__}")
     if spec in BASELINES:
         return make_baseline(spec, rules)
     base = spec.split(":", 1)[0]
-    for ep in entry_points(group=AGENT_ENTRY_POINTS):
-        if ep.name == base:
-            try:  # the factory imports what it needs when called (agents.pretrained: torch), so both are asked
-                return ep.load()(spec, rules=rules)
-            except ImportError as e:
-                raise ValueError(f"agent {spec[:40]!r} comes from {ep.value}, which needs {e.name or e}: "
-                                 "install the training extra (pip install -e '.[train]')") from None
+    declared = entry_points(group=AGENT_ENTRY_POINTS)
+    # a declared name holding ':' is matched whole (else NAME:... could never reach it), before NAME alone
+    for ep in [ep for ep in declared if ep.name == spec] + [ep for ep in declared if ep.name == base]:
+        try:  # the factory imports what it needs when called (agents.pretrained: torch), so both are asked
+            return ep.load()(spec, rules=rules)
+        except ImportError as e:
+            ours = ep.value.startswith(("agents.", "mj_env."))  # another package's needs are not our extra's
+            raise ValueError(f"agent {spec[:40]!r} comes from {ep.value}, which needs {e.name or e}: "
+                             + ("install the training extra (pip install -e '.[train]')" if ours
+                                else "install what that package needs")) from None
     raise ValueError(f"unknown agent {spec[:40]!r}: use one of "
-                     f"{', '.join(BASELINES + plugin_agent_names())}")
+                     f"{', '.join(dict.fromkeys(BASELINES + plugin_agent_names()))}")

@@ -1,0 +1,169 @@
+"""A hostile review of session 30's new code: agent names from installed packages (``mj_env.agents`` entry
+points) as make_agent and the arena take them, and determinize's scrubbing of the dealt wall places and of the
+last window's claims on a turn (checked to be inert: a world plays on exactly as the original with the same
+hidden tiles would)."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.arena import main as arena_main
+from mj_env import actions as A
+from mj_env import baselines
+from mj_env.baselines import RuleBasedAgent, make_named_agent, uniform_legal
+from mj_env.determinize import determinize
+from mj_env.engine import Engine
+from mj_env.observation import observe
+from mj_env.state import CLAIM, END, ROB, S
+
+# ----------------------------------------------------------------------------- agent names of other packages
+
+
+class Theirs(RuleBasedAgent):
+    name = "theirs"
+
+
+def _needs_sklearn(spec, rules="beijing"):
+    import sklearn_is_not_installed_here  # noqa: F401  (the other package's own dependency, missing)
+
+
+def _theirs(spec, rules="beijing"):
+    made.append(spec)
+    return Theirs(rules)
+
+
+made: list = []
+
+
+def _declare(monkeypatch, *eps):
+    real = baselines.entry_points
+    extra = [SimpleNamespace(name=name, value=value, load=lambda f=f: f) for name, value, f in eps]
+    monkeypatch.setattr(baselines, "entry_points", lambda group: [*real(group=group), *extra])
+    made.clear()
+
+
+def test_another_packages_missing_dependency_is_not_said_to_be_our_training_extra(monkeypatch):
+    """make_agent now takes other packages' names (the arena's --agents too): a missing dependency of theirs was
+    answered 'install the training extra (pip install -e .[train])', which installs torch, not what they need."""
+    _declare(monkeypatch, ("needy", "theirpkg.agents:factory", _needs_sklearn),
+             ("ours", "agents.fake:factory", _needs_sklearn))
+    with pytest.raises(ValueError, match="needs sklearn_is_not_installed_here") as e:
+        make_agent("needy")
+    assert "training extra" not in str(e.value) and "install what that package needs" in str(e.value)
+    with pytest.raises(ValueError, match=r"training extra \(pip install -e '\.\[train\]'\)"):
+        make_named_agent("ours")           # this package's own entry point (pretrained without torch) as before
+
+
+def test_a_declared_name_holding_a_colon_is_played_not_listed_and_refused(monkeypatch, tmp_path):
+    """An entry point named 'team:v2' was listed among the names to use, yet refused: NAME:... read 'team' as the
+    name. The whole name is matched first; 'team:v2:greedy' still goes to 'team' when 'team' is declared."""
+    _declare(monkeypatch, ("team:v2", "theirpkg.agents:factory", _theirs))
+    assert isinstance(make_agent("team:v2", rules="hebei"), Theirs) and made == ["team:v2"]
+    out = tmp_path / "r.json"
+    assert arena_main(["--agents", "team:v2,random", "--hands", "2", "--quiet", "--json", str(out)]) == 0
+    assert made[-1] == "team:v2"
+
+
+def test_a_declared_name_that_a_baseline_shadows_is_not_offered(monkeypatch, capsys):
+    """A package declaring 'rule' never gets it (the baselines come first): the unknown-name lists named it as
+    one more agent to use ('..., pretrained, rule or the path'), and make_named_agent's list named 'rule' twice."""
+    _declare(monkeypatch, ("rule", "theirpkg.agents:factory", _theirs))
+    with pytest.raises(ValueError) as e:
+        make_agent("rulle")
+    assert "use random, rule, efficient, pretrained or the path" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        make_named_agent("rulle")
+    assert str(e.value).count(", rule") == 1        # the baseline once, not again as a package's
+    with pytest.raises(SystemExit):
+        arena_main(["--agents", "rulle,random", "--hands", "2"])
+    assert "pretrained[:greedy|:sample] or the path" in capsys.readouterr().err
+    assert isinstance(make_agent("rule"), RuleBasedAgent) and made == []
+
+
+# ----------------------------------------------------------------------------- determinize: inert scrubbing
+
+
+_KEEN = np.r_[A.KONG_SELF:A.WIN, A.KONG, A.PONG, A.TING:A.N_ACTIONS]
+
+
+def _play(eng: Engine, rng, steps: int) -> None:
+    for _ in range(steps):
+        mask = eng.legal_mask()
+        live = mask.any(axis=1)
+        if not live.any():
+            return
+        acts = np.zeros(eng.num_tables, dtype=np.int64)
+        acts[live] = uniform_legal(mask[live], rng)
+        keen = mask[:, _KEEN].any(axis=1)      # kongs, pongs (added kongs later) and 报听 whenever legal
+        acts[keen] = _KEEN[mask[keen][:, _KEEN].argmax(axis=1)]
+        eng.step(acts)
+
+
+def _kind(st, b) -> str:
+    if st.phase[b] in (CLAIM, ROB):
+        return "window"
+    return "turn, stale claims" if st.claim_ok[b].any() else "turn"
+
+
+_SCRUBBED = ("wall", "claim_ok", "queue_seat", "queue_cat", "q_pos", "q_len")
+
+
+@pytest.mark.parametrize("preset", ["beijing", "hebei", "quemen"])
+def test_a_world_plays_to_the_end_as_the_original_with_its_hidden_tiles(preset):
+    """Nothing the engine reads (draws, kong replacements from the tail or reserve, 海底, claims, robbing, hand-end
+    settlement, observations, masks) looks at the wall places a world scrubs or at the last window's claims it
+    clears on a turn: the original table given each world's hidden tiles (its hands, concealed kongs, undrawn wall,
+    drawn tile, ready, and in a window the rebuilt claims), but its own real dealt places and last claims, plays
+    the rest of the hand with the world's actions exactly as the world does, settlement included."""
+    eng = Engine(preset, num_tables=24, seed=4)
+    eng.reset()
+    rng = np.random.default_rng(8)
+    positions, kinds, kongs = 0, set(), 0
+    for round_ in range(10):
+        _play(eng, rng, 15)
+        st = eng.state
+        if (st.phase == END).any():                # hands of every age: the ended tables dealt anew
+            eng.reset(tables=np.flatnonzero(st.phase == END))
+        live = np.flatnonzero(st.phase != END)
+        kind = {int(b): _kind(st, b) for b in live}
+        for b in [next(b for b in kind if kind[b] == k) for k in sorted(set(kind.values()))]:
+            seat = int(st.to_act[b])
+            n = 4
+            worlds = determinize(eng, b, seat, n=n, rng=round_)
+            twin = eng.clone(np.full(n, b), seed=0)
+            ws, ts = worlds.state, twin.state
+            window = st.phase[b] in (CLAIM, ROB)
+            copied = [f for f in ts.__dataclass_fields__ if f != "wall" and (window or f not in _SCRUBBED)]
+            for f in copied:
+                getattr(ts, f)[...] = getattr(ws, f)
+            lo, hi = int(st.live_pos[b]), int(st.tail_pos[b])
+            ts.wall[:, lo:hi + 1] = ws.wall[:, lo:hi + 1]
+            twin._update_masks()
+            twin.rng, worlds.rng = np.random.default_rng(1), np.random.default_rng(1)
+            assert (ts.wall != ws.wall).any()             # the real dealt places against the scrubbed ones
+            positions += 1
+            kinds.add(kind[b])
+            kongs += int(st.replaced[b] > 0)
+            play = np.random.default_rng(b)
+            while True:
+                mw, mt = worlds.legal_mask(), twin.legal_mask()
+                assert np.array_equal(mw, mt)
+                for f in ts.__dataclass_fields__:
+                    if f not in _SCRUBBED:
+                        assert np.array_equal(getattr(ws, f), getattr(ts, f)), f
+                for s in range(S):
+                    seats = np.full(n, s)
+                    assert np.array_equal(observe(worlds.rules, ws, None, seats), observe(twin.rules, ts, None, seats))
+                live = mw.any(axis=1)
+                if not live.any():
+                    break
+                acts = np.zeros(n, dtype=np.int64)
+                acts[live] = uniform_legal(mw[live], play)
+                rw, rt = worlds.step(acts), twin.step(acts)
+                assert np.array_equal(rw.rewards, rt.rewards) and np.array_equal(rw.hand_over, rt.hand_over)
+                assert repr(dict(rw.settlements)) == repr(dict(rt.settlements))
+            assert (ws.phase == END).all()
+    assert positions >= 20 and kongs and kinds == {"window", "turn, stale claims", "turn"}, (kinds, kongs)
