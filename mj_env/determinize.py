@@ -20,8 +20,9 @@ What a redeal keeps and changes:
   drawn (which the engine never reads again) get the tiles out of the wall in sorted order, no
   random draw: their real order was the real deal, which a search reading the copy would see.
   So each copy's wall is still a full set. Flowers (quemen) stay in the wall: a hand never holds one;
-- on a turn, the claims and queue of the last window (``claim_ok``, ``queue_seat``, ...), read from
-  the real hands and not read again before the next window sets them, are cleared as at a deal;
+- on a turn, the claims, queue and pending claim of the last window (``claim_ok``, ``queue_seat``, ...,
+  ``pend_action``: a chi that waited and was beaten by a pong was never shown, yet tells the tiles its seat
+  held), read from the real hands and not read again before the next window sets them, are cleared as at a deal;
 - the unseen tiles are dealt uniformly at random: each arrangement of the unseen physical
   tiles over the hidden places (hands, concealed kongs, undrawn wall) that keeps the rules
   below is equally likely. A seat that has begun a turn this hand (the dealer, or any draw)
@@ -329,6 +330,9 @@ def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) ->
         st.queue_cat[turn] = NO_CATEGORY
         st.q_pos[turn] = 0
         st.q_len[turn] = 0
+        st.pend_action[turn] = -1    # and a claim that waited there, which a better one may have beaten unseen
+        st.pend_seat[turn] = 0
+        st.pend_cat[turn] = NO_CATEGORY
     _recompute_ready(rules, st, b_ok, redealt[ok_rows])
     w = ok_rows[window[ok_rows]]
     if len(w):
