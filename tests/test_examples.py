@@ -262,6 +262,13 @@ def test_threats_and_discard_safety_read_melds_kongs_ting_the_wall_and_every_thr
     assert rv.threats(o, beijing, 4, 39).tolist() == [[False, False, False]]
 
 
+def test_offline_dataset_smoke(tmp_path):
+    out = run_smoke("offline_dataset.py", extra=("--out", str(tmp_path / "d.npz")))  # 8 tables, 16 hands
+    assert "decisions of 16 complete hands (beijing, 8 tables" in out
+    data = np.load(tmp_path / "d.npz")
+    assert len(data["hand_scores"]) == 16 and (data["hand_scores"].sum(axis=1) == 0).all()
+
+
 FAST = ["--walls", "1", "--seeds", "0"]
 NO_CKPT = ["--checkpoint", "no such checkpoint.pt"]  # a value wrongly accepted fails at once, not after a clone
 # (example, the library it needs, arguments, the flag the message must name): each exits 2 through p.error
@@ -328,6 +335,11 @@ BAD_ARGS = [
     # negative worths put the fan variant's legal discards above the illegal ones' key: it chose an illegal
     # discard, an AgentError traceback after the first match had started
     ("rule_variants", "numpy", ["--values=-1e6,-1e6,-1e6", *FAST], "--values"),
+    # offline_dataset: an --out no run could write, so that a bad value wrongly accepted writes nothing
+    *[("offline_dataset", "numpy", [*argv, "--out", "/no/such/folder/d.npz"], flag) for argv, flag in
+      ((["--tables", "-1"], "--tables"), (["--hands", "0"], "--hands"), (["--seed", "-1"], "--seed"),
+       (["--agents", "bogus"], "--agents"), (["--rules", "bogus"], "--rules"))],
+    ("offline_dataset", "numpy", ["--out", "/no/such/folder/d.npz"], "--out"),
 ]
 
 
