@@ -109,8 +109,8 @@ class MahjongSB3VecEnv(VecEnv):
 
     def step_async(self, actions: np.ndarray) -> None:
         A.refuse_bools_in(actions)  # a list's bools would be ints once in an array
-        try:
-            self._actions = np.asarray(actions)
+        try:  # a masked array stays one (np.asarray would drop its mask): the env refuses masked entries
+            self._actions = actions if isinstance(actions, np.ma.MaskedArray) else np.asarray(actions)
         except (ValueError, TypeError, OverflowError) as e:  # a ragged list, say: what the env would say
             raise ActionError(f"expected {self.num_envs} integer actions: {str(e)[:80]}") from None
 
