@@ -44,10 +44,10 @@ from mj_env.baselines import AgentError, uniform_legal
 from mj_env.rules import get_rules
 from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv
 from mj_env.state import END
-from mj_env.tiles import FIRST_FLOWER, N_KINDS
+from mj_env.tiles import CODES, FIRST_FLOWER, N_KINDS
 from mj_env.vector import MahjongVectorEnv
 from mj_env.wall import shuffled_walls
-from mj_env.wrappers import FlatObservations, NumericInfos
+from mj_env.wrappers import FlatObservations, FlatObservationsVector, NumericInfos, ResetByMask
 
 RULE_SETS = ("beijing", "hebei", "quemen")
 
@@ -150,8 +150,8 @@ DOCUMENTED = (A.ActionError, ValueError, RuntimeError, KeyError, records.RecordE
 # the AEC env
 
 
-def make_aec(rules, wrapper, policy, penalty, render_mode, hands):
-    overrides = {} if hands == 1 else {"hands_per_episode": hands}
+def make_aec(rules, wrapper, policy, penalty, render_mode, hands, obs="v1"):
+    overrides = {"obs": obs} if hands == 1 else {"hands_per_episode": hands, "obs": obs}
     if wrapper == "raw":
         return mj_env.raw_env(rules=rules, render_mode=render_mode, illegal_action=policy, illegal_penalty=penalty,
                               **overrides)
@@ -166,12 +166,13 @@ class AECMachine(RuleBasedStateMachine):
     @initialize(rules=st.sampled_from(RULE_SETS), wrapper=st.sampled_from(["env", "raw", "flat", "numeric"]),
                 policy=st.sampled_from(["raise", "penalize"]), penalty=st.sampled_from([10, 0, 2.5]),
                 render_mode=st.sampled_from([None, "ansi"]), hands=st.sampled_from([1, 1, 2]),
-                seed=st.integers(0, 2**20))
-    def make(self, rules, wrapper, policy, penalty, render_mode, hands, seed):
+                seed=st.integers(0, 2**20), obs=st.sampled_from(["v1", "v1", "v1", "v2"]))
+    def make(self, rules, wrapper, policy, penalty, render_mode, hands, seed, obs="v1"):
         self.params = {"wrapper": wrapper, "policy": policy, "penalty": penalty, "render_mode": render_mode,
-                       "hands": hands}
+                       "hands": hands, "obs": obs}
         self.rules = get_rules(rules)
-        self.env, self.shadow = (make_aec(rules, wrapper, policy, penalty, render_mode, hands) for _ in range(2))
+        self.env, self.shadow = (make_aec(rules, wrapper, policy, penalty, render_mode, hands, obs)
+                                 for _ in range(2))
         self.closed = False
         self.dealt = False
         self.penalized = False
@@ -236,12 +237,13 @@ class AECMachine(RuleBasedStateMachine):
     # --- rules
     @precondition(lambda self: not self.closed)
     @rule(seed=st.one_of(st.none(), st.integers(0, 2**20)), explicit=st.booleans(), dealer=st.integers(0, 3),
-          wall_seed=st.integers(0, 2**20))
-    def reset(self, seed, explicit, dealer, wall_seed):
+          wall_seed=st.integers(0, 2**20), form=st.sampled_from(["ints", "codes", "array"]))
+    def reset(self, seed, explicit, dealer, wall_seed, form):
         options = None
-        if explicit:
+        if explicit:  # docs/INTERFACES.md 2: a wall of tile codes; tile indices (a list or an array) are taken too
             wall = shuffled_walls(self.rules, np.random.default_rng(wall_seed), 1)[0]
-            options = {"wall": [int(t) for t in wall], "dealer": dealer}
+            wall = {"ints": [int(t) for t in wall], "codes": [CODES[t] for t in wall], "array": wall}[form]
+            options = {"wall": wall, "dealer": dealer}
         self.reset_both(seed, options)
 
     @precondition(lambda self: not self.closed)
@@ -427,8 +429,7 @@ class AECMachine(RuleBasedStateMachine):
             refused(calls[name], RuntimeError)
         if self.dealt and self.raw.rules.hands_per_episode == 1 and not self.penalized:
             self.raw.hand_record()
-        self.make(self.raw.rules.name, self.params["wrapper"], self.params["policy"], self.params["penalty"],
-                  self.params["render_mode"], self.params["hands"], seed)
+        self.make(self.raw.rules.name, seed=seed, **self.params)
 
     # --- invariants
     @invariant()
@@ -468,11 +469,11 @@ class VectorMachine(RuleBasedStateMachine):
     """``MahjongVectorEnv`` of three tables and a shadow."""
 
     @initialize(rules=st.sampled_from(RULE_SETS), mode=st.sampled_from(["SameStep", "NextStep"]),
-                seed=st.integers(0, 2**20), hands=st.sampled_from([1, 1, 2]))
-    def make(self, rules, mode, seed, hands):
-        self.params = {"mode": mode, "hands": hands}
+                seed=st.integers(0, 2**20), hands=st.sampled_from([1, 1, 2]), obs=st.sampled_from(["v1", "v1", "v1", "v2"]))
+    def make(self, rules, mode, seed, hands, obs="v1"):
+        self.params = {"mode": mode, "hands": hands, "obs": obs}
         self.rules = get_rules(rules)
-        overrides = {} if hands == 1 else {"hands_per_episode": hands}
+        overrides = {"obs": obs} if hands == 1 else {"hands_per_episode": hands, "obs": obs}
         self.env, self.shadow = (MahjongVectorEnv(N_TABLES, rules=rules, seed=seed, autoreset_mode=mode,
                                                   render_mode="ansi", **overrides) for _ in range(2))
         self.next_step = mode == "NextStep"
@@ -587,7 +588,7 @@ class VectorMachine(RuleBasedStateMachine):
         refused(lambda: self.env.step(np.zeros(N_TABLES, dtype=np.int64)), RuntimeError)
         refused(lambda: self.env.reset(seed=0), RuntimeError)
         refused(lambda: self.env.render(), RuntimeError)
-        self.make(self.rules.name, self.params["mode"], seed, self.params["hands"])
+        self.make(self.rules.name, seed=seed, **self.params)
 
     @invariant()
     def tables_are_sound(self):
@@ -648,10 +649,11 @@ class SingleAgentMachine(RuleBasedStateMachine):
 
     @initialize(rules=st.sampled_from(RULE_SETS), one=st.booleans(), mode=st.sampled_from(["NextStep", "SameStep"]),
                 policy=st.sampled_from(["raise", "penalize"]), seat=st.sampled_from([0, 1, 2, 3, "rotate", "random"]),
-                opponents=st.sampled_from(["random", "rule", "flaky"]), seed=st.integers(0, 2**20))
-    def make(self, rules, one, mode, policy, seat, opponents, seed):
+                opponents=st.sampled_from(["random", "rule", "flaky"]), seed=st.integers(0, 2**20),
+                wrapper=st.sampled_from([None, None, "flat", "reset_by_mask"]))
+    def make(self, rules, one, mode, policy, seat, opponents, seed, wrapper=None):
         self.params = {"rules": rules, "one": one, "mode": mode, "policy": policy, "seat": seat,
-                       "opponents": opponents}
+                       "opponents": opponents, "wrapper": wrapper}
         self.rules = get_rules(rules)
         self.one = one
         kw = {"seat": seat, "illegal_action": policy, "render_mode": "ansi"}
@@ -663,6 +665,9 @@ class SingleAgentMachine(RuleBasedStateMachine):
             self.env, self.shadow = (MahjongSingleAgentVectorEnv(N_TABLES, rules=rules, seed=seed, autoreset_mode=mode,
                                                                  opponents=opponents_of(opponents), **kw)
                                      for _ in range(2))
+            if wrapper is not None and mode == "NextStep":  # mj_env.wrappers' adapters of the NEXT_STEP form
+                wrap = FlatObservationsVector if wrapper == "flat" else ResetByMask
+                self.env, self.shadow = wrap(self.env), wrap(self.shadow)
         self.closed = False
         self.done = np.zeros(self.n, dtype=bool)
         self.reset_both(seed)
@@ -673,7 +678,7 @@ class SingleAgentMachine(RuleBasedStateMachine):
 
     @property
     def venv(self):
-        return self.env.unwrapped.venv if self.one else self.env
+        return self.env.unwrapped.venv if self.one else self.env.unwrapped
 
     def reset_both(self, seed, options=None):
         (o1, i1), (o2, i2) = twin(lambda: self.env.reset(seed=seed, options=copy.deepcopy(options)),
@@ -683,7 +688,7 @@ class SingleAgentMachine(RuleBasedStateMachine):
         self.done[:] = False
 
     def shadow_venv(self):
-        return self.shadow.unwrapped.venv if self.one else self.shadow
+        return self.shadow.unwrapped.venv if self.one else self.shadow.unwrapped
 
     def plain_reset(self):
         return self.env.reset(seed=0)
@@ -692,7 +697,7 @@ class SingleAgentMachine(RuleBasedStateMachine):
         if self.one:  # through Gymnasium's wrappers, Gymnasium's way (a plain setattr stays on the outer wrapper)
             env.set_wrapper_attr(field, value)
         else:
-            setattr(env, field, value)
+            setattr(env.unwrapped, field, value)
 
     def illegal_flag(self, infos, b: int) -> bool:
         if self.one:
@@ -844,7 +849,7 @@ class SingleAgentMachine(RuleBasedStateMachine):
     def read_only_calls(self):
         before = self.snapshot()
         assert isinstance(self.env.render(), str)
-        masks = self.env.action_masks() if not self.one else self.env.unwrapped.action_masks()
+        masks = self.env.unwrapped.action_masks()
         assert np.array_equal(np.asarray(masks).reshape(self.n, -1), self.masks().astype(bool))
         self.assert_unchanged(before)
 
