@@ -650,10 +650,10 @@ class SingleAgentMachine(RuleBasedStateMachine):
     @initialize(rules=st.sampled_from(RULE_SETS), one=st.booleans(), mode=st.sampled_from(["NextStep", "SameStep"]),
                 policy=st.sampled_from(["raise", "penalize"]), seat=st.sampled_from([0, 1, 2, 3, "rotate", "random"]),
                 opponents=st.sampled_from(["random", "rule", "flaky"]), seed=st.integers(0, 2**20),
-                wrapper=st.sampled_from([None, None, "flat", "reset_by_mask"]))
-    def make(self, rules, one, mode, policy, seat, opponents, seed, wrapper=None):
+                wrapper=st.sampled_from([None, None, "flat", "reset_by_mask"]), limit=st.sampled_from([None, None, 4]))
+    def make(self, rules, one, mode, policy, seat, opponents, seed, wrapper=None, limit=None):
         self.params = {"rules": rules, "one": one, "mode": mode, "policy": policy, "seat": seat,
-                       "opponents": opponents, "wrapper": wrapper}
+                       "opponents": opponents, "wrapper": wrapper, "limit": limit}
         self.rules = get_rules(rules)
         self.one = one
         kw = {"seat": seat, "illegal_action": policy, "render_mode": "ansi"}
@@ -663,7 +663,8 @@ class SingleAgentMachine(RuleBasedStateMachine):
             assert isinstance(self.env.unwrapped, MahjongSingleAgentEnv)
         else:
             self.env, self.shadow = (MahjongSingleAgentVectorEnv(N_TABLES, rules=rules, seed=seed, autoreset_mode=mode,
-                                                                 opponents=opponents_of(opponents), **kw)
+                                                                 opponents=opponents_of(opponents),
+                                                                 max_episode_steps=limit, **kw)
                                      for _ in range(2))
             if wrapper is not None and mode == "NextStep":  # mj_env.wrappers' adapters of the NEXT_STEP form
                 wrap = FlatObservationsVector if wrapper == "flat" else ResetByMask
@@ -729,8 +730,12 @@ class SingleAgentMachine(RuleBasedStateMachine):
     def step_both(self, act):
         out1, out2 = twin(lambda: self.env.step(copy.deepcopy(act)), lambda: self.shadow.step(copy.deepcopy(act)))
         same_tree(out1, out2, "step")
-        obs, reward, term, _, infos = out1
+        obs, reward, term, trunc, infos = out1
         assert np.isfinite(np.asarray(reward, dtype=float)).all()
+        assert not (np.asarray(term) & np.asarray(trunc)).any()
+        ended = infos.get("final_info", infos) if not self.one else {}
+        if "_scores" in ended:  # a truncated episode's hand is abandoned unsettled: no hand keys (module docstring)
+            assert not (ended["_scores"] & np.asarray(trunc)).any()
         scores = infos.get("scores")
         if scores is not None:
             scores = np.asarray(scores).reshape(-1, 4)
