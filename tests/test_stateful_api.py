@@ -19,6 +19,7 @@ The default run keeps the examples few (about a minute on one core); ``-m slow``
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import pickle
 
@@ -41,6 +42,7 @@ import mj_env
 from mj_env import actions as A
 from mj_env import records
 from mj_env.baselines import AgentError, uniform_legal
+from mj_env.engine import Engine
 from mj_env.rules import get_rules
 from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv
 from mj_env.state import END
@@ -981,12 +983,170 @@ class SB3Machine(SingleAgentMachine):
 
 
 # ---------------------------------------------------------------------------------------------------------
+# the engine and its copies (README "Search: copies and determinization")
+
+
+def engine_rows(eng: Engine, rows) -> dict:
+    """Every state field and the legal mask of ``rows``, copied."""
+    rows = np.asarray(rows, dtype=np.int64)
+    out = {f.name: getattr(eng.state, f.name)[rows].copy() for f in dataclasses.fields(eng.state)}
+    out["mask"] = eng.legal_mask()[rows].copy()
+    return out
+
+
+def legal_or_zero(eng: Engine, data) -> np.ndarray:
+    """A legal action at every table (drawn), 0 at ended tables (the bare engine ignores their action)."""
+    return np.array([data.draw(st.sampled_from(np.flatnonzero(row).tolist())) if row.any() else 0
+                     for row in eng.legal_mask()], dtype=np.int64)
+
+
+class EngineMachine(RuleBasedStateMachine):
+    """``mj_env.engine.Engine`` of three tables and a shadow: resets and steps of some tables, refused calls,
+    ``clone``, ``restore`` (also from a clone, and into itself), and pickling."""
+
+    @initialize(rules=st.sampled_from(RULE_SETS), seed=st.integers(0, 2**20), hands=st.sampled_from([1, 1, 2]))
+    def make(self, rules, seed, hands):
+        overrides = {} if hands == 1 else {"hands_per_episode": hands}
+        self.eng, self.shadow = (Engine(rules, num_tables=N_TABLES, seed=seed, **overrides) for _ in range(2))
+        twin(self.eng.reset, self.shadow.reset)
+
+    def both(self, call):
+        return twin(lambda: call(self.eng), lambda: call(self.shadow))
+
+    @rule(tables=st.lists(st.integers(0, N_TABLES - 1), unique=True), seed=st.one_of(st.none(), st.integers(0, 99)),
+          explicit=st.booleans(), wall_seed=st.integers(0, 2**20))
+    def reset_some(self, tables, seed, explicit, wall_seed):
+        rules = self.eng.rules
+        walls = shuffled_walls(rules, np.random.default_rng(wall_seed), len(tables)) if explicit else None
+        dealers = [t % 4 for t in tables] if explicit else None
+        res, _ = self.both(lambda e: e.reset(seed=seed, walls=walls, dealers=dealers, tables=tables))
+        assert (res.rewards.sum(axis=1) == 0).all()
+
+    @rule(data=st.data(), some=st.booleans())
+    def step(self, data, some):
+        acts = legal_or_zero(self.eng, data)
+        tables = None
+        if some:
+            tables = data.draw(st.lists(st.integers(0, N_TABLES - 1), unique=True, min_size=1))
+        res1, res2 = self.both(lambda e: e.step(acts.copy(), tables=tables))
+        assert np.isfinite(res1.rewards).all() and (res1.rewards.sum(axis=1) == 0).all()
+        assert np.array_equal(res1.rewards, res2.rewards)
+        for b in np.flatnonzero(res1.hand_over):
+            assert sum(res1.settlements.get(int(b))["scores"]) == 0
+
+    @rule(data=st.data(), junk=st.sampled_from(JUNK_BATCHES))
+    def step_refused(self, data, junk):
+        live = [b for b in range(N_TABLES) if self.eng.legal_mask()[b].any()]
+        before = engine_snapshot(self.eng)
+        if live and data.draw(st.booleans()):
+            acts = legal_or_zero(self.eng, data)
+            b = data.draw(st.sampled_from(live))
+            acts[b] = data.draw(st.sampled_from(np.flatnonzero(~self.eng.legal_mask()[b]).tolist()))
+            err = refused(lambda: self.eng.step(acts), A.ActionError)
+            assert A.name(int(acts[b])) in str(err)
+        elif junk not in ("neg", "big") or live:
+            refused(lambda: self.eng.step(junk_batch(junk, N_TABLES)), A.ActionError, ValueError, TypeError)
+        assert_same(before, engine_snapshot(self.eng))
+
+    @rule(bad=st.sampled_from(["table_3", "table_neg", "tables_twice", "tables_float", "walls_short", "dealer_4",
+                               "seed_neg"]))
+    def reset_refused(self, bad):
+        kw = {"table_3": {"tables": [3]}, "table_neg": {"tables": [-1]}, "tables_twice": {"tables": [0, 0]},
+              "tables_float": {"tables": [0.0]}, "walls_short": {"walls": [[0] * 10] * N_TABLES},
+              "dealer_4": {"dealers": [4] * N_TABLES}, "seed_neg": {"seed": -1}}[bad]
+        before = engine_snapshot(self.eng)
+        refused(lambda: self.eng.reset(**kw), ValueError, TypeError)
+        assert_same(before, engine_snapshot(self.eng))
+
+    @rule(tables=st.lists(st.integers(0, N_TABLES - 1), min_size=1, max_size=5), seed=st.one_of(st.none(),
+                                                                                              st.integers(0, 99)),
+          data=st.data(), k=st.integers(0, 40))
+    def clone_and_play(self, tables, seed, data, k):
+        """A clone holds copies of the tables asked for, row by row, and plays on alone."""
+        before = engine_snapshot(self.eng)
+        rows = engine_rows(self.eng, tables)
+        c1, c2 = self.both(lambda e: e.clone(tables, seed=seed))
+        same_tree(engine_rows(c1, range(len(tables))), rows, "clone")
+        for _ in range(k):
+            if not c1.legal_mask().any():
+                break
+            acts = legal_or_zero(c1, data)
+            r1, r2 = c1.step(acts.copy()), c2.step(acts.copy())
+            assert np.array_equal(r1.rewards, r2.rewards) and (r1.rewards.sum(axis=1) == 0).all()
+            for b in range(len(tables)):
+                check_tiles(c1.rules, c1.state, b)
+        assert_same(engine_snapshot(c1), engine_snapshot(c2))
+        bs = engine_snapshot(self.eng)
+        assert before["mask"].tolist() == bs["mask"].tolist()
+        for name, arr in before["state"].items():
+            assert np.array_equal(arr, bs["state"][name]), f"state.{name} changed by playing a clone"
+
+    @rule(data=st.data(), from_clone=st.booleans())
+    def restore(self, data, from_clone):
+        """``restore`` copies source rows into destination rows and leaves the rest, and the generator, alone."""
+        dst = data.draw(st.lists(st.integers(0, N_TABLES - 1), unique=True, min_size=1))
+        src = data.draw(st.one_of(st.integers(0, N_TABLES - 1),
+                                  st.lists(st.integers(0, N_TABLES - 1), min_size=len(dst), max_size=len(dst))))
+        sources = (self.eng.clone(), self.shadow.clone()) if from_clone else (self.eng, self.shadow)
+        expected = engine_rows(sources[0], [src] * len(dst) if isinstance(src, int) else src)
+        others = [b for b in range(N_TABLES) if b not in dst]
+        kept = engine_rows(self.eng, others)
+        rng = copy.deepcopy(self.eng.rng.bit_generator.state)
+        twin(lambda: self.eng.restore(sources[0], src, dst), lambda: self.shadow.restore(sources[1], src, dst))
+        same_tree(engine_rows(self.eng, dst), expected, "restored rows")
+        same_tree(engine_rows(self.eng, others), kept, "other rows")
+        assert self.eng.rng.bit_generator.state == rng
+
+    @rule(bad=st.sampled_from(["rules", "dst_twice", "dst_out", "lengths", "not_engine", "src_float"]))
+    def restore_refused(self, bad):
+        other = Engine("quemen" if self.eng.rules.name != "quemen" else "hebei", num_tables=1, seed=0)
+        other.reset()
+        args = {"rules": (other, 0, [0]), "dst_twice": (self.eng, 0, [1, 1]), "dst_out": (self.eng, 0, [N_TABLES]),
+                "lengths": (self.eng, [0, 1], [2]), "not_engine": ("engine", 0, [0]),
+                "src_float": (self.eng, 0.0, [0])}[bad]
+        before = engine_snapshot(self.eng)
+        refused(lambda: self.eng.restore(*args), ValueError, TypeError)
+        assert_same(before, engine_snapshot(self.eng))
+
+    @rule(data=st.data())
+    def pickled_copy_plays_alike(self, data):
+        """A pickled and unpickled engine is the same game: the same step gives the same result."""
+        before = engine_snapshot(self.eng)
+        dup = pickle.loads(pickle.dumps(self.eng))
+        assert_same(before, engine_snapshot(dup))
+        if dup.legal_mask().any():
+            acts = legal_or_zero(dup, data)
+            ref = copy.deepcopy(self.eng)
+            r1, r2 = dup.step(acts.copy()), ref.step(acts.copy())
+            assert np.array_equal(r1.rewards, r2.rewards)
+            assert_same(engine_snapshot(dup), engine_snapshot(ref))
+        assert_same(before, engine_snapshot(self.eng))
+
+    @invariant()
+    def tables_are_sound(self):
+        if not hasattr(self, "eng"):
+            return
+        mask = self.eng.legal_mask()
+        for b in range(N_TABLES):
+            check_tiles(self.eng.rules, self.eng.state, b)
+            if self.eng.state.phase[b] == END:
+                assert not mask[b].any()
+            else:
+                assert mask[b].any(), f"table {b}: no legal action while the hand runs"
+
+    @invariant()
+    def shadow_agrees(self):
+        if hasattr(self, "eng"):
+            assert_same(engine_snapshot(self.eng), engine_snapshot(self.shadow))
+
+
+# ---------------------------------------------------------------------------------------------------------
 
 QUICK = settings(max_examples=15, stateful_step_count=30, deadline=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 LONG = settings(max_examples=300, stateful_step_count=60, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-MACHINES = [AECMachine, VectorMachine, SingleAgentMachine, SB3Machine]
+MACHINES = [AECMachine, VectorMachine, SingleAgentMachine, SB3Machine, EngineMachine]
 
 
 @pytest.mark.parametrize("machine", MACHINES, ids=lambda m: m.__name__)
