@@ -753,12 +753,19 @@ class SingleAgentMachine(RuleBasedStateMachine):
         return ~self.venv._over
 
     @precondition(lambda self: not self.closed)
-    @rule(seed=st.one_of(st.none(), st.integers(0, 2**20)), explicit=st.booleans(), wall_seed=st.integers(0, 2**20))
-    def reset(self, seed, explicit, wall_seed):
+    @rule(seed=st.one_of(st.none(), st.integers(0, 2**20)), explicit=st.booleans(), wall_seed=st.integers(0, 2**20),
+          mask=st.one_of(st.none(), st.lists(st.booleans(), min_size=N_TABLES, max_size=N_TABLES)))
+    def reset(self, seed, explicit, wall_seed, mask):
+        """A reset (of the tables a ``reset_mask`` marks, in the batched form: NEXT_STEP's partial reset)."""
         options = None
+        if self.one:
+            mask = None
+        n = self.n if mask is None else int(np.sum(mask))
         if explicit:
-            walls = shuffled_walls(self.rules, np.random.default_rng(wall_seed), self.n)
-            options = {"wall": walls[0], "dealer": 1} if self.one else {"walls": walls, "dealers": [1] * self.n}
+            walls = shuffled_walls(self.rules, np.random.default_rng(wall_seed), n)
+            options = {"wall": walls[0], "dealer": 1} if self.one else {"walls": walls, "dealers": [1] * n}
+        if mask is not None:
+            options = {**(options or {}), "reset_mask": np.array(mask)}
         self.reset_both(seed, options)
 
     @precondition(lambda self: not self.closed and not (self.one and self.done.all()))
