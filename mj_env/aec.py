@@ -206,6 +206,21 @@ class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
             raise A.ActionError(_LAST_AFTER_END)
         return self.env.last(observe)
 
+    # after close(), before the first reset too: the RuntimeError that mj_env.env() gives (PettingZoo's own check
+    # would say "reset() needs to be called before observe.", and reset is refused then)
+    def observe(self, agent):
+        self.env._check_open("observe()")
+        return super().observe(agent)
+
+    def state(self):
+        self.env._check_open("state()")
+        return super().state()
+
+    def render(self):
+        if self.env.render_mode is not None:  # (no render mode: a warning and None, as raw_env.render gives)
+            self.env._check_open("render()")
+        return super().render()
+
     def step(self, action) -> None:
         """PettingZoo's checks, except that a step after every agent is done is refused with an error (as
         any other action that is not valid now, docs/RULES.md 7) instead of a logged warning."""

@@ -168,8 +168,9 @@ class AECMachine(RuleBasedStateMachine):
     @initialize(rules=st.sampled_from(RULE_SETS), wrapper=st.sampled_from(["env", "raw", "flat", "numeric"]),
                 policy=st.sampled_from(["raise", "penalize"]), penalty=st.sampled_from([10, 0, 2.5]),
                 render_mode=st.sampled_from([None, "ansi"]), hands=st.sampled_from([1, 1, 2]),
-                seed=st.integers(0, 2**20), obs=st.sampled_from(["v1", "v1", "v1", "v2"]))
-    def make(self, rules, wrapper, policy, penalty, render_mode, hands, seed, obs="v1"):
+                seed=st.integers(0, 2**20), obs=st.sampled_from(["v1", "v1", "v1", "v2"]),
+                deal=st.sampled_from([True, True, True, False]))
+    def make(self, rules, wrapper, policy, penalty, render_mode, hands, seed, obs="v1", deal=True):
         self.params = {"wrapper": wrapper, "policy": policy, "penalty": penalty, "render_mode": render_mode,
                        "hands": hands, "obs": obs}
         self.rules = get_rules(rules)
@@ -179,7 +180,27 @@ class AECMachine(RuleBasedStateMachine):
         self.dealt = False
         self.penalized = False
         self.first_obs = {}
-        self.reset_both(seed, None)
+        if deal:
+            self.reset_both(seed, None)
+
+    @precondition(lambda self: not self.dealt and not self.closed)
+    @rule(call=st.sampled_from(["step", "observe", "last", "state", "render", "hand_record"]))
+    def use_before_reset(self, call):
+        """Before the first reset nothing is dealt: every call but ``reset`` is refused, naming reset. ``raw_env``
+        raises its own errors; ``mj_env.env()`` keeps PettingZoo's order-enforcing checks there (its ``OrderEnforcing``
+        docstring), an AssertionError ("reset() needs to be called before step.") or, from ``last()``, an
+        AttributeError."""
+        wrapped = () if self.params["wrapper"] == "raw" else (AssertionError,)
+        calls = {"step": (lambda: self.env.step(0), (A.ActionError, *wrapped)), "state": (self.raw.state, RuntimeError),
+                 "observe": (lambda: self.env.observe("player_0"), (RuntimeError, *wrapped)),
+                 "last": (lambda: self.env.last(), (RuntimeError, AttributeError)),
+                 "render": (lambda: self.env.render(), (RuntimeError, *wrapped)),
+                 "hand_record": (self.raw.hand_record, records.RecordError)}
+        if call == "render" and self.env.render_mode is None:
+            return
+        fn, types = calls[call]
+        err = refused(fn, *(types if isinstance(types, tuple) else (types,)))
+        assert "reset" in str(err), str(err)
 
     # --- helpers
     @property
@@ -202,7 +223,7 @@ class AECMachine(RuleBasedStateMachine):
         raw = env.unwrapped
         snap = {"engine": engine_snapshot(raw.engine), "agents": list(raw.agents),
                 "rewards": dict(raw.rewards), "cumulative": dict(raw._cumulative_rewards),
-                "terminations": dict(getattr(raw, "terminations", {})), "infos": copy.deepcopy(raw.infos),
+                "terminations": dict(getattr(raw, "terminations", {})), "infos": copy.deepcopy(getattr(raw, "infos", None)),
                 "policy": (raw.illegal_action, raw.illegal_penalty), "hand": copy.deepcopy(getattr(raw, "_hand", None))}
         if self.dealt and not self.closed:
             snap["selection"] = raw.agent_selection
@@ -1197,3 +1218,19 @@ def test_sb3_vecenv_refuses_masked_actions_and_changes_nothing(policy, shape):
     assert_same(before["engine"], engine_snapshot(env.envs.engine))
     same_tree(before["book"], {k: getattr(env.envs, k).copy() for k in env.envs._BOOKKEEPING})
     env.step(legal)  # and the game plays on
+
+
+@pytest.mark.parametrize("wrapper", ["env", "flat", "numeric"])
+@pytest.mark.parametrize("call", ["observe", "state", "render"])
+def test_closed_aec_env_never_reset_says_closed_through_the_wrapper(wrapper, call):
+    """The AEC docstring: after ``close()`` every later observe, state or render (in a render mode) is a
+    RuntimeError, through the order-enforcing wrapper too. For an env closed before its first reset, the wrapper's
+    own check came first: PettingZoo's AssertionError "reset() needs to be called before observe.", which a reset
+    would not cure (reset is refused too). Found by ``AECMachine`` (``close`` after ``make(deal=False)``)."""
+    e = make_aec("beijing", wrapper, "raise", 10, "ansi", 1)
+    e.close()
+    fn = {"observe": lambda: e.observe("player_0"), "state": e.state, "render": e.render}[call]
+    with pytest.raises(RuntimeError, match=rf"{call}\(\) after close\(\)"):
+        fn()
+    with pytest.raises(RuntimeError, match=r"reset\(\) after close\(\)"):
+        e.reset(seed=0)
