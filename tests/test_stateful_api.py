@@ -180,6 +180,7 @@ class AECMachine(RuleBasedStateMachine):
         self.dealt = False
         self.penalized = False
         self.first_obs = {}
+        self.seed = seed
         if deal:
             self.reset_both(seed, None)
 
@@ -267,6 +268,8 @@ class AECMachine(RuleBasedStateMachine):
             wall = shuffled_walls(self.rules, np.random.default_rng(wall_seed), 1)[0]
             wall = {"ints": [int(t) for t in wall], "codes": [CODES[t] for t in wall], "array": wall}[form]
             options = {"wall": wall, "dealer": dealer}
+        if not self.dealt and seed is None:  # the envs were made unseeded: the shadow deals alike only once seeded
+            seed = self.seed
         self.reset_both(seed, options)
 
     @precondition(lambda self: not self.closed)
