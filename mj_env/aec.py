@@ -206,6 +206,16 @@ class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
             raise A.ActionError(_LAST_AFTER_END)
         return self.env.last(observe)
 
+    def reset(self, seed=None, options=None):
+        # PettingZoo's wrapper marks itself reset before the env's reset runs: a refused reset (docs/RULES.md 7:
+        # it changes nothing) must leave it as it was, or a never-reset env would answer as if a hand had ended
+        was = self._has_reset, self._has_updated
+        try:
+            super().reset(seed=seed, options=options)
+        except BaseException:
+            self._has_reset, self._has_updated = was
+            raise
+
     # after close(), before the first reset too: the RuntimeError that mj_env.env() gives (PettingZoo's own check
     # would say "reset() needs to be called before observe.", and reset is refused then)
     def observe(self, agent):

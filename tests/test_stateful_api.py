@@ -1249,3 +1249,29 @@ def test_closed_aec_env_never_reset_says_closed_through_the_wrapper(wrapper, cal
         fn()
     with pytest.raises(RuntimeError, match=r"reset\(\) after close\(\)"):
         e.reset(seed=0)
+
+
+@pytest.mark.parametrize("wrapper", ["env", "flat", "numeric"])
+def test_a_refused_first_reset_leaves_the_aec_env_as_never_reset(wrapper):
+    """docs/RULES.md 7: a refused call changes no state. PettingZoo's order-enforcing wrapper marks itself reset
+    before the env's ``reset`` runs, so a refused first reset left ``mj_env.env()`` thinking a hand had been
+    dealt: ``last()`` and ``step()`` then said "after the hand ended: every agent is done" (through
+    ``FlatObservations``: "'raw_env' object has no attribute 'agent_selection'") instead of what a fresh env
+    says, that reset() comes first. Found by ``AECMachine`` (``reset_refused`` then ``use_before_reset``)."""
+    def errors(e):
+        out = []
+        for call in (e.last, lambda: e.step(0), lambda: e.observe("player_0"), e.state, e.render,
+                     lambda: e.agent_selection):
+            with pytest.raises(Exception) as info:  # (compared with a fresh env's below)
+                call()
+            out.append((type(info.value), str(info.value)))
+        return out
+
+    fresh = errors(make_aec("beijing", wrapper, "raise", 10, "ansi", 1))
+    e = make_aec("beijing", wrapper, "raise", 10, "ansi", 1)
+    with pytest.raises(ValueError, match="wall"):
+        e.reset(options={"wall": ["1m"] * 10})
+    assert errors(e) == fresh
+    assert all("reset" in message for _, message in fresh), fresh
+    e.reset(seed=0)  # and a good reset deals
+    assert e.agents
