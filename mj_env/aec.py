@@ -219,16 +219,16 @@ class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
     # after close(), before the first reset too: the RuntimeError that mj_env.env() gives (PettingZoo's own check
     # would say "reset() needs to be called before observe.", and reset is refused then)
     def observe(self, agent):
-        self.env._check_open("observe()")
+        self.unwrapped._check_open("observe()")
         return super().observe(agent)
 
     def state(self):
-        self.env._check_open("state()")
+        self.unwrapped._check_open("state()")
         return super().state()
 
     def render(self):
         if self.env.render_mode is not None:  # (no render mode: a warning and None, as raw_env.render gives)
-            self.env._check_open("render()")
+            self.unwrapped._check_open("render()")
         return super().render()
 
     def step(self, action) -> None:
