@@ -199,7 +199,7 @@ class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
     warning for such a step, and its ``last()`` fails on a missing key)."""
 
     def last(self, observe: bool = True):
-        self.env._check_open("last()")
+        self.unwrapped._check_open("last()")  # (the unwrapped raw_env: a PettingZoo wrapper refuses _check_open)
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         if not self.env.agents:
@@ -234,7 +234,7 @@ class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
     def step(self, action) -> None:
         """PettingZoo's checks, except that a step after every agent is done is refused with an error (as
         any other action that is not valid now, docs/RULES.md 7) instead of a logged warning."""
-        self.env._check_open("step()")
+        self.unwrapped._check_open("step()")
         if self._has_reset and not self.env.agents:
             raise A.ActionError("step() after the hand ended: every agent is done; call reset() first")
         super().step(action)
