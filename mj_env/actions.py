@@ -68,7 +68,8 @@ def action_batch(actions, n: int) -> np.ndarray:
     Only an integer array (or a sequence of ints) of shape (n,) is an action batch: other shapes,
     floats (3.7 is not 3), strings, bools (also one in a list of ints) and objects are refused, as is what NumPy
     cannot read (a torch tensor that needs grad or lives on a GPU); nothing is reshaped or cast."""
-    if isinstance(actions, np.ma.MaskedArray) and np.ma.getmaskarray(actions).any():  # asarray would drop the mask
+    if (isinstance(actions, np.ma.MaskedArray) and np.shape(actions) == (n,)  # (another shape: refused as such below)
+            and np.ma.getmaskarray(actions).any()):  # asarray would drop the mask
         b = int(np.flatnonzero(np.ma.getmaskarray(actions))[0])
         raise ActionError(f"expected {n} integer actions, got a masked array with entry {b} masked (no action)")
     try:
