@@ -80,8 +80,6 @@ def collect(rules: str, tables: int, hands: int, seed: int, obs: str = "v1", age
     ended: list[tuple[int, np.ndarray, dict, tuple]] = []  # (serial, points, settlement, (wall, dealer))
     everyone = np.arange(tables)
     for _ in range(MAX_STEPS_PER_HAND * hands):
-        if len(ended) >= hands:
-            break
         action = np.zeros(tables, dtype=np.int64)
         for s, agent in enumerate(players):
             sel = np.flatnonzero(o["seat"] == s)
@@ -97,6 +95,8 @@ def collect(rules: str, tables: int, hands: int, seed: int, obs: str = "v1", age
             paid[b] = 0
             serial[b] = serial.max() + 1
             dealt[b] = (st.wall[b].copy(), int(st.dealer[b]))
+        if len(ended) >= hands:  # (checked after the step: one that ends the last hand needed is no shortfall)
+            break
     else:
         raise RuntimeError(f"fewer than {hands} hands ended in {MAX_STEPS_PER_HAND * hands} steps")
     ended = ended[:hands]
