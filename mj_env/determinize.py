@@ -341,7 +341,7 @@ def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) ->
     return done
 
 
-@functools.cache
+@functools.lru_cache(maxsize=4)  # one entry per wall size (136, 144): a bounded cache, as every cache in mj_env
 def _sorted_set(n_tiles: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every tile of a set, sorted; each one's copy number among its kind; the count of each code."""
     tiles = np.sort(full_set(n_tiles))
