@@ -93,6 +93,7 @@ from .state import (
     K,
     M,
     S,
+    clear_claims,
 )
 from .tiles import FIRST_FLOWER, N_FLOWERS, N_SUITED, N_SUITS, SUIT_OF, SUIT_SIZE, full_set, suits_held
 
@@ -323,16 +324,9 @@ def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) ->
     ok_rows = np.flatnonzero(done)
     b_ok = idx[ok_rows]
     _scrub_dealt(rules, st, b_ok)
-    turn = b_ok[~window[ok_rows]]
-    if len(turn):                    # the last window's claims and queue, read from the real hands: cleared as
-        st.claim_ok[turn] = False    # at a deal (the engine reads them only in a window, which sets them anew)
-        st.queue_seat[turn] = 0
-        st.queue_cat[turn] = NO_CATEGORY
-        st.q_pos[turn] = 0
-        st.q_len[turn] = 0
-        st.pend_action[turn] = -1    # and a claim that waited there, which a better one may have beaten unseen
-        st.pend_seat[turn] = 0
-        st.pend_cat[turn] = NO_CATEGORY
+    # on a turn, the last window's claims, queue and pending claim (a chi a pong beat unseen) were read from the
+    # real hands: cleared as at a deal
+    clear_claims(st, b_ok[~window[ok_rows]])
     _recompute_ready(rules, st, b_ok, redealt[ok_rows])
     w = ok_rows[window[ok_rows]]
     if len(w):

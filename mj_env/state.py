@@ -137,6 +137,20 @@ def seat_rows(arr: np.ndarray, idx: np.ndarray, seats: np.ndarray) -> np.ndarray
     return np.take(arr.reshape(arr.shape[0] * S, *arr.shape[2:]), flat, axis=0)
 
 
+def clear_claims(st: GameState, idx) -> None:
+    """No claim window at tables ``idx``: the last window's claims, queue and pending claim get the values of a new
+    state. The engine reads them only in a window, which sets them anew; they were read from the real hands, so a
+    deal clears them and so does a redeal of the hidden tiles (``mj_env.determinize``) on a turn."""
+    st.claim_ok[idx] = False
+    st.queue_seat[idx] = 0
+    st.queue_cat[idx] = NO_CATEGORY
+    st.q_pos[idx] = 0
+    st.q_len[idx] = 0
+    st.pend_action[idx] = -1
+    st.pend_seat[idx] = 0
+    st.pend_cat[idx] = NO_CATEGORY
+
+
 def meld_tiles(st: GameState, b: int, seat: int, m: int) -> list[int]:
     """The tiles physically lying in meld ``m`` of ``seat`` at table ``b``, in run order: a 惠牌 that fills
     in with ``hui_wild_in_melds`` (``meld_wild``) is itself, not the tile it stands for."""

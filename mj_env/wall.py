@@ -12,7 +12,7 @@ import numpy as np
 
 from .messages import brief
 from .rules import RuleSet
-from .state import FLAT_MIN_ROWS, NO_CATEGORY, TURN, GameState, K, S
+from .state import FLAT_MIN_ROWS, TURN, GameState, K, S, clear_claims
 from .tiles import CODES, FIRST_FLOWER, HUI_OF_INDICATOR, TileError, full_set
 from .tiles import index as tile_index
 
@@ -179,7 +179,7 @@ def deal(rules: RuleSet, st: GameState, idx, walls: np.ndarray, dealers: np.ndar
     st.wall[idx] = walls
     st.dealer[idx] = dealers
     for name in ("hands", "meld_counts", "hidden", "n_hidden", "river", "flowers", "n_melds",
-                 "n_discards", "claims", "ting", "ready", "open_hand", "ponged", "winners", "claim_ok",
+                 "n_discards", "claims", "ting", "ready", "open_hand", "ponged", "winners",
                  "sz_count", "sz_rounds", "replaced"):
         getattr(st, name)[idx] = 0
     st.meld_type[idx] = 0
@@ -195,10 +195,7 @@ def deal(rules: RuleSet, st: GameState, idx, walls: np.ndarray, dealers: np.ndar
     st.win_from[idx] = -1
     st.win_tile[idx] = -1
     st.robbed[idx] = False
-    st.pend_action[idx] = -1
-    st.pend_cat[idx] = NO_CATEGORY
-    st.q_len[idx] = 0
-    st.q_pos[idx] = 0
+    clear_claims(st, idx)
     st.sz_alive[idx] = rules.shaozhuang
     st.sz_tile[idx] = -1
     # Hands: seat dealer+k gets wall[13k:13k+13]; the dealer also wall[52].
