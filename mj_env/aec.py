@@ -156,6 +156,15 @@ def near_option(key) -> str | None:
 _LAST_AFTER_END = "last() after the hand ended: every agent is done; call reset() first"
 
 
+def _refuse_if_closed(wrapper, call: str) -> None:
+    """The RuntimeError that mj_env.env() gives for ``call`` after close(), asked of the unwrapped raw_env (a
+    PettingZoo wrapper between refuses private attributes such as ``_check_open``); nothing for another library's
+    env, which has no such check."""
+    check_open = getattr(wrapper.unwrapped, "_check_open", None)
+    if check_open is not None:
+        check_open(call)
+
+
 class ForwardsSettings:
     """For mj_env's AEC wrappers: ``illegal_action`` and ``illegal_penalty`` read and set on the game itself
     (``unwrapped``, the ``raw_env``), whatever wrappers lie between. PettingZoo's ``BaseWrapper`` reads a name it
@@ -165,10 +174,7 @@ class ForwardsSettings:
     which a ``BaseWrapper`` runs on itself, failed with a bare ``KeyError: 'player_0'``)."""
 
     def last(self, observe: bool = True):
-        # after close(), whether the hand ended, went on or never began: the RuntimeError that mj_env.env() gives
-        check_open = getattr(self.unwrapped, "_check_open", None)  # (None for another library's env)
-        if check_open is not None:
-            check_open("last()")
+        _refuse_if_closed(self, "last()")  # whether the hand ended, went on or never began
         if getattr(self.unwrapped, "_hand", None) and not self.unwrapped.agents:
             raise A.ActionError(_LAST_AFTER_END)
         return super().last(observe)
@@ -199,7 +205,7 @@ class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
     warning for such a step, and its ``last()`` fails on a missing key)."""
 
     def last(self, observe: bool = True):
-        self.unwrapped._check_open("last()")  # (the unwrapped raw_env: a PettingZoo wrapper refuses _check_open)
+        _refuse_if_closed(self, "last()")
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         if not self.env.agents:
@@ -219,22 +225,22 @@ class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
     # after close(), before the first reset too: the RuntimeError that mj_env.env() gives (PettingZoo's own check
     # would say "reset() needs to be called before observe.", and reset is refused then)
     def observe(self, agent):
-        self.unwrapped._check_open("observe()")
+        _refuse_if_closed(self, "observe()")
         return super().observe(agent)
 
     def state(self):
-        self.unwrapped._check_open("state()")
+        _refuse_if_closed(self, "state()")
         return super().state()
 
     def render(self):
         if self.env.render_mode is not None:  # (no render mode: a warning and None, as raw_env.render gives)
-            self.unwrapped._check_open("render()")
+            _refuse_if_closed(self, "render()")
         return super().render()
 
     def step(self, action) -> None:
         """PettingZoo's checks, except that a step after every agent is done is refused with an error (as
         any other action that is not valid now, docs/RULES.md 7) instead of a logged warning."""
-        self.unwrapped._check_open("step()")
+        _refuse_if_closed(self, "step()")
         if self._has_reset and not self.env.agents:
             raise A.ActionError("step() after the hand ended: every agent is done; call reset() first")
         super().step(action)
