@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mj_env.baselines import BASELINES, make_baseline, make_named_agent, plugin_agent_names
+from mj_env.baselines import BASELINES, is_declared_agent, make_baseline, make_named_agent, plugin_agent_names
 from mj_env.messages import brief
 
 from .base import Agent
@@ -87,8 +87,7 @@ def checkpoint_play(spec: str) -> tuple[str, bool]:
 def is_plugin_spec(spec: str) -> bool:
     """Whether ``spec`` (``NAME`` or ``NAME:...``) names an agent of another installed package, through the
     ``mj_env.agents`` entry points (``pretrained``, which this package declares, is ``is_pretrained_spec``'s)."""
-    base, names = spec.split(":", 1)[0], plugin_agent_names()
-    return base != "pretrained" and (spec in names or base in names)  # a declared name with ':' is taken whole
+    return spec.split(":", 1)[0] != "pretrained" and is_declared_agent(spec)
 
 
 def other_plugins() -> str:

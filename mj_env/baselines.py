@@ -551,6 +551,20 @@ def plugin_agent_names() -> tuple[str, ...]:
     return tuple(sorted({ep.name for ep in entry_points(group=AGENT_ENTRY_POINTS)}))
 
 
+def _declared(spec: str) -> list:
+    """The entry points of ``AGENT_ENTRY_POINTS`` that the agent name ``spec`` asks for, in the order tried: one
+    declaring the whole name first (a declared name may hold ':', else NAME:... could never reach it), then one
+    declaring the part before ':'."""
+    base = spec.split(":", 1)[0]
+    declared = entry_points(group=AGENT_ENTRY_POINTS)
+    return [ep for ep in declared if ep.name == spec] + [ep for ep in declared if ep.name == base]
+
+
+def is_declared_agent(spec: str) -> bool:
+    """Whether an installed package declares the agent name ``spec`` (``make_named_agent`` would find it)."""
+    return bool(_declared(spec))
+
+
 def make_named_agent(spec: str, rules: str | RuleSet = "beijing"):
     """A baseline (``random``, ``rule``, ``efficient``) or an agent that an installed package names through
     ``AGENT_ENTRY_POINTS`` (``pretrained``, ``pretrained:sample``: the part before ``:`` is the entry
@@ -560,10 +574,7 @@ def make_named_agent(spec: str, rules: str | RuleSet = "beijing"):
         raise TypeError(f"an agent name must be a string (random, rule, efficient, ...), got {type(spec).__name__}")
     if spec in BASELINES:
         return make_baseline(spec, rules)
-    base = spec.split(":", 1)[0]
-    declared = entry_points(group=AGENT_ENTRY_POINTS)
-    # a declared name holding ':' is matched whole (else NAME:... could never reach it), before NAME alone
-    for ep in [ep for ep in declared if ep.name == spec] + [ep for ep in declared if ep.name == base]:
+    for ep in _declared(spec):
         try:  # the factory imports what it needs when called (agents.pretrained: torch), so both are asked
             return ep.load()(spec, rules=rules)
         except ImportError as e:
