@@ -144,12 +144,23 @@ def main(argv=None):
     for i in range(args.iterations):
         result = algo.train()
         steps = int(result["num_env_steps_sampled_lifetime"])  # a float in RLlib's results: "256 env steps", not 256.0
-        ret = result.get("env_runners", {}).get("episode_return_mean", float("nan"))
         print(f"iter {i + 1}: {steps} env steps, {steps / (time.time() - t0):.0f} steps/s, "
-              f"episode return ({'the learner' if args.single_agent else 'all seats'}) {ret}")
+              f"{returns_line(result.get('env_runners', {}), args.single_agent)}")
     algo.stop()
     ray.shutdown()
     return steps
+
+
+def returns_line(runners: dict, single_agent: bool) -> str:
+    """What the iteration's episodes scored: the learner's mean return, or with all four seats learning
+    each seat's mean (their sum, the "episode return", is 0 in every hand: the game is zero-sum)."""
+    if single_agent:
+        return f"episode return (the learner) {runners.get('episode_return_mean', float('nan'))}"
+    seats = runners.get("agent_episode_returns_mean") or {}
+    if not seats:  # no hand ended in this iteration
+        return "no hand ended"
+    return f"{runners.get('num_episodes', 0)} hands, mean return by seat " + \
+        ", ".join(f"{a} {float(seats[a]):+.2f}" for a in sorted(seats))
 
 
 if __name__ == "__main__":

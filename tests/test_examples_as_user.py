@@ -122,7 +122,9 @@ def test_rllib_counts_env_steps_as_a_whole_number(rllib_stopped, capsys, monkeyp
 
     module, made = rllib_stopped
     made["past_init"] = True
-    results = iter([{"num_env_steps_sampled_lifetime": 256.0, "env_runners": {"episode_return_mean": -1.5}},
+    seats = {"player_1": -1.5, "player_0": 3.0, "player_3": 0.0, "player_2": -1.5}
+    results = iter([{"num_env_steps_sampled_lifetime": 256.0,
+                     "env_runners": {"episode_return_mean": 0.0, "agent_episode_returns_mean": seats, "num_episodes": 2}},
                     {"num_env_steps_sampled_lifetime": 512.0}])
     algo = SimpleNamespace(train=lambda: next(results), stop=lambda: None)
     monkeypatch.setattr(module, "build_config", lambda args: SimpleNamespace(build_algo=lambda: algo))
@@ -130,5 +132,7 @@ def test_rllib_counts_env_steps_as_a_whole_number(rllib_stopped, capsys, monkeyp
     capsys.readouterr()
     assert module.main(["--iterations", "2"]) == 512
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("iter 1: 256 env steps, ") and lines[0].endswith("episode return (all seats) -1.5")
-    assert lines[1].startswith("iter 2: 512 env steps, ")
+    assert lines[0].startswith("iter 1: 256 env steps, ")
+    # the multi-agent run printed "episode return (all seats)", the sum over the seats: 0 in every hand (zero-sum)
+    assert lines[0].endswith("2 hands, mean return by seat player_0 +3.00, player_1 -1.50, player_2 -1.50, player_3 +0.00")
+    assert lines[1].startswith("iter 2: 512 env steps, ") and lines[1].endswith("no hand ended")
