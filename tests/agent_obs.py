@@ -1,4 +1,4 @@
-"""Helpers of the agents' tests that need no torch (tests/test_agents.py and the baselines' mutation tests use
+"""Helpers of the agents' tests that need no torch (tests/test_agents_core.py, tests/test_agents.py and the baselines' mutation tests use
 them): a vector env played by one agent, hand-made own-turn and claim observations, the actions an agent picks
 over several seeds. Kept apart from tests/test_agents.py, which needs torch, so that the baselines' tests still
 run (rather than fail to collect) where torch is not installed (tests/test_python_runtime.py)."""
