@@ -55,8 +55,11 @@ MAX_SEED = 2**32 - 1
 
 def spread(std: float, hands: int) -> str:
     """The text `` ± se`` of a mean over ``hands`` hands whose points have the std ``std``; empty for one hand,
-    whose std of 0 measures no spread (``--test-hands 1`` printed "± 0.000")."""
-    return f" ± {std / np.sqrt(hands):.3f}" if hands >= 2 else ""
+    whose std of 0 measures no spread (``--test-hands 1`` printed "± 0.000"). ``std`` is the population one
+    (ddof 0: Tianshou's ``returns_stat.std`` and NumPy's ``std()``), so the standard error is the sample std
+    over sqrt(hands), std * sqrt(hands / (hands - 1)) / sqrt(hands) = std / sqrt(hands - 1), as torchrl_ppo.py's
+    (torch's ``std()`` is the sample one); std / sqrt(hands) was sqrt((hands - 1) / hands) of it (0.87 at 4 hands)."""
+    return f" ± {std / np.sqrt(hands - 1):.3f}" if hands >= 2 else ""
 
 
 def make_env(rules: str):

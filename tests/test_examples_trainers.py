@@ -424,8 +424,8 @@ def test_tianshou_prints_each_epoch_and_the_later_half_of_the_tests(tianshou, ca
     assert out[2].startswith("epoch 2: 200 steps, loss n/a (none this epoch)")
     assert out[3].startswith("epoch 3: 300 steps, loss n/a (none this epoch)")  # no loss of player_0's
     assert out[4].startswith("trained on 300 decisions in ")
-    # the last 2 of 3 epochs: 2, 2, 4, 6 (mean 3.5, std 1.658, over sqrt(4))
-    assert out[5].startswith("greedy learner over the last 2 epochs' tests: +3.500 ± 0.829 points/hand over 4 hands")
+    # the last 2 of 3 epochs: 2, 2, 4, 6 (mean 3.5, sample std 1.915, over sqrt(4))
+    assert out[5].startswith("greedy learner over the last 2 epochs' tests: +3.500 ± 0.957 points/hand over 4 hands")
     assert stats.epoch == 3
     made["epochs"] = made["epochs"][:2]
     module.main([*TINY[:2], "--epochs", "2", *TINY[4:]])
