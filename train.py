@@ -867,7 +867,11 @@ def progress_row(update: int, global_step: int, elapsed: float, lr: float, losse
                  pool_size: int, rollout_s: float, evaluation: dict) -> dict:
     """One row of progress.csv: the update's losses, its hands' rates, and ``evaluation``'s results
     (empty cells when the update was not evaluated, and empty interval cells where an evaluation of one wall
-    has no interval: ``arena.summarize``'s [-inf, inf], which ``agents.curve`` would refuse)."""
+    has no interval: ``arena.summarize``'s [-inf, inf], which ``agents.curve`` would refuse). The rates of the
+    update's own hands are per learner seat-hand (``win_rate``; the ``pool_*`` figures over the seat-hands
+    against the pool), ``avg_fan`` per learner win and ``draw_rate`` per hand; where their denominator is 0 (no
+    hand ended in the rollout, no learner win, no hand against the pool) they are written as 0, not left empty
+    as ``arena.summarize``'s ``avg_fan`` is (None)."""
     row = {"update": update, "global_step": global_step, "seconds": round(elapsed, 1),
            "SPS": int(global_step / elapsed), "samples": losses["samples"], "learning_rate": lr}
     row.update({k: v for k, v in losses.items() if k != "samples"})
