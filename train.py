@@ -292,6 +292,10 @@ def check_args(args: Args, given: frozenset[str] = frozenset()) -> str | None:
         if abs(value) > MAX_FLOAT_FLAG:  # torch takes them as float32 scalars
             return f"{flag(field.name)} must be at most {MAX_FLOAT_FLAG:g} in size, not {value:g}"
     name = args.exp_name
+    if any("\udc80" <= c <= "\udcff" for c in name):  # bytes the locale could not decode (surrogateescape)
+        return (f"--exp-name '{utf8_text(name)[:MAX_NAME]}' is not text in the encoding of file names here "
+                f"({sys.getfilesystemencoding()}): give an ASCII name, or run under a UTF-8 locale (LANG=C.UTF-8, or "
+                "PYTHONUTF8=1) with a name that is UTF-8")
     if not name or name == "." or ".." in name or any(c in name for c in "/\\,") or not name.isprintable():
         return (f"--exp-name must be a plain directory name under runs/ (no '/', '\\', '..', ',' or control "
                 f"characters; the arena's --agents separates checkpoints by commas), not {name[:MAX_NAME]!r}")
