@@ -446,6 +446,9 @@ def flags_given(argv: list[str]) -> frozenset[str]:
 def parse_args(argv: list[str] | None = None) -> Args:
     """The command line over ``Args`` (tyro): ``--field-name value``, booleans as ``--flag`` / ``--no-flag``.
     A bad value ends the program with status 2 and a message, as argparse does."""
+    if os.environ.get("NO_COLOR") and isinstance(getattr(tyro, "_experimental_options", None), dict):
+        # https://no-color.org: tyro (1.0) colours --help and its errors on a terminal whatever NO_COLOR says
+        tyro._experimental_options["ansi_codes"] = False
     args = tyro.cli(Args, args=argv, prog="train.py", description=(__doc__ or "").split("\n")[0])
     problem = check_args(args, flags_given(sys.argv[1:] if argv is None else argv))
     if problem:

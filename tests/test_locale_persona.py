@@ -21,6 +21,47 @@ def _env(**extra) -> dict:
     return env
 
 
+def _on_a_terminal(argv: list[str], env: dict) -> bytes:
+    """What ``python train.py ARGV`` writes to a terminal (standard output and error on one pseudo-terminal)."""
+    master, slave = os.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *argv], stdin=subprocess.DEVNULL,
+                                stdout=slave, stderr=slave, env=env, cwd=str(ROOT))
+    finally:
+        os.close(slave)
+    out = b""
+    try:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the program has closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        os.close(master)
+        proc.wait(timeout=120)
+    return out
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal (POSIX)")
+@pytest.mark.parametrize("argv", [["--help"], ["--no-such-flag", "3"]], ids=["help", "error"])
+def test_train_command_line_on_a_terminal_honours_no_color(argv):
+    """``NO_COLOR=1`` (https://no-color.org) asks for output without colour. tyro (1.0), which reads train.py's
+    command line, colours ``--help`` (cyan flags, dim defaults) and its error boxes (red) whenever standard output
+    is a terminal whose TERM is not ``dumb``, whatever NO_COLOR says; train.py now turns its ANSI codes off
+    there."""
+    pytest.importorskip("torch")
+    pytest.importorskip("tyro")
+    plain = _on_a_terminal(argv, _env(TERM="xterm"))
+    if b"\x1b[" not in plain:
+        pytest.skip("this tyro writes no ANSI codes on a terminal")
+    quiet = _on_a_terminal(argv, _env(TERM="xterm", NO_COLOR="1"))
+    assert b"\x1b[" not in quiet, quiet[:300]
+    assert (b"--exp-name" if argv == ["--help"] else b"no-such-flag") in quiet
+
+
 def test_exp_name_that_is_not_text_in_the_locale_is_refused_for_what_it_is(tmp_path):
     """Under an ASCII locale without UTF-8 mode (``LC_ALL=C PYTHONUTF8=0``) a UTF-8 ``--exp-name`` reaches Python as
     lone surrogates. It was refused as holding "control characters" (it holds none); the message now says that the
