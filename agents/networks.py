@@ -432,7 +432,8 @@ def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
     ``model`` is a network of this module (``build_network``, ``PolicyValueNet``, ``TileNet``): the file stores
     its ``config`` and rebuilds it from that, so another module cannot be saved in this format. Nothing is written
     (a ``CheckpointError``) when ``load_checkpoint`` would refuse the file (``meta["rules"]`` not a preset, non-finite
-    weights...) or ``path`` is a directory or under a file; the file is written to ``path.tmp`` and renamed."""
+    weights...) or ``path`` is a directory or under a file; the file is written to ``path.tmp`` and renamed (a write
+    that fails, on a full disk say, is an ``OSError`` naming ``path`` and leaves no ``path.tmp`` behind)."""
     if not isinstance(model, tuple(ARCHS.values())):
         raise CheckpointError(f"save_checkpoint saves the networks of agents.networks (build_network(config): "
                               f"{', '.join(c.__name__ for c in ARCHS.values())}), got {type(model).__name__}; "
@@ -463,7 +464,18 @@ def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
     if folder is not None and not folder.is_dir():
         raise CheckpointError(f"{path}: {folder} is not a directory")
     path.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(payload, tmp)
+    try:
+        torch.save(payload, tmp)
+    except BaseException as e:  # a full disk, Ctrl-C: no half-written path.tmp is left behind
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        if isinstance(e, RuntimeError):  # torch says only "basic_ios::clear: iostream error" or "unexpected pos"
+            said = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
+            raise OSError(f"{path}: not saved, torch.save could not write {tmp.name} ({said[:200]}); is the disk "
+                          "full?") from e
+        raise
     tmp.replace(path)
     return path
 
@@ -511,37 +523,52 @@ def _check_zip(path: Path) -> None:
     whose sizes add up to more than the file (overlapping ones), since either lets a small file unpack
     to any size; and a member whose checksum does not match (a damaged file, which would load wrong
     weights). A checksum of 0 is not checked: torch writes 0 when told not to compute them
-    (``torch.serialization.set_crc32_options(False)``). A file that is not a zip archive is left to
-    torch.load, which refuses it."""
+    (``torch.serialization.set_crc32_options(False)``). A file that begins as a zip archive but lacks its end
+    is refused as cut short (a copy or a save that did not finish: torch.load says "Invalid argument"); any other
+    file that is not a zip archive is left to torch.load, which refuses it."""
     problem = None
     try:
         if not zipfile.is_zipfile(path):
-            return
-        with zipfile.ZipFile(path) as z:
-            infos = z.infolist()
-            packed = [i.filename for i in infos if i.compress_type != zipfile.ZIP_STORED or i.file_size > i.compress_size]
-            if packed:
-                problem = (f"member {brief(packed[0])} is compressed; torch.save stores records uncompressed, and a "
-                           "compressed one could unpack to any size")
-            elif (unpacked := sum(i.file_size for i in infos)) > (size := path.stat().st_size):
-                problem = (f"its members add up to {unpacked:,} bytes, more than the file's {size:,}: they "
-                           "overlap, and would unpack to more than the file holds")
+            with open(path, "rb") as f:
+                head = f.read(4)
+            if head == b"PK\x03\x04":  # a zip archive's first member: torch.load would say "Invalid argument"
+                problem = ("cut short or damaged: it begins as the zip archive that torch.save writes, but its end "
+                           "(the archive's directory) is missing; a copy or a save that did not finish?")
             else:
-                for i in infos:
-                    if i.CRC == 0:
-                        continue
-                    try:
-                        with z.open(i) as f:  # zipfile checks the CRC-32 as the member is read to its end
-                            while f.read(1 << 20):
-                                pass
-                    except zipfile.BadZipFile:
-                        problem = f"a damaged file: its member {brief(i.filename)} fails its CRC-32 check"
-                        break
+                return
+        else:
+            problem = _zip_problem(path)
     except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, ValueError,
             EOFError) as e:
         raise CheckpointError(f"{path}: a damaged archive ({type(e).__name__}: {brief(str(e))})") from None
     if problem:
         raise CheckpointError(f"{path}: {problem}")
+
+
+def _zip_problem(path: Path) -> str | None:
+    """What ``_check_zip`` refuses in the zip archive ``path`` (None: nothing); zipfile's errors pass through."""
+    problem = None
+    with zipfile.ZipFile(path) as z:
+        infos = z.infolist()
+        packed = [i.filename for i in infos if i.compress_type != zipfile.ZIP_STORED or i.file_size > i.compress_size]
+        if packed:
+            problem = (f"member {brief(packed[0])} is compressed; torch.save stores records uncompressed, and a "
+                       "compressed one could unpack to any size")
+        elif (unpacked := sum(i.file_size for i in infos)) > (size := path.stat().st_size):
+            problem = (f"its members add up to {unpacked:,} bytes, more than the file's {size:,}: they "
+                       "overlap, and would unpack to more than the file holds")
+        else:
+            for i in infos:
+                if i.CRC == 0:
+                    continue
+                try:
+                    with z.open(i) as f:  # zipfile checks the CRC-32 as the member is read to its end
+                        while f.read(1 << 20):
+                            pass
+                except zipfile.BadZipFile:
+                    problem = f"a damaged file: its member {brief(i.filename)} fails its CRC-32 check"
+                    break
+    return problem
 
 
 def _check_payload(payload, build: bool = True) -> nn.Module | None:
