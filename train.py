@@ -46,9 +46,11 @@ as ``python -m agents.arena --agents runs/<exp_name>/checkpoints/final.pt,rule``
 ``final_eval.json``; a run that exists already is refused unless ``--overwrite`` (which deletes it first), and a
 run that diverges (nan weights or logits) stops with a message. Ctrl-C stops training where it is: the network
 is saved as ``final.pt`` as it is, ``final_eval.json`` says ``"interrupted": true``, the final evaluation is
-skipped (its command is printed) and the exit status is 130. Every ``eval_every`` updates a quick duplicate match against the random
-and the rule-based agents (and the pretrained player, where one is shipped for the rule set and
-``eval_pretrained`` is on) is logged; the run ends with a longer one, printed as a table.
+skipped (its command is printed) and the exit status is 130; SIGTERM (``kill``, a job scheduler) stops it the same
+way, with status 143. A run's directory is locked while it runs: ``--overwrite`` refuses one still running.
+Every ``eval_every`` updates a quick duplicate match against the random and the rule-based agents (and the
+pretrained player, where one is shipped for the rule set and ``eval_pretrained`` is on) is logged; the run ends
+with a longer one, printed as a table.
 """
 from __future__ import annotations
 
@@ -61,6 +63,7 @@ import random
 import re
 import shlex
 import shutil
+import signal
 import sys
 import time
 import typing
@@ -402,10 +405,46 @@ def init_problem(args: Args, given: frozenset[str] = frozenset()) -> str | None:
     return None
 
 
+def lock_run_dir(run: Path) -> int | None:
+    """Lock the directory ``run`` for as long as this process holds the returned descriptor (``flock``, taken
+    without waiting), so that another run's ``--overwrite`` cannot delete it while this run writes there: two runs
+    of one name then mixed their files (the second's args.json and progress.csv beside the first's checkpoints and
+    final_eval.json). None where there is no ``flock`` (Windows) or the file system has no locks; ``BlockingIOError``
+    where a running train.py holds it."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    fd = os.open(run, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise
+    except OSError:  # no locks here (NFS without its lock daemon): written unguarded, as before
+        os.close(fd)
+        return None
+    return fd
+
+
+def run_in_use(run: Path) -> str | None:
+    """Why ``--overwrite`` may not delete ``run`` (None: it may): a train.py still running holds it."""
+    try:
+        fd = lock_run_dir(run)
+    except BlockingIOError:
+        return (f"--overwrite: {run}/ belongs to a train.py that is still running; stop that run first, or choose "
+                "another --exp-name")
+    except OSError:  # unreadable: the deletion will say what is wrong
+        return None
+    if fd is not None:
+        os.close(fd)
+    return None
+
+
 def run_dir_problem(args: Args) -> str | None:
     """Why ``runs/<exp_name>/`` cannot be written (None: it can): runs/ is not a directory, or the run exists
     and ``--overwrite`` is off, or it is a link (never followed, never deleted), or ``--overwrite`` would delete
-    the ``--init-from`` checkpoint."""
+    the ``--init-from`` checkpoint or the directory of a run still going (``lock_run_dir``)."""
     runs, run = Path("runs"), Path("runs") / args.exp_name
     if runs.exists() and not runs.is_dir():
         return f"runs is not a directory: the run would be written to {run}/"
@@ -419,6 +458,10 @@ def run_dir_problem(args: Args) -> str | None:
                 "delete it and start again")
     if run.exists() and not run.is_dir():
         return f"--exp-name: {run} exists and is not a directory"
+    if args.overwrite and run.is_dir():
+        problem = run_in_use(run)
+        if problem:
+            return problem
     start = init_checkpoint(args) if args.init_from not in (None, "pretrained") else None
     if args.overwrite and run.is_dir() and start is not None and Path(start).resolve().is_relative_to(run.resolve()):
         return (f"--overwrite would delete {run}/, which holds the --init-from checkpoint {args.init_from}: copy "
@@ -900,6 +943,17 @@ def progress_row(update: int, global_step: int, elapsed: float, lr: float, losse
     return row
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, ``timeout``, a job scheduler or ``docker stop`` ending the job), raised by the handler
+    that train.py's ``__main__`` sets, so that the run stops as Ctrl-C stops it, keeping what it trained, and
+    exits with status 143 (128 + SIGTERM); it ended the process at once, with no final.pt, before."""
+
+
+def interruption(e: KeyboardInterrupt) -> str:
+    """What stopped the run, in words: "Ctrl-C" or "SIGTERM"."""
+    return "SIGTERM" if isinstance(e, Terminated) else "Ctrl-C"
+
+
 class RunDirTaken(Exception):
     """``runs/<exp_name>/`` was made by another run after ``run_dir_problem`` looked (two runs started at once)."""
 
@@ -911,12 +965,20 @@ class RunLog:
     def __init__(self, args: Args, num_updates: int):
         self.dir = Path("runs") / args.exp_name
         if args.overwrite and self.dir.is_dir() and not self.dir.is_symlink():  # check_args allowed it
+            problem = run_in_use(self.dir)  # (again: a run of this name may have started during the setup)
+            if problem:
+                raise RunDirTaken(problem)
             shutil.rmtree(self.dir)
         self.dir.parent.mkdir(parents=True, exist_ok=True)
         try:  # run_dir_problem looked before the setup (seconds): a run of this name started with this one may
             self.dir.mkdir()  # have made it since, and two runs would write into one directory
         except FileExistsError:
             raise RunDirTaken(f"--exp-name: {self.dir}/ was made by another run started at the same time; choose "
+                              "another --exp-name") from None
+        try:  # held until finish_run has written final_eval.json (or the process ends)
+            self.lock = lock_run_dir(self.dir)
+        except BlockingIOError:  # an --overwrite run took the new directory between the mkdir and here
+            raise RunDirTaken(f"--exp-name: {self.dir}/ was taken by another run started at the same time; choose "
                               "another --exp-name") from None
         self.ckpt_dir = self.dir / "checkpoints"
         self.ckpt_dir.mkdir()
@@ -961,6 +1023,13 @@ class RunLog:
     def end_training(self) -> None:
         self.bar.close()
         self.csv_file.close()
+
+    def release(self) -> None:
+        """Close the TensorBoard writer and let go of the run's lock: the run has written all it will."""
+        self.writer.close()
+        if self.lock is not None:
+            os.close(self.lock)
+            self.lock = None
 
 
 # --------------------------------------------------------------------------- training
@@ -1028,30 +1097,36 @@ def repeat_command(args: Args, checkpoint: Path) -> str:
 def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, global_step: int,
                start: float, opponents: list, interrupted: bool = False) -> dict:
     """Save ``final.pt``, run the final evaluation against ``opponents`` (printed as tables, logged as
-    ``eval/final_*``) and write final_eval.json. Returns what it holds. A run ``interrupted`` by Ctrl-C saves
-    final.pt and final_eval.json (``"interrupted": true``) with no evaluation, and prints the command that
-    evaluates it."""
+    ``eval/final_*``) and write final_eval.json. Returns what it holds. A run ``interrupted`` by Ctrl-C (or
+    SIGTERM, ``Terminated``) saves final.pt and final_eval.json (``"interrupted": true``) with no evaluation, and prints the command that
+    evaluates it; so does one interrupted in the final evaluation (final.pt is saved before it)."""
     final = save_checkpoint(log.ckpt_dir / "final.pt", model, rules=args.rules, update=update,
                             global_step=global_step, args=dataclasses.asdict(args))
     result = {"checkpoint": str(final), "global_step": global_step, "updates": update,
               "train_seconds": round(time.time() - start, 1), "observation": obs_layout(model)}
+    if not interrupted and args.final_eval_hands > 0:
+        t0 = time.time()
+        try:
+            result["eval"] = evaluate(model, args, args.final_eval_hands, device, opponents)
+        except KeyboardInterrupt as e:  # in the evaluation: final.pt is saved, and final_eval.json says so too
+            tqdm.write(f"interrupted ({interruption(e)}) in the final evaluation: final.pt is saved, no final "
+                       "evaluation")
+            interrupted = True
+        else:
+            print(f"\nfinal evaluation ({args.final_eval_hands} walls, duplicate, seed {args.eval_seed}, "
+                  f"{time.time() - t0:.0f} s):")
+            for base, summary in result["eval"].items():
+                print(f"\n  trained vs {base}")
+                print("  " + arena.format_table(summary).replace("\n", "\n  "))
+                for name in ("mean_points", "win_rate", "deal_in_rate"):
+                    log.writer.add_scalar(f"eval/final_vs_{base}_{name}", summary["agents"][0][name], global_step)
+            print(f"\nrepeat the evaluation against rule: {repeat_command(args, final)}")
     if interrupted:
         result["interrupted"] = True
         if args.final_eval_hands > 0:
             print(f"\nevaluate it against rule: {repeat_command(args, final)}")
-    elif args.final_eval_hands > 0:
-        t0 = time.time()
-        result["eval"] = evaluate(model, args, args.final_eval_hands, device, opponents)
-        print(f"\nfinal evaluation ({args.final_eval_hands} walls, duplicate, seed {args.eval_seed}, "
-              f"{time.time() - t0:.0f} s):")
-        for base, summary in result["eval"].items():
-            print(f"\n  trained vs {base}")
-            print("  " + arena.format_table(summary).replace("\n", "\n  "))
-            for name in ("mean_points", "win_rate", "deal_in_rate"):
-                log.writer.add_scalar(f"eval/final_vs_{base}_{name}", summary["agents"][0][name], global_step)
-        print(f"\nrepeat the evaluation against rule: {repeat_command(args, final)}")
     (log.dir / "final_eval.json").write_text(arena.json_text(result) + "\n", encoding="utf-8")  # strict JSON: null for no interval
-    log.writer.close()
+    log.release()
     print(f"\ncheckpoint: {final}\nlogs: {log.dir}/ (progress.csv, TensorBoard)")
     return result
 
@@ -1126,10 +1201,10 @@ def main(argv: list[str] | None = None) -> dict:
             if args.max_minutes is not None and elapsed > 60 * args.max_minutes:
                 tqdm.write(f"stopping after {elapsed / 60:.1f} minutes (--max-minutes)")
                 break
-    except KeyboardInterrupt:  # Ctrl-C: keep what was trained so far, as final.pt, and skip the final evaluation
+    except KeyboardInterrupt as e:  # Ctrl-C (or SIGTERM): keep what was trained so far, as final.pt, and skip the final evaluation
         update, global_step = log.last_update, log.last_global_step
-        tqdm.write(f"interrupted (Ctrl-C) after {update} PPO updates: saving the network as it is to final.pt, "
-                   "no final evaluation")
+        tqdm.write(f"interrupted ({interruption(e)}) after {update} PPO updates: saving the network as it is to "
+                   "final.pt, no final evaluation")
         interrupted = True
     log.end_training()
     envs.close()
@@ -1143,12 +1218,19 @@ if __name__ == "__main__":
     # minutes, the final tables) would otherwise raise BrokenPipeError, which ended the run minutes in, before
     # final.pt was written
     guard_output("train.py")
+    terminated = []
+
+    def on_sigterm(signum, frame):  # (kill, timeout, a job scheduler): stop as Ctrl-C stops, keeping final.pt
+        terminated.append(signum)
+        raise Terminated
+
+    signal.signal(signal.SIGTERM, on_sigterm)
     try:
         if main(sys.argv[1:]).get("interrupted"):
-            sys.exit(130)  # as a shell reports a command ended by Ctrl-C (128 + SIGINT)
-    except KeyboardInterrupt:  # before training (the setup) or in the final evaluation: final.pt, if any, is kept
-        print("train.py: interrupted (Ctrl-C)", file=sys.stderr)
-        sys.exit(130)
+            sys.exit(143 if terminated else 130)  # as a shell reports a command ended by the signal (128 + its number)
+    except KeyboardInterrupt as e:  # before training (the setup), or a second one while final.pt was being saved
+        print(f"train.py: interrupted ({interruption(e)})", file=sys.stderr)
+        sys.exit(143 if terminated else 130)
     except TrainingDiverged as e:
         sys.exit(f"train.py: error: {e}")
     except (NonFiniteLogits, AgentError) as e:

@@ -4,14 +4,19 @@ of a run still going (the two runs' files mixed), a checkpoint that cannot be wr
 OSError naming it with no ``.tmp`` left, a checkpoint cut short says so, and the arena stopped by Ctrl-C ends
 in one line with its ``--record`` file whole."""
 
+import json
 import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
 
+import train
 from agents import networks as nets
 from agents.networks import CheckpointError, build_network, load_checkpoint, save_checkpoint
 
@@ -23,6 +28,87 @@ needs_flock = pytest.mark.skipif(sys.platform == "win32", reason="the run's lock
 
 def small_network():
     return build_network({"arch": "mlp", "hidden": [8]})
+
+
+@needs_flock
+def test_overwrite_refuses_the_directory_of_a_run_still_going(tmp_path, monkeypatch, capsys):
+    """A run of the name that is still going holds its directory's lock: --overwrite deleted that directory
+    and the first run went on writing its checkpoints and final_eval.json beside the second's args.json."""
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / "runs" / "busy"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "args.json").write_text("{}")
+    held = train.lock_run_dir(run)  # as the running train.py holds it
+    try:
+        problem = train.run_dir_problem(train.Args(exp_name="busy", overwrite=True))
+        assert problem is not None and "runs/busy/ belongs to a train.py that is still running" in problem
+        with pytest.raises(SystemExit) as stop:
+            train.main(["--exp-name", "busy", "--overwrite", "--total-steps", "512", "--final-eval-hands", "0", *TINY])
+        assert stop.value.code == 2 and "still running" in capsys.readouterr().err
+        assert (run / "args.json").read_text() == "{}"  # nothing deleted
+    finally:
+        os.close(held)
+    assert train.run_dir_problem(train.Args(exp_name="busy", overwrite=True)) is None  # once it has ended
+
+
+@needs_flock
+def test_a_run_holds_its_lock_while_it_trains_and_lets_go_at_the_end(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    real, seen = train.ppo_update, []
+
+    def looking(*a, **k):
+        seen.append(train.run_in_use(Path("runs") / "own"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(train, "ppo_update", looking)
+    train.main(["--exp-name", "own", "--total-steps", "512", "--final-eval-hands", "0", *TINY])
+    assert len(seen) == 1 and seen[0] is not None and "still running" in seen[0]
+    assert train.run_in_use(Path("runs") / "own") is None
+
+
+def test_ctrl_c_in_the_final_evaluation_writes_final_eval_json_and_the_command(tmp_path, monkeypatch, capsys):
+    """final.pt is saved before the evaluation; an interrupted evaluation left no final_eval.json (the README
+    says an interrupted run's says "interrupted": true), no pointer to final.pt, and the event file unclosed."""
+    monkeypatch.chdir(tmp_path)
+
+    def evaluate(model, args, hands, device, opponents):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train, "evaluate", evaluate)
+    try:
+        result = train.main(["--exp-name", "fe", "--total-steps", "512", "--final-eval-hands", "4", *TINY])
+    except KeyboardInterrupt:  # (not pytest's own: it would end the whole session)
+        pytest.fail("train.main let Ctrl-C in the final evaluation through without writing final_eval.json")
+    run = tmp_path / "runs" / "fe"
+    final = json.loads((run / "final_eval.json").read_text())
+    assert final["interrupted"] is True and result["interrupted"] is True and "eval" not in final
+    assert final["updates"] == 1  # training itself ended
+    assert load_checkpoint(run / "checkpoints" / "final.pt")[1]["update"] == 1
+    out = capsys.readouterr().out
+    assert "interrupted (Ctrl-C) in the final evaluation: final.pt is saved" in out
+    assert "evaluate it against rule: python -m agents.arena --agents runs/fe/checkpoints/final.pt,rule" in out
+
+
+def test_sigterm_stops_a_run_as_ctrl_c_does_with_status_143(tmp_path):
+    """kill, timeout and job schedulers send SIGTERM: it ended the process at once, with no final.pt (only the
+    snapshots of every --snapshot-every updates), no final_eval.json and no word."""
+    proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), "--exp-name", "term", "--total-steps",
+                             "10000000", "--max-minutes", "3", "--final-eval-hands", "4", *TINY],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    csv_path = tmp_path / "runs" / "term" / "progress.csv"
+    deadline = time.time() + 240
+    while time.time() < deadline and proc.poll() is None:
+        if csv_path.is_file() and len(csv_path.read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.2)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, (out, err)
+    assert "Traceback" not in err and "interrupted (SIGTERM) after" in out + err
+    _, meta = load_checkpoint(tmp_path / "runs" / "term" / "checkpoints" / "final.pt")
+    assert meta["update"] >= 2
+    assert json.loads((tmp_path / "runs" / "term" / "final_eval.json").read_text())["interrupted"] is True
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a file whose writes find no space")
