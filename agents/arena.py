@@ -901,9 +901,13 @@ def main(argv: list[str] | None = None) -> int:
     except AgentError as e:  # an agent that failed on these hands (a checkpoint whose logits overflow): one line
         print(f"python -m agents.arena: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; the records written so far are whole lines
+        kept = f"; {args.record} holds the hands of the batches played so far" if record_file else ""
+        print(f"python -m agents.arena: interrupted (Ctrl-C), no summary{kept}", file=sys.stderr)
+        return 130  # as a shell reports a command ended by Ctrl-C (128 + SIGINT)
     finally:
         if record_file and not record_file.closed:
-            record_file.close()
+            record_file.close()  # (flushes the batches written: a batch is written whole, records end in newlines)
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     print(format_table(summary))
     target = None

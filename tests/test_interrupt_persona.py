@@ -17,8 +17,10 @@ import pytest
 pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
 
 import train
+from agents import arena
 from agents import networks as nets
 from agents.networks import CheckpointError, build_network, load_checkpoint, save_checkpoint
+from mj_env import records
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--num-envs", "16", "--num-steps", "32", "--bc-steps", "0", "--eval-every", "0", "--hidden", "32",
@@ -148,3 +150,29 @@ def test_a_checkpoint_cut_short_says_so_and_names_the_file(tmp_path, keep):
     with pytest.raises(CheckpointError) as e:
         load_checkpoint(cut)
     assert str(e.value).startswith(f"{cut}: cut short or damaged")
+
+
+def test_the_arena_stopped_by_ctrl_c_says_so_in_one_line_and_leaves_whole_records(tmp_path, monkeypatch, capsys):
+    """It ended in a traceback of some thirty lines (the file was whole: a batch is written at once)."""
+    real = arena.compare
+
+    def stopped_after_the_first_batch(*a, records=None, **k):
+        def write(batch):
+            records(batch)
+            raise KeyboardInterrupt
+        return real(*a, records=write, **k)
+
+    monkeypatch.setattr(arena, "compare", stopped_after_the_first_batch)
+    out = tmp_path / "hands.jsonl"
+    try:
+        status = arena.main(["--agents", "rule,random", "--hands", "4", "--batch", "2", "--seed", "0", "--quiet",
+                             "--record", str(out)])
+    except KeyboardInterrupt:
+        pytest.fail("python -m agents.arena let Ctrl-C through as a traceback")
+    assert status == 130
+    err = capsys.readouterr().err
+    assert err == (f"python -m agents.arena: interrupted (Ctrl-C), no summary; {out} holds the hands of the "
+                   "batches played so far\n")
+    assert len(out.read_text().splitlines()) == 4  # the first batch: 2 walls x 2 seatings
+    assert records.main([str(out)]) == 0
+    assert "4 of 4 record(s) replay" in capsys.readouterr().out
