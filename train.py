@@ -1025,7 +1025,8 @@ class RunLog:
         self.csv_file.close()
 
     def release(self) -> None:
-        """Close the TensorBoard writer and let go of the run's lock: the run has written all it will."""
+        """Close the TensorBoard writer and let go of the run's lock: the run has written all it will (once more:
+        nothing happens)."""
         self.writer.close()
         if self.lock is not None:
             os.close(self.lock)
@@ -1168,48 +1169,51 @@ def main(argv: list[str] | None = None) -> dict:
     except RunDirTaken as e:
         envs.close()
         usage_error(str(e))
-    obs, _ = envs.reset(seed=args.seed)
-    global_step, start, last_eval, update, interrupted = 0, time.time(), {}, 0, False
-    try:
-        if args.bc_steps:
-            obs = behaviour_cloning(envs, obs, model, optimizer, store, shaper, args, rng, log, device)
-        seats.add_snapshot(model, "init")
-        seats.deal(np.arange(args.num_envs))
+    try:  # the lock and the TensorBoard writer are let go however the run ends (a divergence, a failed save)
+        obs, _ = envs.reset(seed=args.seed)
+        global_step, start, last_eval, update, interrupted = 0, time.time(), {}, 0, False
+        try:
+            if args.bc_steps:
+                obs = behaviour_cloning(envs, obs, model, optimizer, store, shaper, args, rng, log, device)
+            seats.add_snapshot(model, "init")
+            seats.deal(np.arange(args.num_envs))
 
-        for update in range(1, num_updates + 1):
-            if args.anneal_lr:
-                optimizer.param_groups[0]["lr"] = (1.0 - (update - 1.0) / num_updates) * args.learning_rate
-            t_roll = time.time()
-            obs, stats = collect_rollout(envs, obs, model, seats, store, shaper, args, device)
-            global_step += steps_per_update
-            rollout_s = time.time() - t_roll
+            for update in range(1, num_updates + 1):
+                if args.anneal_lr:
+                    optimizer.param_groups[0]["lr"] = (1.0 - (update - 1.0) / num_updates) * args.learning_rate
+                t_roll = time.time()
+                obs, stats = collect_rollout(envs, obs, model, seats, store, shaper, args, device)
+                global_step += steps_per_update
+                rollout_s = time.time() - t_roll
 
-            advantages, returns, trainable = store.advantages(args.gamma, args.gae_lambda)
-            losses = ppo_update(model, optimizer, store, advantages, returns, trainable, args, rng, device)
+                advantages, returns, trainable = store.advantages(args.gamma, args.gae_lambda)
+                losses = ppo_update(model, optimizer, store, advantages, returns, trainable, args, rng, device)
 
-            if update % args.snapshot_every == 0 or update == num_updates:
-                seats.add_snapshot(model, f"update_{update}")
-                save_checkpoint(log.ckpt_dir / f"update_{update:05d}.pt", model, rules=args.rules, update=update,
-                                global_step=global_step, args=dataclasses.asdict(args))
-            evaluated = args.eval_every > 0 and (update % args.eval_every == 0 or update == 1)
-            if evaluated:
-                last_eval = evaluate(model, args, args.eval_hands, device, opponents_of_eval)
-            elapsed = time.time() - start
-            row = progress_row(update, global_step, elapsed, optimizer.param_groups[0]["lr"], losses, stats,
-                               len(seats.pool_ids), rollout_s, last_eval if evaluated else {})
-            log.update(row, global_step, evaluated, last_eval)
-            if args.max_minutes is not None and elapsed > 60 * args.max_minutes:
-                tqdm.write(f"stopping after {elapsed / 60:.1f} minutes (--max-minutes)")
-                break
-    except KeyboardInterrupt as e:  # Ctrl-C (or SIGTERM): keep what was trained so far, as final.pt, and skip the final evaluation
-        update, global_step = log.last_update, log.last_global_step
-        tqdm.write(f"interrupted ({interruption(e)}) after {update} PPO updates: saving the network as it is to "
-                   "final.pt, no final evaluation")
-        interrupted = True
-    log.end_training()
-    envs.close()
-    return finish_run(model, args, device, log, update, global_step, start, opponents_of_eval,
-                      interrupted=interrupted)
+                if update % args.snapshot_every == 0 or update == num_updates:
+                    seats.add_snapshot(model, f"update_{update}")
+                    save_checkpoint(log.ckpt_dir / f"update_{update:05d}.pt", model, rules=args.rules, update=update,
+                                    global_step=global_step, args=dataclasses.asdict(args))
+                evaluated = args.eval_every > 0 and (update % args.eval_every == 0 or update == 1)
+                if evaluated:
+                    last_eval = evaluate(model, args, args.eval_hands, device, opponents_of_eval)
+                elapsed = time.time() - start
+                row = progress_row(update, global_step, elapsed, optimizer.param_groups[0]["lr"], losses, stats,
+                                   len(seats.pool_ids), rollout_s, last_eval if evaluated else {})
+                log.update(row, global_step, evaluated, last_eval)
+                if args.max_minutes is not None and elapsed > 60 * args.max_minutes:
+                    tqdm.write(f"stopping after {elapsed / 60:.1f} minutes (--max-minutes)")
+                    break
+        except KeyboardInterrupt as e:  # Ctrl-C (or SIGTERM): keep what was trained so far, as final.pt, and skip the final evaluation
+            update, global_step = log.last_update, log.last_global_step
+            tqdm.write(f"interrupted ({interruption(e)}) after {update} PPO updates: saving the network as it is to "
+                       "final.pt, no final evaluation")
+            interrupted = True
+        log.end_training()
+        envs.close()
+        return finish_run(model, args, device, log, update, global_step, start, opponents_of_eval,
+                          interrupted=interrupted)
+    finally:
+        log.release()
 
 
 if __name__ == "__main__":

@@ -68,6 +68,26 @@ def test_a_run_holds_its_lock_while_it_trains_and_lets_go_at_the_end(tmp_path, m
     assert train.run_in_use(Path("runs") / "own") is None
 
 
+@needs_flock
+def test_a_run_that_fails_lets_go_of_its_lock_in_the_same_process(tmp_path, monkeypatch):
+    """train.main called from a notebook: a run that diverged kept its directory's lock (and TensorBoard writer)
+    for as long as the process lived, so the same name with --overwrite was refused as "still running"."""
+    monkeypatch.chdir(tmp_path)
+    real = train.ppo_update
+
+    def diverging(*a, **k):
+        raise train.TrainingDiverged("training diverged: a weight became nan or infinite in the PPO update")
+
+    monkeypatch.setattr(train, "ppo_update", diverging)
+    with pytest.raises(train.TrainingDiverged):
+        train.main(["--exp-name", "failed", "--total-steps", "512", "--final-eval-hands", "0", *TINY])
+    assert train.run_in_use(Path("runs") / "failed") is None
+    monkeypatch.setattr(train, "ppo_update", real)
+    result = train.main(["--exp-name", "failed", "--overwrite", "--total-steps", "512", "--final-eval-hands", "0",
+                         *TINY])
+    assert result["updates"] == 1
+
+
 def test_ctrl_c_in_the_final_evaluation_writes_final_eval_json_and_the_command(tmp_path, monkeypatch, capsys):
     """final.pt is saved before the evaluation; an interrupted evaluation left no final_eval.json (the README
     says an interrupted run's says "interrupted": true), no pointer to final.pt, and the event file unclosed."""
