@@ -1025,8 +1025,10 @@ class RunLog:
         self.csv_file.close()
 
     def release(self) -> None:
-        """Close the TensorBoard writer and let go of the run's lock: the run has written all it will (once more:
-        nothing happens)."""
+        """Close what the run opened (the bar, progress.csv, TensorBoard's writer, whose thread a run that raised
+        left running, one per ``main`` call in a sweep) and let go of the run's lock: the run has written all it
+        will (once more: nothing happens)."""
+        self.end_training()
         self.writer.close()
         if self.lock is not None:
             os.close(self.lock)
@@ -1214,6 +1216,7 @@ def main(argv: list[str] | None = None) -> dict:
                           interrupted=interrupted)
     finally:
         log.release()
+        envs.close()
 
 
 if __name__ == "__main__":

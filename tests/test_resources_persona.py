@@ -138,3 +138,35 @@ def test_aec_and_single_agent_envs_stepped_in_threads_play_as_alone():
     assert not errors, errors
     for i, (f, seed, rules) in enumerate(jobs):
         assert together[i] == f(seed, rules), (f.__name__, rules)
+
+
+def test_a_training_run_that_raises_leaves_no_writer_thread_behind(tmp_path, monkeypatch):
+    """``train.main`` called in one process run after run (a sweep) left TensorBoard's writer thread running after
+    every run that raised (``TrainingDiverged``): one more idle thread per failed run. Now the run's log is closed
+    on the way out, as at a normal end."""
+    pytest.importorskip("torch")
+    import train
+
+    monkeypatch.chdir(tmp_path)
+    real, calls = train.ppo_update, []
+
+    def diverges_on_the_second(*a, **k):
+        calls.append(1)
+        if len(calls) % 2 == 0:
+            raise train.TrainingDiverged("training diverged (here on purpose)")
+        return real(*a, **k)
+
+    monkeypatch.setattr(train, "ppo_update", diverges_on_the_second)
+
+    def writers() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.is_alive() and "tensorboard" in type(t).__module__]
+
+    before = writers()
+    for k in range(2):
+        with pytest.raises(train.TrainingDiverged):
+            train.main(["--exp-name", f"diverged{k}", "--total-steps", "2048", "--final-eval-hands", "0",
+                        "--num-envs", "16", "--num-steps", "32", "--bc-steps", "0", "--eval-every", "0", "--hidden",
+                        "32", "--arch", "mlp", "--obs", "v1", "--threads", "1", "--no-progress",
+                        "--no-eval-pretrained"])
+    assert writers() == before
+    assert len((tmp_path / "runs" / "diverged1" / "progress.csv").read_text().splitlines()) == 2  # header, update 1
