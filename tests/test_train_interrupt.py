@@ -55,8 +55,11 @@ def test_a_run_ended_without_ctrl_c_says_nothing_of_it(tmp_path, monkeypatch):
     assert "interrupted" not in final and "interrupted" not in result
 
 
-def test_sigint_from_the_shell_ends_with_status_130_and_a_checkpoint(tmp_path):
-    """The real signal, as a terminal's Ctrl-C sends it, while the PPO updates run."""
+@pytest.mark.parametrize(("sig", "status", "said"), [(signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM")])
+def test_a_signal_from_the_shell_ends_with_its_status_and_a_checkpoint(tmp_path, sig, status, said):
+    """The real signal, as a terminal's Ctrl-C sends SIGINT (or kill, timeout and job schedulers SIGTERM), while the
+    PPO updates run. SIGTERM ended the process at once, with no final.pt (only the snapshots of every
+    --snapshot-every updates), no final_eval.json and no word."""
     proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), "--exp-name", "sig", "--total-steps",
                              "10000000", "--max-minutes", "3", "--final-eval-hands", "4", *TINY],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -67,10 +70,10 @@ def test_sigint_from_the_shell_ends_with_status_130_and_a_checkpoint(tmp_path):
             break
         time.sleep(0.2)
     assert proc.poll() is None, proc.communicate()
-    os.kill(proc.pid, signal.SIGINT)
+    os.kill(proc.pid, sig)
     out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, (out, err)
-    assert "Traceback" not in err and "interrupted (Ctrl-C) after" in out + err
+    assert proc.returncode == status, (out, err)
+    assert "Traceback" not in err and f"interrupted ({said}) after" in out + err
     _, meta = load_checkpoint(tmp_path / "runs" / "sig" / "checkpoints" / "final.pt")
     assert meta["update"] >= 2
     assert json.loads((tmp_path / "runs" / "sig" / "final_eval.json").read_text())["interrupted"] is True
