@@ -715,6 +715,17 @@ def output_problem(flag: str, path) -> str | None:
     return None
 
 
+def _file_key(path) -> tuple:
+    """What tells files apart: an existing file's device and inode, so that a hard link (or another spelling on a
+    case-insensitive file system) of a player's checkpoint is the checkpoint (``resolve`` alone let ``--record
+    LINK`` empty it); the resolved path of one not there yet."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):  # not there yet (a name path_problem refuses was refused before this)
+        return ("path", str(Path(path).resolve()))
+    return ("file", st.st_dev, st.st_ino)
+
+
 def check_args(args: argparse.Namespace) -> list[str]:
     """The agent specs of the parsed command line, after checking everything that could fail later (before
     any agent is loaded or hand played); a ValueError naming the flag and what it allows."""
@@ -749,8 +760,8 @@ def check_args(args: argparse.Namespace) -> list[str]:
         problem = _device_problem(args.device)
         if problem:
             raise ValueError(problem)
-    inputs = {path.resolve() for path in (Path(checkpoint_play(s)[0]) for s in specs) if path.is_file()}
-    inputs |= {f.resolve() for f in DATA.glob("*.pt")}  # the shipped players, whichever rule set a spec names
+    inputs = {_file_key(path) for path in (Path(checkpoint_play(s)[0]) for s in specs) if path.is_file()}
+    inputs |= {_file_key(f) for f in DATA.glob("*.pt")}  # the shipped players, whichever rule set a spec names
     output_flags = (("--json", args.json), ("--plot", args.plot), ("--record", args.record))
     for flag, out in output_flags:
         if out is not None and not out.strip():  # not "no file": a slip, which would write nothing
@@ -761,11 +772,11 @@ def check_args(args: argparse.Namespace) -> list[str]:
         if problem:
             raise ValueError(f"{flag} {problem}")
     for flag, out in outputs:
-        if Path(out).resolve() in inputs:
+        if _file_key(out) in inputs:
             raise ValueError(f"{flag} {out}: is a player's checkpoint (of --agents, or a shipped one); writing "
                              "there would destroy it")
     for i, (flag, out) in enumerate(outputs):
-        same = [f for f, o in outputs[:i] if Path(o).resolve() == Path(out).resolve()]
+        same = [f for f, o in outputs[:i] if _file_key(o) == _file_key(out)]
         if same:
             raise ValueError(f"{same[0]} and {flag} name the same file: {out}")
     for flag, out in outputs:
