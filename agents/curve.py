@@ -23,6 +23,7 @@ from pathlib import Path
 from agents import path_problem
 from agents.plot_text import drawable, rc
 from mj_env.lines import TooLong, bounded_lines, guard_output, utf8_text
+from mj_env.messages import printable
 
 MAX_PANELS = 8
 """Opponents one picture draws, a panel each."""
@@ -84,11 +85,11 @@ def read_curves(path) -> dict[str, list[tuple[float, float, float, float]]]:
             try:
                 values = [float(row["seconds"]), *map(float, cells[:1] if no_interval else cells)]
             except ValueError:
-                raise CurveError(f"{path}, line {i}: a number was expected in the seconds and {opp} columns") from None
+                raise CurveError(f"{path}, line {i}: a number was expected in the seconds and {printable(opp)} columns") from None
             if not all(math.isfinite(v) for v in values):
-                raise CurveError(f"{path}, line {i}: non-finite value in the seconds or {opp} columns")
+                raise CurveError(f"{path}, line {i}: non-finite value in the seconds or {printable(opp)} columns")
             if not all(abs(v) <= MAX_VALUE for v in values):
-                raise CurveError(f"{path}, line {i}: a value beyond {MAX_VALUE:g} in the seconds or {opp} columns; "
+                raise CurveError(f"{path}, line {i}: a value beyond {MAX_VALUE:g} in the seconds or {printable(opp)} columns; "
                                  "not a train.py evaluation")
             values[0] /= 60
             out.setdefault(opp, []).append((*values, math.nan, math.nan) if no_interval else tuple(values))

@@ -79,7 +79,7 @@ from torch.distributions import Categorical
 from mj_env import features as mjf
 from mj_env.actions import N_ACTIONS
 from mj_env.baselines import rule_fields_agents_read_differ
-from mj_env.messages import brief, user_stacklevel
+from mj_env.messages import brief, printable, user_stacklevel
 from mj_env.observation import (
     COL_ASKER,
     COL_CLAIM_CATEGORY,
@@ -511,6 +511,7 @@ def _read(path: Path):
         lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
         # torch's weights-only refusal ends with "<the reason>", "Check the documentation ..."
         reason = lines[-2] if isinstance(e, pickle.UnpicklingError) and len(lines) > 1 else " ".join(lines[-1:])
+        reason = printable(reason)  # torch quotes the file's own names (a GLOBAL, a member): no terminal escapes
         # a file that is no zip archive is read as torch's old pickle format, whose errors say little ("KeyError: 101")
         kind = "" if zipfile.is_zipfile(path) else "; nor is it the zip archive that torch.save writes"
         raise CheckpointError(f"{path}: not a checkpoint that loads with torch.load(weights_only=True), which "

@@ -23,6 +23,8 @@ import os
 import sys
 from collections.abc import Iterator
 
+from .messages import printable
+
 MAX_LINE_BYTES = 1 << 24
 """Longest line read (16 MiB, line break included). A calculator line is under a kilobyte, a hand
 record a few; this bound only stops a stream that has no line breaks."""
@@ -115,7 +117,8 @@ def _check_no_key_twice(obj) -> None:
             at = f" in {where}" if where else ""
             raise KeyGivenTwice(f"field {_short_key(value.key)} is given twice{at}")
         if isinstance(value, dict):
-            stack.extend((v, f"{where}.{k[:40]}" if where else k[:40]) for k, v in reversed(value.items()))
+            stack.extend((v, f"{where}.{printable(k[:40])}" if where else printable(k[:40]))
+                         for k, v in reversed(value.items()))
         elif isinstance(value, list):
             stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(value))))
 

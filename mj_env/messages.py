@@ -25,6 +25,16 @@ def _huge(value) -> str | None:
     return None
 
 
+def printable(text: str) -> str:
+    """``text`` with each character that ``str.isprintable`` rejects written as its backslash escape (as ``repr``
+    writes it: ``\\x1b``, ``\\n``, ``\\u202e``, ``\\ud800``), others (惠牌, accents) as they are: for text from
+    a file (a record's player names, a checkpoint's names, a CSV header) shown on a terminal, where an escape
+    sequence would recolour, clear or retitle it, a carriage return overwrite the line, a bidi override reverse it."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def shown(value, limit: int = 40) -> str:
     """``str(value)`` cut to ``limit`` characters (on one line, unless the value is a string: callers quote
     it with ``!r``, which escapes its line breaks)."""

@@ -36,7 +36,7 @@ import numpy as np
 from . import actions as A
 from .engine import Engine
 from .lines import HugeInt, TooLong, bounded_lines, guard_output, load_json, parse_json_int, skip_bom
-from .messages import brief
+from .messages import brief, printable
 from .render import render_table
 from .rules import PRESETS, RuleError, RuleSet, get_rules, preset_diff
 from .state import END
@@ -259,8 +259,9 @@ def show(record, out=None) -> None:
 
 
 def _printable(value, limit: int = 60) -> str:
-    """``value`` as it can be printed: at most ``limit`` characters, escapes for what UTF-8 cannot encode."""
-    return str(value)[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
+    """``value`` as it can be printed: at most ``limit`` characters, escapes for what is not printable (a record's
+    text could otherwise drive the terminal: colours, a cleared screen, a forged line) or UTF-8 cannot encode."""
+    return printable(str(value)[:limit])
 
 
 def main(argv=None) -> int:
