@@ -27,8 +27,8 @@ Every loop picks uniformly random legal actions; the time spent picking them is 
 the loop and reported apart (``sampler``), so that what is the environment and what is the
 agent can be told apart. Output: a table on stdout, ``--json PATH`` the same as JSON
 (``{"results": [{"impl", "batch", "steps_per_sec", "games_per_sec", "peak_rss_mb", ...}]}``,
-where steps_per_sec counts decisions and games_per_sec finished hands), ``--plot PATH`` a PNG of
-decisions/s against batch size. See benchmarks/README.md for how to read the numbers.
+where steps_per_sec counts decisions and games_per_sec finished hands; ``versions``: the releases of Gymnasium,
+PettingZoo and the peers), ``--plot PATH`` a PNG of decisions/s against batch size. See benchmarks/README.md for how to read the numbers.
 """
 from __future__ import annotations
 
@@ -82,6 +82,10 @@ AIM_BATCH = 4096
 AIM_DPS = 1_000_000
 AIM_X_RIICHI = 15
 AIM_X_RLCARD = 1.5  # issue 13: the AEC env at least 1.5x RLCard (issue 4 asked for 1x)
+VERSIONED = ("gymnasium", "pettingzoo", "rlcard", "riichienv")
+"""The libraries whose code a row runs besides ours and NumPy (NumPy's version is in the machine line): the vector
+env is a Gymnasium VectorEnv, the AEC row goes through PettingZoo's wrappers, and a peer's figure, and every ratio to
+it, is that release's (pyproject.toml asks only for rlcard>=1.2, riichienv>=0.4)."""
 
 
 # ----------------------------------------------------------------------------- child process
@@ -218,6 +222,25 @@ def run_child(spec: dict) -> None:
 
 
 # ----------------------------------------------------------------------------- parent
+def package_versions() -> dict:
+    """The installed version of each library of ``VERSIONED`` (None where it is not installed), read from the
+    package metadata without importing it; the children run the same interpreter and path."""
+    from importlib import metadata
+
+    out = {}
+    for name in VERSIONED:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def versions_line(versions: dict) -> str:
+    """``versions: gymnasium 1.2.0, pettingzoo 1.25.0, rlcard 1.2.0, riichienv not installed``."""
+    return "versions: " + ", ".join(f"{k} {v or 'not installed'}" for k, v in versions.items())
+
+
 def _child_cmd(spec: dict) -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)]
 
@@ -367,7 +390,43 @@ def summary(results: list[dict], peers: dict, state_4096: int, cores: int) -> tu
     if busy:
         lines.append(f"warning: CPU share under 90% for {', '.join(busy)}: other processes competed for the "
                      f"{cores} cores; those figures are lower bounds")
+    lines += work_warnings(ok)
     return lines, aims
+
+
+SAME_GAME = ("vector", "engine", "aec")
+"""Our rows that play the same game with the same unit of a decision (every seat asked, claim windows included):
+their decisions per hand must agree. ``single_rule`` counts the learner's decisions only; the peers play other
+games."""
+MIN_HANDS_COMPARED = 100
+"""A row's decisions per hand is compared only over this many finished hands or more (the spread of one hand's
+length is about a quarter of its mean, so 100 hands put the mean within a few percent)."""
+DEC_PER_HAND_TOLERANCE = 0.15
+"""How far (relative) the decisions per hand of two rows in ``SAME_GAME`` may differ before a warning."""
+
+
+def work_warnings(ok: list[dict]) -> list[str]:
+    """Warnings that a row's decisions/s may not stand for the game being played: a row in which no hand ended
+    in its timed play (a loop or an engine path that never ends a hand would count its steps just the same), and
+    rows of ours that play the same game (``SAME_GAME``: the one-table fast paths at batch 1, the batched code
+    above it) but disagree on its decisions per hand, as a fast path that skipped or added decisions would."""
+    lines = []
+    idle = [f"{r['impl']}@{r['batch']}" for r in ok if r.get("hands") == 0]
+    if idle:
+        lines.append(f"warning: no hand finished in the timed play of {', '.join(idle)}: nothing shows that those "
+                     "decisions made up games (too short a --seconds, or a loop that never ends a hand)")
+    same = [r for r in ok if r["impl"] in SAME_GAME and (r.get("hands") or 0) >= MIN_HANDS_COMPARED
+            and r.get("decisions_per_hand")]
+    if len(same) >= 2:
+        lo = min(same, key=lambda r: r["decisions_per_hand"])
+        hi = max(same, key=lambda r: r["decisions_per_hand"])
+        if hi["decisions_per_hand"] > (1 + DEC_PER_HAND_TOLERANCE) * lo["decisions_per_hand"]:
+            lines.append(f"warning: decisions per hand disagree between rows of the same game: "
+                         f"{lo['impl']}@{lo['batch']} {lo['decisions_per_hand']:.1f}, "
+                         f"{hi['impl']}@{hi['batch']} {hi['decisions_per_hand']:.1f} (more than "
+                         f"{100 * DEC_PER_HAND_TOLERANCE:.0f}% apart over {MIN_HANDS_COMPARED}+ hands each): "
+                         "one of them does not play the game the others play")
+    return lines
 
 
 def judged_ratio(row: dict, peer: str) -> float:
@@ -413,7 +472,9 @@ def plot(results: list[dict], path: str, machine: dict, rules: str) -> None:
     for r in ok:
         if r["impl"] in PEERS:
             ax.axhline(r["steps_per_sec"], ls="--" if r["impl"] != "riichienv_encode" else ":",
-                       color=colors[r["impl"]], lw=1.2, label=f"{LABELS[r['impl']]} ({r['steps_per_sec']:,.0f}/s)")
+                       color=colors[r["impl"]], lw=1.2,
+                       label=f"{LABELS[r['impl']]}{' ' + r['version'] if r.get('version') else ''} "
+                             f"({r['steps_per_sec']:,.0f}/s)")
     ax.axhline(AIM_DPS, color="gray", lw=0.8, ls="-.", label=f"aim at batch {AIM_BATCH}: {AIM_DPS:,}/s")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
@@ -451,7 +512,7 @@ def parse_args(argv=None):
                    help="rule set of our environments (the peers play their own game)")
     p.add_argument("--impls", default=",".join(DEFAULT_IMPLS),
                    help=f"comma-separated subset of {','.join(ALL_IMPLS)} (default: all but single_rule)")
-    p.add_argument("--no-peers", action="store_true", help="measure only mj_env (vector, engine, aec)")
+    p.add_argument("--no-peers", action="store_true", help="leave the peers out of --impls: only our rows (vector, engine, aec, single_rule)")
     p.add_argument("--repeat", type=int, default=1,
                    help="measure every configuration this many times, interleaved, and keep each one's best "
                         "(1 to 100)")
@@ -511,6 +572,7 @@ def main(argv=None) -> int:
 
     machine = machine_info()
     code = code_version(ROOT)
+    versions = package_versions()
     skipped = []
     configs = []
     for impl in args.impl_list:
@@ -566,6 +628,9 @@ def main(argv=None) -> int:
             r["all_steps_per_sec"] = runs[key]  # round by round (None: that round failed)
             r["median_steps_per_sec"] = statistics.median(x for x in runs[key] if x is not None)
         results.append(r)
+    for r in results:
+        if r["impl"] in PEERS:
+            r["version"] = versions.get(PEER_MODULE[r["impl"]])
     peers = {r["impl"]: r for r in results if r["impl"] in PEERS}
     for r in results:
         for p in RATIO_PEERS:
@@ -589,6 +654,7 @@ def main(argv=None) -> int:
           f"{args.warmup:g} s warm-up per row, each row its own process, one thread")
     print(f"{machine_line(machine)} -> {machine['load_average_end']}")
     print(code_line(code))
+    print(versions_line(versions))
     print()
     print(table(results, {p: peers.get(p) for p in RATIO_PEERS if p in peers}))
     print()
@@ -607,6 +673,7 @@ def main(argv=None) -> int:
             "state_bytes_4096": state_4096,
             "parent_peak_rss_mb": parent_rss,
             "code": code,
+            "versions": versions,
             "aims": aims,
             "skipped": skipped,
         }
