@@ -632,7 +632,7 @@ def _check_specs(specs) -> None:
                         "--agents 'rule,random' is ['rule', 'random'] here")
 
 
-def load_agents(specs: list[str], rules: str = "beijing", device: str = "cpu") -> list:
+def load_agents(specs: list[str], rules: str | RuleSet = "beijing", device: str = "cpu") -> list:
     """Agents by name (``random``, ``rule``, ``pretrained``, a checkpoint path); a ValueError names a bad one (a
     ``CheckpointError`` a checkpoint file that cannot be used). ``specs`` is a list of names, as the command line
     splits ``--agents``: a str, even ``"rule,random"``, is a TypeError."""
@@ -640,7 +640,7 @@ def load_agents(specs: list[str], rules: str = "beijing", device: str = "cpu") -
     return [make_agent(s, rules=rules, device=device) for s in specs]
 
 
-def compare(specs: list[str], hands: int, seed: int = 0, rules: str = "beijing", batch_walls: int = 128,
+def compare(specs: list[str], hands: int, seed: int = 0, rules: str | RuleSet = "beijing", batch_walls: int = 128,
             device: str = "cpu", progress: bool = False, agents: list | None = None,
             records=None, common_random: bool = False) -> dict:
     """Load agents by name (``random``, ``rule``, ``pretrained``, a checkpoint path), unless ``agents`` are given already

@@ -62,6 +62,7 @@ import warnings
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -357,7 +358,7 @@ class TileNet(nn.Module):
     get_action_and_value = PolicyValueNet.get_action_and_value
 
 
-ARCHS = {"mlp": PolicyValueNet, "tiles": TileNet}
+ARCHS: dict[str, type[PolicyValueNet | TileNet]] = {"mlp": PolicyValueNet, "tiles": TileNet}
 _SIZES = {"mlp": {"hidden": (1, 4096)}, "tiles": {"channels": (1, 512), "blocks": (0, 32), "head": (1, 4096)}}
 """Allowed range of each size in a network config, per architecture."""
 _MAX_HIDDEN_LAYERS = 8
@@ -393,11 +394,12 @@ def check_config(config: dict) -> dict:
     return config
 
 
-def build_network(config: dict) -> nn.Module:
+def build_network(config: dict) -> PolicyValueNet | TileNet:
     """A network from its ``config`` (``model.config``, as stored in checkpoints), checked by ``check_config``."""
     cfg = dict(check_config(config))
     arch = cfg.pop("arch", "mlp")
-    return ARCHS[arch](**{k: tuple(v) if isinstance(v, list) else v for k, v in cfg.items()})
+    sizes: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in cfg.items()}
+    return ARCHS[arch](**sizes)
 
 
 # --------------------------------------------------------------------------- checkpoints
@@ -572,7 +574,7 @@ def _zip_problem(path: Path) -> str | None:
     return problem
 
 
-def _check_payload(payload, build: bool = True) -> nn.Module | None:
+def _check_payload(payload, build: bool = True) -> PolicyValueNet | TileNet | None:
     """The network of a checkpoint payload with its weights, after checking every field; a CheckpointError
     (without the file name) names the first thing that is wrong. ``build`` False: the checks only (None)."""
     if not isinstance(payload, dict):
@@ -635,7 +637,7 @@ def _check_payload(payload, build: bool = True) -> nn.Module | None:
     return model
 
 
-def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tuple[nn.Module, dict]:
+def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tuple[PolicyValueNet | TileNet, dict]:
     """(model in eval mode on ``device``, the checkpoint's metadata). The file is read with
     ``torch.load(weights_only=True)``, so loading runs no code from it, and every field is checked before
     the weights are used. A file that is missing, not a checkpoint, of another format, observation layout or
@@ -661,7 +663,7 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tup
 # --------------------------------------------------------------------------- as an agent
 
 
-def device_problem(device: str, name: str = "--device") -> str | None:
+def device_problem(device: str | torch.device, name: str = "--device") -> str | None:
     """Why the torch ``device`` cannot run a network here, or None if it can (``--device`` of train.py and
     the arena; ``name``: what the message calls it)."""
     allowed = "use cpu, cuda, cuda:N or mps"

@@ -45,6 +45,7 @@ import argparse
 import numbers
 import sys
 import time
+from typing import Literal
 
 import numpy as np
 
@@ -69,7 +70,7 @@ class RolloutSearchAgent:
     """One-step lookahead by determinized rule-agent rollouts (module docstring)."""
 
     def __init__(self, rules="beijing", worlds: int = 64, z: float = 0.5, max_discards: int = 3,
-                 name: str = "search", clairvoyant: bool = False):
+                 name: str = "search", clairvoyant: bool | Literal["hands"] = False):
         if not isinstance(worlds, (int, np.integer)) or isinstance(worlds, bool) or not 1 <= worlds <= 4096:
             raise ValueError(f"worlds must be an int in [1, 4096], not {brief(worlds)}")
         if not isinstance(z, numbers.Real) or isinstance(z, (bool, np.bool_)) or not z >= 0:

@@ -141,7 +141,7 @@ def _parsed(record) -> tuple[RuleSet, np.ndarray, list[tuple[int, int]]]:
     return rules, wall, out
 
 
-def replay(record, visit=None) -> dict:
+def replay(record, visit=None) -> dict | None:
     """Replay a record and return the replay's settlement (None for a hand recorded before its end, which has
     no ``settlement``). ``visit(i, seat, action, engine)``, if given, is called before the i-th decision is
     made (the engine holds the table as it was then), and once more after the last decision as
