@@ -114,7 +114,7 @@ from mj_env.lines import guard_output, utf8_text
 from mj_env.messages import brief, shown
 from mj_env.observation import observe
 from mj_env.records import hand_record, rules_json
-from mj_env.rules import RuleSet, get_rules
+from mj_env.rules import RuleError, RuleSet, get_rules, rules_label
 from mj_env.state import END
 from mj_env.wall import shuffled_walls
 
@@ -575,6 +575,13 @@ def format_table(summary: dict) -> str:
                      f"{a['self_draw_rate']:>9.1%} {a['deal_in_rate']:>8.1%} {fan:>8}")
     lines.append(f"{summary['walls']} walls x {len(summary['seatings'])} seatings = "
                  f"{summary['hands_played']} hands, {summary['draw_rate']:.1%} drawn")
+    rules = summary.get("rules")
+    if isinstance(rules, dict):  # a rule set of one's own (compare(rules=RuleSet)): never shown as its bare preset
+        try:
+            label = rules_label(get_rules(rules))
+        except (RuleError, TypeError):  # a summary read back and edited: its rules as they are
+            label = json.dumps(rules, ensure_ascii=False)[:200]
+        lines.append(f"rules: {label}")
     flat = [a["name"] for a in summary["agents"] if summary["walls"] > 1 and a["ci95"][0] == a["ci95"][1]]
     if flat:  # Student-t over walls that all scored the same: an interval of no width, which is no certainty
         lines.append(f"(every wall scored the same for {', '.join(flat)}, so the interval has no width: too few "

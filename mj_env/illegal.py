@@ -13,7 +13,7 @@ import numpy as np
 
 from . import actions as A
 from . import legal
-from .rules import RuleSet
+from .rules import RuleSet, rules_label
 from .state import CLAIM, ROB, TURN, GameState, S
 from .tiles import CODES
 from .wall import kong_possible
@@ -69,7 +69,7 @@ def _own_turn(rules: RuleSet, st: GameState, b: int, s: int, action: int) -> str
         return None
     x = action - A.TING                                                  # 报听 with a discard
     if not rules.ting:
-        return f"this rule set ({rules.name}) has no 报听 (ting)"
+        return f"this rule set ({rules_label(rules)}) has no 报听 (ting)"
     if st.ting[b, s]:
         return f"seat {s} has declared 报听 already"
     if hand[x] == 0:
@@ -81,7 +81,7 @@ def _claim(rules: RuleSet, st: GameState, b: int, s: int, action: int, robbing: 
     t, d = int(st.claim_tile[b]), int(st.turn_seat[b])
     what = f"seat {d}'s added kong of {CODES[t]}" if robbing else f"seat {d}'s discard {CODES[t]}"
     if action >= A.TING and not rules.ting:
-        return f"this rule set ({rules.name}) has no 报听 (ting)"
+        return f"this rule set ({rules_label(rules)}) has no 报听 (ting)"
     if action < A.WIN or action >= A.TING:
         return (f"seat {s} is asked about {what}: answer pass, or a claim where offered; "
                 f"'{A.name(action)}' waits for one's own turn")
@@ -107,7 +107,7 @@ def _claim(rules: RuleSet, st: GameState, b: int, s: int, action: int, robbing: 
     start = int(A.CHI_START[action - A.CHI])                             # chi
     run = [start, start + 1, start + 2]
     if not rules.chi:
-        return f"this rule set ({rules.name}) has no chi"
+        return f"this rule set ({rules_label(rules)}) has no chi"
     if s != (d + 1) % S:
         return f"a chi takes only the discard of the seat before ({(s - 1) % S}); this is seat {d}'s"
     if t not in run:

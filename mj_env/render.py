@@ -7,7 +7,7 @@ import numpy as np
 from gymnasium import logger
 
 from .messages import brief
-from .rules import RuleSet
+from .rules import RuleSet, rules_label
 from .state import END, MELD_NAMES, PHASE_NAMES, TURN, GameState, meld_tiles
 from .tiles import CODES, format_hand, glyph
 from .wall import live_left
@@ -102,7 +102,7 @@ def render_table(rules: RuleSet, st: GameState, b: int = 0, ended: str | None = 
     over = ended is not None or st.phase[b] == END
     phase = PHASE_NAMES[st.phase[b]]
     live = int(live_left(rules, st, np.array([b]))[0])
-    head = f"{rules.name} | dealer {SEAT_NAMES[st.dealer[b]]} | live wall {live}"
+    head = f"{rules_label(rules)} | dealer {SEAT_NAMES[st.dealer[b]]} | live wall {live}"
     if rules.wall_layout == "indicator":
         ind = int(st.indicator[b])
         head += f" | 惠坯 {glyph(ind)} {CODES[ind]}"

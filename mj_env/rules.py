@@ -260,6 +260,13 @@ def preset_diff(rules: RuleSet, names=None) -> dict:
     return {name: getattr(rules, name) for name in names if getattr(rules, name) != getattr(preset, name)}
 
 
+def rules_label(rules: RuleSet) -> str:
+    """The rule set as text shows it: the preset's name, or the name and every field changed from the preset
+    (``"beijing with chi=False, base=500"``), so that a rule set of one's own is never shown as its preset."""
+    diff = preset_diff(rules)
+    return rules.name + (" with " + ", ".join(f"{k}={v!r}" for k, v in diff.items()) if diff else "")
+
+
 def get_rules(rules: str | dict | RuleSet = "beijing", **overrides) -> RuleSet:
     """A preset by name (or a RuleSet as is), with optional field overrides. ``rules`` may also be the object
     form of a calculator line or a settlement's ``input`` (docs/INTERFACES.md 1): ``{"name": preset, field:

@@ -1,0 +1,74 @@
+"""A researcher's own rule set (a preset with fields changed, docs/RULES.md's **Decision** items and the other
+fields of ``mj_env.rules.RuleSet``): it is named as itself wherever it is shown or stored, never as its bare
+preset, and goes through every way in unchanged.
+
+Found by an audit from that user's side: the table picture (the AEC and vector envs' ``render``, ``python -m
+mj_env.records --show``) headed a beijing rule set without chi or 烧庄 "beijing"; an illegal action's reason
+said "this rule set (beijing) has no ..."; the arena's printed table named no rules at all for a rule set
+given to ``compare``.
+"""
+from __future__ import annotations
+
+import json
+import pickle
+
+import gymnasium as gym
+import pytest
+
+import mj_env
+from agents import arena
+from mj_env import actions as A
+from mj_env.records import replay, rules_of
+from mj_env.rules import RuleError, RuleSet, get_rules, rules_label
+
+NO_CHI_NO_SZ = get_rules("beijing", chi=False, shaozhuang=False)
+
+
+def test_a_rule_set_of_ones_own_is_labelled_with_its_fields_and_a_preset_by_its_name():
+    assert rules_label(get_rules("beijing")) == "beijing"
+    assert rules_label(NO_CHI_NO_SZ) == "beijing with chi=False, shaozhuang=False"
+    assert rules_label(get_rules("hebei", base=500)) == "hebei with base=500"
+
+
+def test_the_table_picture_names_the_rule_set_not_its_bare_preset():
+    env = mj_env.env(rules="beijing", chi=False, shaozhuang=False, render_mode="ansi")
+    env.reset(seed=0)
+    assert env.render().startswith("beijing with chi=False, shaozhuang=False | dealer East | live wall 68 | 惠坯")
+    preset = mj_env.env(rules="beijing", render_mode="ansi")
+    preset.reset(seed=0)
+    assert preset.render().startswith("beijing | dealer East")  # a preset's picture as before
+
+
+def test_an_illegal_actions_reason_names_the_rule_set_of_ones_own():
+    env = mj_env.env(rules=NO_CHI_NO_SZ)
+    env.reset(seed=0)
+    with pytest.raises(A.ActionError, match=r"this rule set \(beijing with chi=False, shaozhuang=False\) has no 报听"):
+        env.step(A.index("ting 5m"))
+
+
+def test_the_arena_table_names_a_rule_set_given_to_compare_and_its_records_replay_under_it():
+    rules = get_rules("hebei", chi=True, multiple_winners=False, base=2)
+    recs = []
+    summary = arena.compare(["rule", "random"], 2, seed=0, rules=rules, batch_walls=2, records=recs.extend)
+    assert summary["rules"] == {"name": "hebei", "chi": True, "multiple_winners": False, "base": 2}
+    assert "rules: hebei with chi=True, multiple_winners=False, base=2" in arena.format_table(summary).splitlines()
+    # read back from --json as well
+    assert "rules: hebei with chi=True" in arena.format_table(json.loads(json.dumps(summary)))
+    for rec in recs:  # the records hold every changed field, and replay under the same rules
+        assert rules_of(rec["rules"]) == rules
+        replay(rec)
+    plain = arena.compare(["rule", "random"], 2, seed=0, rules="hebei", batch_walls=2)
+    assert not any(line.startswith("rules:") for line in arena.format_table(plain).splitlines())
+
+
+def test_a_rule_set_is_plain_data_equal_by_its_fields_and_goes_through_every_way_in():
+    built = RuleSet(name="hebei", **{k: v for k, v in vars(get_rules("hebei", multiple_winners=False)).items()
+                                      if k != "name"})
+    custom = get_rules("hebei", multiple_winners=False)
+    assert built == custom and hash(built) == hash(custom) and pickle.loads(pickle.dumps(custom)) == custom
+    assert get_rules({"name": "hebei", "multiple_winners": False}) == custom
+    vec = gym.make_vec("mj_env/Hebei-v0", num_envs=2, vectorization_mode="vector_entry_point", multiple_winners=False)
+    assert vec.unwrapped.rules == custom and all(o.rules == custom for o in vec.unwrapped.opponents)
+    vec.close()
+    with pytest.raises(RuleError, match="'ting'"):  # 报听 is quemen's alone (no 'beijing without 报听' to ask for)
+        get_rules("beijing", ting=True)
