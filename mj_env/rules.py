@@ -12,6 +12,7 @@ Fields are validated on construction; a bad value raises RuleError naming the fi
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from dataclasses import dataclass, fields
 from typing import Literal
 
@@ -171,11 +172,14 @@ class RuleSet:
 
     def replace(self, **changes) -> RuleSet:
         """A copy with some fields changed (validated again)."""
-        unknown = set(changes) - {f.name for f in fields(self)}
+        known = [f.name for f in fields(self)]
+        unknown = set(changes) - set(known)
         if unknown:
             first = min(unknown)
+            close = difflib.get_close_matches(first, known, n=1) if len(first) <= 100 else []
+            hint = f"; did you mean {close[0]!r}?" if close else "; the fields are those of mj_env.rules.RuleSet"
             raise UnknownRuleField(f"unknown rule field(s): {', '.join(sorted(unknown))[:80]} "
-                                   f"(unexpected keyword argument {brief(first)})")
+                                   f"(unexpected keyword argument {brief(first)}){hint}")
         new, scoring = changes.get("name", self.name), changes.get("scoring", self.scoring)
         if type(new) is str and new != self.name and new in PRESET_NAMES and not (type(scoring) is str and scoring == new):
             # (the scoring check would name 'scoring' and send the user back to the preset they started from)

@@ -5,7 +5,7 @@ preset, and goes through every way in unchanged.
 Found by an audit from that user's side: the table picture (the AEC and vector envs' ``render``, ``python -m
 mj_env.records --show``) headed a beijing rule set without chi or 烧庄 "beijing"; an illegal action's reason
 said "this rule set (beijing) has no ..."; the arena's printed table named no rules at all for a rule set
-given to ``compare``.
+given to ``compare``; and a misspelt field (``shaozuang``) was refused without naming the field meant.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import mj_env
 from agents import arena
 from mj_env import actions as A
 from mj_env.records import replay, rules_of
-from mj_env.rules import RuleError, RuleSet, get_rules, rules_label
+from mj_env.rules import RuleError, RuleSet, UnknownRuleField, get_rules, rules_label
 
 NO_CHI_NO_SZ = get_rules("beijing", chi=False, shaozhuang=False)
 
@@ -59,6 +59,15 @@ def test_the_arena_table_names_a_rule_set_given_to_compare_and_its_records_repla
         replay(rec)
     plain = arena.compare(["rule", "random"], 2, seed=0, rules="hebei", batch_walls=2)
     assert not any(line.startswith("rules:") for line in arena.format_table(plain).splitlines())
+
+
+def test_a_misspelt_rule_field_names_the_field_meant():
+    with pytest.raises(UnknownRuleField, match=r"unexpected keyword argument 'shaozuang'\); did you mean 'shaozhuang'"):
+        get_rules("beijing", shaozuang=False)
+    with pytest.raises(TypeError, match="did you mean 'hui_wild_in_melds'"):  # through an env constructor too
+        mj_env.env(rules="beijing", hui_wild_in_meld=True)
+    with pytest.raises(UnknownRuleField, match="min_fan.*the fields are those of mj_env.rules.RuleSet"):
+        gym.make("mj_env/Hebei-v0", min_fan=2)  # no minimum-fan field (a feature, not a typo)
 
 
 def test_a_rule_set_is_plain_data_equal_by_its_fields_and_goes_through_every_way_in():
