@@ -108,7 +108,8 @@ from mj_env.observation import (
     checked_mask,
     checked_planes,
 )
-from mj_env.rules import PRESETS, get_rules
+from mj_env.records import rules_json
+from mj_env.rules import RuleError, RuleSet, get_rules, rules_label
 from mj_env.tiles import N_KINDS, N_SUITED, SUIT_SIZE
 
 from . import check_flag, path_problem
@@ -430,10 +431,11 @@ def _plain(value, where: str):
 
 
 def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
-    """Write the weights with the observation layout and ``meta`` (rules, step, args...: plain data only).
+    """Write the weights with the observation layout and ``meta`` (rules, step, args...: plain data only; ``rules``
+    a preset's name, or a RuleSet or its object form ``{"name": preset, field: value}``, stored as a record writes it).
     ``model`` is a network of this module (``build_network``, ``PolicyValueNet``, ``TileNet``): the file stores
     its ``config`` and rebuilds it from that, so another module cannot be saved in this format. Nothing is written
-    (a ``CheckpointError``) when ``load_checkpoint`` would refuse the file (``meta["rules"]`` not a preset, non-finite
+    (a ``CheckpointError``) when ``load_checkpoint`` would refuse the file (``meta["rules"]`` no rule set, non-finite
     weights...) or ``path`` is a directory or under a file; the file is written to ``path.tmp`` and renamed (a write
     that fails, on a full disk say, is an ``OSError`` naming ``path`` and leaves no ``path.tmp`` behind)."""
     if not isinstance(model, tuple(ARCHS.values())):
@@ -444,6 +446,8 @@ def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
     if problem:
         raise CheckpointError(f"not saved: {problem}")
     path = Path(path)
+    if isinstance(meta.get("rules"), RuleSet):  # the rule set trained under, as a record writes it (a preset's
+        meta = {**meta, "rules": rules_json(meta["rules"])}  # name, or its object form with the fields changed)
     payload = {
         "format": CHECKPOINT_FORMAT,
         "obs_name": obs_layout(model),
@@ -599,8 +603,13 @@ def _check_payload(payload, build: bool = True) -> PolicyValueNet | TileNet | No
     if not all(isinstance(k, str) for k in payload["meta"]):
         raise CheckpointError("'meta' has a key that is not a str")
     trained_for = payload["meta"].get("rules")
-    if trained_for is not None and not (isinstance(trained_for, str) and trained_for in PRESETS):
-        raise CheckpointError(f"'meta' names rule set {brief(trained_for)}; the presets are {', '.join(PRESETS)}")
+    if trained_for is not None:  # a preset's name, or the object form of a rule set of one's own
+        try:
+            if not isinstance(trained_for, (str, dict)):
+                raise RuleError("a rule set is a preset's name or an object {\"name\": preset, field: value, ...}")
+            get_rules(trained_for)
+        except (RuleError, TypeError) as e:
+            raise CheckpointError(f"'meta' names rule set {brief(trained_for)}: {e}") from None
     config = payload["model_config"]
     try:  # a skeleton without memory or initialisation (the meta device) to check the weights against
         with torch.device("meta"):
@@ -735,14 +744,17 @@ class NetworkAgent:
         model, meta = load_checkpoint(path, device=device)
         trained_for = meta.get("rules")
         plays_under = None if rules is None else get_rules(rules).name
-        if trained_for is not None and plays_under not in (None, trained_for):
-            warnings.warn(f"{path} was trained for rule set {trained_for!r} and plays under {plays_under!r}",
+        # (a rule set of one's own is named with its fields: 'quemen with lack_suit=False')
+        mine = None if trained_for is None else get_rules(trained_for)
+        trained_label = None if mine is None else rules_label(mine)
+        if mine is not None and plays_under not in (None, mine.name):
+            warnings.warn(f"{path} was trained for rule set {trained_label!r} and plays under {plays_under!r}",
                           RulesMismatchWarning, stacklevel=user_stacklevel(mjf, sys.modules[__name__]))
-        elif trained_for is not None and plays_under is not None:  # the preset, with other fields agents read?
-            mine, theirs = get_rules(trained_for), get_rules(rules)
+        elif mine is not None and plays_under is not None:  # the preset, with other fields agents read?
+            theirs = get_rules(rules)
             differ = rule_fields_agents_read_differ(mine, theirs)
             if differ:
-                warnings.warn(f"{path} was trained for rule set {trained_for!r} and plays under {trained_for!r} with "
+                warnings.warn(f"{path} was trained for rule set {trained_label!r} and plays under {mine.name!r} with "
                               + ", ".join(f"{f}={getattr(theirs, f)!r}" for f in differ), RulesMismatchWarning,
                               stacklevel=user_stacklevel(mjf, sys.modules[__name__]))
         rules = rules or trained_for or "beijing"

@@ -5,18 +5,23 @@ preset, and goes through every way in unchanged.
 Found by an audit from that user's side: the table picture (the AEC and vector envs' ``render``, ``python -m
 mj_env.records --show``) headed a beijing rule set without chi or 烧庄 "beijing"; an illegal action's reason
 said "this rule set (beijing) has no ..."; the arena's printed table named no rules at all for a rule set
-given to ``compare``; and a misspelt field (``shaozuang``) was refused without naming the field meant.
+given to ``compare``; a checkpoint could not record a rule set of one's own (``save_checkpoint(rules=...)``
+took a preset's name only), so one trained under it could not say so when loaded; and a misspelt field
+(``shaozuang``) was refused without naming the field meant.
 """
 from __future__ import annotations
 
 import json
 import pickle
+import warnings
 
 import gymnasium as gym
 import pytest
 
 import mj_env
 from agents import arena
+from agents.base import RulesMismatchWarning
+from agents.networks import CheckpointError, NetworkAgent, PolicyValueNet, load_checkpoint, save_checkpoint
 from mj_env import actions as A
 from mj_env.records import replay, rules_of
 from mj_env.rules import RuleError, RuleSet, UnknownRuleField, get_rules, rules_label
@@ -68,6 +73,30 @@ def test_a_misspelt_rule_field_names_the_field_meant():
         mj_env.env(rules="beijing", hui_wild_in_meld=True)
     with pytest.raises(UnknownRuleField, match="min_fan.*the fields are those of mj_env.rules.RuleSet"):
         gym.make("mj_env/Hebei-v0", min_fan=2)  # no minimum-fan field (a feature, not a typo)
+
+
+def test_a_checkpoint_records_a_rule_set_of_ones_own_and_says_so_when_played_under_another(tmp_path):
+    custom = get_rules("quemen", lack_suit=False, ting=False)
+    path = save_checkpoint(tmp_path / "m.pt", PolicyValueNet(hidden=(8,)), rules=custom)
+    _, meta = load_checkpoint(path)
+    assert meta["rules"] == {"name": "quemen", "lack_suit": False, "ting": False}
+    assert get_rules(NetworkAgent.from_checkpoint(path).rules) == custom  # plays its own rules by default
+    with pytest.warns(RulesMismatchWarning, match=r"trained for rule set 'quemen with lack_suit=False, ting=False' "
+                                                 r"and plays under 'quemen' with lack_suit=True, ting=True"):
+        NetworkAgent.from_checkpoint(path, rules="quemen")
+    with pytest.warns(RulesMismatchWarning, match=r"trained for rule set 'quemen with lack_suit=False, ting=False' "
+                                                 r"and plays under 'hebei'"):
+        NetworkAgent.from_checkpoint(path, rules="hebei")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        NetworkAgent.from_checkpoint(path, rules=custom)  # its own rules: no warning
+    # the object form as given (json), and a preset's name, load; a bad field is refused by name
+    save_checkpoint(tmp_path / "d.pt", PolicyValueNet(hidden=(8,)), rules={"name": "beijing", "chi": False})
+    assert load_checkpoint(tmp_path / "d.pt")[1]["rules"] == {"name": "beijing", "chi": False}
+    assert load_checkpoint(save_checkpoint(tmp_path / "p.pt", PolicyValueNet(hidden=(8,)),
+                                           rules=get_rules("hebei")))[1]["rules"] == "hebei"
+    with pytest.raises(CheckpointError, match="'meta' names rule set .*'lack_suit' must be bool"):
+        save_checkpoint(tmp_path / "b.pt", PolicyValueNet(hidden=(8,)), rules={"name": "quemen", "lack_suit": "no"})
 
 
 def test_a_rule_set_is_plain_data_equal_by_its_fields_and_goes_through_every_way_in():
