@@ -199,8 +199,7 @@ def score_win(win: Win) -> dict:
     rules = win.rules
     chi = [n for n, m in enumerate(win.melds) if m.type == "chi"]
     if chi and not rules.chi:  # well-formed tiles, a hand the rules cannot make: not a malformed line
-        without = f"rules {rules.name!r}" + (" with chi=false" if preset_diff(rules, ["chi"]) else "")
-        return _illegal(f"melds[{chi[0]}] is a chi, and {without} have no chi")
+        return _illegal(f"melds[{chi[0]}] is a chi, and {_rules_without(rules, 'chi')} have no chi")
     before = (win.winner - 1) % 4
     wrong = [n for n in chi if win.melds[n].source not in (None, before)]  # no from: the seat before
     if wrong:  # docs/RULES.md 4.2: only the next player may chi
@@ -233,6 +232,12 @@ def rules_json(rules: RuleSet | str) -> str | dict:
     rules = get_rules(rules)
     diff = preset_diff(rules, SCORE_RULE_FIELDS)
     return {"name": rules.name, **diff} if diff else rules.name
+
+
+def _rules_without(rules: RuleSet, field: str) -> str:
+    """The rules named in a refusal for lacking ``field``: the preset, and the field where the line turned it off
+    (``rules 'beijing' with shaozhuang=false``), so that a preset that has it is never said to lack it."""
+    return f"rules {rules.name!r}" + (f" with {field}=false" if preset_diff(rules, [field]) else "")
 
 
 def _illegal(reason: str) -> dict:
@@ -289,19 +294,19 @@ def parse_input(obj) -> Win:
 
     rounds = _int(obj.get("shaozhuang_rounds", 0), "shaozhuang_rounds", 0, MAX_SHAOZHUANG_ROUNDS, default=0)
     if rounds and not rules.shaozhuang:
-        raise InputError(f"shaozhuang_rounds: rules {rules.name!r} have no 烧庄")
+        raise InputError(f"shaozhuang_rounds: {_rules_without(rules, 'shaozhuang')} have no 烧庄")
     hubao = _hubao(obj.get("hubao"))
     if hubao and not rules.hubao:
-        raise InputError(f"hubao: rules {rules.name!r} have no 互包")
+        raise InputError(f"hubao: {_rules_without(rules, 'hubao')} have no 互包")
     flowers = _int(obj.get("flowers", 0), "flowers", 0, MAX_FLOWERS, default=0)
     if flowers and not rules.flowers:
-        raise InputError(f"flowers: rules {rules.name!r} have no flowers")
+        raise InputError(f"flowers: {_rules_without(rules, 'flowers')} have no flowers")
     ting = obj.get("ting", False)
     ting = False if ting is None else ting
     if type(ting) is not bool:
         raise InputError(f"ting must be true or false, got {short(ting)}")
     if ting and not rules.ting:
-        raise InputError(f"ting: rules {rules.name!r} have no 报听")
+        raise InputError(f"ting: {_rules_without(rules, 'ting')} have no 报听")
     base = _int(obj.get("base", rules.base), "base", 1, MAX_BASE, default=rules.base)
 
     return Win(rules=rules, hand=tuple(sorted(hand)), win_tile=win_tile[0], melds=melds, winner=winner,
@@ -411,7 +416,7 @@ def _hui(obj: dict, rules: RuleSet) -> tuple[int | None, int | None]:
                              f"(its 惠牌 is {CODES[ind]})")
         hui = ind
     if hui is not None and not rules.hui:
-        raise InputError(f"hui / indicator: rules {rules.name!r} have no 惠牌")
+        raise InputError(f"hui / indicator: {_rules_without(rules, 'hui')} have no 惠牌")
     return hui, indicator
 
 

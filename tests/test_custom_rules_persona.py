@@ -25,6 +25,7 @@ from agents.networks import CheckpointError, NetworkAgent, PolicyValueNet, load_
 from mj_env import actions as A
 from mj_env.records import replay, rules_of
 from mj_env.rules import RuleError, RuleSet, UnknownRuleField, get_rules, rules_label
+from mj_env.score import answer
 
 NO_CHI_NO_SZ = get_rules("beijing", chi=False, shaozhuang=False)
 
@@ -110,3 +111,17 @@ def test_a_rule_set_is_plain_data_equal_by_its_fields_and_goes_through_every_way
     vec.close()
     with pytest.raises(RuleError, match="'ting'"):  # 报听 is quemen's alone (no 'beijing without 报听' to ask for)
         get_rules("beijing", ting=True)
+
+
+@pytest.mark.parametrize("field, line, words", [
+    ("shaozhuang", {"shaozhuang_rounds": 1}, "shaozhuang_rounds: rules 'beijing' with shaozhuang=false have no 烧庄"),
+    ("hubao", {"hubao": [[1, 2]]}, "hubao: rules 'beijing' with hubao=false have no 互包"),
+    ("hui", {"hui": "9s"}, "hui / indicator: rules 'beijing' with hui=false have no 惠牌")])
+def test_the_calculator_says_which_field_a_rule_set_of_ones_own_turned_off(field, line, words):
+    # python -m mj_env.score: beijing has 烧庄, 互包 and 惠牌; the line's own rules turned one off, and the error
+    # said "rules 'beijing' have no 烧庄"
+    obj = {"rules": {"name": "beijing", field: False}, "hand": "111m999p222s5z", "win_tile": "5z",
+           "melds": [{"type": "pong", "tiles": "777s", "from": 2}], **line}
+    assert answer(json.dumps(obj)) == {"error": words}
+    assert answer(json.dumps({**obj, "rules": "hebei"}))["error"] == words.replace(f"'beijing' with {field}=false",
+                                                                                 "'hebei'")  # a preset as before
