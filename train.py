@@ -110,6 +110,7 @@ from mj_env.baselines import AgentError, make_baseline
 from mj_env.engine import MAX_TABLES
 from mj_env.features import FEATURES_NAME
 from mj_env.lines import guard_output, utf8_text
+from mj_env.rules import get_rules, rules_label
 from mj_env.vector import MahjongVectorEnv
 
 # A float or "none" on the command line, in any case (tyro by itself takes only "None").
@@ -1145,9 +1146,10 @@ def main(argv: list[str] | None = None) -> dict:
     if args.init_from is not None:  # checked in parse_args: the network is the checkpoint's, no cloning
         start_model, start_meta = load_checkpoint(init_checkpoint(args))
         args = dataclasses.replace(args, **flags_of_network(start_model.config), bc_steps=0)
-        trained_for = start_meta.get("rules")
+        trained_for = start_meta.get("rules")  # a preset's name, or a rule set of one's own (its object form)
         if trained_for is not None and trained_for != args.rules:  # allowed: the planes are the same for all
-            print(f"note: --init-from {args.init_from} was trained under {trained_for}; this run trains it under "
+            print(f"note: --init-from {args.init_from} was trained under {rules_label(get_rules(trained_for))}; "
+                  "this run trains it under "
                   f"{args.rules}", flush=True)
     device = torch.device(args.device)
     steps_per_update = args.num_envs * args.num_steps

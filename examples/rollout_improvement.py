@@ -57,7 +57,7 @@ from agents.rollouts import labelled_play
 from mj_env.baselines import AgentError, RuleBasedAgent
 from mj_env.engine import MAX_TABLES
 from mj_env.lines import guard_output
-from mj_env.rules import PRESETS
+from mj_env.rules import PRESETS, get_rules, rules_label
 
 CLONE = "rollout_improvement_clone"
 """The run (``runs/<CLONE>/``) that train.py writes the starting clone to when no --checkpoint is given."""
@@ -151,9 +151,10 @@ def main(argv=None) -> int:
             model, meta = load_checkpoint(args.checkpoint)
         except CheckpointError as e:  # missing, not a checkpoint, another format: one line, exit 2
             p.error(f"--checkpoint: {e}")
-        trained_for = meta.get("rules")
+        trained_for = meta.get("rules")  # a preset's name, or a rule set of one's own (its object form)
         if trained_for is not None and trained_for != args.rules:  # allowed (the same planes): a note, as train.py's
-            print(f"note: --checkpoint {args.checkpoint} was trained under {trained_for}; this run labels, trains "
+            print(f"note: --checkpoint {args.checkpoint} was trained under {rules_label(get_rules(trained_for))}; "
+                  "this run labels, trains "
                   f"and plays it under {args.rules} (--rules)", flush=True)
     else:
         import train

@@ -21,7 +21,6 @@ import pytest
 import mj_env
 from agents import arena
 from agents.base import RulesMismatchWarning
-from agents.networks import CheckpointError, NetworkAgent, PolicyValueNet, load_checkpoint, save_checkpoint
 from mj_env import actions as A
 from mj_env.records import replay, rules_of
 from mj_env.rules import RuleError, RuleSet, UnknownRuleField, get_rules, rules_label
@@ -77,6 +76,15 @@ def test_a_misspelt_rule_field_names_the_field_meant():
 
 
 def test_a_checkpoint_records_a_rule_set_of_ones_own_and_says_so_when_played_under_another(tmp_path):
+    pytest.importorskip("torch")
+    from agents.networks import (
+        CheckpointError,
+        NetworkAgent,
+        PolicyValueNet,
+        load_checkpoint,
+        save_checkpoint,
+    )
+
     custom = get_rules("quemen", lack_suit=False, ting=False)
     path = save_checkpoint(tmp_path / "m.pt", PolicyValueNet(hidden=(8,)), rules=custom)
     _, meta = load_checkpoint(path)
@@ -125,3 +133,18 @@ def test_the_calculator_says_which_field_a_rule_set_of_ones_own_turned_off(field
     assert answer(json.dumps(obj)) == {"error": words}
     assert answer(json.dumps({**obj, "rules": "hebei"}))["error"] == words.replace(f"'beijing' with {field}=false",
                                                                                  "'hebei'")  # a preset as before
+
+
+def test_train_init_from_a_checkpoint_of_a_rule_set_of_ones_own_names_it(tmp_path, monkeypatch, capsys):
+    """train.py's note printed the stored object form raw ("trained under {'name': 'beijing', 'chi': False}")."""
+    pytest.importorskip("torch")
+    import train
+    from agents.networks import PolicyValueNet, save_checkpoint
+
+    path = save_checkpoint(tmp_path / "m.pt", PolicyValueNet(hidden=(8,)), rules={"name": "beijing", "chi": False})
+    monkeypatch.chdir(tmp_path)
+    train.main(["--init-from", str(path), "--exp-name", "ft", "--total-steps", "512", "--num-envs", "16",
+                "--num-steps", "32", "--eval-every", "0", "--final-eval-hands", "0", "--threads", "1",
+                "--no-progress", "--no-eval-pretrained"])
+    out = capsys.readouterr().out
+    assert f"note: --init-from {path} was trained under beijing with chi=False; this run trains it under beijing" in out
