@@ -44,8 +44,10 @@ covers the four seat offsets (or, for ``COL_HUBAO``, offsets 1-3).
     25      COL_CLAIM_CATEGORY     claim window: the category of a claim already accepted on this tile
                                    and waiting for the seats asked first (1 pong/kong, 2 chi: only
                                    better claims are offered now); 1 also once a co-winner accepted a
-                                   win (several winners: only win is offered); 3 none, and whenever
-                                   no seat is asked about a tile (own turn)
+                                   win (several winners: only win is offered); shown to the seat
+                                   asked only (another seat's claim not yet carried out is hidden
+                                   from the seats not asked); 3 none, for a seat not asked, and
+                                   whenever no seat is asked about a tile (own turn)
     26-29   COL_CLAIMED_BY_SELF    discards self claimed from offset 0-3
     30-33   COL_CLAIMED_FROM_SELF  discards offset 0-3 claimed from self
 
@@ -59,6 +61,8 @@ chi rules (beijing), that the next seat holds two tiles of a run with it (with `
 and 惠牌 to fill in). A rob window (``COL_PHASE`` 2,
 the added kong's tile in ``P_CLAIM``; docs/RULES.md 4.4) opens likewise only when some seat may win on
 that tile, so it tells that some seat waits on it. A seat's own decisions are never told more than that.
+The seat asked learns from its mask and ``COL_CLAIM_CATEGORY`` that a claim it could beat is pending (the
+rules ask it for better claims only); the seats not asked are not told of that claim until it is carried out.
 
 In the v2 layout (``mj_env.features``) the tiles a seat has seen are its hand, every meld, every
 river and the indicator; the tile of an added kong being robbed (``P_CLAIM`` in a rob window) is the
@@ -188,7 +192,7 @@ def observe(rules: RuleSet, st: GameState, idx=None, seats=None, out=None) -> np
     sc[:, COL_TING] = np.take(st.ting.reshape(-1), flat)
     sc[:, COL_FLOWERS] = np.take(st.flowers.reshape(-1), flat)
     sc[:, COL_FIRST_TURN] = (seat_rows(st.n_discards, idx, seats) == 0) & ~st.any_meld[idx]
-    sc[:, COL_CLAIM_CATEGORY] = np.where(asking, st.pend_cat[idx], NO_CATEGORY)
+    sc[:, COL_CLAIM_CATEGORY] = np.where(asking & (st.to_act[idx] == seats), st.pend_cat[idx], NO_CATEGORY)
     sc[:, COL_CLAIMED_BY_SELF] = by_self
     sc[:, COL_CLAIMED_FROM_SELF] = from_self
     return obs
@@ -238,7 +242,7 @@ def observe_one(rules: RuleSet, st: GameState, b: int, seat: int) -> np.ndarray:
     sc[COL_SZ_ROUNDS] = st.sz_rounds[b]
     sc[COL_SZ_ALIVE] = st.sz_alive[b]
     sc[COL_FIRST_TURN] = st.n_discards[b, seat] == 0 and not st.any_meld[b]
-    sc[COL_CLAIM_CATEGORY] = st.pend_cat[b] if asking else NO_CATEGORY
+    sc[COL_CLAIM_CATEGORY] = st.pend_cat[b] if asking and int(st.to_act[b]) == seat else NO_CATEGORY
     return o
 
 

@@ -26,7 +26,7 @@ from mj_env.determinize import redeal, shuffle_wall
 from mj_env.engine import Engine
 from mj_env.features import in_layout
 from mj_env.single_agent import MahjongSingleAgentVectorEnv
-from mj_env.state import CLAIM, END, ROB, TURN
+from mj_env.state import CLAIM, END, NO_CATEGORY, ROB, TURN
 from mj_env.tiles import CODES
 from mj_env.vector import MahjongVectorEnv
 
@@ -103,6 +103,38 @@ def _aec(rules: str, wall, dealer: int = 0, obs: str = "v1"):
 def _seen_by(e, agent: str) -> tuple:
     o = e.observe(agent)
     return o["observation"].tobytes(), o["action_mask"].tobytes()
+
+
+@pytest.mark.parametrize("window", ["discard", "rob"])
+def test_a_claim_accepted_but_not_carried_out_is_hidden_from_the_seats_not_asked(window):
+    """hebei, several winners (docs/RULES.md 4.2, 4.4): seats 2 and 3 both wait on 5m. Seat 2 is asked first about
+    the dealer's 5m (and later about seat 1's added kong of 5m); whether it accepted the win or passed, seat 3 is
+    asked next. The seat asked is told a win is pending (COL_CLAIM_CATEGORY 1: only win is offered), but the seats
+    not asked (the discarder or declarer, and the fourth seat) were told it too: another seat's claim before it is
+    resolved. Now only the asked seat's planes hold it."""
+    from scenario_helpers import HEBEI, TWO_ROBBERS, TWO_ROBBERS_MOVES
+    from walls import build_wall
+
+    wall = build_wall(HEBEI, **TWO_ROBBERS)
+    moves = TWO_ROBBERS_MOVES[:1] if window == "discard" else TWO_ROBBERS_MOVES
+    games = {}
+    for choice in ("win", "pass"):
+        e = _aec("hebei", wall, obs="v2")
+        for seat, move in moves:
+            assert e.agent_selection == f"player_{seat}"
+            e.step(A.index(move))
+        assert e.agent_selection == "player_2"
+        e.step(A.index(choice))
+        assert e.agent_selection == "player_3"
+        games[choice] = e
+    won, passed = games["win"], games["pass"]
+    for agent in ("player_0", "player_1"):          # not asked: the same view whatever seat 2 chose
+        assert _seen_by(won, agent) == _seen_by(passed, agent), agent
+        assert won.observe(agent)["observation"][O.P_SCALARS, O.COL_CLAIM_CATEGORY] == NO_CATEGORY
+    assert np.array_equal(won.state()[:2], passed.state()[:2])
+    asked = won.observe("player_3")["observation"][O.P_SCALARS]
+    assert asked[O.COL_CLAIM_CATEGORY] == 1 and asked[O.COL_PHASE] == (1 if window == "discard" else 2)
+    assert passed.observe("player_3")["observation"][O.P_SCALARS, O.COL_CLAIM_CATEGORY] == NO_CATEGORY
 
 
 def _pairs(rules: str, n: int = 12, seed: int = 5, limit: int = 90, every: int = 15):
