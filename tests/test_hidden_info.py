@@ -33,9 +33,9 @@ from mj_env.vector import MahjongVectorEnv
 RULES = ("beijing", "hebei", "quemen")
 
 
-def _positions(rules: str, tables: int = 24, seed: int = 0, limit: int = 160, every: int = 8):
+def _positions(rules: str, tables: int = 24, seed: int = 0, limit: int = 160, every: int = 8, **overrides):
     """(engine copy, live tables) at every ``every``-th step of ``limit`` steps of rule-agent play."""
-    eng = Engine(rules, num_tables=tables, seed=seed)
+    eng = Engine(rules, num_tables=tables, seed=seed, **overrides)
     eng.reset()
     for step, live in enumerate(rule_agent_play(eng, seed, limit)):
         if step % every == 0 and len(live):
@@ -56,14 +56,15 @@ def _view(rules, eng: Engine, b: int, seat: int) -> tuple:
     return one.tobytes(), v2.tobytes(), mask.tobytes(), why
 
 
-@pytest.mark.parametrize("rules", RULES)
-def test_engine_views_do_not_depend_on_hidden_tiles(rules):
+@pytest.mark.parametrize(("rules", "overrides"), [(r, {}) for r in RULES] + [("beijing", {"hui_wild_in_melds": True})],
+                         ids=[*RULES, "beijing-hui_wild_in_melds"])
+def test_engine_views_do_not_depend_on_hidden_tiles(rules, overrides):
     """At positions of rule-agent play: the undrawn wall put in another order changes no seat's view; the tiles
     the seat to act cannot see dealt afresh change nothing it is shown; on a turn, the same for each seat not to
     act (its view while another seat plays)."""
     pairs = {"shuffled": 0, "acting": 0, "watching": 0}
     phases = set()
-    for eng, live in _positions(rules, tables=12, limit=150, every=10):
+    for eng, live in _positions(rules, tables=12, limit=150, every=10, **overrides):
         rl = eng.rules
         st = eng.state
         shuffled = eng.clone()
