@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import reprlib
 import sys
+import unicodedata
 
 _REPR = reprlib.Repr()  # (Python 3.11's Repr takes no keywords)
 _REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict, _REPR.maxset = 3, 4, 4, 4, 4
@@ -27,12 +28,26 @@ def _huge(value) -> str | None:
 
 def printable(text: str) -> str:
     """``text`` with each character that ``str.isprintable`` rejects written as its backslash escape (as ``repr``
-    writes it: ``\\x1b``, ``\\n``, ``\\u202e``, ``\\ud800``), others (惠牌, accents) as they are: for text from
+    writes it: ``\\x1b``, ``\\n``, ``\\u202e``, ``\\ud800``), others (惠牌, accents, emoji, and the spaces
+    and joiners of ``_shown_as_is``: an ideographic space, an emoji family) as they are: for text from
     a file (a record's player names, a checkpoint's names, a CSV header) shown on a terminal, where an escape
     sequence would recolour, clear or retitle it, a carriage return overwrite the line, a bidi override reverse it."""
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return "".join(c if c.isprintable() or _shown_as_is(c) else repr(c)[1:-1] for c in text)
+
+
+_JOINERS = frozenset("\u200c\u200d")
+"""Zero-width non-joiner and joiner: format characters that ``isprintable`` rejects but that steer no terminal;
+the joiner holds an emoji sequence together (a family, a rainbow flag), the non-joiner a Persian or Hindi word."""
+
+
+def _shown_as_is(c: str) -> bool:
+    """A character ``str.isprintable`` rejects that ``printable`` keeps: a space of another width (the
+    ideographic space of Chinese text U+3000, a no-break space: category Zs) or a joiner (``_JOINERS``). Neither
+    moves the cursor, changes colours or reorders a line; bidi controls, line and paragraph separators, control
+    characters and the other invisible format characters are still escaped."""
+    return c in _JOINERS or unicodedata.category(c) == "Zs"
 
 
 def shown(value, limit: int = 40) -> str:
