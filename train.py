@@ -981,18 +981,29 @@ class RunLog:
         except BlockingIOError:  # an --overwrite run took the new directory between the mkdir and here
             raise RunDirTaken(f"--exp-name: {self.dir}/ was taken by another run started at the same time; choose "
                               "another --exp-name") from None
-        self.ckpt_dir = self.dir / "checkpoints"
-        self.ckpt_dir.mkdir()
-        self.writer = SummaryWriter(str(self.dir))
-        # (a path that is not UTF-8, --init-from caf\xe9.pt, with \xe9 escapes: TensorBoard and JSON take UTF-8 only)
-        shown = {k: utf8_text(v) for k, v in dataclasses.asdict(args).items()}
-        table = "\n".join(f"|{k}|{v}|" for k, v in shown.items())
-        self.writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + table)
-        (self.dir / "args.json").write_text(arena.json_text(shown) + "\n", encoding="utf-8")
-        self.csv_file = open(self.dir / "progress.csv", "w", newline="", encoding="utf-8")  # noqa: SIM115 (closed in end_training)
-        self.csv: csv.DictWriter | None = None
-        self.bar = tqdm(total=num_updates, unit="update", desc=args.exp_name, disable=not args.progress,
-                        dynamic_ncols=True)
+        opened: list = []  # what to close should the rest fail
+        try:  # no RunLog is made if this fails (a full disk, Ctrl-C): let go here of what was opened, the lock too
+            self.ckpt_dir = self.dir / "checkpoints"
+            self.ckpt_dir.mkdir()
+            self.writer = SummaryWriter(str(self.dir))
+            opened.append(self.writer)
+            # (a path that is not UTF-8, --init-from caf\xe9.pt, with \xe9 escapes: TensorBoard and JSON take UTF-8 only)
+            shown = {k: utf8_text(v) for k, v in dataclasses.asdict(args).items()}
+            table = "\n".join(f"|{k}|{v}|" for k, v in shown.items())
+            self.writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + table)
+            (self.dir / "args.json").write_text(arena.json_text(shown) + "\n", encoding="utf-8")
+            self.csv_file = open(self.dir / "progress.csv", "w", newline="", encoding="utf-8")  # noqa: SIM115 (closed in end_training)
+            opened.append(self.csv_file)
+            self.csv: csv.DictWriter | None = None
+            self.bar = tqdm(total=num_updates, unit="update", desc=args.exp_name, disable=not args.progress,
+                            dynamic_ncols=True)
+        except BaseException:
+            for thing in reversed(opened):
+                thing.close()
+            if self.lock is not None:
+                os.close(self.lock)
+                self.lock = None
+            raise
         self.last_update, self.last_global_step = 0, 0  # the last update logged (what an interrupted run did)
 
     def update(self, row: dict, global_step: int, evaluated: bool, last_eval: dict) -> None:

@@ -1,6 +1,10 @@
 """Review of the changes of 2026-12-06 (9ef4348..147a435): what they got wrong, each pinned by a test that failed
 before its fix."""
 
+import sys
+import threading
+from pathlib import Path
+
 import pytest
 
 from mj_env.messages import printable
@@ -21,3 +25,39 @@ def test_printable_keeps_spaces_and_joiners_of_ordinary_text(text):
 ])
 def test_printable_still_escapes_what_steers_or_hides(text, shown):
     assert printable(text) == shown
+
+
+needs_flock = pytest.mark.skipif(sys.platform == "win32", reason="the run's lock is flock, which Windows lacks")
+TINY = ["--num-envs", "16", "--num-steps", "32", "--bc-steps", "0", "--eval-every", "0", "--hidden", "32",
+        "--arch", "mlp", "--obs", "v1", "--threads", "1", "--no-progress", "--no-eval-pretrained"]
+
+
+@needs_flock
+@pytest.mark.parametrize("fails", ["SummaryWriter", "tqdm"])
+def test_a_run_whose_log_cannot_be_set_up_lets_go_of_its_lock(tmp_path, monkeypatch, fails):
+    """train.RunLog took the run directory's lock and then made the checkpoints folder, TensorBoard's writer,
+    args.json, progress.csv and the bar: when one of those failed (a full disk, Ctrl-C there) no RunLog was made
+    and main's finally had nothing to release, so the lock stayed held as long as the process lived (a notebook:
+    the same name with --overwrite was then refused as a run "still running"), and a made writer's thread ran on."""
+    pytest.importorskip("torch")
+    import train
+
+    monkeypatch.chdir(tmp_path)
+    real = getattr(train, fails)
+    made = []
+
+    def failing(*a, **k):
+        if fails == "tqdm":  # the writer is made before the bar: it must be closed too
+            made.append(1)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(train, fails, failing)
+    threads = set(threading.enumerate())
+    with pytest.raises(OSError, match="No space left"):
+        train.main(["--exp-name", "nospace", "--total-steps", "512", "--final-eval-hands", "0", *TINY])
+    assert train.run_in_use(Path("runs") / "nospace") is None
+    assert [t for t in threading.enumerate() if t not in threads and t.is_alive()] == []
+    monkeypatch.setattr(train, fails, real)
+    result = train.main(["--exp-name", "nospace", "--overwrite", "--total-steps", "512", "--final-eval-hands", "0",
+                         *TINY])
+    assert result["updates"] == 1
