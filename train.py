@@ -1158,7 +1158,8 @@ def main(argv: list[str] | None = None) -> dict:
         start_model, start_meta = load_checkpoint(init_checkpoint(args))
         args = dataclasses.replace(args, **flags_of_network(start_model.config), bc_steps=0)
         trained_for = start_meta.get("rules")  # a preset's name, or a rule set of one's own (its object form)
-        if trained_for is not None and trained_for != args.rules:  # allowed: the planes are the same for all
+        if trained_for is not None and get_rules(trained_for) != get_rules(args.rules):  # allowed: the planes are
+            # the same for all (compared as rule sets: an object form may name the preset itself)
             print(f"note: --init-from {args.init_from} was trained under {rules_label(get_rules(trained_for))}; "
                   "this run trains it under "
                   f"{args.rules}", flush=True)

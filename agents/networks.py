@@ -446,8 +446,14 @@ def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
     if problem:
         raise CheckpointError(f"not saved: {problem}")
     path = Path(path)
-    if isinstance(meta.get("rules"), RuleSet):  # the rule set trained under, as a record writes it (a preset's
-        meta = {**meta, "rules": rules_json(meta["rules"])}  # name, or its object form with the fields changed)
+    rules = meta.get("rules")
+    if isinstance(rules, dict):  # an object form: as the RuleSet it names (a bad one is refused below, by name)
+        try:
+            rules = get_rules(rules)
+        except (RuleError, TypeError):
+            pass
+    if isinstance(rules, RuleSet):  # the rule set trained under, as a record writes it (a preset's name, or its
+        meta = {**meta, "rules": rules_json(rules)}  # object form with only the fields changed from the preset)
     payload = {
         "format": CHECKPOINT_FORMAT,
         "obs_name": obs_layout(model),
