@@ -407,8 +407,8 @@ def init_problem(args: Args, given: frozenset[str] = frozenset()) -> str | None:
 
 
 def lock_run_dir(run: Path) -> int | None:
-    """Lock the directory ``run`` for as long as this process holds the returned descriptor (``flock``, taken
-    without waiting), so that another run's ``--overwrite`` cannot delete it while this run writes there: two runs
+    """Lock the directory ``run`` until ``unlock_run_dir`` (or the process's end) on the returned descriptor (``flock``,
+    taken without waiting), so that another run's ``--overwrite`` cannot delete it while this run writes there: two runs
     of one name then mixed their files (the second's args.json and progress.csv beside the first's checkpoints and
     final_eval.json). None where there is no ``flock`` (Windows) or the file system has no locks; ``BlockingIOError``
     where a running train.py holds it."""
@@ -426,6 +426,18 @@ def lock_run_dir(run: Path) -> int | None:
         os.close(fd)
         return None
     return fd
+
+
+def unlock_run_dir(fd: int) -> None:
+    """Let go of ``lock_run_dir``'s lock and close its descriptor. Unlocked first: a flock belongs to the open file
+    description, which a child forked during the run (a plugin's worker process) shares, so closing this
+    process's copy alone kept the directory locked, "still running" to ``--overwrite``, as long as that child lived."""
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def run_in_use(run: Path) -> str | None:
@@ -1001,7 +1013,7 @@ class RunLog:
             for thing in reversed(opened):
                 thing.close()
             if self.lock is not None:
-                os.close(self.lock)
+                unlock_run_dir(self.lock)
                 self.lock = None
             raise
         self.last_update, self.last_global_step = 0, 0  # the last update logged (what an interrupted run did)
@@ -1043,8 +1055,8 @@ class RunLog:
         self.end_training()
         self.writer.close()
         if self.lock is not None:
-            os.close(self.lock)
-            self.lock = None
+            lock, self.lock = self.lock, None
+            unlock_run_dir(lock)
 
 
 # --------------------------------------------------------------------------- training

@@ -1,6 +1,7 @@
 """Review of the changes of 2026-12-06 (9ef4348..147a435): what they got wrong, each pinned by a test that failed
 before its fix."""
 
+import os
 import sys
 import threading
 from pathlib import Path
@@ -95,3 +96,30 @@ def test_train_init_from_a_checkpoint_of_its_own_rule_set_given_as_an_object_say
                 "--num-steps", "32", "--eval-every", "0", "--final-eval-hands", "0", "--threads", "1",
                 "--no-progress", "--no-eval-pretrained"])
     assert "was trained under" not in capsys.readouterr().out
+
+
+@needs_flock
+def test_a_run_lets_go_of_its_lock_even_where_a_forked_child_holds_its_descriptor(tmp_path, monkeypatch):
+    """The lock is flock's, on the open file description: a child forked during the run (an opponent or a plugin
+    that starts a worker process) holds a copy of the descriptor, and closing the run's own copy let go of
+    nothing while that child lived, so --overwrite of the finished run was refused as "still running". The run
+    now unlocks (LOCK_UN) before it closes. A dup stands for the child's copy."""
+    pytest.importorskip("torch")
+    import train
+
+    monkeypatch.chdir(tmp_path)
+    real, copies = train.lock_run_dir, []
+
+    def forked(run):
+        fd = real(run)
+        copies.append(os.dup(fd))  # what fork() gives a child: the same open file description
+        return fd
+
+    monkeypatch.setattr(train, "lock_run_dir", forked)
+    try:
+        train.main(["--exp-name", "forked", "--total-steps", "512", "--final-eval-hands", "0", *TINY])
+        monkeypatch.setattr(train, "lock_run_dir", real)
+        assert train.run_in_use(Path("runs") / "forked") is None
+    finally:
+        for fd in copies:
+            os.close(fd)
