@@ -152,7 +152,8 @@ def main(argv=None) -> int:
         except CheckpointError as e:  # missing, not a checkpoint, another format: one line, exit 2
             p.error(f"--checkpoint: {e}")
         trained_for = meta.get("rules")  # a preset's name, or a rule set of one's own (its object form)
-        if trained_for is not None and trained_for != args.rules:  # allowed (the same planes): a note, as train.py's
+        # allowed (the same planes): a note, as train.py's; compared as rule sets (an object form may be the preset)
+        if trained_for is not None and get_rules(trained_for) != get_rules(args.rules):
             print(f"note: --checkpoint {args.checkpoint} was trained under {rules_label(get_rules(trained_for))}; "
                   "this run labels, trains "
                   f"and plays it under {args.rules} (--rules)", flush=True)
