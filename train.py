@@ -410,13 +410,16 @@ def lock_run_dir(run: Path) -> int | None:
     """Lock the directory ``run`` until ``unlock_run_dir`` (or the process's end) on the returned descriptor (``flock``,
     taken without waiting), so that another run's ``--overwrite`` cannot delete it while this run writes there: two runs
     of one name then mixed their files (the second's args.json and progress.csv beside the first's checkpoints and
-    final_eval.json). None where there is no ``flock`` (Windows) or the file system has no locks; ``BlockingIOError``
-    where a running train.py holds it."""
+    final_eval.json). None where there is no ``flock`` (Windows), the file system has no locks or the directory cannot
+    be opened; ``BlockingIOError`` where a running train.py holds it."""
     try:
         import fcntl
     except ImportError:
         return None
-    fd = os.open(run, os.O_RDONLY)
+    try:
+        fd = os.open(run, os.O_RDONLY)
+    except OSError:  # a directory this process cannot open for reading (an odd umask): written unguarded
+        return None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -143,3 +143,16 @@ def test_rollout_improvement_compares_a_checkpoints_rule_set_as_a_rule_set(tmp_p
     with pytest.raises(Reached):
         module.main(["--checkpoint", str(path)])
     assert "note:" not in capsys.readouterr().out
+
+
+def test_a_run_directory_that_cannot_be_opened_is_written_unguarded_not_a_traceback(tmp_path, monkeypatch):
+    """lock_run_dir caught a failed flock (no locks: None) but not a failed open of the directory, which ended
+    RunLog's set-up in a traceback."""
+    pytest.importorskip("torch")
+    import train
+
+    def refused(*a, **k):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(train.os, "open", refused)
+    assert train.lock_run_dir(tmp_path) is None
