@@ -110,7 +110,7 @@ from agents.plot_text import drawable, rc
 from agents.pretrained import DATA, is_pretrained_spec
 from mj_env.baselines import BASELINES, AgentError, agent_actions, warn_rules_mismatch
 from mj_env.engine import Engine
-from mj_env.lines import guard_output, utf8_text
+from mj_env.lines import HugeInt, guard_output, load_json, parse_json_int, utf8_text
 from mj_env.messages import brief, shown
 from mj_env.observation import observe
 from mj_env.records import hand_record, rules_json
@@ -276,6 +276,51 @@ def _checked_rules(rules) -> RuleSet:
         raise ValueError(f"the duplicate arena plays one hand per wall: rules with hands_per_episode="
                          f"{rules.hands_per_episode} are not for it (use hands_per_episode=1)")
     return rules
+
+
+RULES_HELP = ("rule set: a preset, beijing (default), hebei or quemen, or one of one's own as a JSON object of a preset "
+              "and the fields changed (the fields of mj_env.rules.RuleSet, as a hand record writes them), e.g. "
+              "'{\"name\": \"beijing\", \"chi\": false}'")
+"""The ``--rules`` help of the arena and train.py (``rules_option``)."""
+
+
+def rules_option(text: str) -> RuleSet:
+    """The rule set a ``--rules`` value names (the arena's, train.py's): a preset's name, or the object form of
+    docs/INTERFACES.md 1, ``{"name": preset, field: value, ...}``, as JSON text, read as the calculator reads a line
+    (a key given twice, NaN or a number too long to be a field are refused) and made by ``get_rules``. A
+    ``RuleError`` (a ValueError) names what is wrong: the JSON, the field (a misspelt one with the name meant), its
+    value."""
+    if not isinstance(text, str):
+        return get_rules(text)  # a RuleSet, or an object form, given in Python
+    if not text.lstrip().startswith("{"):
+        try:
+            return get_rules(text)
+        except RuleError as e:
+            raise RuleError(f"{e}, or a rule set of one's own as a JSON object: "
+                            f"'{{\"name\": \"beijing\", \"chi\": false}}'") from None
+    try:
+        obj = load_json(text, parse_int=parse_json_int, parse_constant=_not_a_number)
+    except json.JSONDecodeError as e:
+        raise RuleError(f"bad JSON: {e.msg.removesuffix(' at')} at column {e.colno}") from None
+    except ValueError as e:  # a key given twice (KeyGivenTwice), NaN or Infinity
+        raise RuleError(f"{e}") from None
+    huge = [k for k, v in obj.items() if isinstance(v, HugeInt)]
+    if huge:  # (an int of thousands of digits, which Python would refuse to convert): out of any field's range
+        raise RuleError(f"rule field {huge[0]!r} must be an integer in its range (mj_env.rules), "
+                        f"got {brief(obj[huge[0]])}")
+    return get_rules(obj)
+
+
+def _not_a_number(name: str):
+    raise RuleError(f"bad JSON: {name} is not a JSON number")
+
+
+def rules_argument(text: str) -> RuleSet:
+    """``rules_option`` as an argparse ``type``: its error the flag's message (``argument --rules: ...``)."""
+    try:
+        return rules_option(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _check_output(name: str, value) -> None:
@@ -759,9 +804,9 @@ def check_args(args: argparse.Namespace) -> list[str]:
                          f"{other_plugins()} or "
                          "the path of a checkpoint (PATH, PATH:greedy or PATH:sample)")
     check_run(len(specs), args.hands, args.batch, args.seed, names=("--hands", "--batch", "--seed"))
-    try:
-        get_rules(args.rules)
-    except ValueError as e:  # a RuleError names the presets
+    try:  # (parsed by main's argparse already; an argparse.Namespace built in Python may hold the text)
+        args.rules = _checked_rules(rules_option(args.rules))
+    except ValueError as e:  # a RuleError names the presets, the field and its value
         raise ValueError(f"--rules: {e}") from None
     if any(s not in BASELINES for s in specs):  # only network agents use the device
         problem = _device_problem(args.device)
@@ -850,7 +895,7 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"walls to deal (1 to {MAX_WALLS:,}; default 400); each is played in every seating")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the walls and of the agents' randomness (0 to 2**32 - 1; default 0)")
-    p.add_argument("--rules", default="beijing", help="rule-set preset: beijing (default), hebei or quemen")
+    p.add_argument("--rules", default="beijing", type=rules_argument, help=RULES_HELP)
     p.add_argument("--batch", type=int, default=128,
                    help=f"walls played at once, 1 to {MAX_BATCH:,} (default 128; times the seatings = tables); part of the "
                         "recipe: the same seed and batch repeat a run exactly (train.py's evaluations: 256)")
