@@ -57,6 +57,8 @@ from __future__ import annotations
 import copy
 import csv
 import dataclasses
+import functools
+import json
 import math
 import os
 import random
@@ -67,6 +69,7 @@ import signal
 import sys
 import time
 import typing
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
@@ -88,6 +91,7 @@ except ImportError as e:  # run without the train extra: say what installs it (i
                      "the README says where its CPU wheel is)") from None
 
 from agents import arena
+from agents.base import RulesMismatchWarning
 from agents.networks import (
     LAYOUTS,
     NetworkAgent,
@@ -110,7 +114,8 @@ from mj_env.baselines import AgentError, make_baseline
 from mj_env.engine import MAX_TABLES
 from mj_env.features import FEATURES_NAME
 from mj_env.lines import guard_output, utf8_text
-from mj_env.rules import get_rules, rules_label
+from mj_env.records import rules_json
+from mj_env.rules import RuleSet, get_rules, rules_label
 from mj_env.vector import MahjongVectorEnv
 
 # A float or "none" on the command line, in any case (tyro by itself takes only "None").
@@ -135,7 +140,8 @@ class Args:
     """torch CPU threads for the PPO update (acting uses one: small batches, the env runs alongside); one is as
     fast as two on a quiet 2-core machine and ten times faster when another process holds a core (measured)"""
     rules: str = "beijing"
-    """rule-set preset: beijing, hebei or quemen"""
+    """rule set: a preset, beijing, hebei or quemen, or one of one's own as a JSON object of a preset and the fields
+    changed (the fields of mj_env.rules.RuleSet), e.g. '{"name": "beijing", "chi": false}'; the checkpoints store it"""
 
     # algorithm
     total_steps: int = 5_000_000
@@ -267,6 +273,19 @@ WINDOWS_DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$",
 which Windows reads as digits there (as Python 3.13's ``ntpath.isreserved`` lists them)."""
 
 
+@functools.lru_cache(maxsize=8)
+def _rules_of_text(text: str) -> RuleSet:
+    return arena.rules_option(text)
+
+
+def run_rules(args: Args) -> RuleSet:
+    """The rule set ``--rules`` names (``agents.arena.rules_option``: a preset's name or the JSON object form), for
+    the envs, the reward, the agents, the evaluations and the checkpoints. ``args.rules`` stays the text given
+    (args.json keeps it); it is parsed once, by ``check_args``, and the rule set kept. A ValueError names what is
+    wrong (``check_args`` says it as --rules' error)."""
+    return _rules_of_text(args.rules) if isinstance(args.rules, str) else arena.rules_option(args.rules)
+
+
 def windows_device(name: str) -> bool:
     """Whether Windows reads ``name`` as a device (``CON``, ``nul.txt``, ``Com1 ``): its part before the first
     '.', without trailing spaces, in any case."""
@@ -337,11 +356,18 @@ def check_args(args: Args, given: frozenset[str] = frozenset()) -> str | None:
     if args.num_envs * args.num_steps > MAX_DECISIONS:
         return (f"--num-envs x --num-steps must be at most {MAX_DECISIONS:,} decisions per update, not "
                 f"{args.num_envs:,} x {args.num_steps:,}")
+    try:
+        rules = run_rules(args)
+    except ValueError as e:  # a RuleError: the preset, the JSON, the field (the one meant, if misspelt) or its value
+        return f"--rules: {e}"
+    if rules.hands_per_episode != 1:  # the evaluations, and the arena command printed to repeat them, deal one hand
+        return (f"--rules: hands_per_episode={rules.hands_per_episode}: train.py plays one hand per episode, as its "
+                "evaluations in the duplicate arena do (use hands_per_episode=1)")
     if args.opponent_rule + args.opponent_pretrained > 1.0:
         return (f"--opponent-rule ({args.opponent_rule}) and --opponent-pretrained ({args.opponent_pretrained}) "
                 "are shares of the same hands: their sum must be at most 1")
-    if args.opponent_pretrained > 0 and args.rules not in pretrained_available():
-        return (f"--opponent-pretrained: no pretrained player is shipped for {args.rules!r} "
+    if args.opponent_pretrained > 0 and rules.name not in pretrained_available():
+        return (f"--opponent-pretrained: no pretrained player is shipped for {rules.name!r} "
                 f"(shipped for: {', '.join(pretrained_available())})")
     problem = device_problem(args.device)
     if problem:
@@ -358,7 +384,7 @@ def check_args(args: Args, given: frozenset[str] = frozenset()) -> str | None:
             said = re.sub(r"model_config\['(\w+)'\]", lambda m: f"--{m.group(1)}", str(e))
             return f"network{'' if arch == args.arch else f' (the --arch {arch} sizes)'}: {said}"
     try:
-        RewardTransform(args.reward, args.rules, scale=args.reward_scale, shaping_coef=args.shaping_coef)
+        RewardTransform(args.reward, rules, scale=args.reward_scale, shaping_coef=args.shaping_coef)
     except ValueError as e:  # the rules, or a scale whose rewards would not be finite float32 numbers
         return str(e).replace("reward scale", "--reward-scale").replace("shaping_coef", "--shaping-coef")
     return init_problem(args, given)
@@ -369,7 +395,7 @@ def init_checkpoint(args: Args) -> Path | str | None:
     path stays the string given, which ``load_checkpoint`` checks (``Path("")`` would be the current folder)."""
     if args.init_from is None:
         return None
-    return pretrained_path(args.rules) if args.init_from == "pretrained" else args.init_from
+    return pretrained_path(run_rules(args)) if args.init_from == "pretrained" else args.init_from
 
 
 def flags_of_network(config: dict) -> dict:
@@ -629,9 +655,9 @@ class SeatPlan:
         self.args, self.rng, self.device = args, rng, device
         self.learner = np.ones((args.num_envs, 4), dtype=bool)
         self.opp = np.full(args.num_envs, -1, dtype=np.int64)
-        self.snapshots: dict[int, NetworkAgent | RuleBasedAgent] = {self.RULE: RuleBasedAgent(args.rules)}
-        if args.opponent_pretrained > 0:
-            self.snapshots[self.PRETRAINED] = load_pretrained(args.rules, device=device)
+        self.snapshots: dict[int, NetworkAgent | RuleBasedAgent] = {self.RULE: RuleBasedAgent(run_rules(args))}
+        if args.opponent_pretrained > 0:  # the player of the preset (a note where the fields agents read differ)
+            self.snapshots[self.PRETRAINED] = load_pretrained(run_rules(args), device=device)
         self.pool_ids: list[int] = []
 
     def add_snapshot(self, model: nn.Module, tag: str) -> None:
@@ -640,7 +666,7 @@ class SeatPlan:
         for p in frozen.parameters():
             p.requires_grad_(False)
         new_id = max(0, max(self.snapshots) + 1)  # ids >= 0; -1 is self-play, RULE the rule agent
-        self.snapshots[new_id] = NetworkAgent(frozen, name=tag, device=self.device, rules=self.args.rules)
+        self.snapshots[new_id] = NetworkAgent(frozen, name=tag, device=self.device, rules=run_rules(self.args))
         self.pool_ids.append(new_id)
         del self.pool_ids[:-self.args.pool_size]
         for k in [k for k in self.snapshots if k >= 0 and k not in self.pool_ids and not (self.opp == k).any()]:
@@ -689,7 +715,7 @@ def collect_rollout(envs, obs: dict, model: nn.Module, seats: SeatPlan, store: R
         actions = np.zeros(args.num_envs, dtype=np.int64)
         L = np.flatnonzero(mine)
         if len(L):
-            x = model_inputs(model, obs["observation"][L], obs["action_mask"][L], args.rules)
+            x = model_inputs(model, obs["observation"][L], obs["action_mask"][L], run_rules(args))
             o = torch.as_tensor(x, device=device)
             m = torch.as_tensor(obs["action_mask"][L] != 0, device=device)
             with torch.no_grad():
@@ -748,7 +774,7 @@ def behaviour_cloning(envs, obs: dict, model: nn.Module, optimizer: optim.Optimi
     network's most likely action is the teacher's is logged (``bc/agreement``: on positions it has not
     been trained on; the teacher breaks exact ties at random, so 1.0 is out of reach). Returns the next
     observation."""
-    teacher = make_baseline(args.bc_teacher, args.rules)
+    teacher = make_baseline(args.bc_teacher, run_rules(args))
     rows = np.arange(args.num_envs)
     optimizer.param_groups[0]["lr"] = args.bc_learning_rate
     done = 0
@@ -757,7 +783,7 @@ def behaviour_cloning(envs, obs: dict, model: nn.Module, optimizer: optim.Optimi
         model.eval()
         torch.set_num_threads(1)
         for _ in range(min(args.num_steps, args.bc_steps - done)):
-            x = model_inputs(model, obs["observation"], obs["action_mask"], args.rules)
+            x = model_inputs(model, obs["observation"], obs["action_mask"], run_rules(args))
             with torch.no_grad():
                 value = model.get_value(torch.as_tensor(x, device=device))
             actions = teacher.act(obs, rng)
@@ -892,9 +918,10 @@ def ppo_update(model: nn.Module, optimizer: optim.Optimizer, store: Rollout, adv
 def eval_opponents(args: Args, device) -> list:
     """Who the evaluations play: random, rule and, with ``eval_pretrained`` where one is shipped for the rule
     set, the pretrained player (named ``pretrained``)."""
-    out = [RandomAgent(), RuleBasedAgent(args.rules)]
-    if args.eval_pretrained and args.rules in pretrained_available():
-        out.append(load_pretrained(args.rules, device=device))
+    rules = run_rules(args)
+    out = [RandomAgent(), RuleBasedAgent(rules)]
+    if args.eval_pretrained and rules.name in pretrained_available():  # the preset's player, for a rule set of one's own
+        out.append(load_pretrained(rules, device=device))
     return out
 
 
@@ -910,10 +937,10 @@ def evaluate(model: nn.Module, args: Args, hands: int, device, opponents: list) 
     model.eval()
     torch.set_num_threads(1)
     try:
-        me = NetworkAgent(model, name="trained", greedy=args.eval_greedy, device=device, rules=args.rules)
+        me = NetworkAgent(model, name="trained", greedy=args.eval_greedy, device=device, rules=run_rules(args))
         out = {}
         for base in opponents:
-            res = arena.play_duplicate([me, base], hands, seed=args.eval_seed, rules=args.rules,
+            res = arena.play_duplicate([me, base], hands, seed=args.eval_seed, rules=run_rules(args),
                                        batch_walls=EVAL_BATCH_WALLS)
             out[base.name] = arena.summarize(res)
     finally:
@@ -1095,10 +1122,23 @@ def unused_reward_flags(args: Args) -> str | None:
     return f"note: --reward {args.reward} does not read {' or '.join(unused)}; the reward is {reward_text(args)}"
 
 
+def rules_notes(caught: list) -> None:
+    """Print each ``RulesMismatchWarning`` of ``caught`` once as a note (the shipped player of a preset playing a rule
+    set of one's own whose fields agents read differ: ``NetworkAgent.from_checkpoint``'s warning); other warnings go
+    on as Python shows them."""
+    said = set()
+    for w in caught:
+        if not issubclass(w.category, RulesMismatchWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        elif str(w.message) not in said:
+            said.add(str(w.message))
+            print(f"note: {w.message} (the shipped player of the preset)", flush=True)
+
+
 def plan_text(args: Args, num_updates: int, opponents: list) -> str:
     """What the run is about to do, in words, printed before it starts (the bar counts PPO updates only)."""
     steps = f"{args.num_envs * args.num_steps:,}"
-    parts = [f"{args.exp_name}: {args.rules}" + ("" if args.reward == "points" else f", reward {reward_text(args)}")]
+    parts = [f"{args.exp_name}: {rules_label(run_rules(args))}" + ("" if args.reward == "points" else f", reward {reward_text(args)}")]
     if args.init_from is not None:
         parts.append(f"start from {'the shipped player' if args.init_from == 'pretrained' else args.init_from}")
     if args.bc_steps:
@@ -1118,7 +1158,9 @@ def plan_text(args: Args, num_updates: int, opponents: list) -> str:
 def repeat_command(args: Args, checkpoint: Path) -> str:
     """The arena command that repeats the final evaluation against the rule agent, figure for figure."""
     greedy = ":greedy" if args.eval_greedy else ""
-    rules = "" if args.rules == "beijing" else f" --rules {args.rules}"
+    stored = rules_json(run_rules(args))  # a preset's name, or the object form of the fields changed (as checkpoints keep it)
+    given = stored if isinstance(stored, str) else json.dumps(stored, ensure_ascii=False)
+    rules = "" if given == "beijing" else f" --rules {shlex.quote(given)}"
     device = "" if args.device == "cpu" else f" --device {shlex.quote(args.device)}"
     return (f"python -m agents.arena --agents {shlex.quote(f'{checkpoint}{greedy},rule')} "
             f"--hands {args.final_eval_hands} --seed {args.eval_seed} --batch {EVAL_BATCH_WALLS}{rules}{device}")
@@ -1130,7 +1172,7 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
     ``eval/final_*``) and write final_eval.json. Returns what it holds. A run ``interrupted`` by Ctrl-C (or
     SIGTERM, ``Terminated``) saves final.pt and final_eval.json (``"interrupted": true``) with no evaluation, and prints the command that
     evaluates it; so does one interrupted in the final evaluation (final.pt is saved before it)."""
-    final = save_checkpoint(log.ckpt_dir / "final.pt", model, rules=args.rules, update=update,
+    final = save_checkpoint(log.ckpt_dir / "final.pt", model, rules=run_rules(args), update=update,
                             global_step=global_step, args=dataclasses.asdict(args))
     result = {"checkpoint": str(final), "global_step": global_step, "updates": update,
               "train_seconds": round(time.time() - start, 1), "observation": obs_layout(model)}
@@ -1173,24 +1215,27 @@ def main(argv: list[str] | None = None) -> dict:
         start_model, start_meta = load_checkpoint(init_checkpoint(args))
         args = dataclasses.replace(args, **flags_of_network(start_model.config), bc_steps=0)
         trained_for = start_meta.get("rules")  # a preset's name, or a rule set of one's own (its object form)
-        if trained_for is not None and get_rules(trained_for) != get_rules(args.rules):  # allowed: the planes are
+        if trained_for is not None and get_rules(trained_for) != run_rules(args):  # allowed: the planes are
             # the same for all (compared as rule sets: an object form may name the preset itself)
             print(f"note: --init-from {args.init_from} was trained under {rules_label(get_rules(trained_for))}; "
                   "this run trains it under "
-                  f"{args.rules}", flush=True)
+                  f"{rules_label(run_rules(args))}", flush=True)
     device = torch.device(args.device)
     steps_per_update = args.num_envs * args.num_steps
     num_updates = max(1, args.total_steps // steps_per_update) if args.total_steps else 0  # 0: cloning only
     rng = seed_everything(args)
 
-    envs = MahjongVectorEnv(num_envs=args.num_envs, rules=args.rules, seed=args.seed)
+    envs = MahjongVectorEnv(num_envs=args.num_envs, rules=run_rules(args), seed=args.seed)
     model = (start_model if start_model is not None else build_network(network_config(args))).to(device)
     optimizer = optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
-    shaper = RewardTransform(args.reward, args.rules, scale=args.reward_scale, shaping_coef=args.shaping_coef)
+    shaper = RewardTransform(args.reward, run_rules(args), scale=args.reward_scale, shaping_coef=args.shaping_coef)
     store = Rollout(steps_per_update + 4 * args.num_envs, args.num_envs, tuple(LAYOUTS[obs_layout(model)][1]),
                     envs.single_action_space.n)
-    seats = SeatPlan(args, rng, device)
-    opponents_of_eval = eval_opponents(args, device)
+    with warnings.catch_warnings(record=True) as caught:  # the shipped player under a rule set of one's own whose
+        warnings.simplefilter("always", RulesMismatchWarning)  # fields agents read differ from its preset's: a note
+        seats = SeatPlan(args, rng, device)
+        opponents_of_eval = eval_opponents(args, device)
+    rules_notes(caught)
     note = unused_reward_flags(args)
     if note:
         print(note, flush=True)
@@ -1222,7 +1267,7 @@ def main(argv: list[str] | None = None) -> dict:
 
                 if update % args.snapshot_every == 0 or update == num_updates:
                     seats.add_snapshot(model, f"update_{update}")
-                    save_checkpoint(log.ckpt_dir / f"update_{update:05d}.pt", model, rules=args.rules, update=update,
+                    save_checkpoint(log.ckpt_dir / f"update_{update:05d}.pt", model, rules=run_rules(args), update=update,
                                     global_step=global_step, args=dataclasses.asdict(args))
                 evaluated = args.eval_every > 0 and (update % args.eval_every == 0 or update == 1)
                 if evaluated:

@@ -5,8 +5,10 @@ took a preset's name only, so a rule variant could be built in Python but neithe
 command line. A bad value is refused before anything is played or written, naming the field."""
 from __future__ import annotations
 
+import csv
 import json
 import re
+import shlex
 
 import pytest
 
@@ -74,3 +76,100 @@ def test_the_arena_refuses_a_bad_rule_set_before_any_hand_naming_the_field(tmp_p
     assert captured.out == "" and not record.exists()
     assert captured.err.startswith("usage: python -m agents.arena")
     assert re.search(words, captured.err.splitlines()[-1]), captured.err
+
+
+TINY = ["--total-steps", "1024", "--num-envs", "16", "--num-steps", "32", "--bc-steps", "4", "--eval-every", "1",
+        "--eval-hands", "4", "--final-eval-hands", "6", "--snapshot-every", "1", "--threads", "1", "--no-progress",
+        "--max-minutes", "none", "--opponent-pretrained", "0.2"]
+
+
+def test_train_under_a_rule_set_of_ones_own_trains_evaluates_and_stores_it(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("torch")
+    import train
+    from agents.networks import load_checkpoint
+
+    seen = []  # what the envs and the evaluations were made with
+    real_env, real_play = train.MahjongVectorEnv, arena.play_duplicate
+    monkeypatch.setattr(train, "MahjongVectorEnv", lambda *a, **k: seen.append(k["rules"]) or real_env(*a, **k))
+    monkeypatch.setattr(arena, "play_duplicate", lambda *a, **k: seen.append(k["rules"]) or real_play(*a, **k))
+    monkeypatch.chdir(tmp_path)
+    result = train.main(["--exp-name", "nochi", "--rules", NO_CHI, *TINY])
+    out = capsys.readouterr().out
+    run = tmp_path / "runs" / "nochi"
+    assert len(seen) >= 3 and all(r == NO_CHI_RULES for r in seen)
+    assert out.startswith("nochi: beijing with chi=False; imitate the rule agent")
+    assert json.loads((run / "args.json").read_text())["rules"] == NO_CHI  # the text given
+    for ckpt in [run / "checkpoints" / "final.pt", *(run / "checkpoints").glob("update_*.pt")]:
+        assert load_checkpoint(ckpt)[1]["rules"] == {"name": "beijing", "chi": False}
+    # the printed command repeats the final evaluation under the same rules, figure for figure
+    line = out.split("repeat the evaluation against rule: ")[1].splitlines()[0]
+    assert line.endswith(""" --rules '{"name": "beijing", "chi": false}'""")
+    command = shlex.split(line)
+    assert command[:3] == ["python", "-m", "agents.arena"]
+    records, summary = tmp_path / "r.jsonl", tmp_path / "s.json"
+    assert arena.main(command[3:] + ["--quiet", "--record", str(records), "--json", str(summary)]) == 0
+    again = json.loads(summary.read_text())
+    assert again["rules"] == {"name": "beijing", "chi": False}
+    for key in ("mean_points", "win_rate", "deal_in_rate", "ci95"):
+        assert again["agents"][0][key] == result["eval"]["rule"]["agents"][0][key]
+    assert _chis(records) == 0  # the checkpoint played under its rules: no chi
+
+
+@pytest.mark.parametrize("rules, words", [
+    ('{"name": "beijing", "chii": false}', "--rules: unknown rule field.*did you mean 'chi'"),
+    ('{"name": "hebei", "base": "500"}', "--rules: rule field 'base' must be int, got '500'"),
+    ('{"name": "beijing", "chi": false', "--rules: bad JSON"),
+    ('{"name": "beijing", "hands_per_episode": 2}', "--rules: hands_per_episode=2: train.py plays one hand"),
+    ("pekin", "--rules: unknown rules 'pekin'"),
+])
+def test_train_refuses_a_bad_rule_set_with_status_2_naming_the_field_and_writes_nothing(tmp_path, monkeypatch,
+                                                                                        capsys, rules, words):
+    pytest.importorskip("torch")
+    import train
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as e:
+        train.main(["--exp-name", "bad", "--rules", rules, *TINY])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert re.search(words, err), err
+    assert not (tmp_path / "runs").exists()
+
+
+def _rows(path):
+    with open(path, newline="") as f:
+        return [{k: v for k, v in row.items() if k not in ("seconds", "SPS", "rollout_seconds")}
+                for row in csv.DictReader(f)]
+
+
+def test_a_preset_given_as_its_object_form_trains_as_the_preset_itself(tmp_path, monkeypatch, capsys):
+    """The same run, random numbers and printed tables (its time aside) as by name; the checkpoint stores the name."""
+    pytest.importorskip("torch")
+    import train
+    from agents.networks import load_checkpoint
+
+    monkeypatch.chdir(tmp_path)
+    outs = []
+    for name, rules in (("by_name", "hebei"), ("by_object", '{"name": "hebei", "chi": false}')):
+        train.main(["--exp-name", name, "--rules", rules, *TINY])
+        outs.append(re.sub(r", \d+ s\):", "):", capsys.readouterr().out.replace(name, "RUN")))
+        assert load_checkpoint(tmp_path / "runs" / name / "checkpoints" / "final.pt")[1]["rules"] == "hebei"
+    assert outs[0] == outs[1] and "--rules hebei\n" in outs[0]
+    assert _rows(tmp_path / "runs" / "by_name" / "progress.csv") == _rows(tmp_path / "runs" / "by_object" / "progress.csv")
+
+
+def test_the_shipped_player_of_the_preset_plays_a_rule_set_of_ones_own_with_a_note(tmp_path, monkeypatch, capsys):
+    """--opponent-pretrained and the evaluations against pretrained take the preset's player; where fields the agents
+    read differ (seven_pairs), one note says so (NetworkAgent.from_checkpoint's warning), not a Python warning."""
+    pytest.importorskip("torch")
+    import train
+
+    monkeypatch.chdir(tmp_path)
+    train.main(["--exp-name", "sp", "--rules", '{"name": "beijing", "seven_pairs": false}', "--total-steps", "0",
+                "--num-envs", "16", "--bc-steps", "1", "--final-eval-hands", "2", "--threads", "1", "--no-progress",
+                "--opponent-pretrained", "0.2"])
+    captured = capsys.readouterr()
+    notes = [line for line in captured.out.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and "plays under 'beijing' with seven_pairs=False" in notes[0], captured.out
+    assert "Warning" not in captured.err
+    assert "trained vs pretrained" in captured.out
