@@ -805,7 +805,10 @@ def check_args(args: argparse.Namespace) -> list[str]:
                          "the path of a checkpoint (PATH, PATH:greedy or PATH:sample)")
     check_run(len(specs), args.hands, args.batch, args.seed, names=("--hands", "--batch", "--seed"))
     try:  # (parsed by main's argparse already; an argparse.Namespace built in Python may hold the text)
-        args.rules = _checked_rules(rules_option(args.rules))
+        rules = _checked_rules(rules_option(args.rules))
+        # a preset goes on as its name, as the command line gave it before it took rule sets of one's own (an
+        # installed agent's factory(name, rules=rules) got the str 'beijing'); a rule set of one's own as the RuleSet
+        args.rules = rules.name if rules_json(rules) == rules.name else rules
     except ValueError as e:  # a RuleError names the presets, the field and its value
         raise ValueError(f"--rules: {e}") from None
     if any(s not in BASELINES for s in specs):  # only network agents use the device
