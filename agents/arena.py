@@ -304,6 +304,8 @@ def rules_option(text: str) -> RuleSet:
         raise RuleError(f"bad JSON: {e.msg.removesuffix(' at')} at column {e.colno}") from None
     except ValueError as e:  # a key given twice (KeyGivenTwice), NaN or Infinity
         raise RuleError(f"{e}") from None
+    except RecursionError:  # '{"name": [[[[...': the calculator's "nested too deeply", not a traceback
+        raise RuleError("bad JSON: nested too deeply") from None
     huge = [k for k, v in obj.items() if isinstance(v, HugeInt)]
     if huge:  # (an int of thousands of digits, which Python would refuse to convert): out of any field's range
         raise RuleError(f"rule field {huge[0]!r} must be an integer in its range (mj_env.rules), "
