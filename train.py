@@ -1187,9 +1187,12 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
         else:
             print(f"\nfinal evaluation ({args.final_eval_hands} walls, duplicate, seed {args.eval_seed}, "
                   f"{time.time() - t0:.0f} s):")
+            # a rule set of one's own ends each table with a "rules: beijing with chi=False" line, as the arena's
+            # table does (a preset's name adds none); final_eval.json's summaries stay as they were
+            named = {"rules": rules_json(run_rules(args))}
             for base, summary in result["eval"].items():
                 print(f"\n  trained vs {base}")
-                print("  " + arena.format_table(summary).replace("\n", "\n  "))
+                print("  " + arena.format_table({**summary, **named}).replace("\n", "\n  "))
                 for name in ("mean_points", "win_rate", "deal_in_rate"):
                     log.writer.add_scalar(f"eval/final_vs_{base}_{name}", summary["agents"][0][name], global_step)
             print(f"\nrepeat the evaluation against rule: {repeat_command(args, final)}")
