@@ -76,11 +76,6 @@ def rules_of(value) -> RuleSet:
     unknown = sorted(set(fields) - known, key=str)  # (a dict given in Python may mix key types)
     if unknown:
         raise RecordError(f"rules: unknown field(s) {', '.join(map(brief, unknown[:5]))}")
-    types = {f.name: str(f.type) for f in dataclasses.fields(preset)}
-    huge = [k for k, v in fields.items() if isinstance(v, HugeInt) and types[k] == "int"]
-    if huge:  # an integer too long to read (lines.HugeInt): out of the field's range, not of another type
-        raise RecordError(f"rules: rule field {huge[0]!r} must be an integer in its range (mj_env.rules), "
-                          f"got {brief(fields[huge[0]])}")
     try:
         return get_rules(name, **fields)
     except (RuleError, TypeError, ValueError) as e:

@@ -18,6 +18,7 @@ from typing import Literal
 
 import numpy as np
 
+from .lines import HugeInt
 from .messages import brief
 
 Scoring = Literal["beijing", "hebei", "quemen"]
@@ -114,6 +115,9 @@ class RuleSet:
             if plain is not value:  # a NumPy scalar (np.int64(500), np.True_): kept as the plain Python value
                 object.__setattr__(self, f.name, plain)
                 value = plain
+            if want is int and isinstance(value, HugeInt):  # a JSON integer too long to read (lines.parse_json_int)
+                raise RuleError(f"rule field {f.name!r} must be an integer in its range (mj_env.rules), "
+                                f"got {brief(value)}")  # (out of range, as a 40-digit one is: not 'must be int')
             if want is not None and (type(value) is not want):
                 raise RuleError(f"rule field {f.name!r} must be {want.__name__}, got {brief(value)}")
             if want is None and not isinstance(value, str):  # the Literal fields: one of their strings
