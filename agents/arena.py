@@ -281,7 +281,7 @@ def _checked_rules(rules) -> RuleSet:
 RULES_HELP = ("rule set: a preset, beijing (default), hebei or quemen, or one of one's own as a JSON object of a preset "
               "and the fields changed (the fields of mj_env.rules.RuleSet, as a hand record writes them), e.g. "
               "'{\"name\": \"beijing\", \"chi\": false}'")
-"""The ``--rules`` help of the arena and train.py (``rules_option``)."""
+"""The ``--rules`` help of the arena, train.py, agents.search, agents.rollouts and the examples (``rules_option``)."""
 
 
 def rules_option(text: str) -> RuleSet:
@@ -319,6 +319,29 @@ def rules_argument(text: str) -> RuleSet:
         return rules_option(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def rules_given(text: str) -> str | RuleSet:
+    """``rules_argument`` for the command lines that pass ``--rules`` on to agents, engines and environments
+    (agents.search, agents.rollouts, the examples, the benchmarks): a preset's name goes on as that name, the str
+    they were given before they took rule sets of one's own (so a preset's run is the run it was, output and
+    all); a rule set of one's own, the JSON object form, goes on as its RuleSet (one that is a preset unchanged,
+    ``'{"name": "hebei"}'``, as the preset's name). Show either with ``rules_label(get_rules(value))``."""
+    rules = rules_argument(text)
+    if isinstance(text, str) and not text.lstrip().startswith("{"):
+        return text
+    return rules.name if rules_json(rules) == rules.name else rules
+
+
+def duplicate_rules_given(text: str) -> str | RuleSet:
+    """``rules_given`` for a command line that plays the duplicate arena (``play_duplicate``): a rule set of more
+    hands than one per wall is refused there too, as the flag's error, before any wall is played."""
+    value = rules_given(text)
+    try:
+        _checked_rules(value)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return value
 
 
 def _check_output(name: str, value) -> None:

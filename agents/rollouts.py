@@ -35,14 +35,14 @@ import time
 
 import numpy as np
 
-from agents.arena import MAX_SEED, mean_ci95, missing_module
+from agents.arena import MAX_SEED, RULES_HELP, mean_ci95, missing_module, rules_given
 from mj_env import actions as A
 from mj_env.baselines import RuleBasedAgent, as_bool_mask, rows_of
 from mj_env.engine import Engine
 from mj_env.lines import guard_output
 from mj_env.messages import brief
 from mj_env.observation import COL_PHASE, P_SCALARS, observe
-from mj_env.rules import get_rules
+from mj_env.rules import get_rules, rules_label
 from mj_env.state import CLAIM, END, ROB, TURN, K
 
 MAX_ROLLOUT_STEPS = 2000
@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--seconds", type=float, default=60.0, help="how long to label positions")
     p.add_argument("--tables", type=int, default=256, help="tables of rule-agent play labelled together")
-    p.add_argument("--rules", default="beijing", help="rule-set preset: beijing, hebei or quemen")
+    p.add_argument("--rules", default="beijing", type=rules_given, help=RULES_HELP)
     p.add_argument("--seed", type=int, default=0, help="seed of the tables' walls and of the rollouts")
     p.add_argument("--max-discards", type=int, default=3, help="discard candidates on the seat's own turn")
     args = p.parse_args(argv)
@@ -229,10 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--seconds must be a finite number above 0, not {args.seconds}")
     if not 0 <= args.seed <= MAX_SEED:  # the arena's bound: a larger seed would replay a smaller one's streams
         p.error(f"--seed must be 0 to 2**32 - 1, not {args.seed}")
-    try:
-        get_rules(args.rules)
-    except ValueError as e:  # a RuleError names the presets
-        p.error(f"--rules: {e}")
+    # (a bad preset name or field is argparse's error, exit 2: "argument --rules: ...")
     problem = missing_module("scipy", "the 95% intervals")  # asked now, not after --seconds of labelling
     if problem:
         p.error(problem)
@@ -248,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     c, q = np.concatenate(cands), np.concatenate(qs)
     took = time.time() - start
     print(f"{len(c):,} positions with a choice, {int((c >= 0).sum()):,} rollouts in {took:.0f} s "
-          f"({args.rules}, {args.tables} tables, seed {args.seed}); gain = Q(alternative) - Q(rule agent's choice), "
+          f"({rules_label(get_rules(args.rules))}, {args.tables} tables, seed {args.seed}); gain = Q(alternative) - Q(rule agent's choice), "
           "points of the seat's hand")
     print(f"{'rule agent':<10} {'alternative':<11} {'rank':>4} {'positions':>9} {'mean gain':>9} "
           f"{'95% CI':>18} {'better':>7}")

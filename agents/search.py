@@ -49,7 +49,15 @@ from typing import Literal
 
 import numpy as np
 
-from agents.arena import MAX_SEED, format_table, missing_module, play_duplicate, summarize
+from agents.arena import (
+    MAX_SEED,
+    RULES_HELP,
+    duplicate_rules_given,
+    format_table,
+    missing_module,
+    play_duplicate,
+    summarize,
+)
 from agents.rollouts import action_kind, candidate_actions, check_max_discards, rollout_returns
 from mj_env.baselines import RuleBasedAgent
 from mj_env.determinize import redeal, shuffle_wall
@@ -57,6 +65,7 @@ from mj_env.engine import Engine
 from mj_env.lines import guard_output
 from mj_env.messages import brief
 from mj_env.observation import observe
+from mj_env.records import rules_json
 from mj_env.rules import get_rules
 
 ROLLOUT_ROWS = 1 << 18
@@ -150,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--walls", type=int, default=100, help="walls, each played in 2 seatings (search ABAB, BABA)")
     p.add_argument("--worlds", type=int, default=64, help="redeals of the hidden tiles per decision")
     p.add_argument("--z", type=float, default=0.5, help="standard errors a deviation's gain must clear")
-    p.add_argument("--rules", default="beijing", help="rule-set preset: beijing, hebei or quemen")
+    p.add_argument("--rules", default="beijing", type=duplicate_rules_given, help=RULES_HELP)
     p.add_argument("--seed", type=int, default=12345, help="the arena's seed (its walls)")
     p.add_argument("--batch-walls", type=int, default=100, help="walls played at once")
     p.add_argument("--clairvoyant", nargs="?", const="all", choices=["all", "hands"],
@@ -163,10 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--batch-walls must be 1-1024, not {args.batch_walls}")
     if not 0 <= args.seed <= MAX_SEED:  # the arena's bound: a larger seed would replay a smaller one's streams
         p.error(f"--seed must be 0 to 2**32 - 1, not {args.seed}")
-    try:
-        get_rules(args.rules)
-    except ValueError as e:  # a RuleError names the presets
-        p.error(f"--rules: {e}")
+    # (a bad preset name or field, or more hands than one per wall, is argparse's error: "argument --rules: ...")
     problem = missing_module("scipy", "the 95% intervals")  # asked now, not after the walls are played
     if problem:
         p.error(problem)
@@ -179,7 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     start = time.time()
     result = play_duplicate([agent, RuleBasedAgent(args.rules)], args.walls, seed=args.seed, rules=args.rules,
                             batch_walls=args.batch_walls)
-    print(format_table(summarize(result)))
+    summary = summarize(result)
+    summary["rules"] = rules_json(get_rules(args.rules))  # a rule set of one's own: the table ends 'rules: ...'
+    print(format_table(summary))
     s = agent.stats
     print(f"{s['decisions']:,} decisions, {s['searched']:,} with a choice searched, "
           f"{s['deviations'] / max(s['searched'], 1):.1%} of those away from the rule agent; "
