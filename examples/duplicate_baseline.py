@@ -30,9 +30,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 from agents import arena, make_agent
+from agents.arena import RULES_HELP, duplicate_rules_given
 from agents.rule_based import RuleBasedAgent
 from mj_env.lines import guard_output
-from mj_env.rules import PRESETS
+from mj_env.rules import get_rules, rules_label
 
 
 def seat_points(result: arena.DuplicateResult, n_walls: int, player: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -86,7 +87,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                    "(default: pretrained)")
     p.add_argument("--walls", type=int, default=2000, help="walls, each played in both seatings (default 2000)")
     p.add_argument("--seed", type=int, default=7, help="seed of the walls and the random numbers (default 7)")
-    p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
+    p.add_argument("--rules", default="beijing", type=duplicate_rules_given, help=RULES_HELP)
     p.add_argument("--smoke", action="store_true", help="16 walls: seconds")
     args = p.parse_args(argv)
     if args.smoke:
@@ -114,7 +115,7 @@ def main(argv=None) -> int:
         return f"| {name} | {value} [{lo}, {hi}] |"
 
     print(f"{args.agent} in two seats against two rule agents, {args.walls} walls x 2 seatings, seed {args.seed}, "
-          f"{args.rules}; the twin: four rule agents on the same walls, common random numbers")
+          f"{rules_label(get_rules(args.rules))}; the twin: four rule agents on the same walls, common random numbers")
     print(f"the player's points a hand: {s['mean_g']:+.3f}")
     print("| statistic | value [95% interval over walls] |\n| --- | --- |")
     print(row("correlation rho of G and B", "rho"))

@@ -28,7 +28,7 @@ What each array holds; D decisions (one row per decision, in the order they were
 | ``hand_scores`` | (H, 4) float64 | each seat's points of the hand: the env's rewards of the hand's steps, which equal its ``settlement["scores"]`` (docs/INTERFACES.md 2) and sum to zero (docs/RULES.md 6); a seat may have points but no decision (a 天和) |
 | ``hand_settlement`` | (H,) str | the settlement as JSON (who won, fan, patterns) |
 | ``hand_wall``, ``hand_dealer`` | (H, 136 or 144) uint8, (H,) int64 | the wall (tile indices, dealing order) and dealer the hand was dealt with |
-| ``rules``, ``obs_layout``, ``agents``, ``seed`` | str, str, (4,) str, int64 | what made the file |
+| ``rules``, ``obs_layout``, ``agents``, ``seed`` | str, str, (4,) str, int64 | what made the file (``rules``: the preset's name, or a rule set of one's own as its JSON object form, as ``--rules`` took it) |
 
 Points come only at a hand's end (a decision's reward before its seat's ``done`` is 0). A hand that ends at its
 deal (四惠牌 in the dealer's first 14 tiles) has no decision: the env pays its points with the table's next step
@@ -53,13 +53,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-from agents.arena import MAX_SEED, output_problem
+from agents.arena import MAX_SEED, RULES_HELP, output_problem, rules_given
 from mj_env import records
 from mj_env.baselines import BASELINES, make_baseline
 from mj_env.features import in_layout
 from mj_env.lines import guard_output
 from mj_env.observation import observe
-from mj_env.rules import PRESETS
+from mj_env.rules import get_rules, rules_label
 from mj_env.vector import MahjongVectorEnv
 
 MAX_TABLES, MAX_HANDS = 4096, 1_000_000
@@ -112,7 +112,8 @@ def collect(rules: str, tables: int, hands: int, seed: int, obs: str = "v1", age
     data["hand_settlement"] = np.array([json.dumps(s, ensure_ascii=False) for _, _, s, _ in ended], dtype=str)
     data["hand_wall"] = np.array([w for *_, (w, _) in ended], dtype=np.uint8)
     data["hand_dealer"] = np.array([d for *_, (_, d) in ended], dtype=np.int64)
-    data.update(rules=np.array(rules), obs_layout=np.array(obs), agents=np.array(list(agents)),
+    given = records.rules_json(get_rules(rules))  # a preset's name, or the object form of a rule set of one's own
+    data.update(rules=np.array(given if isinstance(given, str) else json.dumps(given, ensure_ascii=False)), obs_layout=np.array(obs), agents=np.array(list(agents)),
                 seed=np.array(seed, dtype=np.int64))
     return data
 
@@ -120,7 +121,9 @@ def collect(rules: str, tables: int, hands: int, seed: int, obs: str = "v1", age
 def hand_record(data, h: int) -> dict:
     """Hand ``h`` of a loaded dataset as a hand record (``mj_env.records``), settlement included."""
     mine = data["hand"] == h
-    return records.hand_record(records.rules_of(str(data["rules"])), data["hand_wall"][h], int(data["hand_dealer"][h]),
+    rules = str(data["rules"])  # a preset's name, or a rule set of one's own as JSON text (its object form)
+    rules = json.loads(rules) if rules.startswith("{") else rules
+    return records.hand_record(records.rules_of(rules), data["hand_wall"][h], int(data["hand_dealer"][h]),
                                zip(data["seat"][mine].tolist(), data["action"][mine].tolist(), strict=True),
                                json.loads(str(data["hand_settlement"][h])))
 
@@ -144,7 +147,7 @@ def replayed(record: dict, obs: str = "v1") -> dict:
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    p.add_argument("--rules", default="beijing", choices=sorted(PRESETS), help="rule-set preset (default beijing)")
+    p.add_argument("--rules", default="beijing", type=rules_given, help=RULES_HELP)
     p.add_argument("--tables", type=int, default=64, help=f"tables played at once, 1-{MAX_TABLES} (default 64)")
     p.add_argument("--hands", type=int, default=1000, help=f"complete hands to keep, 1-{MAX_HANDS} (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the walls and the agents (default 0)")
@@ -156,6 +159,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.smoke:
         args.tables, args.hands = 8, 16
+    if get_rules(args.rules).hands_per_episode != 1:  # a hand is an episode here: its points, its rows
+        p.error(f"--rules: hands_per_episode={get_rules(args.rules).hands_per_episode}: the dataset keeps one hand "
+                "per episode (use hands_per_episode=1)")
     if not 1 <= args.tables <= MAX_TABLES:
         p.error(f"--tables must be 1-{MAX_TABLES}, not {args.tables}")
     if not 1 <= args.hands <= MAX_HANDS:
@@ -196,7 +202,7 @@ def main(argv=None) -> int:
     except OSError as e:  # a full disk, a read-only file system: nothing is left behind
         print(f"offline_dataset.py: error: --out {args.out}: {e.strerror or e}", file=sys.stderr)
         return 2
-    print(f"{args.out}: {len(data['action'])} decisions of {args.hands} complete hands ({args.rules}, "
+    print(f"{args.out}: {len(data['action'])} decisions of {args.hands} complete hands ({rules_label(get_rules(args.rules))}, "
           f"{args.tables} tables, seed {args.seed}, obs {args.obs}, agents {','.join(args.agents)}); "
           f"mean points a hand by seat: {np.round(data['hand_scores'].mean(axis=0), 3).tolist()}")
     return 0

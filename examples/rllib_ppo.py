@@ -40,10 +40,12 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
                      "the README says where its CPU wheel is)") from None
 
 import mj_env
+from agents.arena import RULES_HELP, rules_given
 from mj_env.engine import MAX_TABLES
 from mj_env.lines import guard_output
+from mj_env.records import rules_json
 from mj_env.registration import RULE_IDS
-from mj_env.rules import PRESETS
+from mj_env.rules import get_rules, rules_label
 from mj_env.wrappers import FlatObservations, FlatObservationsGym, FlatObservationsVector
 
 MAX_SEED = 2**32 - 1
@@ -60,7 +62,10 @@ def single_env_creator(config: dict):
     With ``gym_env_vectorize_mode="vector_entry_point"`` RLlib asks for all of a runner's ``num_envs`` tables
     at once: the batched env, stepping them in one engine."""
     kwargs = {"opponents": config.get("opponents", "rule"), "illegal_action": "penalize"}
-    env_id = RULE_IDS[config.get("rules", "beijing")]
+    rules = config.get("rules", "beijing")  # a preset's name, or a rule set of one's own as its object form
+    if not isinstance(rules, str):  # the preset's id, its fields changed
+        kwargs["rules"] = get_rules(rules)
+    env_id = RULE_IDS[get_rules(rules).name]
     if "num_envs" in config:
         return FlatObservationsVector(gym.make_vec(env_id, num_envs=config["num_envs"],
                                                    vectorization_mode="vector_entry_point", **kwargs))
@@ -90,7 +95,7 @@ def build_config(args) -> PPOConfig:
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
+    p.add_argument("--rules", default="beijing", type=rules_given, help=RULES_HELP)
     p.add_argument("--iterations", type=int, default=20, help="PPO training iterations")
     p.add_argument("--num-env-runners", type=int, default=2, help="env runner actors (0: sample in the driver)")
     p.add_argument("--batch", type=int, default=4000, help="train batch per learner (agent steps)")
@@ -124,6 +129,9 @@ def main(argv=None):
     if ignored:
         print(f"note: {' and '.join(ignored)} {'apply' if len(ignored) > 1 else 'applies'} only with --single-agent; "
               "this run plays all four seats with the shared policy", file=sys.stderr, flush=True)
+    if not isinstance(args.rules, str):  # a rule set of one's own named (a preset's run prints as before)
+        print(f"rules: {rules_label(get_rules(args.rules))}", flush=True)
+    args.rules = rules_json(get_rules(args.rules))  # env_config: a preset's name, or the object form (JSON-safe)
     if args.smoke:
         args.iterations, args.num_env_runners, args.batch, args.epochs, args.hidden = 1, 0, 256, 1, 32
         args.tables = min(args.tables, 8)

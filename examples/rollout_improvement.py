@@ -26,6 +26,7 @@ measured (it does not beat the rule agent)::
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
@@ -45,6 +46,7 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 from agents import arena
+from agents.arena import RULES_HELP, duplicate_rules_given
 from agents.networks import (
     CheckpointError,
     NetworkAgent,
@@ -57,7 +59,8 @@ from agents.rollouts import labelled_play
 from mj_env.baselines import AgentError, RuleBasedAgent
 from mj_env.engine import MAX_TABLES
 from mj_env.lines import guard_output
-from mj_env.rules import PRESETS, get_rules, rules_label
+from mj_env.records import rules_json
+from mj_env.rules import get_rules, rules_label
 
 CLONE = "rollout_improvement_clone"
 """The run (``runs/<CLONE>/``) that train.py writes the starting clone to when no --checkpoint is given."""
@@ -130,7 +133,7 @@ def held_out_gain(model, data: dict, idx: torch.Tensor) -> tuple[float, float]:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     p.add_argument("--checkpoint", help="network to start from (default: a fresh clone by train.py, cloning only)")
-    p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
+    p.add_argument("--rules", default="beijing", type=duplicate_rules_given, help=RULES_HELP)
     p.add_argument("--seconds", type=float, default=240.0, help="time spent labelling positions")
     p.add_argument("--tables", type=int, default=256, help="tables labelled at once")
     p.add_argument("--loss", choices=("pg", "reg"), default="pg")
@@ -156,13 +159,15 @@ def main(argv=None) -> int:
         if trained_for is not None and get_rules(trained_for) != get_rules(args.rules):
             print(f"note: --checkpoint {args.checkpoint} was trained under {rules_label(get_rules(trained_for))}; "
                   "this run labels, trains "
-                  f"and plays it under {args.rules} (--rules)", flush=True)
+                  f"and plays it under {rules_label(get_rules(args.rules))} (--rules)", flush=True)
     else:
         import train
         again = " (replacing the earlier clone there)" if Path("runs", CLONE).exists() else ""
         print(f"no --checkpoint: cloning the rule agent into runs/{CLONE}/{again}", flush=True)
+        # train.py's --rules: the preset's name, or a rule set of one's own as its JSON object form
+        text = args.rules if isinstance(args.rules, str) else json.dumps(rules_json(args.rules), ensure_ascii=False)
         small = ["--total-steps", "0", "--exp-name", CLONE, "--overwrite", "--final-eval-hands", "0",
-                 "--no-progress", "--rules", args.rules, "--seed", str(args.seed)]
+                 "--no-progress", "--rules", text, "--seed", str(args.seed)]
         if args.smoke:
             small += ["--bc-steps", "8", "--num-envs", "16", "--num-steps", "8"]
         model, _ = load_checkpoint(train.main(small)["checkpoint"])
@@ -191,6 +196,7 @@ def main(argv=None) -> int:
         gain, changed = held_out_gain(model, data, hold)
         print(f"epoch {epoch + 1}: held-out gain {gain:+.4f} points/position, differs on {changed:.1%}")
     model.eval()
+    own = "" if isinstance(args.rules, str) else f", rules: {rules_label(args.rules)}"  # a preset's lines as before
     for greedy in (True, False):
         me = NetworkAgent(model, name="improved" + (":greedy" if greedy else ""), greedy=greedy, rules=args.rules)
         try:
@@ -201,7 +207,7 @@ def main(argv=None) -> int:
             p.exit(1, f"{p.prog}: error: {e}; lower --learning-rate (or check --checkpoint)\n")
         a = arena.summarize(res)["agents"][0]
         print(f"{me.name} vs rule: {a['mean_points']:+.3f} points/hand [{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] "
-              f"({args.eval_walls} walls x 2 seatings, seed 777)")
+              f"({args.eval_walls} walls x 2 seatings, seed 777{own})")
     return 0
 
 

@@ -47,7 +47,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 from agents import arena
-from agents.arena import missing_module
+from agents.arena import RULES_HELP, duplicate_rules_given, missing_module
 from mj_env import actions as A
 from mj_env import features as F
 from mj_env import hand as H
@@ -65,7 +65,7 @@ from mj_env.observation import (
     P_RIVERS,
     P_SCALARS,
 )
-from mj_env.rules import PRESETS
+from mj_env.rules import get_rules, rules_label
 from mj_env.state import CLAIM, TURN
 from mj_env.tiles import N_KINDS, N_SUITS, SUIT_SIZE
 
@@ -288,7 +288,7 @@ def variants(rules: str, values, q: float, live: int = 40, threat_melds: int = 2
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
+    p.add_argument("--rules", default="beijing", type=duplicate_rules_given, help=RULES_HELP)
     p.add_argument("--walls", type=int, default=1000, help="walls per seed, each played in 2 seatings")
     p.add_argument("--seeds", default="777,4242", help="comma-separated wall seeds")
     p.add_argument("--values", default="1.5,4.5,7", help="fan: worth of any shape, seven pairs, one suit")
@@ -338,7 +338,7 @@ def fan_text(avg_fan: float | None) -> str:
 def main(argv=None) -> list[dict]:
     args = parse_args(argv)
     rows = []
-    print(f"{args.rules}, {args.walls} walls x 2 seatings per seed"
+    print(f"{rules_label(get_rules(args.rules))}, {args.walls} walls x 2 seatings per seed"
           f"{', common random numbers' if args.common_random else ''}; each variant against the rule agent\n")
     print("| variant | seed | points/hand [95% CI] | win | deal-in | avg fan (variant vs rule) | s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")

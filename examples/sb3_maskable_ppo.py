@@ -33,11 +33,12 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
                      "the README says where its CPU wheel is)") from None
 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
-from agents.arena import mean_ci95
+from agents.arena import RULES_HELP, mean_ci95, rules_given
 from mj_env.baselines import BASELINES, uniform_legal
 from mj_env.engine import MAX_TABLES
 from mj_env.lines import guard_output
-from mj_env.rules import PRESETS
+from mj_env.registration import RULE_IDS
+from mj_env.rules import get_rules, rules_label
 from mj_env.sb3 import MahjongSB3VecEnv
 from mj_env.single_agent import MahjongSingleAgentVectorEnv
 
@@ -79,7 +80,7 @@ def points_text(points: np.ndarray, opponents: str) -> str:
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
+    p.add_argument("--rules", default="beijing", type=rules_given, help=RULES_HELP)
     p.add_argument("--opponents", default="rule", choices=OPPONENTS, metavar="NAME",
                    help="rule, random, efficient or pretrained[:greedy|:sample]")
     p.add_argument("--timesteps", type=int, default=200_000, help="learner decisions to train on, rounded up to whole rollouts of --n-envs x --n-steps "
@@ -114,14 +115,17 @@ def main(argv=None):
     if rollout < 2 or rollout % min(batch, rollout) == 1:
         p.error(f"--n-envs x --n-steps = {args.n_envs} x {n_steps} = {rollout} decisions per rollout leaves a "
                 f"minibatch of one (minibatches of {batch}), which MaskablePPO cannot normalize; change either")
+    if not isinstance(args.rules, str):  # a rule set of one's own named (a preset's run prints as before)
+        print(f"rules: {rules_label(get_rules(args.rules))}", flush=True)
     if args.random_learner:
         points = evaluate(RandomLegalLearner(args.seed), args.rules, args.opponents, args.eval_hands, seed=10_000,
                           obs=args.obs)
         print(f"a random legal learner: {points_text(points, args.opponents)}")
         return float(points.mean())
     if args.one_table_envs:
-        venv = make_vec_env(f"mj_env/{args.rules.capitalize()}-v0", n_envs=args.n_envs, seed=args.seed,
-                            env_kwargs={"opponents": args.opponents, "obs": args.obs})
+        own = {} if isinstance(args.rules, str) else {"rules": args.rules}  # the preset's id, its fields changed
+        venv = make_vec_env(RULE_IDS[get_rules(args.rules).name], n_envs=args.n_envs, seed=args.seed,
+                            env_kwargs={"opponents": args.opponents, "obs": args.obs, **own})
     else:
         venv = VecMonitor(MahjongSB3VecEnv(args.n_envs, rules=args.rules, opponents=args.opponents, obs=args.obs))
     model = MaskablePPO("MultiInputPolicy", venv, n_steps=n_steps, batch_size=batch,

@@ -44,8 +44,9 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
                      "the README says where its CPU wheel is)") from None
 
 import mj_env
+from agents.arena import RULES_HELP, rules_given
 from mj_env.lines import guard_output
-from mj_env.rules import PRESETS
+from mj_env.rules import get_rules, rules_label
 from mj_env.wrappers import NumericInfos
 
 LEARNER = 0  # player_0
@@ -62,13 +63,13 @@ def spread(std: float, hands: int) -> str:
     return f" ± {std / np.sqrt(hands - 1):.3f}" if hands >= 2 else ""
 
 
-def make_env(rules: str):
+def make_env(rules):
     return PettingZooEnv(NumericInfos(mj_env.env(rules=rules)))
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
-    p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
+    p.add_argument("--rules", default="beijing", type=rules_given, help=RULES_HELP)
     p.add_argument("--envs", type=int, default=8, help="tables collected in parallel (DummyVectorEnv)")
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--epoch-steps", type=int, default=10_000, help="env steps (all seats' decisions) per epoch, "
@@ -92,6 +93,8 @@ def main(argv=None):
         p.error(f"--seed must be between 0 and 2**32 - 1, got {args.seed}")
     if args.smoke:
         args.envs, args.epochs, args.epoch_steps, args.test_hands = 2, 1, 200, 2
+    if not isinstance(args.rules, str):  # a rule set of one's own named (a preset's run prints as before)
+        print(f"rules: {rules_label(get_rules(args.rules))}", flush=True)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)  # small networks: extra threads only contend with the env for the cores

@@ -40,11 +40,13 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
                      "the README says where its CPU wheel is)") from None
 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
+from agents.arena import RULES_HELP, rules_given
 from mj_env.baselines import BASELINES
 from mj_env.engine import MAX_TABLES
 from mj_env.lines import guard_output
 from mj_env.observation import N_PLANES
-from mj_env.rules import PRESETS
+from mj_env.registration import RULE_IDS
+from mj_env.rules import get_rules, rules_label
 from mj_env.tiles import N_KINDS
 from mj_env.wrappers import ResetByMask
 
@@ -54,9 +56,11 @@ MAX_SEED = 2**32 - 1
 """The largest --seed, as in the other examples and train.py."""
 
 
-def make_env(rules: str, opponents: str, tables: int, seed: int) -> GymWrapper:
-    envs = gym.make_vec(f"mj_env/{rules.capitalize()}-v0", num_envs=tables,
-                        vectorization_mode="vector_entry_point", opponents=opponents)
+def make_env(rules, opponents: str, tables: int, seed: int) -> GymWrapper:
+    """``rules``: a preset's name, or a RuleSet of one's own (the preset's id, its fields changed)."""
+    own = {} if isinstance(rules, str) else {"rules": rules}
+    envs = gym.make_vec(RULE_IDS[get_rules(rules).name], num_envs=tables,
+                        vectorization_mode="vector_entry_point", opponents=opponents, **own)
     env = GymWrapper(ResetByMask(envs), categorical_action_encoding=True)
     env.set_seed(seed)
     return env
@@ -89,7 +93,7 @@ class Value(nn.Module):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    p.add_argument("--rules", default="beijing", choices=sorted(PRESETS))
+    p.add_argument("--rules", default="beijing", type=rules_given, help=RULES_HELP)
     p.add_argument("--opponents", default="rule", choices=OPPONENTS, metavar="NAME",
                    help="rule, random, efficient or pretrained[:greedy|:sample]")
     p.add_argument("--tables", type=int, default=64, help="tables played at once (the env's batch size)")
@@ -116,6 +120,8 @@ def main(argv=None):
         args.tables, args.frames, args.iterations, args.epochs, args.minibatch = 8, 256, 1, 1, 128
     if max(args.frames // args.tables, 1) * args.tables < 2:  # GAE's averaging over one decision divides by no spread
         p.error(f"--frames must make at least 2 decisions per iteration, got {args.frames} at {args.tables} table(s)")
+    if not isinstance(args.rules, str):  # a rule set of one's own named (a preset's run prints as before)
+        print(f"rules: {rules_label(get_rules(args.rules))}", flush=True)
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)  # small networks: extra threads only contend with the env for the cores
     env = make_env(args.rules, args.opponents, args.tables, args.seed)
