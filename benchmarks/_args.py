@@ -45,6 +45,52 @@ def name_list(p: argparse.ArgumentParser, flag: str, text: str, allowed) -> list
     return names
 
 
+RULES_HELP = ("rule set: a preset (beijing, hebei, quemen), or one of one's own as a JSON object of a preset and the "
+              "fields changed (agents.arena's --rules), e.g. '{\"name\": \"beijing\", \"chi\": false}'")
+"""The ``--rules`` help of the benchmarks that measure one rule set (``rules``)."""
+RULES_LIST_HELP = ("rule sets: comma-separated preset names (beijing, hebei, quemen), or one rule set of one's own as "
+                   "a JSON object of a preset and the fields changed, e.g. '{\"name\": \"beijing\", \"chi\": false}' "
+                   "(a value starting with '{' is that one object, its commas included)")
+"""The ``--rules`` help of the benchmarks that take a list of rule sets (``rule_sets``)."""
+
+
+def rules(p: argparse.ArgumentParser, flag: str, text: str):
+    """The rule set ``text`` names, read by ``agents.arena.rules_option`` (a preset's name, or the JSON object form
+    of docs/INTERFACES.md 1), as ``mj_env.records.rules_json`` gives it: the preset's name (a str, as the
+    benchmarks took it before, so a preset's rows are measured and printed as they were) or the object form (a
+    dict: JSON-safe for --json and the child processes, and taken by ``Engine`` and the environments); else
+    ``p.error`` naming the flag and the field. Imports NumPy (agents.arena): call it once the threads are sized."""
+    from agents.arena import rules_option
+    from mj_env.records import rules_json
+
+    try:
+        return rules_json(rules_option(text))
+    except ValueError as e:  # a RuleError: the preset, the JSON, the field (the one meant, if misspelt), its value
+        p.error(f"{flag}: {e}")
+
+
+def rule_sets(p: argparse.ArgumentParser, flag: str, text: str) -> list:
+    """``text`` as rule sets, each as ``rules`` gives it: a value that starts with '{' is one rule set of one's
+    own (a JSON object has commas of its own); any other is comma-separated preset names, at least one, no empty
+    item; else ``p.error``."""
+    if text.lstrip().startswith("{"):
+        return [rules(p, flag, text)]
+    no_empty_item(p, flag, text)
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        p.error(f"{flag} needs at least one rule set")
+    return [rules(p, flag, n) for n in names]
+
+
+def rules_label(value) -> str:
+    """A rule set as ``rules`` gives it, as text shows it: the preset's name, or the name and the fields changed
+    (``beijing with chi=False``)."""
+    from mj_env.rules import get_rules
+    from mj_env.rules import rules_label as label
+
+    return label(get_rules(value))
+
+
 def no_empty_item(p: argparse.ArgumentParser, flag: str, text: str) -> None:
     """``p.error`` where a comma-separated ``text`` has an empty item (``1,,8``, ``a,``), as agents.arena's
     --agents refuses one. A blank ``text`` is left to the caller, whose message says what the list needs."""

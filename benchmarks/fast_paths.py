@@ -44,7 +44,6 @@ from mj_env import hand, legal, wall
 from mj_env.baselines import uniform_legal
 from mj_env.engine import Engine
 from mj_env.observation import observe
-from mj_env.rules import PRESET_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -125,26 +124,27 @@ def warm_up(rules: str, decisions: int = WARMUP_DECISIONS) -> None:
 
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
-    p.add_argument("--rules", default="beijing,hebei", help=f"comma-separated, of {', '.join(PRESET_NAMES)}")
+    p.add_argument("--rules", default="beijing,hebei", help=f"{_args.RULES_LIST_HELP} (default beijing,hebei)")
     p.add_argument("--seconds", type=float, default=2.0, help="play per variant and round (default 2)")
     p.add_argument("--repeat", type=int, default=3, help="interleaved rounds, 1 to 100 (default 3)")
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON (its folder must exist)")
     a = p.parse_args(argv)
-    rule_sets = _args.name_list(p, "--rules", a.rules, PRESET_NAMES)
+    given = {_args.rules_label(r): r for r in _args.rule_sets(p, "--rules", a.rules)}  # label: name or object form
+    rule_sets = list(given)
     _args.positive(p, "--seconds", a.seconds)
     _args.in_range(p, "--repeat", a.repeat, 1, 100)
     _args.output(p, "--json", a.json)
     for rules in rule_sets:
-        warm_up(rules)
+        warm_up(given[rules])
     best: dict[tuple[str, str], float] = {}
     for rnd in range(a.repeat):
         for rules in rule_sets:
             for name, paths in VARIANTS.items():
                 with switched_off(paths):
-                    rate = aec_rate(rules, a.seconds, seed=rnd)
+                    rate = aec_rate(given[rules], a.seconds, seed=rnd)
                 best[rules, name] = max(best.get((rules, name), 0.0), rate)
     out = {"machine": machine_info(), "code": code_version(ROOT), "seconds": a.seconds, "repeat": a.repeat,
-           "rows": [{"rules": r, "variant": v, "decisions_per_s": round(x)} for (r, v), x in best.items()]}
+           "rows": [{"rules": given[r], "variant": v, "decisions_per_s": round(x)} for (r, v), x in best.items()]}
     m = out["machine"]
     print(f"{machine_line(m)}\n{code_line(out['code'])}\n"
           f"the AEC env (one table), {a.seconds:g} s per variant and round, best of {a.repeat} round(s)")

@@ -60,13 +60,12 @@ def measure(rules: str, batch: int, steps: int, seed: int = 0) -> dict:
 
 def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    p.add_argument("--rules", default=",".join(PRESET_NAMES),
-                   help=f"comma-separated, of {', '.join(PRESET_NAMES)} (default all)")
+    p.add_argument("--rules", default=",".join(PRESET_NAMES), help=f"{_args.RULES_LIST_HELP} (default all presets)")
     p.add_argument("--batch", default="64,256,1024",
                    help=f"comma-separated batch sizes, 1 to {_args.MAX_BATCH:,} (default 64,256,1024)")
     p.add_argument("--steps", type=int, default=30, help="steps timed per row, at least 1 (default 30)")
     a = p.parse_args(argv)
-    rule_sets = _args.name_list(p, "--rules", a.rules, PRESET_NAMES)
+    rule_sets = _args.rule_sets(p, "--rules", a.rules)  # a preset's name, or a rule set's object form
     batches = _args.int_list(p, "--batch", a.batch)
     _args.in_range(p, "--steps", a.steps, 1)
     read_hand_tables()  # untimed: else the first row's first steps read them (0.2 s of the rule agent's time)
@@ -81,7 +80,7 @@ def main(argv=None) -> list[dict]:
         for batch in batches:
             r = measure(rules, batch, a.steps)
             rows.append(r)
-            print(f"| {rules} | {batch} | {r['features_ms']:.1f} | {r['rule_agent_ms']:.1f} | "
+            print(f"| {_args.rules_label(rules)} | {batch} | {r['features_ms']:.1f} | {r['rule_agent_ms']:.1f} | "
                   f"{r['features_per_s']:,.0f} | {r['hands_per_batch']:,.0f} |", flush=True)
     return rows
 

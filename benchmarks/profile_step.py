@@ -445,7 +445,7 @@ def main(argv=None) -> int:
     p.add_argument("--steps", type=int, default=200,
                    help="steps timed / profiled in each pass, at least 1 (default 200)")
     p.add_argument("--warmup-steps", type=int, default=50, help="untimed steps first, 0 or more (default 50)")
-    p.add_argument("--rules", default="beijing", choices=["beijing", "hebei", "quemen"])
+    p.add_argument("--rules", default="beijing", help=f"{_args.RULES_HELP} (default beijing)")
     p.add_argument("--env", default="vector", choices=["vector", "engine"],
                    help="vector: MahjongVectorEnv with observations (default); engine: bare Engine.step")
     p.add_argument("--mode", default="both", choices=["both", "sample", "cprofile"])
@@ -466,6 +466,7 @@ def main(argv=None) -> int:
     _args.in_range(p, "--top", args.top, 1)
     _args.seed(p, args.seed)
     _args.output(p, "--json", args.json)
+    args.rules = _args.rules(p, "--rules", args.rules)  # a preset's name, or a rule set's object form (JSON-safe)
 
     machine = machine_info()
     code = code_version(ROOT)
@@ -476,7 +477,7 @@ def main(argv=None) -> int:
     base = timed(step, args.steps)
     dps = args.batch * 1e3 / base["ms_per_step"]
     busy = base["cpu_ms_per_step"] < 0.9 * base["ms_per_step"]
-    head = (f"profile_step: {args.env} env, rules={args.rules}, batch {args.batch}, {args.steps} steps per pass "
+    head = (f"profile_step: {args.env} env, rules={_args.rules_label(args.rules)}, batch {args.batch}, {args.steps} steps per pass "
             f"after {args.warmup_steps} warm-up steps (tables desynchronised first; set-up {setup_s:.1f} s)\n"
             f"{machine_line(machine)}\n"
             + code_line(code) + "\n"

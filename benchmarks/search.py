@@ -45,9 +45,17 @@ if str(HERE) not in sys.path:
 import _args
 
 
-def parse_args(argv=None) -> argparse.Namespace:
+def size_threads(a: argparse.Namespace) -> None:
+    """The BLAS/OpenMP thread pool to ``--threads``: before NumPy is imported, or it is sized already."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
+        os.environ[var] = str(a.threads)
+
+
+def parse_args(argv=None, before_numpy=None) -> argparse.Namespace:
+    """The checked flags; ``before_numpy(a)`` (the program's ``size_threads``) is called once the other flags are
+    checked and before --rules is read, which imports NumPy (agents.arena)."""
     p = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
-    p.add_argument("--rules", default="beijing", choices=("beijing", "hebei", "quemen"))
+    p.add_argument("--rules", default="beijing", help=f"{_args.RULES_HELP} (default beijing)")
     p.add_argument("--seconds", type=float, default=3.0, help="timed work per row (default 3)")
     p.add_argument("--batch-sizes", default="256,1024",
                    help=f"rows restored / rolled out / determinized, 1 to {_args.MAX_BATCH:,} each")
@@ -70,6 +78,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     a.ting_steps_list = _args.int_list(p, "--ting-steps", a.ting_steps, lo=0, hi=1_000_000)
     _args.in_range(p, "--ting-positions", a.ting_positions, 1, 1_000)
     _args.output(p, "--json", a.json)
+    if before_numpy is not None:
+        before_numpy(a)
+    a.rules = _args.rules(p, "--rules", a.rules)  # a preset's name, or a rule set's object form (JSON-safe)
     return a
 
 
@@ -77,10 +88,7 @@ if __name__ == "__main__" and getattr(sys.stdout, "errors", None) in ("strict", 
     # --help names 报听: on a standard output that cannot encode it (PYTHONIOENCODING=ascii, Windows' cp1252),
     # a backslash escape, not a UnicodeEncodeError (mj_env.lines.guard_output, below, imports NumPy)
     sys.stdout.reconfigure(errors="backslashreplace")
-ARGS = parse_args() if __name__ == "__main__" else None
-if ARGS is not None:  # before NumPy is imported, or the BLAS thread pool is already sized
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
-        os.environ[var] = str(ARGS.threads)
+ARGS = parse_args(before_numpy=size_threads) if __name__ == "__main__" else None  # threads sized before NumPy
 
 import numpy as np
 from _common import MaskedSampler, code_line, code_version, machine_info, machine_line
@@ -313,7 +321,7 @@ def ting_mixing(seed: int, steps_list, positions: int, n: int = 64) -> list[dict
 
 def main(a) -> None:
     machine, code = machine_info(), code_version(ROOT)
-    print(f"mj_env search copies, rules={a.rules if not a.ting_mixing else 'quemen'}; "
+    print(f"mj_env search copies, rules={_args.rules_label(a.rules) if not a.ting_mixing else 'quemen'}; "
           f"{a.seconds:g} s per row, one thread")
     print(machine_line(machine))
     print(code_line(code))

@@ -508,8 +508,8 @@ def parse_args(argv=None):
     p.add_argument("--batch-sizes", default="1,64,1024,4096",
                    help=f"comma-separated batch sizes for vector, engine and single_rule, 1 to {_args.MAX_BATCH:,} "
                         "(default 1,64,1024,4096)")
-    p.add_argument("--rules", default="beijing", choices=["beijing", "hebei", "quemen"],
-                   help="rule set of our environments (the peers play their own game)")
+    p.add_argument("--rules", default="beijing",
+                   help=f"{_args.RULES_HELP}, of our environments (default beijing; the peers play their own game)")
     p.add_argument("--impls", default=",".join(DEFAULT_IMPLS),
                    help=f"comma-separated subset of {','.join(ALL_IMPLS)} (default: all but single_rule)")
     p.add_argument("--no-peers", action="store_true", help="leave the peers out of --impls: only our rows (vector, engine, aec, single_rule)")
@@ -545,6 +545,7 @@ def parse_args(argv=None):
             args.warmup = min(1.0, args.seconds)
         _args.in_range(p, "--repeat", args.repeat, 1, 100)  # a huge count overflowed a list after the first run
         _args.seed(p, args.seed)
+        args.rules = _args.rules(p, "--rules", args.rules)  # a preset's name, or a rule set's object form (JSON-safe)
         _args.output(p, "--json", args.json)
         if args.plot is not None:
             _args.output(p, "--plot", args.plot, _args.PLOT_FORMATS)
@@ -650,7 +651,7 @@ def main(argv=None) -> int:
     if floor and not Path("/proc/self/status").exists():
         lines.append(f"peak RSS of {', '.join(floor)} is this process's own ({parent_rss:.0f} MB, which every child's "
                      f"ru_maxrss starts from): theirs is at most that")
-    print(f"mj_env throughput, rules={args.rules}: random legal actions, {args.seconds:g} s timed after "
+    print(f"mj_env throughput, rules={_args.rules_label(args.rules)}: random legal actions, {args.seconds:g} s timed after "
           f"{args.warmup:g} s warm-up per row, each row its own process, one thread")
     print(f"{machine_line(machine)} -> {machine['load_average_end']}")
     print(code_line(code))
@@ -680,7 +681,7 @@ def main(argv=None) -> int:
         _args.write_text("--json", args.json, json.dumps(out, indent=2) + "\n")
         print(f"wrote {args.json}")
     if args.plot:
-        plot(results, args.plot, machine, args.rules)
+        plot(results, args.plot, machine, _args.rules_label(args.rules))
         print(f"wrote {args.plot}")
     failed_ours = [r for r in results if "error" in r and r["impl"] not in PEERS]
     return 1 if failed_ours else 0
