@@ -60,6 +60,7 @@ def test_a_masked_batch_of_the_wrong_shape_is_refused_for_its_shape(make, shape)
         env.reset(seed=0)
         engine, step = env.engine, env.step
     else:
+        pytest.importorskip("stable_baselines3")  # the sb3 extra: skipped without it (tests/test_newer_python.py)
         from mj_env.sb3 import MahjongSB3VecEnv
         env = MahjongSB3VecEnv(num_envs=3, seed=0)
         env.reset()
