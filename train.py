@@ -657,7 +657,7 @@ class SeatPlan:
         self.opp = np.full(args.num_envs, -1, dtype=np.int64)
         self.snapshots: dict[int, NetworkAgent | RuleBasedAgent] = {self.RULE: RuleBasedAgent(run_rules(args))}
         if args.opponent_pretrained > 0:  # the player of the preset (a note where the fields agents read differ)
-            self.snapshots[self.PRETRAINED] = load_pretrained(run_rules(args), device=device)
+            self.snapshots[self.PRETRAINED] = load_shipped_player(run_rules(args), device)
         self.pool_ids: list[int] = []
 
     def add_snapshot(self, model: nn.Module, tag: str) -> None:
@@ -921,8 +921,17 @@ def eval_opponents(args: Args, device) -> list:
     rules = run_rules(args)
     out = [RandomAgent(), RuleBasedAgent(rules)]
     if args.eval_pretrained and rules.name in pretrained_available():  # the preset's player, for a rule set of one's own
-        out.append(load_pretrained(rules, device=device))
+        out.append(load_shipped_player(rules, device))
     return out
+
+
+def load_shipped_player(rules, device) -> NetworkAgent:
+    """``load_pretrained(rules)``, then the numbers that loading it drew from torch's global generator before
+    ``agents.networks`` stopped drawing any (a network of its config, built and thrown away): train.py loads it
+    after ``seed_everything``, and a seeded run draws what it drew, so its published figures repeat."""
+    agent = load_pretrained(rules, device=device)
+    build_network(agent.model.config)
+    return agent
 
 
 EVAL_BATCH_WALLS = 256

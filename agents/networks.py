@@ -645,9 +645,11 @@ def _check_payload(payload, build: bool = True) -> PolicyValueNet | TileNet | No
             raise CheckpointError(f"weight {key!r} has non-finite values (nan or inf)")
     if not build:
         return None
-    # (the initial weights, overwritten at once, take numbers from torch's global generator, as they always have:
-    # putting it back would change every published seeded run that loads a network)
-    model = build_network(config)
+    # the skeleton gets memory and the file's weights: no initial weights, so no numbers are drawn from torch's
+    # global generator: a seeded script that loads a network, then samples, draws what it draws without the load
+    # (building a network and overwriting its initial weights drew them before). train.py draws them itself
+    # after the loads that follow its seeding, so that its seeded runs repeat as published
+    model = skeleton.to_empty(device="cpu")
     model.load_state_dict(weights)
     return model
 
@@ -657,7 +659,8 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tup
     ``torch.load(weights_only=True)``, so loading runs no code from it, and every field is checked before
     the weights are used. A file that is missing, not a checkpoint, of another format, observation layout or
     action space, or with a bad config or bad weights raises ``CheckpointError`` naming the file and the
-    problem; a ``device`` that cannot run here, a ValueError (``device_problem``), before the file is read."""
+    problem; a ``device`` that cannot run here, a ValueError (``device_problem``), before the file is read.
+    Loading draws nothing from torch's global random generator (the network is not initialised first)."""
     problem = device_problem(device, name="device")
     if problem:
         raise ValueError(problem)
