@@ -47,13 +47,16 @@ as ``python -m agents.arena --agents runs/<exp_name>/checkpoints/final.pt,rule``
 run that diverges (nan weights or logits) stops with a message. Ctrl-C stops training where it is: the network
 is saved as ``final.pt`` as it is, ``final_eval.json`` says ``"interrupted": true``, the final evaluation is
 skipped (its command is printed) and the exit status is 130; SIGTERM (``kill``, a job scheduler) stops it the same
-way, with status 143. A run's directory is locked while it runs: ``--overwrite`` refuses one still running.
+way, with status 143. One that comes while final.pt or final_eval.json is written waits until the file is whole
+(after the final evaluation, final_eval.json keeps it). A run's directory is locked while it runs: ``--overwrite``
+refuses one still running.
 Every ``eval_every`` updates a quick duplicate match against the random and the rule-based agents (and the
 pretrained player, where one is shipped for the rule set and ``eval_pretrained`` is on) is logged; the run ends
 with a longer one, printed as a table.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import csv
 import dataclasses
@@ -67,6 +70,7 @@ import shlex
 import shutil
 import signal
 import sys
+import threading
 import time
 import typing
 import warnings
@@ -1175,16 +1179,57 @@ def repeat_command(args: Args, checkpoint: Path) -> str:
             f"--hands {args.final_eval_hands} --seed {args.eval_seed} --batch {EVAL_BATCH_WALLS}{rules}{device}")
 
 
+@contextlib.contextmanager
+def signals_held():
+    """Ctrl-C (SIGINT) and SIGTERM wait while the block writes a file, so that the file is whole: one that comes
+    meanwhile goes, once the block is over, to the handler then in place (Python's KeyboardInterrupt, train.py's
+    ``Terminated``, or the default action), as if it came then; SIGTERM first where both came. Only the main thread
+    gets signals: elsewhere nothing is held."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+
+    def hold(signum, frame):
+        got.append(signum)
+
+    wanted = [signal.SIGINT, *([signal.SIGTERM] if hasattr(signal, "SIGTERM") else [])]
+    before = {s: signal.getsignal(s) for s in wanted}
+    before = {s: h for s, h in before.items() if h is not None}  # (None: a handler not set from Python, left alone)
+    for s in before:
+        signal.signal(s, hold)
+    try:
+        yield
+    finally:
+        for s, h in before.items():
+            signal.signal(s, h)
+        if got:
+            signal.raise_signal(signal.SIGTERM if signal.SIGTERM in got else got[0])
+
+
 def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, global_step: int,
                start: float, opponents: list, interrupted: bool = False) -> dict:
     """Save ``final.pt``, run the final evaluation against ``opponents`` (printed as tables, logged as
     ``eval/final_*``) and write final_eval.json. Returns what it holds. A run ``interrupted`` by Ctrl-C (or
     SIGTERM, ``Terminated``) saves final.pt and final_eval.json (``"interrupted": true``) with no evaluation, and prints the command that
-    evaluates it; so does one interrupted in the final evaluation (final.pt is saved before it)."""
-    final = save_checkpoint(log.ckpt_dir / "final.pt", model, rules=run_rules(args), update=update,
-                            global_step=global_step, args=dataclasses.asdict(args))
+    evaluates it; so does one interrupted in the final evaluation (final.pt is saved before it). A Ctrl-C or SIGTERM
+    while final.pt or final_eval.json is written waits until the file is whole (``signals_held``): in the save of
+    final.pt it skips the evaluation as above; after the evaluation ended (its tables printed, final_eval.json
+    written) it goes on, raised once final_eval.json, which holds the evaluation, is written."""
+    final = None
+    try:
+        with signals_held():
+            final = save_checkpoint(log.ckpt_dir / "final.pt", model, rules=run_rules(args), update=update,
+                                    global_step=global_step, args=dataclasses.asdict(args))
+    except KeyboardInterrupt as e:  # held until final.pt was whole
+        if final is None:  # (raised by the save itself, not by a signal: no final.pt)
+            raise
+        if not interrupted:
+            tqdm.write(f"interrupted ({interruption(e)}) while final.pt was saved: it is saved, no final evaluation")
+        interrupted = True
     result = {"checkpoint": str(final), "global_step": global_step, "updates": update,
               "train_seconds": round(time.time() - start, 1), "observation": obs_layout(model)}
+    late = None  # a Ctrl-C or SIGTERM after the evaluation ended: raised again once final_eval.json is written
     if not interrupted and args.final_eval_hands > 0:
         t0 = time.time()
         try:
@@ -1194,24 +1239,34 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
                        "evaluation")
             interrupted = True
         else:
-            print(f"\nfinal evaluation ({args.final_eval_hands} walls, duplicate, seed {args.eval_seed}, "
-                  f"{time.time() - t0:.0f} s):")
-            # a rule set of one's own ends each table with a "rules: beijing with chi=False" line, as the arena's
-            # table does (a preset's name adds none); final_eval.json's summaries stay as they were
-            named = {"rules": rules_json(run_rules(args))}
-            for base, summary in result["eval"].items():
-                print(f"\n  trained vs {base}")
-                print("  " + arena.format_table({**summary, **named}).replace("\n", "\n  "))
-                for name in ("mean_points", "win_rate", "deal_in_rate"):
-                    log.writer.add_scalar(f"eval/final_vs_{base}_{name}", summary["agents"][0][name], global_step)
-            print(f"\nrepeat the evaluation against rule: {repeat_command(args, final)}")
+            try:
+                print(f"\nfinal evaluation ({args.final_eval_hands} walls, duplicate, seed {args.eval_seed}, "
+                      f"{time.time() - t0:.0f} s):")
+                # a rule set of one's own ends each table with a "rules: beijing with chi=False" line, as the arena's
+                # table does (a preset's name adds none); final_eval.json's summaries stay as they were
+                named = {"rules": rules_json(run_rules(args))}
+                for base, summary in result["eval"].items():
+                    print(f"\n  trained vs {base}")
+                    print("  " + arena.format_table({**summary, **named}).replace("\n", "\n  "))
+                    for name in ("mean_points", "win_rate", "deal_in_rate"):
+                        log.writer.add_scalar(f"eval/final_vs_{base}_{name}", summary["agents"][0][name], global_step)
+                print(f"\nrepeat the evaluation against rule: {repeat_command(args, final)}")
+            except KeyboardInterrupt as e:  # the evaluation ended: final_eval.json holds it, then the signal goes on
+                tqdm.write(f"interrupted ({interruption(e)}) after the final evaluation: writing final_eval.json")
+                late = e
     if interrupted:
         result["interrupted"] = True
-        if args.final_eval_hands > 0:
-            print(f"\nevaluate it against rule: {repeat_command(args, final)}")
-    (log.dir / "final_eval.json").write_text(arena.json_text(result) + "\n", encoding="utf-8")  # strict JSON: null for no interval
+    try:
+        with signals_held():  # strict JSON: null for no interval
+            (log.dir / "final_eval.json").write_text(arena.json_text(result) + "\n", encoding="utf-8")
+    except KeyboardInterrupt as e:  # held until the file was whole
+        late = late or e
+    if interrupted and args.final_eval_hands > 0:
+        print(f"\nevaluate it against rule: {repeat_command(args, final)}")
     log.release()
     print(f"\ncheckpoint: {final}\nlogs: {log.dir}/ (progress.csv, TensorBoard)")
+    if late is not None:
+        raise late
     return result
 
 
@@ -1296,8 +1351,13 @@ def main(argv: list[str] | None = None) -> dict:
             tqdm.write(f"interrupted ({interruption(e)}) after {update} PPO updates: saving the network as it is to "
                        "final.pt, no final evaluation")
             interrupted = True
-        log.end_training()
-        envs.close()
+        try:
+            log.end_training()
+            envs.close()
+        except KeyboardInterrupt as e:  # the training over, final.pt not yet saved: save it, as in the training
+            tqdm.write(f"interrupted ({interruption(e)}) after {update} PPO updates: saving the network to final.pt, "
+                       "no final evaluation")
+            interrupted = True
         return finish_run(model, args, device, log, update, global_step, start, opponents_of_eval,
                           interrupted=interrupted)
     finally:
