@@ -976,18 +976,21 @@ def progress_row(update: int, global_step: int, elapsed: float, lr: float, losse
     has no interval: ``arena.summarize``'s [-inf, inf], which ``agents.curve`` would refuse). The rates of the
     update's own hands are per learner seat-hand (``win_rate``; the ``pool_*`` figures over the seat-hands
     against the pool), ``avg_fan`` per learner win and ``draw_rate`` per hand; where their denominator is 0 (no
-    hand ended in the rollout, no learner win, no hand against the pool) they are written as 0, not left empty
-    as ``arena.summarize``'s ``avg_fan`` is (None)."""
+    hand ended in the rollout, no learner win, no hand against the pool) they are unknown and left empty, as
+    ``arena.summarize``'s ``avg_fan`` is None (they were written as 0: a run with no pool hands seemed to win none)."""
+    def per(count: float, of: int) -> float | str:
+        return count / of if of else ""
+
     row = {"update": update, "global_step": global_step, "seconds": round(elapsed, 1),
            "SPS": int(global_step / elapsed), "samples": losses["samples"], "learning_rate": lr}
     row.update({k: v for k, v in losses.items() if k != "samples"})
     row.update({
-        "hands": stats["hands"], "draw_rate": stats["drawn"] / max(stats["hands"], 1),
-        "win_rate": stats["self_wins"] / max(stats["self_hands"], 1),
-        "avg_fan": stats["self_fan"] / max(stats["self_wins"], 1),
-        "pool_points": stats["pool_points"] / max(stats["pool_hands"], 1),
-        "pool_win_rate": stats["pool_wins"] / max(stats["pool_hands"], 1),
-        "pool_deal_in_rate": stats["pool_deal_ins"] / max(stats["pool_hands"], 1),
+        "hands": stats["hands"], "draw_rate": per(stats["drawn"], stats["hands"]),
+        "win_rate": per(stats["self_wins"], stats["self_hands"]),
+        "avg_fan": per(stats["self_fan"], stats["self_wins"]),
+        "pool_points": per(stats["pool_points"], stats["pool_hands"]),
+        "pool_win_rate": per(stats["pool_wins"], stats["pool_hands"]),
+        "pool_deal_in_rate": per(stats["pool_deal_ins"], stats["pool_hands"]),
         "pool_size": pool_size, "rollout_seconds": round(rollout_s, 2),
     })
     for base in EVAL_NAMES:
@@ -1075,13 +1078,15 @@ class RunLog:
                   "explained_variance"):
             w.add_scalar(f"losses/{k}", row[k], global_step)
         for k in ("draw_rate", "win_rate", "avg_fan", "pool_points", "pool_win_rate", "pool_deal_in_rate"):
-            w.add_scalar(f"charts/{k}", row[k], global_step)
+            if row[k] != "":  # (empty: over no hands, unknown)
+                w.add_scalar(f"charts/{k}", row[k], global_step)
         w.add_scalar("charts/SPS", row["SPS"], global_step)
         if evaluated:
             for base in last_eval:
                 w.add_scalar(f"eval/vs_{base}_points", row[f"vs_{base}_points"], global_step)
                 w.add_scalar(f"eval/vs_{base}_win_rate", row[f"vs_{base}_win_rate"], global_step)
-        post = {"SPS": row["SPS"], "win": f"{row['win_rate']:.2f}", "vs_pool": f"{row['pool_points']:+.2f}"}
+        post = {"SPS": row["SPS"], "win": "-" if row["win_rate"] == "" else f"{row['win_rate']:.2f}",
+                "vs_pool": "-" if row["pool_points"] == "" else f"{row['pool_points']:+.2f}"}
         for base, summary in last_eval.items():
             post[f"vs_{base}"] = f"{summary['agents'][0]['mean_points']:+.2f}"
         self.bar.set_postfix(post)
