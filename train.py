@@ -98,6 +98,7 @@ from agents import arena
 from agents.base import RulesMismatchWarning
 from agents.networks import (
     LAYOUTS,
+    CheckpointWarning,
     NetworkAgent,
     NonFiniteLogits,
     build_network,
@@ -422,7 +423,9 @@ def init_problem(args: Args, given: frozenset[str] = frozenset()) -> str | None:
         path = init_checkpoint(args)
         if path is None:
             return None
-        model, _ = load_checkpoint(path)
+        with warnings.catch_warnings():  # (main loads it again, and says it there: once)
+            warnings.simplefilter("ignore", CheckpointWarning)
+            model, _ = load_checkpoint(path)
     except ValueError as e:  # CheckpointError names the file and what is wrong
         return f"--init-from: {e}"
     defaults = Args()

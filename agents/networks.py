@@ -410,6 +410,10 @@ class CheckpointError(ValueError):
     """A checkpoint file that cannot be used; the message names the file and what is wrong."""
 
 
+class CheckpointWarning(UserWarning):
+    """A checkpoint that loads, with keys beside those of its format that this version does not read."""
+
+
 _PAYLOAD_TYPES = {"format": str, "obs_name": str, "obs_version": int, "obs_shape": list, "n_actions": int,
                   "model_config": dict, "state_dict": dict, "meta": dict}
 """Every key of a checkpoint and the type of its value."""
@@ -660,7 +664,10 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tup
     the weights are used. A file that is missing, not a checkpoint, of another format, observation layout or
     action space, or with a bad config or bad weights raises ``CheckpointError`` naming the file and the
     problem; a ``device`` that cannot run here, a ValueError (``device_problem``), before the file is read.
-    Loading draws nothing from torch's global random generator (the network is not initialised first)."""
+    Loading draws nothing from torch's global random generator (the network is not initialised first).
+    Keys of the file beside those of its format (which ``save_checkpoint`` never writes: another writer's, or a
+    later version's that kept the format) are left out with a ``CheckpointWarning`` naming them; the keys in
+    ``meta`` are the writer's own (``save_checkpoint``'s keywords) and load as they are, whatever their names."""
     problem = device_problem(device, name="device")
     if problem:
         raise ValueError(problem)
@@ -672,6 +679,12 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tup
         model = _check_payload(payload)
     except CheckpointError as e:
         raise CheckpointError(f"{path}: {e}") from None
+    unknown = sorted((k for k in payload if k not in _PAYLOAD_TYPES), key=str)
+    if unknown:  # the format's own keys are all checked; these are read by nothing here
+        warnings.warn(f"{path}: its key{'s' if len(unknown) > 1 else ''} {', '.join(brief(k) for k in unknown)} "
+                      f"{'are' if len(unknown) > 1 else 'is'} not of format {CHECKPOINT_FORMAT} and left out (written "
+                      "by a later version of this package, or by another tool?)", CheckpointWarning,
+                      stacklevel=user_stacklevel(mjf, sys.modules[__name__]))
     model.to(device).eval()
     meta = dict(payload["meta"])
     meta.update({k: payload[k] for k in ("obs_name", "obs_version", "model_config")})

@@ -1,11 +1,12 @@
 """Leftovers of train.py and the checkpoints, mended: loading a network leaves torch's global generator as it was
 (train.py still draws what the loads after its seeding drew, so its seeded runs repeat), a signal while a run
-that ended writes final.pt and final_eval.json leaves both whole, and progress.csv leaves a rate over no hands
-empty."""
+that ended writes final.pt and final_eval.json leaves both whole, progress.csv leaves a rate over no hands
+empty, and a checkpoint with keys beside its format's loads with a warning naming them."""
 import csv
 import json
 import signal
 import threading
+import warnings
 
 import pytest
 
@@ -17,8 +18,8 @@ from test_train_smoke import _scalars
 import train
 from agents import arena, curve, make_agent
 from agents import networks as nets
-from agents.networks import NetworkAgent, build_network, load_checkpoint, save_checkpoint
-from agents.pretrained import load_pretrained, pretrained_path
+from agents.networks import CheckpointWarning, NetworkAgent, build_network, load_checkpoint, save_checkpoint
+from agents.pretrained import available, load_pretrained, pretrained_path
 
 # --------------------------------------------------------------------------- loading and torch's generator
 
@@ -221,3 +222,53 @@ def test_a_run_without_pool_hands_leaves_their_cells_empty_and_every_reader_cope
     scalars = _scalars(run)
     assert "charts/win_rate" in scalars and not [t for t in scalars if t.startswith("charts/pool_")]
     assert set(curve.read_curves(run / "progress.csv")) == {"random", "rule"}
+
+
+# --------------------------------------------------------------------------- keys a checkpoint's format does not have
+
+
+def _with_keys(tmp_path, **extra):
+    payload = torch.load(pretrained_path("beijing"), weights_only=True)
+    payload.update(extra)
+    torch.save(payload, tmp_path / "later.pt")
+    return tmp_path / "later.pt"
+
+
+def test_a_checkpoint_with_keys_beside_its_formats_loads_and_warns_naming_them(tmp_path):
+    """They loaded silently: a later version's field (kept under the same format) or another tool's was dropped
+    with no word. The weights and meta load as they are; the warning names the keys, at the user's line."""
+    path = _with_keys(tmp_path, normalizer={"mean": 0.5}, optimizer=[1, 2])
+    with pytest.warns(CheckpointWarning) as caught:
+        model, meta = load_checkpoint(path)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert str(caught[0].message) == (f"{path}: its keys 'normalizer', 'optimizer' are not of format "
+                                      "mj_agents.policy/1 and left out (written by a later version of this "
+                                      "package, or by another tool?)")
+    shipped, _ = load_checkpoint(pretrained_path("beijing"))
+    assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), shipped.state_dict().values()))
+    assert meta["rules"] == "beijing"
+    with pytest.warns(CheckpointWarning, match="its key 'normalizer' is not of format") as caught:
+        make_agent(str(_with_keys(tmp_path, normalizer=1)))
+    assert caught[0].filename == __file__
+
+
+def test_the_writers_own_meta_keys_and_the_shipped_players_load_without_a_warning(tmp_path):
+    """meta is the writer's (save_checkpoint's keywords): keys of any name are no sign of another version."""
+    path = save_checkpoint(tmp_path / "m.pt", build_network({"arch": "mlp", "hidden": [8]}), rules="hebei",
+                           note="mine", git_commit="abc123", seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, meta = load_checkpoint(path)
+        assert (meta["note"], meta["git_commit"], meta["seed"]) == ("mine", "abc123", 3)
+        for rules in available():
+            load_checkpoint(pretrained_path(rules))
+            load_pretrained(rules)
+
+
+def test_init_from_such_a_checkpoint_warns_once(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = _with_keys(tmp_path, normalizer=1)
+    with pytest.warns(CheckpointWarning) as caught:
+        train.main(["--init-from", str(path), "--exp-name", "ft", "--total-steps", "0", "--final-eval-hands", "0",
+                    "--eval-every", "0", "--threads", "1", "--no-progress", "--no-eval-pretrained"])
+    assert [w.category for w in caught] == [CheckpointWarning]
