@@ -344,6 +344,19 @@ def duplicate_rules_given(text: str) -> str | RuleSet:
     return value
 
 
+def one_hand_rules_given(text: str) -> str | RuleSet:
+    """``rules_given`` for a command line that counts each episode as one hand (the RL library examples: their
+    "points/hand" is an episode's return): a rule set of matches (``hands_per_episode`` > 1) is refused, as the
+    flag's error, before any env is built; train.py refuses it too."""
+    value = rules_given(text)
+    n = get_rules(value).hands_per_episode
+    if n != 1:
+        raise argparse.ArgumentTypeError(f"hands_per_episode={n}: this command line counts each episode as one hand "
+                                         "(its points a hand), so it plays one hand per episode (use "
+                                         "hands_per_episode=1)")
+    return value
+
+
 def _check_output(name: str, value) -> None:
     """A TypeError unless ``value`` is True, False or a callable (a file name is not: nothing would be written)."""
     if not (isinstance(value, (bool, np.bool_)) or callable(value)):

@@ -72,9 +72,12 @@ def rules(p: argparse.ArgumentParser, flag: str, text: str):
 def rule_sets(p: argparse.ArgumentParser, flag: str, text: str) -> list:
     """``text`` as rule sets, each as ``rules`` gives it: a value that starts with '{' is one rule set of one's
     own (a JSON object has commas of its own); any other is comma-separated preset names, at least one, no empty
-    item; else ``p.error``."""
+    item, no object among them; else ``p.error``."""
     if text.lstrip().startswith("{"):
         return [rules(p, flag, text)]
+    if "{" in text:  # 'beijing,{"name": ...}': else split at the object's commas, "bad JSON" at a fragment's column
+        p.error(f"{flag}: a rule set of one's own is the value alone, one JSON object ('{{\"name\": \"beijing\", "
+                f"\"chi\": false}}'), not an item of the comma-separated preset names: measure it in a run of its own")
     no_empty_item(p, flag, text)
     names = [n.strip() for n in text.split(",") if n.strip()]
     if not names:

@@ -40,7 +40,7 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
                      "the README says where its CPU wheel is)") from None
 
 import mj_env
-from agents.arena import RULES_HELP, rules_given
+from agents.arena import RULES_HELP, one_hand_rules_given
 from mj_env.engine import MAX_TABLES
 from mj_env.lines import guard_output
 from mj_env.records import rules_json
@@ -95,7 +95,7 @@ def build_config(args) -> PPOConfig:
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    p.add_argument("--rules", default="beijing", type=rules_given, help=RULES_HELP)
+    p.add_argument("--rules", default="beijing", type=one_hand_rules_given, help=RULES_HELP)
     p.add_argument("--iterations", type=int, default=20, help="PPO training iterations")
     p.add_argument("--num-env-runners", type=int, default=2, help="env runner actors (0: sample in the driver)")
     p.add_argument("--batch", type=int, default=4000, help="train batch per learner (agent steps)")

@@ -33,7 +33,7 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
                      "the README says where its CPU wheel is)") from None
 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
-from agents.arena import RULES_HELP, mean_ci95, rules_given
+from agents.arena import RULES_HELP, mean_ci95, one_hand_rules_given
 from mj_env.baselines import BASELINES, uniform_legal
 from mj_env.engine import MAX_TABLES
 from mj_env.lines import guard_output
@@ -80,7 +80,7 @@ def points_text(points: np.ndarray, opponents: str) -> str:
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    p.add_argument("--rules", default="beijing", type=rules_given, help=RULES_HELP)
+    p.add_argument("--rules", default="beijing", type=one_hand_rules_given, help=RULES_HELP)
     p.add_argument("--opponents", default="rule", choices=OPPONENTS, metavar="NAME",
                    help="rule, random, efficient or pretrained[:greedy|:sample]")
     p.add_argument("--timesteps", type=int, default=200_000, help="learner decisions to train on, rounded up to whole rollouts of --n-envs x --n-steps "

@@ -40,7 +40,7 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
                      "the README says where its CPU wheel is)") from None
 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
-from agents.arena import RULES_HELP, rules_given
+from agents.arena import RULES_HELP, one_hand_rules_given
 from mj_env.baselines import BASELINES
 from mj_env.engine import MAX_TABLES
 from mj_env.lines import guard_output
@@ -93,7 +93,7 @@ class Value(nn.Module):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    p.add_argument("--rules", default="beijing", type=rules_given, help=RULES_HELP)
+    p.add_argument("--rules", default="beijing", type=one_hand_rules_given, help=RULES_HELP)
     p.add_argument("--opponents", default="rule", choices=OPPONENTS, metavar="NAME",
                    help="rule, random, efficient or pretrained[:greedy|:sample]")
     p.add_argument("--tables", type=int, default=64, help="tables played at once (the env's batch size)")
