@@ -28,7 +28,7 @@ What each array holds; D decisions (one row per decision, in the order they were
 | ``hand_scores`` | (H, 4) float64 | each seat's points of the hand: the env's rewards of the hand's steps, which equal its ``settlement["scores"]`` (docs/INTERFACES.md 2) and sum to zero (docs/RULES.md 6); a seat may have points but no decision (a 天和) |
 | ``hand_settlement`` | (H,) str | the settlement as JSON (who won, fan, patterns) |
 | ``hand_wall``, ``hand_dealer`` | (H, 136 or 144) uint8, (H,) int64 | the wall (tile indices, dealing order) and dealer the hand was dealt with |
-| ``rules``, ``obs_layout``, ``agents``, ``seed`` | str, str, (4,) str, int64 | what made the file (``rules``: the preset's name, or a rule set of one's own as its JSON object form, as ``--rules`` took it) |
+| ``rules``, ``obs_layout``, ``agents``, ``seed`` | str, str, (4,) str, int64 | what made the file (``rules``: the preset's name, or a rule set of one's own as JSON text of its object form, ``mj_env.records.rules_json``'s: the preset and the fields that differ from it, so ``'{"name": "hebei"}'`` is kept as ``hebei``) |
 
 Points come only at a hand's end (a decision's reward before its seat's ``done`` is 0). A hand that ends at its
 deal (四惠牌 in the dealer's first 14 tiles) has no decision: the env pays its points with the table's next step
