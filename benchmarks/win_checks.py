@@ -24,10 +24,8 @@ the figures are per core. Output: a table, and with ``--json PATH`` the same as 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -127,31 +125,25 @@ def time_reference(fn, counts, wild, seconds: float, n_hands: int) -> tuple[dict
 
 
 def machine() -> dict:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
-    except OSError:
-        pass
-    try:
-        load = [round(x, 2) for x in os.getloadavg()]
-    except (OSError, AttributeError):  # (Windows has no os.getloadavg)
-        load = None
-    return {"platform": platform.platform(), "cpu": cpu, "cpu_count": os.cpu_count(),
-            "python": platform.python_version(), "numpy": np.__version__,
-            "blas_threads": int(os.environ.get("OPENBLAS_NUM_THREADS", "0") or 0), "load_average": load,
-            "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds")}
+    """``_common.machine_info()`` (the machine description every benchmark stores: cpu, cores, memory_gib,
+    load_average, python, numpy, platform, date) with ``blas_threads``, the BLAS/OpenMP threads the figures ran
+    with, and ``cpu_count``, the same number as ``cores`` under the name this script's JSON gave it before."""
+    from _common import machine_info  # here: NumPy is loaded by now, its threads sized
+
+    info = machine_info()
+    return {**info, "cpu_count": info["cores"],
+            "blas_threads": int(os.environ.get("OPENBLAS_NUM_THREADS", "0") or 0)}
 
 
 def main(args: argparse.Namespace) -> int:
-    from _common import code_line, code_version  # here: NumPy is loaded by now, its threads sized
+    # here: NumPy is loaded by now, its threads sized
+    from _common import code_line, code_version, machine_line
 
     batches, checks = args.batch_list, args.check_list
     rng = np.random.default_rng(args.seed)
     info = machine()
     code = code_version(ROOT)
-    print(f"machine: {info['cpu']}, {info['cpu_count']} CPUs, {info['platform']}, "
-          f"Python {info['python']}, NumPy {info['numpy']}, BLAS threads {args.threads}, load {info['load_average']}")
+    print(f"{machine_line(info)}; {info['platform']}; BLAS threads {args.threads}")
     print(code_line(code))
     results, disagreements = [], 0
     for check in checks:
