@@ -551,8 +551,11 @@ def parse_args(argv=None):
             _args.output(p, "--plot", args.plot, _args.PLOT_FORMATS)
             if importlib.util.find_spec("matplotlib") is None:
                 p.error("--plot needs matplotlib: pip install matplotlib")
-        if args.json and args.plot and Path(args.json).resolve() == Path(args.plot).resolve():
-            p.error(f"--json and --plot name the same file: {args.plot}")  # the plot would overwrite the JSON
+        if args.json and args.plot:  # the plot would overwrite the JSON: the same path, a link, a hard link
+            from agents.arena import _file_key  # (the arena's test of its outputs: device and inode)
+
+            if _file_key(args.json) == _file_key(args.plot):
+                p.error(f"--json and --plot name the same file: {args.plot}")
     return args
 
 
