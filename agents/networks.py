@@ -417,6 +417,9 @@ class CheckpointWarning(UserWarning):
 _PAYLOAD_TYPES = {"format": str, "obs_name": str, "obs_version": int, "obs_shape": list, "n_actions": int,
                   "model_config": dict, "state_dict": dict, "meta": dict}
 """Every key of a checkpoint and the type of its value."""
+_FORMAT_META_KEYS = ("obs_name", "obs_version", "model_config")
+"""The keys of the file that ``load_checkpoint`` adds to its ``meta`` (over any of ``meta``'s own of those names, in
+a file written before ``save_checkpoint`` refused them as keywords)."""
 
 
 def _plain(value, where: str):
@@ -436,7 +439,9 @@ def _plain(value, where: str):
 
 def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
     """Write the weights with the observation layout and ``meta`` (rules, step, args...: plain data only; ``rules``
-    a preset's name, or a RuleSet or its object form ``{"name": preset, field: value}``, stored as a record writes it).
+    a preset's name, or a RuleSet or its object form ``{"name": preset, field: value}``, stored as a record writes it;
+    any keyword but ``obs_name``, ``obs_version`` and ``model_config``, which ``load_checkpoint``'s meta gives from
+    the file itself: those are a ``CheckpointError``, as they would be lost).
     ``model`` is a network of this module (``build_network``, ``PolicyValueNet``, ``TileNet``): the file stores
     its ``config`` and rebuilds it from that, so another module cannot be saved in this format. Nothing is written
     (a ``CheckpointError``) when ``load_checkpoint`` would refuse the file (``meta["rules"]`` no rule set, non-finite
@@ -449,6 +454,12 @@ def save_checkpoint(path: str | Path, model: nn.Module, **meta) -> Path:
     problem = path_problem(str(path))  # a NUL byte or a lone surrogate: open() would raise a bare ValueError
     if problem:
         raise CheckpointError(f"not saved: {problem}")
+    taken = [k for k in _FORMAT_META_KEYS if k in meta]
+    if taken:  # load_checkpoint's meta gives the file's own values under these names: the caller's would be lost
+        raise CheckpointError(f"{path}: not saved: meta key{'s' if len(taken) > 1 else ''} {', '.join(taken)} "
+                              f"{'are' if len(taken) > 1 else 'is'} the checkpoint's own (load_checkpoint's meta "
+                              "gives the file's observation layout and model config under those names, and would "
+                              "drop yours); save under another name")
     path = Path(path)
     rules = meta.get("rules")
     if isinstance(rules, dict):  # an object form: as the RuleSet it names (a bad one is refused below, by name)
@@ -667,7 +678,9 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tup
     Loading draws nothing from torch's global random generator (the network is not initialised first).
     Keys of the file beside those of its format (which ``save_checkpoint`` never writes: another writer's, or a
     later version's that kept the format) are left out with a ``CheckpointWarning`` naming them; the keys in
-    ``meta`` are the writer's own (``save_checkpoint``'s keywords) and load as they are, whatever their names."""
+    ``meta`` are the writer's own (``save_checkpoint``'s keywords) and load as they are, whatever their names, beside
+    the file's ``obs_name``, ``obs_version`` and ``model_config`` (which ``save_checkpoint`` refuses as keywords; a
+    ``meta`` key of those names in a file written otherwise gives way to the file's own value)."""
     problem = device_problem(device, name="device")
     if problem:
         raise ValueError(problem)
@@ -687,7 +700,7 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tup
                       stacklevel=user_stacklevel(mjf, sys.modules[__name__]))
     model.to(device).eval()
     meta = dict(payload["meta"])
-    meta.update({k: payload[k] for k in ("obs_name", "obs_version", "model_config")})
+    meta.update({k: payload[k] for k in _FORMAT_META_KEYS})
     return model, meta
 
 
