@@ -281,7 +281,10 @@ def _checked_rules(rules) -> RuleSet:
 RULES_HELP = ("rule set: a preset, beijing (default), hebei or quemen, or one of one's own as a JSON object of a preset "
               "and the fields changed (the fields of mj_env.rules.RuleSet, as a hand record writes them), e.g. "
               "'{\"name\": \"beijing\", \"chi\": false}'")
-"""The ``--rules`` help of the arena, train.py, agents.search, agents.rollouts and the examples (``rules_option``)."""
+"""The ``--rules`` help of the arena and the examples (``rules_option``)."""
+RULES_HELP_NO_DEFAULT = RULES_HELP.replace("beijing (default), ", "beijing, ", 1)
+"""``RULES_HELP`` without its "(default)", for a parser whose formatter adds the default itself
+(``argparse.ArgumentDefaultsHelpFormatter``: agents.search, agents.rollouts), which said it twice."""
 
 
 def rules_option(text: str) -> RuleSet:

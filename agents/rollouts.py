@@ -35,7 +35,7 @@ import time
 
 import numpy as np
 
-from agents.arena import MAX_SEED, RULES_HELP, mean_ci95, missing_module, rules_given
+from agents.arena import MAX_SEED, RULES_HELP_NO_DEFAULT, mean_ci95, missing_module, rules_given
 from mj_env import actions as A
 from mj_env.baselines import RuleBasedAgent, as_bool_mask, rows_of
 from mj_env.engine import Engine
@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--seconds", type=float, default=60.0, help="how long to label positions")
     p.add_argument("--tables", type=int, default=256, help="tables of rule-agent play labelled together")
-    p.add_argument("--rules", default="beijing", type=rules_given, help=RULES_HELP)
+    p.add_argument("--rules", default="beijing", type=rules_given, help=RULES_HELP_NO_DEFAULT)
     p.add_argument("--seed", type=int, default=0, help="seed of the tables' walls and of the rollouts")
     p.add_argument("--max-discards", type=int, default=3, help="discard candidates on the seat's own turn")
     args = p.parse_args(argv)

@@ -51,7 +51,7 @@ import numpy as np
 
 from agents.arena import (
     MAX_SEED,
-    RULES_HELP,
+    RULES_HELP_NO_DEFAULT,
     duplicate_rules_given,
     format_table,
     missing_module,
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--walls", type=int, default=100, help="walls, each played in 2 seatings (search ABAB, BABA)")
     p.add_argument("--worlds", type=int, default=64, help="redeals of the hidden tiles per decision")
     p.add_argument("--z", type=float, default=0.5, help="standard errors a deviation's gain must clear")
-    p.add_argument("--rules", default="beijing", type=duplicate_rules_given, help=RULES_HELP)
+    p.add_argument("--rules", default="beijing", type=duplicate_rules_given, help=RULES_HELP_NO_DEFAULT)
     p.add_argument("--seed", type=int, default=12345, help="the arena's seed (its walls)")
     p.add_argument("--batch-walls", type=int, default=100, help="walls played at once")
     p.add_argument("--clairvoyant", nargs="?", const="all", choices=["all", "hands"],

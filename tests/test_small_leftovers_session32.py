@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 
 import _common
 import pytest
@@ -121,3 +122,29 @@ def test_a_file_with_such_meta_keys_loads_with_the_formats_values(net, tmp_path)
         payload["obs_name"], payload["obs_version"], payload["model_config"])
 
 
+# --------------------------------------------------------------------------- --help
+
+
+def _main(module: str, fn: str = "main"):
+    return getattr(importlib.import_module(module), fn)
+
+
+CLIS = [("agents.arena", "main"), ("agents.search", "main"), ("agents.rollouts", "main"),
+        ("agents.curve", "main"), ("mj_env.records", "main"), ("throughput", "parse_args"),
+        ("profile_step", "main"), ("search", "parse_args"), ("win_checks", "_parse_args"), ("fast_paths", "main"),
+        ("features_cost", "main")]
+
+
+@pytest.mark.parametrize("module,fn", CLIS, ids=[m for m, _f in CLIS])
+def test_no_option_gives_its_default_twice(module, fn, monkeypatch, capsys):
+    """``python -m agents.rollouts --help`` said ``beijing (default)`` and ``(default: beijing)`` for --rules: the
+    arena's help text beside argparse.ArgumentDefaultsHelpFormatter's own. Every option's help says it once."""
+    monkeypatch.setenv("COLUMNS", "10000")  # one line per option
+    with pytest.raises(SystemExit) as e:
+        _main(module, fn)(["--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    options = [b for b in re.split(r"\n(?=  -)", out) if b.startswith("  -")]
+    assert options
+    twice = [b.split()[0] for b in options if len(re.findall(r"\bdefault\b", b)) > 1]
+    assert twice == [], out
