@@ -538,10 +538,17 @@ def flags_given(argv: list[str]) -> frozenset[str]:
 def parse_args(argv: list[str] | None = None) -> Args:
     """The command line over ``Args`` (tyro): ``--field-name value``, booleans as ``--flag`` / ``--no-flag``.
     A bad value ends the program with status 2 and a message, as argparse does."""
-    if os.environ.get("NO_COLOR") and isinstance(getattr(tyro, "_experimental_options", None), dict):
-        # https://no-color.org: tyro (1.0) colours --help and its errors on a terminal whatever NO_COLOR says
-        tyro._experimental_options["ansi_codes"] = False
-    args = tyro.cli(Args, args=argv, prog="train.py", description=(__doc__ or "").split("\n")[0])
+    options = getattr(tyro, "_experimental_options", None)
+    no_color = bool(os.environ.get("NO_COLOR")) and isinstance(options, dict) and "ansi_codes" in options
+    if no_color:
+        # https://no-color.org: tyro (1.0) colours --help and its errors on a terminal whatever NO_COLOR says, and
+        # has no public switch; its option is set for this call only (restored after --help's and errors' exits too)
+        before, options["ansi_codes"] = options["ansi_codes"], False
+    try:
+        args = tyro.cli(Args, args=argv, prog="train.py", description=(__doc__ or "").split("\n")[0])
+    finally:
+        if no_color:
+            options["ansi_codes"] = before
     problem = check_args(args, flags_given(sys.argv[1:] if argv is None else argv))
     if problem:
         usage_error(problem)

@@ -148,3 +148,23 @@ def test_no_option_gives_its_default_twice(module, fn, monkeypatch, capsys):
     assert options
     twice = [b.split()[0] for b in options if len(re.findall(r"\bdefault\b", b)) > 1]
     assert twice == [], out
+
+
+def test_no_color_is_set_for_train_parse_args_only(monkeypatch, capsys):
+    """``NO_COLOR`` turned tyro's colours off through its option dict for the rest of the process (a notebook or a
+    test run after ``train.parse_args`` lost tyro's colours everywhere); it is restored once the call is over, also
+    after ``--help``'s exit and an error's."""
+    pytest.importorskip("torch")
+    tyro = pytest.importorskip("tyro")
+    import train
+
+    options = getattr(tyro, "_experimental_options", None)
+    if not isinstance(options, dict) or "ansi_codes" not in options:
+        pytest.skip("this tyro has no ansi_codes option")
+    monkeypatch.setitem(options, "ansi_codes", True)
+    monkeypatch.setenv("NO_COLOR", "1")
+    for argv in (["--help"], ["--num-envs", "zero"]):
+        with pytest.raises(SystemExit):
+            train.parse_args(argv)
+        assert options["ansi_codes"] is True, argv
+    capsys.readouterr()
