@@ -68,6 +68,8 @@ def action_batch(actions, n: int) -> np.ndarray:
     Only an integer array (or a sequence of ints) of shape (n,) is an action batch: other shapes,
     floats (3.7 is not 3), strings, bools (also one in a list of ints) and objects are refused, as is what NumPy
     cannot read (a torch tensor that needs grad or lives on a GPU); nothing is reshaped or cast."""
+    if type(actions) is np.ndarray and actions.shape == (n,) and actions.dtype.kind == "i":
+        return actions.astype(np.int64)  # (the common case at once: the checks below pass it as it is)
     if (isinstance(actions, np.ma.MaskedArray) and np.shape(actions) == (n,)  # (another shape: refused as such below)
             and np.ma.getmaskarray(actions).any()):  # asarray would drop the mask
         b = int(np.flatnonzero(np.ma.getmaskarray(actions))[0])

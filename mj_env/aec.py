@@ -111,7 +111,7 @@ from . import actions as A
 from .engine import Engine, EngineRules
 from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief, refuse_arguments
-from .observation import N_PLANES, observe_one
+from .observation import N_PLANES, _observe_one
 from .records import RecordError, hand_record
 from .render import check_render_mode, print_table, render_table, settlement_text, warn_no_render_mode
 from .state import END
@@ -202,10 +202,19 @@ class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
     (about 7 us of a 120 us decision; benchmarks/throughput.py, aec row). Same checks: before
     ``reset()``, ``last()`` raises the AttributeError that reading ``agent_selection`` raises; after the
     hand, ``last()`` and ``step()`` raise an ``ActionError`` saying to reset (PettingZoo's wrapper only logs a
-    warning for such a step, and its ``last()`` fails on a missing key)."""
+    warning for such a step, and its ``last()`` fails on a missing key).
+
+    ``last()`` and ``step()`` (every decision) read the unwrapped raw_env's ``_closed`` flag, kept from
+    construction, and only then ask ``_refuse_if_closed`` for the error: the same check without going through
+    ``unwrapped`` twice a decision."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self._game = env.unwrapped  # (a wrapper's env is fixed: so is the game under it)
 
     def last(self, observe: bool = True):
-        _refuse_if_closed(self, "last()")
+        if getattr(self._game, "_closed", False):
+            _refuse_if_closed(self, "last()")
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         if not self.env.agents:
@@ -240,7 +249,8 @@ class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
     def step(self, action) -> None:
         """PettingZoo's checks, except that a step after every agent is done is refused with an error (as
         any other action that is not valid now, docs/RULES.md 7) instead of a logged warning."""
-        _refuse_if_closed(self, "step()")
+        if getattr(self._game, "_closed", False):
+            _refuse_if_closed(self, "step()")
         if self._has_reset and not self.env.agents:
             raise A.ActionError("step() after the hand ended: every agent is done; call reset() first")
         super().step(action)
@@ -257,7 +267,9 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "mj_env_v0",  # noqa: RUF012 (PettingZoo's convention)
                 "is_parallelizable": False, "render_fps": 1}
-    rules = EngineRules()  # the engine's rule set, read-only
+    rules = EngineRules()  # the engine's rule set, read-only (the env's own code reads self.engine.rules)
+    _closed = False  # close() sets it
+    _hand = None  # reset() deals one: the record of the hand so far
 
     def __init__(self, rules="beijing", render_mode=None, illegal_action="raise", illegal_penalty=10, obs="v1",
                  **overrides):
@@ -337,7 +349,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
         """A RuntimeError after ``close()``, or before the first reset (no hand is dealt: the engine's state is
         all zeros)."""
         self._check_open(call)
-        if not getattr(self, "_hand", None):
+        if not self._hand:
             raise RuntimeError(f"{call} before reset(): no hand is dealt yet; call reset() first")
 
     def _planes(self, seat: int) -> np.ndarray:
@@ -348,20 +360,27 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
         if self._hand["penalized"]:
             st = st.take(np.array([0]))
             st.phase[0] = END
-        return observe_one(self.rules, st, 0, seat)
+        return _observe_one(self.engine.rules, st, 0, seat)  # (table 0 and a seat 0-3: no checks needed)
 
     def observe(self, agent):
-        seat = self.agent_name_mapping[self._known(agent)]
-        self._check_dealt("observe()")
+        # (called at every decision: the checks of _known and _check_dealt, each done first where it is cheap)
+        seat = self.agent_name_mapping.get(agent) if type(agent) is str else None
+        if seat is None:
+            seat = self.agent_name_mapping[self._known(agent)]
+        if self._closed or not self._hand:
+            self._check_dealt("observe()")
         obs = self._planes(seat)
         st = self.engine.state
         # a hand ended by a penalized illegal action (illegal_action="penalize") is over although the engine,
         # which never played that action, still waits on the offender: no agent has a legal action then
         if st.phase[0] != END and st.to_act[0] == seat and not self._hand["penalized"]:
-            mask = self.engine.legal_mask()[0].view(np.int8).copy()
+            mask = self.engine._mask[0].view(np.int8).copy()  # (legal_mask()'s read-only view, read at once)
         else:
             mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
-        return {"observation": in_layout(self.obs_layout, self.rules, obs[None], mask[None])[0], "action_mask": mask}
+        if self.obs_layout == "v1":  # the planes as they are (the values in_layout gives for v1)
+            return {"observation": obs, "action_mask": mask}
+        return {"observation": in_layout(self.obs_layout, self.engine.rules, obs[None], mask[None])[0],
+                "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """(4, 14, 34) uint8: every seat's observation planes, seat 0 first (see the docstring; ``mj_obs_v1``
@@ -373,13 +392,15 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
         """PettingZoo's ``last()``, with a RuntimeError saying to call reset() before the first one (the
         inherited one fails on the missing ``agent_selection``) and after ``close()``, and after the hand ended
         the ``ActionError`` that ``mj_env.env()``'s order-enforcing wrapper gives (the inherited one: ``KeyError``)."""
-        self._check_dealt("last()")
+        if self._closed or not self._hand:
+            self._check_dealt("last()")
         if not self.agents:
             raise A.ActionError(_LAST_AFTER_END)
         return super().last(observe)
 
     def step(self, action):
-        self._check_open("step()")
+        if self._closed:
+            self._check_open("step()")
         if not self.agents:
             raise A.ActionError("step() before reset(), or after the episode ended: call reset() first")
         agent = self.agent_selection
@@ -394,11 +415,13 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
                                     f"step(None) for each agent whose episode is over")
             return self._was_dead_step(action)
         # Check the action before anything changes (a refused action keeps unread rewards).
-        try:
-            action = A.one_action(action)  # e.g. a 0-d array, as SB3's predict gives for one observation
-        except A.ActionError as e:
-            raise A.ActionError(f"{agent}: {e}") from None
-        legal = bool(self.engine.legal_mask()[0, action])
+        if not (type(action) is int and 0 <= action < A.N_ACTIONS):  # (a plain int in range: one_action's own value)
+            try:
+                action = A.one_action(action)  # e.g. a 0-d array, as SB3's predict gives for one observation
+            except A.ActionError as e:
+                raise A.ActionError(f"{agent}: {e}") from None
+        rules = self.engine.rules
+        legal = bool(self.engine._mask[0, action])  # (legal_mask()'s read-only view, read at once)
         if not legal and self.illegal_action == "raise":
             raise A.ActionError(f"{agent}: " + self.engine.explain_illegal(0, action))
         self._cumulative_rewards[agent] = 0
@@ -412,7 +435,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
                 self.terminations[a] = True
             self._accumulate_rewards()
             return
-        if self.rules.hands_per_episode == 1:  # a match gives no record (hand_record): keep no list growing
+        if rules.hands_per_episode == 1:  # a match gives no record (hand_record): keep no list growing
             self._hand["actions"].append((self.agent_name_mapping[agent], action))
         res = self.engine.step(np.array([action]))
         # each agent's info keeps the last hand's settlement until that agent acts again, so that in
@@ -485,5 +508,5 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
             self._illegal_penalty = int(self._illegal_penalty)
 
     def _check_open(self, call: str) -> None:
-        if getattr(self, "_closed", False):
+        if self._closed:
             raise RuntimeError(f"{call} after close(): this mj_env AEC env is closed; make a new one")

@@ -205,6 +205,12 @@ def observe_one(rules: RuleSet, st: GameState, b: int, seat: int) -> np.ndarray:
             and 0 <= seat < S) or isinstance(b, (bool, np.bool_)) or isinstance(seat, (bool, np.bool_)):
         raise ValueError(f"observe_one: table {str(b)[:20]} and seat {str(seat)[:20]} must be integers in "
                          f"0-{st.num_tables - 1} and 0-{S - 1}")
+    return _observe_one(rules, st, b, seat)
+
+
+def _observe_one(rules: RuleSet, st: GameState, b: int, seat: int) -> np.ndarray:
+    """``observe_one`` without its checks of ``b`` and ``seat``: for the one-table envs, which pass table 0 and a
+    seat 0-3 they hold (the AEC env's agent's, the engine's ``to_act``), at every decision."""
     o = np.zeros((N_PLANES, K), dtype=np.uint8)
     o[P_HAND] = st.hands[b, seat]
     sc = o[P_SCALARS]

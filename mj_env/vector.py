@@ -64,7 +64,7 @@ from . import actions as A
 from .engine import Engine, EngineRules, check_num_tables
 from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief, refuse_arguments
-from .observation import N_PLANES, observe, observe_one
+from .observation import N_PLANES, _observe_one, observe
 from .render import RENDER_MODES, check_render_mode, print_table, render_table
 from .state import END
 from .tiles import N_KINDS
@@ -214,18 +214,19 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
             res = self.engine.reset(tables=ended)
 
     def _obs(self) -> dict:
-        st = self.engine.state
+        engine = self.engine
+        rules, st = engine.rules, engine.state  # (what the rules descriptor reads)
         # fresh arrays every step (callers may keep them); the bool mask is reinterpreted as int8
         if self.num_envs == 1:  # the one-table path (benchmarks/fast_paths.py: +20-28% on observing)
-            obs = observe_one(self.rules, st, 0, int(st.to_act[0]))[None]
+            obs = _observe_one(rules, st, 0, int(st.to_act[0]))[None]  # (table 0, the engine's seat 0-3: unchecked)
         else:
-            obs = observe(self.rules, st, out=np.empty((self.num_envs, N_PLANES, N_KINDS), dtype=np.uint8))
-        mask = self.engine.legal_mask().view(np.int8).copy()
+            obs = observe(rules, st, out=np.empty((self.num_envs, N_PLANES, N_KINDS), dtype=np.uint8))
+        mask = engine._mask.view(np.int8).copy()  # (legal_mask()'s read-only view, read at once)
         if self._next_step and self._over.any():  # NEXT_STEP: an ended table's only "action" is pass, and it is ignored
             mask[self._over] = 0
             mask[self._over, A.PASS] = 1
-        return {"observation": in_layout(self.obs_layout, self.rules, obs, mask), "action_mask": mask,
-                "seat": st.to_act.astype(np.int64)}
+        return {"observation": obs if self.obs_layout == "v1" else in_layout(self.obs_layout, rules, obs, mask),
+                "action_mask": mask, "seat": st.to_act.astype(np.int64)}
 
     @property
     def autoreset_mode(self) -> AutoresetMode:
