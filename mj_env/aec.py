@@ -111,7 +111,8 @@ from . import actions as A
 from .engine import Engine, EngineRules
 from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief, refuse_arguments
-from .observation import N_PLANES, _observe_one
+from .observation import N_PLANES
+from .observation import _observe_one as observe_one  # unchecked: the env passes table 0 and a seat 0-3
 from .records import RecordError, hand_record
 from .render import check_render_mode, print_table, render_table, settlement_text, warn_no_render_mode
 from .state import END
@@ -317,7 +318,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
         options = dict(options or {})
-        rule_fields = {f.name for f in dataclasses.fields(self.rules)} - {"name"}
+        rule_fields = {f.name for f in dataclasses.fields(self.engine.rules)} - {"name"} if options else ()
         for key in options:
             near = near_option(key) if key not in RESET_OPTIONS else None
             if near is not None:
@@ -360,7 +361,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
         if self._hand["penalized"]:
             st = st.take(np.array([0]))
             st.phase[0] = END
-        return _observe_one(self.engine.rules, st, 0, seat)  # (table 0 and a seat 0-3: no checks needed)
+        return observe_one(self.engine.rules, st, 0, seat)
 
     def observe(self, agent):
         # (called at every decision: the checks of _known and _check_dealt, each done first where it is cheap)
@@ -369,8 +370,8 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
             seat = self.agent_name_mapping[self._known(agent)]
         if self._closed or not self._hand:
             self._check_dealt("observe()")
-        obs = self._planes(seat)
         st = self.engine.state
+        obs = self._planes(seat) if self._hand["penalized"] else observe_one(self.engine.rules, st, 0, seat)
         # a hand ended by a penalized illegal action (illegal_action="penalize") is over although the engine,
         # which never played that action, still waits on the offender: no agent has a legal action then
         if st.phase[0] != END and st.to_act[0] == seat and not self._hand["penalized"]:
