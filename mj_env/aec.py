@@ -213,6 +213,13 @@ class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
         super().__init__(env)
         self._game = env.unwrapped  # (a wrapper's env is fixed: so is the game under it)
 
+    def __setstate__(self, state):
+        # (pickle and copy.deepcopy) an env pickled before the wrapper kept its game (4b73506 and earlier) has no
+        # _game, which PettingZoo's __getattr__ then refused at every last() and step(): take it from env
+        self.__dict__.update(state)
+        if "_game" not in self.__dict__:
+            self._game = self.env.unwrapped
+
     def last(self, observe: bool = True):
         if getattr(self._game, "_closed", False):
             _refuse_if_closed(self, "last()")
