@@ -1109,12 +1109,16 @@ class RunLog:
     def release(self) -> None:
         """Close what the run opened (the bar, progress.csv, TensorBoard's writer, whose thread a run that raised
         left running, one per ``main`` call in a sweep) and let go of the run's lock: the run has written all it
-        will (once more: nothing happens)."""
-        self.end_training()
-        self.writer.close()
-        if self.lock is not None:
-            lock, self.lock = self.lock, None
-            unlock_run_dir(lock)
+        will (once more: nothing happens). A Ctrl-C or SIGTERM meanwhile waits until it is done (``signals_held``):
+        one that broke into TensorBoard's close left its writer half closed, and the second call (``main``'s
+        ``finally``) then raised OSError 'Writer is closed', which ended the run as 'cannot write the run's files'
+        (exit 1) instead of as the signal (130, 143)."""
+        with signals_held():
+            self.end_training()
+            self.writer.close()
+            if self.lock is not None:
+                lock, self.lock = self.lock, None
+                unlock_run_dir(lock)
 
 
 # --------------------------------------------------------------------------- training
@@ -1220,6 +1224,14 @@ def signals_held():
             signal.signal(s, h)
         if got:
             signal.raise_signal(signal.SIGTERM if signal.SIGTERM in got else got[0])
+
+
+def signals_end_the_process() -> None:
+    """Ctrl-C (SIGINT) and SIGTERM take their default action from now on: the process ends at once, killed by the
+    signal (a shell reports 130 or 143). train.py's ``__main__`` calls it once ``main`` is over, so that a signal while
+    the process exits (a second one, say, after the one-line message) prints no traceback from an atexit callback."""
+    for s in (signal.SIGINT, *([signal.SIGTERM] if hasattr(signal, "SIGTERM") else [])):
+        signal.signal(s, signal.SIG_DFL)
 
 
 def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, global_step: int,
@@ -1414,3 +1426,7 @@ if __name__ == "__main__":
     except OSError as e:  # the run's files (a full disk, a path that cannot be written): one line, no traceback
         where = f"{e.filename}: " if e.filename else ""
         sys.exit(f"train.py: error: cannot write the run's files: {where}{e.strerror or e}")
+    finally:  # the run is over, its files written: a Ctrl-C or SIGTERM from here on (the process exiting, Python's
+        # atexit callbacks: TensorBoard's, torch's) ends it at once with its status, not with a traceback of
+        # KeyboardInterrupt or Terminated raised inside the interpreter's cleanup
+        signals_end_the_process()

@@ -1,0 +1,59 @@
+"""Review of the leftovers of session 32 (tests/test_leftovers_session32.py): a signal at a run's very end. A
+Ctrl-C or SIGTERM that broke into TensorBoard's close ended the run as an OSError ('cannot write the run's files',
+exit 1); one that came while the process exited (after its one-line message, in Python's atexit callbacks) printed a
+traceback. Real signals, as tests/test_leftovers_session32.py sends them."""
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
+
+from test_leftovers_session32 import (
+    signal_after,
+    sigterm_raises,  # noqa: F401 (a fixture: SIGTERM raises train.Terminated)
+)
+from test_train_interrupt import TINY
+
+import train
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_tensorboards_writer_closes_ends_the_run_as_that_signal(tmp_path, monkeypatch, sig,
+                                                                           sigterm_raises):  # noqa: F811
+    """finish_run has written final_eval.json and lets go of the run (RunLog.release): a signal inside TensorBoard's
+    close left the writer half closed, and main's ``finally`` closing it again raised OSError 'Writer is closed'
+    in place of the signal (train.py: 'error: cannot write the run's files', exit 1, not 130 or 143)."""
+    from torch.utils.tensorboard import writer as tensorboard
+
+    monkeypatch.chdir(tmp_path)
+    signal_after(monkeypatch, tensorboard.FileWriter, "close", sig)
+    with pytest.raises(train.Terminated if sig == signal.SIGTERM else KeyboardInterrupt):
+        train.main(["--exp-name", "tb", "--total-steps", "512", "--final-eval-hands", "2", *TINY])
+    final = json.loads((tmp_path / "runs" / "tb" / "final_eval.json").read_text())
+    assert set(final["eval"]) == {"random", "rule"} and "interrupted" not in final
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals sent with os.kill")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_train_py_exits_ends_it_with_no_traceback(tmp_path, sig):
+    """A signal after the run is over (a second Ctrl-C or SIGTERM after the first one's message, as the process
+    exits) went to train.py's handlers inside Python's atexit callbacks (TensorBoard's, torch's) and printed
+    'Exception ignored in atexit callback' with a traceback of KeyboardInterrupt or Terminated. It ends the process
+    at once (killed by the signal: a shell's 130 or 143), with the run's files whole."""
+    script = ("import atexit, os, runpy, signal, sys\n"
+              f"atexit.register(lambda: os.kill(os.getpid(), {int(sig)}))  # (atexit runs it last: the process exiting)\n"
+              f"sys.argv = ['train.py', *sys.argv[1:]]\n"
+              f"runpy.run_path({str(REPO / 'train.py')!r}, run_name='__main__')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", script, "--exp-name", "x", "--total-steps", "0", "--final-eval-hands",
+                           "0", *TINY], check=False, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in done.stderr and done.returncode == -sig, done.stderr
+    assert "checkpoint: runs/x/checkpoints/final.pt" in done.stdout
+    assert json.loads((tmp_path / "runs" / "x" / "final_eval.json").read_text())["updates"] == 0
