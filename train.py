@@ -1208,18 +1208,26 @@ def signals_held():
         yield
         return
     got: list[int] = []
+    over: list[bool] = []
 
     def hold(signum, frame):
+        if over:  # the block is over but this handler was not put back (a signal to one already put back raised in
+            # the putting back; or in the setting up): put it back now and pass the signal on, else it would be
+            # swallowed here for good (a Ctrl-C or SIGTERM ignored for the rest of the process)
+            signal.signal(signum, before[signum])
+            signal.raise_signal(signum)
+            return
         got.append(signum)
 
     wanted = [signal.SIGINT, *([signal.SIGTERM] if hasattr(signal, "SIGTERM") else [])]
     before = {s: signal.getsignal(s) for s in wanted}
     before = {s: h for s, h in before.items() if h is not None}  # (None: a handler not set from Python, left alone)
-    for s in before:
-        signal.signal(s, hold)
     try:
+        for s in before:
+            signal.signal(s, hold)
         yield
     finally:
+        over.append(True)
         for s, h in before.items():
             signal.signal(s, h)
         if got:

@@ -57,3 +57,31 @@ def test_a_signal_while_train_py_exits_ends_it_with_no_traceback(tmp_path, sig):
     assert "Traceback" not in done.stderr and done.returncode == -sig, done.stderr
     assert "checkpoint: runs/x/checkpoints/final.pt" in done.stdout
     assert json.loads((tmp_path / "runs" / "x" / "final_eval.json").read_text())["updates"] == 0
+
+
+def test_a_signal_while_signals_held_puts_the_handlers_back_swallows_no_later_one(monkeypatch):
+    """signals_held puts back SIGINT's handler, then SIGTERM's: a Ctrl-C in between (KeyboardInterrupt from the
+    handler just put back) left its ``hold`` as SIGTERM's handler for good, and every later SIGTERM of the process
+    (a notebook's kernel, a script running train.main in a loop) was swallowed there. It now reaches its handler."""
+    seen = []
+    before = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))
+    real = signal.signal
+
+    def then_ctrl_c(signum, handler):  # SIGINT's own handler put back, then a Ctrl-C comes
+        out = real(signum, handler)
+        if signum == signal.SIGINT and handler is signal.default_int_handler:
+            signal.raise_signal(signal.SIGINT)
+        return out
+
+    try:
+        monkeypatch.setattr(signal, "signal", then_ctrl_c)
+        with pytest.raises(KeyboardInterrupt), train.signals_held():
+            pass
+        monkeypatch.setattr(signal, "signal", real)
+        signal.raise_signal(signal.SIGTERM)
+        assert seen == [signal.SIGTERM]
+        signal.raise_signal(signal.SIGTERM)
+        assert seen == [signal.SIGTERM] * 2
+    finally:
+        real(signal.SIGTERM, before)
+        real(signal.SIGINT, signal.default_int_handler)
