@@ -669,6 +669,10 @@ def _check_payload(payload, build: bool = True) -> PolicyValueNet | TileNet | No
     return model
 
 
+_UNKNOWN_KEYS_NAMED = 8
+"""How many of a file's keys beside its format's the ``CheckpointWarning`` names (the rest are counted)."""
+
+
 def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tuple[PolicyValueNet | TileNet, dict]:
     """(model in eval mode on ``device``, the checkpoint's metadata). The file is read with
     ``torch.load(weights_only=True)``, so loading runs no code from it, and every field is checked before
@@ -694,7 +698,11 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> tup
         raise CheckpointError(f"{path}: {e}") from None
     unknown = sorted((k for k in payload if k not in _PAYLOAD_TYPES), key=str)
     if unknown:  # the format's own keys are all checked; these are read by nothing here
-        warnings.warn(f"{path}: its key{'s' if len(unknown) > 1 else ''} {', '.join(brief(k) for k in unknown)} "
+        # (the first few named: a file with thousands of them printed every one, a warning of any length)
+        named = ", ".join(brief(k) for k in unknown[:_UNKNOWN_KEYS_NAMED])
+        if len(unknown) > _UNKNOWN_KEYS_NAMED:
+            named += f" and {len(unknown) - _UNKNOWN_KEYS_NAMED:,} more"
+        warnings.warn(f"{path}: its key{'s' if len(unknown) > 1 else ''} {named} "
                       f"{'are' if len(unknown) > 1 else 'is'} not of format {CHECKPOINT_FORMAT} and left out (written "
                       "by a later version of this package, or by another tool?)", CheckpointWarning,
                       stacklevel=user_stacklevel(mjf, sys.modules[__name__]))
