@@ -1437,4 +1437,8 @@ if __name__ == "__main__":
     finally:  # the run is over, its files written: a Ctrl-C or SIGTERM from here on (the process exiting, Python's
         # atexit callbacks: TensorBoard's, torch's) ends it at once with its status, not with a traceback of
         # KeyboardInterrupt or Terminated raised inside the interpreter's cleanup
-        signals_end_the_process()
+        try:
+            signals_end_the_process()
+        except KeyboardInterrupt as e:  # one that came as they were put back (it went to train.py's handlers): the
+            signals_end_the_process()  # same, not a traceback of it and exit 1
+            signal.raise_signal(signal.SIGTERM if isinstance(e, Terminated) else signal.SIGINT)

@@ -103,3 +103,30 @@ def test_a_checkpoint_with_thousands_of_keys_beside_its_formats_warns_in_one_sho
     torch.save({**payload, **{f"k{i}": i for i in range(8)}}, tmp_path / "eight.pt")
     with pytest.warns(CheckpointWarning, match="its keys 'k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7' are not of"):
         load_checkpoint(tmp_path / "eight.pt")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals, raised from C")
+def test_a_signal_as_train_py_puts_the_default_actions_in_place_ends_it_with_no_traceback(tmp_path):
+    """A SIGTERM that came just as __main__ gave the signals their default action (signals_end_the_process) went to
+    train.py's handler there and ended the process with a traceback of Terminated and exit status 1 (seen with real
+    signals from a second process). It ends it as the signal does (a shell's 143), with no traceback."""
+    script = ("import ctypes, runpy, signal, sys\n"
+              "from agents import arena\n"
+              "libc = ctypes.CDLL(None)\n"
+              "def hook(frame, event, arg):  # (C's raise(): the handler runs at Python's next check, in that function)\n"
+              "    if event == 'call' and frame.f_code.co_name == 'signals_end_the_process':\n"
+              "        sys.setprofile(None)\n"
+              "        getattr(libc, 'raise')(int(signal.SIGTERM))\n"
+              "real = arena.json_text\n"
+              "def json_text(obj, *a, **k):  # final_eval.json: watched from here on\n"
+              "    if 'checkpoint' in obj:\n"
+              "        sys.setprofile(hook)\n"
+              "    return real(obj, *a, **k)\n"
+              "arena.json_text = json_text\n"
+              "sys.argv = ['train.py', *sys.argv[1:]]\n"
+              f"runpy.run_path({str(REPO / 'train.py')!r}, run_name='__main__')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", script, "--exp-name", "x", "--total-steps", "0", "--final-eval-hands",
+                           "0", *TINY], check=False, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in done.stderr and done.returncode == -signal.SIGTERM, done.stderr
+    assert json.loads((tmp_path / "runs" / "x" / "final_eval.json").read_text())["updates"] == 0
