@@ -1234,6 +1234,21 @@ def signals_held():
             signal.raise_signal(signal.SIGTERM if signal.SIGTERM in got else got[0])
 
 
+def tell(message: str, stopping: bool = True) -> None:
+    """``tqdm.write(message)`` with Ctrl-C and SIGTERM held (``signals_held``): one that broke into tqdm's lock
+    raised RuntimeError 'cannot release un-acquired lock' in place of itself (a traceback, exit 1, and the run's end
+    unwritten: a second Ctrl-C or SIGTERM as the first one's message was written left no final_eval.json, or no
+    final.pt). ``stopping``: the message of a run already stopping (an interruption's), where a signal meanwhile goes
+    to its handler (a SIGTERM's status noted) and is let go, the run stopping as the first one asked; else it is
+    raised once the message is written."""
+    try:
+        with signals_held():
+            tqdm.write(message)
+    except KeyboardInterrupt:
+        if not stopping:
+            raise
+
+
 def signals_end_the_process() -> None:
     """Ctrl-C (SIGINT) and SIGTERM take their default action from now on: the process ends at once, killed by the
     signal (a shell reports 130 or 143). train.py's ``__main__`` calls it once ``main`` is over, so that a signal while
@@ -1260,7 +1275,7 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
         if final is None:  # (raised by the save itself, not by a signal: no final.pt)
             raise
         if not interrupted:
-            tqdm.write(f"interrupted ({interruption(e)}) while final.pt was saved: it is saved, no final evaluation")
+            tell(f"interrupted ({interruption(e)}) while final.pt was saved: it is saved, no final evaluation")
         interrupted = True
     result = {"checkpoint": str(final), "global_step": global_step, "updates": update,
               "train_seconds": round(time.time() - start, 1), "observation": obs_layout(model)}
@@ -1270,8 +1285,8 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
         try:
             result["eval"] = evaluate(model, args, args.final_eval_hands, device, opponents)
         except KeyboardInterrupt as e:  # in the evaluation: final.pt is saved, and final_eval.json says so too
-            tqdm.write(f"interrupted ({interruption(e)}) in the final evaluation: final.pt is saved, no final "
-                       "evaluation")
+            tell(f"interrupted ({interruption(e)}) in the final evaluation: final.pt is saved, no final "
+                 "evaluation")
             interrupted = True
         else:
             try:
@@ -1287,7 +1302,7 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
                         log.writer.add_scalar(f"eval/final_vs_{base}_{name}", summary["agents"][0][name], global_step)
                 print(f"\nrepeat the evaluation against rule: {repeat_command(args, final)}")
             except KeyboardInterrupt as e:  # the evaluation ended: final_eval.json holds it, then the signal goes on
-                tqdm.write(f"interrupted ({interruption(e)}) after the final evaluation: writing final_eval.json")
+                tell(f"interrupted ({interruption(e)}) after the final evaluation: writing final_eval.json")
                 late = e
     if interrupted:
         result["interrupted"] = True
@@ -1379,19 +1394,19 @@ def main(argv: list[str] | None = None) -> dict:
                                    len(seats.pool_ids), rollout_s, last_eval if evaluated else {})
                 log.update(row, global_step, evaluated, last_eval)
                 if args.max_minutes is not None and elapsed > 60 * args.max_minutes:
-                    tqdm.write(f"stopping after {elapsed / 60:.1f} minutes (--max-minutes)")
+                    tell(f"stopping after {elapsed / 60:.1f} minutes (--max-minutes)", stopping=False)
                     break
         except KeyboardInterrupt as e:  # Ctrl-C (or SIGTERM): keep what was trained so far, as final.pt, and skip the final evaluation
             update, global_step = log.last_update, log.last_global_step
-            tqdm.write(f"interrupted ({interruption(e)}) after {update} PPO updates: saving the network as it is to "
-                       "final.pt, no final evaluation")
+            tell(f"interrupted ({interruption(e)}) after {update} PPO updates: saving the network as it is to "
+                 "final.pt, no final evaluation")
             interrupted = True
         try:
             log.end_training()
             envs.close()
         except KeyboardInterrupt as e:  # the training over, final.pt not yet saved: save it, as in the training
-            tqdm.write(f"interrupted ({interruption(e)}) after {update} PPO updates: saving the network to final.pt, "
-                       "no final evaluation")
+            tell(f"interrupted ({interruption(e)}) after {update} PPO updates: saving the network to final.pt, "
+                 "no final evaluation")
             interrupted = True
         return finish_run(model, args, device, log, update, global_step, start, opponents_of_eval,
                           interrupted=interrupted)

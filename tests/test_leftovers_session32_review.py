@@ -130,3 +130,36 @@ def test_a_signal_as_train_py_puts_the_default_actions_in_place_ends_it_with_no_
                            "0", *TINY], check=False, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert "Traceback" not in done.stderr and done.returncode == -signal.SIGTERM, done.stderr
     assert json.loads((tmp_path / "runs" / "x" / "final_eval.json").read_text())["updates"] == 0
+
+
+@pytest.mark.parametrize("where", ["training", "final evaluation"])
+def test_a_second_signal_as_the_first_ones_message_is_written_leaves_the_runs_end_whole(tmp_path, monkeypatch, where,
+                                                                                       sigterm_raises):  # noqa: F811
+    """Ctrl-C, then SIGTERM while its message ('interrupted (Ctrl-C) ...') was written: the SIGTERM broke into tqdm's
+    lock, whose release then raised RuntimeError 'cannot release un-acquired lock' in place of it: a traceback, exit 1,
+    and no final.pt (in the training) or no final_eval.json (in the final evaluation; seen with real signals from a
+    second process). The run is already stopping: the second signal goes to its handler and the run ends as the
+    first one asked, its files written."""
+    from tqdm.std import TqdmDefaultWriteLock
+
+    monkeypatch.chdir(tmp_path)
+    first = []
+
+    def ctrl_c(*a, **k):
+        first.append(True)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train, "ppo_update" if where == "training" else "evaluate", ctrl_c)
+    real = TqdmDefaultWriteLock.acquire
+
+    def acquire(self, *a, **k):  # the SIGTERM comes as tqdm.write takes its lock for the first one's message
+        if first and first.pop():
+            signal.raise_signal(signal.SIGTERM)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(TqdmDefaultWriteLock, "acquire", acquire)
+    result = train.main(["--exp-name", "two", "--total-steps", "512", "--final-eval-hands", "2", *TINY])
+    run = tmp_path / "runs" / "two"
+    final = json.loads((run / "final_eval.json").read_text())
+    assert final["interrupted"] is True and result["interrupted"] is True and "eval" not in final
+    assert (run / "checkpoints" / "final.pt").is_file() and not first
