@@ -1266,23 +1266,25 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
     while final.pt or final_eval.json is written waits until the file is whole (``signals_held``): in the save of
     final.pt it skips the evaluation as above; after the evaluation ended (its tables printed, final_eval.json
     written) it goes on, raised once final_eval.json, which holds the evaluation, is written."""
-    final = None
-    try:
-        with signals_held():
-            final = save_checkpoint(log.ckpt_dir / "final.pt", model, rules=run_rules(args), update=update,
-                                    global_step=global_step, args=dataclasses.asdict(args))
-    except KeyboardInterrupt as e:  # held until final.pt was whole
-        if final is None:  # (raised by the save itself, not by a signal: no final.pt)
-            raise
-        if not interrupted:
-            tell(f"interrupted ({interruption(e)}) while final.pt was saved: it is saved, no final evaluation")
-        interrupted = True
-    result = {"checkpoint": str(final), "global_step": global_step, "updates": update,
-              "train_seconds": round(time.time() - start, 1), "observation": obs_layout(model)}
-    late = None  # a Ctrl-C or SIGTERM after the evaluation ended: raised again once final_eval.json is written
-    if not interrupted and args.final_eval_hands > 0:
-        t0 = time.time()
+    final = result = late = None  # late: a Ctrl-C or SIGTERM after the evaluation ended, raised again at the end
+    while result is None:  # (again where a signal came just before the block: it went to its handler, not held)
+        started = False
         try:
+            with signals_held():
+                started = True
+                final = save_checkpoint(log.ckpt_dir / "final.pt", model, rules=run_rules(args), update=update,
+                                        global_step=global_step, args=dataclasses.asdict(args))
+                result = {"checkpoint": str(final), "global_step": global_step, "updates": update,
+                          "train_seconds": round(time.time() - start, 1), "observation": obs_layout(model)}
+        except KeyboardInterrupt as e:  # held until final.pt was whole
+            if started and final is None:  # (raised by the save itself, not by a signal: no final.pt)
+                raise
+            if not interrupted:
+                tell(f"interrupted ({interruption(e)}) while final.pt was saved: it is saved, no final evaluation")
+            interrupted = True
+    if not interrupted and args.final_eval_hands > 0:
+        try:
+            t0 = time.time()
             result["eval"] = evaluate(model, args, args.final_eval_hands, device, opponents)
         except KeyboardInterrupt as e:  # in the evaluation: final.pt is saved, and final_eval.json says so too
             tell(f"interrupted ({interruption(e)}) in the final evaluation: final.pt is saved, no final "
@@ -1306,11 +1308,14 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
                 late = e
     if interrupted:
         result["interrupted"] = True
-    try:
-        with signals_held():  # strict JSON: null for no interval
-            (log.dir / "final_eval.json").write_text(arena.json_text(result) + "\n", encoding="utf-8")
-    except KeyboardInterrupt as e:  # held until the file was whole
-        late = late or e
+    written = False
+    while not written:  # (again where a signal came just before the block: it went to its handler, not held)
+        try:
+            with signals_held():  # strict JSON: null for no interval
+                (log.dir / "final_eval.json").write_text(arena.json_text(result) + "\n", encoding="utf-8")
+                written = True
+        except KeyboardInterrupt as e:  # held until the file was whole
+            late = late or e
     if interrupted and args.final_eval_hands > 0:
         print(f"\nevaluate it against rule: {repeat_command(args, final)}")
     log.release()

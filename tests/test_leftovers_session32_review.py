@@ -163,3 +163,30 @@ def test_a_second_signal_as_the_first_ones_message_is_written_leaves_the_runs_en
     final = json.loads((run / "final_eval.json").read_text())
     assert final["interrupted"] is True and result["interrupted"] is True and "eval" not in final
     assert (run / "checkpoints" / "final.pt").is_file() and not first
+
+
+def test_a_signal_just_before_final_eval_json_is_written_still_leaves_it(tmp_path, monkeypatch, sigterm_raises):  # noqa: F811
+    """Ctrl-C in the final evaluation, then SIGTERM just before signals_held took over for final_eval.json (it
+    went to its handler, not held): the write was skipped, and the run ended with final.pt and no final_eval.json
+    (exit 143; seen with real signals from a second process). The file is written, then the signal goes on."""
+    monkeypatch.chdir(tmp_path)
+    calls = []
+
+    def ctrl_c(*a, **k):
+        calls.append("evaluate")
+        raise KeyboardInterrupt
+
+    real = train.signals_held
+
+    def signals_held():  # SIGTERM just before the one for final_eval.json
+        calls.append("held")
+        if calls == ["held", "evaluate", "held", "held"]:  # (final.pt's, the evaluation, its message's, the json's)
+            signal.raise_signal(signal.SIGTERM)
+        return real()
+
+    monkeypatch.setattr(train, "evaluate", ctrl_c)
+    monkeypatch.setattr(train, "signals_held", signals_held)
+    with pytest.raises(train.Terminated):
+        train.main(["--exp-name", "late", "--total-steps", "0", "--final-eval-hands", "2", *TINY])
+    final = json.loads((tmp_path / "runs" / "late" / "final_eval.json").read_text())
+    assert final["interrupted"] is True and "eval" not in final and calls[:4] == ["held", "evaluate", "held", "held"]
