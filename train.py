@@ -45,7 +45,8 @@ cloning's agreement with its teacher; ``charts/*``, ``losses/*``, ``eval/*``),
 as ``python -m agents.arena --agents runs/<exp_name>/checkpoints/final.pt,rule``) and
 ``final_eval.json``; a run that exists already is refused unless ``--overwrite`` (which deletes it first), and a
 run that diverges (nan weights or logits) stops with a message. Ctrl-C stops training where it is: the network
-is saved as ``final.pt`` as it is, ``final_eval.json`` says ``"interrupted": true``, the final evaluation is
+is saved as ``final.pt`` as it is (inside a PPO update, as the last finished update left it: the update in progress
+is dropped), ``final_eval.json`` says ``"interrupted": true``, the final evaluation is
 skipped (its command is printed) and the exit status is 130; SIGTERM (``kill``, a job scheduler) stops it the same
 way, with status 143. One that comes while final.pt or final_eval.json is written waits until the file is whole
 (after the final evaluation, final_eval.json keeps it). A run's directory is locked while it runs: ``--overwrite``
@@ -1370,6 +1371,7 @@ def main(argv: list[str] | None = None) -> dict:
     try:  # the lock and the TensorBoard writer are let go however the run ends (a divergence, a failed save)
         obs, _ = envs.reset(seed=args.seed)
         global_step, start, last_eval, update, interrupted = 0, time.time(), {}, 0, False
+        kept = None  # the network before the PPO update under way (None outside one)
         try:
             if args.bc_steps:
                 obs = behaviour_cloning(envs, obs, model, optimizer, store, shaper, args, rng, log, device)
@@ -1385,7 +1387,9 @@ def main(argv: list[str] | None = None) -> dict:
                 rollout_s = time.time() - t_roll
 
                 advantages, returns, trainable = store.advantages(args.gamma, args.gae_lambda)
+                kept = {k: v.detach().clone() for k, v in model.state_dict().items()}  # put back if Ctrl-C stops
                 losses = ppo_update(model, optimizer, store, advantages, returns, trainable, args, rng, device)
+                kept = None  # the update is over: its network is the one that stays
 
                 if update % args.snapshot_every == 0 or update == num_updates:
                     seats.add_snapshot(model, f"update_{update}")
@@ -1403,8 +1407,16 @@ def main(argv: list[str] | None = None) -> dict:
                     break
         except KeyboardInterrupt as e:  # Ctrl-C (or SIGTERM): keep what was trained so far, as final.pt, and skip the final evaluation
             update, global_step = log.last_update, log.last_global_step
-            tell(f"interrupted ({interruption(e)}) after {update} PPO updates: saving the network as it is to "
-                 "final.pt, no final evaluation")
+            now = model.state_dict()
+            if kept is None or all(torch.equal(kept[k], now[k]) for k in kept):  # (no step of an update taken yet)
+                tell(f"interrupted ({interruption(e)}) after {update} PPO updates: saving the network as it is to "
+                     "final.pt, no final evaluation")
+            else:  # inside a PPO update, some of its minibatch steps taken: final.pt is the network of the last
+                # finished update (the one its update and global_step name), not one no finished update produced
+                with signals_held():
+                    model.load_state_dict(kept)
+                tell(f"interrupted ({interruption(e)}) after {update} PPO updates, the update in progress is "
+                     "dropped: saving the network of the last finished one to final.pt, no final evaluation")
             interrupted = True
         try:
             log.end_training()
