@@ -1389,7 +1389,6 @@ def main(argv: list[str] | None = None) -> dict:
                 advantages, returns, trainable = store.advantages(args.gamma, args.gae_lambda)
                 kept = {k: v.detach().clone() for k, v in model.state_dict().items()}  # put back if Ctrl-C stops
                 losses = ppo_update(model, optimizer, store, advantages, returns, trainable, args, rng, device)
-                kept = None  # the update is over: its network is the one that stays
 
                 if update % args.snapshot_every == 0 or update == num_updates:
                     seats.add_snapshot(model, f"update_{update}")
@@ -1402,17 +1401,21 @@ def main(argv: list[str] | None = None) -> dict:
                 row = progress_row(update, global_step, elapsed, optimizer.param_groups[0]["lr"], losses, stats,
                                    len(seats.pool_ids), rollout_s, last_eval if evaluated else {})
                 log.update(row, global_step, evaluated, last_eval)
+                kept = None  # the update is over and logged: its network is the one final.pt's update names
                 if args.max_minutes is not None and elapsed > 60 * args.max_minutes:
                     tell(f"stopping after {elapsed / 60:.1f} minutes (--max-minutes)", stopping=False)
                     break
         except KeyboardInterrupt as e:  # Ctrl-C (or SIGTERM): keep what was trained so far, as final.pt, and skip the final evaluation
+            running = update  # the update under way (0: none yet)
             update, global_step = log.last_update, log.last_global_step
             now = model.state_dict()
-            if kept is None or all(torch.equal(kept[k], now[k]) for k in kept):  # (no step of an update taken yet)
+            if (kept is None or running == update  # (logged: its network is the one final.pt's update names)
+                    or all(torch.equal(kept[k], now[k]) for k in kept)):  # (no step of the update taken yet)
                 tell(f"interrupted ({interruption(e)}) after {update} PPO updates: saving the network as it is to "
                      "final.pt, no final evaluation")
-            else:  # inside a PPO update, some of its minibatch steps taken: final.pt is the network of the last
-                # finished update (the one its update and global_step name), not one no finished update produced
+            else:  # inside a PPO update (some of its minibatch steps taken) or after it, before its row was logged
+                # (its snapshot, its quick evaluation): final.pt is the network of the last logged update, the one
+                # its update and global_step name, not one that they do not
                 with signals_held():
                     model.load_state_dict(kept)
                 tell(f"interrupted ({interruption(e)}) after {update} PPO updates, the update in progress is "

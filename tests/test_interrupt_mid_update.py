@@ -41,3 +41,33 @@ def test_ctrl_c_inside_an_update_saves_the_last_finished_update(tmp_path, monkey
     assert all(torch.equal(saved[n], after[1][n]) for n in saved), "final.pt holds part of the third update"
     out = capsys.readouterr().out
     assert "interrupted (Ctrl-C) after 2 PPO updates, the update in progress is dropped" in out
+
+
+def test_ctrl_c_after_an_update_before_its_row_saves_the_last_logged_update(tmp_path, monkeypatch, capsys):
+    """An update's weights are changed, then its snapshot and quick evaluation run before its progress row is logged
+    (what names the update in final.pt's meta): a Ctrl-C in that evaluation saved update 2's weights named update 1.
+    final.pt is the last logged update's network."""
+    monkeypatch.chdir(tmp_path)
+    real_update, real_eval = train.ppo_update, train.evaluate
+    after = []
+
+    def ppo_update(model, *a, **k):
+        out = real_update(model, *a, **k)
+        after.append({n: v.detach().clone() for n, v in model.state_dict().items()})
+        return out
+
+    def evaluate(*a, **k):
+        if len(after) == 2:  # the quick evaluation after update 2, before its row
+            raise KeyboardInterrupt
+        return real_eval(*a, **k)
+
+    monkeypatch.setattr(train, "ppo_update", ppo_update)
+    monkeypatch.setattr(train, "evaluate", evaluate)
+    result = train.main(["--exp-name", "late", "--total-steps", "5120", "--final-eval-hands", "4", *TINY,
+                         "--eval-every", "1", "--eval-hands", "2"])
+    assert len(after) == 2 and result["interrupted"] is True
+    model, meta = load_checkpoint(tmp_path / "runs" / "late" / "checkpoints" / "final.pt")
+    assert meta["update"] == 1 and meta["global_step"] == 16 * 32
+    saved = model.state_dict()
+    assert all(torch.equal(saved[n], after[0][n]) for n in saved), "final.pt holds update 2 named update 1"
+    assert "after 1 PPO updates, the update in progress is dropped" in capsys.readouterr().out
