@@ -50,6 +50,18 @@ def _no_play(monkeypatch):
     monkeypatch.setattr(Engine, "__init__", fail)
 
 
+def _engines_built(monkeypatch) -> list:
+    """The rule set of every ``Engine`` built from here on, in order (the engine is built as it would be)."""
+    made = []
+    real = Engine.__init__
+
+    def init(self, rules="beijing", *a, **k):
+        made.append(get_rules(rules))
+        real(self, rules, *a, **k)
+    monkeypatch.setattr(Engine, "__init__", init)
+    return made
+
+
 def _refused(call, capsys, *words):
     with pytest.raises(SystemExit) as e:
         call()
@@ -183,13 +195,7 @@ def test_rollout_improvement_clones_under_the_rule_set_given(capsys, monkeypatch
 def test_the_library_examples_build_their_envs_under_the_rule_set_given(monkeypatch):
     pytest.importorskip("torchrl")
     tr = load_example("torchrl_ppo")
-    made = []
-    real = Engine.__init__
-
-    def init(self, rules="beijing", *a, **k):
-        made.append(get_rules(rules))
-        real(self, rules, *a, **k)
-    monkeypatch.setattr(Engine, "__init__", init)
+    made = _engines_built(monkeypatch)
     tr.make_env(NO_CHI_RULES, "rule", 2, 0)
     assert made and all(r == NO_CHI_RULES for r in made)
     made.clear()
@@ -201,13 +207,7 @@ def test_the_rllib_example_builds_its_envs_under_the_rule_set_given(monkeypatch)
     """rllib_ppo.py passes the rules to its env creators in env_config as ``rules_json`` gives them (JSON-safe)."""
     pytest.importorskip("ray.rllib")
     rl = load_example("rllib_ppo")
-    made = []
-    real = Engine.__init__
-
-    def init(self, rules="beijing", *a, **k):
-        made.append(get_rules(rules))
-        real(self, rules, *a, **k)
-    monkeypatch.setattr(Engine, "__init__", init)
+    made = _engines_built(monkeypatch)
     for config in ({"rules": NO_CHI_JSON}, {"rules": NO_CHI_JSON, "num_envs": 2}):
         rl.single_env_creator(config)
     rl.env_creator({"rules": NO_CHI_JSON})

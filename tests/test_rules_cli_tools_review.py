@@ -15,28 +15,10 @@ import argparse
 
 import pytest
 from example_modules import load_example
-
-from mj_env.engine import Engine
+from test_rules_cli_tools import _no_play, _refused
 
 MATCH = '{"name": "beijing", "hands_per_episode": 2}'
 NO_CHI = '{"name": "beijing", "chi": false}'
-
-
-def _no_play(monkeypatch):
-    """Any engine built from here on fails the test: a refusal must come before any work."""
-    def fail(*a, **k):
-        raise AssertionError("an engine was built before the bad --rules was refused")
-    monkeypatch.setattr(Engine, "__init__", fail)
-
-
-def _refused(call, capsys, *words):
-    with pytest.raises(SystemExit) as e:
-        call()
-    assert e.value.code == 2
-    err = capsys.readouterr().err  # (no "Traceback" check here: ray's loggers may write one about a closed stream)
-    for w in words:
-        assert w in err, err
-    return err
 
 
 @pytest.mark.parametrize("name, module", [("sb3_maskable_ppo", "sb3_contrib"), ("torchrl_ppo", "torchrl"),
