@@ -330,9 +330,12 @@ def rules_given(text: str) -> str | RuleSet:
     they were given before they took rule sets of one's own (so a preset's run is the run it was, output and
     all); a rule set of one's own, the JSON object form, goes on as its RuleSet (one that is a preset unchanged,
     ``'{"name": "hebei"}'``, as the preset's name). Show either with ``rules_label(get_rules(value))``."""
-    rules = rules_argument(text)
-    if isinstance(text, str) and not text.lstrip().startswith("{"):
-        return text
+    return passed_on(rules_argument(text))
+
+
+def passed_on(rules: RuleSet) -> str | RuleSet:
+    """``rules`` as the command lines pass it on: a preset's name as that name (a preset given as an object,
+    ``'{"name": "hebei"}'``, too), a rule set of one's own as itself."""
     return rules.name if rules_json(rules) == rules.name else rules
 
 
@@ -845,7 +848,7 @@ def check_args(args: argparse.Namespace) -> list[str]:
         rules = _checked_rules(rules_option(args.rules))
         # a preset goes on as its name, as the command line gave it before it took rule sets of one's own (an
         # installed agent's factory(name, rules=rules) got the str 'beijing'); a rule set of one's own as the RuleSet
-        args.rules = rules.name if rules_json(rules) == rules.name else rules
+        args.rules = passed_on(rules)
     except ValueError as e:  # a RuleError names the presets, the field and its value
         raise ValueError(f"--rules: {e}") from None
     if any(s not in BASELINES for s in specs):  # only network agents use the device
