@@ -1258,6 +1258,27 @@ def signals_end_the_process() -> None:
         signal.signal(s, signal.SIG_DFL)
 
 
+def written_whole(write: typing.Callable[[], typing.Any]) -> tuple[typing.Any, KeyboardInterrupt | None]:
+    """``write()`` with Ctrl-C and SIGTERM held (``signals_held``) so that its file is whole, run again where one came
+    just before the block took over (it went to its handler, not held): what ``write`` returned, and the first
+    Ctrl-C or SIGTERM (``KeyboardInterrupt``, ``Terminated``) that came meanwhile, or None. One that ``write`` raises
+    itself (no file) goes on."""
+    came = None
+    while True:
+        entered = done = False
+        try:
+            with signals_held():
+                entered = True
+                value = write()
+                done = True
+        except KeyboardInterrupt as e:
+            if entered and not done:  # (raised by write itself, not by a signal held)
+                raise
+            came = came or e
+        if done:
+            return value, came
+
+
 def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, global_step: int,
                start: float, opponents: list, interrupted: bool = False) -> dict:
     """Save ``final.pt``, run the final evaluation against ``opponents`` (printed as tables, logged as
@@ -1267,22 +1288,16 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
     while final.pt or final_eval.json is written waits until the file is whole (``signals_held``): in the save of
     final.pt it skips the evaluation as above; after the evaluation ended (its tables printed, final_eval.json
     written) it goes on, raised once final_eval.json, which holds the evaluation, is written."""
-    final = result = late = None  # late: a Ctrl-C or SIGTERM after the evaluation ended, raised again at the end
-    while result is None:  # (again where a signal came just before the block: it went to its handler, not held)
-        started = False
-        try:
-            with signals_held():
-                started = True
-                final = save_checkpoint(log.ckpt_dir / "final.pt", model, rules=run_rules(args), update=update,
-                                        global_step=global_step, args=dataclasses.asdict(args))
-                result = {"checkpoint": str(final), "global_step": global_step, "updates": update,
-                          "train_seconds": round(time.time() - start, 1), "observation": obs_layout(model)}
-        except KeyboardInterrupt as e:  # held until final.pt was whole
-            if started and final is None:  # (raised by the save itself, not by a signal: no final.pt)
-                raise
-            if not interrupted:
-                tell(f"interrupted ({interruption(e)}) while final.pt was saved: it is saved, no final evaluation")
-            interrupted = True
+    late = None  # a Ctrl-C or SIGTERM after the evaluation ended, raised again at the end
+    final, came = written_whole(lambda: save_checkpoint(log.ckpt_dir / "final.pt", model, rules=run_rules(args),
+                                                        update=update, global_step=global_step,
+                                                        args=dataclasses.asdict(args)))
+    if came is not None:  # held until final.pt was whole
+        if not interrupted:
+            tell(f"interrupted ({interruption(came)}) while final.pt was saved: it is saved, no final evaluation")
+        interrupted = True
+    result = {"checkpoint": str(final), "global_step": global_step, "updates": update,
+              "train_seconds": round(time.time() - start, 1), "observation": obs_layout(model)}
     if not interrupted and args.final_eval_hands > 0:
         try:
             t0 = time.time()
@@ -1309,14 +1324,9 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
                 late = e
     if interrupted:
         result["interrupted"] = True
-    written = False
-    while not written:  # (again where a signal came just before the block: it went to its handler, not held)
-        try:
-            with signals_held():  # strict JSON: null for no interval
-                (log.dir / "final_eval.json").write_text(arena.json_text(result) + "\n", encoding="utf-8")
-                written = True
-        except KeyboardInterrupt as e:  # held until the file was whole
-            late = late or e
+    _, came = written_whole(lambda: (log.dir / "final_eval.json").write_text(  # strict JSON: null for no interval
+        arena.json_text(result) + "\n", encoding="utf-8"))
+    late = late or came
     if interrupted and args.final_eval_hands > 0:
         print(f"\nevaluate it against rule: {repeat_command(args, final)}")
     log.release()
