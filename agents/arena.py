@@ -330,7 +330,10 @@ def rules_given(text: str) -> str | RuleSet:
     they were given before they took rule sets of one's own (so a preset's run is the run it was, output and
     all); a rule set of one's own, the JSON object form, goes on as its RuleSet (one that is a preset unchanged,
     ``'{"name": "hebei"}'``, as the preset's name). Show either with ``rules_label(get_rules(value))``."""
-    return passed_on(rules_argument(text))
+    rules = rules_argument(text)
+    if isinstance(text, str) and not text.lstrip().startswith("{"):
+        return text  # (a preset's name goes on as given)
+    return passed_on(rules)
 
 
 def passed_on(rules: RuleSet) -> str | RuleSet:
