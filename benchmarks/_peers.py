@@ -73,12 +73,12 @@ def read_hand_tables() -> None:
         tables.get(name)
 
 
-def make_vector(batch: int, rules: str, seed: int):
+def make_vector(batch: int, rules: str, seed: int, records: bool = False):
     from mj_env.vector import MahjongVectorEnv
 
     read_hand_tables()
 
-    venv = MahjongVectorEnv(num_envs=batch, rules=rules, seed=seed)
+    venv = MahjongVectorEnv(num_envs=batch, rules=rules, seed=seed, records=records)
     sampler = MaskedSampler(seed + 1)
     obs, _ = venv.reset(seed=seed)
     box = [obs]
@@ -104,7 +104,14 @@ def make_vector(batch: int, rules: str, seed: int):
         return box[0]["action_mask"]
 
     return step, {"state_bytes": venv.engine.state.nbytes(), "last_mask": last_mask,
-                  "decision": "one per table per step (obs + mask built every step)"}
+                  "decision": "one per table per step (obs + mask built every step)"
+                              + (", and each ended hand's record" if records else "")}
+
+
+def make_vector_records(batch: int, rules: str, seed: int):
+    """The vector env keeping hand records (``records=True``): the ``vector`` row's loop, each ended hand's
+    record built in ``infos["hand_record"]``."""
+    return make_vector(batch, rules, seed, records=True)
 
 
 def make_engine(batch: int, rules: str, seed: int):
@@ -237,6 +244,6 @@ def make_riichienv_encode(batch: int, rules: str, seed: int):
 
 
 FACTORIES = {
-    "vector": make_vector, "engine": make_engine, "aec": make_aec, "rlcard": make_rlcard,
+    "vector": make_vector, "vector_records": make_vector_records, "engine": make_engine, "aec": make_aec, "rlcard": make_rlcard,
     "riichienv": make_riichienv, "riichienv_encode": make_riichienv_encode,
 }

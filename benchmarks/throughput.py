@@ -14,6 +14,8 @@ Measured, each in its own child process (so that its peak RSS is its own), singl
 and then ``--seconds`` of timed play:
 
 - ``vector``  MahjongVectorEnv at every ``--batch-sizes`` value: observation and mask every step;
+- ``vector_records`` (with ``--impls vector_records``) the same with ``records=True``: each ended hand's record
+  (``mj_env.records``) built as well, what keeping records costs;
 - ``engine``  the bare Engine.step + legal_mask, no observation, at the same batch sizes;
 - ``aec``     the PettingZoo AEC environment, one table;
 - ``single_rule`` (with ``--impls single_rule``) the single-agent env (``mj_env.single_agent``) at every ``--batch-sizes``
@@ -63,13 +65,14 @@ from _common import (
 from _peers import FACTORIES, read_hand_tables
 
 PEERS = ("rlcard", "riichienv", "riichienv_encode")
-BATCHED = ("vector", "engine", "single_rule")
-ALL_IMPLS = ("vector", "engine", "single_rule", "aec") + PEERS
-DEFAULT_IMPLS = ("vector", "engine", "aec") + PEERS  # single_rule on request: --impls single_rule
+BATCHED = ("vector", "vector_records", "engine", "single_rule")
+ALL_IMPLS = ("vector", "vector_records", "engine", "single_rule", "aec") + PEERS
+DEFAULT_IMPLS = ("vector", "engine", "aec") + PEERS  # single_rule and vector_records on request (--impls)
 PEER_MODULE = {"rlcard": "rlcard", "riichienv": "riichienv", "riichienv_encode": "riichienv"}
 RATIO_PEERS = ("rlcard", "riichienv")     # the "x peer" columns: the peers' plain loops
 LABELS = {
     "vector": "MahjongVectorEnv (obs + masks)",
+    "vector_records": "MahjongVectorEnv, records=True (obs + masks + hand records)",
     "engine": "Engine.step (no obs)",
     "single_rule": "single-agent env vs 3 rule agents (learner decisions)",
     "aec": "AEC env, 1 table",
@@ -394,7 +397,7 @@ def summary(results: list[dict], peers: dict, state_4096: int, cores: int) -> tu
     return lines, aims
 
 
-SAME_GAME = ("vector", "engine", "aec")
+SAME_GAME = ("vector", "vector_records", "engine", "aec")
 """Our rows that play the same game with the same unit of a decision (every seat asked, claim windows included):
 their decisions per hand must agree. ``single_rule`` counts the learner's decisions only; the peers play other
 games."""
@@ -506,13 +509,13 @@ def parse_args(argv=None):
     p.add_argument("--warmup", type=float, default=None,
                    help="warm-up seconds before timing, 0 or more (default: min(1, seconds))")
     p.add_argument("--batch-sizes", default="1,64,1024,4096",
-                   help=f"comma-separated batch sizes for vector, engine and single_rule, 1 to {_args.MAX_BATCH:,} "
+                   help=f"comma-separated batch sizes for vector, vector_records, engine and single_rule, 1 to {_args.MAX_BATCH:,} "
                         "(default 1,64,1024,4096)")
     p.add_argument("--rules", default="beijing",
                    help=f"{_args.RULES_HELP}, of our environments (default beijing; the peers play their own game)")
     p.add_argument("--impls", default=",".join(DEFAULT_IMPLS),
-                   help=f"comma-separated subset of {','.join(ALL_IMPLS)} (default: all but single_rule)")
-    p.add_argument("--no-peers", action="store_true", help="leave the peers out of --impls: only our rows (vector, engine, aec, single_rule)")
+                   help=f"comma-separated subset of {','.join(ALL_IMPLS)} (default: all but single_rule and vector_records)")
+    p.add_argument("--no-peers", action="store_true", help="leave the peers out of --impls: only our rows (vector, vector_records, engine, aec, single_rule)")
     p.add_argument("--repeat", type=int, default=1,
                    help="measure every configuration this many times, interleaved, and keep each one's best "
                         "(1 to 100)")

@@ -4,7 +4,8 @@ A record holds what decides a hand: the rules, the wall in dealing order, the de
 decision in order. The engine is deterministic given these, so a record replays exactly, and its
 stored settlement (docs/INTERFACES.md 2) is checked against the replay's. ``agents.arena --record
 PATH`` writes one per hand played (JSON lines); the AEC env gives the current hand's as
-``env.unwrapped.hand_record()``. To look at hands or check a file::
+``env.unwrapped.hand_record()``, and ``MahjongVectorEnv(..., records=True)`` each ended hand's in
+``infos["hand_record"]`` (kept by ``HandLog``). To look at hands or check a file::
 
     python -m mj_env.records games.jsonl             # replay and check every record
     python -m mj_env.records games.jsonl --show 3    # the 4th record, table and decision by decision
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import dataclasses
 import json
 import os
@@ -97,6 +99,49 @@ def hand_record(rules: RuleSet, wall, dealer: int, actions, settlement=None, pla
     if players is not None:
         rec["players"] = [str(p) for p in players]
     return rec
+
+
+class HandLog:
+    """The hand at each of N tables as it is played, kept in arrays (a step writes every table's decision at
+    once, with no Python loop over tables), and the record of a hand once it has ended. ``MahjongVectorEnv(...,
+    records=True)`` keeps one. Call ``dealt`` after the engine deals tables, ``decided`` with the seats that
+    were to act and their actions after a step the engine accepted, and ``record`` for a table whose hand
+    ended in that step, before it is dealt anew."""
+
+    def __init__(self, rules: RuleSet, num_tables: int, capacity: int = 256):
+        self.rules = rules
+        self.wall = np.zeros((num_tables, rules.n_tiles), dtype=np.int8)
+        self.dealer = np.zeros(num_tables, dtype=np.int64)
+        self.seats = np.zeros((num_tables, capacity), dtype=np.int8)
+        self.actions = np.zeros((num_tables, capacity), dtype=np.int16)
+        self.length = np.zeros(num_tables, dtype=np.int64)
+
+    def dealt(self, state, tables=None) -> None:
+        """The tables just dealt (all where ``tables`` is None) start their hand: its wall and dealer."""
+        sel = slice(None) if tables is None else np.asarray(tables)
+        self.wall[sel] = state.wall[sel]
+        self.dealer[sel] = state.dealer[sel]
+        self.length[sel] = 0
+
+    def decided(self, seats: np.ndarray, actions: np.ndarray, tables: np.ndarray | None = None) -> None:
+        """One decision at each table (at ``tables`` only where given): ``seats`` and ``actions`` (N,)."""
+        rows = np.arange(len(self.length)) if tables is None else np.asarray(tables)
+        if len(rows) and self.length[rows].max() >= self.seats.shape[1]:  # a longer hand than any yet: grow
+            more = self.seats.shape[1]
+            self.seats = np.concatenate([self.seats, np.zeros_like(self.seats[:, :more])], axis=1)
+            self.actions = np.concatenate([self.actions, np.zeros_like(self.actions[:, :more])], axis=1)
+        at = self.length[rows]
+        self.seats[rows, at] = seats[rows]
+        self.actions[rows, at] = actions[rows]
+        self.length[rows] += 1
+
+    def record(self, table: int, settlement=None) -> dict:
+        """The record of the hand at ``table`` (``hand_record``: its settlement copied, not shared)."""
+        n = int(self.length[table])
+        names = A.NAMES  # (the actions were legal, so in range: their names looked up at once)
+        decisions = zip(self.seats[table, :n].tolist(), [names[a] for a in self.actions[table, :n].tolist()])
+        return hand_record(self.rules, self.wall[table], int(self.dealer[table]), decisions,
+                           copy.deepcopy(settlement))
 
 
 def _parsed(record) -> tuple[RuleSet, np.ndarray, list[tuple[int, int]]]:

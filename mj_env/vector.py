@@ -22,6 +22,7 @@ What one step returns, for N tables:
 | ``truncations`` | (N,) bool | always False: every hand ends by the rules |
 | ``infos["settlement"]`` | (N,) object | ``infos["settlement"][i]``: the settlement of the hand that ended at table i (docs/INTERFACES.md 2) where ``infos["_settlement"][i]``, else None (in a match whose next hand ends at its deal in the same step, the later hand's; the rewards hold both) |
 | ``infos["earlier_settlements"]`` | (N,) object | only in a step where a match's next hand ended at its deal after a hand ended: at such a table i (``infos["_earlier_settlements"][i]``) the list of the settlements before ``settlement[i]``, in order (else None); the rewards hold them all |
+| ``infos["hand_record"]`` | (N,) object | only with ``records=True`` (one-hand episodes): at a table i whose hand ended in this step (``infos["_hand_record"][i]``) its record (``mj_env.records``: rules, wall, dealer, every decision, settlement; plain JSON), which ``records.replay`` plays again exactly, else None. A deal that ended at once (below) has none. ``benchmarks/throughput.py --impls vector,vector_records`` measures what keeping them costs |
 | ``infos["deal_points"]`` | (N, 4) float64 | only in a step that pays a hand that ended at its deal, dealt by a reset or an autoreset (``rewards`` above): those points, which ``rewards`` includes, where ``infos["_deal_points"]``, else 0; no seat decided anything in such a hand, so a learner may leave them out of its decisions' rewards (``train.py`` does). A later hand of a match that ends at its deal is settled in the step that dealt it instead (``settlement`` above) |
 
 Infos follow Gymnasium's vector convention (a dict of arrays, each with a ``_key`` mask), so
@@ -65,6 +66,7 @@ from .engine import Engine, EngineRules, check_num_tables
 from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief, refuse_arguments
 from .observation import N_PLANES, _observe_one, observe
+from .records import HandLog
 from .render import RENDER_MODES, check_render_mode, print_table, render_table
 from .state import END
 from .tiles import N_KINDS
@@ -175,14 +177,20 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)
 
     def __init__(self, num_envs: int = 64, rules="beijing", seed=None, render_mode=None,
-                 autoreset_mode=AutoresetMode.SAME_STEP, obs="v1", **overrides):
+                 autoreset_mode=AutoresetMode.SAME_STEP, obs="v1", records=False, **overrides):
         refuse_arguments(overrides, NOT_VECTOR_ARGUMENTS)
         mode = self._checked_setup(num_envs, autoreset_mode)
         self.obs_layout = obs_layout(obs)
+        if not isinstance(records, (bool, np.bool_)):
+            raise TypeError(f"records must be True or False, not {brief(records)}")
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         self._next_step = mode == AutoresetMode.NEXT_STEP
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
         self.num_envs = int(num_envs)
+        if records and self.engine.rules.hands_per_episode != 1:
+            raise ValueError("records=True: a hand record holds one hand, and these rules play matches of "
+                             f"{self.engine.rules.hands_per_episode} hands (hands_per_episode)")
+        self._log = HandLog(self.engine.rules, self.num_envs) if records else None
         check_render_mode(render_mode)
         self.render_mode = render_mode
         self.observation_layout = OBS_LAYOUTS[self.obs_layout][0]
@@ -251,6 +259,8 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
             self.pending_rewards[tables] = 0
             self._over[tables] = False
         self._redeal_instant(res)
+        if self._log is not None:
+            self._log.dealt(self.engine.state, tables)
         self._started = True
         self._seeded(seed)
         return self._shown((self._obs(), {}))
@@ -262,14 +272,22 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
         self._check_open()
         if not self._started:
             raise A.ActionError("step() before reset(): call reset() first")
+        seats = self.engine.state.to_act.copy() if self._log is not None else None
         res = self.engine.step(actions)           # checks shape (N,), integer dtype, legality
         done = res.episode_over                   # (ended tables are ignored: NEXT_STEP)
+        if self._log is not None:
+            self._log.decided(seats, np.asarray(actions), np.flatnonzero(~self._over) if self._next_step else None)
+            infos_records = np.full(self.num_envs, None, dtype=object)
+            for b in np.flatnonzero(done):
+                infos_records[b] = self._log.record(b, res.settlements.get(b))
         settlement = np.full(self.num_envs, None, dtype=object)
         hand_over = res.hand_over.copy()
         if hand_over.any():
             for b, obj in res.settlements.items():
                 settlement[b] = obj
         infos = {"settlement": settlement, "_settlement": hand_over}
+        if self._log is not None:
+            infos.update({"hand_record": infos_records, "_hand_record": done.copy()})
         several = res.settlements.several()
         if several:  # a match's next hand ended at its deal in this step: the hands before it
             earlier = np.full(self.num_envs, None, dtype=object)
@@ -291,8 +309,13 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
             self._over = done.copy()
             if len(restart):
                 self._redeal_instant(self.engine.reset(tables=restart))
+                if self._log is not None:
+                    self._log.dealt(self.engine.state, restart)
         elif done.any():
-            self._redeal_instant(self.engine.reset(tables=np.flatnonzero(done)))
+            restart = np.flatnonzero(done)
+            self._redeal_instant(self.engine.reset(tables=restart))
+            if self._log is not None:
+                self._log.dealt(self.engine.state, restart)
         return self._shown((self._obs(), rewards.astype(np.float64), done.copy(),
                             np.zeros(self.num_envs, dtype=bool), infos))
 
