@@ -810,10 +810,11 @@ def output_problem(flag: str, path) -> str | None:
     return None
 
 
-def _file_key(path) -> tuple:
-    """What tells files apart: an existing file's device and inode, so that a hard link (or another spelling on a
-    case-insensitive file system) of a player's checkpoint is the checkpoint (``resolve`` alone let ``--record
-    LINK`` empty it); the resolved path of one not there yet."""
+def file_key(path) -> tuple:
+    """What tells files apart (equal keys: the same file): an existing file's device and inode, so that a hard link
+    (or another spelling on a case-insensitive file system) of a player's checkpoint is the checkpoint (``resolve``
+    alone let ``--record LINK`` empty it); the resolved path of one not there yet. The arena's outputs are checked
+    with it against its inputs and each other, and benchmarks/throughput.py's --json against its --plot."""
     try:
         st = os.stat(path)
     except (OSError, ValueError):  # not there yet (a name path_problem refuses was refused before this)
@@ -858,8 +859,8 @@ def check_args(args: argparse.Namespace) -> list[str]:
         problem = _device_problem(args.device)
         if problem:
             raise ValueError(problem)
-    inputs = {_file_key(path) for path in (Path(checkpoint_play(s)[0]) for s in specs) if path.is_file()}
-    inputs |= {_file_key(f) for f in DATA.glob("*.pt")}  # the shipped players, whichever rule set a spec names
+    inputs = {file_key(path) for path in (Path(checkpoint_play(s)[0]) for s in specs) if path.is_file()}
+    inputs |= {file_key(f) for f in DATA.glob("*.pt")}  # the shipped players, whichever rule set a spec names
     output_flags = (("--json", args.json), ("--plot", args.plot), ("--record", args.record))
     for flag, out in output_flags:
         if out is not None and not out.strip():  # not "no file": a slip, which would write nothing
@@ -870,11 +871,11 @@ def check_args(args: argparse.Namespace) -> list[str]:
         if problem:
             raise ValueError(f"{flag} {problem}")
     for flag, out in outputs:
-        if _file_key(out) in inputs:
+        if file_key(out) in inputs:
             raise ValueError(f"{flag} {out}: is a player's checkpoint (of --agents, or a shipped one); writing "
                              "there would destroy it")
     for i, (flag, out) in enumerate(outputs):
-        same = [f for f, o in outputs[:i] if _file_key(o) == _file_key(out)]
+        same = [f for f, o in outputs[:i] if file_key(o) == file_key(out)]
         if same:
             raise ValueError(f"{same[0]} and {flag} name the same file: {out}")
     for flag, out in outputs:

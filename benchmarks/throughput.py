@@ -555,9 +555,9 @@ def parse_args(argv=None):
             if importlib.util.find_spec("matplotlib") is None:
                 p.error("--plot needs matplotlib: pip install matplotlib")
         if args.json and args.plot:  # the plot would overwrite the JSON: the same path, a link, a hard link
-            from agents.arena import _file_key  # (the arena's test of its outputs: device and inode)
+            from agents.arena import file_key  # (the arena's test of its outputs: device and inode)
 
-            if _file_key(args.json) == _file_key(args.plot):
+            if file_key(args.json) == file_key(args.plot):
                 p.error(f"--json and --plot name the same file: {args.plot}")
     return args
 
