@@ -180,7 +180,7 @@ class Args:
     """value loss weight"""
     max_grad_norm: float = 0.5
     """gradient clipping norm"""
-    target_kl: FloatOrNone = None
+    target_kl: Annotated[FloatOrNone, tyro.conf.arg(help_behavior_hint="(default: none: every epoch runs)")] = None
     """stop an update's epochs early above this approximate KL (none: never)"""
     arch: Literal["mlp", "tiles"] = "tiles"
     """network: mlp (features into an MLP) or tiles (per-tile convolutions, agents/networks.py)"""
@@ -192,7 +192,8 @@ class Args:
     """tiles: residual blocks"""
     obs: Literal["v1", "v2"] = "v2"
     """observation layout the network takes: v1 (the env's planes) or v2 (plus mj_env.features' planes)"""
-    init_from: str | None = None
+    init_from: Annotated[str | None, tyro.conf.arg(
+        help_behavior_hint="(default: none: a new network, cloned first as --bc-steps says)")] = None
     """start from these weights instead of a new network, and skip the cloning: a checkpoint written by train.py, or
     'pretrained' (the shipped player of --rules). The network is the checkpoint's: its --arch, sizes and
     --obs need not be given, and if given must agree with it"""

@@ -153,9 +153,17 @@ class RolloutSearchAgent:
         return out
 
 
+class _DefaultsSaidHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """``ArgumentDefaultsHelpFormatter`` for options with a default; one whose default is None says in its own help
+    what leaving it out means (``--clairvoyant``: a fair search), where "(default: None)" said nothing."""
+
+    def _get_help_string(self, action):
+        return action.help if action.default is None else super()._get_help_string(action)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m agents.search", description=(__doc__ or "").split("\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                                formatter_class=_DefaultsSaidHelpFormatter)
     p.add_argument("--walls", type=int, default=100, help="walls, each played in 2 seatings (search ABAB, BABA)")
     p.add_argument("--worlds", type=int, default=64, help="redeals of the hidden tiles per decision")
     p.add_argument("--z", type=float, default=0.5, help="standard errors a deviation's gain must clear")
@@ -164,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch-walls", type=int, default=100, help="walls played at once")
     p.add_argument("--clairvoyant", nargs="?", const="all", choices=["all", "hands"],
                    help="cheat: roll out on the real hidden tiles instead of redeals (what hidden information is "
-                        "worth); 'hands': the real hands, the undrawn wall shuffled")
+                        "worth); 'hands': the real hands, the undrawn wall shuffled (default: a fair search, "
+                        "on redeals)")
     args = p.parse_args(argv)
     if not 1 <= args.walls <= 100_000:
         p.error(f"--walls must be 1-100000, not {args.walls}")
