@@ -80,12 +80,19 @@ def user_stacklevel(*modules) -> int:
     """The ``stacklevel`` for a ``warnings.warn`` made by this function's caller that names the first frame
     outside the folders of ``modules`` (packages or modules, such as ``mj_env`` and ``gymnasium``): the user's
     line, however many of the library's own calls lie between (Python 3.12's ``skip_file_prefixes`` does this;
-    3.10 and 3.11 lack it)."""
+    3.10 and 3.11 lack it). ``runpy``'s frames are passed over too: under ``python -m agents.arena`` no user's line
+    lies above the library's, and the warning names the caller's own line (the ``warnings.warn``), where it named
+    ``<frozen runpy>``; a user's ``runpy.run_module`` call is named as the user's line."""
     folders = tuple(os.path.dirname(m.__file__) + os.sep for m in modules)  # as co_filename spells them
     frame, level = sys._getframe(1), 1
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(folders):
+    while frame.f_back is not None and (frame.f_code.co_filename.startswith(folders) or _runpy(frame)):
         frame, level = frame.f_back, level + 1
-    return level
+    return 1 if _runpy(frame) else level
+
+
+def _runpy(frame) -> bool:
+    """Whether ``frame`` runs ``runpy``'s code (``python -m``; ``<frozen runpy>`` from Python 3.11 on)."""
+    return frame.f_globals.get("__name__") == "runpy"
 
 
 def refuse_arguments(given, refused: dict) -> None:
