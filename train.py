@@ -42,9 +42,10 @@ the measured results; docs/training_results.md has every run.
 Written to ``runs/<exp_name>/``: ``args.json`` (the run's arguments), TensorBoard scalars (``bc/*``: the
 cloning's agreement with its teacher; ``charts/*``, ``losses/*``, ``eval/*``),
 ``progress.csv`` (one row per update), ``checkpoints/*.pt`` (``agents.networks`` format, usable
-as ``python -m agents.arena --agents runs/<exp_name>/checkpoints/final.pt,rule``) and
-``final_eval.json``; a run that exists already is refused unless ``--overwrite`` (which deletes it first), and a
-run that diverges (nan weights or logits) stops with a message. Ctrl-C stops training where it is: the network
+as ``python -m agents.arena --agents runs/<exp_name>/checkpoints/final.pt,rule``: ``final.pt``, and a snapshot
+``update_NNNNN.pt`` every ``snapshot_every`` updates and after the last, of which ``keep_checkpoints`` keeps the
+newest N, 0 all) and ``final_eval.json``; a run that exists already is refused unless ``--overwrite`` (which
+deletes it first), and a run that diverges (nan weights or logits) stops with a message. Ctrl-C stops training where it is: the network
 is saved as ``final.pt`` as it is (inside a PPO update, as the last finished update left it: the update in progress
 is dropped), ``final_eval.json`` says ``"interrupted": true``, the final evaluation is
 skipped (its command is printed) and the exit status is 130; SIGTERM (``kill``, a job scheduler) stops it the same
@@ -225,6 +226,9 @@ class Args:
     """past snapshots kept in the opponent pool"""
     snapshot_every: int = 10
     """updates between snapshots added to the pool (each is also saved as a checkpoint)"""
+    keep_checkpoints: int = 0
+    """snapshot checkpoints (checkpoints/update_*.pt) kept: as one is saved, this run's oldest beyond this many are
+    deleted (0: keep all); final.pt is always kept, and the pool, which holds its snapshots in memory, is unchanged"""
     opponent_rule: float = 0.75
     """share of the opponent-pool hands played against the rule-based agent instead of a snapshot"""
     opponent_pretrained: float = 0.0
@@ -340,7 +344,8 @@ def check_args(args: Args, given: frozenset[str] = frozenset()) -> str | None:
     # name: (lowest, highest) allowed
     ranges = {"total_steps": (0, math.inf), "num_envs": (1, MAX_TABLES), "num_steps": (1, math.inf),
               "num_minibatches": (1, math.inf), "update_epochs": (1, math.inf), "pool_size": (1, math.inf),
-              "snapshot_every": (1, math.inf), "eval_every": (0, math.inf), "eval_hands": (1, MAX_EVAL_HANDS),
+              "snapshot_every": (1, math.inf), "keep_checkpoints": (0, math.inf), "eval_every": (0, math.inf),
+              "eval_hands": (1, MAX_EVAL_HANDS),
               "final_eval_hands": (0, MAX_EVAL_HANDS), "bc_steps": (0, math.inf), "bc_epochs": (1, math.inf),
               "threads": (1, os.cpu_count() or 1), "seed": (0, MAX_SEED), "eval_seed": (0, MAX_SEED),
               "gamma": (0, 1), "gae_lambda": (0, 1), "opponent_prob": (0, 1), "opponent_rule": (0, 1),
@@ -1337,6 +1342,15 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
     return result
 
 
+def prune_snapshots(saved: list[Path], keep: int) -> None:
+    """``--keep-checkpoints``: delete the oldest of ``saved``, this run's snapshot checkpoints (update_*.pt) oldest
+    first, beyond the newest ``keep`` (0: keep all), and drop them from the list. Nothing of the run reads a
+    snapshot's file back (the pool holds its networks in memory; final.pt is saved apart, and there is no resuming),
+    and no other file is among them (--init-from's checkpoint, final.pt). Draws no random numbers."""
+    while keep and len(saved) > keep:
+        saved.pop(0).unlink(missing_ok=True)  # (one deleted by hand meanwhile: nothing to do)
+
+
 def main(argv: list[str] | None = None) -> dict:
     """One run: set up, then cloning and per update a rollout, GAE, the PPO update, snapshots, evaluation and
     logs, then ``finish_run``; Ctrl-C in the cloning or the updates skips to ``finish_run`` with what was trained."""
@@ -1383,6 +1397,7 @@ def main(argv: list[str] | None = None) -> dict:
         obs, _ = envs.reset(seed=args.seed)
         global_step, start, last_eval, update, interrupted = 0, time.time(), {}, 0, False
         kept = None  # the network before the PPO update under way (None outside one)
+        snapshots: list[Path] = []  # this run's snapshot checkpoints on disk, oldest first (--keep-checkpoints)
         try:
             if args.bc_steps:
                 obs = behaviour_cloning(envs, obs, model, optimizer, store, shaper, args, rng, log, device)
@@ -1403,8 +1418,10 @@ def main(argv: list[str] | None = None) -> dict:
 
                 if update % args.snapshot_every == 0 or update == num_updates:
                     seats.add_snapshot(model, f"update_{update}")
-                    save_checkpoint(log.ckpt_dir / f"update_{update:05d}.pt", model, rules=run_rules(args), update=update,
+                    snapshots.append(log.ckpt_dir / f"update_{update:05d}.pt")
+                    save_checkpoint(snapshots[-1], model, rules=run_rules(args), update=update,
                                     global_step=global_step, args=dataclasses.asdict(args))
+                    prune_snapshots(snapshots, args.keep_checkpoints)
                 evaluated = args.eval_every > 0 and (update % args.eval_every == 0 or update == 1)
                 if evaluated:
                     last_eval = evaluate(model, args, args.eval_hands, device, opponents_of_eval)
