@@ -92,24 +92,27 @@ def test_a_match_passes_the_deal_as_the_rules_say(config):
 
 # Seat 0 pongs seat 1's 5m and draws the fourth 5m; seats 2 and 3 wait on 5m (4m6m): an added kong opens a
 # rob window (docs/RULES.md 4.4) asking seat 2, then seat 3.
-ROB_HANDS = {0: "55m129p19s1234567z", 1: "5m111m222m333s444s", 2: "111p222p333p55p46m", 3: "777s888s999s66p46m"}
+ROB_HANDS = {0: "55m19p189s1234567z", 1: "5m111m222m333s444s", 2: "111p222p333p55p46m", 3: "777s888s999s66p46m"}
 ROB_SCRIPT = [(0, "discard 1z"), (1, "discard 5m"), (0, "pong"), (0, "discard 2z"), (1, "discard 8m"),
               (2, "discard 7m"), (3, "discard 6z"), (0, "kong 5m")]
 
 
-@pytest.mark.parametrize("config, answers, winners", [
-    (("hebei", {}), [(2, "win"), (3, "win")], [2, 3]),          # 一炮多响 on a robbed kong
-    (("hebei", {}), [(2, "pass"), (3, "win")], [3]),
-    (("hebei", {"multiple_winners": False}), [(2, "win")], [2]),
-    (("beijing", {}), [(2, "win")], [2]),                       # the first to accept wins, seat 3 is not asked
-    (("beijing", {"multiple_winners": True}), [(2, "win"), (3, "win")], [2, 3]),
-    (("quemen", {}), [(2, "win")], [2]),                        # seat 3 holds three suits: never asked
-    (("beijing", {}), [(2, "pass"), (3, "pass")], None),        # the kong completes; played out to the end
+@pytest.mark.parametrize("config, answers, winners, indicator", [
+    (("hebei", {}), [(2, "win"), (3, "win")], [2, 3], None),          # 一炮多响 on a robbed kong
+    (("hebei", {}), [(2, "pass"), (3, "win")], [3], None),
+    (("hebei", {"multiple_winners": False}), [(2, "win")], [2], None),
+    (("beijing", {}), [(2, "win")], [2], "3z"),                       # the first to accept wins, seat 3 is not asked
+    (("beijing", {"multiple_winners": True}), [(2, "win"), (3, "win")], [2, 3], "3z"),
+    # 惠牌 3p: seat 2 holds three (333p), so it may only win by self-draw and is not asked (docs/RULES.md 5)
+    (("beijing", {}), [(3, "win")], [3], "2p"),
+    (("beijing", {"self_draw_only_hui": 0}), [(2, "win")], [2], "2p"),
+    (("quemen", {}), [(2, "win")], [2], None),                        # seat 3 holds three suits: never asked
+    (("beijing", {}), [(2, "pass"), (3, "pass")], None, "3z"),        # the kong completes; played out to the end
 ], ids=lambda x: _ids(x) if isinstance(x, tuple) else str(x))
-def test_rob_windows_follow_the_rules(config, answers, winners):
+def test_rob_windows_follow_the_rules(config, answers, winners, indicator):
     name, overrides = config
     rules = get_rules(name, **overrides)
-    layout = {"indicator": "3z"} if rules.wall_layout == "indicator" else {}
+    layout = {"indicator": indicator} if indicator else {}
     wall = build_wall(rules, hands=ROB_HANDS, draws="9m8m7m6z5m", dealer=0, **layout)
     log = []
     sim = F.run_script(name, overrides, wall, 0, ROB_SCRIPT + answers, log)
@@ -249,3 +252,40 @@ def test_vector_bad_action_arrays_name_the_table_and_change_no_table():
                 np.array([*good[:3], None], dtype=object), good[0]):
         refused(bad, "integer actions")
     v.step(good)  # and the tables go on
+
+
+# Claim windows with a pending claim (docs/RULES.md 4.2; docs/game_flow.md "After a discard"): the dealer
+# discards 5p. PENDING_CHI: seat 1 may win (46p, concealed) or chi 456p, seat 2 may pong.
+PENDING_CHI = {0: "5p1m9m1s9s1z5z6z7z2p8p3s7s4m", 1: "123m456m789m11s46p", 2: "55p258s2356z7z3m9p1p",
+               3: "258m37p369s12567z"}
+# PENDING_PONG: seat 1 may win (shanpon 5p/9s) or pong; seats 2 and 3 may win (46p).
+PENDING_PONG = {0: "5p1m9m1s9s1z2z3z8p9p2p3s7s8m", 1: "111m222m333m55p99s", 2: "123s456s789s11z46p",
+                3: "444z555z666z77z46p"}
+
+
+@pytest.mark.parametrize("config, hands, answers, after", [
+    # seat 1 chis below its win: pending; seat 2 is offered pong (not chi) and its pong replaces the chi
+    (("beijing", {}), PENDING_CHI, [(1, "chi 456p"), (2, "pong")], ("TURN", 2)),
+    (("beijing", {}), PENDING_CHI, [(1, "chi 456p"), (2, "pass")], ("TURN", 1)),
+    (("beijing", {}), PENDING_CHI, [(1, "pass"), (2, "pong")], ("TURN", 2)),
+    (("beijing", {}), PENDING_CHI, [(1, "win")], ("win", [1], "discard")),
+    # seat 1 pongs below its win: pending; seats 2 and 3 are offered win only
+    (("hebei", {}), PENDING_PONG, [(1, "pong"), (2, "win"), (3, "win")], ("win", [2, 3], "discard")),
+    (("hebei", {}), PENDING_PONG, [(1, "pong"), (2, "pass"), (3, "win")], ("win", [3], "discard")),
+    (("hebei", {}), PENDING_PONG, [(1, "pong"), (2, "pass"), (3, "pass")], ("TURN", 1)),
+    (("hebei", {}), PENDING_PONG, [(1, "win"), (2, "pass"), (3, "win")], ("win", [1, 3], "discard")),
+    (("hebei", {"multiple_winners": False}), PENDING_PONG, [(1, "pong"), (2, "win")], ("win", [2], "discard")),
+    (("beijing", {}), PENDING_PONG, [(1, "pong"), (2, "win")], ("win", [2], "discard")),
+    # quemen: seat 1's hand holds three suits, so it cannot win and is asked after the winners
+    (("quemen", {}), PENDING_PONG, [(2, "pass"), (3, "pass"), (1, "pong")], ("TURN", 1)),
+], ids=lambda x: _ids(x) if isinstance(x, tuple) and isinstance(x[0], str) and len(x) == 2 and isinstance(x[1], dict) else None)
+def test_pending_claims_follow_the_priority(config, hands, answers, after):
+    name, overrides = config
+    rules = get_rules(name, **overrides)
+    layout = {"indicator": "3z"} if rules.wall_layout == "indicator" else {}
+    wall = build_wall(rules, hands=hands, dealer=0, **layout)
+    log = []
+    sim = F.run_script(name, overrides, wall, 0, [(0, "discard 5p"), *answers], log, tail_policy="stop")
+    assert not log, log
+    got = sim.end if sim.end else (sim.phase, sim.to_act)
+    assert got == after
