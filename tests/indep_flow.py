@@ -824,9 +824,13 @@ def play_vector(name, ov, n_tables, n_steps, seed, log):
         for i, s in enumerate(sims):
             if bool(term[i]) != bool(s.end):
                 log.append((name, ov, step, i, "termination", bool(term[i]), s.end))
+            if not s.end and rew[i].any():
+                log.append((name, ov, step, i, "points in a step that ended no hand", rew[i]))
             if s.end:
                 stats["end_" + s.end[0]] += 1
                 st = infos["settlement"][i]
+                if st is not None and list(rew[i]) != list(st["scores"]):
+                    log.append((name, ov, step, i, "rewards vs settlement scores", rew[i], st["scores"]))
                 if st is None:
                     log.append((name, ov, step, i, "no settlement"))
                 elif s.end[0] == "draw" and not st.get("draw"):
