@@ -194,7 +194,7 @@ class Args:
     obs: Literal["v1", "v2"] = "v2"
     """observation layout the network takes: v1 (the env's planes) or v2 (plus mj_env.features' planes)"""
     init_from: Annotated[str | None, tyro.conf.arg(
-        help_behavior_hint="(default: none: a new network, cloned first as --bc-steps says)")] = None
+        metavar="PATH|pretrained", help_behavior_hint="(default: none: a new network, cloned first as --bc-steps says)")] = None
     """start from these weights instead of a new network, and skip the cloning: a checkpoint written by train.py, or
     'pretrained' (the shipped player of --rules). The network is the checkpoint's: its --arch, sizes and
     --obs need not be given, and if given must agree with it"""
