@@ -1346,9 +1346,16 @@ def prune_snapshots(saved: list[Path], keep: int) -> None:
     """``--keep-checkpoints``: delete the oldest of ``saved``, this run's snapshot checkpoints (update_*.pt) oldest
     first, beyond the newest ``keep`` (0: keep all), and drop them from the list. Nothing of the run reads a
     snapshot's file back (the pool holds its networks in memory; final.pt is saved apart, and there is no resuming),
-    and no other file is among them (--init-from's checkpoint, final.pt). Draws no random numbers."""
+    and no other file is among them (--init-from's checkpoint, final.pt). Draws no random numbers. One that cannot be
+    deleted (on Windows, a file another program has open; a folder put in its place) is left there with a message:
+    the run goes on, as deleting old snapshots is no part of the training."""
     while keep and len(saved) > keep:
-        saved.pop(0).unlink(missing_ok=True)  # (one deleted by hand meanwhile: nothing to do)
+        old = saved.pop(0)
+        try:
+            old.unlink(missing_ok=True)  # (one deleted by hand meanwhile: nothing to do)
+        except OSError as e:
+            tell(f"--keep-checkpoints: could not delete {old} ({e.strerror or e}); left there, the run goes on",
+                 stopping=False)
 
 
 def main(argv: list[str] | None = None) -> dict:
