@@ -124,7 +124,10 @@ _ONE_TABLE = ("the AEC environment plays one table; for many at once use "
               "mj_env.vector.MahjongVectorEnv(num_envs=...)")
 _ALL_SEATS = ("the AEC environment has an agent at every seat (player_0 ... player_3); for one seat against "
               "opponent agents use gymnasium.make('mj_env/Beijing-v0', opponents=..., seat=...)")
-NOT_AEC_ARGUMENTS = {"num_tables": _ONE_TABLE, "num_envs": _ONE_TABLE, "opponents": _ALL_SEATS, "seat": _ALL_SEATS}
+_RECORDS = ("records=True is MahjongVectorEnv's (each ended hand's record in its infos); the AEC environment's "
+            "record of its hand is env.unwrapped.hand_record() (mj_env.records)")
+NOT_AEC_ARGUMENTS = {"num_tables": _ONE_TABLE, "num_envs": _ONE_TABLE, "opponents": _ALL_SEATS, "seat": _ALL_SEATS,
+                     "records": _RECORDS}
 """Arguments of the other environments, refused by name (not as unknown rule fields)."""
 
 

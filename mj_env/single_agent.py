@@ -155,6 +155,12 @@ def _players_rng(seed) -> np.random.Generator:
     return np.random.default_rng(None if seed is None else [int(seed), 1])
 
 
+NO_RECORDS = ("the single-agent envs keep no hand records; MahjongVectorEnv(num_envs, records=True) gives each ended "
+              "hand's record (all four seats decided by the caller), and python -m agents.arena --record PATH writes "
+              "the hands agents play")
+"""``records``, refused by name (it is ``MahjongVectorEnv``'s argument, not a rule field)."""
+
+
 class MahjongSingleAgentVectorEnv(A.IllegalPolicySettings, TablesEnvBasics, VectorEnv):
     """N tables; the learner plays one seat at each, the opponents act inside ``step``
     (see the module docstring)."""
@@ -164,7 +170,7 @@ class MahjongSingleAgentVectorEnv(A.IllegalPolicySettings, TablesEnvBasics, Vect
     def __init__(self, num_envs: int = 64, rules="beijing", opponents="rule", seat=0, seed=None,
                  render_mode=None, illegal_action="penalize", illegal_penalty=10.0,
                  autoreset_mode=AutoresetMode.NEXT_STEP, max_episode_steps=None, obs="v1", **overrides):
-        refuse_arguments(overrides, {"num_tables": "the number of tables is num_envs"})
+        refuse_arguments(overrides, {"num_tables": "the number of tables is num_envs", "records": NO_RECORDS})
         mode = self._checked_setup(num_envs, autoreset_mode)
         self.obs_layout = obs_layout(obs)
         if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(
@@ -554,8 +560,10 @@ NOT_ONE_TABLE_ARGUMENTS = {
     # it used to be taken and ignored; seeding every env of make_vec alike is worse
     "seed": "a one-table env is seeded by reset(seed=N), Gymnasium's way (gym.make_vec's sync and async modes would "
             "give every env the same seed); the vector form takes seed=N",
+    "records": NO_RECORDS,
 }
-"""Arguments of the vector form (and ``seed``), refused by name in this order (not as unknown rule fields)."""
+"""Arguments of the vector form (and ``seed``, and ``records``, MahjongVectorEnv's), refused by name in this order (not as
+unknown rule fields)."""
 
 
 def _table_setting(name: str, doc: str) -> property:

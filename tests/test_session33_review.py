@@ -9,6 +9,26 @@ from __future__ import annotations
 
 import pytest
 
+# --------------------------------------------------------------------------- records: the other environments
+
+
+def test_the_aec_env_refuses_records_by_name_and_names_hand_record():
+    """``mj_env.env(records=True)`` was refused as an unknown rule field ("the fields are those of
+    mj_env.rules.RuleSet"); the AEC env's record is ``env.unwrapped.hand_record()``."""
+    import mj_env
+
+    with pytest.raises(ValueError, match=r"^records: .*env\.unwrapped\.hand_record\(\)"):
+        mj_env.env(records=True)
+
+
+@pytest.mark.parametrize("make", ["vector", "one_table"])
+def test_the_single_agent_envs_refuse_records_by_name(make):
+    from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv
+
+    with pytest.raises(ValueError, match=r"^records: .*MahjongVectorEnv\(num_envs, records=True\)"):
+        MahjongSingleAgentVectorEnv(2, records=True) if make == "vector" else MahjongSingleAgentEnv(records=True)
+
+
 # --------------------------------------------------------------------------- train.py --keep-checkpoints
 
 
