@@ -4,8 +4,9 @@ A record holds what decides a hand: the rules, the wall in dealing order, the de
 decision in order. The engine is deterministic given these, so a record replays exactly, and its
 stored settlement (docs/INTERFACES.md 2) is checked against the replay's. ``agents.arena --record
 PATH`` writes one per hand played (JSON lines); the AEC env gives the current hand's as
-``env.unwrapped.hand_record()``, and ``MahjongVectorEnv(..., records=True)`` each ended hand's in
-``infos["hand_record"]`` (kept by ``HandLog``). To look at hands or check a file::
+``env.unwrapped.hand_record()``, and ``MahjongVectorEnv(..., records=True)`` that of each hand that ends in a
+step in ``infos["hand_record"]`` (kept by ``HandLog``; a deal that ends at once, before any decision, has none).
+To look at hands or check a file::
 
     python -m mj_env.records games.jsonl             # replay and check every record
     python -m mj_env.records games.jsonl --show 3    # the 4th record, table and decision by decision

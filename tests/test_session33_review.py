@@ -7,7 +7,17 @@
 """
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
+from test_vector import next_deal_is_four_hui
+
+from mj_env import records
+from mj_env.vector import MahjongVectorEnv
+
+ROOT = Path(__file__).resolve().parents[1]
+
 
 # --------------------------------------------------------------------------- records: the other environments
 
@@ -27,6 +37,30 @@ def test_the_single_agent_envs_refuse_records_by_name(make):
 
     with pytest.raises(ValueError, match=r"^records: .*MahjongVectorEnv\(num_envs, records=True\)"):
         MahjongSingleAgentVectorEnv(2, records=True) if make == "vector" else MahjongSingleAgentEnv(records=True)
+
+
+# --------------------------------------------------------------------------- records: what the docs say
+
+
+def test_the_readme_says_a_deal_that_ends_at_once_has_no_record():
+    """README: "the record of every hand that ends"; a deal that ends at once (四惠牌 at the deal) is dealt
+    again with no record, its points paid in ``infos["deal_points"]`` (mj_env/vector.py's docstring says so)."""
+    venv = MahjongVectorEnv(1, seed=0, records=True)
+    obs, _ = venv.reset(seed=0)
+    injected = next_deal_is_four_hui(venv)
+    ended = paid = 0
+    rng = np.random.default_rng(0)
+    while not paid:
+        obs, _r, term, _t, infos = venv.step(np.array([rng.choice(np.flatnonzero(obs["action_mask"][0]))]))
+        ended += int(term[0])
+        assert infos["_hand_record"].tolist() == term.tolist()
+        if term[0]:
+            assert records.replay(infos["hand_record"][0]) == infos["settlement"][0]
+        paid = int(infos.get("_deal_points", [False])[0])
+    assert injected and venv.instant_hands == 1 and ended == 1  # two hands ended, one record
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "A deal that ends at once, before any decision (四惠牌 at the deal), is dealt again and has no record" \
+        in readme
 
 
 # --------------------------------------------------------------------------- train.py --keep-checkpoints
