@@ -126,8 +126,10 @@ _ALL_SEATS = ("the AEC environment has an agent at every seat (player_0 ... play
               "opponent agents use gymnasium.make('mj_env/Beijing-v0', opponents=..., seat=...)")
 _RECORDS = ("records=True is MahjongVectorEnv's (each ended hand's record in its infos); the AEC environment's "
             "record of its hand is env.unwrapped.hand_record() (mj_env.records)")
+_AUTORESET = ("the AEC environment has no autoreset: after an episode ends, call env.reset(); autoreset_mode is "
+              "MahjongVectorEnv's and the single-agent vector env's")
 NOT_AEC_ARGUMENTS = {"num_tables": _ONE_TABLE, "num_envs": _ONE_TABLE, "opponents": _ALL_SEATS, "seat": _ALL_SEATS,
-                     "records": _RECORDS}
+                     "records": _RECORDS, "autoreset_mode": _AUTORESET}
 """Arguments of the other environments, refused by name (not as unknown rule fields)."""
 
 
