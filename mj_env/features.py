@@ -20,10 +20,10 @@ the copies the seat sees (own hand, all melds face up, all rivers, the indicator
 
     plane  name                 content (one value per tile kind unless said otherwise)
     0-13   (mj_obs_v1)          mj_env.observation, unchanged
-    14     P_DISCARD_NEED       own turn (3k+2 hand): need after discarding this kind, 1-14 (21: the
+    14     P_DISCARD_NEED       3k+2 hand (own turn): need after discarding this kind, 1-14 (21: the
                                 hand can no longer win);
-                                0 where the kind is not held, and at every other decision
-    15     P_DISCARD_IMPROVE    own turn, for the discards of least need (P_DISCARD_NEED equal to its
+                                0 where the kind is not held, and for a 3k+1 hand
+    15     P_DISCARD_IMPROVE    3k+2 hand, for the discards of least need (P_DISCARD_NEED equal to its
                                 minimum): unseen tiles that improve the hand left (the unseen
                                 copies of every improving kind, summed), 0-136; 0 elsewhere
     16     P_OPTION_NEED        per option, by column (below): need after taking the option and
@@ -34,11 +34,19 @@ the copies the seat sees (own hand, all melds face up, all rivers, the indicator
 
     column  option (planes 16, 17)
     0       OPT_NOW             the hand as it is: a 3k+1 hand (claim or rob window) as it
-                                stands, a 3k+2 hand (own turn) after its best discard; plane 16
-                                column 0 of a 3k+2 hand is its own need (0: it wins)
+                                stands; a 3k+2 hand (own turn): plane 16 its own need, which
+                                is the need after its best discard (the least of plane 14)
+                                except that a winning hand has 0; plane 17 the unseen tiles
+                                that improve the hand its best discard leaves
     1       OPT_PONG            pong the claimed tile (legal in the mask)
     2       OPT_KONG            exposed kong of the claimed tile (no discard: a replacement comes)
     3-23    OPT_CHI             chi action CHI + c in column 3 + c (c = 0-20)
+
+Which of these a row gets is read from the size of its concealed hand (``P_HAND``), not from whose
+decision it is. A 3k+2 hand is the seat's own turn, and also, in a rob window, the added kong's
+declarer, whose kong tile stays in its hand until no one robs it: an observation of that seat (AEC
+``observe``) holds planes 14 and 15. A 3k+1 hand gets ``OPT_NOW`` wherever it is observed (a seat
+not asked too), and the claim options in a claim window as its mask offers them.
 
 Claims take the 惠牌 into the meld where a natural copy is missing, as the engine allows under
 ``hui_wild_in_melds`` (the rule-based agent's reading). Values above 255 cannot occur.
