@@ -440,7 +440,8 @@ def _wall(rng, rules):
 
 def play_aec(name, ov, n_hands, seed, log, v2_every=1, stats=None, rule_share=0.6):
     """The AEC env in both layouts side by side (the same walls and actions), every seat observed at every
-    decision (the seat asked and the three others), v2's extra planes every v2_every-th observation."""
+    decision (the seat asked and the three others), v2's extra planes every v2_every-th observation, and
+    ``state()``."""
     from agents.rule_based import RuleBasedAgent  # (agents imports mj_env; kept out of the module's imports)
     rng = random.Random(seed)
     rule, nrng = RuleBasedAgent(), np.random.default_rng(seed)
@@ -471,6 +472,9 @@ def play_aec(name, ov, n_hands, seed, log, v2_every=1, stats=None, rule_share=0.
                     log.append((where, "v2's planes 0-13 or mask differ from v1's", s))
                 n += 1
                 check_seat(sim, s, o2["observation"], o2["action_mask"], log, where, stats, v2=n % v2_every == 0)
+            st = e1.state()  # docs (mj_env/aec.py "State"): the v1 planes of seats 0-3, in that order
+            if not e1.state_space.contains(st) or not all(np.array_equal(st[s], planes_v1(sim, s)) for s in range(4)):
+                log.append((where, "state() is not the four seats' planes"))
             legal = sim.legal()
             if set(np.flatnonzero(e1.observe(ag)["action_mask"]).tolist()) != legal:
                 log.append((where, "mask (tests/test_independent_flow.py checks these)"))

@@ -9,7 +9,8 @@ winning shapes of docs/RULES.md 5 with the held 惠牌 as wildcards, not from ``
 
 These tests play the AEC env (every seat observed at every decision, both layouts side by side), the vector
 env and the single-agent env (the learner and, through a recording opponent, the opponents) under the three
-presets and several Decision settings, scripted rob windows and pending claims, and require: the same planes,
+presets and several Decision settings, scripted rob windows and pending claims, and require: the same planes
+(and the AEC env's ``state()``: the four seats' v1 planes),
 observations inside each env's ``observation_space`` (dtype, shape, bounds), final observations in phase 2, and
 no hidden information (other seats' concealed tiles, the wall order, the kind of another seat's concealed
 kong) reaching a seat. Fixed seeds; a few seconds. The long version is the same drivers with more hands.
