@@ -764,6 +764,10 @@ def random_line(rng, rules):
     winner, dealer = int(rng.integers(4)), int(rng.integers(4))
     shape = rng.choice(["std", "std", "std", "7p", "13o"])
     z5_bias = rng.random() < 0.4
+    dragon = None  # 一条龙 (one suit) or 花龙 (three suits): the first three sets as 123, 456, 789
+    if rng.random() < 0.2:
+        one = int(rng.integers(3))
+        dragon = [one] * 3 if rng.random() < 0.5 else [int(x) for x in rng.permutation(3)]
     if shape == "13o" and not rules.thirteen_orphans:
         shape = "std"
     if shape == "7p" and not rules.seven_pairs:
@@ -771,6 +775,8 @@ def random_line(rng, rules):
     suits_pool = [0, 1, 2, 3]
     if rng.random() < 0.4:  # one suit (+ honors) to reach 清一色 / 混一色
         suits_pool = [int(rng.integers(3))] + ([3] if rng.random() < 0.5 else [])
+    elif rng.random() < 0.1:  # honors alone (清风)
+        suits_pool = [3]
     if scoring == "quemen":
         drop = int(rng.integers(3))
         suits_pool = [s for s in suits_pool if s != drop] or [3]
@@ -801,12 +807,16 @@ def random_line(rng, rules):
             seq = s < 3 and rng.random() < 0.5
             if i == 3 and z5_bias:
                 s, seq = 0, True
+            if dragon is not None and i < 3:
+                s, seq = dragon[i], True
             if seq:
                 st = s * 9 + int(rng.integers(7))
                 if i == 3 and z5_bias:
                     st = 3
                 if rng.random() < 0.15:
                     st = s * 9 + int(rng.choice([0, 3, 6]))
+                if dragon is not None and i < 3:
+                    st = s * 9 + 3 * i
                 ks = [st, st + 1, st + 2]
             else:
                 k = kind_in(s)
