@@ -391,7 +391,7 @@ def _warn_rules_mismatch(agents, rules: RuleSet) -> None:
     for k, a in enumerate(agents):
         warn_rules_mismatch(a, rules, f"agents[{k}]", "run", f"build it for {rules.name} (e.g. RuleBasedAgent("
                             f"{rules.name!r}), or load_agents(specs, rules={rules.name!r}))",
-                            library=(sys.modules[__name__],))
+                            library=(sys.modules["agents"],))  # (the agents folder: also run as __main__ by runpy)
 
 
 def _unique_names(names: list[str]) -> list[str]:

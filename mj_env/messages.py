@@ -83,7 +83,8 @@ def user_stacklevel(*modules) -> int:
     3.10 and 3.11 lack it). ``runpy``'s frames are passed over too: under ``python -m agents.arena`` no user's line
     lies above the library's, and the warning names the caller's own line (the ``warnings.warn``), where it named
     ``<frozen runpy>``; a user's ``runpy.run_module`` call is named as the user's line."""
-    folders = tuple(os.path.dirname(m.__file__) + os.sep for m in modules)  # as co_filename spells them
+    folders = tuple(os.path.dirname(f) + os.sep for f in (getattr(m, "__file__", None) for m in modules)
+                    if isinstance(f, str))  # as co_filename spells them; a module of no file (a notebook's __main__) has no folder
     frame, level = sys._getframe(1), 1
     while frame.f_back is not None and (frame.f_code.co_filename.startswith(folders) or _runpy(frame)):
         frame, level = frame.f_back, level + 1

@@ -11,3 +11,31 @@ def test_the_aec_env_refuses_autoreset_mode_by_name(value):
     """An argument of the other environments is refused by name, saying what to do, not as an unknown rule field."""
     with pytest.raises(ValueError, match="autoreset_mode.*no autoreset.*env.reset"):
         mj_env.env(autoreset_mode=value)
+
+
+def test_user_stacklevel_passes_over_a_module_of_no_file():
+    """A module with no ``__file__`` (a notebook's or an xdist worker's ``__main__``) has no folder to pass over;
+    it raised AttributeError, so the warning the caller was placing became a crash."""
+    import types
+
+    from mj_env import messages
+
+    assert messages.user_stacklevel(types.ModuleType("__main__"), messages) == 1
+
+
+def test_the_arena_run_by_runpy_under_a_main_of_no_file_plays(monkeypatch):
+    """``runpy.run_module("agents.arena", run_name="__main__")`` where the process's ``__main__`` has no file (as
+    under pytest-xdist): the arena's rules-mismatch check named ``sys.modules[__name__]``, that ``__main__``, as
+    its library, and crashed placing the warning before any was due."""
+    import runpy
+    import sys
+    import types
+
+    from mj_env import lines
+
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
+    monkeypatch.setattr(lines, "guard_output", lambda prog: None)  # (it would wrap pytest's sys.stdout)
+    monkeypatch.setattr(sys, "argv", ["arena", "--agents", "rule,random", "--hands", "1", "--quiet"])
+    with pytest.raises(SystemExit) as e:
+        runpy.run_module("agents.arena", run_name="__main__")
+    assert e.value.code == 0
