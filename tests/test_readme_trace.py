@@ -509,7 +509,7 @@ def test_the_flags_of_the_ecosystem_table_are_its_examples_flags():
 
 def test_the_benchmark_defaults_are_those_benchmarks_readme_names(monkeypatch):
     """benchmarks/README.md: throughput.py "``--seconds`` (... default 5), ``--batch-sizes`` (default
-    ``1,64,1024,4096``) ... ``--impls`` (... all but ``single_rule`` by default)", "``--timeout S`` (...; default
+    ``1,64,1024,4096``) ... ``--impls`` (... all but ``single_rule`` and ``vector_records`` by default)", "``--timeout S`` (...; default
     10 x (seconds + warm-up) + 120)"; profile_step.py "# vector env, beijing, batch 4096, 200 steps"; search.py
     "# beijing, 3 s per row, batches 256 and 1024" and the chain's "(``mcmc_steps``, default 500)";
     fast_paths.py's variants "``all fast paths``, ... ``claims off``, ``observe off``, ``hand off``, ``step off``,
@@ -527,9 +527,9 @@ def test_the_benchmark_defaults_are_those_benchmarks_readme_names(monkeypatch):
     text = _readme("benchmarks/README.md")
     t = throughput.parse_args([])
     assert (t.seconds, t.batch_list, t.rules) == (5.0, [1, 64, 1024, 4096], "beijing")
-    assert t.impls.split(",") == [i for i in throughput.ALL_IMPLS if i != "single_rule"]
-    listed = "vector,engine,aec,single_rule,rlcard,riichienv,riichienv_encode"
-    assert f"`--impls` (a subset of `{listed}`; all but `single_rule` by default)" in text
+    assert t.impls.split(",") == [i for i in throughput.ALL_IMPLS if i not in ("single_rule", "vector_records")]
+    listed = "vector,vector_records,engine,aec,single_rule,rlcard,riichienv,riichienv_encode"
+    assert f"`--impls` (a subset of `{listed}`; all but `single_rule` and `vector_records` by default)" in text
     assert sorted(throughput.ALL_IMPLS) == sorted(listed.split(","))
     assert "default 10 x (seconds + warm-up) + 120" in text
     assert "args.timeout or 10 * (args.seconds + args.warmup) + 120" in inspect.getsource(throughput.main)
