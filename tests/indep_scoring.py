@@ -597,6 +597,66 @@ def expected(rules, st, t, hand: _Hand, winners, discarder, robbed, win_tile, fo
     return wins, total
 
 
+def step_before(st, t) -> tuple:
+    """What ``track_step`` compares with after a step at table t."""
+    return (int(st.phase[t]), int(st.to_act[t]), int(st.turn_seat[t]), int(st.live_pos[t]),
+            int(st.replaced[t]), st.meld_type[t].copy(), int(st.claim_tile[t]))
+
+
+def track_step(rules, h: _Hand, before: tuple, name: str, st, t) -> bool:
+    """Add what one step at table t did (action ``name`` taken in the state ``before``; ``st`` the state after
+    it, at the end of the hand where the hand ended) to the hand's record ``h``. Returns whether a tile was drawn."""
+    phase, seat, _turn_seat, live_pos, replaced, meld_types, _claim_tile = before
+    if phase == TURN and name.split()[0] in ("discard", "ting"):
+        kind = CODES.index(name.split()[1])
+        h.events.append(("discard", seat, kind))
+        h.discarded[seat] += 1
+        h.last_discard = (seat, kind, h.turn is not None and h.turn["seat"] == seat and h.turn["last"])
+        h.ting[seat] |= name.startswith("ting")
+    if phase == TURN and name.startswith("kong"):
+        h.added_kong = (seat, CODES.index(name.split()[1]))
+    kong_now = set()
+    for s in range(4):  # melds made or grown in this step
+        for i in range(4):
+            if int(meld_types[s, i]) == int(st.meld_type[t, s, i]):
+                continue
+            mname, frm = MELD_NAMES[int(st.meld_type[t, s, i])], int(st.meld_from[t, s, i])
+            h.any_meld = True
+            if mname in ("chi", "pong", "kong"):
+                h.claims[(s, frm)] += 1
+                h.events.append(("claim", s, frm, mname))
+                h.turn = None  # the claimer's turn has no tile drawn (an exposed kong's comes below)
+            if "kong" in mname:
+                h.kongs.append((s, mname, frm if frm >= 0 else None))
+                kong_now.add(s)
+    drew = int(st.live_pos[t]) != live_pos or int(st.replaced[t]) != replaced
+    if drew:  # the turn's tile: a live draw, or a replacement (kong, flower)
+        ts = int(st.turn_seat[t])
+        live_draw = int(st.live_pos[t]) != live_pos
+        h.turn = {"seat": ts, "kong": ts in kong_now,
+                  # beijing's 海底 is the last live tile, never a replacement from the reserve
+                  "last": _no_normal_draw_left(rules, st, t) and (live_draw or rules.wall_layout == "tail")}
+    return drew
+
+
+def won_hand(st, t, h: _Hand, before: tuple, name: str, drew: bool):
+    """(winners, discarder, robbed, win_tile, four_hui) of a hand won in the step ``track_step`` recorded."""
+    phase, _seat, turn_seat, _live, _repl, _melds, claim_tile = before
+    four_hui = drew and not (phase == TURN and name == "win")
+    robbed = phase == ROB and not four_hui
+    if four_hui or phase == TURN:
+        discarder, win_tile = None, int(st.win_tile[t])
+    elif phase == CLAIM:
+        discarder, win_tile = turn_seat, claim_tile
+    else:
+        discarder, win_tile = h.added_kong
+    if four_hui or phase == TURN:
+        winners = [int(st.turn_seat[t])]
+    else:
+        winners = [s for s in range(4) if st.winners[t, s]]
+    return winners, discarder, robbed, win_tile, four_hui
+
+
 def _shaozhuang_walls(rules, rng, n):
     """Shuffled walls where each seat is dealt one copy of each of 1-3 kinds: the tiles of that many 烧庄
     rounds, which the driver then discards in order (most of the time)."""
@@ -683,43 +743,12 @@ def play_and_compare(rules, n_tables=16, steps=300, seed=0, *, shaozhuang_walls=
                 acts[t] = rng.choice(claims)
             if mask[t, WIN] and rng.random() < p_win:
                 acts[t] = WIN
-        before = {t: (int(st.phase[t]), int(st.to_act[t]), int(st.turn_seat[t]), int(st.live_pos[t]),
-                      int(st.replaced[t]), st.meld_type[t].copy(), int(st.claim_tile[t])) for t in live}
+        before = {t: step_before(st, t) for t in live}
         res = eng.step(acts)
         st = eng.state
         for t in live:
             h = hands[t]
-            phase, seat, turn_seat, live_pos, replaced, meld_types, claim_tile = before[t]
-            name = A.name(int(acts[t]))
-            if phase == TURN and name.split()[0] in ("discard", "ting"):
-                kind = CODES.index(name.split()[1])
-                h.events.append(("discard", seat, kind))
-                h.discarded[seat] += 1
-                h.last_discard = (seat, kind, h.turn is not None and h.turn["seat"] == seat and h.turn["last"])
-                h.ting[seat] |= name.startswith("ting")
-            if phase == TURN and name.startswith("kong"):
-                h.added_kong = (seat, CODES.index(name.split()[1]))
-            kong_now = set()
-            for s in range(4):  # melds made or grown in this step
-                for i in range(4):
-                    if int(meld_types[s, i]) == int(st.meld_type[t, s, i]):
-                        continue
-                    mname, frm = MELD_NAMES[int(st.meld_type[t, s, i])], int(st.meld_from[t, s, i])
-                    h.any_meld = True
-                    if mname in ("chi", "pong", "kong"):
-                        h.claims[(s, frm)] += 1
-                        h.events.append(("claim", s, frm, mname))
-                        h.turn = None  # the claimer's turn has no tile drawn (an exposed kong's comes below)
-                    if "kong" in mname:
-                        h.kongs.append((s, mname, frm if frm >= 0 else None))
-                        kong_now.add(s)
-            drew = int(st.live_pos[t]) != live_pos or int(st.replaced[t]) != replaced
-            if drew:  # the turn's tile: a live draw, or a replacement (kong, flower)
-                ts = int(st.turn_seat[t])
-                live_draw = int(st.live_pos[t]) != live_pos
-                h.turn = {"seat": ts, "kong": ts in kong_now,
-                          # beijing's 海底 is the last live tile, never a replacement from the reserve
-                          "last": _no_normal_draw_left(rules, st, t) and (live_draw or rules.wall_layout == "tail")}
+            drew = track_step(rules, h, before[t], A.name(int(acts[t])), st, t)
             if not res.hand_over[t]:
                 continue
             s_ = res.settlements[t]
@@ -727,18 +756,7 @@ def play_and_compare(rules, n_tables=16, steps=300, seed=0, *, shaozhuang_walls=
                 _, total = expected(rules, st, t, h, [], None, False, None, False, stats)
                 check("draw", s_, res.rewards[t], [], total)
                 continue
-            four_hui = drew and not (phase == TURN and name == "win")
-            robbed = phase == ROB and not four_hui
-            if four_hui or phase == TURN:
-                discarder, win_tile = None, int(st.win_tile[t])
-            elif phase == CLAIM:
-                discarder, win_tile = turn_seat, claim_tile
-            else:
-                discarder, win_tile = h.added_kong
-            if four_hui or phase == TURN:
-                winners = [int(st.turn_seat[t])]
-            else:
-                winners = [s for s in range(4) if st.winners[t, s]]
+            winners, discarder, robbed, win_tile, four_hui = won_hand(st, t, h, before[t], A.name(int(acts[t])), drew)
             wins, total = expected(rules, st, t, h, winners, discarder, robbed, win_tile, four_hui, stats)
             stats["several winners"] += len(winners) > 1
             check("win", s_, res.rewards[t], wins, total)
