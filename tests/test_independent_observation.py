@@ -39,9 +39,7 @@ CONFIGS = [
     ("beijing", {"reserve": 4, "chi": False, "four_hui_win": False}),
 ]
 
-
-def _ids(c):
-    return c[0] + "".join(f",{k}={v}" for k, v in c[1].items())
+_ids = T._ids  # (a setting's test id: the preset, then its fields)
 
 
 def _no_diffs(log):
