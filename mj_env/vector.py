@@ -221,6 +221,12 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
             self.instant_hands += len(ended)
             res = self.engine.reset(tables=ended)
 
+    def _deal_again(self, tables: np.ndarray) -> None:
+        """Autoreset: deal ``tables`` anew (again where a deal ends at once), their hand records begun."""
+        self._redeal_instant(self.engine.reset(tables=tables))
+        if self._log is not None:
+            self._log.dealt(self.engine.state, tables)
+
     def _obs(self) -> dict:
         engine = self.engine
         rules, st = engine.rules, engine.state  # (what the rules descriptor reads)
@@ -308,14 +314,9 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
             restart = np.flatnonzero(self._over)
             self._over = done.copy()
             if len(restart):
-                self._redeal_instant(self.engine.reset(tables=restart))
-                if self._log is not None:
-                    self._log.dealt(self.engine.state, restart)
+                self._deal_again(restart)
         elif done.any():
-            restart = np.flatnonzero(done)
-            self._redeal_instant(self.engine.reset(tables=restart))
-            if self._log is not None:
-                self._log.dealt(self.engine.state, restart)
+            self._deal_again(np.flatnonzero(done))
         return self._shown((self._obs(), rewards.astype(np.float64), done.copy(),
                             np.zeros(self.num_envs, dtype=bool), infos))
 
