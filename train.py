@@ -1205,6 +1205,10 @@ def repeat_command(args: Args, checkpoint: Path) -> str:
             f"--hands {args.final_eval_hands} --seed {args.eval_seed} --batch {EVAL_BATCH_WALLS}{rules}{device}")
 
 
+STOP_SIGNALS = (signal.SIGINT, *((signal.SIGTERM,) if hasattr(signal, "SIGTERM") else ()))
+"""The signals that stop a run: Ctrl-C, and SIGTERM where the platform has it."""
+
+
 @contextlib.contextmanager
 def signals_held():
     """Ctrl-C (SIGINT) and SIGTERM wait while the block writes a file, so that the file is whole: one that comes
@@ -1226,8 +1230,7 @@ def signals_held():
             return
         got.append(signum)
 
-    wanted = [signal.SIGINT, *([signal.SIGTERM] if hasattr(signal, "SIGTERM") else [])]
-    before = {s: signal.getsignal(s) for s in wanted}
+    before = {s: signal.getsignal(s) for s in STOP_SIGNALS}
     before = {s: h for s, h in before.items() if h is not None}  # (None: a handler not set from Python, left alone)
     try:
         for s in before:
@@ -1260,7 +1263,7 @@ def signals_end_the_process() -> None:
     """Ctrl-C (SIGINT) and SIGTERM take their default action from now on: the process ends at once, killed by the
     signal (a shell reports 130 or 143). train.py's ``__main__`` calls it once ``main`` is over, so that a signal while
     the process exits (a second one, say, after the one-line message) prints no traceback from an atexit callback."""
-    for s in (signal.SIGINT, *([signal.SIGTERM] if hasattr(signal, "SIGTERM") else [])):
+    for s in STOP_SIGNALS:
         signal.signal(s, signal.SIG_DFL)
 
 
