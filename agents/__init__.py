@@ -18,6 +18,8 @@ module                      what
 ``agents.pretrained``       the shipped pretrained players (agent name ``pretrained``)
 ``agents.rollouts``         rollout values of candidate actions (policy improvement by rollouts)
 ``agents.search``           ``RolloutSearchAgent``: lookahead by determinized rollouts
+``agents.training_run``     train.py's run directory (its lock), logs and stopping (Ctrl-C,
+                            SIGTERM); needs the ``train`` extra, not imported here
 ==========================  ==========================================================
 
 ``make_agent("random" | "rule" | "efficient" | "pretrained" | "path/to/ckpt.pt[:greedy|:sample]")`` builds one by name.

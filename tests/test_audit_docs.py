@@ -282,11 +282,12 @@ def test_the_readme_calculator_example_gives_the_seeds_answer():
 
 def test_train_py_docstring_names_every_file_and_scalar_group_a_run_writes():
     """train.py's docstring says what ``runs/<exp_name>/`` holds: it left out args.json and the ``bc/``
-    scalars (``bc/agreement``, where agents.curve sends the reader of a cloning-only run)."""
+    scalars (``bc/agreement``, where agents.curve sends the reader of a cloning-only run). A run writes from train.py
+    and from agents/training_run.py (its ``RunLog``)."""
     pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     import train
 
-    source = _text("train.py")
+    source = _text("train.py") + _text("agents/training_run.py")
     groups = set(re.findall(r"add_scalar\(f?\"([a-z_]+)/", source))
     files = set(re.findall(r"self\.dir / \"([a-z_]+\.[a-z]+)\"", source)) | {"final_eval.json"}
     assert {"bc", "charts", "losses", "eval"} <= groups and "args.json" in files

@@ -208,8 +208,10 @@ def test_train_run_files_for_an_init_checkpoint_whose_file_name_is_not_utf8(tmp_
     add_text of the hyperparameters (``surrogates not allowed``) before training; args.json could not be written
     either. Both show the path with ``\\xe9`` escapes."""
     train = _train()
+    from agents.training_run import RunLog
+
     monkeypatch.chdir(tmp_path)
-    log = train.RunLog(train.Args(exp_name="lat", init_from=os.fsdecode(b"caf\xe9.pt")), 1)
+    log = RunLog(train.Args(exp_name="lat", init_from=os.fsdecode(b"caf\xe9.pt")), 1)
     log.writer.close()
     log.csv_file.close()
     assert json.loads((tmp_path / "runs" / "lat" / "args.json").read_text(encoding="utf-8"))["init_from"] == "caf\\xe9.pt"

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
 
 import train
-from agents import arena
+from agents import arena, training_run
 from agents import networks as nets
 from agents.networks import CheckpointError, build_network, load_checkpoint, save_checkpoint
 from mj_env import records
@@ -37,7 +37,7 @@ def test_overwrite_refuses_the_directory_of_a_run_still_going(tmp_path, monkeypa
     run = tmp_path / "runs" / "busy"
     (run / "checkpoints").mkdir(parents=True)
     (run / "args.json").write_text("{}")
-    held = train.lock_run_dir(run)  # as the running train.py holds it
+    held = training_run.lock_run_dir(run)  # as the running train.py holds it
     try:
         problem = train.run_dir_problem(train.Args(exp_name="busy", overwrite=True))
         assert problem is not None and "runs/busy/ belongs to a train.py that is still running" in problem
@@ -56,13 +56,13 @@ def test_a_run_holds_its_lock_while_it_trains_and_lets_go_at_the_end(tmp_path, m
     real, seen = train.ppo_update, []
 
     def looking(*a, **k):
-        seen.append(train.run_in_use(Path("runs") / "own"))
+        seen.append(training_run.run_in_use(Path("runs") / "own"))
         return real(*a, **k)
 
     monkeypatch.setattr(train, "ppo_update", looking)
     train.main(["--exp-name", "own", "--total-steps", "512", "--final-eval-hands", "0", *TINY])
     assert len(seen) == 1 and seen[0] is not None and "still running" in seen[0]
-    assert train.run_in_use(Path("runs") / "own") is None
+    assert training_run.run_in_use(Path("runs") / "own") is None
 
 
 @needs_flock
@@ -78,7 +78,7 @@ def test_a_run_that_fails_lets_go_of_its_lock_in_the_same_process(tmp_path, monk
     monkeypatch.setattr(train, "ppo_update", diverging)
     with pytest.raises(train.TrainingDiverged):
         train.main(["--exp-name", "failed", "--total-steps", "512", "--final-eval-hands", "0", *TINY])
-    assert train.run_in_use(Path("runs") / "failed") is None
+    assert training_run.run_in_use(Path("runs") / "failed") is None
     monkeypatch.setattr(train, "ppo_update", real)
     result = train.main(["--exp-name", "failed", "--overwrite", "--total-steps", "512", "--final-eval-hands", "0",
                          *TINY])

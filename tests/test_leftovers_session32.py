@@ -16,7 +16,7 @@ from test_train_interrupt import TINY
 from test_train_smoke import _scalars
 
 import train
-from agents import arena, curve, make_agent
+from agents import arena, curve, make_agent, training_run
 from agents import networks as nets
 from agents.networks import CheckpointWarning, NetworkAgent, build_network, load_checkpoint, save_checkpoint
 from agents.pretrained import available, load_pretrained, pretrained_path
@@ -74,9 +74,9 @@ def test_train_draws_after_its_seeding_what_loading_the_shipped_player_drew(rule
 
 @pytest.fixture
 def sigterm_raises():
-    """SIGTERM raises train.Terminated, as train.py's __main__ has it (the default would end pytest)."""
+    """SIGTERM raises training_run.Terminated, as train.py's __main__ has it (the default would end pytest)."""
     def on_sigterm(signum, frame):
-        raise train.Terminated
+        raise training_run.Terminated
 
     before = signal.signal(signal.SIGTERM, on_sigterm)
     yield
@@ -151,7 +151,7 @@ def test_a_signal_after_the_final_evaluation_still_writes_final_eval_json(tmp_pa
         signal_after(monkeypatch, arena, "json_text", sig, when=lambda obj, *a: "checkpoint" in obj)
     else:
         signal_after(monkeypatch, arena, "format_table", sig)
-    with pytest.raises(train.Terminated if sig == signal.SIGTERM else KeyboardInterrupt):
+    with pytest.raises(training_run.Terminated if sig == signal.SIGTERM else KeyboardInterrupt):
         train.main(["--exp-name", where, "--total-steps", "512", "--final-eval-hands", "2", *TINY])
     run = tmp_path / "runs" / where
     final = _final(run)
@@ -165,14 +165,14 @@ def test_a_signal_after_the_final_evaluation_still_writes_final_eval_json(tmp_pa
 
 def test_signals_held_puts_the_handlers_back_and_holds_nothing_off_the_main_thread():
     handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
-    with pytest.raises(KeyboardInterrupt), train.signals_held():
+    with pytest.raises(KeyboardInterrupt), training_run.signals_held():
         signal.raise_signal(signal.SIGINT)
         held = True  # (reached: the signal waited)
     assert held and (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == handlers
     seen = []
 
     def elsewhere():
-        with train.signals_held():
+        with training_run.signals_held():
             seen.append(signal.getsignal(signal.SIGINT))
 
     t = threading.Thread(target=elsewhere)

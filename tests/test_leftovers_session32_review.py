@@ -15,11 +15,12 @@ torch = pytest.importorskip("torch")  # the train extra: without torch these tes
 
 from test_leftovers_session32 import (
     signal_after,
-    sigterm_raises,  # noqa: F401 (a fixture: SIGTERM raises train.Terminated)
+    sigterm_raises,  # noqa: F401 (a fixture: SIGTERM raises training_run.Terminated)
 )
 from test_train_interrupt import TINY
 
 import train
+from agents import training_run
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -34,7 +35,7 @@ def test_a_signal_while_tensorboards_writer_closes_ends_the_run_as_that_signal(t
 
     monkeypatch.chdir(tmp_path)
     signal_after(monkeypatch, tensorboard.FileWriter, "close", sig)
-    with pytest.raises(train.Terminated if sig == signal.SIGTERM else KeyboardInterrupt):
+    with pytest.raises(training_run.Terminated if sig == signal.SIGTERM else KeyboardInterrupt):
         train.main(["--exp-name", "tb", "--total-steps", "512", "--final-eval-hands", "2", *TINY])
     final = json.loads((tmp_path / "runs" / "tb" / "final_eval.json").read_text())
     assert set(final["eval"]) == {"random", "rule"} and "interrupted" not in final
@@ -75,7 +76,7 @@ def test_a_signal_while_signals_held_puts_the_handlers_back_swallows_no_later_on
 
     try:
         monkeypatch.setattr(signal, "signal", then_ctrl_c)
-        with pytest.raises(KeyboardInterrupt), train.signals_held():
+        with pytest.raises(KeyboardInterrupt), training_run.signals_held():
             pass
         monkeypatch.setattr(signal, "signal", real)
         signal.raise_signal(signal.SIGTERM)
@@ -176,7 +177,7 @@ def test_a_signal_just_before_final_eval_json_is_written_still_leaves_it(tmp_pat
         calls.append("evaluate")
         raise KeyboardInterrupt
 
-    real = train.signals_held
+    real = training_run.signals_held
 
     def signals_held():  # SIGTERM just before the one for final_eval.json
         calls.append("held")
@@ -185,8 +186,8 @@ def test_a_signal_just_before_final_eval_json_is_written_still_leaves_it(tmp_pat
         return real()
 
     monkeypatch.setattr(train, "evaluate", ctrl_c)
-    monkeypatch.setattr(train, "signals_held", signals_held)
-    with pytest.raises(train.Terminated):
+    monkeypatch.setattr(training_run, "signals_held", signals_held)
+    with pytest.raises(training_run.Terminated):
         train.main(["--exp-name", "late", "--total-steps", "0", "--final-eval-hands", "2", *TINY])
     final = json.loads((tmp_path / "runs" / "late" / "final_eval.json").read_text())
     assert final["interrupted"] is True and "eval" not in final and calls[:4] == ["held", "evaluate", "held", "held"]

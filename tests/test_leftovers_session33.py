@@ -199,14 +199,14 @@ def test_keep_checkpoints_is_checked_like_the_other_counts(capsys):
 
 def test_prune_snapshots_deletes_only_the_oldest_files_it_is_given(tmp_path):
     pytest.importorskip("torch")  # the train extra: skipped in a core-only install
-    import train
+    from agents.training_run import prune_snapshots
 
     files = [tmp_path / f"update_{u:05d}.pt" for u in (10, 20, 30)]
     for f in [*files, tmp_path / "final.pt"]:
         f.write_bytes(b"")
     saved = list(files)
-    train.prune_snapshots(saved, 0)  # keep all
+    prune_snapshots(saved, 0)  # keep all
     assert saved == files and all(f.exists() for f in files)
     files[1].unlink()  # one deleted by hand meanwhile
-    train.prune_snapshots(saved, 1)
+    prune_snapshots(saved, 1)
     assert saved == files[2:] and sorted(p.name for p in tmp_path.iterdir()) == ["final.pt", "update_00030.pt"]

@@ -71,7 +71,7 @@ def test_a_snapshot_that_cannot_be_deleted_leaves_the_run_going(tmp_path, capsys
     it; here a folder in its place) raised out of the training loop: the run ended with a traceback and no
     final.pt. It is left there, with a message, and the next is deleted as before."""
     pytest.importorskip("torch")  # the train extra: skipped in a core-only install
-    import train
+    from agents.training_run import prune_snapshots
 
     stuck = tmp_path / "update_00010.pt"
     (stuck / "inside").mkdir(parents=True)  # unlink() cannot delete a folder
@@ -79,7 +79,7 @@ def test_a_snapshot_that_cannot_be_deleted_leaves_the_run_going(tmp_path, capsys
     for f in files[1:]:
         f.write_bytes(b"")
     saved = list(files)
-    train.prune_snapshots(saved, 1)
+    prune_snapshots(saved, 1)
     assert saved == files[2:]
     assert stuck.is_dir() and not files[1].exists() and files[2].exists()
     assert f"--keep-checkpoints: could not delete {stuck}" in capsys.readouterr().out

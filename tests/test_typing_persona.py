@@ -27,7 +27,7 @@ import mj_env
 from mj_env.rules import RuleSet, get_rules
 
 ROOT = Path(__file__).resolve().parents[1]
-OPTIONAL = {"torch", "stable_baselines3", "sb3_contrib", "matplotlib", "scipy", "tqdm"}  # the extras
+OPTIONAL = {"torch", "stable_baselines3", "sb3_contrib", "matplotlib", "scipy", "tqdm", "tensorboard"}  # the extras
 
 
 def admits(hint, value) -> bool:
