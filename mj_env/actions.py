@@ -181,7 +181,7 @@ class IllegalPolicySettings:
         self._set_illegal_policy(self._illegal_action, value)
 
 
-def name(i: int) -> str:
+def name(i: int | np.integer) -> str:
     """The name of action ``i``, e.g. ``name(4) == 'discard 5m'``. ``i`` is a Python or NumPy integer: a bool,
     a float (even 4.0), a timedelta or anything else is refused (so is an array, even 0-d, which the
     environments' ``step`` takes: ``one_action``)."""

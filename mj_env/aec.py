@@ -179,11 +179,13 @@ class ForwardsSettings:
     ``last()`` after the hand ended is the ``ActionError`` that ``mj_env.env()`` gives (PettingZoo's ``last()``,
     which a ``BaseWrapper`` runs on itself, failed with a bare ``KeyError: 'player_0'``)."""
 
+    unwrapped: raw_env  # (the wrapper it is mixed into has it: PettingZoo's BaseWrapper.unwrapped)
+
     def last(self, observe: bool = True):
         _refuse_if_closed(self, "last()")  # whether the hand ended, went on or never began
         if getattr(self.unwrapped, "_hand", None) and not self.unwrapped.agents:
             raise A.ActionError(_LAST_AFTER_END)
-        return super().last(observe)
+        return super().last(observe)  # type: ignore[misc]  # a mixin: the PettingZoo wrapper after it has last()
 
     @property
     def illegal_action(self) -> str:
@@ -282,7 +284,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
                 "is_parallelizable": False, "render_fps": 1}
     rules = EngineRules()  # the engine's rule set, read-only (the env's own code reads self.engine.rules)
     _closed = False  # close() sets it
-    _hand = None  # reset() deals one: the record of the hand so far
+    _hand: dict | None = None  # reset() deals one: the record of the hand so far
 
     def __init__(self, rules="beijing", render_mode=None, illegal_action="raise", illegal_penalty=10, obs="v1",
                  **overrides):
@@ -370,6 +372,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
         hand (``COL_PHASE`` 2, no tile asked about or drawn), as the single-agent env shows such a hand,
         although the engine, which never played that action, still waits on the offender."""
         st = self.engine.state
+        assert self._hand is not None  # (its callers check that a hand is dealt)
         if self._hand["penalized"]:
             st = st.take(np.array([0]))
             st.phase[0] = END
@@ -464,6 +467,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
     def _record(self, res) -> None:
         settlement = res.settlements.get(0)
         earlier = res.settlements.every(0)[:-1]   # a match's next hand ended at its deal in this step
+        assert self._hand is not None  # (reset() and step() call it once a hand is dealt)
         self._hand["settlement"] = settlement
         for i, a in enumerate(AGENTS):
             self.rewards[a] = int(res.rewards[0, i])
@@ -481,7 +485,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
         Single hands only: under ``hands_per_episode`` > 1 a later hand starts from what the earlier
         ones left, which a record does not hold; and not after an illegal action ended the hand
         (``illegal_action="penalize"``), which the engine never plays."""
-        if not getattr(self, "_hand", None):
+        if not self._hand:
             raise RecordError("no hand yet: call reset() first")
         if self.rules.hands_per_episode != 1:
             raise RecordError("a record holds one hand; this env plays matches of "

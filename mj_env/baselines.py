@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import warnings
 from importlib.metadata import entry_points
+from typing import Literal, overload
 
 import numpy as np
 
@@ -90,6 +91,10 @@ def as_bool_mask(mask) -> np.ndarray:
     return m if m.dtype == bool else m != 0
 
 
+@overload
+def checked_obs(obs, *, planes: Literal[True] = True) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def checked_obs(obs, *, planes: bool) -> tuple[np.ndarray | None, np.ndarray]: ...
 def checked_obs(obs, *, planes: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
     """``obs`` as an agent's ``act`` takes it, checked: (uint8 observation or None, bool mask), or a ValueError
     that says what is wrong. ``obs["action_mask"]`` is (n, N_ACTIONS) of bools or 0s and 1s (integers or

@@ -215,6 +215,7 @@ def score_win(win: Win) -> dict:
     family = FAMILIES[rules.scoring]
     patterns, why = best_patterns(win, family)
     if patterns is None:
+        assert why is not None  # (best_patterns: no patterns, a reason)
         return _illegal(why)
     fan = sum(patterns.values())
     rounds = win.shaozhuang_rounds if rules.shaozhuang else 0
@@ -325,7 +326,7 @@ def _names(keys: list) -> str:
     return out + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
 
 
-_RULE_FIELD_TYPES = {f.name: f.type for f in dataclasses.fields(RuleSet)}
+_RULE_FIELD_TYPES = {f.name: str(f.type) for f in dataclasses.fields(RuleSet)}  # (names: rules.py postpones annotations)
 
 
 def _rules(value) -> RuleSet:
@@ -468,7 +469,9 @@ def _meld_readings(kind: str, tiles: list[int], wild: int | None) -> tuple:
     惠牌-kind tile, and every run through all the natural tiles is a way the chi was made."""
     natural = [t for t in tiles if t != wild]
     if kind == "chi":
-        if not natural:
+        if not natural:  # every tile is of the 惠牌 kind (a meld has tiles, so wild is a kind)
+            if wild is None:
+                return ()
             natural = [wild]
         out = []
         for s in range(N_KINDS - 2):
@@ -479,14 +482,14 @@ def _meld_readings(kind: str, tiles: list[int], wild: int | None) -> tuple:
                 out.append((SEQ, s))
         return tuple(out)
     letter = TRIPLET if kind == "pong" else KONG
-    kinds = set(natural) or {wild}
+    kinds = set(natural) or ({wild} if wild is not None else set())
     return ((letter, kinds.pop()),) if len(kinds) == 1 else ()
 
 
 def _check_copies(hand: list[int], win_tile: int, melds: tuple[Meld, ...], indicator: int | None = None) -> None:
     """No kind has more than 4 tiles among hand, winning tile, melds and the indicator 惠坯 (a
     physical tile, face up, never drawn) when it is given."""
-    counts = {}
+    counts: dict[int, int] = {}
     extra = [] if indicator is None else [indicator]
     for t in hand + [win_tile] + [t for m in melds for t in m.tiles] + extra:
         counts[t] = counts.get(t, 0) + 1

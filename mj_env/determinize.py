@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from typing import cast
 
 import numpy as np
 
@@ -558,7 +559,7 @@ def ting_waits(rules, counts, melds, discards=None) -> np.ndarray:
         adds_suit = np.zeros_like(waits)
         adds_suit[:, :N_SUITED] = ~present[:, SUIT_OF[:N_SUITED]]
         waits &= (present.sum(axis=1)[:, None] + adds_suit) < N_SUITS
-    return waits.any(axis=1)
+    return cast(np.ndarray, waits.any(axis=1))  # (waits is 2-D: an array)
 
 
 def _kong_kinds(pool, no_kong=None) -> np.ndarray:
@@ -609,8 +610,8 @@ def _ting_hand(rules, avail, size: int, melds, n_kong: int = 0, no_kong: int = -
     for drop in drops:
         allowed = SUIT_OF != drop
         fours = [t for t in _DOWN if allowed[t] and avail[t] == 4 and t != no_kong]
-        for kinds in itertools.islice(itertools.combinations(fours, n_kong), KONG_TRIES):
-            kinds = list(kinds)
+        for combination in itertools.islice(itertools.combinations(fours, n_kong), KONG_TRIES):
+            kinds = list(combination)
             rest = np.asarray(avail, dtype=np.int64).copy()
             mk = np.asarray(melds, dtype=np.int64).copy()
             rest[kinds] -= 4
@@ -633,7 +634,7 @@ def _ting_hand(rules, avail, size: int, melds, n_kong: int = 0, no_kong: int = -
                                 break
                             groups += 1
                 if groups == k:    # and a single tile
-                    rests = [[t] for t in np.flatnonzero((a > 0) & (h == 0) & (mk == 0))]
+                    rests = [[t] for t in np.flatnonzero((a > 0) & (h == 0) & (mk == 0)).tolist()]
                 elif groups == k - 1:  # and a pair with a second pair or two tiles of a run
                     pairs = np.flatnonzero(a >= 2).tolist()
                     rests = [[p, p, q, q] for p in pairs for q in pairs if q > p]

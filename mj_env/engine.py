@@ -450,10 +450,10 @@ class Engine:
     def explain_illegal(self, table: int, action: int) -> str:
         """Why ``action`` is not legal at ``table`` now, in words (a TypeError or ValueError for a ``table`` that is
         not one table number of this engine); for an action that is legal, a line that says so."""
-        table = self._table_arg(table, "table", repeats=True)
-        if table.ndim:
-            raise ValueError(f"table must be one table number, got {table.size}")
-        table = int(table)
+        checked = self._table_arg(table, "table", repeats=True)
+        if checked.ndim:
+            raise ValueError(f"table must be one table number, got {checked.size}")
+        table = int(checked)
         st = self.state
         try:
             name = A.name(action)

@@ -170,7 +170,7 @@ def improvement(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, unseen: np.n
     # the first far kind of each part (the three suits, the honors) stands for the part
     suits = far[:, :N_SUITED].reshape(m, 3, SUIT_SIZE)
     honors = far[:, N_SUITED:]
-    has = np.concatenate([suits.any(axis=2), honors.any(axis=1)[:, None]], axis=1)           # (m, 4)
+    has = np.concatenate([suits.any(axis=2), honors.any(axis=1, keepdims=True)], axis=1)     # (m, 4)
     first = np.concatenate([suits.argmax(axis=2) + _SUIT_START, honors.argmax(axis=1)[:, None] + N_SUITED], axis=1)
     r1, t1 = np.nonzero(near & (unseen > 0))
     r2, p2 = np.nonzero(has)
@@ -302,10 +302,9 @@ def _extra_planes(rules: RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.nd
     opts = [(o, np.flatnonzero(claiming & ok & (size % 3 == 1))) for o, ok in legal.items()]
     opts = [(o, rows) for o, rows in opts if len(rows)]
     if opts:  # all claim options of the batch in one discard table (kongs: no discard)
-        after = [claim_hands(rules, hands, hui, tile, rows, o) for o, rows in opts]
+        after = np.concatenate([claim_hands(rules, hands, hui, tile, rows, o) for o, rows in opts])
         rows_of = np.concatenate([rows for _, rows in opts])
         col_of = np.concatenate([np.full(len(rows), o) for o, rows in opts])
-        after = np.concatenate(after)
         # an option the hand cannot take (a mask that is not this hand's: outside input) is left at 0
         ok = claim_takeable(hands[rows_of], after, col_of == OPT_KONG)
         rows_of, col_of, after = rows_of[ok], col_of[ok], after[ok]

@@ -45,7 +45,7 @@ def meld_list(st: GameState, b: int, seat: int) -> list[dict]:
     out = []
     for m in range(int(st.n_melds[b, seat])):
         kind = int(st.meld_type[b, seat, m])
-        meld = {"type": MELD_NAMES[kind], "tiles": format_tiles(meld_tiles(st, b, seat, m))}
+        meld: dict[str, str | int] = {"type": MELD_NAMES[kind], "tiles": format_tiles(meld_tiles(st, b, seat, m))}
         if kind != MELD_CONCEALED_KONG:
             meld["from"] = int(st.meld_from[b, seat, m])
         out.append(meld)
@@ -72,7 +72,7 @@ def win_input(rules: RuleSet, st: GameState, b: int, winner: int) -> dict:
     self_draw = frm < 0
     if self_draw:
         hand[tile] -= 1
-    obj = {
+    obj: dict[str, object] = {
         "rules": calculator.rules_json(rules),
         "hand": format_hand(hand),
         "win_tile": CODES[tile],
@@ -213,20 +213,21 @@ def hand_results(rules: RuleSet, st: GameState, idx: np.ndarray, won: np.ndarray
     # Drawn hands: 烧庄 only (and kong payments where a drawn hand keeps them), batched.
     drawn = np.flatnonzero(~won)
     if len(drawn):
-        b = idx[drawn]
-        line, sc = draw_scores(rules, st.dealer[b].astype(np.int64), st.sz_rounds[b].astype(np.int64),
+        tables = idx[drawn]
+        line, sc = draw_scores(rules, st.dealer[tables].astype(np.int64), st.sz_rounds[tables].astype(np.int64),
                                rules.base)
-        kongs = None  # table -> kong payments, where a drawn hand pays them (docs/RULES.md 6.4)
+        # table -> kong payments, where a drawn hand pays them (docs/RULES.md 6.4)
+        draw_kongs: dict[int, list[int]] | None = None
         if rules.kong_payments and rules.kong_payments_on_draw:
-            kongs = {}
-            has_kong = np.flatnonzero(np.isin(st.meld_type[b], KONG_MELDS).any(axis=(1, 2)))
+            draw_kongs = {}
+            has_kong = np.flatnonzero(np.isin(st.meld_type[tables], KONG_MELDS).any(axis=(1, 2)))
             for k in has_kong.tolist():
-                pay = _kong_scores(rules, st, int(b[k]))
+                pay = _kong_scores(rules, st, int(tables[k]))
                 if any(pay):
-                    kongs[int(b[k])] = pay
+                    draw_kongs[int(tables[k])] = pay
                     sc[k] += pay
         scores[drawn] = sc
-        out.add_draws(b, line, sc, kongs)
+        out.add_draws(tables, line, sc, draw_kongs)
     for j in np.flatnonzero(won).tolist():
         b = int(idx[j])
         seats = np.flatnonzero(st.winners[b]).tolist()

@@ -21,7 +21,8 @@ import codecs
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
 
 from .messages import printable
 
@@ -30,6 +31,8 @@ MAX_LINE_BYTES = 1 << 24
 record a few; this bound only stops a stream that has no line breaks."""
 
 _PIECE = 1 << 20
+
+_Line = TypeVar("_Line", bytes, str)  # a binary stream's lines or a text stream's
 
 
 class TooLong:
@@ -42,7 +45,7 @@ class TooLong:
         return f"line longer than {self.limit:,} bytes: skipped (one JSON object per line is expected)"
 
 
-def bounded_lines(stream, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | str | TooLong]:
+def bounded_lines(stream: Iterable[_Line], limit: int = MAX_LINE_BYTES) -> Iterator[_Line | TooLong]:
     """The lines of ``stream`` (a binary or text file), each at most ``limit`` bytes or characters, a
     longer one as `TooLong`. An object without ``readline`` (a list of lines) is iterated as it is."""
     readline = getattr(stream, "readline", None)
@@ -69,13 +72,16 @@ BOM = b"\xef\xbb\xbf"
 """A UTF-8 byte-order mark, which an editor may put at the start of a file (RFC 8259 lets a reader skip it)."""
 
 
-def skip_bom(lines: Iterator[bytes | str | TooLong]) -> Iterator[bytes | str | TooLong]:
+def skip_bom(lines: Iterable[_Line | TooLong]) -> Iterator[_Line | TooLong]:
     """``lines`` (of `bounded_lines`) with a byte-order mark at the start of the first line removed: a file saved
     "UTF-8 with BOM" reads as the same file without it."""
     first = True
     for line in lines:
         if first and not isinstance(line, TooLong):
-            line = line.removeprefix(BOM if isinstance(line, bytes) else BOM.decode())
+            if isinstance(line, bytes):
+                line = line.removeprefix(BOM)
+            else:
+                line = line.removeprefix(BOM.decode())
         first = False
         yield line
 
@@ -92,7 +98,7 @@ class _Twice(dict):
 
 def _pairs(pairs, twice: list):
     """One JSON object as a dict; one that gives a key twice is a ``_Twice``, also noted in ``twice``."""
-    obj = {}
+    obj: dict = {}
     for k, v in pairs:
         if k in obj:
             obj = _Twice(obj)

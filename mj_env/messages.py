@@ -16,7 +16,8 @@ import unicodedata
 _REPR = reprlib.Repr()  # (Python 3.11's Repr takes no keywords)
 _REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict, _REPR.maxset = 3, 4, 4, 4, 4
 _REPR.maxstring = _REPR.maxother = _REPR.maxlong = 1000  # cut at the end below, not in the middle
-_REPR.repr_OrderedDict = _REPR.repr_dict  # (a checkpoint's weights load as these; reprlib would write them in full)
+# (a checkpoint's weights load as these; reprlib would write them in full)
+_REPR.repr_OrderedDict = _REPR.repr_dict  # type: ignore[attr-defined]  # reprlib finds repr_<type name> by getattr
 
 
 def _huge(value) -> str | None:

@@ -364,11 +364,11 @@ def readings(win: Win) -> Iterator[Reading]:
                 _add(c, concealed)
                 yield Reading("standard", concealed, meld_groups, tuple(c))
         if k == 0 and rules.seven_pairs:
-            for c in _seven_pairs_counts(win.natural, win.wild):
-                yield Reading("seven_pairs", (), (), c)
+            for counts in _seven_pairs_counts(win.natural, win.wild):
+                yield Reading("seven_pairs", (), (), counts)
         if k == 0 and rules.thirteen_orphans:
-            for c in _orphans_counts(win.natural, win.wild, rules.orphans_extra_dragon):
-                yield Reading("thirteen_orphans", (), (), c)
+            for counts in _orphans_counts(win.natural, win.wild, rules.orphans_extra_dragon):
+                yield Reading("thirteen_orphans", (), (), counts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -420,7 +420,7 @@ NO_SHAPE = "the tiles do not form a winning shape"
 NOT_LACKING_A_SUIT = "the hand holds all three suits; a win must lack one (缺一门)"
 
 
-def best_patterns(win: Win, family: Family) -> tuple[dict[str, int] | None, str | None]:
+def best_patterns(win: Win, family: Family) -> tuple[dict[str, int], None] | tuple[None, str]:
     """The patterns of the reading that scores the most fan, in the family's order.
 
     ``family``: the rule set's `mj_env.families.Family`. A hand that is a win whatever its shape

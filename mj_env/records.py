@@ -33,6 +33,7 @@ import dataclasses
 import json
 import os
 import sys
+from typing import BinaryIO
 
 import numpy as np
 
@@ -211,6 +212,7 @@ def replay(record, visit=None) -> dict | None:
         return settlement if st.phase[0] == END else None
     if st.phase[0] != END:
         raise RecordError(f"the hand has not ended after the record's {len(acts)} decision(s)")
+    assert settlement is not None  # (the hand ended: the step or the deal that ended it settled it)
     try:
         if _nested_deeper(record["settlement"], MAX_SETTLEMENT_DEPTH):
             raise RecursionError
@@ -313,6 +315,7 @@ def main(argv=None) -> int:
     if args.show is not None and args.show < 0:
         p.error(f"--show {args.show}: records are numbered from 0")
     # bytes: a line that is not UTF-8 is one bad record
+    f: contextlib.AbstractContextManager[BinaryIO]
     if args.path == "-":  # standard input, left open
         stdin = getattr(sys.stdin, "buffer", None)
         if stdin is None:  # run with standard input closed (<&-), or a text stream put in its place

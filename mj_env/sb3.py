@@ -86,7 +86,7 @@ class MahjongSB3VecEnv(VecEnv):
         super().__init__(self.envs.num_envs, self.envs.single_observation_space, self.envs.single_action_space)
 
     # ------------------------------------------------------------------ reset and step
-    def seed(self, seed=None) -> list:
+    def seed(self, seed=None) -> Sequence[int | None]:
         """SB3's ``seed``: the seed of the next ``reset`` (listed as ``seed + i`` for env i; the tables share
         ``seed``). Checked here, as every env of this package checks a seed (None or a non-negative integer,
         NumPy's too), so that a bad one is refused now, not at each later reset, and kept as a Python int

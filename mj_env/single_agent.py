@@ -339,11 +339,11 @@ class MahjongSingleAgentVectorEnv(A.IllegalPolicySettings, TablesEnvBasics, Vect
         self._hand_info = {"scores": np.zeros((n, 4)), "_scores": np.zeros(n, dtype=bool),
                            "win": np.zeros(n, dtype=bool), "deal_in": np.zeros(n, dtype=bool),
                            "draw": np.zeros(n, dtype=bool), "fan": np.zeros(n, dtype=np.int64)}
-        self.last_settlements = {}
+        self.last_settlements: dict[int, dict] = {}
 
     def _infos(self, extra=None) -> dict:
         n = self.num_envs
-        infos = {"seat": self.seats.copy(), "_seat": np.ones(n, dtype=bool)}
+        infos: dict[str, object] = {"seat": self.seats.copy(), "_seat": np.ones(n, dtype=bool)}
         hand = self._hand_info
         if hand["_scores"].any():
             for k in INFO_KEYS:
@@ -509,7 +509,7 @@ class MahjongSingleAgentVectorEnv(A.IllegalPolicySettings, TablesEnvBasics, Vect
             final = self._obs(finished)
             extra = {"final_obs": np.empty(n, dtype=object), "_final_obs": finished.copy(),
                      "final_info": final_info, "_final_info": finished.copy()}  # illegal_action: only there
-            for b in done:
+            for b in done.tolist():
                 extra["final_obs"][b] = {k: v[b] for k, v in final.items()}
             self._forget_hands(done)
             self._deal(done)

@@ -408,6 +408,7 @@ def get(name: str) -> np.ndarray:
             if _source is None:
                 load()
             if name not in _cache:
+                assert _source is not None  # load() found or wrote the file, or else installed every table
                 got = read(_source, names=(name,))
                 if got is None:  # the file went away or was replaced by another version
                     load(rebuild=True)

@@ -14,6 +14,8 @@ sequence of tile indices (0-41).
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 N_KINDS = 34
@@ -201,7 +203,8 @@ def full_set(n_tiles: int = 136) -> np.ndarray:
 def suits_held(counts) -> np.ndarray:
     """Which of the three suits some tiles hold: counts (..., 34) -> (..., 3) bool."""
     c = np.asarray(counts)
-    return c[..., :N_SUITED].reshape(c.shape[:-1] + (N_SUITS, SUIT_SIZE)).any(axis=-1)
+    # (an array: the reshape has two dimensions at least; NumPy's stubs allow a scalar for any axis)
+    return cast(np.ndarray, c[..., :N_SUITED].reshape(c.shape[:-1] + (N_SUITS, SUIT_SIZE)).any(axis=-1))
 
 
 def lacks_a_suit(counts) -> np.ndarray:

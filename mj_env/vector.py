@@ -92,6 +92,11 @@ class TablesEnvBasics:
 
     closed = False
     rules = EngineRules()
+    # set by the envs that mix it in (Gymnasium's VectorEnv declares num_envs and render_mode as these)
+    engine: Engine
+    num_envs: int
+    render_mode: str | None
+    _started: bool
 
     def _check_open(self) -> None:
         if self.closed:
@@ -103,7 +108,7 @@ class TablesEnvBasics:
         vector envs (the tables deal from the engine's generator, not from ``np_random``). Called once the seed
         was checked and the reset done, so that a refused reset leaves them alone."""
         if seed is not None:
-            VectorEnv.reset(self, seed=int(seed))
+            VectorEnv.reset(self, seed=int(seed))  # type: ignore[arg-type]  # mixed into VectorEnv subclasses only
 
     def render(self):
         """``"ansi"``: the text of the first four tables, each under a line ``table i of N`` (a one-table env's
@@ -152,11 +157,12 @@ class TablesEnvBasics:
         """Check the constructor's ``num_envs`` and ``autoreset_mode`` under their own names; the mode."""
         check_num_tables(num_envs, "num_envs")
         modes = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+        mode: AutoresetMode | None
         try:
             mode = AutoresetMode(autoreset_mode)
         except ValueError:  # the member's name as a string ("NEXT_STEP") is taken as well as its value
             mode = AutoresetMode.__members__.get(autoreset_mode) if isinstance(autoreset_mode, str) else None
-        if mode not in modes:
+        if mode is None or mode not in modes:
             raise ValueError(f"autoreset_mode must be AutoresetMode.NEXT_STEP or SAME_STEP (or 'NextStep', "
                              f"'SameStep', 'NEXT_STEP', 'SAME_STEP'), got {brief(autoreset_mode)}")
         return mode

@@ -52,8 +52,10 @@ N_FLAT = N_PLANES * N_KINDS
 
 def _flat_space(space: spaces.Dict) -> spaces.Dict:
     """The flat layout of an env's ``{"observation", "action_mask"}`` space (either observation layout)."""
+    shape = space["observation"].shape
+    assert shape is not None  # (the envs of mj_env observe a Box; only a shapeless custom Space has none)
     return spaces.Dict({
-        "observations": spaces.Box(0.0, 255.0, (int(np.prod(space["observation"].shape)),), dtype=np.float32),
+        "observations": spaces.Box(0.0, 255.0, (int(np.prod(shape)),), dtype=np.float32),
         "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),
     })
 
@@ -90,10 +92,10 @@ class FlatObservationsGym(gym.ObservationWrapper, gym.utils.RecordConstructorArg
     ``action_masks()`` stays reachable through ``env.unwrapped``."""
 
     def __init__(self, env: gym.Env):
-        _check_single_agent_env(env, "FlatObservationsGym")
+        space = _checked_single_agent_env(env, "FlatObservationsGym")
         gym.utils.RecordConstructorArgs.__init__(self)
         gym.ObservationWrapper.__init__(self, env)
-        self.observation_space = _flat_space(env.observation_space)
+        self.observation_space = _flat_space(space)
 
     def observation(self, observation: dict) -> dict:
         return _flat(observation)
@@ -107,11 +109,13 @@ def _check_aec_env(env, wrapper: str) -> None:
                            and wrapper == "FlatObservations" else ""))
 
 
-def _check_single_agent_env(env, wrapper: str) -> None:
+def _checked_single_agent_env(env, wrapper: str) -> spaces.Dict:
+    """``env``'s observation space, or a TypeError unless ``env`` is a single-agent env of mj_env."""
     if not (isinstance(env, gym.Env) and isinstance(env.observation_space, spaces.Dict)
             and env.observation_space.spaces.keys() == {"observation", "action_mask"}):
         raise TypeError(f"{wrapper} wraps a single-agent env of mj_env (gymnasium.make(\"mj_env/Beijing-v0\")), "
                         f"whose observations are {{'observation', 'action_mask'}}; got {env.observation_space}")
+    return env.observation_space
 
 
 class ObsAndMask(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
@@ -124,11 +128,10 @@ class ObsAndMask(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     through ``env.unwrapped``."""
 
     def __init__(self, env: gym.Env):
-        _check_single_agent_env(env, "ObsAndMask")
+        space = _checked_single_agent_env(env, "ObsAndMask")
         gym.utils.RecordConstructorArgs.__init__(self)
         gym.ObservationWrapper.__init__(self, env)
-        self.observation_space = spaces.Dict({"obs": env.observation_space["observation"],
-                                              "mask": env.observation_space["action_mask"]})
+        self.observation_space = spaces.Dict({"obs": space["observation"], "mask": space["action_mask"]})
 
     def observation(self, observation: dict) -> dict:
         return {"obs": observation["observation"], "mask": observation["action_mask"]}
@@ -156,7 +159,8 @@ class FlatObservationsVector(VectorObservationWrapper):
         self.single_observation_space = _flat_space(space)
         self.observation_space = batch_space(self.single_observation_space, env.num_envs)
 
-    def observations(self, observations: dict) -> dict:
+    # (Gymnasium types it with a TypeVar that its class leaves unbound: no override can match)
+    def observations(self, observations: dict) -> dict:  # type: ignore[override]
         obs = observations["observation"]
         return {"observations": obs.reshape(len(obs), -1).astype(np.float32),
                 "action_mask": observations["action_mask"]}
