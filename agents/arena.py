@@ -100,6 +100,7 @@ import warnings
 from dataclasses import dataclass
 from itertools import permutations
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -416,7 +417,7 @@ def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_dea
     eng = Engine(rules, num_tables=B)
     dealt = eng.reset(walls=np.repeat(walls, S, axis=0), dealers=np.repeat(dealers, S))
     seat_agent = np.tile(seats_of, (n, 1))                     # table b = wall (b // S), seating (b % S)
-    out = {
+    out: dict[str, Any] = {
         "wall": np.repeat(w_idx, S), "seating": np.tile(np.arange(S), n), "seat_agent": seat_agent,
         "scores": np.zeros((B, 4)), "won": np.zeros((B, 4), bool), "self_draw": np.zeros((B, 4), bool),
         "dealt_in": np.zeros((B, 4), bool), "fan": np.zeros((B, 4)), "drawn": np.zeros(B, bool),
@@ -462,6 +463,7 @@ def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_dea
             sel = np.flatnonzero(who == k)
             if not len(sel):
                 continue
+            args: tuple
             if hasattr(agent, "act_tables"):     # an engine-aware agent (search: agents.search)
                 method, args = agent.act_tables, (eng, live[sel], rngs[k])
             else:
@@ -912,8 +914,8 @@ def open_records(path: str):
             try:
                 import fcntl
             except ImportError:  # Windows: written as before, unguarded
-                fcntl = None
-            if fcntl is not None:
+                pass
+            else:
                 try:
                     fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:

@@ -92,7 +92,8 @@ def read_curves(path) -> dict[str, list[tuple[float, float, float, float]]]:
                 raise CurveError(f"{path}, line {i}: a value beyond {MAX_VALUE:g} in the seconds or {printable(opp)} columns; "
                                  "not a train.py evaluation")
             values[0] /= 60
-            out.setdefault(opp, []).append((*values, math.nan, math.nan) if no_interval else tuple(values))
+            out.setdefault(opp, []).append((values[0], values[1], math.nan, math.nan) if no_interval
+                                           else (values[0], values[1], values[2], values[3]))
     if not out:
         raise CurveError(f"{path}: no row has an evaluation yet")
     return out

@@ -62,7 +62,7 @@ import warnings
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -115,7 +115,7 @@ from mj_env.tiles import N_KINDS, N_SUITED, SUIT_SIZE
 from . import check_flag, path_problem
 from .base import RulesMismatchWarning, as_bool_mask, check_rows_have_actions
 
-OBS_VERSION = int(re.search(r"_v(\d+)$", OBS_NAME).group(1))
+OBS_VERSION = int(re.findall(r"_v(\d+)$", OBS_NAME)[0])
 """Version number of the observation layout, from its name (``mj_obs_v1`` -> 1)."""
 LAYOUTS = {OBS_NAME: (OBS_VERSION, [N_PLANES, N_KINDS]),
            mjf.FEATURES_NAME: (mjf.FEATURES_VERSION, [mjf.N_PLANES_V2, N_KINDS])}
@@ -329,6 +329,7 @@ class TileNet(nn.Module):
         self.value = layer_init(nn.Linear(head, 1), std=1.0)
         for conv in (self.tile_head, self.chi_head):
             nn.init.normal_(conv.weight, std=0.01)
+            assert conv.bias is not None  # (made with a bias, nn.Conv2d's default)
             nn.init.zeros_(conv.bias)
 
     def _trunk(self, obs: torch.Tensor):
@@ -383,7 +384,7 @@ def check_config(config: dict) -> dict:
         if key not in _SIZES[arch]:
             raise ValueError(f"model_config has key {brief(key)}, which {arch} networks do not take")
         low, high = _SIZES[arch][key]
-        values = [value]
+        values: list | tuple = [value]
         if key == "hidden":
             if not isinstance(value, (list, tuple)) or len(value) > _MAX_HIDDEN_LAYERS:
                 raise ValueError(f"model_config['hidden'] must be a list of at most {_MAX_HIDDEN_LAYERS} "
@@ -599,6 +600,10 @@ def _zip_problem(path: Path) -> str | None:
     return problem
 
 
+@overload
+def _check_payload(payload, build: Literal[True] = True) -> PolicyValueNet | TileNet: ...
+@overload
+def _check_payload(payload, build: bool) -> PolicyValueNet | TileNet | None: ...
 def _check_payload(payload, build: bool = True) -> PolicyValueNet | TileNet | None:
     """The network of a checkpoint payload with its weights, after checking every field; a CheckpointError
     (without the file name) names the first thing that is wrong. ``build`` False: the checks only (None)."""
@@ -837,8 +842,8 @@ class NetworkAgent:
         if bad.any():
             raise NonFiniteLogits(f"the network's policy logits hold nan or inf ({int(bad.any(-1).sum())} "
                                   f"of {len(logits)} rows): its weights are out of range")
-        logp = torch.log_softmax(masked_logits(logits, torch.as_tensor(mask, device=self.device)), dim=-1)
-        logp = logp.cpu().numpy().astype(np.float64)
+        logp_t = torch.log_softmax(masked_logits(logits, torch.as_tensor(mask, device=self.device)), dim=-1)
+        logp = logp_t.cpu().numpy().astype(np.float64)
         if not self.greedy:
             logp = logp + rng.gumbel(size=logp.shape)
         return np.where(mask, logp, -np.inf).argmax(axis=1).astype(np.int64)

@@ -25,7 +25,9 @@ def fonts() -> tuple[tuple[str, ...], frozenset[int]]:
     around this one) is the one used, not the first picture's."""
     from matplotlib import rcParams
 
-    return _fonts(tuple(rcParams["font.family"]), tuple(tuple(rcParams[f"font.{g}"]) for g in GENERIC))
+    # (matplotlib's stubs take each key as a Literal: these are font.serif, font.sans-serif, ...)
+    return _fonts(tuple(rcParams["font.family"]),
+                  tuple(tuple(rcParams[f"font.{g}"]) for g in GENERIC))  # type: ignore[index]
 
 
 @functools.cache

@@ -176,7 +176,8 @@ def _gamma(gamma) -> float:
 def _planes_space_problem(space) -> str | None:
     """Why an env's observation space is not the Dict of ``mj_env``'s single-agent env, or None."""
     planes = space.spaces.get("observation") if isinstance(space, gym.spaces.Dict) else None
-    if planes is None or len(planes.shape) != 2 or planes.shape[-1] != 34 or planes.shape[-2] not in (14, 18):
+    shape = None if planes is None else planes.shape  # (None also for a space without a shape: Text, Graph)
+    if shape is None or len(shape) != 2 or shape[-1] != 34 or shape[-2] not in (14, 18):
         return (f"needs the Dict observation of mj_env's single-agent env ('observation' planes (14 or 18, 34)), "
                 f"got {brief(space)}: wrap the env before any observation wrapper")
     return None

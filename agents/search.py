@@ -45,7 +45,7 @@ import argparse
 import numbers
 import sys
 import time
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -90,13 +90,16 @@ class RolloutSearchAgent:
         max_discards = check_max_discards(max_discards)
         if not (isinstance(clairvoyant, bool) or (isinstance(clairvoyant, str) and clairvoyant == "hands")):
             raise TypeError(f"clairvoyant must be True, False or 'hands', not {brief(clairvoyant)}")
-        self.clairvoyant = clairvoyant
-        self.rule = RuleBasedAgent(rules)
+        self.clairvoyant: bool | Literal["hands"] = clairvoyant
+        self.rule: RuleBasedAgent = RuleBasedAgent(rules)
         self.rules = self.rule.rules
-        self.worlds, self.z, self.max_discards, self.name = int(worlds), float(z), max_discards, name
+        self.worlds: int = int(worlds)
+        self.z: float = float(z)
+        self.max_discards: int = max_discards
+        self.name = name
         # decisions asked, those with two or more candidates (searched), those played away from the rule
         # agent's choice, and per deviation "rule agent's kind -> played kind" (e.g. "win -> pass")
-        self.stats = {"decisions": 0, "searched": 0, "deviations": 0, "kinds": {}}
+        self.stats: dict[str, Any] = {"decisions": 0, "searched": 0, "deviations": 0, "kinds": {}}
 
     def _search(self, engine, tables, obs, cands, lab, rng, out) -> None:
         """Steps 2-4 for the rows ``lab`` of ``tables`` (two or more candidates each): their actions into ``out``."""
@@ -186,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         p.error(problem)
     try:
-        clairvoyant = {None: False, "all": True, "hands": "hands"}[args.clairvoyant]
+        flag: dict[str | None, bool | Literal["hands"]] = {None: False, "all": True, "hands": "hands"}
+        clairvoyant = flag[args.clairvoyant]
         agent = RolloutSearchAgent(args.rules, worlds=args.worlds, z=args.z, clairvoyant=clairvoyant,
                                    name={False: "search", True: "clairvoyant", "hands": "sees_hands"}[clairvoyant])
     except ValueError as e:  # the rules are checked above: what is left names worlds or z, the flags' names
