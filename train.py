@@ -103,7 +103,7 @@ except ImportError as e:  # run without the train extra: say what installs it (i
     raise SystemExit(f"train.py needs {missing}: pip install -e '.[train]' (after pip install torch==2.13.0; "
                      "the README says where its CPU wheel is)") from None
 
-from agents import arena
+from agents import arena, arena_report, rules_args
 from agents.base import RulesMismatchWarning
 from agents.networks import (
     LAYOUTS,
@@ -293,15 +293,15 @@ which Windows reads as digits there (as Python 3.13's ``ntpath.isreserved`` list
 
 @functools.lru_cache(maxsize=8)
 def _rules_of_text(text: str) -> RuleSet:
-    return arena.rules_option(text)
+    return rules_args.rules_option(text)
 
 
 def run_rules(args: Args) -> RuleSet:
-    """The rule set ``--rules`` names (``agents.arena.rules_option``: a preset's name or the JSON object form), for
+    """The rule set ``--rules`` names (``agents.rules_args.rules_option``: a preset's name or the JSON object form), for
     the envs, the reward, the agents, the evaluations and the checkpoints. ``args.rules`` stays the text given
     (args.json keeps it); it is parsed once, by ``check_args``, and the rule set kept. A ValueError names what is
     wrong (``check_args`` says it as --rules' error)."""
-    return _rules_of_text(args.rules) if isinstance(args.rules, str) else arena.rules_option(args.rules)
+    return _rules_of_text(args.rules) if isinstance(args.rules, str) else rules_args.rules_option(args.rules)
 
 
 def windows_device(name: str) -> bool:
@@ -516,7 +516,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
     if problem:
         usage_error(problem)
     if args.eval_every > 0 or args.final_eval_hands > 0:  # the arena imports scipy when it first needs it
-        problem = arena.missing_module("scipy", "the evaluations' 95% intervals")
+        problem = arena_report.missing_module("scipy", "the evaluations' 95% intervals")
         if problem:
             usage_error(problem)
     return args
@@ -928,7 +928,7 @@ def evaluate(model: nn.Module, args: Args, hands: int, device, opponents: list) 
         for base in opponents:
             res = arena.play_duplicate([me, base], hands, seed=args.eval_seed, rules=run_rules(args),
                                        batch_walls=EVAL_BATCH_WALLS)
-            out[base.name] = arena.summarize(res)
+            out[base.name] = arena_report.summarize(res)
     finally:
         torch.set_num_threads(threads)
         model.train(training)
@@ -946,11 +946,11 @@ def progress_row(update: int, global_step: int, elapsed: float, lr: float, losse
                  pool_size: int, rollout_s: float, evaluation: dict) -> dict:
     """One row of progress.csv: the update's losses, its hands' rates, and ``evaluation``'s results
     (empty cells when the update was not evaluated, and empty interval cells where an evaluation of one wall
-    has no interval: ``arena.summarize``'s [-inf, inf], which ``agents.curve`` would refuse). The rates of the
+    has no interval: ``arena_report.summarize``'s [-inf, inf], which ``agents.curve`` would refuse). The rates of the
     update's own hands are per learner seat-hand (``win_rate``; the ``pool_*`` figures over the seat-hands
     against the pool), ``avg_fan`` per learner win and ``draw_rate`` per hand; where their denominator is 0 (no
     hand ended in the rollout, no learner win, no hand against the pool) they are unknown and left empty, as
-    ``arena.summarize``'s ``avg_fan`` is None (they were written as 0: a run with no pool hands seemed to win none)."""
+    ``arena_report.summarize``'s ``avg_fan`` is None (they were written as 0: a run with no pool hands seemed to win none)."""
     def per(count: float, of: int) -> float | str:
         return count / of if of else ""
 
@@ -1088,7 +1088,7 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
                 named = {"rules": rules_json(run_rules(args))}
                 for base, summary in result["eval"].items():
                     print(f"\n  trained vs {base}")
-                    print("  " + arena.format_table({**summary, **named}).replace("\n", "\n  "))
+                    print("  " + arena_report.format_table({**summary, **named}).replace("\n", "\n  "))
                     for name in ("mean_points", "win_rate", "deal_in_rate"):
                         log.writer.add_scalar(f"eval/final_vs_{base}_{name}", summary["agents"][0][name], global_step)
                 print(f"\nrepeat the evaluation against rule: {repeat_command(args, final)}")
@@ -1098,7 +1098,7 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
     if interrupted:
         result["interrupted"] = True
     _, came = written_whole(lambda: (log.dir / "final_eval.json").write_text(  # strict JSON: null for no interval
-        arena.json_text(result) + "\n", encoding="utf-8"))
+        arena_report.json_text(result) + "\n", encoding="utf-8"))
     late = late or came
     if interrupted and args.final_eval_hands > 0:
         print(f"\nevaluate it against rule: {repeat_command(args, final)}")

@@ -11,7 +11,10 @@ module                      what
 ``agents.networks``         ``PolicyValueNet`` (MLP), ``TileNet`` (per-tile, train.py's default),
                             masked categorical, checkpoints, ``NetworkAgent``
 ``agents.rewards``          reward options for training (points, scaled, sign, shaped)
-``agents.arena``            ``python -m agents.arena``: duplicate-format comparison
+``agents.arena``            ``python -m agents.arena``: duplicate-format comparison (play, command line)
+``agents.arena_report``     the arena's statistics and reports: ``summarize``, ``mean_ci95``,
+                            strict JSON, the table, the plot
+``agents.rules_args``       ``--rules`` of the command lines: a preset or a JSON rule set
 ``agents.common_random``    common random numbers for the arena (``--common-random``)
 ``agents.curve``            ``python -m agents.curve``: a run's learning curve from its progress.csv
 ``agents.plot_text``        names in any script in the arena's and the curve's pictures

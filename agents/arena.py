@@ -44,11 +44,10 @@ Beside the agents, the summary (and the ``--json`` file) holds ``walls``, ``hand
 field: value}`` with the fields changed, as a hand record writes it), ``seed``, ``batch`` and ``common_random``:
 with the agents, all a run needs to be repeated.
 
-``summarize`` returns Python floats, with an interval that cannot be computed (one wall, so no
-spread) as ``[-inf, inf]``; the ``--json`` file is strict JSON (RFC 8259, no ``Infinity`` or
-``NaN``), in which such an interval is ``[null, null]``: ``json_safe`` turns every non-finite
-float into None and ``json_text`` writes with ``allow_nan=False``, so a non-finite number that
-slipped past would raise rather than be written.
+The figures, the ``--json`` file (strict JSON: an interval that cannot be computed is ``[null, null]``), the
+table and the ``--plot`` chart are made by ``agents.arena_report``; the ``--rules`` argument is read by
+``agents.rules_args``. This module plays (``seatings``, ``check_run``, ``play_duplicate``) and runs the command
+line (``load_agents``, ``compare``, ``main``).
 
 An agent is an object with ``act(obs, rng)`` (``agents.base``) or, for search, ``act_tables(engine,
 tables, rng)``, which gets the engine and the tables where it is to act and must leave them as they
@@ -88,14 +87,11 @@ evaluations here use 12345, 777 and 4242; the training runs 1, 2 and 3).
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import math
 import os
 import stat
 import sys
 import time
-import unicodedata
 import warnings
 from dataclasses import dataclass
 from itertools import permutations
@@ -105,17 +101,31 @@ from typing import Any
 import numpy as np
 
 from agents import check_flag, checkpoint_play, is_plugin_spec, make_agent, other_plugins, path_problem
+
+# The statistics and reports, and the reading of --rules, live in their own modules. Three names that users were
+# shown as agents.arena.X stay importable from here: rules_option (the README, docs/modules.md), summarize (read
+# beside play_duplicate) and mean_ci95 (examples/sb3_maskable_ppo.py imported it from here); the code of this
+# repository imports each from its module.
+from agents.arena_report import (  # noqa: F401 (mean_ci95: kept as agents.arena.mean_ci95 for users)
+    PLOT_FORMATS,
+    format_table,
+    json_text,
+    mean_ci95,
+    missing_module,
+    plot,
+    summarize,
+)
 from agents.base import RulesMismatchWarning
 from agents.common_random import CommonStreams, decision_keys
-from agents.plot_text import drawable, rc
 from agents.pretrained import DATA, is_pretrained_spec
+from agents.rules_args import RULES_HELP, duplicate_rules, passed_on, rules_argument, rules_option
 from mj_env.baselines import BASELINES, AgentError, agent_actions, warn_rules_mismatch
 from mj_env.engine import Engine
-from mj_env.lines import guard_output, load_json, parse_json_int, utf8_text
+from mj_env.lines import guard_output, utf8_text
 from mj_env.messages import brief, shown
 from mj_env.observation import observe
 from mj_env.records import hand_record, rules_json
-from mj_env.rules import RuleError, RuleSet, get_rules, rules_label
+from mj_env.rules import RuleSet, get_rules
 from mj_env.state import END
 from mj_env.wall import shuffled_walls
 
@@ -134,8 +144,6 @@ MAX_TABLES = 196_608
 """The bound on ``--batch`` (``batch_walls``) times the seatings (2, 36 or 24): the tables of one engine, a few GB
 at most."""
 MAX_SEED = 2**32 - 1
-PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
-"""File suffixes ``--plot`` accepts: formats matplotlib writes with its Agg backend."""
 
 
 # --------------------------------------------------------------------------- seatings
@@ -235,7 +243,7 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be None or a callable given the walls done, got {brief(progress)}")
     check_run(len(agents), n_walls, batch_walls, seed)
-    rules = _checked_rules(rules)
+    rules = duplicate_rules(rules)
     _warn_rules_mismatch(agents, rules)
     seats_of = seatings(len(agents))
     wall_rng = np.random.default_rng([seed, 0])
@@ -268,103 +276,6 @@ def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleS
     cat = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     return DuplicateResult(names=names, seatings=seats_of, deals=cat.pop("deals", None),
                            records=kept if bool(record_hands) and not callable(record_hands) else None, **cat)
-
-
-def _checked_rules(rules) -> RuleSet:
-    """``rules`` as a RuleSet the arena can play: one hand per wall, else a ValueError."""
-    rules = get_rules(rules)
-    if rules.hands_per_episode != 1:  # each table plays one wall; a match's later hands would be dealt unseeded
-        raise ValueError(f"the duplicate arena plays one hand per wall: rules with hands_per_episode="
-                         f"{rules.hands_per_episode} are not for it (use hands_per_episode=1)")
-    return rules
-
-
-RULES_HELP = ("rule set: a preset, beijing (default), hebei or quemen, or one of one's own as a JSON object of a preset "
-              "and the fields changed (the fields of mj_env.rules.RuleSet, as a hand record writes them), e.g. "
-              "'{\"name\": \"beijing\", \"chi\": false}'")
-"""The ``--rules`` help of the arena and the examples (``rules_option``)."""
-RULES_HELP_NO_DEFAULT = RULES_HELP.replace("beijing (default), ", "beijing, ", 1)
-"""``RULES_HELP`` without its "(default)", for a parser whose formatter adds the default itself
-(``argparse.ArgumentDefaultsHelpFormatter``: agents.search, agents.rollouts), which said it twice."""
-
-
-def rules_option(text: str) -> RuleSet:
-    """The rule set a ``--rules`` value names (the arena's, train.py's): a preset's name, or the object form of
-    docs/INTERFACES.md 1, ``{"name": preset, field: value, ...}``, as JSON text, read as the calculator reads a line
-    (a key given twice, NaN or a number too long to be a field are refused) and made by ``get_rules``. A
-    ``RuleError`` (a ValueError) names what is wrong: the JSON, the field (a misspelt one with the name meant), its
-    value."""
-    if not isinstance(text, str):
-        return get_rules(text)  # a RuleSet, or an object form, given in Python
-    if not text.lstrip().startswith("{"):
-        try:
-            return get_rules(text)
-        except RuleError as e:
-            raise RuleError(f"{e}, or a rule set of one's own as a JSON object: "
-                            f"'{{\"name\": \"beijing\", \"chi\": false}}'") from None
-    try:
-        obj = load_json(text, parse_int=parse_json_int, parse_constant=_not_a_number)
-    except json.JSONDecodeError as e:
-        raise RuleError(f"bad JSON: {e.msg.removesuffix(' at')} at column {e.colno}") from None
-    except ValueError as e:  # a key given twice (KeyGivenTwice), NaN or Infinity
-        raise RuleError(f"{e}") from None
-    except RecursionError:  # '{"name": [[[[...': the calculator's "nested too deeply", not a traceback
-        raise RuleError("bad JSON: nested too deeply") from None
-    return get_rules(obj)  # (an integer too long to read, lines.HugeInt, is out of its field's range: RuleSet)
-
-
-def _not_a_number(name: str):
-    raise RuleError(f"bad JSON: {name} is not a JSON number")
-
-
-def rules_argument(text: str) -> RuleSet:
-    """``rules_option`` as an argparse ``type``: its error the flag's message (``argument --rules: ...``)."""
-    try:
-        return rules_option(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def rules_given(text: str) -> str | RuleSet:
-    """``rules_argument`` for the command lines that pass ``--rules`` on to agents, engines and environments
-    (agents.search, agents.rollouts, the examples, the benchmarks): a preset's name goes on as that name, the str
-    they were given before they took rule sets of one's own (so a preset's run is the run it was, output and
-    all); a rule set of one's own, the JSON object form, goes on as its RuleSet (one that is a preset unchanged,
-    ``'{"name": "hebei"}'``, as the preset's name). Show either with ``rules_label(get_rules(value))``."""
-    rules = rules_argument(text)
-    if isinstance(text, str) and not text.lstrip().startswith("{"):
-        return text  # (a preset's name goes on as given)
-    return passed_on(rules)
-
-
-def passed_on(rules: RuleSet) -> str | RuleSet:
-    """``rules`` as the command lines pass it on: a preset's name as that name (a preset given as an object,
-    ``'{"name": "hebei"}'``, too), a rule set of one's own as itself."""
-    return rules.name if rules_json(rules) == rules.name else rules
-
-
-def duplicate_rules_given(text: str) -> str | RuleSet:
-    """``rules_given`` for a command line that plays the duplicate arena (``play_duplicate``): a rule set of more
-    hands than one per wall is refused there too, as the flag's error, before any wall is played."""
-    value = rules_given(text)
-    try:
-        _checked_rules(value)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-    return value
-
-
-def one_hand_rules_given(text: str) -> str | RuleSet:
-    """``rules_given`` for a command line that counts each episode as one hand (the RL library examples: their
-    "points/hand" is an episode's return): a rule set of matches (``hands_per_episode`` > 1) is refused, as the
-    flag's error, before any env is built; train.py refuses it too."""
-    value = rules_given(text)
-    n = get_rules(value).hands_per_episode
-    if n != 1:
-        raise argparse.ArgumentTypeError(f"hands_per_episode={n}: this command line counts each episode as one hand "
-                                         "(its points a hand), so it plays one hand per episode (use "
-                                         "hands_per_episode=1)")
-    return value
 
 
 def _check_output(name: str, value) -> None:
@@ -511,213 +422,6 @@ def _hand_records(rules, walls, dealers, w_idx, S, steps, settlements) -> list[d
     return out
 
 
-# --------------------------------------------------------------------------- statistics
-
-
-def missing_module(name: str, needed_for: str, extra: str = "train") -> str | None:
-    """Why ``name`` cannot be imported, as one line naming what needs it and how to install it; None if it can.
-    scipy and tqdm come with the ``train`` extra and matplotlib with ``plot``, not with ``pip install -e .`` (the
-    environment alone), so the command lines ask before they start rather than end in a traceback (``--help``
-    works without them)."""
-    try:
-        importlib.import_module(name)
-    except ImportError:
-        return (f"{name} is needed for {needed_for}: pip install {name} (it comes with the {extra} extra: "
-                f"pip install -e '.[{extra}]')")
-    return None
-
-
-def _student_t():
-    """``scipy.stats.t``, imported when first needed (the arena's module loads without scipy)."""
-    try:
-        from scipy import stats
-    except ImportError as e:
-        raise ModuleNotFoundError(missing_module("scipy", "the 95% intervals (Student-t)") or str(e)) from e
-    return stats.t
-
-
-def mean_ci95(values: np.ndarray, groups: np.ndarray | None = None) -> tuple[float, float, float]:
-    """(mean, low, high): Student-t 95% interval (``scipy.stats.t``) of the mean of independent ``values``.
-    Values all equal give that value three times: an interval of no width (``format_table`` says so); a
-    single value (or group) gives (mean, -inf, inf): no interval can be computed (``summarize``).
-
-    With ``groups`` (one label per value), the values of one group may be correlated (the positions of one
-    hand share its wall) and the groups are the independent units: the mean of all values with the
-    cluster-robust standard error of a ratio of group totals, sqrt(G / (G - 1) * sum_g (T_g - mean n_g)^2) / N
-    for G groups of n_g values summing to T_g, and G - 1 degrees of freedom. Groups of one value each give
-    the interval without groups."""
-    v = np.asarray(values, dtype=np.float64)
-    m = float(v.mean())
-    if groups is not None:
-        if np.shape(groups) != v.shape:
-            raise ValueError(f"groups must give one label per value ({v.shape}), got shape {np.shape(groups)}")
-        _, g = np.unique(np.asarray(groups), return_inverse=True)
-    n_groups = len(v) if groups is None else int(g.max(initial=-1)) + 1
-    if n_groups < 2:
-        return m, float("-inf"), float("inf")
-    if (v == v[0]).all():  # not v.mean() and v.std(): off by a rounding, 50 walls of 0.1 gave (0.09999999999999998,
-        return float(v[0]), float(v[0]), float(v[0])  # an interval 1e-17 wide that missed 0.1, and no note)
-    if n_groups == len(v):
-        se = float(v.std(ddof=1)) / math.sqrt(len(v))
-    else:
-        resid = np.bincount(g, weights=v - m, minlength=n_groups)   # T_g - mean * n_g
-        se = math.sqrt(n_groups / (n_groups - 1) * float((resid ** 2).sum())) / len(v)
-    half = float(_student_t().ppf(0.975, n_groups - 1)) * se
-    return m, m - half, m + half
-
-
-def summarize(result: DuplicateResult) -> dict:
-    """Per-agent statistics of a duplicate run, as the JSON ``--json`` writes, except that an interval
-    that cannot be computed (one wall) is ``[-inf, inf]`` here and ``[null, null]`` there: write this
-    with ``json_text`` (or pass it through ``json_safe``), not a bare ``json.dumps``."""
-    n_walls = int(result.wall.max()) + 1 if len(result.wall) else 0
-    agents = []
-    for k, name in enumerate(result.names):
-        mine = result.seat_agent == k                                         # (H, 4)
-        count = mine.sum()
-        # per wall: the agent's points over all its seats in all seatings, per hand
-        wall_points = np.bincount(result.wall, weights=(result.scores * mine).sum(axis=1), minlength=n_walls)
-        wall_hands = np.bincount(result.wall, weights=mine.sum(axis=1), minlength=n_walls)
-        mean, low, high = mean_ci95(wall_points / wall_hands)
-        wins = (result.won & mine).sum()
-        agents.append({
-            "name": name,
-            "mean_points": mean,
-            "ci95": [low, high],
-            "win_rate": float(wins / count),
-            "self_draw_rate": float((result.self_draw & mine).sum() / count),
-            "deal_in_rate": float((result.dealt_in & mine).sum() / count),
-            "avg_fan": float(result.fan[result.won & mine].mean()) if wins else None,
-            "hands": int(count),
-        })
-    return {
-        "walls": n_walls,
-        "hands_played": len(result.wall),
-        "seatings": result.seatings.tolist(),
-        "draw_rate": float(result.drawn.mean()) if len(result.drawn) else 0.0,
-        "agents": agents,
-    }
-
-
-def json_safe(obj):
-    """``obj`` made fit for strict JSON: every non-finite float (inf, -inf, nan) becomes None, numpy
-    scalars and arrays become Python numbers and lists, tuples become lists; dicts and lists are
-    copied, recursively. Anything else is returned as it is (``json`` then judges it)."""
-    if isinstance(obj, dict):
-        return {k: json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [json_safe(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return json_safe(obj.tolist())
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        return float(obj) if math.isfinite(obj) else None
-    return obj
-
-
-def json_text(obj, indent: int | None = 2) -> str:
-    """``obj`` as strict JSON text (non-finite numbers as null, see ``json_safe``), written with
-    ``allow_nan=False`` so that anything non-finite left over raises ValueError instead of
-    producing ``Infinity`` or ``NaN``, which JSON parsers other than Python's reject."""
-    return json.dumps(json_safe(obj), indent=indent, ensure_ascii=False, allow_nan=False)
-
-
-def short_name(name: str, width: int) -> str:
-    """A display name: a checkpoint path keeps its last two parts (``run/final.pt``), then its end."""
-    parts = name.replace("\\", "/").split("/")
-    if len(parts) > 2:
-        name = "/".join(parts[-3:]) if parts[-2] == "checkpoints" else "/".join(parts[-2:])
-        name = name.replace("/checkpoints/", "/")
-    return name if len(name) <= width else "..." + name[-(width - 3):]
-
-
-def _columns(text: str) -> int:
-    """Terminal columns of ``text``: East Asian wide and full-width characters take two, combining marks none."""
-    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
-def _name_cell(name: str, width: int) -> str:
-    """``short_name`` on one line (control characters written as escapes), cut from the front and padded to
-    ``width`` terminal columns, so that a CJK name keeps the table's columns in line."""
-    name = "".join(repr(c)[1:-1] if unicodedata.category(c) == "Cc" else c for c in short_name(name, width))
-    if _columns(name) > width:
-        while _columns(name) > width - 3:
-            name = name[1:]
-        name = "..." + name
-    return name + " " * (width - _columns(name))
-
-
-def format_table(summary: dict) -> str:
-    """A plain-text table of ``summarize``'s output (or of the ``--json`` file's summary, read back)."""
-    head = (f"{'agent':<28} {'points/hand':>11} {'95% CI':>18} {'win':>7} {'self-draw':>9} {'deal-in':>8} "
-            f"{'avg fan':>8}")
-    lines = [head, "-" * len(head)]
-    for a in summary["agents"]:
-        fan = "-" if a["avg_fan"] is None else f"{a['avg_fan']:.2f}"
-        # a summary read back from the --json file holds a one-wall interval as [null, null]
-        low, high = (bound if bound is not None else edge for bound, edge in zip(a["ci95"], (-math.inf, math.inf)))
-        ci = f"[{low:+.3f}, {high:+.3f}]"
-        name = _name_cell(a["name"], 28)
-        lines.append(f"{name} {a['mean_points']:>+11.3f} {ci:>18} {a['win_rate']:>7.1%} "
-                     f"{a['self_draw_rate']:>9.1%} {a['deal_in_rate']:>8.1%} {fan:>8}")
-    lines.append(f"{summary['walls']} walls x {len(summary['seatings'])} seatings = "
-                 f"{summary['hands_played']} hands, {summary['draw_rate']:.1%} drawn")
-    rules = summary.get("rules")
-    if isinstance(rules, dict):  # a rule set of one's own (compare(rules=RuleSet)): never shown as its bare preset
-        try:
-            label = rules_label(get_rules(rules))
-        except (RuleError, TypeError):  # a summary read back and edited: its rules as they are
-            label = json.dumps(rules, ensure_ascii=False)[:200]
-        lines.append(f"rules: {label}")
-    flat = [a["name"] for a in summary["agents"] if summary["walls"] > 1 and a["ci95"][0] == a["ci95"][1]]
-    if flat:  # Student-t over walls that all scored the same: an interval of no width, which is no certainty
-        lines.append(f"(every wall scored the same for {', '.join(flat)}, so the interval has no width: too few "
-                     "walls, or agents that play every wall alike; not certainty about other walls)")
-    return "\n".join(lines)
-
-
-def plot(summary: dict, path: str, title: str | None = None) -> None:
-    """Bar charts of points per hand (with the 95% intervals) and of win / deal-in rates."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with plt.rc_context(rc()):  # a CJK font where one is installed; a '$' in an agent's name is a '$', not TeX
-        _draw(plt, summary, path, title)
-
-
-def _draw(plt, summary: dict, path: str, title: str | None) -> None:
-    ag = summary["agents"]
-    names = [drawable(short_name(a["name"], 24)) for a in ag]  # 运行 1 and 训练 1 as two names, not boxes
-    x = np.arange(len(ag))
-    mean = np.array([a["mean_points"] for a in ag])
-    ci = np.array([[np.nan if v is None else v for v in a["ci95"]] for a in ag], dtype=np.float64)
-    err = np.abs(ci.T - mean)
-    no_interval = not np.isfinite(err).all()  # one wall: no spread to take an interval from
-    err[~np.isfinite(err)] = 0.0
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-    ax1.bar(x, mean, yerr=err, capsize=6, color=["tab:blue", "tab:orange", "tab:green", "tab:red"][:len(ag)])
-    ax1.axhline(0, color="black", linewidth=0.8)
-    ax1.set_xticks(x, names, rotation=15)
-    ax1.set_ylabel("points per hand" + (" (no interval: one wall)" if no_interval else " (95% CI over walls)"))
-    w = 0.38
-    wins, deal_ins = [a["win_rate"] for a in ag], [a["deal_in_rate"] for a in ag]
-    ax2.bar(x - w / 2, wins, w, label="win rate")
-    ax2.bar(x + w / 2, deal_ins, w, label="deal-in rate")
-    ax2.set_xticks(x, names, rotation=15)
-    ax2.set_ylim(0, max(max(*wins, *deal_ins) * 1.3, 0.05))  # room above the bars for the legend
-    ax2.legend(loc="upper center", ncol=2)
-    walls, hands = summary["walls"], summary["hands_played"]
-    fig.suptitle(drawable(title) if title else f"duplicate arena: {walls} wall{'s' * (walls != 1)}, {hands} hand{'s' * (hands != 1)}")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
 # --------------------------------------------------------------------------- command line
 
 
@@ -751,7 +455,7 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: str | RuleSet = 
             raise ValueError(f"compare: {len(specs)} specs for {len(agents)} agents; give one spec (its label in "
                              "the summary) per agent")
     check_run(len(specs if agents is None else agents), hands, batch_walls, seed, names=("hands", "batch_walls", "seed"))
-    _checked_rules(rules)  # a preset, or rules of one hand per wall, before a network is loaded
+    duplicate_rules(rules)  # a preset, or rules of one hand per wall, before a network is loaded
     check_flag("common_random", common_random)
     if records is not None and not callable(records):
         raise TypeError(f"records must be None or a callable given each batch's hand records, got {brief(records)}")
@@ -851,7 +555,7 @@ def check_args(args: argparse.Namespace) -> list[str]:
                          "the path of a checkpoint (PATH, PATH:greedy or PATH:sample)")
     check_run(len(specs), args.hands, args.batch, args.seed, names=("--hands", "--batch", "--seed"))
     try:  # (parsed by main's argparse already; an argparse.Namespace built in Python may hold the text)
-        rules = _checked_rules(rules_option(args.rules))
+        rules = duplicate_rules(rules_option(args.rules))
         # a preset goes on as its name, as the command line gave it before it took rule sets of one's own (an
         # installed agent's factory(name, rules=rules) got the str 'beijing'); a rule set of one's own as the RuleSet
         args.rules = passed_on(rules)

@@ -151,7 +151,8 @@ def main(argv=None) -> None:
     p.add_argument("--labels", default=None, help="comma-separated run names (default: the run directories)")
     p.add_argument("--title", default=None)
     a = p.parse_args(argv)
-    from agents.arena import PLOT_FORMATS, missing_module, output_problem
+    from agents.arena import output_problem
+    from agents.arena_report import PLOT_FORMATS, missing_module
 
     problem = missing_module("matplotlib", "the curve", extra="plot")
     if problem:

@@ -35,7 +35,9 @@ import time
 
 import numpy as np
 
-from agents.arena import MAX_SEED, RULES_HELP_NO_DEFAULT, mean_ci95, missing_module, rules_given
+from agents.arena import MAX_SEED
+from agents.arena_report import mean_ci95, missing_module
+from agents.rules_args import RULES_HELP_NO_DEFAULT, rules_given
 from mj_env import actions as A
 from mj_env.baselines import RuleBasedAgent, as_bool_mask, rows_of
 from mj_env.engine import Engine

@@ -49,16 +49,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from agents.arena import (
-    MAX_SEED,
-    RULES_HELP_NO_DEFAULT,
-    duplicate_rules_given,
-    format_table,
-    missing_module,
-    play_duplicate,
-    summarize,
-)
+from agents.arena import MAX_SEED, play_duplicate
+from agents.arena_report import format_table, missing_module, summarize
 from agents.rollouts import action_kind, candidate_actions, check_max_discards, rollout_returns
+from agents.rules_args import RULES_HELP_NO_DEFAULT, duplicate_rules_given
 from mj_env.baselines import RuleBasedAgent
 from mj_env.determinize import redeal, shuffle_wall
 from mj_env.engine import Engine

@@ -32,7 +32,7 @@ from pathlib import Path
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from agents import arena
+from agents import arena_report
 from mj_env.lines import utf8_text
 
 # --------------------------------------------------------------------------- the run's directory and its lock
@@ -228,7 +228,7 @@ class RunLog:
             shown = {k: utf8_text(v) for k, v in dataclasses.asdict(args).items()}
             table = "\n".join(f"|{k}|{v}|" for k, v in shown.items())
             self.writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + table)
-            (self.dir / "args.json").write_text(arena.json_text(shown) + "\n", encoding="utf-8")
+            (self.dir / "args.json").write_text(arena_report.json_text(shown) + "\n", encoding="utf-8")
             self.csv_file = open(self.dir / "progress.csv", "w", newline="", encoding="utf-8")  # noqa: SIM115 (closed in end_training)
             opened.append(self.csv_file)
             self.csv: csv.DictWriter | None = None

@@ -16,7 +16,7 @@ MAX_SEED = 2**63 - 1
 """The largest --seed: NumPy's generators and the Engine take any non-negative integer; the benchmarks add
 small offsets to it."""
 PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
-"""File suffixes a plot may have: what matplotlib's Agg backend writes (as agents/arena.py's --plot)."""
+"""File suffixes a plot may have: what matplotlib's Agg backend writes (as the arena's --plot, agents/arena_report.py)."""
 
 
 def int_list(p: argparse.ArgumentParser, flag: str, text: str, lo: int = 1, hi: int = MAX_BATCH) -> list[int]:
@@ -55,12 +55,12 @@ RULES_LIST_HELP = ("rule sets: comma-separated preset names (beijing, hebei, que
 
 
 def rules(p: argparse.ArgumentParser, flag: str, text: str):
-    """The rule set ``text`` names, read by ``agents.arena.rules_option`` (a preset's name, or the JSON object form
+    """The rule set ``text`` names, read by ``agents.rules_args.rules_option`` (a preset's name, or the JSON object form
     of docs/INTERFACES.md 1), as ``mj_env.records.rules_json`` gives it: the preset's name (a str, as the
     benchmarks took it before, so a preset's rows are measured and printed as they were) or the object form (a
     dict: JSON-safe for --json and the child processes, and taken by ``Engine`` and the environments); else
-    ``p.error`` naming the flag and the field. Imports NumPy (agents.arena): call it once the threads are sized."""
-    from agents.arena import rules_option
+    ``p.error`` naming the flag and the field. Imports NumPy (agents.rules_args): call it once the threads are sized."""
+    from agents.rules_args import rules_option
     from mj_env.records import rules_json
 
     try:

@@ -30,8 +30,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 from agents import arena, make_agent
-from agents.arena import RULES_HELP, duplicate_rules_given
 from agents.rule_based import RuleBasedAgent
+from agents.rules_args import RULES_HELP, duplicate_rules_given
 from mj_env.lines import guard_output
 from mj_env.rules import get_rules, rules_label
 

@@ -53,7 +53,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-from agents.arena import MAX_SEED, RULES_HELP, output_problem, rules_given
+from agents.arena import MAX_SEED, output_problem
+from agents.rules_args import RULES_HELP, rules_given
 from mj_env import records
 from mj_env.baselines import BASELINES, make_baseline
 from mj_env.features import in_layout

@@ -45,8 +45,7 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-from agents import arena
-from agents.arena import RULES_HELP, duplicate_rules_given
+from agents import arena, arena_report
 from agents.networks import (
     CheckpointError,
     NetworkAgent,
@@ -56,6 +55,7 @@ from agents.networks import (
     model_inputs,
 )
 from agents.rollouts import labelled_play
+from agents.rules_args import RULES_HELP, duplicate_rules_given
 from mj_env.baselines import AgentError, RuleBasedAgent
 from mj_env.engine import MAX_TABLES
 from mj_env.lines import guard_output
@@ -205,7 +205,7 @@ def main(argv=None) -> int:
             if not isinstance(e.__cause__, NonFiniteLogits):
                 raise
             p.exit(1, f"{p.prog}: error: {e}; lower --learning-rate (or check --checkpoint)\n")
-        a = arena.summarize(res)["agents"][0]
+        a = arena_report.summarize(res)["agents"][0]
         print(f"{me.name} vs rule: {a['mean_points']:+.3f} points/hand [{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] "
               f"({args.eval_walls} walls x 2 seatings, seed 777{own})")
     return 0

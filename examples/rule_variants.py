@@ -46,8 +46,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-from agents import arena
-from agents.arena import RULES_HELP, duplicate_rules_given, missing_module
+from agents import arena, arena_report
+from agents.arena_report import missing_module
+from agents.rules_args import RULES_HELP, duplicate_rules_given
 from mj_env import actions as A
 from mj_env import features as F
 from mj_env import hand as H
@@ -331,7 +332,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def fan_text(avg_fan: float | None) -> str:
-    """An agent's average fan for the table: "-" when it won no hand (``arena.summarize`` gives None)."""
+    """An agent's average fan for the table: "-" when it won no hand (``arena_report.summarize`` gives None)."""
     return "-" if avg_fan is None else f"{avg_fan:.2f}"
 
 
@@ -345,9 +346,9 @@ def main(argv=None) -> list[dict]:
     for agent in variants(args.rules, args.values, args.q, args.live, args.threat_melds, args.late):
         for seed in args.seeds:
             t0 = time.time()
-            summary = arena.summarize(arena.play_duplicate([agent, RuleBasedAgent(args.rules)], args.walls, seed=seed,
-                                                           rules=args.rules, batch_walls=256,
-                                                           common_random=args.common_random))
+            summary = arena_report.summarize(arena.play_duplicate([agent, RuleBasedAgent(args.rules)], args.walls,
+                                                                  seed=seed, rules=args.rules, batch_walls=256,
+                                                                  common_random=args.common_random))
             me, rule = summary["agents"]
             rows.append({"variant": agent.name, "seed": seed, **me})
             print(f"| {agent.name} | {seed} | {me['mean_points']:+.3f} [{me['ci95'][0]:+.3f}, {me['ci95'][1]:+.3f}] "

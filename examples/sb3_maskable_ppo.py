@@ -33,7 +33,8 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
                      "the README says where its CPU wheel is)") from None
 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
-from agents.arena import RULES_HELP, mean_ci95, one_hand_rules_given
+from agents.arena_report import mean_ci95
+from agents.rules_args import RULES_HELP, one_hand_rules_given
 from mj_env.baselines import BASELINES, uniform_legal
 from mj_env.engine import MAX_TABLES
 from mj_env.lines import guard_output

@@ -44,7 +44,7 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
                      "the README says where its CPU wheel is)") from None
 
 import mj_env
-from agents.arena import RULES_HELP, one_hand_rules_given
+from agents.rules_args import RULES_HELP, one_hand_rules_given
 from mj_env.lines import guard_output
 from mj_env.rules import get_rules, rules_label
 from mj_env.wrappers import NumericInfos

@@ -10,22 +10,8 @@ import numpy as np
 import pytest
 
 from agents import RandomAgent, RuleBasedAgent
-from agents.arena import (
-    MAX_HANDS,
-    check_run,
-    compare,
-    format_table,
-    json_safe,
-    json_text,
-    load_agents,
-    main,
-    mean_ci95,
-    play_duplicate,
-    plot,
-    seatings,
-    short_name,
-    summarize,
-)
+from agents.arena import MAX_HANDS, check_run, compare, load_agents, main, play_duplicate, seatings
+from agents.arena_report import format_table, json_safe, json_text, mean_ci95, plot, short_name, summarize
 from agents.base import as_bool_mask
 from mj_env.baselines import AgentError
 from mj_env.records import replay
@@ -291,7 +277,7 @@ def test_json_safe_and_json_text(monkeypatch):
     # a NumPy integer stays an integer (== passes 3.0 for 3), a bool a bool
     assert json_text({"n": np.int64(3), "b": np.bool_(False), "t": True}, indent=None) == '{"n": 3, "b": false, "t": true}'
     # allow_nan=False backs json_safe up: were a non-finite number to get past it, writing raises
-    monkeypatch.setattr("agents.arena.json_safe", lambda o: o)
+    monkeypatch.setattr("agents.arena_report.json_safe", lambda o: o)
     with pytest.raises(ValueError):
         json_text({"ci95": [float("-inf"), float("inf")]})
 

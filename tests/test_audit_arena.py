@@ -84,7 +84,7 @@ def test_each_hand_matches_the_aec_env_dealt_the_same_wall(rules, n_agents, n_wa
     from scipy import stats
 
     import mj_env
-    from agents.arena import summarize
+    from agents.arena_report import summarize
     from mj_env.rules import get_rules
     from mj_env.tiles import CODES
     from mj_env.wall import shuffled_walls

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from example_modules import load_example
 
-from agents.arena import format_table, mean_ci95
+from agents.arena_report import format_table, mean_ci95
 
 pytest.importorskip("scipy")
 

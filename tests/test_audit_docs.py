@@ -348,11 +348,11 @@ def test_the_arena_plot_without_matplotlib_names_the_plot_extra(monkeypatch, cap
 
 
 def test_the_intervals_without_scipy_name_the_install(monkeypatch):
-    from agents import arena
+    from agents import arena_report
 
     _without(monkeypatch, "scipy", "scipy.stats")
     with pytest.raises(ModuleNotFoundError, match=r"scipy is needed for the 95% intervals .*pip install scipy"):
-        arena.mean_ci95([1.0, 2.0, 3.0])
+        arena_report.mean_ci95([1.0, 2.0, 3.0])
 
 
 @pytest.mark.parametrize("module, argv", [("agents.search", ["--walls", "1", "--worlds", "1"]),

@@ -191,14 +191,14 @@ def test_arena_outputs_for_a_checkpoint_whose_file_name_is_not_utf8():
     table, then --json, --record and --plot died in a UnicodeEncodeError (``surrogates not allowed``), each
     leaving an empty file. The name is written with ``\\xe9`` escapes (the plot's labels are the same names).
     (Two rule agents given as objects under the checkpoint's name: what main writes, without loading torch.)"""
-    from agents import arena
+    from agents import arena, arena_report
     from mj_env.baselines import RuleBasedAgent
 
     name = os.fsdecode(b"caf\xe9.pt")
     records = []
     summary = arena.compare([name, "rule"], 1, agents=[RuleBasedAgent(), RuleBasedAgent()], records=records.extend)
     assert [(a["name"], a["spec"]) for a in summary["agents"]] == [("caf\\xe9.pt",) * 2, ("rule",) * 2]
-    arena.json_text(summary).encode("utf-8")  # what --json writes
+    arena_report.json_text(summary).encode("utf-8")  # what --json writes
     assert len(records) == 2 and "caf\\xe9.pt" in records[0]["players"]
     json.dumps(records[0], ensure_ascii=False).encode("utf-8")  # what --record writes
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import unicodedata
 
-from agents.arena import format_table
+from agents.arena_report import format_table
 
 
 def _agent(name, mean=0.0, ci=(-1.0, 1.0)):
@@ -43,7 +43,7 @@ def test_the_arena_table_prints_a_summary_read_back_from_its_json_file(tmp_path)
     to NoneType.__format__". It now prints as the summary itself does."""
     import json
 
-    from agents.arena import json_text
+    from agents.arena_report import json_text
     summary = _summary([_agent("rule", ci=(-math.inf, math.inf)), _agent("random", ci=(-math.inf, math.inf))],
                        walls=1)
     back = json.loads(json_text(summary))

@@ -23,7 +23,7 @@ from mj_env.rules import PRESETS
 ROOT = Path(__file__).resolve().parent.parent
 
 # The command lines whose --rules choices docs/modules.md's recipe names, to be edited for a new preset: none
-# since every --rules is read by agents.arena.rules_option (benchmarks/throughput.py, profile_step.py and search.py
+# since every --rules is read by agents.rules_args.rules_option (benchmarks/throughput.py, profile_step.py and search.py
 # spelled the three presets out before).
 RECIPE_NAMES: set[str] = set()
 

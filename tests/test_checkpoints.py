@@ -311,7 +311,8 @@ def test_arena_cli_reports_a_bad_checkpoint_and_exits_non_zero(saved, tmp_path, 
 
 def test_v2_networks_round_trip_and_play_legal_moves(tmp_path):
     from agents import make_agent
-    from agents.arena import play_duplicate, summarize
+    from agents.arena import play_duplicate
+    from agents.arena_report import summarize
     from mj_env.features import FEATURES_NAME, N_PLANES_V2
 
     o = torch.randint(0, 4, (6, N_PLANES_V2, 34), dtype=torch.uint8)

@@ -11,7 +11,8 @@ import pytest
 from scipy import stats
 
 from agents import RandomAgent, RuleBasedAgent
-from agents.arena import compare, main, play_duplicate, summarize
+from agents.arena import compare, main, play_duplicate
+from agents.arena_report import summarize
 from agents.common_random import CommonStreams, decision_keys
 from mj_env.baselines import rows_of
 

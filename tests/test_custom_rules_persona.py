@@ -19,7 +19,7 @@ import gymnasium as gym
 import pytest
 
 import mj_env
-from agents import arena
+from agents import arena, arena_report
 from agents.base import RulesMismatchWarning
 from mj_env import actions as A
 from mj_env.records import replay, rules_of
@@ -56,14 +56,14 @@ def test_the_arena_table_names_a_rule_set_given_to_compare_and_its_records_repla
     recs = []
     summary = arena.compare(["rule", "random"], 2, seed=0, rules=rules, batch_walls=2, records=recs.extend)
     assert summary["rules"] == {"name": "hebei", "chi": True, "multiple_winners": False, "base": 2}
-    assert "rules: hebei with chi=True, multiple_winners=False, base=2" in arena.format_table(summary).splitlines()
+    assert "rules: hebei with chi=True, multiple_winners=False, base=2" in arena_report.format_table(summary).splitlines()
     # read back from --json as well
-    assert "rules: hebei with chi=True" in arena.format_table(json.loads(json.dumps(summary)))
+    assert "rules: hebei with chi=True" in arena_report.format_table(json.loads(json.dumps(summary)))
     for rec in recs:  # the records hold every changed field, and replay under the same rules
         assert rules_of(rec["rules"]) == rules
         replay(rec)
     plain = arena.compare(["rule", "random"], 2, seed=0, rules="hebei", batch_walls=2)
-    assert not any(line.startswith("rules:") for line in arena.format_table(plain).splitlines())
+    assert not any(line.startswith("rules:") for line in arena_report.format_table(plain).splitlines())
 
 
 def test_a_misspelt_rule_field_names_the_field_meant():

@@ -422,12 +422,14 @@ def test_rule_variants_passes_its_flags_to_the_variants_and_the_arena(capsys, mo
         def play_duplicate(agents, walls, **kw):
             calls.append((agents[0].name, agents[1].rules.name, walls, kw["seed"], kw["rules"], kw["common_random"]))
 
+    class Report:
         @staticmethod
         def summarize(_):
             me = {"mean_points": 0.5, "ci95": (-1.0, 2.0), "win_rate": 0.25, "deal_in_rate": 0.125, "avg_fan": 3.0}
             return {"agents": [me, {**me, "avg_fan": None}]}
 
     monkeypatch.setattr(rv, "arena", Arena)
+    monkeypatch.setattr(rv, "arena_report", Report)
     rows = rv.main(["--rules", "quemen", "--walls", "5", "--seeds", "3,9", "--common-random", "--live", "7"])
     out = capsys.readouterr().out
     assert out.startswith("quemen, 5 walls x 2 seatings per seed, common random numbers; each variant")
@@ -582,7 +584,8 @@ def _rollout_improvement_offline(monkeypatch, argv, play=None):
     monkeypatch.setattr(ri, "NetworkAgent", lambda model, name, **kw: type("Me", (), {"name": name}))
     summary = {"agents": [{"mean_points": 0.0, "ci95": (-1.0, 1.0)}]}
     monkeypatch.setattr(ri, "arena", type("Arena", (), {"play_duplicate": staticmethod(play or (lambda *a, **k: None)),
-                                                         "MAX_WALLS": 10**6, "summarize": staticmethod(lambda _: summary)}))
+                                                         "MAX_WALLS": 10**6}))
+    monkeypatch.setattr(ri, "arena_report", type("Report", (), {"summarize": staticmethod(lambda _: summary)}))
     ri.main(argv)
     return trained, np.random.default_rng(0).permutation(40)[:4]
 

@@ -16,7 +16,7 @@ from test_train_interrupt import TINY
 from test_train_smoke import _scalars
 
 import train
-from agents import arena, curve, make_agent, training_run
+from agents import arena_report, curve, make_agent, training_run
 from agents import networks as nets
 from agents.networks import CheckpointWarning, NetworkAgent, build_network, load_checkpoint, save_checkpoint
 from agents.pretrained import available, load_pretrained, pretrained_path
@@ -148,9 +148,9 @@ def test_a_signal_after_the_final_evaluation_still_writes_final_eval_json(tmp_pa
     not marked interrupted), and then the signal goes on (train.py exits with its status)."""
     monkeypatch.chdir(tmp_path)
     if where == "json":
-        signal_after(monkeypatch, arena, "json_text", sig, when=lambda obj, *a: "checkpoint" in obj)
+        signal_after(monkeypatch, arena_report, "json_text", sig, when=lambda obj, *a: "checkpoint" in obj)
     else:
-        signal_after(monkeypatch, arena, "format_table", sig)
+        signal_after(monkeypatch, arena_report, "format_table", sig)
     with pytest.raises(training_run.Terminated if sig == signal.SIGTERM else KeyboardInterrupt):
         train.main(["--exp-name", where, "--total-steps", "512", "--final-eval-hands", "2", *TINY])
     run = tmp_path / "runs" / where

@@ -112,18 +112,18 @@ def test_a_signal_as_train_py_puts_the_default_actions_in_place_ends_it_with_no_
     train.py's handler there and ended the process with a traceback of Terminated and exit status 1 (seen with real
     signals from a second process). It ends it as the signal does (a shell's 143), with no traceback."""
     script = ("import ctypes, runpy, signal, sys\n"
-              "from agents import arena\n"
+              "from agents import arena_report\n"
               "libc = ctypes.CDLL(None)\n"
               "def hook(frame, event, arg):  # (C's raise(): the handler runs at Python's next check, in that function)\n"
               "    if event == 'call' and frame.f_code.co_name == 'signals_end_the_process':\n"
               "        sys.setprofile(None)\n"
               "        getattr(libc, 'raise')(int(signal.SIGTERM))\n"
-              "real = arena.json_text\n"
+              "real = arena_report.json_text\n"
               "def json_text(obj, *a, **k):  # final_eval.json: watched from here on\n"
               "    if 'checkpoint' in obj:\n"
               "        sys.setprofile(hook)\n"
               "    return real(obj, *a, **k)\n"
-              "arena.json_text = json_text\n"
+              "arena_report.json_text = json_text\n"
               "sys.argv = ['train.py', *sys.argv[1:]]\n"
               f"runpy.run_path({str(REPO / 'train.py')!r}, run_name='__main__')\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}

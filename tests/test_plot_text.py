@@ -12,7 +12,7 @@ from matplotlib import font_manager
 from matplotlib.figure import Figure
 
 from agents import plot_text
-from agents.arena import plot
+from agents.arena_report import plot
 from agents.curve import plot as plot_curve
 
 

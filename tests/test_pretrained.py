@@ -14,7 +14,8 @@ from agent_obs import play
 
 import train
 from agents import make_agent, pretrained
-from agents.arena import play_duplicate, summarize
+from agents.arena import play_duplicate
+from agents.arena_report import summarize
 from agents.networks import CheckpointError, NetworkAgent, load_checkpoint
 from mj_env.baselines import make_named_agent, plugin_agent_names
 from mj_env.features import FEATURES_NAME

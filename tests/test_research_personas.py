@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import mj_env  # noqa: F401  (registers the Gymnasium ids)
-from agents.arena import format_table, json_text, play_duplicate, plot, summarize
+from agents.arena import play_duplicate
+from agents.arena_report import format_table, json_text, plot, summarize
 from agents.rewards import RewardOption
 from mj_env.baselines import RuleBasedAgent, uniform_legal
 

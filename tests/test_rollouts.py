@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agents import arena
+from agents import arena_report
 from agents import rollouts as R
 from mj_env import actions as A
 from mj_env.baselines import RuleBasedAgent
@@ -287,7 +287,7 @@ def test_deviation_table_groups_the_positions_of_one_hand():
     half = stats.t.ppf(0.975, 2) * math.sqrt(3 / 2 * 14) / 4
     assert row["mean_gain"] == 3 and row["ci95"] == pytest.approx([3 - half, 3 + half])
     (iid,) = R.deviation_table(cands, q, min_count=1)
-    assert iid["ci95"] == pytest.approx(list(arena.mean_ci95(np.array([1.0, 3, 2, 6]))[1:]))
+    assert iid["ci95"] == pytest.approx(list(arena_report.mean_ci95(np.array([1.0, 3, 2, 6]))[1:]))
     assert iid["ci95"][1] - iid["ci95"][0] < 2 * half
 
 
@@ -310,6 +310,6 @@ def test_mean_ci95_refuses_groups_of_another_length():
     """One label per value: a list of labels of another length is refused by name (it was a NumPy error, or
     silently read when its distinct labels were as many as the values)."""
     with pytest.raises(ValueError, match="one label per value"):
-        arena.mean_ci95(np.array([1.0, 2.0, 3.0]), groups=np.array([0, 1, 2, 3]))
+        arena_report.mean_ci95(np.array([1.0, 2.0, 3.0]), groups=np.array([0, 1, 2, 3]))
     with pytest.raises(ValueError, match="one label per value"):
-        arena.mean_ci95(np.array([1.0, 2.0]), groups=np.array([0, 0, 1]))
+        arena_report.mean_ci95(np.array([1.0, 2.0]), groups=np.array([0, 0, 1]))

@@ -1,6 +1,6 @@
 """A rule set of one's own from the command line: ``python -m agents.arena --rules`` and ``train.py --rules`` take a
 preset's name or the object form of docs/INTERFACES.md 1 as JSON (``'{"name": "beijing", "chi": false}'``), read by
-``agents.arena.rules_option`` (JSON as the calculator reads a line, then ``mj_env.rules.get_rules``). Before, both
+``agents.rules_args.rules_option`` (JSON as the calculator reads a line, then ``mj_env.rules.get_rules``). Before, both
 took a preset's name only, so a rule variant could be built in Python but neither trained nor evaluated from the
 command line. A bad value is refused before anything is played or written, naming the field."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import shlex
 
 import pytest
 
-from agents import arena
+from agents import arena, rules_args
 from mj_env.records import replay, rules_of
 from mj_env.rules import PRESETS, RuleError, get_rules
 
@@ -31,10 +31,10 @@ def _chis(path) -> int:
 
 
 def test_rules_option_reads_a_preset_as_the_preset_and_the_object_form_with_get_rules():
-    assert arena.rules_option("hebei") is PRESETS["hebei"]
-    assert arena.rules_option(NO_CHI) == NO_CHI_RULES
-    assert arena.rules_option(' {"name": "hebei", "base": 500} ') == get_rules("hebei", base=500)
-    assert arena.rules_option('{"name": "quemen", "flowers": true}') is not None  # flowers alone, as get_rules reads it
+    assert rules_args.rules_option("hebei") is PRESETS["hebei"]
+    assert rules_args.rules_option(NO_CHI) == NO_CHI_RULES
+    assert rules_args.rules_option(' {"name": "hebei", "base": 500} ') == get_rules("hebei", base=500)
+    assert rules_args.rules_option('{"name": "quemen", "flowers": true}') is not None  # flowers alone, as get_rules reads it
     for text, words in [('{"name": "beijing", "chii": false}', "did you mean 'chi'"),
                         ('{"name": "beijing", "chi": "no"}', "'chi' must be bool"),
                         ('{"name": "beijing", "chi": false', "bad JSON"),
@@ -43,7 +43,7 @@ def test_rules_option_reads_a_preset_as_the_preset_and_the_object_form_with_get_
                         ('{"name": "hebei", "base": ' + "9" * 60 + "}", "'base' must be an integer in its range"),
                         ("pekin", "unknown rules 'pekin'.*JSON object")]:
         with pytest.raises(RuleError, match=words):
-            arena.rules_option(text)
+            rules_args.rules_option(text)
 
 
 def test_the_arena_plays_a_rule_set_given_as_json_and_names_it_in_the_table_json_and_records(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""Review of ``--rules`` taking a rule set of one's own as JSON (``agents.arena.rules_option``, train.py's
+"""Review of ``--rules`` taking a rule set of one's own as JSON (``agents.rules_args.rules_option``, train.py's
 ``run_rules``): a JSON nested too deeply is a usage error, not a traceback; train.py's printed final tables name a
 rule set of one's own (as the arena's table does), a preset's are as before and final_eval.json is unchanged."""
 from __future__ import annotations
@@ -7,14 +7,14 @@ import json
 
 import pytest
 
-from agents import arena
+from agents import arena, rules_args
 
 DEEP = '{"name": ' + "[" * 100_000 + "]" * 100_000 + "}"
 
 
 def test_a_json_nested_too_deeply_is_a_rule_error_not_a_recursion_error():
     with pytest.raises(ValueError, match="bad JSON: nested too deeply"):
-        arena.rules_option(DEEP)
+        rules_args.rules_option(DEEP)
 
 
 def test_the_arena_refuses_a_json_nested_too_deeply_with_status_2(tmp_path, capsys):

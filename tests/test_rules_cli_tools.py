@@ -1,6 +1,6 @@
 """A rule set of one's own from the other command lines: ``python -m agents.search``, ``python -m agents.rollouts``,
 the examples and the benchmarks take ``--rules`` as the arena and train.py do (tests/test_rules_cli.py): a preset's
-name or the JSON object form of docs/INTERFACES.md 1, read by ``agents.arena.rules_option`` (``rules_given`` for the
+name or the JSON object form of docs/INTERFACES.md 1, read by ``agents.rules_args.rules_option`` (``rules_given`` for the
 tools that pass the value on, ``benchmarks/_args.rules`` for the benchmarks). Before, they took a preset's name
 only, so a rule variant could not be searched, labelled, measured or benchmarked. Each names the rule set of one's
 own in what it prints, refuses a bad field (exit 2, the field named) before any work, and plays it: under
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from example_modules import load_example
 
-from agents import arena
+from agents import rules_args
 from mj_env import actions as A
 from mj_env.engine import Engine
 from mj_env.rules import get_rules
@@ -75,14 +75,14 @@ def _refused(call, capsys, *words):
 # --- the shared reading ----------------------------------------------------------------------------------------------
 
 def test_rules_given_passes_a_preset_on_as_its_name_and_a_rule_set_of_ones_own_as_the_ruleset():
-    assert arena.rules_given("hebei") == "hebei" and isinstance(arena.rules_given("hebei"), str)
-    assert arena.rules_given(NO_CHI) == NO_CHI_RULES
-    assert arena.rules_given('{"name": "hebei"}') == "hebei"  # an object form that is the preset: the preset
+    assert rules_args.rules_given("hebei") == "hebei" and isinstance(rules_args.rules_given("hebei"), str)
+    assert rules_args.rules_given(NO_CHI) == NO_CHI_RULES
+    assert rules_args.rules_given('{"name": "hebei"}') == "hebei"  # an object form that is the preset: the preset
     with pytest.raises(argparse.ArgumentTypeError, match="did you mean 'chi'"):
-        arena.rules_given(BAD)
+        rules_args.rules_given(BAD)
     with pytest.raises(argparse.ArgumentTypeError, match="one hand per wall"):
-        arena.duplicate_rules_given('{"name": "beijing", "hands_per_episode": 4}')
-    assert arena.duplicate_rules_given(NO_CHI) == NO_CHI_RULES
+        rules_args.duplicate_rules_given('{"name": "beijing", "hands_per_episode": 4}')
+    assert rules_args.duplicate_rules_given(NO_CHI) == NO_CHI_RULES
 
 
 def test_the_benchmarks_read_one_object_or_a_comma_list_of_names(capsys):

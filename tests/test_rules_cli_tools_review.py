@@ -32,13 +32,13 @@ def test_the_rl_examples_refuse_a_match_of_several_hands(name, module, capsys, m
 
 
 def test_the_one_hand_reading_passes_a_preset_and_a_single_hand_rule_set_on():
-    from agents import arena
+    from agents import rules_args
     from mj_env.rules import get_rules
 
-    assert arena.one_hand_rules_given("hebei") == "hebei"
-    assert arena.one_hand_rules_given(NO_CHI) == get_rules("beijing", chi=False)
+    assert rules_args.one_hand_rules_given("hebei") == "hebei"
+    assert rules_args.one_hand_rules_given(NO_CHI) == get_rules("beijing", chi=False)
     with pytest.raises(argparse.ArgumentTypeError, match="hands_per_episode=3"):
-        arena.one_hand_rules_given('{"name": "quemen", "hands_per_episode": 3}')
+        rules_args.one_hand_rules_given('{"name": "quemen", "hands_per_episode": 3}')
 
 
 def test_a_benchmark_list_mixing_names_and_an_object_is_refused_clearly(capsys, monkeypatch):

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from agents import search
-from agents.arena import play_duplicate, summarize
+from agents.arena import play_duplicate
+from agents.arena_report import summarize
 from agents.rollouts import candidate_actions
 from agents.search import RolloutSearchAgent
 from mj_env.baselines import RuleBasedAgent

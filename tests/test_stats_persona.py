@@ -1,7 +1,7 @@
 """The printed statistics against independent computations (a statistician's audit, 2026-12-06).
 
 Each check recomputes a figure another way than the code does: the cluster-robust interval of
-``agents.arena.mean_ci95`` as the matrix sandwich of a regression on a constant (CR1, Stata's small-sample
+``agents.arena_report.mean_ci95`` as the matrix sandwich of a regression on a constant (CR1, Stata's small-sample
 factor), the duplicate arena's A-against-B symmetry under common random numbers, and the standard error
 that examples/tianshou_pettingzoo.py prints against ``scipy.stats.sem`` (the sample standard deviation).
 All fixed data or fixed seeds: nothing here depends on luck.
@@ -13,7 +13,8 @@ import pytest
 from example_modules import load_example
 from scipy import stats
 
-from agents.arena import mean_ci95, play_duplicate, summarize
+from agents.arena import play_duplicate
+from agents.arena_report import mean_ci95, summarize
 from mj_env.baselines import EfficientAgent, RuleBasedAgent
 
 

@@ -580,7 +580,7 @@ def test_evaluate_restores_threads_and_training_mode_when_an_opponent_raises():
 
 
 def test_a_one_wall_evaluation_is_logged_without_an_interval_that_the_curve_reads(tmp_path):
-    """--eval-hands 1: one wall has no interval (arena.summarize's [-inf, inf]); progress.csv leaves its cells
+    """--eval-hands 1: one wall has no interval (arena_report.summarize's [-inf, inf]); progress.csv leaves its cells
     empty, where '-inf,inf' made agents.curve refuse the whole file, and the curve keeps the evaluation's mean."""
     from agents import curve
     from mj_env.baselines import RandomAgent

@@ -46,7 +46,8 @@ def test_a_network_agent_takes_greedy_as_true_or_false_only(tmp_path):
 def test_compare_with_agents_labelled_by_objects_writes_json():
     # compare(specs, agents=...) takes any labels; the summary kept the objects, and json_text then raised
     pytest.importorskip("scipy")
-    from agents.arena import compare, json_text
+    from agents.arena import compare
+    from agents.arena_report import json_text
     from mj_env.baselines import RandomAgent, RuleBasedAgent
 
     rule, rand = RuleBasedAgent("beijing"), RandomAgent()
