@@ -216,6 +216,9 @@ class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
     construction, and only then ask ``_refuse_if_closed`` for the error: the same check without going through
     ``unwrapped`` twice a decision."""
 
+    _has_reset: bool  # (PettingZoo's wrapper sets both in its __init__; its module has no annotations mypy reads)
+    _has_updated: bool
+
     def __init__(self, env):
         super().__init__(env)
         self._game = env.unwrapped  # (a wrapper's env is fixed: so is the game under it)
@@ -303,7 +306,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
             "observation": spaces.Box(0, 255, (OBS_LAYOUTS[self.obs_layout][1], N_KINDS), dtype=np.uint8),
             "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),
         }) for a in AGENTS}
-        self.action_spaces = {a: spaces.Discrete(A.N_ACTIONS) for a in AGENTS}
+        self.action_spaces: dict[str, spaces.Discrete[np.int64]] = {a: spaces.Discrete(A.N_ACTIONS) for a in AGENTS}
         self.state_space = spaces.Box(0, 255, (4, N_PLANES, N_KINDS), dtype=np.uint8)
         self.observation_layout = OBS_LAYOUTS[self.obs_layout][0]
         self.agents = []
@@ -352,7 +355,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
         self._cumulative_rewards = {a: 0 for a in AGENTS}
         self.terminations = {a: False for a in AGENTS}
         self.truncations = {a: False for a in AGENTS}
-        self.infos = {a: {} for a in AGENTS}
+        self.infos: dict[str, dict] = {a: {} for a in AGENTS}
         if res.hand_over[0]:  # the deal itself ended a hand (四惠牌 on the dealer's first turn)
             self._record(res)
             self._accumulate_rewards()
@@ -360,12 +363,13 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def _check_dealt(self, call: str) -> None:
-        """A RuntimeError after ``close()``, or before the first reset (no hand is dealt: the engine's state is
-        all zeros)."""
+    def _dealt(self, call: str) -> dict:
+        """The hand dealt (its record so far); a RuntimeError after ``close()``, or before the first reset (no
+        hand is dealt: the engine's state is all zeros)."""
         self._check_open(call)
         if not self._hand:
             raise RuntimeError(f"{call} before reset(): no hand is dealt yet; call reset() first")
+        return self._hand
 
     def _planes(self, seat: int) -> np.ndarray:
         """``observe_one`` of ``seat``; once a penalized illegal action ended the hand, the planes of the ended
@@ -379,17 +383,18 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
         return observe_one(self.engine.rules, st, 0, seat)
 
     def observe(self, agent):
-        # (called at every decision: the checks of _known and _check_dealt, each done first where it is cheap)
+        # (called at every decision: the checks of _known and _dealt, each done first where it is cheap)
         seat = self.agent_name_mapping.get(agent) if type(agent) is str else None
         if seat is None:
             seat = self.agent_name_mapping[self._known(agent)]
-        if self._closed or not self._hand:
-            self._check_dealt("observe()")
+        hand = self._hand
+        if self._closed or not hand:
+            hand = self._dealt("observe()")
         st = self.engine.state
-        obs = self._planes(seat) if self._hand["penalized"] else observe_one(self.engine.rules, st, 0, seat)
+        obs = self._planes(seat) if hand["penalized"] else observe_one(self.engine.rules, st, 0, seat)
         # a hand ended by a penalized illegal action (illegal_action="penalize") is over although the engine,
         # which never played that action, still waits on the offender: no agent has a legal action then
-        if st.phase[0] != END and st.to_act[0] == seat and not self._hand["penalized"]:
+        if st.phase[0] != END and st.to_act[0] == seat and not hand["penalized"]:
             mask = self.engine._mask[0].view(np.int8).copy()  # (legal_mask()'s read-only view, read at once)
         else:
             mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
@@ -401,7 +406,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
     def state(self) -> np.ndarray:
         """(4, 14, 34) uint8: every seat's observation planes, seat 0 first (see the docstring; ``mj_obs_v1``
         whatever ``obs`` is)."""
-        self._check_dealt("state()")
+        self._dealt("state()")
         return np.stack([self._planes(seat) for seat in range(4)])
 
     def last(self, observe: bool = True):
@@ -409,7 +414,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
         inherited one fails on the missing ``agent_selection``) and after ``close()``, and after the hand ended
         the ``ActionError`` that ``mj_env.env()``'s order-enforcing wrapper gives (the inherited one: ``KeyError``)."""
         if self._closed or not self._hand:
-            self._check_dealt("last()")
+            self._dealt("last()")
         if not self.agents:
             raise A.ActionError(_LAST_AFTER_END)
         return super().last(observe)
@@ -417,7 +422,8 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
     def step(self, action):
         if self._closed:
             self._check_open("step()")
-        if not self.agents:
+        hand = self._hand  # (dealt whenever there are agents: reset() deals it before it names them)
+        if not self.agents or hand is None:
             raise A.ActionError("step() before reset(), or after the episode ended: call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -444,7 +450,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
         for a in self.agents:
             self.rewards[a] = 0
         if not legal:
-            self._hand["penalized"] = f"{agent}'s illegal action '{A.name(action)}' was penalized"
+            hand["penalized"] = f"{agent}'s illegal action '{A.name(action)}' was penalized"
             self.rewards[agent] = -self.illegal_penalty
             self.infos[agent] = {"illegal_action": A.name(action)}
             for a in self.agents:
@@ -452,7 +458,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
             self._accumulate_rewards()
             return
         if rules.hands_per_episode == 1:  # a match gives no record (hand_record): keep no list growing
-            self._hand["actions"].append((self.agent_name_mapping[agent], action))
+            hand["actions"].append((self.agent_name_mapping[agent], action))
         res = self.engine.step(np.array([action]))
         # each agent's info keeps the last hand's settlement until that agent acts again, so that in
         # a match every seat reads every settlement through last(), not only the next to act
@@ -502,10 +508,10 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
         if self.render_mode is None:  # as PettingZoo's classic envs (and Gymnasium's env checker) say it
             warn_no_render_mode("mj_env.env(render_mode='ansi' or 'human')")
             return None
-        self._check_dealt("render()")
-        settled = self._hand["settlement"]  # (in a match, the last hand's while the next is played)
+        hand = self._dealt("render()")
+        settled = hand["settlement"]  # (in a match, the last hand's while the next is played)
         over = settled is not None and self.engine.state.phase[0] == END
-        ended = self._hand["penalized"] or (settlement_text(settled) if over else None)
+        ended = hand["penalized"] or (settlement_text(settled) if over else None)
         text = render_table(self.rules, self.engine.state, 0, ended=ended)
         if self.render_mode == "human":
             print_table(text)

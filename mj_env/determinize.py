@@ -666,15 +666,16 @@ def _ting_starts(rules, melds, ting, part, pool, n_kong, no_kong=None, kongs=Non
     part, pool = part.copy(), pool.copy()
     kongs = np.full(part.shape[:2] + (M,), -1, dtype=np.int64) if kongs is None else kongs.copy()
     n_own = (kongs >= 0).sum(axis=2)
-    done = {}  # copies of one table (a search's worlds) share their inputs: each is worked out once
+    done: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray] | None] = {}  # copies of one table (a search's worlds) share their inputs: each is worked out once
     for r in range(len(part)):
         banned = -1 if no_kong is None else int(no_kong[r])
         own_tiles = _kong_tiles(kongs[r]).sum(axis=0)
         key = (pool[r].tobytes(), part[r].sum(axis=0).tobytes(), part[r].sum(axis=1).tobytes(), melds[r].tobytes(),
                own_tiles.tobytes(), n_own[r].tobytes(), ting[r].tobytes(), int(n_kong[r]), banned)
         if key in done:
-            if done[key] is not None:
-                part[r], pool[r], kongs[r] = done[key]
+            kept = done[key]
+            if kept is not None:
+                part[r], pool[r], kongs[r] = kept
             continue
         done[key] = None
         for seats in itertools.permutations(np.flatnonzero(ting[r]).tolist()):  # the first order that works

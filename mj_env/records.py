@@ -137,7 +137,7 @@ class HandLog:
         self.actions[rows, at] = actions[rows]
         self.length[rows] += 1
 
-    def record(self, table: int, settlement=None) -> dict:
+    def record(self, table: int | np.integer, settlement=None) -> dict:
         """The record of the hand at ``table`` (``hand_record``: its settlement copied, not shared)."""
         n = int(self.length[table])
         names = A.NAMES  # (the actions were legal, so in range: their names looked up at once)
@@ -288,12 +288,12 @@ def show(record, out=None) -> None:
     """Print the hand: the table before every decision, the decision, then the settlement."""
     out = out or sys.stdout
     players = record.get("players") if isinstance(record, dict) else None
-    named = isinstance(players, list) and len(players) == 4
+    names = players if isinstance(players, list) and len(players) == 4 else None
 
     def visit(i, seat, a, eng):
         print(render_table(eng.rules, eng.state, 0), file=out)
         if seat is not None:
-            who = f" ({_printable(players[seat])})" if named else ""
+            who = f" ({_printable(names[seat])})" if names is not None else ""
             print(f"--> decision {i}: seat {seat}{who} {A.name(a)}\n", file=out)
 
     settlement = replay(record, visit)

@@ -130,8 +130,8 @@ class MahjongSB3VecEnv(VecEnv):
                 self.reset_infos[b] = info_list[b]  # as DummyVecEnv keeps them
                 info_list[b] = ended[b]
                 info_list[b]["terminal_observation"] = infos["final_obs"][b]
-        for b, info in enumerate(info_list):
-            info["TimeLimit.truncated"] = bool(truncated[b] and not terminated[b])
+        for i, info in enumerate(info_list):
+            info["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
         return obs, rewards.astype(np.float32), dones, info_list
 
     def _info_list(self, infos: dict) -> list[dict[str, Any]]:

@@ -624,7 +624,7 @@ class MahjongSingleAgentEnv(gym.Env):
             obs, infos = self.venv._reset(inner, opts, restart_seats=seed is not None)
         except BaseException:  # an opponent failed: the table is as it was (_undoable), and so is this generator
             self._np_random, self._np_random_seed, state = before
-            if state is not None:
+            if self._np_random is not None and state is not None:  # (a state is kept exactly when a generator is)
                 self._np_random.bit_generator.state = state
             raise
         self._done = False

@@ -287,7 +287,7 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
         seats = self.engine.state.to_act.copy() if self._log is not None else None
         res = self.engine.step(actions)           # checks shape (N,), integer dtype, legality
         done = res.episode_over                   # (ended tables are ignored: NEXT_STEP)
-        if self._log is not None:
+        if self._log is not None and seats is not None:  # (seats are read exactly when a log is kept)
             self._log.decided(seats, np.asarray(actions), np.flatnonzero(~self._over) if self._next_step else None)
             infos_records = np.full(self.num_envs, None, dtype=object)
             for b in np.flatnonzero(done):
@@ -303,8 +303,8 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
         several = res.settlements.several()
         if several:  # a match's next hand ended at its deal in this step: the hands before it
             earlier = np.full(self.num_envs, None, dtype=object)
-            for b in several:
-                earlier[b] = res.settlements.every(b)[:-1]
+            for table in several:
+                earlier[table] = res.settlements.every(table)[:-1]
             infos.update({"earlier_settlements": earlier, "_earlier_settlements": np.isin(np.arange(self.num_envs), several)})
         rewards = res.rewards
         if self.pending_rewards.any():  # rare: hands ended at a deal are paid with the table's next real step
