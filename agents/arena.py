@@ -697,6 +697,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
 
     def write_records(batch):
+        assert record_file is not None  # (compare calls it only where the file is open)
         try:
             record_file.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in batch))
         except OSError as e:  # a full disk: stop the run here, one line and exit 1 below

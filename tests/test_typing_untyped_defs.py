@@ -1,12 +1,13 @@
-"""mypy checks the bodies of mj_env's functions without annotations too (pyproject.toml: ``check_untyped_defs``
-for ``mj_env`` and ``mj_env.*``), so that tests/test_typing.py's ``mypy mj_env agents`` covers them; mypy's
-default skips such bodies. agents keeps the default for now.
+"""mypy checks the bodies of the packages' functions without annotations too (pyproject.toml: ``check_untyped_defs``
+for ``mj_env``, ``agents`` and their modules), so that tests/test_typing.py's ``mypy mj_env agents`` covers them;
+mypy's default skips such bodies.
 
 Turning it on found 18 errors in mj_env, none of them a wrong result: values mypy could not see set (the AEC
 env's dealt hand, now returned by the check that a hand is dealt; the seats read for a vector env's hand log;
 a search's cached worlds; the single-agent env's saved generator), attributes and dicts it could not type
 (PettingZoo's wrapper flags, the AEC env's action spaces and infos), loop names reused for another type, and
-``HandLog.record``'s ``table: int`` for the NumPy integers the vector env passes it (checked below).
+``HandLog.record``'s ``table: int`` for the NumPy integers the vector env passes it (checked below). In agents it
+found one: the arena's record writer reading a file that mypy saw as possibly None.
 """
 from __future__ import annotations
 
@@ -23,23 +24,24 @@ from mj_env.records import HandLog
 UNTYPED_BODY = 'def f():\n    return 1 + "a"\n'  # an error only where mypy checks untyped bodies
 
 
-def test_mypy_checks_the_untyped_bodies_of_mj_env_modules(tmp_path):
-    """A package named mj_env (a module and a submodule, each with an error inside a function without
+@pytest.mark.parametrize("name", ["mj_env", "agents"])
+def test_mypy_checks_the_untyped_bodies_of_the_packages_modules(name, tmp_path):
+    """A package named mj_env or agents (a module and a submodule, each with an error inside a function without
     annotations), checked with the project's pyproject.toml: both errors are reported. Without the override
     mypy says "Success" (checked by removing it)."""
     pytest.importorskip("mypy")
     from test_typing import ROOT
 
-    package = tmp_path / "src" / "mj_env"
+    package = tmp_path / "src" / name
     package.mkdir(parents=True)
     (package / "__init__.py").write_text(UNTYPED_BODY)
     (package / "sub.py").write_text(UNTYPED_BODY)
     command = [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
-               "--cache-dir", str(tmp_path / "mypy_cache"), "mj_env"]
+               "--cache-dir", str(tmp_path / "mypy_cache"), name]
     run = subprocess.run(command, cwd=tmp_path / "src", capture_output=True, text=True, timeout=300, check=False)
     out = run.stdout + run.stderr
     assert run.returncode == 1, out
-    for path in ("mj_env/__init__.py:2", "mj_env/sub.py:2"):
+    for path in (f"{name}/__init__.py:2", f"{name}/sub.py:2"):
         assert f"{path}: error: Unsupported operand types" in out, out
 
 
