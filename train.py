@@ -110,6 +110,8 @@ from agents.networks import (
     CheckpointWarning,
     NetworkAgent,
     NonFiniteLogits,
+    PolicyValueNet,
+    TileNet,
     build_network,
     check_config,
     device_problem,
@@ -124,6 +126,7 @@ from agents.pretrained import load_pretrained, pretrained_path
 from agents.random_agent import RandomAgent
 from agents.rewards import RewardTransform
 from agents.rule_based import RuleBasedAgent
+from mj_env.actions import N_ACTIONS
 from mj_env.baselines import AgentError, make_baseline
 from mj_env.engine import MAX_TABLES
 from mj_env.features import FEATURES_NAME
@@ -503,15 +506,16 @@ def parse_args(argv: list[str] | None = None) -> Args:
     A bad value ends the program with status 2 and a message, as argparse does."""
     options = getattr(tyro, "_experimental_options", None)
     no_color = bool(os.environ.get("NO_COLOR")) and isinstance(options, dict) and "ansi_codes" in options
-    if no_color:
+    switched = options if no_color else None  # (tyro's options, where they are switched: None otherwise)
+    if switched is not None:
         # https://no-color.org: tyro (1.0) colours --help and its errors on a terminal whatever NO_COLOR says, and
         # has no public switch; its option is set for this call only (restored after --help's and errors' exits too)
-        before, options["ansi_codes"] = options["ansi_codes"], False
+        before, switched["ansi_codes"] = switched["ansi_codes"], False
     try:
         args = tyro.cli(Args, args=argv, prog="train.py", description=(__doc__ or "").split("\n")[0])
     finally:
-        if no_color:
-            options["ansi_codes"] = before
+        if switched is not None:
+            switched["ansi_codes"] = before
     problem = check_args(args, flags_given(sys.argv[1:] if argv is None else argv))
     if problem:
         usage_error(problem)
@@ -540,7 +544,7 @@ class Rollout:
     index of each seat's latest decision whose outcome is not known yet (-1: none).
     """
 
-    def __init__(self, capacity: int, num_envs: int, obs_shape: tuple[int, int], n_actions: int):
+    def __init__(self, capacity: int, num_envs: int, obs_shape: tuple[int, ...], n_actions: int):
         self.obs = np.zeros((capacity, *obs_shape), dtype=np.uint8)
         self.mask = np.zeros((capacity, n_actions), dtype=bool)
         self.action = np.zeros(capacity, dtype=np.int64)
@@ -675,8 +679,8 @@ class SeatPlan:
 # --------------------------------------------------------------------------- rollout
 
 
-def collect_rollout(envs, obs: dict, model: nn.Module, seats: SeatPlan, store: Rollout, shaper: RewardTransform,
-                    args: Args, device) -> tuple[dict, dict]:
+def collect_rollout(envs, obs: dict, model: PolicyValueNet | TileNet, seats: SeatPlan, store: Rollout,
+                    shaper: RewardTransform, args: Args, device) -> tuple[dict, dict]:
     """Step every table ``num_steps`` times, the learner's decisions into ``store``.
 
     Returns the next observation and the counts of the hands that ended (``tally_hands``)."""
@@ -740,7 +744,7 @@ def tally_hands(stats: dict, infos: dict, rewards: np.ndarray, seats: SeatPlan) 
 # --------------------------------------------------------------------------- behaviour cloning
 
 
-def behaviour_cloning(envs, obs: dict, model: nn.Module, optimizer: optim.Optimizer, store: Rollout,
+def behaviour_cloning(envs, obs: dict, model: PolicyValueNet | TileNet, optimizer: optim.Optimizer, store: Rollout,
                       shaper: RewardTransform, args: Args, rng: np.random.Generator, log: RunLog | None,
                       device) -> dict:
     """Imitate the teacher before PPO (``bc_teacher``: the rule-based agent or its 进张 variant): four of it play
@@ -833,7 +837,7 @@ def optimizer_step(model: nn.Module, optimizer: optim.Optimizer, loss: torch.Ten
 # --------------------------------------------------------------------------- PPO update
 
 
-def ppo_update(model: nn.Module, optimizer: optim.Optimizer, store: Rollout, advantages: np.ndarray,
+def ppo_update(model: PolicyValueNet | TileNet, optimizer: optim.Optimizer, store: Rollout, advantages: np.ndarray,
                returns: np.ndarray, trainable: np.ndarray, args: Args, rng: np.random.Generator,
                device) -> dict:
     """``update_epochs`` epochs of clipped PPO over the trainable decisions, in ``num_minibatches``
@@ -1069,7 +1073,7 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
         if not interrupted:
             tell(f"interrupted ({interruption(came)}) while final.pt was saved: it is saved, no final evaluation")
         interrupted = True
-    result = {"checkpoint": str(final), "global_step": global_step, "updates": update,
+    result: dict[str, typing.Any] = {"checkpoint": str(final), "global_step": global_step, "updates": update,
               "train_seconds": round(time.time() - start, 1), "observation": obs_layout(model)}
     if not interrupted and args.final_eval_hands > 0:
         try:
@@ -1117,8 +1121,9 @@ def main(argv: list[str] | None = None) -> dict:
     if problem:
         usage_error(problem)
     start_model = None
-    if args.init_from is not None:  # checked in parse_args: the network is the checkpoint's, no cloning
-        start_model, start_meta = load_checkpoint(init_checkpoint(args))
+    start_path = init_checkpoint(args)  # (None: no --init-from)
+    if start_path is not None:  # checked in parse_args: the network is the checkpoint's, no cloning
+        start_model, start_meta = load_checkpoint(start_path)
         args = dataclasses.replace(args, **flags_of_network(start_model.config), bc_steps=0)
         trained_for = start_meta.get("rules")  # a preset's name, or a rule set of one's own (its object form)
         if trained_for is not None and get_rules(trained_for) != run_rules(args):  # allowed: the planes are
@@ -1136,7 +1141,7 @@ def main(argv: list[str] | None = None) -> dict:
     optimizer = optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
     shaper = RewardTransform(args.reward, run_rules(args), scale=args.reward_scale, shaping_coef=args.shaping_coef)
     store = Rollout(steps_per_update + 4 * args.num_envs, args.num_envs, tuple(LAYOUTS[obs_layout(model)][1]),
-                    envs.single_action_space.n)
+                    N_ACTIONS)  # (the width of the env's action space and of the network's logits)
     with warnings.catch_warnings(record=True) as caught:  # the shipped player under a rule set of one's own whose
         warnings.simplefilter("always", RulesMismatchWarning)  # fields agents read differ from its preset's: a note
         seats = SeatPlan(args, rng, device)
@@ -1227,7 +1232,7 @@ if __name__ == "__main__":
     # minutes, the final tables) would otherwise raise BrokenPipeError, which ended the run minutes in, before
     # final.pt was written
     guard_output("train.py")
-    terminated = []
+    terminated: list[int] = []
 
     def on_sigterm(signum, frame):  # (kill, timeout, a job scheduler): stop as Ctrl-C stops, keeping final.pt
         terminated.append(signum)

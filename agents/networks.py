@@ -247,8 +247,10 @@ class PolicyValueNet(nn.Module):
     def get_value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.value(self.trunk(self.features(obs))).squeeze(-1)
 
-    def get_action_and_value(self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None):
-        """CleanRL's interface: (action, log-prob, entropy, value); samples when ``action`` is None."""
+    def get_action_and_value(self: PolicyValueNet | TileNet, obs: torch.Tensor, mask: torch.Tensor,
+                             action: torch.Tensor | None = None):
+        """CleanRL's interface: (action, log-prob, entropy, value); samples when ``action`` is None. (``TileNet``
+        shares it: ``self`` is either network.)"""
         logits, value = self(obs)
         dist = MaskedCategorical(logits, mask)
         if action is None:
