@@ -57,6 +57,7 @@ def switched_off(paths: tuple[str, ...]):
     """Route the named single-table paths to their batched forms for the duration."""
     saved = (legal.claim_options, aec_mod.observe_one, hand._SMALL, Engine._step_one, wall._draw_one,
              Engine._update_mask_one)
+    # (the type: ignore[method-assign] below: replacing Engine's methods, and restoring them, is the point here)
     try:
         if "claims" in paths:
             legal.claim_options = legal.claim_options_batched
@@ -65,15 +66,17 @@ def switched_off(paths: tuple[str, ...]):
         if "hand" in paths:
             hand._SMALL = 0
         if "step" in paths:
-            Engine._step_one = lambda self, acts: self._step_batch(acts, None)
+            Engine._step_one = lambda self, acts: self._step_batch(acts, None)  # type: ignore[method-assign]
         if "draw" in paths:
             wall._draw_one = lambda rules, st, b, replacement: wall._draw_batch(rules, st, np.array([b]), replacement)
         if "masks" in paths:
-            Engine._update_mask_one = lambda self: self._update_masks_batch(None)
+            Engine._update_mask_one = lambda self: self._update_masks_batch(None)  # type: ignore[method-assign]
         yield
     finally:
-        (legal.claim_options, aec_mod.observe_one, hand._SMALL, Engine._step_one, wall._draw_one,
-         Engine._update_mask_one) = saved
+        (legal.claim_options, aec_mod.observe_one, hand._SMALL,
+         Engine._step_one,  # type: ignore[method-assign]
+         wall._draw_one,
+         Engine._update_mask_one) = saved  # type: ignore[method-assign]
 
 
 def random_play(env, rng: np.random.Generator, more) -> int:

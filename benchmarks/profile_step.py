@@ -200,7 +200,9 @@ class StackSampler:
         self.stacks: dict[tuple, float] = defaultdict(float)
         self.samples = 0
         self._stop = threading.Event()
-        self._main = threading.main_thread().ident
+        main = threading.main_thread().ident
+        assert main is not None  # (set once a thread has started, and the main thread has)
+        self._main = main
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
@@ -233,11 +235,11 @@ class StackSampler:
 
 def analyse_samples(stacks: dict) -> dict:
     """Categories, own time per project function and line, win-table callers, uncategorised."""
-    cats = defaultdict(float)
-    own = defaultdict(float)
-    lines = defaultdict(float)
-    win_by = defaultdict(float)
-    uncat = defaultdict(lambda: defaultdict(float))
+    cats: defaultdict[str, float] = defaultdict(float)
+    own: defaultdict[tuple[str, str], float] = defaultdict(float)
+    lines: defaultdict[tuple[str, str, int], float] = defaultdict(float)
+    win_by: defaultdict[str, float] = defaultdict(float)
+    uncat: defaultdict[tuple[str, str], defaultdict[str, float]] = defaultdict(lambda: defaultdict(float))
     total = 0.0
     for stack, w in stacks.items():
         # keep the frames inside the profiled loop (innermost first)
@@ -282,7 +284,8 @@ def analyse_cprofile(prof: cProfile.Profile) -> dict:
     an uncategorised project function's own time goes to its callers' categories in proportion to
     the time spent under each caller.
     """
-    st = pstats.Stats(prof).stats   # {(file, line, name): (cc, nc, tt, ct, callers)}
+    # {(file, line, name): (cc, nc, tt, ct, callers)}; the attribute is undocumented, and typeshed leaves it out
+    st = pstats.Stats(prof).stats  # type: ignore[attr-defined]
     key_path = {k: norm(k[0]) for k in st}
 
     def is_proj(k):
@@ -313,7 +316,7 @@ def analyse_cprofile(prof: cProfile.Profile) -> dict:
         owner_memo[k] = dict(out)
         return owner_memo[k]
 
-    own = defaultdict(float)
+    own: defaultdict[tuple[str, int, str] | None, float] = defaultdict(float)  # None: unattributed
     for k, (cc, nc, tt, ct, callers) in st.items():
         if tt <= 0 or k in loop_keys:
             continue
@@ -351,7 +354,7 @@ def analyse_cprofile(prof: cProfile.Profile) -> dict:
         cat_memo[k] = dict(out)
         return cat_memo[k]
 
-    cats = defaultdict(float)
+    cats: defaultdict[str, float] = defaultdict(float)
     uncat = {}
     for k, t in own.items():
         d = catdist(k)

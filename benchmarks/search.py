@@ -84,7 +84,8 @@ def parse_args(argv=None, before_numpy=None) -> argparse.Namespace:
     return a
 
 
-if __name__ == "__main__" and getattr(sys.stdout, "errors", None) in ("strict", "surrogateescape"):
+if (__name__ == "__main__" and getattr(sys.stdout, "errors", None) in ("strict", "surrogateescape")
+        and hasattr(sys.stdout, "reconfigure")):
     # --help names 报听: on a standard output that cannot encode it (PYTHONIOENCODING=ascii, Windows' cp1252),
     # a backslash escape, not a UnicodeEncodeError (mj_env.lines.guard_output, below, imports NumPy)
     sys.stdout.reconfigure(errors="backslashreplace")
@@ -121,7 +122,7 @@ def roots(rules: str, tables: int, seed: int) -> Engine:
     return frozen
 
 
-CPU = {}
+CPU: dict[str, float] = {}
 """The CPU share (process CPU time / wall time) of the last timed loop: under 1 when other work
 on the machine took the core, and the wall-clock figures are then lower bounds."""
 
@@ -215,7 +216,7 @@ def ting_positions(count: int, seed: int) -> list[tuple[Engine, int, int]]:
     eng = Engine("quemen", num_tables=64, seed=seed)
     eng.reset()
     agent, rng = RuleBasedAgent("quemen"), np.random.default_rng(seed)
-    found = []
+    found: list[tuple[Engine, int, int]] = []
     for _ in range(2000):
         st = eng.state
         live = np.flatnonzero(st.phase != END)
@@ -289,13 +290,14 @@ def ting_mixing(seed: int, steps_list, positions: int, n: int = 64) -> list[dict
     rng = np.random.default_rng(seed)
     rows = []
     sizes = sorted({int(r.state.hands[0, o].sum()) for r, _, o in found})
-    exact = {}
+    exact: dict[int, list[float]] = {}
     for r, s, o in found:
         share = exact_share(r, s, o, rng)
         if share is not None:
             exact.setdefault(int(r.state.hands[0, o].sum()), []).append(share)
     for steps in steps_list:
-        by_size, t = {}, 0.0
+        by_size: dict[int, list[float]] = {}
+        t = 0.0
         for r, s, o in found:
             t0 = time.perf_counter()
             worlds = determinize(r, 0, s, n=n, rng=1, mcmc_steps=steps)
@@ -310,10 +312,10 @@ def ting_mixing(seed: int, steps_list, positions: int, n: int = 64) -> list[dict
                  "positions_by_size": {k: len(v) for k, v in sorted(exact.items())}})
     print("| chain steps | ms per determinize(n=64) | " + " | ".join(f"{k}-tile hands" for k in sizes) + " |")
     print("| --- | --- | " + " | ".join("---" for _ in sizes) + " |")
-    for r in rows:
-        cells = [f"{r['kept_by_size'][k]:.2f}" if k in r["kept_by_size"] else "" for k in sizes]
-        ms = f"{r['ms_per_call']:.0f}" if "ms_per_call" in r else ""
-        print(f"| {r['mcmc_steps']} | {ms} | " + " | ".join(cells) + " |")
+    for row in rows:
+        cells = [f"{row['kept_by_size'][k]:.2f}" if k in row["kept_by_size"] else "" for k in sizes]
+        ms = f"{row['ms_per_call']:.0f}" if "ms_per_call" in row else ""
+        print(f"| {row['mcmc_steps']} | {ms} | " + " | ".join(cells) + " |")
     counts = rows[0]["positions_by_size"]
     print("positions: " + ", ".join(f"{v} with {k}-tile hands" for k, v in counts.items()))
     return rows

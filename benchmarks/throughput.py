@@ -230,7 +230,7 @@ def package_versions() -> dict:
     package metadata without importing it; the children run the same interpreter and path."""
     from importlib import metadata
 
-    out = {}
+    out: dict[str, str | None] = {}
     for name in VERSIONED:
         try:
             out[name] = metadata.version(name)
@@ -274,6 +274,7 @@ def measure(spec: dict, timeout: float, on_progress) -> dict:
     """Run one child; return its result, or {"impl", "batch", "error"} when it failed."""
     proc = subprocess.Popen(_child_cmd(spec), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, env=_child_env(), cwd=str(ROOT))
+    assert proc.stdout is not None  # (stdout=PIPE)
     killer = threading.Timer(min(timeout, threading.TIMEOUT_MAX), proc.kill)
     killer.start()
     result, log = None, []

@@ -180,4 +180,5 @@ if __name__ == "__main__":
     from mj_env.lines import guard_output  # here: NumPy is loaded by now, its threads sized
 
     guard_output("benchmarks/win_checks.py")  # | head: the reader that left gets no more, and no traceback
+    assert ARGS is not None  # (parsed at the top: this is __main__)
     raise SystemExit(main(ARGS))

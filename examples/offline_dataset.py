@@ -91,7 +91,7 @@ def collect(rules: str, tables: int, hands: int, seed: int, obs: str = "v1", age
             rows[k].append(v)
         o, rewards, term, _, infos = venv.step(action)
         paid += rewards - infos.get("deal_points", 0)  # a hand ended at its deal: not this hand's points
-        for b in np.flatnonzero(term):             # one hand an episode (every preset): the hand ended
+        for b in np.flatnonzero(term).tolist():    # one hand an episode (every preset): the hand ended
             ended.append((int(serial[b]), paid[b].copy(), infos["settlement"][b], dealt[b]))
             paid[b] = 0
             serial[b] = serial.max() + 1

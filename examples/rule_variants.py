@@ -252,7 +252,7 @@ def discard_safety(o: np.ndarray, threat: np.ndarray) -> np.ndarray:
     plus 1 where every threatening seat has discarded the kind (0 in rows that no seat threatens)."""
     discarded = o[:, P_RIVERS][:, 1:] > 0                                # (m, 3, 34)
     by_all = np.where(threat[:, :, None], discarded, True).all(axis=1)
-    return (4 - F.unseen_counts(o)) / 4.0 + (by_all & threat.any(axis=1)[:, None])
+    return (4 - F.unseen_counts(o)) / 4.0 + (by_all & threat.any(axis=1, keepdims=True))
 
 
 class DefendAgent(RuleBasedAgent):
