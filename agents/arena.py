@@ -102,10 +102,11 @@ import numpy as np
 
 from agents import check_flag, checkpoint_play, is_plugin_spec, make_agent, other_plugins, path_problem
 
-# The statistics and reports, and the reading of --rules, live in their own modules. Three names that users were
+# The statistics and reports, and the reading of --rules, live in their own modules. The names that users were
 # shown as agents.arena.X stay importable from here: rules_option (the README, docs/modules.md), summarize (read
-# beside play_duplicate) and mean_ci95 (examples/sb3_maskable_ppo.py imported it from here); the code of this
-# repository imports each from its module.
+# beside play_duplicate), and mean_ci95, rules_given, duplicate_rules_given and one_hand_rules_given (the examples,
+# which users copy, imported them from here with RULES_HELP); the code of this repository imports each from its
+# module.
 from agents.arena_report import (  # noqa: F401 (mean_ci95: kept as agents.arena.mean_ci95 for users)
     PLOT_FORMATS,
     format_table,
@@ -118,7 +119,16 @@ from agents.arena_report import (  # noqa: F401 (mean_ci95: kept as agents.arena
 from agents.base import RulesMismatchWarning
 from agents.common_random import CommonStreams, decision_keys
 from agents.pretrained import DATA, is_pretrained_spec
-from agents.rules_args import RULES_HELP, duplicate_rules, passed_on, rules_argument, rules_option
+from agents.rules_args import (  # noqa: F401 (the *_given: kept as agents.arena names for users)
+    RULES_HELP,
+    duplicate_rules,
+    duplicate_rules_given,
+    one_hand_rules_given,
+    passed_on,
+    rules_argument,
+    rules_given,
+    rules_option,
+)
 from mj_env.baselines import BASELINES, AgentError, agent_actions, warn_rules_mismatch
 from mj_env.engine import Engine
 from mj_env.lines import guard_output, utf8_text

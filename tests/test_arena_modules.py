@@ -2,7 +2,7 @@
 ``agents.arena_report`` makes the statistics and reports (``summarize``, ``mean_ci95``, JSON, the table, the plot)
 and ``agents.rules_args`` reads ``--rules`` for every command line. The two never import the arena (nor anything
 heavy when imported: no torch, scipy or matplotlib); the arena defines none of their names again, and keeps as
-``agents.arena.X`` only what it uses and the three names users were shown there; the code of this repository
+``agents.arena.X`` only what it uses and the names users were shown there; the code of this repository
 (train.py, agents/, benchmarks/, examples/) imports each name from its own module."""
 from __future__ import annotations
 
@@ -14,9 +14,11 @@ from test_training_run_module import ROOT, _defined, _python
 from agents import arena, arena_report, make_agent, rules_args
 
 MODULES = {"agents.arena_report": ROOT / "agents" / "arena_report.py", "agents.rules_args": ROOT / "agents" / "rules_args.py"}
-KEPT_FOR_USERS = {"rules_option", "summarize", "mean_ci95"}
+KEPT_FOR_USERS = {"rules_option", "summarize", "mean_ci95", "rules_given", "duplicate_rules_given",
+                  "one_hand_rules_given"}
 """Moved names that ``agents.arena`` keeps although its own code does not read them all (its import comment says
-why): the README and docs/modules.md named ``agents.arena.rules_option``, examples imported mean_ci95 from it."""
+why): the README and docs/modules.md named ``agents.arena.rules_option``, the examples imported mean_ci95 and the
+three ``*_rules_given`` from it."""
 
 
 def _moved() -> dict[str, str]:

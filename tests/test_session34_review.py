@@ -1,0 +1,22 @@
+"""A hostile review of session 34's refactors (the arena split into arena_report and rules_args, train.py's run
+plumbing moved to agents.training_run, mypy made clean), which were meant to leave behaviour unchanged. Compared
+against 953b29d, the two differences a user could see:
+
+- ``agents.arena`` no longer had ``rules_given``, ``duplicate_rules_given`` and ``one_hand_rules_given``, which every
+  example (the templates users copy) imported from it beside ``RULES_HELP`` and ``mean_ci95``: code copied from an
+  example failed with ImportError, although ``mean_ci95`` was kept for that very reason;
+- the flat-observation wrappers over a single-agent env whose ``'observation'`` space has no shape (Gymnasium's
+  ``Text``, ``Sequence``, ``Graph``) failed with a bare ``AssertionError`` (mypy's assert) where they raised a
+  TypeError (and still did under ``python -O``)."""
+from __future__ import annotations
+
+from agents import rules_args
+
+
+def test_the_rules_helpers_the_examples_imported_from_the_arena_still_import_from_it():
+    # the import lines of examples/ before the split (953b29d), each as a user who copied the example has it
+    from agents.arena import RULES_HELP, duplicate_rules_given, one_hand_rules_given, rules_given
+
+    assert (RULES_HELP, duplicate_rules_given, one_hand_rules_given, rules_given) == (
+        rules_args.RULES_HELP, rules_args.duplicate_rules_given, rules_args.one_hand_rules_given,
+        rules_args.rules_given)  # the module's own objects, not copies
