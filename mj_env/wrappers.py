@@ -53,7 +53,9 @@ N_FLAT = N_PLANES * N_KINDS
 def _flat_space(space: spaces.Dict) -> spaces.Dict:
     """The flat layout of an env's ``{"observation", "action_mask"}`` space (either observation layout)."""
     shape = space["observation"].shape
-    assert shape is not None  # (the envs of mj_env observe a Box; only a shapeless custom Space has none)
+    if shape is None:  # (the envs of mj_env observe a Box; a custom Space may have none: Text, Graph, Sequence)
+        raise TypeError(f"the flat observations need an 'observation' space with a shape (mj_env's planes, a Box), "
+                        f"got {space['observation']}")
     return spaces.Dict({
         "observations": spaces.Box(0.0, 255.0, (int(np.prod(shape)),), dtype=np.float32),
         "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),

@@ -10,6 +10,10 @@ against 953b29d, the two differences a user could see:
   TypeError (and still did under ``python -O``)."""
 from __future__ import annotations
 
+import gymnasium as gym
+import numpy as np
+import pytest
+
 from agents import rules_args
 
 
@@ -20,3 +24,17 @@ def test_the_rules_helpers_the_examples_imported_from_the_arena_still_import_fro
     assert (RULES_HELP, duplicate_rules_given, one_hand_rules_given, rules_given) == (
         rules_args.RULES_HELP, rules_args.duplicate_rules_given, rules_args.one_hand_rules_given,
         rules_args.rules_given)  # the module's own objects, not copies
+
+
+@pytest.mark.parametrize("space", [gym.spaces.Text(5), gym.spaces.Sequence(gym.spaces.Discrete(2))],
+                         ids=["Text", "Sequence"])
+def test_flat_observations_refuse_shapeless_planes_with_a_type_error_that_names_them(space):
+    from mj_env.wrappers import FlatObservationsGym
+
+    class Shapeless(gym.Env):
+        observation_space = gym.spaces.Dict({"observation": space,
+                                             "action_mask": gym.spaces.Box(0, 1, (5,), dtype=np.int8)})
+        action_space = gym.spaces.Discrete(5)
+
+    with pytest.raises(TypeError, match="the flat observations need an 'observation' space with a shape"):
+        FlatObservationsGym(Shapeless())
