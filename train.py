@@ -41,7 +41,7 @@ the measured results; docs/training_results.md has every run.
 
 Written to ``runs/<exp_name>/``: ``args.json`` (the run's arguments), TensorBoard scalars (``bc/*``: the
 cloning's agreement with its teacher; ``charts/*``, ``losses/*``, ``eval/*``),
-``progress.csv`` (one row per update), ``checkpoints/*.pt`` (``agents.networks`` format, usable
+``progress.csv`` (one row per update), ``checkpoints/*.pt`` (``agents.checkpoints`` format, usable
 as ``python -m agents.arena --agents runs/<exp_name>/checkpoints/final.pt,rule``: ``final.pt``, and a snapshot
 ``update_NNNNN.pt`` every ``snapshot_every`` updates and after the last, of which ``keep_checkpoints`` keeps the
 newest N, 0 all) and ``final_eval.json``; a run that exists already is refused unless ``--overwrite`` (which
@@ -105,9 +105,9 @@ except ImportError as e:  # run without the train extra: say what installs it (i
 
 from agents import arena, arena_report, rules_args
 from agents.base import RulesMismatchWarning
+from agents.checkpoints import CheckpointWarning, load_checkpoint, save_checkpoint
 from agents.networks import (
     LAYOUTS,
-    CheckpointWarning,
     NetworkAgent,
     NonFiniteLogits,
     PolicyValueNet,
@@ -115,11 +115,9 @@ from agents.networks import (
     build_network,
     check_config,
     device_problem,
-    load_checkpoint,
     masked_logits,
     model_inputs,
     obs_layout,
-    save_checkpoint,
 )
 from agents.pretrained import available as pretrained_available
 from agents.pretrained import load_pretrained, pretrained_path
@@ -908,7 +906,7 @@ def eval_opponents(args: Args, device) -> list:
 
 def load_shipped_player(rules, device) -> NetworkAgent:
     """``load_pretrained(rules)``, then the numbers that loading it drew from torch's global generator before
-    ``agents.networks`` stopped drawing any (a network of its config, built and thrown away): train.py loads it
+    ``agents.checkpoints`` stopped drawing any (a network of its config, built and thrown away): train.py loads it
     after ``seed_everything``, and a seeded run draws what it drew, so its published figures repeat."""
     agent = load_pretrained(rules, device=device)
     build_network(agent.model.config)

@@ -9,7 +9,9 @@ module                      what
                             claims only when it gets closer, always wins; ``EfficientAgent``:
                             the same, ties among the nearest discards broken by 进张
 ``agents.networks``         ``PolicyValueNet`` (MLP), ``TileNet`` (per-tile, train.py's default),
-                            masked categorical, checkpoints, ``NetworkAgent``
+                            masked categorical, ``NetworkAgent``
+``agents.checkpoints``      checkpoint files: ``save_checkpoint``, ``load_checkpoint`` (every field checked
+                            before a network is built), ``CheckpointError``, ``CheckpointWarning``
 ``agents.rewards``          reward options for training (points, scaled, sign, shaped)
 ``agents.arena``            ``python -m agents.arena``: duplicate-format comparison (play, command line)
 ``agents.arena_report``     the arena's statistics and reports: ``summarize``, ``mean_ci95``,

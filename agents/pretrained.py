@@ -2,7 +2,7 @@
 
 One checkpoint per rule set in ``agents/data/`` (``pretrained_<rules>.pt``), written by ``train.py``
 with the command in ``PLAYERS`` and copied there unchanged. It loads like any checkpoint
-(``agents.networks.load_checkpoint``: ``torch.load(weights_only=True)``, its observation layout and
+(``agents.checkpoints.load_checkpoint``: ``torch.load(weights_only=True)``, its observation layout and
 version checked against the code's), so a file left from another layout refuses to load.
 
 Where the name works:

@@ -46,14 +46,8 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 from agents import arena, arena_report
-from agents.networks import (
-    CheckpointError,
-    NetworkAgent,
-    NonFiniteLogits,
-    load_checkpoint,
-    masked_logits,
-    model_inputs,
-)
+from agents.checkpoints import CheckpointError, load_checkpoint
+from agents.networks import NetworkAgent, NonFiniteLogits, masked_logits, model_inputs
 from agents.rollouts import labelled_play
 from agents.rules_args import RULES_HELP, duplicate_rules_given
 from mj_env.baselines import AgentError, RuleBasedAgent

@@ -68,7 +68,7 @@ def test_checkpoints_loaded_in_two_threads_at_once_leave_the_warning_filters_alo
 
     import torch
 
-    from agents import networks
+    from agents import checkpoints
     from agents.pretrained import pretrained_path
 
     real, lock, inside = torch.load, threading.Lock(), []
@@ -89,7 +89,7 @@ def test_checkpoints_loaded_in_two_threads_at_once_leave_the_warning_filters_alo
     with warnings.catch_warnings():  # whatever happens, the filters of the tests after this one are kept
         warnings.simplefilter("default")
         before = list(warnings.filters)
-        threads = [threading.Thread(target=networks.load_checkpoint, args=(pretrained_path("beijing"),))
+        threads = [threading.Thread(target=checkpoints.load_checkpoint, args=(pretrained_path("beijing"),))
                    for _ in range(2)]
         for t in threads:
             t.start()
@@ -184,16 +184,16 @@ def test_a_process_forked_while_a_thread_loads_the_tables_can_use_them():
 def test_a_process_forked_while_a_thread_loads_a_checkpoint_can_load_one():
     """The lock held around torch.load (so that threads loading at once keep the warning filters) is new in a
     forked child: one taken over from a parent thread that was loading would never be released there."""
-    from agents import networks
+    from agents import checkpoints
     from agents.pretrained import pretrained_path
 
     def child():
-        if not networks._LOAD_LOCK.acquire(timeout=2):
+        if not checkpoints._LOAD_LOCK.acquire(timeout=2):
             return False
-        networks._LOAD_LOCK.release()
-        return networks.load_checkpoint(pretrained_path("beijing")) is not None
+        checkpoints._LOAD_LOCK.release()
+        return checkpoints.load_checkpoint(pretrained_path("beijing")) is not None
 
-    assert _forked_while_held(networks._LOAD_LOCK, child) == 0
+    assert _forked_while_held(checkpoints._LOAD_LOCK, child) == 0
 
 
 def test_a_relative_xdg_cache_home_is_ignored(tmp_path, monkeypatch):

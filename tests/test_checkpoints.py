@@ -12,14 +12,8 @@ pytest.importorskip("torch")  # the train extra: without torch these tests skip 
 import torch
 
 from agents.arena import main as arena_main
-from agents.networks import (
-    CHECKPOINT_FORMAT,
-    CheckpointError,
-    PolicyValueNet,
-    TileNet,
-    load_checkpoint,
-    save_checkpoint,
-)
+from agents.checkpoints import CHECKPOINT_FORMAT, CheckpointError, load_checkpoint, save_checkpoint
+from agents.networks import PolicyValueNet, TileNet
 from mj_env.observation import N_PLANES, OBS_NAME
 
 
@@ -371,16 +365,16 @@ def test_a_player_trained_for_other_rules_warns_where_it_plays(saved):
 def test_weights_are_checked_before_any_real_layer_is_built(saved, tmp_path, monkeypatch):
     """A config without its weights is refused while the network exists only on the meta device (no
     memory, no initialisation): a crafted file naming the largest config costs nothing to refuse."""
-    import agents.networks as N
+    import agents.checkpoints as C
 
     devices = []
-    real = N.build_network
+    real = C.build_network
 
     def spy(config):
         devices.append(torch.empty(0).device.type)  # the default device while the network is built
         return real(config)
 
-    monkeypatch.setattr(N, "build_network", spy)
+    monkeypatch.setattr(C, "build_network", spy)
     path = rewrite(saved[1], tmp_path, lambda p: p.__setitem__("model_config", {"arch": "mlp", "hidden": [4096] * 8}))
     refused(path, "'trunk.0.weight'")
     assert devices == ["meta"]

@@ -137,7 +137,7 @@ def test_a_checkpoint_warning_under_runpy_names_the_users_line(tmp_path, monkeyp
 
 def test_a_checkpoint_warning_under_python_m_names_a_line_of_code(tmp_path):
     """``python -m agents.arena --agents LATER.pt,rule``: no line of the user's lies above the library's; the
-    warning named ``<frozen runpy>:88``, and names the line of agents/networks.py that warns now."""
+    warning named ``<frozen runpy>:88``, and names the line of agents/checkpoints.py that warns now."""
     path = _checkpoint_with_a_key_beside_its_format(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONWARNINGS": "default"}
     done = subprocess.run([sys.executable, "-m", "agents.arena", "--agents", f"{path},rule", "--hands", "1",
@@ -146,7 +146,7 @@ def test_a_checkpoint_warning_under_python_m_names_a_line_of_code(tmp_path):
     assert done.returncode == 0, done.stderr
     warned = [ln for ln in done.stderr.splitlines() if "CheckpointWarning" in ln]
     assert len(warned) == 1 and "runpy" not in done.stderr
-    assert warned[0].startswith(f"{ROOT / 'agents' / 'networks.py'}:")
+    assert warned[0].startswith(f"{ROOT / 'agents' / 'checkpoints.py'}:")
     assert f"CheckpointWarning: {path}: its key 'normalizer' is not of format" in warned[0]
 
 
