@@ -65,11 +65,13 @@ def mean_ci95(values: np.ndarray, groups: np.ndarray | None = None) -> tuple[flo
     the interval without groups."""
     v = np.asarray(values, dtype=np.float64)
     m = float(v.mean())
-    if groups is not None:
+    if groups is None:  # each value its own group
+        g = np.arange(len(v))
+    else:
         if np.shape(groups) != v.shape:
             raise ValueError(f"groups must give one label per value ({v.shape}), got shape {np.shape(groups)}")
         _, g = np.unique(np.asarray(groups), return_inverse=True)
-    n_groups = len(v) if groups is None else int(g.max(initial=-1)) + 1
+    n_groups = int(g.max(initial=-1)) + 1
     if n_groups < 2:
         return m, float("-inf"), float("inf")
     if (v == v[0]).all():  # not v.mean() and v.std(): off by a rounding, 50 walls of 0.1 gave (0.09999999999999998,

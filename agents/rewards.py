@@ -145,10 +145,9 @@ def _own_potential(fn, planes: np.ndarray) -> np.ndarray:
     phi = fn(view)
     try:
         values = np.asarray(phi)
-        ok = values.dtype.kind in "biuf"
     except (TypeError, ValueError):  # a ragged list, say: not numbers
-        ok = False
-    if not ok:
+        values = None
+    if values is None or values.dtype.kind not in "biuf":
         raise TypeError(f"the potential function must return {len(planes)} real numbers (one per observation), "
                         f"got {brief(phi)}")
     if values.shape != (len(planes),):

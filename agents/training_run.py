@@ -176,6 +176,7 @@ def written_whole(write: typing.Callable[[], typing.Any]) -> tuple[typing.Any, K
     Ctrl-C or SIGTERM (``KeyboardInterrupt``, ``Terminated``) that came meanwhile, or None. One that ``write`` raises
     itself (no file) goes on."""
     came = None
+    value = None  # (set by write() whenever done is)
     while True:
         entered = done = False
         try:

@@ -71,7 +71,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from typing import cast
+from typing import cast, overload
 
 import numpy as np
 
@@ -296,8 +296,8 @@ def _redeal(engine: Engine, idx, seats, rng, max_tries: int, mcmc_steps: int) ->
     all_kong = np.where(ting, st.n_hidden[idx], kong).astype(np.int64)       # kongs written below
 
     # Deal the rest; retry the rows whose deal breaks 四惠牌.
-    if check_hui:                           # seats that began a turn held fewer than four 惠牌 since (below)
-        began = _began_a_turn(st, idx)
+    # seats that began a turn held fewer than four 惠牌 since (below; read only with the 四惠牌 check)
+    began = _began_a_turn(st, idx) if check_hui else np.zeros((n, S), dtype=bool)
     done = np.zeros(n, dtype=bool)
     todo = rows
     tries = np.zeros(n, dtype=np.int64)
@@ -699,6 +699,12 @@ def _ting_starts(rules, melds, ting, part, pool, n_kong, no_kong=None, kongs=Non
     return part, pool, kongs
 
 
+@overload
+def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong=None,
+                kongs: None = None) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong,
+                kongs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
 def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong=None, kongs=None):
     """Metropolis over 报听 hands and the kinds of the 报听 seats' concealed kongs. Each step, at every table,
     one of its 报听 seats (at random) proposes a new hand or new kong kinds:
@@ -727,13 +733,12 @@ def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong
     m = len(part)
     rows = np.arange(m)
     has_kongs = bool(n_kong.any())
-    own = kongs is not None and bool((kongs >= 0).any())
-    full = melds
-    if own:
-        kongs = kongs.copy()
-        n_own = (kongs >= 0).sum(axis=2)                                   # (m, S)
-        full = melds.astype(np.int16) + _kong_tiles(kongs).astype(np.int16)
-        banned = np.full(m, -1, dtype=np.int64) if no_kong is None else np.asarray(no_kong, dtype=np.int64)
+    # the 报听 seats' kong kinds as the chain moves them (none given: none, and no kong move is ever made)
+    own_kongs = np.full(part.shape[:2] + (M,), -1, dtype=np.int64) if kongs is None else kongs.copy()
+    own = bool((own_kongs >= 0).any())
+    n_own = (own_kongs >= 0).sum(axis=2)                                   # (m, S)
+    full = melds.astype(np.int16) + _kong_tiles(own_kongs).astype(np.int16) if own else melds
+    banned = np.full(m, -1, dtype=np.int64) if no_kong is None else np.asarray(no_kong, dtype=np.int64)
     for _ in range(steps):
         o = np.argmax(np.where(ting, rng.random((m, S)), -1.0), axis=1)
         h = part[rows, o]
@@ -746,11 +751,11 @@ def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong
         moved = (give != take) & (nat.sum(axis=1) > 0)
         u = rng.random(m)
         fresh = u < INDEPENDENT_SHARE
+        cnt = n_own[rows, o]                                        # (m,) the seat's concealed kongs
+        ko = own_kongs[rows, o]                                     # (m, M) the seat's kong kinds
+        new_k = ko.copy()
+        delta = np.zeros((m, K), dtype=np.int64)                    # its kong tiles, old less new
         if own:
-            cnt = n_own[rows, o]
-            ko = kongs[rows, o]                                     # (m, M) the seat's kong kinds
-            new_k = ko.copy()
-            delta = np.zeros((m, K), dtype=np.int64)                # its kong tiles, old less new
             kr = np.flatnonzero((u < INDEPENDENT_SHARE + KONG_SHARE) & ~fresh & (cnt > 0))
             if len(kr):                                             # one kong, a kind out of the eligible ones
                 slot = np.minimum((rng.random(len(kr)) * cnt[kr]).astype(np.int64), cnt[kr] - 1)
@@ -766,7 +771,7 @@ def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong
         if fresh.any():
             f = np.flatnonzero(fresh)
             avail = h[f] + nat[f]
-            fk = f[:0]
+            fk, enough = f[:0], np.ones(0, dtype=bool)             # rows whose kongs move too; kinds found
             if own:
                 pk = np.flatnonzero(cnt[f] > 0)
                 fk = f[pk]
@@ -801,9 +806,9 @@ def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong
         part[a, o[ok]] = new[ok]
         pool[a] = after[a]
         if own:
-            kongs[a, o[ok]] = new_k[ok]
+            own_kongs[a, o[ok]] = new_k[ok]
             full[a, o[ok]] = new_melds[ok]
-    return (part, pool) if kongs is None else (part, pool, kongs)
+    return (part, pool) if kongs is None else (part, pool, own_kongs)
 
 
 def _shuffled(counts, rng):

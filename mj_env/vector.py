@@ -287,6 +287,7 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
         seats = self.engine.state.to_act.copy() if self._log is not None else None
         res = self.engine.step(actions)           # checks shape (N,), integer dtype, legality
         done = res.episode_over                   # (ended tables are ignored: NEXT_STEP)
+        infos_records = None
         if self._log is not None and seats is not None:  # (seats are read exactly when a log is kept)
             self._log.decided(seats, np.asarray(actions), np.flatnonzero(~self._over) if self._next_step else None)
             infos_records = np.full(self.num_envs, None, dtype=object)
@@ -298,7 +299,7 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
             for b, obj in res.settlements.items():
                 settlement[b] = obj
         infos = {"settlement": settlement, "_settlement": hand_over}
-        if self._log is not None:
+        if infos_records is not None:  # (a log is kept)
             infos.update({"hand_record": infos_records, "_hand_record": done.copy()})
         several = res.settlements.several()
         if several:  # a match's next hand ended at its deal in this step: the hands before it
