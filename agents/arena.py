@@ -93,6 +93,7 @@ import stat
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import permutations
 from pathlib import Path
@@ -230,7 +231,7 @@ def _wins(settlement: dict) -> list[dict]:
 
 def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleSet = "beijing",
                    batch_walls: int = 128, record_deals: bool = False, progress=None,
-                   record_hands=False, labels: list[str] | None = None,
+                   record_hands: bool | Callable[[list], object] = False, labels: list[str] | None = None,
                    common_random: bool = False) -> DuplicateResult:
     """Play ``n_walls`` walls in every seating of ``agents`` (2-4 objects with ``act``).
 

@@ -73,7 +73,7 @@ class CommonStreams(np.random.Generator):
         self._draws = np.zeros(len(self.keys), dtype=np.uint64) if _draws is None else _draws  # per row, shared
         self._rows = np.arange(len(self.keys)) if _rows is None else _rows                       # into _draws
 
-    def __reduce__(self):
+    def __reduce__(self):  # pyright: ignore[reportIncompatibleMethodOverride] (rebuilds a CommonStreams)
         # copy.copy, copy.deepcopy and pickle keep the streams and their draw counts (NumPy's Generator.__reduce__
         # would rebuild a plain Generator, whose rows-first draws are then the fallback's, silently not common)
         return (CommonStreams, (self.keys, self.fallback, self._draws, self._rows))
@@ -113,13 +113,14 @@ class CommonStreams(np.random.Generator):
         # (k + 0.5) / 2**53 for the 53-bit k; k = 2**53 - 1 rounds to 1.0 (ties to even), kept below 1 here
         return np.minimum(((bits >> _S11).astype(np.float64) + 0.5) * 2.0 ** -53, _BELOW_ONE).reshape(shape)
 
-    def random(self, size=None, dtype=np.float64, out=None):
+    # (NumPy's signatures, untyped: a drop-in Generator whose stubs' overloads these do not restate)
+    def random(self, size=None, dtype=np.float64, out=None):  # pyright: ignore[reportIncompatibleMethodOverride]
         shape = self._rows_first(size)
         if shape is None or out is not None or np.dtype(dtype) != np.float64:
             return self.fallback.random(size, dtype=dtype, out=out)
         return self._uniform(shape)
 
-    def gumbel(self, loc=0.0, scale=1.0, size=None):
+    def gumbel(self, loc=0.0, scale=1.0, size=None):  # pyright: ignore[reportIncompatibleMethodOverride]
         shape = self._rows_first(size)
         if shape is None:
             return self.fallback.gumbel(loc, scale, size)

@@ -299,7 +299,8 @@ class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
         return self.transform.potential(np.asarray(planes)).astype(np.float64)
 
     def reset(self, *, seed=None, options=None):
-        obs, infos = self.env.reset(seed=seed, options=options)
+        # (Gymnasium types VectorWrapper.reset's seed wider than VectorEnv.reset's: passed on as given)
+        obs, infos = self.env.reset(seed=seed, options=options)  # pyright: ignore[reportArgumentType]
         phi = self._potential(obs["observation"])
         mask = None if options is None else options.get("reset_mask")
         rows = slice(None) if mask is None else np.asarray(mask, dtype=bool)

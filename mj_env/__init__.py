@@ -9,10 +9,15 @@
 - ``mj_env.wrappers``: small adapters for RLlib, Tianshou and TorchRL.
 - ``python -m mj_env.score``: the hand calculator (JSON lines).
 """
+from typing import TYPE_CHECKING
+
 # docs/INTERFACES.md 2 names mj_env.actions.name and .index: reachable after `import mj_env` alone
 from . import actions
 from .registration import RULE_IDS, register_envs
 from .rules import BEIJING, HEBEI, QUEMEN, RuleSet, get_rules
+
+if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ (below) imports it on first use
+    from .aec import raw_env
 
 __all__ = ["BEIJING", "HEBEI", "QUEMEN", "RULE_IDS", "RuleSet", "actions", "env", "get_rules", "raw_env"]
 

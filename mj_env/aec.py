@@ -101,6 +101,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from typing import TYPE_CHECKING
 
 import numpy as np
 from gymnasium import spaces
@@ -179,7 +180,9 @@ class ForwardsSettings:
     ``last()`` after the hand ended is the ``ActionError`` that ``mj_env.env()`` gives (PettingZoo's ``last()``,
     which a ``BaseWrapper`` runs on itself, failed with a bare ``KeyError: 'player_0'``)."""
 
-    unwrapped: raw_env  # (the wrapper it is mixed into has it: PettingZoo's BaseWrapper.unwrapped)
+    if TYPE_CHECKING:  # (the wrapper it is mixed into has it: PettingZoo's BaseWrapper.unwrapped)
+        @property
+        def unwrapped(self) -> raw_env: ...
 
     def last(self, observe: bool = True):
         _refuse_if_closed(self, "last()")  # whether the hand ended, went on or never began
@@ -260,7 +263,8 @@ class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
         return super().state()
 
     def render(self):
-        if self.env.render_mode is not None:  # (no render mode: a warning and None, as raw_env.render gives)
+        # (no render mode: a warning and None, as raw_env.render gives; PettingZoo's AECEnv declares no render_mode)
+        if self.env.render_mode is not None:  # pyright: ignore[reportAttributeAccessIssue]
             _refuse_if_closed(self, "render()")
         return super().render()
 
@@ -306,7 +310,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
             "observation": spaces.Box(0, 255, (OBS_LAYOUTS[self.obs_layout][1], N_KINDS), dtype=np.uint8),
             "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), dtype=np.int8),
         }) for a in AGENTS}
-        self.action_spaces: dict[str, spaces.Discrete[np.int64]] = {a: spaces.Discrete(A.N_ACTIONS) for a in AGENTS}
+        self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(A.N_ACTIONS) for a in AGENTS}
         self.state_space = spaces.Box(0, 255, (4, N_PLANES, N_KINDS), dtype=np.uint8)
         self.observation_layout = OBS_LAYOUTS[self.obs_layout][0]
         self.agents = []
@@ -511,7 +515,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
         hand = self._dealt("render()")
         settled = hand["settlement"]  # (in a match, the last hand's while the next is played)
         over = settled is not None and self.engine.state.phase[0] == END
-        ended = hand["penalized"] or (settlement_text(settled) if over else None)
+        ended = hand["penalized"] or (settlement_text(settled) if over and settled is not None else None)
         text = render_table(self.rules, self.engine.state, 0, ended=ended)
         if self.render_mode == "human":
             print_table(text)
@@ -527,7 +531,7 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
     def _set_illegal_policy(self, illegal_action, illegal_penalty) -> None:
         super()._set_illegal_policy(illegal_action, illegal_penalty)  # checked (A.IllegalPolicySettings)
         # an integral penalty is an int, as the other seats' 0 and the settled points are (10.0 -> 10)
-        if self._illegal_penalty.is_integer():
+        if float(self._illegal_penalty).is_integer():  # (a float here: illegal_policy gives one)
             self._illegal_penalty = int(self._illegal_penalty)
 
     def _check_open(self, call: str) -> None:

@@ -466,12 +466,14 @@ class RuleBasedAgent:
         best_key = np.full(m, np.inf)
         best_action = np.full(m, A.PASS, dtype=np.int64)
 
-        def consider(sel, after, action, bonus, then_discard):
+        def consider(sel, after, action: int | np.ndarray, bonus, then_discard):
             """Rows ``sel`` could hold ``after`` (len(sel), 34) by taking ``action``; an option the hand cannot
             take (tiles it lacks, so that fewer are taken: planes from outside only) is left out."""
-            can = F.claim_takeable(hands[sel], after, np.isscalar(action) and action == A.KONG)
+            one = not isinstance(action, np.ndarray)  # one action for every row, or one per row
+            can = F.claim_takeable(hands[sel], after, one and action == A.KONG)
             sel, after = sel[can], after[can]
-            action = action if np.isscalar(action) else action[can]
+            if isinstance(action, np.ndarray):
+                action = action[can]
             # the new meld's suits join the declared ones: the tiles it takes from the hand and the claimed tile
             suits = F.suits_after_claim(melds[sel], hands[sel], after, tile[sel])
             if then_discard:
@@ -484,7 +486,7 @@ class RuleBasedAgent:
             better = d - bonus < best_key[sel]  # the bonus only orders claims of equal distance
             best_key[sel[better]] = (d - bonus)[better]
             best[sel[better]] = d[better]
-            best_action[sel[better]] = action if np.isscalar(action) else action[better]
+            best_action[sel[better]] = action[better] if isinstance(action, np.ndarray) else action
 
         kong = np.flatnonzero(mask[:, A.KONG])
         if len(kong):

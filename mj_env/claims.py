@@ -150,7 +150,7 @@ def advance(st: GameState, idx) -> np.ndarray:
     return idx[done]
 
 
-def add_meld(st: GameState, idx, seat, kind, tile, frm, wild=0) -> None:
+def add_meld(st: GameState, idx, seat, kind, tile, frm, wild: int | np.ndarray = 0) -> None:
     """Declare a meld (a MELD_ type, scalar or (n,)) of ``tile`` (chi: the run's lowest) taken
     from seat ``frm`` (-1 for a concealed kong) at ``idx`` for ``seat``; ``wild`` as in
     ``state.meld_wild``. The tiles' counts are the caller's to move."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, fields
+from typing import overload
 
 import numpy as np
 
@@ -115,7 +116,11 @@ class EngineRules:
             raise AttributeError("rules: this environment has no engine (it was not made)")
         return engine.rules
 
-    def __get__(self, obj, owner=None):
+    @overload
+    def __get__(self, obj: None, owner=None) -> EngineRules: ...
+    @overload
+    def __get__(self, obj: object, owner=None) -> RuleSet: ...
+    def __get__(self, obj, owner=None) -> EngineRules | RuleSet:
         if obj is None:
             return self
         return self._rules(obj)

@@ -187,7 +187,7 @@ class Settlements(Mapping):
             self._built[table] = self._draw_object(table, int(self._lines[j]), self._scores[j].tolist())
         return self._built[table]
 
-    def items(self):
+    def items(self):  # pyright: ignore[reportIncompatibleMethodOverride] (a list, built in one pass)
         """(table, settlement) in table order, every drawn hand's object built in one pass (what the
         vector env reads at every step; ``Mapping.items`` would look each table up on its own)."""
         if len(self._tables):

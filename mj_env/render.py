@@ -101,7 +101,7 @@ def render_table(rules: RuleSet, st: GameState, b: int = 0, ended: str | None = 
     lines = []
     over = ended is not None or st.phase[b] == END
     phase = PHASE_NAMES[st.phase[b]]
-    live = int(live_left(rules, st, np.array([b]))[0])
+    live = int(live_left(rules, st, b))
     head = f"{rules_label(rules)} | dealer {SEAT_NAMES[st.dealer[b]]} | live wall {live}"
     if rules.wall_layout == "indicator":
         ind = int(st.indicator[b])

@@ -222,7 +222,8 @@ class MahjongSB3VecEnv(VecEnv):
     def get_images(self) -> Sequence[np.ndarray | None]:
         return [None] * self.num_envs  # text rendering only ("ansi", "human")
 
-    def render(self, mode: str | None = None):
+    # (text: ansi and human are the render modes; SB3's VecEnv types render as returning an image)
+    def render(self, mode: str | None = None):  # pyright: ignore[reportIncompatibleMethodOverride]
         if mode is not None and mode != self.render_mode:  # as SB3's VecEnv: a warning, no picture
             warnings.warn(f"render mode {mode!r}: this env was made with render_mode={self.render_mode!r}",
                           stacklevel=2)

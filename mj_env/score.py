@@ -35,6 +35,7 @@ The process around the stream never ends in a traceback:
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -226,6 +227,6 @@ def cli(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    if hasattr(sys.stdout, "reconfigure"):
+    if isinstance(sys.stdout, io.TextIOWrapper):  # (not None, as under pythonw; a file's text stream)
         sys.stdout.reconfigure(encoding="utf-8")
     sys.exit(cli(sys.argv[1:]))

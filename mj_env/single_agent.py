@@ -161,7 +161,8 @@ NO_RECORDS = ("the single-agent envs keep no hand records; MahjongVectorEnv(num_
 """``records``, refused by name (it is ``MahjongVectorEnv``'s argument, not a rule field)."""
 
 
-class MahjongSingleAgentVectorEnv(A.IllegalPolicySettings, TablesEnvBasics, VectorEnv):
+# (render gives text, Gymnasium's VectorEnv types it as a tuple of frames)
+class MahjongSingleAgentVectorEnv(A.IllegalPolicySettings, TablesEnvBasics, VectorEnv):  # pyright: ignore[reportIncompatibleMethodOverride]
     """N tables; the learner plays one seat at each, the opponents act inside ``step``
     (see the module docstring)."""
 

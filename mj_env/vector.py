@@ -177,7 +177,8 @@ NOT_VECTOR_ARGUMENTS = {"num_tables": "the number of tables is num_envs", "oppon
 """Arguments of the other environments, refused by name (not as unknown rule fields)."""
 
 
-class MahjongVectorEnv(TablesEnvBasics, VectorEnv):
+# (render gives text, Gymnasium's VectorEnv types it as a tuple of frames)
+class MahjongVectorEnv(TablesEnvBasics, VectorEnv):  # pyright: ignore[reportIncompatibleMethodOverride]
     """N tables stepped together; one decision per table per step (see the module docstring)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)

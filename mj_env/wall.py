@@ -278,7 +278,7 @@ def _draw_batch(rules: RuleSet, st: GameState, idx, replacement: bool) -> np.nda
     if replacement:
         empty = st.tail_pos[idx] < replacement_floor(rules, st, idx)
     else:
-        empty = live_left(rules, st, idx) <= 0
+        empty = np.asarray(live_left(rules, st, idx) <= 0)  # (an array: idx is one)
     ok = np.flatnonzero(~empty)
     b = idx[ok]
     if replacement:
