@@ -50,8 +50,10 @@ from .tiles import N_KINDS
 N_FLAT = N_PLANES * N_KINDS
 
 
-def _flat_space(space: spaces.Dict) -> spaces.Dict:
+def _flat_space(space: spaces.Space) -> spaces.Dict:
     """The flat layout of an env's ``{"observation", "action_mask"}`` space (either observation layout)."""
+    if not (isinstance(space, spaces.Dict) and "observation" in space.spaces):
+        raise TypeError(f"the flat observations need a Dict space with an 'observation' space (mj_env's), got {space}")
     shape = space["observation"].shape
     if shape is None:  # (the envs of mj_env observe a Box; a custom Space may have none: Text, Graph, Sequence)
         raise TypeError(f"the flat observations need an 'observation' space with a shape (mj_env's planes, a Box), "
@@ -81,12 +83,13 @@ class FlatObservations(ForwardsSettings, BaseWrapper):
         return space if space is not None else self.env.observation_space(agent)  # its KeyError, naming the agents
 
     @property
-    def observation_spaces(self) -> dict:
+    def observation_spaces(self) -> dict:  # pyright: ignore[reportIncompatibleVariableOverride] (read-only, derived)
         """The flat space for every agent (not the wrapped env's Dict spaces)."""
         return dict(self._spaces)
 
     def observe(self, agent):
-        return _flat(super().observe(agent))
+        # (PettingZoo types observe() as Optional; mj_env's raw_env always gives a dict)
+        return _flat(super().observe(agent))  # pyright: ignore[reportArgumentType]
 
 
 class FlatObservationsGym(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
@@ -178,7 +181,7 @@ class NumericInfos(ForwardsSettings, BaseWrapper):
         super().__init__(env)
 
     @property
-    def infos(self):
+    def infos(self):  # pyright: ignore[reportIncompatibleVariableOverride] (read-only: the wrapped env's, made numeric)
         out = {}
         for agent, info in self.env.infos.items():
             info = dict(info)

@@ -1,0 +1,79 @@
+"""What pyright (the checker behind VS Code's Pylance) found in mj_env and agents, and a test that keeps it clean.
+
+pyright 1.1.414 reported 72 errors and 1 warning over the two packages where mypy reported none. Its 24 possibly
+unbound variables (``mj_env.determinize``'s 报听 chain and 四惠牌 check, ``agents.rewards``, ``agents.arena_report``,
+``agents.training_run``, ``mj_env.vector``) were each bound on every path that reads them, by a condition pyright
+does not follow (``own``, ``check_hui``, ``done``, a log kept): the code now binds them first, with the same results
+and the same random numbers (``mj_env.determinize``'s worlds compared with the code before at 576 seeded positions of
+the three rule sets, and its 报听 chain with and without concealed kongs). The rest were annotations narrower than what
+a function is given (``make_agent``'s rules, ``add_meld``'s wild, ``play_duplicate``'s callable ``record_hands``),
+a descriptor without overloads (``EngineRules``: every ``env.rules`` read as ``EngineRules | RuleSet``), NumPy's
+``isscalar`` guard, and library types that mj_env overrides on purpose (text renders, a property over an attribute,
+``CommonStreams``' Generator methods): ignores with their rule and reason. One was a user-visible fault, tested below.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+ROOT = Path(__file__).resolve().parents[1]
+LEFT = ("agents/networks.py",)  # being split by another change; its errors are left to it
+
+
+class _BoxAEC:
+    """The least a PettingZoo AEC env has for ``FlatObservations``: agents and an observation space per agent."""
+
+    def __init__(self, space):
+        self.possible_agents = ["player_0", "player_1"]
+        self._space = space
+
+    def observation_space(self, agent):
+        return self._space
+
+
+@pytest.mark.parametrize("space", [
+    spaces.Box(0, 1, (4, 34), dtype=np.uint8),
+    spaces.Dict({"obs": spaces.Box(0, 1, (4, 34), dtype=np.uint8),
+                 "action_mask": spaces.Box(0, 1, (5,), dtype=np.int8)}),
+], ids=["Box", "Dict-without-observation"])
+def test_flat_observations_refuse_an_aec_env_without_mj_envs_dict_space_with_a_type_error_that_names_it(space):
+    """``FlatObservations`` checked only that it wrapped a PettingZoo AEC env, then read ``space["observation"]``:
+    an env observing a Box failed with ``TypeError: 'Box' object is not subscriptable`` and a Dict without an
+    ``'observation'`` key with a bare ``KeyError: 'observation'`` (pyright: a ``Space`` given where a ``Dict`` is
+    taken), neither saying what the wrapper needs, as ``FlatObservationsGym`` does."""
+    from mj_env.wrappers import FlatObservations
+
+    with pytest.raises(TypeError, match="the flat observations need a Dict space with an 'observation' space"):
+        FlatObservations(_BoxAEC(space))
+
+
+def _pyright() -> str | None:
+    return os.environ.get("PYRIGHT") or shutil.which("pyright")
+
+
+def test_pyright_finds_no_error_in_the_packages():
+    """pyright (basic mode, pyproject.toml's ``[tool.pyright]``) over mj_env and agents, with this Python's
+    packages: no error or warning outside ``LEFT`` (about 20 s). Skipped without a ``pyright`` on the PATH or
+    named by the ``PYRIGHT`` environment variable."""
+    exe = _pyright()
+    if exe is None:
+        pytest.skip("no pyright executable (PATH, or PYRIGHT=/path/to/pyright)")
+    run = subprocess.run([exe, "--outputjson", "--pythonpath", sys.executable, "mj_env", "agents"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300, check=False)
+    try:
+        found = json.loads(run.stdout)["generalDiagnostics"]
+    except (ValueError, KeyError):
+        pytest.fail(f"pyright gave no report (exit {run.returncode}):\n{run.stdout}\n{run.stderr}")
+    bad = [d for d in found if d["severity"] in ("error", "warning")
+           and not Path(d["file"]).resolve().as_posix().endswith(LEFT)]
+    shown = "\n".join(f"{Path(d['file']).relative_to(ROOT)}:{d['range']['start']['line'] + 1}: {d['severity']}: "
+                      f"{d['message']} ({d.get('rule', '')})" for d in bad)
+    assert not bad, f"pyright found {len(bad)}:\n{shown}"
