@@ -503,7 +503,7 @@ class NetworkAgent:
         if mine is not None and plays_under not in (None, mine.name):
             warnings.warn(f"{path} was trained for rule set {trained_label!r} and plays under {plays_under!r}",
                           RulesMismatchWarning, stacklevel=user_stacklevel(mjf, sys.modules[__name__]))
-        elif mine is not None and plays_under is not None:  # the preset, with other fields agents read?
+        elif mine is not None and rules is not None:  # the preset, with other fields agents read?
             theirs = get_rules(rules)
             differ = rule_fields_agents_read_differ(mine, theirs)
             if differ:
