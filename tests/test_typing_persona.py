@@ -62,6 +62,8 @@ def _type_checking_names(module) -> dict:
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
             for imp in node.body:
+                if isinstance(imp, (ast.FunctionDef, ast.ClassDef)):  # a declaration for the checkers (aec's unwrapped)
+                    continue
                 assert isinstance(imp, ast.ImportFrom), f"{module.__name__}: {ast.dump(imp)[:80]}"
                 package = module.__name__ if module.__file__.endswith("__init__.py") else module.__package__
                 source = importlib.import_module("." * imp.level + (imp.module or ""), package)
