@@ -739,6 +739,9 @@ def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong
     n_own = (own_kongs >= 0).sum(axis=2)                                   # (m, S)
     full = melds.astype(np.int16) + _kong_tiles(own_kongs).astype(np.int16) if own else melds
     banned = np.full(m, -1, dtype=np.int64) if no_kong is None else np.asarray(no_kong, dtype=np.int64)
+    # the chosen seat's kong count, kinds, new kinds and kong tiles (old less new): set each step where own, and
+    # read only then (bound here once, so that a chain without kongs does no kong work at any step)
+    cnt, ko, new_k, delta = n_own[:, 0], own_kongs[:, 0], own_kongs[:, 0], np.zeros((m, K), dtype=np.int64)
     for _ in range(steps):
         o = np.argmax(np.where(ting, rng.random((m, S)), -1.0), axis=1)
         h = part[rows, o]
@@ -751,11 +754,11 @@ def _ting_chain(rules, melds, ting, part, pool, n_kong, steps: int, rng, no_kong
         moved = (give != take) & (nat.sum(axis=1) > 0)
         u = rng.random(m)
         fresh = u < INDEPENDENT_SHARE
-        cnt = n_own[rows, o]                                        # (m,) the seat's concealed kongs
-        ko = own_kongs[rows, o]                                     # (m, M) the seat's kong kinds
-        new_k = ko.copy()
-        delta = np.zeros((m, K), dtype=np.int64)                    # its kong tiles, old less new
         if own:
+            cnt = n_own[rows, o]                                    # (m,) the seat's concealed kongs
+            ko = own_kongs[rows, o]                                 # (m, M) the seat's kong kinds
+            new_k = ko.copy()
+            delta = np.zeros((m, K), dtype=np.int64)                # its kong tiles, old less new
             kr = np.flatnonzero((u < INDEPENDENT_SHARE + KONG_SHARE) & ~fresh & (cnt > 0))
             if len(kr):                                             # one kong, a kind out of the eligible ones
                 slot = np.minimum((rng.random(len(kr)) * cnt[kr]).astype(np.int64), cnt[kr] - 1)
