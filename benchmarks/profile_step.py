@@ -102,7 +102,7 @@ DIRS = {"_common.py": BENCH_DIR, "_peers.py": BENCH_DIR, "profile_step.py": BENC
 
 
 def _index():
-    table = {}
+    table: dict[str, dict] = {}
     for cat, files in CATEGORIES:
         for fname, funcs in files.items():
             path = str(DIRS.get(fname, MJ_DIR) / fname)
@@ -302,7 +302,7 @@ def analyse_cprofile(prof: cProfile.Profile) -> dict:
         if k in owner_memo:
             return owner_memo[k]
         callers = st[k][4]
-        out = defaultdict(float)
+        out: defaultdict[object, float] = defaultdict(float)
         tot = sum(e[3] for e in callers.values())
         if not callers or tot <= 0 or depth > 60:
             out[None] = 1.0

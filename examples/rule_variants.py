@@ -269,7 +269,7 @@ class DefendAgent(RuleBasedAgent):
         threat = threats(o, self.rules, self.threat_melds, self.late)
         safety = discard_safety(o, threat)
         r, t, low = self.nearest_discards(key)
-        keep = threat.any(axis=1)[r]
+        keep = np.any(threat, axis=1)[r]
         r, t = r[keep], t[keep]
         key = key.copy()
         ready = best[r] == 0

@@ -29,6 +29,7 @@ import numpy as np
 try:
     import torch
     from tianshou.algorithm import DQN
+    from tianshou.algorithm.algorithm_base import OffPolicyAlgorithm
     from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
     from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
     from tianshou.algorithm.optim import AdamOptimizerFactory
@@ -108,7 +109,7 @@ def main(argv=None):
     policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=1.0, eps_inference=0.0)
     learner = DQN(policy=policy, optim=AdamOptimizerFactory(lr=args.lr), gamma=1.0,
                   n_step_return_horizon=args.n_step, target_update_freq=200, huber_loss_delta=10.0)
-    seats = [MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space) for _ in env.agents]
+    seats: list[OffPolicyAlgorithm] = [MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space) for _ in env.agents]
     seats[LEARNER] = learner
     algorithm = MultiAgentOffPolicyAlgorithm(algorithms=seats, env=env)
 
@@ -116,8 +117,8 @@ def main(argv=None):
     test_envs = DummyVectorEnv([lambda: make_env(args.rules) for _ in range(args.envs)])
     train_envs.seed(args.seed)
     test_envs.seed(args.seed + 10_000)
-    train_collector = Collector(algorithm, train_envs, VectorReplayBuffer(50_000, args.envs), exploration_noise=True)
-    test_collector = Collector(algorithm, test_envs)
+    train_collector: Collector = Collector(algorithm, train_envs, VectorReplayBuffer(50_000, args.envs), exploration_noise=True)
+    test_collector: Collector = Collector(algorithm, test_envs)
     train_collector.reset()
     t0 = time.time()
     warm = train_collector.collect(n_step=min(2000, args.epoch_steps))  # eps 1: masked random
@@ -141,6 +142,8 @@ def main(argv=None):
     while trainer._epoch < args.epochs:  # Trainer.run() without its own printing
         stats = trainer.execute_epoch()
         test = stats.test_collect_stat
+        if test is None or test.returns_stat is None:  # a test collector plays --test-hands (>= 1) every epoch
+            raise RuntimeError(f"epoch {stats.epoch}: Tianshou's trainer returned no test statistics")
         tests.append(np.asarray(test.returns))  # the learner's points per hand (reduced above)
         loss = stats.training_stat.get_loss_stats_dict() if stats.training_stat is not None else {}
         value = loss.get(f"player_{LEARNER}/loss", float("nan"))
