@@ -7,7 +7,17 @@ claim-window ones also through the AEC env (docs/INTERFACES.md 2).
 """
 from __future__ import annotations
 
-from scenario_helpers import BEIJING, HEBEI, QUEMEN, names, pass_and_discard_drawn, play, settled, tile
+from scenario_helpers import (
+    BEIJING,
+    HEBEI,
+    QUEMEN,
+    flower_counts,
+    names,
+    pass_and_discard_drawn,
+    play,
+    settled,
+    tile,
+)
 from walls import build_wall
 
 import mj_env
@@ -367,3 +377,16 @@ def test_aec_hebei_match_two_winners_without_the_dealer_pass_the_deal_on():
     st = e.unwrapped.engine.state
     assert (int(st.dealer[0]), int(st.hands_played[0]), e.agent_selection) == (1, 1, "player_1")
     assert not any(e.terminations.values()) and not any(e.truncations.values())
+
+
+def test_quemen_deal_flowers_from_a_dealer_other_than_east_each_seat_done_before_the_next(new_game):
+    # docs/RULES.md 3: "starting with the dealer in play order, each player lays out all flowers and replaces them
+    # from the tail, repeating until none is in hand". Dealer West (seat 2) holds 1f, East (seat 0) 2f. West's 1f
+    # takes the tail's 3f, laid out and replaced at once by 5m, before North (none) and then East, whose 2f takes
+    # 6z: West holds the 5m, East the 6z (read round by round, East would have taken the 5m).
+    hands = {2: "1f123m789m123p789p", 0: "2f123s789s456p789p"}
+    g = new_game(QUEMEN, dealer=2, hands=hands, tail="3f5m6z")
+    assert (g.phase, g.to_act) == ("TURN", 2)
+    assert g.hands[2][tile("5m")] == 1 and g.hands[0][tile("6z")] == 1
+    assert sum(g.hands[2]) == 14 and sum(g.hands[0]) == 13 and g.replacements_taken == 3
+    assert flower_counts(g) == [1, 0, 2, 0]
