@@ -18,22 +18,13 @@ from scenario_helpers import (
     settled,
     tile,
 )
-from walls import build_wall
+from walls import build_wall, swap_in
 
 import mj_env
 from mj_env import actions as A
 from mj_env.tiles import code
 
 END = "END"
-
-
-def _move_to(wall: list[int], pos: int, text: str, dealt: int = 53) -> list[int]:
-    """A copy of ``wall`` with a copy of ``text`` that nobody is dealt (at wall[dealt:]) moved to wall[pos]."""
-    wall = list(wall)
-    t = tile(text)
-    free = next(i for i in range(dealt, len(wall)) if wall[i] == t and i != pos)
-    wall[free], wall[pos] = wall[pos], wall[free]
-    return wall
 
 
 def _to_the_last_live_turn(g) -> None:
@@ -49,7 +40,7 @@ def test_four_hui_completed_by_the_last_live_tile_scores_sihui_and_zhuang_only(n
     # docs/RULES.md 5 and 6.4: the dealer holds three 惠牌 (1s, indicator 9s) and draws the fourth as the last live
     # tile (wall[120]): it wins at once, no decision asked. 四惠牌 is "scored with 庄 only" (6.1): no 海底捞月
     # beside it, though the calculator line says the win came on the last live tile. 3 x (8 + 1) from each seat.
-    wall = _move_to(build_wall(BEIJING, indicator="9s", hands={0: "123m456m789m111s5z9m"}), 120, "1s")
+    wall = swap_in(build_wall(BEIJING, indicator="9s", hands={0: "123m456m789m111s5z9m"}, seed=1), [(120, "1s")])
     g = new_game(wall=wall)
     _to_the_last_live_turn(g)
     assert g.phase == END and g.winners == [0] and g.live_next == 121
@@ -67,7 +58,7 @@ def test_a_chi_of_the_last_live_tiles_discard_makes_the_next_discard_no_haidi(ne
     # The dealer draws the last live tile (5p) and lets it go; seat 1, the next seat, chis it (345p) and
     # discards 6z, on which seat 2 wins seven pairs: that discard came after a claim, not right after drawing
     # the last live tile (docs/RULES.md 6.1), so no 海底捞月: 门清无惠 1 + 七对子 4 = 5 from seat 1.
-    wall = _move_to(build_wall(BEIJING, indicator="9s", hands=HAIDI_CHI), 120, "5p")
+    wall = swap_in(build_wall(BEIJING, indicator="9s", hands=HAIDI_CHI), [(120, "5p")])
     g = new_game(wall=wall)
     _to_the_last_live_turn(g)
     assert (g.to_act, g.turn_tile, g.drew_last) == (0, tile("5p"), True)
@@ -87,7 +78,7 @@ def test_a_chi_of_the_last_live_tiles_discard_makes_the_next_discard_no_haidi(ne
 def test_the_discard_after_a_chi_of_the_last_live_tiles_discard_ends_the_hand_drawn(new_game):
     # Nobody wins seat 1's discard: seat 2 must draw from an empty live wall, the hand is drawn (荒牌) although
     # the reserve is full, and the dealer stays (docs/RULES.md 2, 3).
-    wall = _move_to(build_wall(BEIJING, indicator="9s", hands=HAIDI_CHI), 120, "5p")
+    wall = swap_in(build_wall(BEIJING, indicator="9s", hands=HAIDI_CHI), [(120, "5p")])
     g = new_game(wall=wall)
     _to_the_last_live_turn(g)
     play(g, (0, "discard 5p"), (1, "chi 345p"), (1, "discard 6z"), (2, "pass"))
@@ -175,7 +166,7 @@ def test_hebei_two_winners_on_the_last_drawable_tiles_discard_both_score_haidi(n
     # East: dealer on a discard, base 8, X = 门清 2 + 海底捞月 2 = 4: North 12, South and West 4 each.
     # South: non-dealer on a non-dealer's discard, base 5, X = 4: North 9, East and West 4 each.
     hands = {0: "123m456p678s55z79m1z", 1: "123p456p789s66z67m", 2: "2m258p369s1234z47m", 3: "5m369p147s1234z25m"}
-    wall = _move_to(build_wall(HEBEI, hands=hands), 123, "8m")
+    wall = swap_in(build_wall(HEBEI, hands=hands), [(123, "8m")])
     g = new_game(HEBEI, wall=wall)
     while not (g.phase == "TURN" and g.drew_last):
         pass_and_discard_drawn(g)
@@ -244,7 +235,7 @@ def test_quemen_a_kong_whose_replacement_is_a_flower_with_nothing_left_ends_draw
     # kong is paid, each other seat 1 (6.3: drawn or won).
     hands = {0: "2z2z1p4p7p2s5s8s3s6s9s5z6z4z", 1: "1f2f3f1m4m7m2p5p8p3s1z3z4z",
              2: "1m4m7m3p6p9p2s5s8s3z4z6z7z", 3: "4f5f6f7f999m1s5s6z7z7z"}
-    wall = _move_to(build_wall(QUEMEN, hands=hands, tail="5m5m5m5p5p5p1s8f"), 135, "9m")
+    wall = swap_in(build_wall(QUEMEN, hands=hands, tail="5m5m5m5p5p5p1s8f"), [(135, "9m")])
     g = new_game(QUEMEN, wall=wall)
     assert g.undrawn()[-1] >= 34 and len(g.undrawn()) == 144 - 53 - 7
     while not (g.phase == "TURN" and g.to_act == 3 and "kong 9m" in names(g)):
@@ -299,7 +290,7 @@ def _aec_until(e, stop):
 
 
 def test_aec_four_hui_on_the_last_live_tile_and_a_flower_replacing_a_kong_at_the_walls_end():
-    wall = _move_to(build_wall(BEIJING, indicator="9s", hands={0: "123m456m789m111s5z9m"}), 120, "1s")
+    wall = swap_in(build_wall(BEIJING, indicator="9s", hands={0: "123m456m789m111s5z9m"}, seed=1), [(120, "1s")])
     e = mj_env.env()
     e.reset(options={"wall": wall, "dealer": 0})
     totals = _aec_until(e, lambda e, legal: False)
@@ -310,7 +301,7 @@ def test_aec_four_hui_on_the_last_live_tile_and_a_flower_replacing_a_kong_at_the
 
     hands = {0: "2z2z1p4p7p2s5s8s3s6s9s5z6z4z", 1: "1f2f3f1m4m7m2p5p8p3s1z3z4z",
              2: "1m4m7m3p6p9p2s5s8s3z4z6z7z", 3: "4f5f6f7f999m1s5s6z7z7z"}
-    wall = _move_to(build_wall(QUEMEN, hands=hands, tail="5m5m5m5p5p5p1s8f"), 135, "9m")
+    wall = swap_in(build_wall(QUEMEN, hands=hands, tail="5m5m5m5p5p5p1s8f"), [(135, "9m")])
     e = mj_env.env(rules="quemen")
     e.reset(options={"wall": [code(t) for t in wall], "dealer": 0})
     totals = _aec_until(e, lambda e, legal: "kong 9m" in legal)
