@@ -366,6 +366,49 @@ def test_the_settlement_input_of_a_custom_match_carries_only_the_score_fields_an
         assert answer(json.dumps(s["input"], ensure_ascii=False)) == _without_input(s)
 
 
+NON_DEFAULT_DECISIONS = {  # every **Decision** field of docs/RULES.md that the preset reads, at its non-default value
+    "beijing": {"multiple_winners": True, "hui_wild_in_melds": True, "shaozhuang_on_draw": False, "dealer_rotation": "next"},
+    "hebei": {"multiple_winners": False, "discard_bonus_all_pay": False, "dealer_rotation": "previous"},
+    "quemen": {"multiple_winners": True, "dealer_rotation": "previous"},
+}
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_every_decision_field_off_its_default_together_through_a_match_of_the_aec_env(preset):
+    """All the preset's Decision fields at their other value at once, over a match of four hands: the deal moves as
+    ``dealer_rotation`` says after a hand the dealer neither won nor drew; every win's ``input`` names exactly the
+    changed fields that bear on a score (docs/RULES.md 6.4) and gives the calculator's answer again."""
+    fields = NON_DEFAULT_DECISIONS[preset]
+    step = {"previous": -1, "next": 1}[fields["dealer_rotation"]]
+    e = mj_env.env(rules=preset, hands_per_episode=4, **fields)
+    score_fields = {k: v for k, v in fields.items() if k in ("hui_wild_in_melds", "discard_bonus_all_pay")}
+    want_rules = {"name": preset, **score_fields} if score_fields else preset
+    moved = 0
+    for seed in range(2):
+        e.reset(seed=seed)
+        agent, rng = RuleBasedAgent(preset), np.random.default_rng(seed)
+        st = e.unwrapped.engine.state
+        dealer = int(st.dealer[0])
+        while not all(e.terminations.values()):
+            played = int(st.hands_played[0])
+            e.step(_rule_action(e, agent, rng))
+            if int(st.hands_played[0]) == played:
+                continue
+            s = e.infos["player_0"]["settlement"]
+            wins = [] if s.get("draw") else s.get("wins", [s])
+            for w in wins:
+                assert w["input"]["rules"] == want_rules
+                assert evaluate(w["input"]) == (_without_input(w) if "wins" not in s else
+                                                {k: v for k, v in w.items() if k != "input"})
+            if not all(e.terminations.values()):  # (the match's last hand deals no next one)
+                winners = {w["input"]["winner"] for w in wins}
+                stays = not wins or dealer in winners
+                assert int(st.dealer[0]) == (dealer if stays else (dealer + step) % 4)
+                moved += not stays
+            dealer = int(st.dealer[0])
+    assert moved, "the seeds were chosen for matches where the deal passes on"
+
+
 # ----------------------------------------------------------------------------- the vector env
 
 @pytest.mark.parametrize("rules", ["beijing", "hebei"])
@@ -564,6 +607,47 @@ def test_single_agent_an_illegal_action_at_the_learners_last_decision(mode):
         _o, r, term, trunc, info2 = env.step(bad)
         assert term and not trunc and r == -10.0 and info2["illegal_action"] is True
         assert not info2["scores"].any() and env.unwrapped.last_settlement is None
+
+
+@pytest.mark.parametrize("mode", ["raise", "penalize"])
+def test_single_agent_an_illegal_first_decision_of_a_hebei_match(mode):
+    """The learner's very first decision of a match (hands_per_episode=2, hebei, seat 3), made illegal: "raise"
+    changes nothing; "penalize" ends the whole match at once with the penalty."""
+    env = gym.make("mj_env/Hebei-v0", seat=3, hands_per_episode=2, illegal_action=mode, illegal_penalty=4)
+    obs, info = env.reset(seed=8)
+    assert info["seat"] == 3
+    bad = _illegal(obs["action_mask"])
+    if mode == "raise":
+        with pytest.raises(A.ActionError, match=A.name(bad)):
+            env.step(bad)
+        assert (env.unwrapped.action_masks() == obs["action_mask"].astype(bool)).all()
+        assert env.step(int(np.flatnonzero(obs["action_mask"])[0]))[2] is False
+    else:
+        _o, r, term, trunc, info = env.step(bad)
+        assert (r, term, trunc, info["illegal_action"]) == (-4.0, True, False, True)
+        with pytest.raises(A.ActionError, match="reset"):
+            env.step(A.PASS)
+
+
+def test_single_agent_one_table_reset_seed_repeats_the_opponents_play_too():
+    """reset(seed=N) of the one-table env, twice on one env and once on another: the same walls, the same opponents'
+    decisions (their generator is seeded too), so the same actions give the same episode."""
+    def episode(env, seed):
+        obs, _ = env.reset(seed=seed)
+        trace = [obs["observation"].copy()]
+        while True:
+            obs, r, term, trunc, _info = env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
+            trace.append(obs["observation"].copy())
+            if term or trunc:
+                return trace, r
+    a = gym.make("mj_env/Quemen-v0", opponents=["random", "rule", "efficient"], seat="random")
+    b = gym.make("mj_env/Quemen-v0", opponents=["random", "rule", "efficient"], seat="random")
+    first, r1 = episode(a, 21)
+    episode(a, 22)
+    again, r2 = episode(a, 21)
+    other, r3 = episode(b, 21)
+    assert r1 == r2 == r3 and len(first) == len(again) == len(other) > 2
+    assert all((x == y).all() and (x == z).all() for x, y, z in zip(first, again, other))
 
 
 def test_single_agent_same_step_penalty_is_in_final_info_and_the_rotated_seat_at_the_top():
