@@ -98,6 +98,26 @@ def test_aec_an_explicit_wall_makes_the_seed_irrelevant_and_options_none_or_empt
     assert (a.state() == b.state()).all()
 
 
+def test_aec_an_explicit_wall_in_a_match_deals_the_first_hand_and_the_seed_the_later_ones():
+    """reset(seed=s, options={"wall": w}) with hands_per_episode=2: w is the first hand's wall; the next hand's wall
+    comes from the seed, so the same seed and actions repeat the match and another seed deals another wall."""
+    wall = build_wall("beijing", seed=4)
+
+    def walls(seed):
+        e = mj_env.env(hands_per_episode=2)
+        e.reset(seed=seed, options={"wall": wall})
+        agent, rng, st, seen = RuleBasedAgent(), np.random.default_rng(0), e.unwrapped.engine.state, []
+        while not all(e.terminations.values()):
+            if len(seen) == int(st.hands_played[0]):
+                seen.append(st.wall[0].tolist())
+            e.step(_rule_action(e, agent, rng))
+        return seen
+
+    a, b, c = walls(5), walls(5), walls(6)
+    assert len(a) == 2 and a[0] == b[0] == c[0] == wall
+    assert a[1] == b[1] and a[1] != c[1]
+
+
 # ----------------------------------------------------------------------------- the AEC env: the end of a hand
 
 @pytest.mark.parametrize("rules", PRESETS)
@@ -507,6 +527,25 @@ def test_vector_refuses_an_illegal_action_at_a_tables_last_decision_and_changes_
     assert _same(before, _snapshot(v))
     _o, _r, term2, _t, _i = v.step(acts)  # the legal batch ends the hand as before
     assert term2[i] and not _same(before, _snapshot(v))
+
+
+@pytest.mark.parametrize("rules", PRESETS)
+def test_vector_an_illegal_first_decision_is_refused_and_the_illegal_action_setting_is_not_its(rules):
+    """At the first decision after a reset, an illegal action at one table is refused (the error names it), nothing
+    changes at any table; asking MahjongVectorEnv for a penalty instead is refused by name."""
+    v = MahjongVectorEnv(3, rules=rules, seed=2)
+    obs, _ = v.reset(seed=2)
+    acts = obs["action_mask"].argmax(axis=1)
+    bad = acts.copy()
+    bad[2] = _illegal(obs["action_mask"][2])
+    before = _snapshot(v)
+    with pytest.raises(A.ActionError, match=A.name(int(bad[2]))):
+        v.step(bad)
+    assert _same(before, _snapshot(v))
+    v.step(acts)
+    for setting in ({"illegal_action": "penalize"}, {"illegal_penalty": 5}):
+        with pytest.raises((TypeError, ValueError), match="always refuses an illegal action"):
+            MahjongVectorEnv(2, rules=rules, **setting)
 
 
 def _snapshot(v) -> list:
