@@ -365,6 +365,23 @@ def test_aec_close_twice_is_harmless_and_the_record_outlives_it():
     assert caught
 
 
+@pytest.mark.parametrize("fields", [
+    {"hands_per_episode": 2},
+    {"rules": "quemen", "hands_per_episode": 2, "illegal_action": "penalize", "obs": "v2"},
+    {"rules": "hebei", "hands_per_episode": 2, "render_mode": "ansi", "multiple_winners": False},
+])
+def test_pettingzoos_api_and_seed_tests_pass_on_matches(fields):
+    """PettingZoo's own api_test and seed_test (the tests elsewhere run them on single hands) on matches of hands,
+    with a penalty, the v2 layout, a render mode or a Decision field beside; enough cycles to end a match."""
+    from pettingzoo.test import api_test, seed_test
+
+    e = mj_env.env(**fields)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(e, num_cycles=1000, verbose_progress=False)
+        seed_test(lambda: mj_env.env(**fields), num_cycles=500)
+
+
 # ----------------------------------------------------------------------------- the calculator input of the env
 
 def test_the_settlement_input_of_a_custom_match_carries_only_the_score_fields_and_the_base():
