@@ -66,11 +66,13 @@ def read_hand_tables() -> None:
     """Read every hand table now (untimed set-up of our loops). They are read from the cache file on
     first use, and some are first used late: the wait table ('plus') at the first 捉五魁 check of a
     won hand. Its one-off read (about 0.1 s) would otherwise be charged to the timed steps, and a
-    per-step profile over 100 steps showed it as a third of the step."""
-    from mj_env import tables
+    per-step profile over 100 steps showed it as a third of the step. Also the one-off check of the 'kept'
+    table that the 缺一门 distances of changed hands rely on (``hand._kept_monotone``, about 0.1 s)."""
+    from mj_env import hand, tables
 
     for name in tables.NAMES:
         tables.get(name)
+    hand._kept_monotone()
 
 
 def make_vector(batch: int, rules: str, seed: int, records: bool = False):

@@ -7,7 +7,8 @@
 
 Positions come from four rule-based agents playing (the decisions a trainer sees); each row times
 ``extra_planes`` and ``RuleBasedAgent.act`` on the same batches, in milliseconds per batch, and the
-hands ``hand.tiles_to_win`` evaluated per batch. The machine's load average is printed with it: on a
+hands ``hand.tiles_to_win`` evaluated per batch (``features.tiles_needed``'s hands, and the changed hands
+of ``features.tiles_needed_changed``, measured without being built). The machine's load average is printed with it: on a
 shared machine the numbers are upper bounds. NumPy's BLAS threads are not held to one here (user time
 ran to about twice the wall time on 2 cores, 2026-12-03), so the figures need the other cores free.
 """
@@ -35,14 +36,19 @@ def measure(rules: str, batch: int, steps: int, seed: int = 0) -> dict:
     agent, rng = RuleBasedAgent(rules), np.random.default_rng(seed)
     t_feat = t_rule = 0.0
     evals = 0
-    counted = F.tiles_needed
+    counted, counted_changed = F.tiles_needed, F.tiles_needed_changed
 
     def counting(r, hands, hui, meld_suits=None):
         nonlocal evals
         evals += len(hands)
         return counted(r, hands, hui, meld_suits)
 
-    F.tiles_needed = counting
+    def counting_changed(r, hands, hui, meld_suits, rows, kinds, delta):  # one hand per changed row
+        nonlocal evals
+        evals += len(rows)
+        return counted_changed(r, hands, hui, meld_suits, rows, kinds, delta)
+
+    F.tiles_needed, F.tiles_needed_changed = counting, counting_changed
     try:
         for _ in range(steps):
             t0 = time.perf_counter()
@@ -53,7 +59,7 @@ def measure(rules: str, batch: int, steps: int, seed: int = 0) -> dict:
             t_feat, t_rule = t_feat + t1 - t0, t_rule + t2 - t1
             obs, *_ = env.step(actions)
     finally:
-        F.tiles_needed = counted
+        F.tiles_needed, F.tiles_needed_changed = counted, counted_changed
     return {"rules": rules, "batch": batch, "features_ms": 1000 * t_feat / steps, "rule_agent_ms": 1000 * t_rule / steps,
             "features_per_s": batch * steps / t_feat, "hands_per_batch": evals / steps}
 

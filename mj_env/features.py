@@ -52,8 +52,10 @@ Claims take the 惠牌 into the meld where a natural copy is missing, as the eng
 ``hui_wild_in_melds`` (the rule-based agent's reading). Values above 255 cannot occur.
 
 ``extra_planes(rules, planes, mask)`` -> (n, 4, 34) uint8; ``observe_v2`` -> (n, 18, 34) uint8
-with the v1 planes first. Nothing loops over tables: every (table, discard, draw) hand of the
-batch goes through ``hand.tiles_to_win`` in one call. ``benchmarks/features_cost.py`` measures it.
+with the v1 planes first. Nothing loops over tables: the (table, discard) and (table, discard, draw)
+hands of the batch are measured in one call each, as changes of one tile to the hands before them
+(``tiles_needed_changed``: each hand's parts are looked up and combined once, not once per change).
+``benchmarks/features_cost.py`` measures it.
 
 Version history: v1 (``mj_env.observation``), v2 (this module).
 """
@@ -62,7 +64,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import actions as A
-from .hand import ORPHAN_KINDS, hand_distance
+from .hand import ORPHAN_KINDS, hand_distance, hand_distance_changed
 from .messages import brief
 from .observation import (
     COL_PHASE,
@@ -141,6 +143,17 @@ def tiles_needed(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, meld_suits:
     return d + (hands.sum(axis=1) % 3 == 1)
 
 
+def tiles_needed_changed(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, meld_suits: np.ndarray | None,
+                         rows: np.ndarray, kinds: np.ndarray, delta: int) -> np.ndarray:
+    """``tiles_needed`` of the hands ``hands[rows]`` with one tile of ``kinds`` drawn (delta +1) or discarded
+    (-1), each hand's own 惠牌 kind and melds -> (len(rows),) int16, without building the changed hands
+    (``hand.hand_distance_changed``)."""
+    if len(rows) == 0:
+        return np.zeros(0, dtype=np.int16)
+    d = hand_distance_changed(rules, hands, hui, meld_suits, rows, kinds, delta)
+    return d + ((hands.sum(axis=1)[rows] + delta) % 3 == 1)
+
+
 def _near(hands: np.ndarray, hui: np.ndarray) -> np.ndarray:
     """(m, 34) bool: kinds a natural tile of the hand can share a group with (the same kind, or within two
     ranks in its suit), and the 惠牌 kind."""
@@ -178,9 +191,7 @@ def improvement(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, unseen: np.n
     t = np.concatenate([t1, first[r2, p2]])
     out = np.zeros(m, dtype=np.int16)
     if len(r):
-        after = hands[r]                      # a copy: the hand with the drawn tile
-        after[np.arange(len(r)), t] += 1
-        better = tiles_needed(rules, after, hui[r], None if meld_suits is None else meld_suits[r]) < need[r]
+        better = tiles_needed_changed(rules, hands, hui, meld_suits, r, t, 1) < need[r]  # each hand with t drawn
         n1 = len(r1)
         good = better[:n1]
         out += np.bincount(r1[good], weights=unseen[r1[good], t1[good]], minlength=m).astype(np.int16)
@@ -201,14 +212,13 @@ def discard_table(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, unseen: np
     imp = np.zeros(hands.shape, dtype=np.int16)
     r, d = np.nonzero(hands > 0)
     if len(r):
-        after = hands[r] - _EYE[d]
-        ms = None if meld_suits is None else meld_suits[r]
-        n = tiles_needed(rules, after, hui[r], ms)
+        n = tiles_needed_changed(rules, hands, hui, meld_suits, r, d, -1)  # each hand with d discarded
         need[r, d] = n
         best = np.where(need > 0, need, np.iinfo(np.int16).max).min(axis=1)
         top = n == best[r]
-        imp[r[top], d[top]] = improvement(rules, after[top], hui[r[top]], unseen[r[top]], n[top],
-                                          None if ms is None else ms[top])
+        r, d = r[top], d[top]
+        imp[r, d] = improvement(rules, hands[r] - _EYE[d], hui[r], unseen[r], n[top],
+                                None if meld_suits is None else meld_suits[r])
     return need, imp
 
 
@@ -359,5 +369,5 @@ __all__ = [
     "FEATURES_NAME", "FEATURES_VERSION", "N_EXTRA", "N_OPTIONS", "N_PLANES_V2", "OBS_LAYOUTS", "OBS_SHAPE_V2",
     "OPT_CHI", "OPT_KONG", "OPT_NOW", "OPT_PONG", "P_DISCARD_IMPROVE", "P_DISCARD_NEED", "P_OPTION_IMPROVE",
     "P_OPTION_NEED", "discard_table", "extra_planes", "improvement", "in_layout", "obs_layout", "observe_v2", "own_meld_suits",
-    "suits_after_claim", "tiles_needed", "unseen_counts",
+    "suits_after_claim", "tiles_needed", "tiles_needed_changed", "unseen_counts",
 ]

@@ -125,11 +125,24 @@ def _check_non_negative(c2: np.ndarray) -> None:
         raise ValueError(f"negative count {int(c2[row, kind])} of kind {kind} in hand {row}")
 
 
+_BLOCK = 4096
+"""Rows per block of the large batches of ``_part_index`` and the distance functions. A block's arrays stay in
+the cache, and OpenBLAS runs a product this small on one thread: a 50,000-hand ``_part_index`` took 2.6 ms
+in one product and 0.7 ms in blocks of 4,096 (the shared 2-core machine, 2026-12-06)."""
+
+
 def _part_index(c2: np.ndarray) -> np.ndarray:
     """(N, 4) int32 table indices of the four parts; every count must be 0-4."""
-    k = c2.astype(np.float32) @ _WEIGHTS
-    k += _OFFSETS
-    return k.astype(np.int32)
+    if len(c2) <= _BLOCK:
+        k = c2.astype(np.float32) @ _WEIGHTS
+        k += _OFFSETS
+        return k.astype(np.int32)
+    out = np.empty((len(c2), 4), dtype=np.int32)
+    for s in range(0, len(c2), _BLOCK):
+        k = c2[s:s + _BLOCK].astype(np.float32) @ _WEIGHTS
+        k += _OFFSETS
+        out[s:s + _BLOCK] = k  # float32 -> int32 as astype does: every key is exact
+    return out
 
 
 # --------------------------------------------------------------------------- counts above 4
@@ -379,12 +392,28 @@ def waits_rules(counts, wild, rules) -> np.ndarray:
 def _maxplus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Combine two parts' kept tables (5, 2, N): out[m, p] = max over m1 + m2 = m and
     p1 + p2 = p of a[m1, p1] + b[m2, p2] (melds and the pair shared out between the parts).
-    The batch is the last axis, so every operation runs along long contiguous rows."""
+    The batch is the last axis, so every operation runs along long contiguous rows. The tables stay
+    uint8 (the table's dtype: twice as fast as int16): no sum overflows, a hand keeps at most 14 tiles."""
     out = np.empty_like(a)
     for m in range(a.shape[0]):
         a0, a1, b0, b1 = a[:m + 1, 0], a[:m + 1, 1], b[m::-1, 0], b[m::-1, 1]
         out[m, 0] = (a0 + b0).max(axis=0)
         out[m, 1] = np.maximum(a0 + b1, a1 + b0).max(axis=0)
+    return out
+
+
+def _with_part(acc: np.ndarray, part: np.ndarray) -> np.ndarray:
+    """``_maxplus(acc, part[..., None])`` of a batch's tables acc (5, 2, N) and one part's table (5, 2); a part
+    of zeros (the empty part) costs a running max, not the products."""
+    if part.any():
+        return _maxplus(acc, part[..., None])
+    out = np.empty_like(acc)  # out[m, p] = max of acc[m1, p1] over m1 <= m, p1 <= p
+    out[0, 0] = acc[0, 0]
+    np.maximum(acc[0, 0], acc[0, 1], out=out[0, 1])
+    for m in range(1, len(acc)):  # (row by row: maximum.accumulate down a strided axis is several times slower)
+        np.maximum(out[m - 1, 0], acc[m, 0], out=out[m, 0])
+        np.maximum(out[m - 1, 1], acc[m, 1], out=out[m, 1])
+        np.maximum(out[m, 1], out[m, 0], out=out[m, 1])
     return out
 
 
@@ -426,12 +455,15 @@ def tiles_to_win(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bo
     size = n + w
     melds = _melds_of(size)
 
-    kept = _tables.get("kept").take(idx, axis=0)  # (N, 4, 5, 2)
-    kept = kept.transpose(1, 2, 3, 0).astype(np.int16, order="C")  # (4, 5, 2, N): batch innermost
-    acc = kept[0]
-    for j in range(1, 4):
-        acc = _maxplus(acc, kept[j])
-    best = acc[melds, 1, np.arange(c2.shape[0])]
+    best = np.empty(len(c2), dtype=np.int16)
+    table = _tables.get("kept")
+    for s in range(0, len(c2), _BLOCK):  # blocks: the (4, 5, 2, block) arrays stay in the cache
+        kept = table.take(idx[s:s + _BLOCK], axis=0)  # (B, 4, 5, 2)
+        kept = np.ascontiguousarray(kept.transpose(1, 2, 3, 0))  # (4, 5, 2, B) uint8: batch innermost
+        acc = kept[0]
+        for j in range(1, 4):
+            acc = _maxplus(acc, kept[j])
+        best[s:s + _BLOCK] = acc[melds[s:s + _BLOCK], 1, np.arange(kept.shape[-1])]
 
     full = size >= 13  # every tile concealed: the special shapes count
     if seven_pairs:
@@ -506,17 +538,23 @@ def _lack_suit_distance(nat, wild, meld_suits, *, seven_pairs: bool, thirteen_or
     size = n + w                     # the dropped suit's tiles stay in the size as free slots
     melds = _melds_of(size)
     table = _tables.get("kept")
-    kept = table.take(idx, axis=0).transpose(1, 2, 3, 0).astype(np.int16, order="C")  # (4, 5, 2, N)
-    empty = table[_part_index(np.zeros((1, N_KINDS), dtype=np.int8))[0]].astype(np.int16)  # (4, 5, 2)
+    empty = table[_part_index(np.zeros((1, N_KINDS), dtype=np.int8))[0]]  # (4, 5, 2)
+    kept_by_drop = np.empty((N_SUITS, len(c2)), dtype=np.int16)  # kept tiles with each suit dropped
+    for s in range(0, len(c2), _BLOCK):  # blocks: the (4, 5, 2, block) arrays stay in the cache
+        kept = np.ascontiguousarray(table.take(idx[s:s + _BLOCK], axis=0).transpose(1, 2, 3, 0))  # uint8
+        rows = np.arange(kept.shape[-1])
+        m = melds[s:s + _BLOCK]
+        # the three drops share their products (max-plus combination is exact, in any order): the
+        # suits and honors other than the dropped suit
+        pair = _maxplus(kept[2], kept[3])
+        accs = (_maxplus(kept[1], pair), _maxplus(kept[0], pair), _maxplus(_maxplus(kept[0], kept[1]), kept[3]))
+        for suit, acc in enumerate(accs):
+            kept_by_drop[suit, s:s + _BLOCK] = _with_part(acc, empty[suit])[m, 1, rows]  # dropped: no tiles
     full = size >= 13
-    rows = np.arange(len(c2))
     banned = None if meld_suits is None else np.asarray(meld_suits).reshape(-1, N_SUITS)
     best = np.full(len(c2), NO_WIN, dtype=np.int16)
     for suit in range(N_SUITS):
-        others = [j for j in range(4) if j != suit]
-        acc = _maxplus(_maxplus(kept[others[0]], kept[others[1]]), kept[others[2]])
-        acc = _maxplus(acc, empty[suit][..., None])                   # the dropped suit: no tiles
-        kept_tiles = acc[melds, 1, rows]
+        kept_tiles = kept_by_drop[suit]
         rest = n - n_part[:, suit]
         if seven_pairs:
             singles = odd_part.sum(axis=1, dtype=np.int16) - odd_part[:, suit]
@@ -530,3 +568,191 @@ def _lack_suit_distance(nat, wild, meld_suits, *, seven_pairs: bool, thirteen_or
             d = np.where(banned[:, suit], NO_WIN, d)
         best = np.minimum(best, d)
     return best.astype(np.int16).reshape(lead)
+
+
+_ORPHAN_SLOT = np.full(N_KINDS, -1)
+_ORPHAN_SLOT[ORPHAN_KINDS] = np.arange(_N_ORPHANS)
+
+
+def _leave_one_out(kept: np.ndarray) -> np.ndarray:
+    """(10, 5 * N) uint8 from the parts' tables kept (5, 2, 4, N): row 2 m + p, column j N + i the [m, p]
+    entry of hand i's combination of the parts other than j (j = 0-3) or of all four (j = 4). Two calls of
+    ``_maxplus`` on stacked tables (it is exact and commutative: any order gives the same)."""
+    pairs = _maxplus(kept[:, :, [0, 2]], kept[:, :, [1, 3]])  # (5, 2, 2, N): parts 0+1 and 2+3
+    low, high = pairs[:, :, :1], pairs[:, :, 1:]
+    a = np.concatenate([kept[:, :, 1:2], kept[:, :, 0:1], low, low, low], axis=2)
+    b = np.concatenate([high, high, kept[:, :, 3:4], kept[:, :, 2:3], high], axis=2)
+    return _maxplus(a, b).reshape(2 * (MAX_MELDS + 1), -1)
+
+
+def _last_entry(a: np.ndarray, b: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Entry [m, 1] of the combination (``_maxplus``) of tables a and b (10, V) (row 2 m + p), m (V,)."""
+    at = np.zeros((MAX_MELDS + 1, len(m)), dtype=np.uint8)
+    for M in np.flatnonzero(np.bincount(m, minlength=MAX_MELDS + 1)):  # only the meld counts asked for
+        for m1 in range(M + 1):   # m1 + m2 = M melds, the pair in either
+            m2 = M - m1
+            np.maximum(at[M], np.maximum(a[2 * m1] + b[2 * m2 + 1], a[2 * m1 + 1] + b[2 * m2]), out=at[M])
+    return at[m, np.arange(len(m))]
+
+
+def _distance_changed_plainly(rules, counts, hui, meld_suits, rows, kinds, delta) -> np.ndarray:
+    """``hand_distance_changed`` as its definition reads: the changed hands built and measured."""
+    changed = counts[rows]
+    changed[np.arange(len(rows)), kinds] += delta
+    return hand_distance(rules, changed, hui[rows], None if meld_suits is None else np.asarray(meld_suits)[rows])
+
+
+def hand_distance_changed(rules, counts: np.ndarray, hui: np.ndarray, meld_suits: np.ndarray | None,
+                          rows: np.ndarray, kinds: np.ndarray, delta: int) -> np.ndarray:
+    """``hand_distance(rules, counts[rows] + delta * eye[kinds], hui[rows], meld_suits[rows])`` (delta +1: a
+    tile drawn; -1: a tile discarded) -> (len(rows),) int16, for many changes of the same few hands.
+
+    Equal to that call, and cheaper: each hand's parts are looked up and combined once, leaving out one part
+    at a time; a change touches one part (or only the wildcards, for the 惠牌 kind), so each changed hand
+    costs one lookup and one last combination (under 缺一门, one for each dropped suit: ``_lack_suit_changed``).
+    缺一门 with thirteen orphans (no preset), and counts that leave 0-4 or a size ``tiles_to_win`` refuses,
+    take that call as it is (its answer, or its error)."""
+    counts = np.asarray(counts, dtype=np.int8)
+    rows, kinds = np.asarray(rows), np.asarray(kinds)
+    hui = np.broadcast_to(np.asarray(hui), counts.shape[:-1])
+    if counts.ndim != 2 or len(rows) == 0 or (rules.lack_suit and (rules.thirteen_orphans or not _kept_monotone())):
+        return _distance_changed_plainly(rules, counts, hui, meld_suits, rows, kinds, delta)
+    nat, wild = split_hui(counts, hui)
+    wild = np.asarray(wild, dtype=np.int16).reshape(-1)
+    is_hui = kinds == hui[rows]
+    after = nat[rows, kinds].astype(np.int16) + delta
+    size = nat.sum(axis=1, dtype=np.int16)[rows] + wild[rows] + delta
+    if (not _in_table_range(nat) or (~is_hui & ((after < 0) | (after > MAX_COUNT))).any()
+            or (is_hui & (wild[rows] + delta < 0)).any() or ((size % 3 == 0) | (size > 3 * MAX_MELDS + 2)).any()):
+        return _distance_changed_plainly(rules, counts, hui, meld_suits, rows, kinds, delta)
+    idx = _part_index(nat)
+    packed = _tables.get("packed").take(idx)
+    nat_tile = ~is_hui
+    step = np.where(nat_tile, delta, 0).astype(np.int16)
+    melds = (size - 1) // 3
+    part = np.where(nat_tile, _PART_OF[kinds], 4)  # the 惠牌 kind: the parts stay, only the wildcards change
+    new_idx = idx[rows, np.minimum(part, 3)] + step * _PLACE_OF[kinds]
+    if rules.lack_suit:
+        return _lack_suit_changed(rules, idx, packed, rows, part, new_idx, step, after - step, size, melds,
+                                  meld_suits)
+    S, _ = _sum_min(packed)
+    n0 = ((S >> _TILES) & _BYTE).astype(np.int16)
+    table = _tables.get("kept")
+    n = n0[rows] + step
+    best = np.empty(len(rows), dtype=np.int16)
+    blocked = len(nat) > _BLOCK
+    order = np.argsort(rows, kind="stable") if blocked else slice(None)  # the changes of a block's hands together
+    bounds = np.searchsorted(rows[order], np.arange(0, len(nat) + _BLOCK, _BLOCK)) if blocked else [0, len(rows)]
+    for b in range(len(bounds) - 1):
+        sel = order[bounds[b]:bounds[b + 1]] if blocked else order
+        if blocked and not len(sel):
+            continue
+        lo = b * _BLOCK
+        base = idx[lo:lo + _BLOCK]
+        kept = np.ascontiguousarray(table.take(base, axis=0).transpose(2, 3, 1, 0))   # (5, 2, 4, B)
+        others = _leave_one_out(kept).take(part[sel] * len(base) + rows[sel] - lo, axis=1)  # (10, V)
+        new = table.take(new_idx[sel], axis=0).reshape(-1, 2 * (MAX_MELDS + 1))        # (V, 10)
+        new = np.ascontiguousarray(new.T)                            # (10, V)
+        m = melds[sel]
+        v = np.arange(len(m))
+        best[sel] = np.where(part[sel] == 4, others[2 * m + 1, v], _last_entry(others, new, m))  # 惠牌: all four
+    full = size >= 13
+    if rules.seven_pairs:
+        singles0 = ((S >> _ODD) & _BYTE).astype(np.int16)
+        odd = (after - step) % 2 == 1                              # the changed kind's count before
+        singles = singles0[rows] + np.where(nat_tile, np.where(odd, -1, 1), 0).astype(np.int16)
+        best = np.where(full, np.maximum(best, _seven_pairs_kept(n, singles)), best)
+    if rules.thirteen_orphans:
+        # _orphans_kept of the changed hands from the hands' own: the kinds held and the kinds held twice
+        # (the dragons only, with extra_dragon) move only where the changed kind is one of them
+        t13 = nat[:, ORPHAN_KINDS]
+        twice = _IS_DRAGON if rules.orphans_extra_dragon else np.ones(_N_ORPHANS, dtype=bool)
+        held = (t13 > 0).sum(axis=1, dtype=np.int16)[rows]
+        doubled = ((t13 >= 2) & twice).sum(axis=1, dtype=np.int16)[rows]
+        slot = _ORPHAN_SLOT[kinds]
+        orphan = nat_tile & (slot >= 0)
+        before = after - step
+        held += orphan * ((after > 0).astype(np.int16) - (before > 0))
+        doubled += (orphan & twice[slot]) * ((after >= 2).astype(np.int16) - (before >= 2))
+        best = np.where(full, np.maximum(best, held + (doubled > 0)), best)
+    return (n - best).astype(np.int16)
+
+
+_MONOTONE: list = [None, False]
+
+
+def _kept_monotone() -> bool:
+    """Whether every entry of the ``kept`` table is at least the entries of fewer melds or no pair (true of the
+    table by its definition: a slot may stay free) and the empty part's are 0, so that combining a
+    combination with the empty part changes nothing. Checked once per table object (``_lack_suit_changed``
+    relies on it; ``_lack_suit_distance`` combines with the empty part as it is)."""
+    table = _tables.get("kept")
+    if _MONOTONE[0] is not table:
+        empty = table[_part_index(np.zeros((1, N_KINDS), dtype=np.int8))[0]]
+        ok = (table[:, 1:] >= table[:, :-1]).all() and (table[:, :, 1] >= table[:, :, 0]).all() and not empty.any()
+        _MONOTONE[:] = [table, bool(ok)]
+    return _MONOTONE[1]
+
+
+_PAIRS = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+_PAIR_WITHOUT = np.full((4, 4), -1)  # [s, j]: the pair of parts other than s and j
+for _k, (_a, _b) in enumerate(_PAIRS):
+    _rest = sorted(set(range(4)) - {_a, _b})
+    _PAIR_WITHOUT[_rest[0], _rest[1]] = _PAIR_WITHOUT[_rest[1], _rest[0]] = _k
+
+
+def _lack_suit_changed(rules, idx, packed, rows, part, new_idx, step, before, size, melds, meld_suits) -> np.ndarray:
+    """``hand_distance_changed`` under 缺一门 (``_lack_suit_distance`` of the changed hands), from the base
+    hands' part indices idx (m, 4) and packed values (m, 4). For each dropped suit s the parts other than s are
+    combined: the base hand's three (the changed part is s, or only the wildcards changed) or the two parts
+    other than s and the changed one, with the changed one. The empty part of the dropped suit adds nothing
+    (``_kept_monotone``)."""
+    table = _tables.get("kept")
+    nat_tile = part < 4
+    j = np.minimum(part, 3)
+    # (4, V) layouts: a row per part, so that the loops over suits read contiguous rows
+    n_part = ((packed.T >> _TILES) & _BYTE).astype(np.int16).take(rows, axis=1)
+    odd_part = ((packed.T >> _ODD) & _BYTE).astype(np.int16).take(rows, axis=1)
+    v = np.arange(len(rows))
+    flip = np.where(nat_tile, np.where(before % 2 == 1, -1, 1), 0).astype(np.int16)
+    n_part[j, v] += step
+    odd_part[j, v] += flip
+    n = n_part[0] + n_part[1] + n_part[2] + n_part[3]
+    odd = odd_part[0] + odd_part[1] + odd_part[2] + odd_part[3]
+    full = size >= 13
+    kept_by_drop = np.empty((N_SUITS, len(rows)), dtype=np.int16)
+    blocked = len(idx) > _BLOCK
+    order = np.argsort(rows, kind="stable") if blocked else slice(None)
+    bounds = np.searchsorted(rows[order], np.arange(0, len(idx) + _BLOCK, _BLOCK)) if blocked else [0, len(rows)]
+    for b in range(len(bounds) - 1):
+        sel = order[bounds[b]:bounds[b + 1]] if blocked else order
+        if blocked and not len(sel):
+            continue
+        lo = b * _BLOCK
+        base = idx[lo:lo + _BLOCK]
+        kept = np.ascontiguousarray(table.take(base, axis=0).transpose(2, 3, 1, 0))   # (5, 2, 4, B)
+        pairs = _maxplus(kept[:, :, [a for a, _ in _PAIRS]], kept[:, :, [b for _, b in _PAIRS]])  # (5, 2, 6, B)
+        threes = _maxplus(np.concatenate([kept[:, :, 1:2], kept[:, :, 0:1], pairs[:, :, 0:1]], axis=2),
+                          np.concatenate([pairs[:, :, 5:6], pairs[:, :, 5:6], kept[:, :, 3:4]], axis=2))
+        combos = np.concatenate([pairs, threes], axis=2).reshape(2 * (MAX_MELDS + 1), -1)  # (10, 9 B)
+        new = np.ascontiguousarray(table.take(new_idx[sel], axis=0).reshape(-1, 2 * (MAX_MELDS + 1)).T)
+        r, m, js, nt = rows[sel] - lo, melds[sel], j[sel], nat_tile[sel]
+        w = np.arange(len(r))
+        for suit in range(N_SUITS):
+            own = ~nt | (js == suit)  # the parts other than the suit are the base hand's
+            group = np.where(own, 6 + suit, _PAIR_WITHOUT[suit, js])
+            others = combos.take(group * len(base) + r, axis=1)
+            kept_by_drop[suit, sel] = np.where(own, others[2 * m + 1, w], _last_entry(others, new, m))
+    banned = None if meld_suits is None else np.asarray(meld_suits).reshape(-1, N_SUITS).T.take(rows, axis=1)
+    best = np.full(len(rows), NO_WIN, dtype=np.int16)
+    for suit in range(N_SUITS):
+        kept_tiles = kept_by_drop[suit]
+        rest = n - n_part[suit]
+        if rules.seven_pairs:
+            singles = odd - odd_part[suit]
+            kept_tiles = np.where(full, np.maximum(kept_tiles, _seven_pairs_kept(rest, singles)), kept_tiles)
+        d = (rest - kept_tiles) + n_part[suit]
+        if banned is not None:
+            d = np.where(banned[suit], NO_WIN, d)
+        best = np.minimum(best, d)
+    return best.astype(np.int16)

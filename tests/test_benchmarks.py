@@ -211,11 +211,11 @@ def test_features_cost_smoke_and_tiles_needed_switches_back():
 
     from mj_env import features as F
 
-    before = F.tiles_needed
+    before = F.tiles_needed, F.tiles_needed_changed
     rows = features_cost.main(["--rules", "beijing,quemen", "--batch", "8", "--steps", "2"])
     assert [r["rules"] for r in rows] == ["beijing", "quemen"]
     assert all(r["features_ms"] > 0 and r["rule_agent_ms"] > 0 for r in rows)
-    assert F.tiles_needed is before
+    assert (F.tiles_needed, F.tiles_needed_changed) == before
 
 
 def test_features_cost_measures_every_preset_by_default():
@@ -595,6 +595,12 @@ def test_features_cost_figures_on_a_fake_clock(monkeypatch):
         hands[0] += len(h)
         return real_needed(r, h, *a, **kw)
 
+    real_changed = F.tiles_needed_changed
+
+    def changed(r, h, hui, ms, rows, *a):  # one hand per changed row
+        hands[0] += len(rows)
+        return real_changed(r, h, hui, ms, rows, *a)
+
     class Agent(features_cost.RuleBasedAgent):
         def act(self, obs, rng):
             clock[0] += 2.0
@@ -603,6 +609,7 @@ def test_features_cost_figures_on_a_fake_clock(monkeypatch):
 
     monkeypatch.setattr(F, "extra_planes", planes)
     monkeypatch.setattr(F, "tiles_needed", needed)
+    monkeypatch.setattr(F, "tiles_needed_changed", changed)
     monkeypatch.setattr(features_cost, "RuleBasedAgent", Agent)
     [r] = features_cost.main(["--rules", "beijing", "--batch", "4", "--steps", "3"])
     assert (r["rules"], r["batch"]) == ("beijing", 4)
