@@ -32,6 +32,8 @@ is_win_rules, waits_rules                the same, shapes chosen by a RuleSet
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from . import tables as _tables
@@ -595,6 +597,20 @@ def _last_entry(a: np.ndarray, b: np.ndarray, m: np.ndarray) -> np.ndarray:
     return at[m, np.arange(len(m))]
 
 
+def _change_blocks(rows: np.ndarray, n_hands: int) -> Iterator[tuple[int, np.ndarray | slice]]:
+    """(first hand, the changes of it and the next ``_BLOCK - 1`` hands) for each block of the ``n_hands`` base
+    hands that some change of ``rows`` (the changed hands' base hands) touches: the changes of a block's hands
+    together. Up to ``_BLOCK`` hands are one block and every change, as a slice."""
+    if n_hands <= _BLOCK:
+        yield 0, slice(None)
+        return
+    order = np.argsort(rows, kind="stable")
+    bounds = np.searchsorted(rows[order], np.arange(0, n_hands + _BLOCK, _BLOCK))
+    for b in range(len(bounds) - 1):
+        if bounds[b + 1] > bounds[b]:
+            yield b * _BLOCK, order[bounds[b]:bounds[b + 1]]
+
+
 def _distance_changed_plainly(rules, counts, hui, meld_suits, rows, kinds, delta) -> np.ndarray:
     """``hand_distance_changed`` as its definition reads: the changed hands built and measured."""
     changed = counts[rows]
@@ -640,14 +656,7 @@ def hand_distance_changed(rules, counts: np.ndarray, hui: np.ndarray, meld_suits
     table = _tables.get("kept")
     n = n0[rows] + step
     best = np.empty(len(rows), dtype=np.int16)
-    blocked = len(nat) > _BLOCK
-    order = np.argsort(rows, kind="stable") if blocked else slice(None)  # the changes of a block's hands together
-    bounds = np.searchsorted(rows[order], np.arange(0, len(nat) + _BLOCK, _BLOCK)) if blocked else [0, len(rows)]
-    for b in range(len(bounds) - 1):
-        sel = order[bounds[b]:bounds[b + 1]] if blocked else order
-        if blocked and not len(sel):
-            continue
-        lo = b * _BLOCK
+    for lo, sel in _change_blocks(rows, len(nat)):
         base = idx[lo:lo + _BLOCK]
         kept = np.ascontiguousarray(table.take(base, axis=0).transpose(2, 3, 1, 0))   # (5, 2, 4, B)
         others = _leave_one_out(kept).take(part[sel] * len(base) + rows[sel] - lo, axis=1)  # (10, V)
@@ -721,14 +730,7 @@ def _lack_suit_changed(rules, idx, packed, rows, part, new_idx, step, before, si
     odd = odd_part[0] + odd_part[1] + odd_part[2] + odd_part[3]
     full = size >= 13
     kept_by_drop = np.empty((N_SUITS, len(rows)), dtype=np.int16)
-    blocked = len(idx) > _BLOCK
-    order = np.argsort(rows, kind="stable") if blocked else slice(None)
-    bounds = np.searchsorted(rows[order], np.arange(0, len(idx) + _BLOCK, _BLOCK)) if blocked else [0, len(rows)]
-    for b in range(len(bounds) - 1):
-        sel = order[bounds[b]:bounds[b + 1]] if blocked else order
-        if blocked and not len(sel):
-            continue
-        lo = b * _BLOCK
+    for lo, sel in _change_blocks(rows, len(idx)):
         base = idx[lo:lo + _BLOCK]
         kept = np.ascontiguousarray(table.take(base, axis=0).transpose(2, 3, 1, 0))   # (5, 2, 4, B)
         pairs = _maxplus(kept[:, :, [a for a, _ in _PAIRS]], kept[:, :, [b for _, b in _PAIRS]])  # (5, 2, 6, B)
