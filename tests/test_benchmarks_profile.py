@@ -53,12 +53,21 @@ def test_desync_deals_table_b_at_step_b_mod_steps_and_deals_an_instant_end_again
 
 
 def test_read_hand_tables_reads_every_table(monkeypatch):
-    from mj_env import tables
+    """Every table is read, in order, and then the one-off check of the 'kept' table is made (it reads that
+    table again, and keeps its verdict for that table object)."""
+    from mj_env import hand, tables
 
-    seen = []
-    monkeypatch.setattr(tables, "get", seen.append)
+    seen, real = [], tables.get
+
+    def get(name):
+        seen.append(name)
+        return real(name)
+
+    monkeypatch.setattr(tables, "get", get)
+    monkeypatch.setattr(hand, "_MONOTONE", [None, False])  # as in a fresh process
     _peers.read_hand_tables()
-    assert seen == list(tables.NAMES)
+    assert seen == [*tables.NAMES, "kept"]
+    assert hand._MONOTONE[0] is real("kept") and hand._MONOTONE[1] is True
 
 
 def _capture(monkeypatch, module, name):
