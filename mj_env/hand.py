@@ -618,6 +618,15 @@ def _distance_changed_plainly(rules, counts, hui, meld_suits, rows, kinds, delta
     return hand_distance(rules, changed, hui[rows], None if meld_suits is None else np.asarray(meld_suits)[rows])
 
 
+def _plain_indices(rows: np.ndarray, n_hands: int, kinds: np.ndarray) -> bool:
+    """Whether rows and kinds are integer indices within 0 to n_hands - 1 and 0-33, as the fast path reads them.
+    A negative index (from the end, in the plain call) or one out of range takes the plain call: its answer
+    or its IndexError."""
+    return (rows.ndim == 1 and kinds.shape == rows.shape and rows.dtype.kind in "iu" and kinds.dtype.kind in "iu"
+            and int(rows.min()) >= 0 and int(rows.max()) < n_hands and int(kinds.min()) >= 0
+            and int(kinds.max()) < N_KINDS)
+
+
 def hand_distance_changed(rules, counts: np.ndarray, hui: np.ndarray, meld_suits: np.ndarray | None,
                           rows: np.ndarray, kinds: np.ndarray, delta: int) -> np.ndarray:
     """``hand_distance(rules, counts[rows] + delta * eye[kinds], hui[rows], meld_suits[rows])`` (delta +1: a
@@ -626,12 +635,14 @@ def hand_distance_changed(rules, counts: np.ndarray, hui: np.ndarray, meld_suits
     Equal to that call, and cheaper: each hand's parts are looked up and combined once, leaving out one part
     at a time; a change touches one part (or only the wildcards, for the 惠牌 kind), so each changed hand
     costs one lookup and one last combination (under 缺一门, one for each dropped suit: ``_lack_suit_changed``).
-    缺一门 with thirteen orphans (no preset), and counts that leave 0-4 or a size ``tiles_to_win`` refuses,
-    take that call as it is (its answer, or its error)."""
+    缺一门 with thirteen orphans (no preset), counts that leave 0-4 or a size ``tiles_to_win`` refuses, and rows
+    or kinds that are not plain 0-based indices (negative, out of range) take that call as it is (its answer, or
+    its error)."""
     counts = np.asarray(counts, dtype=np.int8)
     rows, kinds = np.asarray(rows), np.asarray(kinds)
     hui = np.broadcast_to(np.asarray(hui), counts.shape[:-1])
-    if counts.ndim != 2 or len(rows) == 0 or (rules.lack_suit and (rules.thirteen_orphans or not _kept_monotone())):
+    if (counts.ndim != 2 or len(rows) == 0 or not _plain_indices(rows, len(counts), kinds)
+            or (rules.lack_suit and (rules.thirteen_orphans or not _kept_monotone()))):
         return _distance_changed_plainly(rules, counts, hui, meld_suits, rows, kinds, delta)
     nat, wild = split_hui(counts, hui)
     wild = np.asarray(wild, dtype=np.int16).reshape(-1)
