@@ -69,7 +69,7 @@ import numpy as np
 from . import actions as A
 from . import features as F
 from . import hand as H
-from .hand import hand_distance, split_hui
+from .hand import hand_distance, hand_distance_changed, split_hui
 from .messages import brief, user_stacklevel
 from .observation import (
     COL_PHASE,
@@ -326,11 +326,12 @@ def discard_distances(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, legal:
                       meld_suits: np.ndarray | None = None) -> np.ndarray:
     """Distance after each legal discard: hands (m, 34), hui (m,), legal (m, 34), the suits of the declared
     melds (m, 3) or None (``hand.hand_distance``) -> (m, 34) float, ``UNREACHABLE`` where the discard is
-    not legal."""
+    not legal. Measured as one-tile changes of the hands (``hand.hand_distance_changed``: each hand's parts
+    combined once, not once per discard), as the ``mj_obs_v2`` planes' discards are."""
     out = np.full(legal.shape, UNREACHABLE)
     r, t = np.nonzero(legal)
     if len(r):
-        out[r, t] = hand_distance(rules, hands[r] - _EYE[t], hui[r], None if meld_suits is None else meld_suits[r])
+        out[r, t] = hand_distance_changed(rules, hands, hui, meld_suits, r, t, -1)
     return out
 
 
