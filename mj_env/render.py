@@ -47,7 +47,9 @@ def print_table(text: str) -> None:
         print(text.encode(encoding, "backslashreplace").decode(encoding))
 
 
-def _tiles(counts) -> str:
+def tiles_text(counts) -> str:
+    """Tiles given as counts (a hand, a river) as text shows them: their glyphs, then their codes in
+    compact notation (``-`` for none); also ``agents.play``'s."""
     counts = np.asarray(counts)
     glyphs = "".join(glyph(t) * int(c) for t, c in enumerate(counts) if c > 0)
     return f"{glyphs}  ({format_hand(counts) or '-'})"
@@ -114,11 +116,11 @@ def render_table(rules: RuleSet, st: GameState, b: int = 0, ended: str | None = 
     lines.append(head)
     for s in range(4):
         mark = ">" if not over and st.to_act[b] == s else " "
-        lines.append(f"{mark} {s} {SEAT_NAMES[s]:5s} hand  {_tiles(st.hands[b, s])}")
+        lines.append(f"{mark} {s} {SEAT_NAMES[s]:5s} hand  {tiles_text(st.hands[b, s])}")
         melds = [_meld(st, b, s, m) for m in range(st.n_melds[b, s])]
         if melds:
             lines.append(f"          melds {' | '.join(melds)}")
-        lines.append(f"          river {_tiles(st.river[b, s])}")
+        lines.append(f"          river {tiles_text(st.river[b, s])}")
         if rules.flowers and st.flowers[b, s]:
             lines.append(f"          flowers {st.flowers[b, s]}")
         if rules.ting and st.ting[b, s]:

@@ -1,0 +1,486 @@
+"""Play mahjong at a terminal against the agents: ``python -m agents.play``.
+
+::
+
+    python -m agents.play                                  # one beijing hand against three rule agents
+    python -m agents.play --rules quemen --opponents pretrained,rule,efficient --hands 4 --seed 7
+
+One person sits at ``--seat`` (East by default); the three ``--opponents`` (any agent the arena takes by name:
+``rule``, ``efficient``, ``random``, ``pretrained``, ``pretrained:greedy``, a checkpoint path) sit at the seats
+after it in play order. They act through the ``Agent`` interface (``act(obs, rng)``) on the observations of the
+AEC environment (``mj_env.env``), which plays the game; ``--hands N`` is its match of N hands
+(``hands_per_episode``: the dealer stays or passes as the rules say, the points add up).
+
+Each time the person is to act, the table is printed as that seat sees it (``seat_view``): its own concealed
+tiles, the 惠坯 and 惠牌 where the rules have them, every seat's declared melds (another seat's concealed kong
+face down), the rivers (discards not claimed), the live tiles left, flowers and 报听, and what is asked (its turn,
+a discard offered, an added kong that may be robbed); never another seat's concealed tiles or the wall. The
+other seats' moves are told as the table sees them: discards, and melds once they lie on the table (a pass,
+and a claim still waiting for a seat asked first, are not shown). Then the legal actions, numbered, with their
+names (``mj_env.actions.name``). An answer is a number from the list, an action's name (``pong``,
+``discard 5m``, case ignored) or a tile code (``5m``: discard it, where that is legal); ``?`` or ``help`` shows
+the table and the options again; ``quit`` ends the game. Anything else is answered with one line and the
+question again; nothing is played.
+
+After each hand: how it ended (``mj_env.render.settlement_text``), every seat's tiles, the points and the running
+totals. A hand that ends at its deal (四惠牌 in the dealer's first tiles) is told by its settlement alone.
+
+Exit status: 0 after the last hand, and also when input ends (EOF, Ctrl-D) or at ``quit``, after the points so
+far; 130 on Ctrl-C; 1 where an opponent fails (a checkpoint that returns no legal action); 2 for a bad argument.
+``--record FILE`` writes each hand as a hand record (JSON lines, ``mj_env.records``) as it ends, which
+``python -m mj_env.records FILE --show K`` replays decision by decision.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import re
+import secrets
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any, TextIO
+
+import numpy as np
+
+import mj_env
+from agents import make_agent
+from agents.arena import open_records, output_problem
+from agents.base import RulesMismatchWarning
+from agents.rules_args import RULES_HELP, passed_on, rules_argument
+from mj_env import actions as A
+from mj_env.baselines import AgentError, agent_actions
+from mj_env.claims import hubao_bound
+from mj_env.lines import guard_output
+from mj_env.messages import printable
+from mj_env.records import RecordError, hand_record, replay
+from mj_env.render import SEAT_NAMES, settlement_text, tiles_text
+from mj_env.rules import MAX_HANDS_PER_EPISODE, RuleError, RuleSet, get_rules, rules_label
+from mj_env.state import CLAIM, MELD_CONCEALED_KONG, MELD_NAMES, ROB, TURN, GameState, meld_tiles
+from mj_env.tiles import CODES, format_tiles, glyph
+from mj_env.wall import live_left, replacements_left
+
+PROG = "python -m agents.play"
+PROMPT = "your choice (number, action name or tile; ? for help): "
+"""The prompt: plain ASCII, which any terminal prints."""
+MAX_SHOWN_INPUT = 40
+"""An answer that is not understood is quoted in the reply up to this many characters."""
+MAX_SEED = 2**32 - 1
+QUIT_WORDS = ("quit", "exit")
+HELP_WORDS = ("?", "help")
+
+
+class QuitGame(Exception):
+    """The person typed ``quit``: the game ends as at the end of input."""
+
+
+# --------------------------------------------------------------------------- what a seat sees
+
+
+def _who(seat: int, labels: list[str], me: int) -> str:
+    return f"{SEAT_NAMES[seat]} (you)" if seat == me else f"{SEAT_NAMES[seat]} ({labels[seat]})"
+
+
+def meld_text(st: GameState, seat: int, m: int, viewer: int | None, b: int = 0) -> str:
+    """Meld ``m`` of ``seat`` as ``viewer`` sees it (None: everyone's tiles shown, after the hand): its type, glyphs
+    and codes, the seat its claimed tile came from; another seat's concealed kong face down."""
+    kind = int(st.meld_type[b, seat, m])
+    if kind == MELD_CONCEALED_KONG and viewer is not None and viewer != seat:
+        return "concealed_kong (face down)"
+    tiles = meld_tiles(st, b, seat, m)
+    frm = int(st.meld_from[b, seat, m])
+    where = f" from {SEAT_NAMES[frm]}" if frm >= 0 else ""
+    return f"{MELD_NAMES[kind]} {''.join(glyph(t) for t in tiles)} ({format_tiles(tiles)}){where}"
+
+
+def _tile(t: int) -> str:
+    return f"{glyph(t)} {CODES[t]}"
+
+
+def seat_view(rules: RuleSet, st: GameState, seat: int, labels: list[str], b: int = 0) -> str:
+    """The table ``b`` as ``seat`` sees it, as text: only what its observation holds (``mj_env.observation``):
+    its own concealed tiles and the tile it drew, the 惠坯 and 惠牌, the live tiles (and beijing's reserve) left,
+    the dealer, 烧庄 rounds and 互包 pairs, every seat's melds (others' concealed kongs face down), rivers,
+    flowers and 报听, and what it is asked. ``labels``: who sits at each seat."""
+    head = f"{rules_label(rules)} | dealer {SEAT_NAMES[int(st.dealer[b])]} | live wall {int(live_left(rules, st, b))}"
+    if rules.wall_layout == "indicator":
+        ind = int(st.indicator[b])
+        head += f" | reserve {int(replacements_left(rules, st, b))} | 惠坯 {_tile(ind)}"
+    if rules.hui:
+        head += f" -> 惠牌 {_tile(int(st.hui[b]))}"
+    if rules.shaozhuang and st.sz_rounds[b]:
+        head += f" | 烧庄 x{int(st.sz_rounds[b])}"
+    lines = [head]
+    if rules.hubao:
+        bound = hubao_bound(st.claims[b], st.claims[b].T, rules.hubao_claims)
+        pairs = [f"{SEAT_NAMES[i]}-{SEAT_NAMES[j]}" for i in range(4) for j in range(i + 1, 4) if bound[i, j]]
+        if pairs:
+            lines.append(f"互包: {', '.join(pairs)}")
+    to_act = int(st.to_act[b])
+    for s in range(4):
+        mark = ">" if to_act == s else " "
+        extra = ""
+        if rules.flowers and st.flowers[b, s]:
+            extra += f" | flowers {int(st.flowers[b, s])}"
+        if rules.ting and st.ting[b, s]:
+            extra += " | 报听"
+        lines.append(f"{mark} {_who(s, labels, seat)}{extra}")
+        melds = [meld_text(st, s, m, seat, b) for m in range(int(st.n_melds[b, s]))]
+        if melds:
+            lines.append(f"    melds {' | '.join(melds)}")
+        lines.append(f"    river {tiles_text(st.river[b, s]) if st.river[b, s].any() else '-'}")
+    lines.append(f"your hand: {tiles_text(st.hands[b, seat])}")
+    phase, turn_seat = int(st.phase[b]), int(st.turn_seat[b])
+    if to_act != seat:
+        lines.append(f"{_who(to_act, labels, seat)} to act")
+    elif phase == TURN:
+        what = "your turn"
+        if st.claimed_turn[b]:
+            what += ", after your claim: discard"
+        elif st.drawn[b] >= 0:
+            what += f", you drew {_tile(int(st.drawn[b]))}" + (" (a kong's replacement)" if st.after_kong[b] else "")
+        lines.append(what)
+    elif phase == CLAIM:
+        lines.append(f"{_who(turn_seat, labels, seat)} discarded {_tile(int(st.claim_tile[b]))}: claim it?")
+    elif phase == ROB:
+        lines.append(f"{_who(turn_seat, labels, seat)} declares an added kong of {_tile(int(st.claim_tile[b]))}: "
+                     "rob it?")
+    return "\n".join(lines)
+
+
+def action_text(a: int) -> str:
+    """An action's name (``mj_env.actions.name``), with the tile's glyph where it names one tile."""
+    name = A.name(a)
+    code = name.rsplit(" ", 1)[-1]
+    return f"{name} {glyph(CODES.index(code))}" if code in CODES[:34] and " " in name else name
+
+
+def options_text(legal: list[int]) -> str:
+    return "\n".join(f"  {k:2d}. {action_text(a)}" for k, a in enumerate(legal, 1))
+
+
+# --------------------------------------------------------------------------- reading an answer
+
+
+def choose(text: str, legal: list[int]) -> int | str | None:
+    """The action an answer names among the ``legal`` ones (an int), "help" for ``?`` or ``help``, None for
+    ``quit``; an answer that names no legal action is a ValueError whose message says so in one line (quoting at
+    most ``MAX_SHOWN_INPUT`` characters of it, terminal escapes written out)."""
+    words = " ".join(text.split()).lower()
+    shown = printable(words[:MAX_SHOWN_INPUT]) + ("..." if len(words) > MAX_SHOWN_INPUT else "")
+    if not words:
+        raise ValueError("an empty answer: type a number from the list, an action name or a tile code (? for help)")
+    if words in HELP_WORDS:
+        return "help"
+    if words in QUIT_WORDS:
+        return None
+    if re.fullmatch(r"[0-9]+", words):
+        k = int(words) if len(words) <= 6 else 0
+        if 1 <= k <= len(legal):
+            return legal[k - 1]
+        raise ValueError(f"no option {shown}: choose a number from 1 to {len(legal)}")
+    if words in CODES[:34]:
+        a = A.DISCARD + CODES.index(words)
+        if a in legal:
+            return a
+        raise ValueError(f"you cannot discard {words} now (? shows the options)")
+    try:
+        a = A.index(words)
+    except A.ActionError:
+        raise ValueError(f"not understood: {shown!r}; type a number from the list, an action name or a tile code "
+                         "(? for help)") from None
+    if a in legal:
+        return a
+    raise ValueError(f"{words} is not one of your options now (? shows them)")
+
+
+# --------------------------------------------------------------------------- the game
+
+
+@dataclasses.dataclass
+class Outcome:
+    """What a game played: every hand's settlement (in order), the points of each seat over them, and the records
+    of the hands that had decisions (``mj_env.records``)."""
+
+    settlements: list[dict] = dataclasses.field(default_factory=list)
+    totals: list[int] = dataclasses.field(default_factory=lambda: [0, 0, 0, 0])
+    records: list[dict] = dataclasses.field(default_factory=list)
+    finished: bool = False
+
+
+class Game:
+    """One game at a terminal: the person at ``seat`` answers through ``input_fn``, ``agents`` (four entries, None at
+    ``seat``) play the others, everything is written to ``out``. ``rules`` is the match's rule set
+    (``hands_per_episode`` hands)."""
+
+    def __init__(self, rules: RuleSet, agents: list, labels: list[str], seat: int, seed: int,
+                 dealer: int | None = None, input_fn: Callable[[str], str] = input, out: TextIO | None = None,
+                 on_record: Callable[[dict], Any] | None = None):
+        self.rules = rules
+        self.one_hand = dataclasses.replace(rules, hands_per_episode=1)  # each hand's record
+        self.agents, self.labels, self.seat, self.seed, self.dealer = agents, labels, seat, seed, dealer
+        self.input_fn, self.out, self.on_record = input_fn, out if out is not None else sys.stdout, on_record
+        self.rngs = [np.random.default_rng([seed, 1, k]) for k in range(4)]
+        self.outcome = Outcome()
+        self.env: Any = None
+        self._log: dict | None = None
+
+    # ------------------------------------------------------------- output
+    def say(self, text: str = "") -> None:
+        """``text`` on ``out``; what its encoding cannot hold (the glyphs, 惠牌 on an ASCII terminal) as a
+        backslash escape, as ``mj_env.render.print_table`` writes it."""
+        try:
+            self.out.write(text + "\n")
+        except UnicodeEncodeError:
+            encoding = getattr(self.out, "encoding", None) or "ascii"
+            self.out.write((text + "\n").encode(encoding, "backslashreplace").decode(encoding))
+        self.out.flush()
+
+    def points_line(self, label: str, points) -> str:
+        return f"{label}: " + "  ".join(f"{SEAT_NAMES[s]} {int(p):+d}" for s, p in enumerate(points))
+
+    def totals_text(self) -> str:
+        n = len(self.outcome.settlements)
+        return self.points_line(f"totals after {n} of {self.rules.hands_per_episode} hand(s)", self.outcome.totals)
+
+    # ------------------------------------------------------------- play
+    def play(self) -> Outcome:
+        """Play the match to its end; EOFError, KeyboardInterrupt and QuitGame come through (``main`` answers
+        them), with ``outcome`` holding the hands played so far."""
+        st_env = mj_env.env(rules=self.rules)  # pyright: ignore[reportArgumentType]  # (env's rules: a name or a RuleSet)
+        self.env = st_env
+        raw = st_env.unwrapped
+        options = None if self.dealer is None else {"dealer": self.dealer}
+        st_env.reset(seed=self.seed, options=options)
+        self._ended(raw.infos[raw.possible_agents[0]], from_step=False)
+        while not all(raw.terminations.values()):
+            agent = st_env.agent_selection
+            seat = raw.agent_name_mapping[agent]
+            obs = st_env.observe(agent)
+            assert obs is not None  # (PettingZoo's observe may return None; this env's never does)
+            mask = np.asarray(obs["action_mask"]).astype(bool)
+            if seat == self.seat:
+                action = self._ask(mask)
+            else:
+                bot = self.agents[seat]
+                batch = {"observation": obs["observation"][None], "action_mask": obs["action_mask"][None],
+                         "seat": np.array([seat])}
+                action = int(agent_actions(bot, bot.act, (batch, self.rngs[seat]), mask[None], np.array([0]),
+                                           raw.engine.explain_illegal, role=f"opponent at {SEAT_NAMES[seat]}")[0])
+            before = self._melds(raw.engine.state)
+            st_env.step(action)
+            assert self._log is not None
+            self._log["actions"].append((seat, action))
+            name = A.name(action)
+            if name.startswith(("discard ", "ting ")):
+                t = CODES.index(name.split()[1])
+                what = "declares 报听 and discards" if name.startswith("ting") else "discards"
+                self.say(f"{_who(seat, self.labels, self.seat)} {what} {_tile(t)}")
+            if "settlement" in raw.infos[agent]:
+                self._ended(raw.infos[agent], from_step=True)
+            else:
+                self._tell_melds(before, raw.engine.state)
+        self.outcome.finished = True
+        self.say(f"=== game over. {self.totals_text()}")
+        return self.outcome
+
+    def _ask(self, mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask).tolist()
+        st = self.env.unwrapped.engine.state
+        n = len(self.outcome.settlements) + 1
+        view = f"hand {n} of {self.rules.hands_per_episode} | " + seat_view(self.one_hand, st, self.seat, self.labels)
+        self.say(f"\n{view}\n{options_text(legal)}")
+        while True:
+            text = self.input_fn(PROMPT)
+            if not isinstance(text, str):  # (an input function that has no more answers: the end of input)
+                raise EOFError  # noqa: TRY004 (not a wrong type of value: no answer, as input() at the end)
+            try:
+                got = choose(text, legal)
+            except ValueError as e:
+                self.say(str(e))
+                continue
+            if got is None:
+                raise QuitGame
+            if got == "help":
+                self.say(f"{view}\n{options_text(legal)}")
+                continue
+            assert isinstance(got, int)
+            return got
+
+    @staticmethod
+    def _melds(st: GameState) -> list[list[int]]:
+        return [st.meld_type[0, s, : int(st.n_melds[0, s])].tolist() for s in range(4)]
+
+    def _tell_melds(self, before: list[list[int]], st: GameState) -> None:
+        """The melds that came onto the table in a step (a claim carried out, a kong declared), as the person's
+        seat sees them; a claim still waiting for a seat asked first is not one yet."""
+        for s, (old, new) in enumerate(zip(before, self._melds(st), strict=True)):
+            for m, kind in enumerate(new):
+                if m >= len(old) or old[m] != kind:
+                    self.say(f"{_who(s, self.labels, self.seat)} declares {meld_text(st, s, m, self.seat)}")
+
+    def _new_log(self) -> None:
+        st = self.env.unwrapped.engine.state
+        self._log = {"wall": st.wall[0].copy(), "dealer": int(st.dealer[0]), "actions": []}
+
+    def _ended(self, info: dict, from_step: bool) -> None:
+        """The hands that ended in a step (or at the deal): told, counted, recorded; a new hand's log if the match
+        goes on."""
+        if "settlement" in info:
+            ended = [*info.get("earlier_settlements", []), info["settlement"]]
+            for i, settlement in enumerate(ended):
+                log = self._log if from_step and i == 0 else None
+                self._hand_over(settlement, log)
+        if not all(self.env.unwrapped.terminations.values()):
+            self._new_log()
+
+    def _hand_over(self, settlement: dict, log: dict | None) -> None:
+        out = self.outcome
+        out.settlements.append(settlement)
+        scores = [int(x) for x in settlement["scores"]]
+        out.totals = [t + p for t, p in zip(out.totals, scores, strict=True)]
+        k = len(out.settlements)
+        self.say(f"\n=== hand {k} of {self.rules.hands_per_episode} over: {settlement_text(settlement)}")
+        if log is None:  # ended at its deal (四惠牌): no decision, and its wall is gone with the next deal
+            self.say("    (it ended at its deal)")
+        else:
+            rec = hand_record(self.one_hand, log["wall"], log["dealer"], log["actions"], settlement,
+                              players=self.labels)
+            final: list[GameState] = []
+            try:
+                replay(rec, lambda i, seat, a, eng: final.append(eng.state.copy()) if seat is None else None)
+            except RecordError as e:  # (a hand of a match replays as one hand: the deal clears everything)
+                self.say(f"    (the hand could not be shown: {e})")
+            else:
+                st = final[-1]
+                for s in range(4):
+                    melds = [meld_text(st, s, m, None) for m in range(int(st.n_melds[0, s]))]
+                    tail = f" | melds {' | '.join(melds)}" if melds else ""
+                    self.say(f"    {_who(s, self.labels, self.seat):20s} {tiles_text(st.hands[0, s])}{tail}")
+            out.records.append(rec)
+            if self.on_record is not None:
+                self.on_record(rec)
+        self.say(self.points_line("points", scores))
+        self.say(self.totals_text())
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG, description="Play mahjong at the terminal against the project's agents.",
+        epilog="Answer with a number from the list, an action name (pong, discard 5m; case ignored) or a tile code "
+               "(5m: discard it); ? or help shows the table and options again, quit ends the game. Exit status: 0 "
+               "at the end, and when input ends (EOF, Ctrl-D) or at quit, after the points so far; 130 on Ctrl-C; "
+               "1 if an opponent fails; 2 for a bad argument.")
+    p.add_argument("--rules", default="beijing", type=rules_argument, help=RULES_HELP)
+    p.add_argument("--opponents", default="rule,rule,rule",
+                   help="three comma-separated agents for the seats after yours in play order (default rule,rule,rule): "
+                        "random, rule, efficient, pretrained[:greedy|:sample], a checkpoint path (PATH[:greedy])")
+    p.add_argument("--seat", type=int, default=0, help="your seat: 0 East (default), 1 South, 2 West, 3 North")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the walls and of the opponents' choices, 0 to 2**32 - 1 (left out: a new one, printed "
+                        "so that the game can be played again)")
+    p.add_argument("--hands", type=int, default=None,
+                   help=f"hands to play, 1 to {MAX_HANDS_PER_EPISODE:,} (default 1; a match: the dealer stays or passes "
+                        "as the rules say, the points add up)")
+    p.add_argument("--dealer", type=int, default=None,
+                   help="the first hand's dealer, 0-3 (left out: as the rules say, East under beijing, drawn at random "
+                        "under hebei and quemen)")
+    p.add_argument("--record", default=None,
+                   help="write each hand here as a hand record (JSON lines, mj_env.records) as it ends; "
+                        "`python -m mj_env.records FILE --show K` replays one")
+    return p
+
+
+def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = input, out: TextIO | None = None) -> int:
+    """The command line; ``input_fn`` reads each answer (given the prompt) and ``out`` gets everything written
+    (default: standard output), so that a test can play a game."""
+    out = out if out is not None else sys.stdout
+    p = _parser()
+    args = p.parse_args(argv)
+    specs = [s.strip() for s in args.opponents.split(",")]
+    if len(specs) != 3 or "" in specs:
+        p.error(f"--opponents needs three comma-separated agents, got {printable(args.opponents[:80])!r}")
+    if not 0 <= args.seat <= 3:
+        p.error(f"--seat must be 0-3, got {args.seat}")
+    if args.dealer is not None and not 0 <= args.dealer <= 3:
+        p.error(f"--dealer must be 0-3, got {args.dealer}")
+    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
+        p.error(f"--seed must be between 0 and 2**32 - 1, got {args.seed}")
+    rules: RuleSet = args.rules
+    n_hands = args.hands if args.hands is not None else rules.hands_per_episode
+    if args.hands is not None and rules.hands_per_episode not in (1, args.hands):
+        p.error(f"--hands {args.hands} and the rules' hands_per_episode={rules.hands_per_episode} differ; give one")
+    if not 1 <= n_hands <= MAX_HANDS_PER_EPISODE:
+        p.error(f"--hands must be 1 to {MAX_HANDS_PER_EPISODE:,}, got {n_hands}")
+    try:
+        match = get_rules(rules, hands_per_episode=n_hands)
+    except RuleError as e:
+        p.error(f"--rules: {e}")
+    if args.record is not None:
+        problem = output_problem("--record", args.record) if args.record.strip() else "--record: an empty file name"
+        if problem:
+            p.error(problem)
+    one_hand = passed_on(dataclasses.replace(match, hands_per_episode=1))
+    agents: list = [None] * 4
+    labels = ["you"] * 4
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RulesMismatchWarning)
+        for k, spec in enumerate(specs):
+            s = (args.seat + 1 + k) % 4
+            try:
+                agents[s] = make_agent(spec, rules=one_hand)
+            except ValueError as e:  # an unknown name, a missing or unusable checkpoint, no torch for a network
+                p.error(f"--opponents: {e}")
+            labels[s] = printable(spec[:40])
+    for w in caught:
+        if issubclass(w.category, RulesMismatchWarning):
+            print(f"note: {w.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if "torch" in sys.modules:  # one decision at a time: more threads gain nothing
+        sys.modules["torch"].set_num_threads(1)
+    seed = args.seed if args.seed is not None else secrets.randbelow(MAX_SEED + 1)
+    record_file = None
+    if args.record:
+        try:
+            record_file = open_records(args.record)
+        except OSError as e:
+            print(f"{PROG}: cannot write {args.record}: {e.strerror or e}", file=sys.stderr)
+            return 1
+
+    def write_record(rec: dict) -> None:
+        assert record_file is not None
+        record_file.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        record_file.flush()
+
+    game = Game(match, agents, labels, args.seat, seed, args.dealer, input_fn, out,
+                on_record=write_record if record_file else None)
+    game.say(f"{rules_label(match)}, {n_hands} hand(s), seed {seed}: you sit {SEAT_NAMES[args.seat]} (seat "
+             f"{args.seat}); " + ", ".join(f"{SEAT_NAMES[s]} {labels[s]}" for s in ((args.seat + k) % 4 for k in (1, 2, 3))))
+    try:
+        game.play()
+    except (EOFError, QuitGame) as e:
+        game.say(f"\n{'input ended' if isinstance(e, EOFError) else 'quit'}: the game stops. {game.totals_text()}")
+        return 0
+    except KeyboardInterrupt:
+        game.say(f"\ninterrupted (Ctrl-C): the game stops. {game.totals_text()}")
+        return 130  # as a shell reports a command ended by Ctrl-C (128 + SIGINT)
+    except AgentError as e:  # an opponent that fails (a checkpoint whose logits overflow): one line
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # the record file could not be written (a full disk)
+        print(f"{PROG}: cannot write {args.record}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    finally:
+        if record_file is not None:
+            record_file.close()
+    return 0
+
+
+if __name__ == "__main__":
+    guard_output(PROG)  # an ASCII terminal: the glyphs as backslash escapes; a reader that left (| head): no traceback
+    raise SystemExit(main())
