@@ -23,6 +23,8 @@ module                      what
 ``agents.pretrained``       the shipped pretrained players (agent name ``pretrained``)
 ``agents.rollouts``         rollout values of candidate actions (policy improvement by rollouts)
 ``agents.search``           ``RolloutSearchAgent``: lookahead by determinized rollouts
+``agents.play``             ``python -m agents.play``: a person's game against the agents at the
+                            terminal
 ``agents.training_run``     train.py's run directory (its lock), logs and stopping (Ctrl-C,
                             SIGTERM); needs the ``train`` extra, not imported here
 ==========================  ==========================================================

@@ -289,3 +289,32 @@ def test_the_entry_point_on_an_ascii_terminal_and_at_end_of_input():
 def test_the_entry_point_gives_its_help_under_python_OO():
     run = _run(["-OO", "-B", "-m", "agents.play", "--help"], "")
     assert run.returncode == 0 and "usage:" in run.stdout, run.stderr[-2000:]
+
+
+@pytest.mark.parametrize("hands", [1, 2])
+def test_a_hand_that_ends_at_its_deal_is_told_by_its_settlement(hands, monkeypatch, tmp_path):
+    """四惠牌 dealt to the dealer: the first hand ends inside reset(), before any decision; it is told and counted
+    (it has no record: no decision, and a match deals its next hand at once), and a match goes on."""
+    from walls import four_hui_wall
+
+    real_env = mj_env.env
+
+    def dealt_four_hui(**kw):
+        env = real_env(**kw)
+        reset = env.reset
+
+        def first_wall(seed=None, options=None):
+            reset(seed=seed, options={**(options or {}), "wall": [CODES[t] for t in four_hui_wall()]})
+
+        env.reset = first_wall
+        return env
+
+    monkeypatch.setattr("agents.play.mj_env.env", dealt_four_hui)
+    rc, out, records = play(["--seed", "1", "--hands", str(hands)], tmp_path=tmp_path)
+    assert rc == 0, out[-2000:]
+    assert "=== hand 1 of" in out and "四惠牌 8" in out and "(it ended at its deal)" in out
+    assert len(records) == hands - 1
+    totals = [int(x) for x in TOTALS.search(out).groups()[2:]]
+    assert (f"=== hand 1 of {hands} over: seat 0 (East) wins by self-draw: 9 fan (庄 1, 四惠牌 8) | scores +27 -9 -9 -9"
+            in out)
+    assert totals == (np.sum([r["settlement"]["scores"] for r in records], axis=0) + [27, -9, -9, -9]).tolist()
