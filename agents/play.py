@@ -40,14 +40,16 @@ import secrets
 import sys
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 
 import mj_env
-from agents import make_agent
-from agents.arena import open_records, output_problem
+from agents import checkpoint_play, make_agent
+from agents.arena import file_key, open_records, output_problem
 from agents.base import RulesMismatchWarning
+from agents.pretrained import DATA
 from agents.rules_args import RULES_HELP, passed_on, rules_argument
 from mj_env import actions as A
 from mj_env.baselines import AgentError, agent_actions
@@ -424,6 +426,9 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = input, 
         problem = output_problem("--record", args.record) if args.record.strip() else "--record: an empty file name"
         if problem:
             p.error(problem)
+        players = {file_key(path) for path in (Path(checkpoint_play(s)[0]) for s in specs) if path.is_file()}
+        if file_key(args.record) in players | {file_key(f) for f in DATA.glob("*.pt")}:
+            p.error(f"--record {args.record}: is a player's checkpoint; writing there would destroy it")
     one_hand = passed_on(dataclasses.replace(match, hands_per_episode=1))
     agents: list = [None] * 4
     labels = ["you"] * 4

@@ -15,6 +15,7 @@ import pytest
 import mj_env
 from agents import make_agent
 from agents.play import Game, choose, main, seat_view
+from agents.pretrained import DATA
 from mj_env import actions as A
 from mj_env.records import replay
 from mj_env.rules import get_rules
@@ -236,6 +237,8 @@ def test_the_seat_and_the_first_dealer_are_taken(tmp_path):
     (["--opponents", "rule,nobody,rule"], "unknown agent 'nobody'"), (["--hands", "0"], "--hands must be 1"),
     (["--seed", "-1"], "--seed must be between"), (["--rules", "shanghai"], "--rules"),
     (["--rules", '{"name": "beijing", "hands_per_episode": 3}', "--hands", "2"], "differ"),
+    (["--record", "/no/such/folder/hands.jsonl"], "no such directory"), (["--record", " "], "an empty file name"),
+    (["--record", str(next(DATA.glob("*.pt")))], "is a player's checkpoint"),
 ])
 def test_bad_arguments_exit_2_with_one_line(argv, said, capsys):
     with pytest.raises(SystemExit) as e:
