@@ -250,16 +250,16 @@ class Game:
     def play(self) -> Outcome:
         """Play the match to its end; EOFError, KeyboardInterrupt and QuitGame come through (``main`` answers
         them), with ``outcome`` holding the hands played so far."""
-        st_env = mj_env.env(rules=self.rules)  # pyright: ignore[reportArgumentType]  # (env's rules: a name or a RuleSet)
-        self.env = st_env
-        raw = st_env.unwrapped
+        env = mj_env.env(rules=self.rules)  # pyright: ignore[reportArgumentType]  # (env's rules: a name or a RuleSet)
+        self.env = env
+        raw = env.unwrapped
         options = None if self.dealer is None else {"dealer": self.dealer}
-        st_env.reset(seed=self.seed, options=options)
+        env.reset(seed=self.seed, options=options)
         self._ended(raw.infos[raw.possible_agents[0]], from_step=False)
         while not all(raw.terminations.values()):
-            agent = st_env.agent_selection
+            agent = env.agent_selection
             seat = raw.agent_name_mapping[agent]
-            obs = st_env.observe(agent)
+            obs = env.observe(agent)
             assert obs is not None  # (PettingZoo's observe may return None; this env's never does)
             mask = np.asarray(obs["action_mask"]).astype(bool)
             if seat == self.seat:
@@ -271,7 +271,7 @@ class Game:
                 action = int(agent_actions(bot, bot.act, (batch, self.rngs[seat]), mask[None], np.array([0]),
                                            raw.engine.explain_illegal, role=f"opponent at {SEAT_NAMES[seat]}")[0])
             before = self._melds(raw.engine.state)
-            st_env.step(action)
+            env.step(action)
             assert self._log is not None
             self._log["actions"].append((seat, action))
             name = A.name(action)
