@@ -44,8 +44,8 @@ def _train_help():
 
 HELPS = {
     **{f"-m {m}": (lambda m=m: importlib.import_module(m).main(["--help"]))
-       for m in ("agents.arena", "agents.curve", "agents.rollouts", "agents.search", "mj_env.records",
-                 "mj_env.tables")},
+       for m in ("agents.arena", "agents.curve", "agents.rollouts", "agents.search", "agents.play",
+                 "mj_env.records", "mj_env.tables")},
     **{f"benchmarks/{b}.py": _benchmark(b, parse) for b, parse in (
         ("fast_paths", "main"), ("features_cost", "main"), ("profile_step", "main"), ("search", "parse_args"),
         ("throughput", "main"), ("win_checks", "_parse_args"))},

@@ -97,7 +97,7 @@ def test_a_network_agent_without_torch_names_the_extra_that_installs_it(tmp_path
 # python -OO (PYTHONOPTIMIZE=2) removes docstrings: ``__doc__`` is None, and the command lines that took their
 # description from it (``__doc__.split("\n")[0]``) died with AttributeError before parsing, --help included
 _CLIS = ("mj_env.records", "mj_env.tables", "mj_env.score", "agents.arena", "agents.curve", "agents.rollouts",
-         "agents.search")
+         "agents.search", "agents.play")
 
 
 def test_the_command_lines_give_their_help_under_python_OO():

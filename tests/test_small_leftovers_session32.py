@@ -130,7 +130,7 @@ def _main(module: str, fn: str = "main"):
 
 
 CLIS = [("agents.arena", "main"), ("agents.search", "main"), ("agents.rollouts", "main"),
-        ("agents.curve", "main"), ("mj_env.records", "main"), ("throughput", "parse_args"),
+        ("agents.curve", "main"), ("agents.play", "main"), ("mj_env.records", "main"), ("throughput", "parse_args"),
         ("profile_step", "main"), ("search", "parse_args"), ("win_checks", "_parse_args"), ("fast_paths", "main"),
         ("features_cost", "main")]
 
