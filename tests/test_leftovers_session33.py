@@ -5,7 +5,6 @@ train.py's ``--keep-checkpoints N`` keeps only the newest N snapshot checkpoints
 from __future__ import annotations
 
 import ast
-import importlib
 import os
 import runpy
 import subprocess
@@ -14,7 +13,6 @@ import warnings
 from pathlib import Path
 
 import pytest
-from example_modules import load_example
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,58 +20,14 @@ ROOT = Path(__file__).resolve().parents[1]
 # --------------------------------------------------------------------------- "(default: None)" in --help
 
 
-def _benchmark(name, parse):
-    return lambda: getattr(importlib.import_module(name), parse)(["--help"])
 
 
-def _example(name):
-    def show_help():
-        try:
-            module = load_example(name)
-        except (ImportError, SystemExit):  # its library is not installed (the example says which and exits)
-            pytest.skip(f"examples/{name}.py: its library is not installed")
-        module.main(["--help"])
-    return show_help
 
 
-def _train_help():
-    pytest.importorskip("torch")  # the train extra: skipped in a core-only install
-    import train
-    train.parse_args(["--help"])
 
 
-HELPS = {
-    **{f"-m {m}": (lambda m=m: importlib.import_module(m).main(["--help"]))
-       for m in ("agents.arena", "agents.curve", "agents.rollouts", "agents.search", "agents.play",
-                 "mj_env.records", "mj_env.tables")},
-    **{f"benchmarks/{b}.py": _benchmark(b, parse) for b, parse in (
-        ("fast_paths", "main"), ("features_cost", "main"), ("profile_step", "main"), ("search", "parse_args"),
-        ("throughput", "main"), ("win_checks", "_parse_args"))},
-    **{f"examples/{e}.py": _example(e) for e in (
-        "duplicate_baseline", "offline_dataset", "rollout_improvement", "rule_variants", "rllib_ppo",
-        "sb3_maskable_ppo", "tianshou_pettingzoo", "torchrl_ppo")},
-    "train.py": _train_help,
-}
 
 
-@pytest.mark.parametrize("program", list(HELPS))
-def test_no_help_says_default_none(program, capsys, monkeypatch):
-    """``python -m agents.search --help`` showed ``--clairvoyant ... (default: None)`` (argparse's
-    ArgumentDefaultsHelpFormatter), and train.py's --target-kl and --init-from the same (tyro): an option left out
-    says what that means (a fair search; every epoch; a new network, cloned first). Each --help in this process."""
-    monkeypatch.setenv("COLUMNS", "100")
-    with pytest.raises(SystemExit) as e:
-        HELPS[program]()
-    out = capsys.readouterr().out
-    assert e.value.code == 0 and "--help" in out
-    text = " ".join(out.replace("\u2502", " ").split())  # (tyro draws boxes: a hint may wrap across rows)
-    assert "(default: None)" not in text
-    if program == "-m agents.search":
-        assert "the undrawn wall shuffled (default: a fair search, on redeals)" in text
-        assert "(default: 100)" in text  # the other options' defaults as they were
-    if program == "train.py":
-        assert "(none: never) (default: none: every epoch runs)" in text
-        assert "if given must agree with it (default: none: a new network, cloned first as --bc-steps says)" in text
 
 
 # --------------------------------------------------------------------------- one file, one public name

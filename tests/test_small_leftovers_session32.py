@@ -8,7 +8,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import re
 
 import _common
 import pytest
@@ -125,46 +124,9 @@ def test_a_file_with_such_meta_keys_loads_with_the_formats_values(net, tmp_path)
 # --------------------------------------------------------------------------- --help
 
 
-def _main(module: str, fn: str = "main"):
-    return getattr(importlib.import_module(module), fn)
 
 
-CLIS = [("agents.arena", "main"), ("agents.search", "main"), ("agents.rollouts", "main"),
-        ("agents.curve", "main"), ("agents.play", "main"), ("mj_env.records", "main"), ("throughput", "parse_args"),
-        ("profile_step", "main"), ("search", "parse_args"), ("win_checks", "_parse_args"), ("fast_paths", "main"),
-        ("features_cost", "main")]
 
 
-@pytest.mark.parametrize("module,fn", CLIS, ids=[m for m, _f in CLIS])
-def test_no_option_gives_its_default_twice(module, fn, monkeypatch, capsys):
-    """``python -m agents.rollouts --help`` said ``beijing (default)`` and ``(default: beijing)`` for --rules: the
-    arena's help text beside argparse.ArgumentDefaultsHelpFormatter's own. Every option's help says it once."""
-    monkeypatch.setenv("COLUMNS", "10000")  # one line per option
-    with pytest.raises(SystemExit) as e:
-        _main(module, fn)(["--help"])
-    assert e.value.code == 0
-    out = capsys.readouterr().out
-    options = [b for b in re.split(r"\n(?=  -)", out) if b.startswith("  -")]
-    assert options
-    twice = [b.split()[0] for b in options if len(re.findall(r"\bdefault\b", b)) > 1]
-    assert twice == [], out
 
 
-def test_no_color_is_set_for_train_parse_args_only(monkeypatch, capsys):
-    """``NO_COLOR`` turned tyro's colours off through its option dict for the rest of the process (a notebook or a
-    test run after ``train.parse_args`` lost tyro's colours everywhere); it is restored once the call is over, also
-    after ``--help``'s exit and an error's."""
-    pytest.importorskip("torch")
-    tyro = pytest.importorskip("tyro")
-    import train
-
-    options = getattr(tyro, "_experimental_options", None)
-    if not isinstance(options, dict) or "ansi_codes" not in options:
-        pytest.skip("this tyro has no ansi_codes option")
-    monkeypatch.setitem(options, "ansi_codes", True)
-    monkeypatch.setenv("NO_COLOR", "1")
-    for argv in (["--help"], ["--num-envs", "zero"]):
-        with pytest.raises(SystemExit):
-            train.parse_args(argv)
-        assert options["ansi_codes"] is True, argv
-    capsys.readouterr()
