@@ -3,9 +3,6 @@
 that ended writes final.pt and final_eval.json leaves both whole, progress.csv leaves a rate over no hands
 empty, and a checkpoint with keys beside its format's loads with a warning naming them."""
 import csv
-import json
-import signal
-import threading
 import warnings
 
 import pytest
@@ -16,8 +13,7 @@ from test_train_interrupt import TINY
 from test_train_smoke import _scalars
 
 import train
-from agents import arena_report, curve, make_agent, training_run
-from agents import networks as nets
+from agents import curve, make_agent
 from agents.networks import CheckpointWarning, NetworkAgent, build_network, load_checkpoint, save_checkpoint
 from agents.pretrained import available, load_pretrained, pretrained_path
 
@@ -72,113 +68,18 @@ def test_train_draws_after_its_seeding_what_loading_the_shipped_player_drew(rule
 # --------------------------------------------------------------------------- a signal while a run's end is written
 
 
-@pytest.fixture
-def sigterm_raises():
-    """SIGTERM raises training_run.Terminated, as train.py's __main__ has it (the default would end pytest)."""
-    def on_sigterm(signum, frame):
-        raise training_run.Terminated
-
-    before = signal.signal(signal.SIGTERM, on_sigterm)
-    yield
-    signal.signal(signal.SIGTERM, before)
 
 
-def signal_after(monkeypatch, owner, name, sig, when=lambda *a: True):
-    """``owner.name`` does its work, then the real signal ``sig`` comes (where ``when`` of its arguments)."""
-    real = getattr(owner, name)
-
-    def then_signal(*a, **k):
-        out = real(*a, **k)
-        if when(*a):
-            signal.raise_signal(sig)
-        return out
-
-    monkeypatch.setattr(owner, name, then_signal)
 
 
-def _final(run):
-    return json.loads((run / "final_eval.json").read_text())
 
 
-def test_sigterm_while_final_pt_is_saved_after_training_leaves_it_and_final_eval_json(tmp_path, monkeypatch, capsys,
-                                                                                      sigterm_raises):
-    """Training over, final.pt being written: SIGTERM left no final.pt and no final_eval.json (it went through
-    save_checkpoint, which removed its .tmp, and out of train.main). The file is finished, the evaluation skipped."""
-    monkeypatch.chdir(tmp_path)
-    signal_after(monkeypatch, nets.torch, "save", signal.SIGTERM, when=lambda payload, where: "final" in str(where))
-    try:
-        result = train.main(["--exp-name", "s", "--total-steps", "512", "--final-eval-hands", "2", *TINY])
-    except KeyboardInterrupt:  # (Terminated; not pytest's own)
-        pytest.fail("SIGTERM while final.pt was saved went through train.main")
-    run = tmp_path / "runs" / "s"
-    assert load_checkpoint(run / "checkpoints" / "final.pt")[1]["update"] == 1
-    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["final.pt", "update_00001.pt"]
-    final = _final(run)
-    assert final["interrupted"] is True and result["interrupted"] is True and "eval" not in final
-    out = capsys.readouterr().out
-    assert "interrupted (SIGTERM) while final.pt was saved: it is saved, no final evaluation" in out
-    assert "evaluate it against rule: python -m agents.arena" in out
 
 
-def test_a_second_signal_while_an_interrupted_run_saves_final_pt_leaves_it_whole(tmp_path, monkeypatch, capsys,
-                                                                                sigterm_raises):
-    """Ctrl-C in the training, then SIGTERM while final.pt was saved: neither final.pt nor final_eval.json."""
-    monkeypatch.chdir(tmp_path)
-
-    def interrupted(*a, **k):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(train, "ppo_update", interrupted)
-    signal_after(monkeypatch, nets.torch, "save", signal.SIGTERM, when=lambda payload, where: "final" in str(where))
-    try:
-        result = train.main(["--exp-name", "two", "--total-steps", "1024", "--final-eval-hands", "2", *TINY])
-    except KeyboardInterrupt:
-        pytest.fail("a second signal while final.pt was saved went through train.main")
-    run = tmp_path / "runs" / "two"
-    assert load_checkpoint(run / "checkpoints" / "final.pt")[1]["update"] == 0
-    assert _final(run)["interrupted"] is True and result["interrupted"] is True
-    assert "while final.pt was saved" not in capsys.readouterr().out  # the first interruption said it all
 
 
-@pytest.mark.parametrize(("sig", "where"), [(signal.SIGTERM, "json"), (signal.SIGINT, "tables")])
-def test_a_signal_after_the_final_evaluation_still_writes_final_eval_json(tmp_path, monkeypatch, capsys, sigterm_raises,
-                                                                         sig, where):
-    """The evaluation over, a signal while its tables were printed or final_eval.json was written left no
-    final_eval.json (or, in the write, half of one). The file is written, whole, with the evaluation (which ended:
-    not marked interrupted), and then the signal goes on (train.py exits with its status)."""
-    monkeypatch.chdir(tmp_path)
-    if where == "json":
-        signal_after(monkeypatch, arena_report, "json_text", sig, when=lambda obj, *a: "checkpoint" in obj)
-    else:
-        signal_after(monkeypatch, arena_report, "format_table", sig)
-    with pytest.raises(training_run.Terminated if sig == signal.SIGTERM else KeyboardInterrupt):
-        train.main(["--exp-name", where, "--total-steps", "512", "--final-eval-hands", "2", *TINY])
-    run = tmp_path / "runs" / where
-    final = _final(run)
-    assert set(final["eval"]) == {"random", "rule"} and "interrupted" not in final
-    assert load_checkpoint(run / "checkpoints" / "final.pt")[1]["update"] == 1
-    out = capsys.readouterr().out
-    assert f"checkpoint: {run.relative_to(tmp_path)}/checkpoints/final.pt" in out
-    if where == "tables":
-        assert "interrupted (Ctrl-C) after the final evaluation: writing final_eval.json" in out
 
 
-def test_signals_held_puts_the_handlers_back_and_holds_nothing_off_the_main_thread():
-    handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
-    with pytest.raises(KeyboardInterrupt), training_run.signals_held():
-        signal.raise_signal(signal.SIGINT)
-        held = True  # (reached: the signal waited)
-    assert held and (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == handlers
-    seen = []
-
-    def elsewhere():
-        with training_run.signals_held():
-            seen.append(signal.getsignal(signal.SIGINT))
-
-    t = threading.Thread(target=elsewhere)
-    t.start()
-    t.join()
-    assert seen == [handlers[0]]
 
 
 # --------------------------------------------------------------------------- progress.csv: a rate over no hands
