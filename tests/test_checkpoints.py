@@ -1,4 +1,5 @@
-"""Checkpoint loading runs no code from the file and refuses a broken checkpoint with one clear error."""
+"""Checkpoint loading runs no code from the file and refuses a broken checkpoint with one clear error; it draws
+nothing from torch's generator, warns of keys beside its format, and saving refuses the meta keys loading fills."""
 from __future__ import annotations
 
 import pickle
@@ -11,9 +12,12 @@ pytest.importorskip("torch")  # the train extra: without torch these tests skip 
 
 import torch
 
+import train
+from agents import make_agent
 from agents.arena import main as arena_main
 from agents.checkpoints import CHECKPOINT_FORMAT, CheckpointError, load_checkpoint, save_checkpoint
-from agents.networks import PolicyValueNet, TileNet
+from agents.networks import CheckpointWarning, NetworkAgent, PolicyValueNet, TileNet, build_network
+from agents.pretrained import available, load_pretrained, pretrained_path
 from mj_env.observation import N_PLANES, OBS_NAME
 
 
@@ -466,3 +470,207 @@ def test_a_stored_member_claiming_more_bytes_than_it_stores_is_refused(saved, tm
     with zipfile.ZipFile(bad) as z:
         assert z.getinfo(info.filename).file_size == claimed and sum(i.file_size for i in z.infolist()) < len(raw)
     refused(bad, info.filename, "is compressed")
+
+
+# --------------------------------------------------------------------------- loading draws nothing from torch's generator
+
+
+@pytest.mark.parametrize("load", [lambda path: load_checkpoint(path), lambda path: NetworkAgent.from_checkpoint(path),
+                                  lambda path: make_agent(str(path)), lambda path: load_pretrained("beijing")],
+                         ids=["load_checkpoint", "from_checkpoint", "make_agent", "load_pretrained"])
+def test_loading_a_network_draws_nothing_from_torchs_generator(load):
+    """A script that seeds torch, loads a checkpoint and samples got other numbers than one that loaded first:
+    the network was built (its initial weights drawn from the global generator) and then overwritten."""
+    torch.manual_seed(5)
+    expected = torch.rand(4)
+    torch.manual_seed(5)
+    load(pretrained_path("beijing"))
+    assert torch.equal(torch.rand(4), expected)
+
+
+def test_a_loaded_network_holds_the_files_weights_and_trains(tmp_path):
+    """The network is the skeleton given memory (no initial weights): every weight is the file's, and trainable."""
+    model = build_network({"arch": "tiles", "channels": 4, "blocks": 1, "head": 8})
+    path = save_checkpoint(tmp_path / "m.pt", model, rules="beijing")
+    loaded, _ = load_checkpoint(path)
+    mine, theirs = model.state_dict(), loaded.state_dict()
+    assert list(mine) == list(theirs) and all(torch.equal(mine[k], theirs[k]) for k in mine)
+    assert all(p.requires_grad and p.device.type == "cpu" for p in loaded.parameters())
+
+
+@pytest.mark.parametrize("rules", ["beijing", "hebei"])
+def test_train_draws_after_its_seeding_what_loading_the_shipped_player_drew(rules):
+    """train.py loads the shipped player after seed_everything (--opponent-pretrained, the evaluations): its
+    seeded runs (and their published figures) repeat only if it draws what building that network drew."""
+    config = load_pretrained(rules).model.config
+    torch.manual_seed(11)
+    build_network(config)  # what load_pretrained drew before loads stopped drawing
+    expected = torch.get_rng_state()
+    torch.manual_seed(11)
+    agent = train.load_shipped_player(rules, "cpu")
+    assert torch.equal(torch.get_rng_state(), expected) and agent.name == "pretrained"
+    args = train.parse_args(["--rules", rules, "--opponent-prob", "1", "--opponent-pretrained", "0.25"])
+    torch.manual_seed(11)
+    build_network(config)
+    build_network(config)
+    expected = torch.get_rng_state()
+    torch.manual_seed(11)
+    train.SeatPlan(args, None, "cpu")  # (its generator is not used in the constructor)
+    train.eval_opponents(args, "cpu")
+    assert torch.equal(torch.get_rng_state(), expected)
+
+
+# --------------------------------------------------------------------------- keys a checkpoint's format does not have
+
+
+def _with_keys(tmp_path, **extra):
+    payload = torch.load(pretrained_path("beijing"), weights_only=True)
+    payload.update(extra)
+    torch.save(payload, tmp_path / "later.pt")
+    return tmp_path / "later.pt"
+
+
+def test_a_checkpoint_with_keys_beside_its_formats_loads_and_warns_naming_them(tmp_path):
+    """They loaded silently: a later version's field (kept under the same format) or another tool's was dropped
+    with no word. The weights and meta load as they are; the warning names the keys, at the user's line."""
+    path = _with_keys(tmp_path, normalizer={"mean": 0.5}, optimizer=[1, 2])
+    with pytest.warns(CheckpointWarning) as caught:
+        model, meta = load_checkpoint(path)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert str(caught[0].message) == (f"{path}: its keys 'normalizer', 'optimizer' are not of format "
+                                      "mj_agents.policy/1 and left out (written by a later version of this "
+                                      "package, or by another tool?)")
+    shipped, _ = load_checkpoint(pretrained_path("beijing"))
+    assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), shipped.state_dict().values()))
+    assert meta["rules"] == "beijing"
+    with pytest.warns(CheckpointWarning, match="its key 'normalizer' is not of format") as caught:
+        make_agent(str(_with_keys(tmp_path, normalizer=1)))
+    assert caught[0].filename == __file__
+
+
+def test_the_writers_own_meta_keys_and_the_shipped_players_load_without_a_warning(tmp_path):
+    """meta is the writer's (save_checkpoint's keywords): keys of any name are no sign of another version."""
+    path = save_checkpoint(tmp_path / "m.pt", build_network({"arch": "mlp", "hidden": [8]}), rules="hebei",
+                           note="mine", git_commit="abc123", seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, meta = load_checkpoint(path)
+        assert (meta["note"], meta["git_commit"], meta["seed"]) == ("mine", "abc123", 3)
+        for rules in available():
+            load_checkpoint(pretrained_path(rules))
+            load_pretrained(rules)
+
+
+def test_init_from_such_a_checkpoint_warns_once(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = _with_keys(tmp_path, normalizer=1)
+    with pytest.warns(CheckpointWarning) as caught:
+        train.main(["--init-from", str(path), "--exp-name", "ft", "--total-steps", "0", "--final-eval-hands", "0",
+                    "--eval-every", "0", "--threads", "1", "--no-progress", "--no-eval-pretrained"])
+    assert [w.category for w in caught] == [CheckpointWarning]
+
+
+def test_a_checkpoint_with_thousands_of_keys_beside_its_formats_warns_in_one_short_line(tmp_path):
+    """The CheckpointWarning named every such key: a file with 3,000 of them gave a warning of 26,000 characters.
+    It names the first eight (in the order it sorts them) and counts the rest; a few are all named, as before."""
+    from agents.networks import CheckpointWarning, load_checkpoint
+    from agents.pretrained import pretrained_path
+
+    payload = torch.load(pretrained_path("beijing"), weights_only=True)
+    torch.save({**payload, **{f"k{i:04d}": i for i in range(3000)}}, tmp_path / "many.pt")
+    with pytest.warns(CheckpointWarning) as caught:
+        load_checkpoint(tmp_path / "many.pt")
+    message = str(caught[0].message)
+    assert len(caught) == 1 and len(message) < 400 and caught[0].filename == __file__
+    assert "its keys 'k0000', 'k0001', 'k0002', 'k0003', 'k0004', 'k0005', 'k0006', 'k0007' and 2,992 more are " in message
+    torch.save({**payload, **{f"k{i}": i for i in range(8)}}, tmp_path / "eight.pt")
+    with pytest.warns(CheckpointWarning, match="its keys 'k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7' are not of"):
+        load_checkpoint(tmp_path / "eight.pt")
+
+
+# --------------------------------------------------------------------------- meta keys that load_checkpoint fills
+
+
+@pytest.fixture
+def net():
+    torch = pytest.importorskip("torch")  # the train extra: without torch these tests skip
+    from agents.networks import PolicyValueNet
+
+    torch.manual_seed(0)
+    return PolicyValueNet(hidden=(8,))
+
+
+@pytest.mark.parametrize("key", ["obs_name", "obs_version", "model_config"])
+def test_save_checkpoint_refuses_the_meta_keys_load_fills_from_the_file(key, net, tmp_path):
+    """``save_checkpoint(path, model, obs_name="mine")`` wrote the file and ``load_checkpoint`` gave back the
+    file's obs_name in meta: the caller's value was lost without a word. Refused now, naming the key, and
+    nothing is written."""
+    from agents.networks import CheckpointError, save_checkpoint
+
+    with pytest.raises(CheckpointError, match=f"meta key {key} is the checkpoint's own") as e:
+        save_checkpoint(tmp_path / "m.pt", net, rules="beijing", **{key: "mine"})
+    assert str(tmp_path / "m.pt") in str(e.value) and "not saved" in str(e.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_save_checkpoint_keeps_meta_keys_load_does_not_fill(net, tmp_path):
+    """Only the three keys ``load_checkpoint`` writes into meta are refused: other names of the format's
+    (``format``, ``obs_shape``, ``n_actions``) are the writer's own in meta and load as saved."""
+    from agents.networks import load_checkpoint, save_checkpoint
+
+    mine = {"format": "mine", "obs_shape": [1], "n_actions": 3, "update": 7}
+    _model, meta = load_checkpoint(save_checkpoint(tmp_path / "m.pt", net, **mine))
+    assert {k: meta[k] for k in mine} == mine
+
+
+def test_a_file_with_such_meta_keys_loads_with_the_formats_values(net, tmp_path):
+    """A file written otherwise (torch.save of a payload) with meta obs_name etc. loads as before: meta gives
+    the format's values under those names."""
+    import torch
+
+    from agents.networks import load_checkpoint, save_checkpoint
+
+    path = save_checkpoint(tmp_path / "m.pt", net, rules="beijing")
+    payload = torch.load(path, weights_only=True)
+    payload["meta"].update(obs_name="mine", obs_version=99, model_config={"x": 1})
+    torch.save(payload, path)
+    _model, meta = load_checkpoint(path)
+    assert (meta["obs_name"], meta["obs_version"], meta["model_config"]) == (
+        payload["obs_name"], payload["obs_version"], payload["model_config"])
+
+
+# --------------------------------------------------------------------------- a rule set given as an object
+
+
+def test_a_checkpoints_rule_set_given_as_an_object_is_stored_as_a_record_writes_it(tmp_path):
+    """save_checkpoint(rules=...) stored a RuleSet as a record writes it (a preset as its name, else only the fields
+    changed) but an object form raw: {"name": "beijing", "chi": True} (beijing itself) stayed a dict, so that
+    train.py --init-from said "was trained under beijing; this run trains it under beijing", and the fields that
+    do not differ from the preset were kept beside those that do."""
+    pytest.importorskip("torch")
+    from agents.networks import PolicyValueNet, load_checkpoint, save_checkpoint
+
+    net = PolicyValueNet(hidden=(8,))
+    same = save_checkpoint(tmp_path / "same.pt", net, rules={"name": "beijing", "chi": True})
+    assert load_checkpoint(same)[1]["rules"] == "beijing"
+    own = save_checkpoint(tmp_path / "own.pt", net, rules={"name": "beijing", "chi": False, "hubao": True})
+    assert load_checkpoint(own)[1]["rules"] == {"name": "beijing", "chi": False}
+
+
+def test_train_init_from_a_checkpoint_of_its_own_rule_set_given_as_an_object_says_nothing(tmp_path, monkeypatch,
+                                                                                        capsys):
+    """A checkpoint whose meta holds the object form of the very rule set of the run (a file saved before the
+    fix above, or by other code): train.py's note compared the stored value with --rules as raw values."""
+    torch = pytest.importorskip("torch")
+    import train
+    from agents.networks import PolicyValueNet, save_checkpoint
+
+    path = save_checkpoint(tmp_path / "m.pt", PolicyValueNet(hidden=(8,)), rules="beijing")
+    payload = torch.load(path, weights_only=True)
+    payload["meta"]["rules"] = {"name": "beijing", "chi": True}  # as 9ef4348..147a435 stored it
+    torch.save(payload, path)
+    monkeypatch.chdir(tmp_path)
+    train.main(["--init-from", str(path), "--exp-name", "ft", "--total-steps", "512", "--num-envs", "16",
+                "--num-steps", "32", "--eval-every", "0", "--final-eval-hands", "0", "--threads", "1",
+                "--no-progress", "--no-eval-pretrained"])
+    assert "was trained under" not in capsys.readouterr().out

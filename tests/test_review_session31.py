@@ -65,38 +65,8 @@ def test_a_run_whose_log_cannot_be_set_up_lets_go_of_its_lock(tmp_path, monkeypa
     assert result["updates"] == 1
 
 
-def test_a_checkpoints_rule_set_given_as_an_object_is_stored_as_a_record_writes_it(tmp_path):
-    """save_checkpoint(rules=...) stored a RuleSet as a record writes it (a preset as its name, else only the fields
-    changed) but an object form raw: {"name": "beijing", "chi": True} (beijing itself) stayed a dict, so that
-    train.py --init-from said "was trained under beijing; this run trains it under beijing", and the fields that
-    do not differ from the preset were kept beside those that do."""
-    pytest.importorskip("torch")
-    from agents.networks import PolicyValueNet, load_checkpoint, save_checkpoint
-
-    net = PolicyValueNet(hidden=(8,))
-    same = save_checkpoint(tmp_path / "same.pt", net, rules={"name": "beijing", "chi": True})
-    assert load_checkpoint(same)[1]["rules"] == "beijing"
-    own = save_checkpoint(tmp_path / "own.pt", net, rules={"name": "beijing", "chi": False, "hubao": True})
-    assert load_checkpoint(own)[1]["rules"] == {"name": "beijing", "chi": False}
 
 
-def test_train_init_from_a_checkpoint_of_its_own_rule_set_given_as_an_object_says_nothing(tmp_path, monkeypatch,
-                                                                                        capsys):
-    """A checkpoint whose meta holds the object form of the very rule set of the run (a file saved before the
-    fix above, or by other code): train.py's note compared the stored value with --rules as raw values."""
-    torch = pytest.importorskip("torch")
-    import train
-    from agents.networks import PolicyValueNet, save_checkpoint
-
-    path = save_checkpoint(tmp_path / "m.pt", PolicyValueNet(hidden=(8,)), rules="beijing")
-    payload = torch.load(path, weights_only=True)
-    payload["meta"]["rules"] = {"name": "beijing", "chi": True}  # as 9ef4348..147a435 stored it
-    torch.save(payload, path)
-    monkeypatch.chdir(tmp_path)
-    train.main(["--init-from", str(path), "--exp-name", "ft", "--total-steps", "512", "--num-envs", "16",
-                "--num-steps", "32", "--eval-every", "0", "--final-eval-hands", "0", "--threads", "1",
-                "--no-progress", "--no-eval-pretrained"])
-    assert "was trained under" not in capsys.readouterr().out
 
 
 @needs_flock

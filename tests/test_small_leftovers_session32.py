@@ -73,52 +73,12 @@ def test_throughput_takes_two_files_that_differ(tmp_path):
 # --------------------------------------------------------------------------- checkpoint meta keys
 
 
-@pytest.fixture
-def net():
-    torch = pytest.importorskip("torch")  # the train extra: without torch these tests skip
-    from agents.networks import PolicyValueNet
-
-    torch.manual_seed(0)
-    return PolicyValueNet(hidden=(8,))
 
 
-@pytest.mark.parametrize("key", ["obs_name", "obs_version", "model_config"])
-def test_save_checkpoint_refuses_the_meta_keys_load_fills_from_the_file(key, net, tmp_path):
-    """``save_checkpoint(path, model, obs_name="mine")`` wrote the file and ``load_checkpoint`` gave back the
-    file's obs_name in meta: the caller's value was lost without a word. Refused now, naming the key, and
-    nothing is written."""
-    from agents.networks import CheckpointError, save_checkpoint
-
-    with pytest.raises(CheckpointError, match=f"meta key {key} is the checkpoint's own") as e:
-        save_checkpoint(tmp_path / "m.pt", net, rules="beijing", **{key: "mine"})
-    assert str(tmp_path / "m.pt") in str(e.value) and "not saved" in str(e.value)
-    assert list(tmp_path.iterdir()) == []
 
 
-def test_save_checkpoint_keeps_meta_keys_load_does_not_fill(net, tmp_path):
-    """Only the three keys ``load_checkpoint`` writes into meta are refused: other names of the format's
-    (``format``, ``obs_shape``, ``n_actions``) are the writer's own in meta and load as saved."""
-    from agents.networks import load_checkpoint, save_checkpoint
-
-    mine = {"format": "mine", "obs_shape": [1], "n_actions": 3, "update": 7}
-    _model, meta = load_checkpoint(save_checkpoint(tmp_path / "m.pt", net, **mine))
-    assert {k: meta[k] for k in mine} == mine
 
 
-def test_a_file_with_such_meta_keys_loads_with_the_formats_values(net, tmp_path):
-    """A file written otherwise (torch.save of a payload) with meta obs_name etc. loads as before: meta gives
-    the format's values under those names."""
-    import torch
-
-    from agents.networks import load_checkpoint, save_checkpoint
-
-    path = save_checkpoint(tmp_path / "m.pt", net, rules="beijing")
-    payload = torch.load(path, weights_only=True)
-    payload["meta"].update(obs_name="mine", obs_version=99, model_config={"x": 1})
-    torch.save(payload, path)
-    _model, meta = load_checkpoint(path)
-    assert (meta["obs_name"], meta["obs_version"], meta["model_config"]) == (
-        payload["obs_name"], payload["obs_version"], payload["model_config"])
 
 
 # --------------------------------------------------------------------------- --help
