@@ -8,7 +8,6 @@ import mj_env
 
 pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
 
-import train
 
 
 def _penalized_rewards(**kwargs):
@@ -40,12 +39,6 @@ def test_the_one_table_envs_render_without_a_render_mode_warns_and_returns_none(
     assert isinstance(ansi.render(), str)
 
 
-@pytest.mark.parametrize("minutes", [1.0000001, 0.9999999])
-def test_a_budget_printed_as_1_is_one_minute(minutes):
-    """``--max-minutes 1.0000001`` printed "passes 1 minutes" (the number is written with :g, six digits)."""
-    args = train.Args(total_steps=512, num_envs=16, num_steps=32, bc_steps=0, final_eval_hands=0,
-                      max_minutes=minutes)
-    assert train.plan_text(args, 1, []).endswith("stopping after the update that passes 1 minute")
 
 
 def test_a_penalized_episode_ends_with_the_hand_keys_that_monitor_reads():

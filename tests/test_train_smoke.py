@@ -19,8 +19,10 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 
+from test_train_interrupt import TINY
+
 import train
-from agents import make_agent
+from agents import curve, make_agent
 from agents.networks import ARCHS, load_checkpoint
 from agents.rewards import REWARD_KINDS
 from mj_env.observation import OBS_NAME
@@ -749,3 +751,77 @@ def test_plan_text_names_the_cloning():
     args = train.parse_args(["--bc-steps", "8", "--num-envs", "16", "--num-steps", "32", "--bc-teacher", "efficient",
                              "--total-steps", "0", "--final-eval-hands", "0"])
     assert train.plan_text(args, 0, []) == "selfplay_ppo: beijing; imitate the efficient agent (8 steps at 16 tables)"
+
+
+# --------------------------------------------------------------------------- the plan line's budget
+
+
+@pytest.mark.parametrize("minutes", [1.0000001, 0.9999999])
+def test_a_budget_printed_as_1_is_one_minute(minutes):
+    """``--max-minutes 1.0000001`` printed "passes 1 minutes" (the number is written with :g, six digits)."""
+    args = train.Args(total_steps=512, num_envs=16, num_steps=32, bc_steps=0, final_eval_hands=0,
+                      max_minutes=minutes)
+    assert train.plan_text(args, 1, []).endswith("stopping after the update that passes 1 minute")
+
+
+# --------------------------------------------------------------------------- --exp-name: Windows device names
+
+
+@pytest.mark.parametrize("name", ["COM\u00b9", "lpt\u00b3.log", "CONIN$", "conout$.txt", "Com\u00b2 .x"])
+def test_windows_device_names_with_superscript_digits_or_console_buffers_are_refused(name):
+    """Windows reads COM\u00b9-\u00b3 and LPT\u00b9-\u00b3 as devices (its superscript digits count as digits there), and
+    CONIN$ and CONOUT$ are the console's buffers; --exp-name took them, and such a run directory cannot be
+    copied to Windows, which the check was made for."""
+    assert train.windows_device(name)
+    assert "not a device name" in train.check_args(train.Args(exp_name=name))
+
+
+@pytest.mark.parametrize("name", ["COM0", "COM\u2074", "AUX_1", "CONIN", "console", "LPT10"])
+def test_names_next_to_the_device_names_are_accepted(name):
+    assert not train.windows_device(name) and train.check_args(train.Args(exp_name=name)) is None
+
+
+# --------------------------------------------------------------------------- progress.csv: a rate over no hands
+
+
+LOSSES = {"samples": 8, "value_loss": 1.0, "policy_loss": 0.1, "entropy": 2.0, "old_approx_kl": 0.0,
+          "approx_kl": 0.0, "clipfrac": 0.0, "explained_variance": 0.5}
+
+
+RATES = ("draw_rate", "win_rate", "avg_fan", "pool_points", "pool_win_rate", "pool_deal_in_rate")
+
+
+def test_a_rate_over_no_hands_is_an_empty_cell_not_0():
+    """No hand ended, no learner win, no hand against the pool: the rates over them were written as 0 (a run
+    without pool hands seemed to lose none and win none); unknown, they are empty, as unevaluated cells are."""
+    none = {"hands": 0, "drawn": 0, "self_hands": 0, "self_wins": 0, "self_fan": 0.0, "pool_points": 0.0,
+            "pool_hands": 0, "pool_wins": 0, "pool_deal_ins": 0}
+    row = train.progress_row(1, 128, 1.0, 3e-4, LOSSES, none, 1, 1.0, {})
+    assert [row[k] for k in RATES] == [""] * 6 and row["hands"] == 0
+    some = {**none, "hands": 2, "drawn": 0, "self_hands": 8, "self_wins": 0}  # hands, none won, none vs the pool
+    row = train.progress_row(1, 128, 1.0, 3e-4, LOSSES, some, 1, 1.0, {})
+    assert [row[k] for k in RATES] == [0.0, 0.0, "", "", "", ""]
+    full = train.progress_row(1, 128, 1.0, 3e-4, LOSSES, {**some, "pool_hands": 4, "pool_points": -2.0}, 1, 1.0, {})
+    assert list(full) == list(row) and (full["pool_points"], full["pool_win_rate"]) == (-0.5, 0.0)
+
+
+def test_a_run_without_pool_hands_leaves_their_cells_empty_and_every_reader_copes(tmp_path, monkeypatch):
+    """--opponent-prob 0 (self-play only): the pool_* cells are empty in every row (they were 0), the columns
+    are those of any run, TensorBoard gets no charts/pool_* point, the progress bar shows '-' and the curve reads it."""
+    monkeypatch.chdir(tmp_path)
+    small = [a for a in TINY if a != "--no-progress"]  # the bar's figures too (written to stderr)
+    train.main(["--exp-name", "self", "--total-steps", "4096", "--opponent-prob", "0", "--final-eval-hands", "0",
+                *small, "--num-steps", "128", "--eval-every", "1", "--eval-hands", "1"])  # (after TINY's)
+    run = tmp_path / "runs" / "self"
+    with open(run / "progress.csv", newline="") as f:
+        reader = csv.DictReader(f)
+        columns, rows = reader.fieldnames, list(reader)
+    assert len(rows) == 2 and all(r[k] == "" for r in rows for k in RATES if k.startswith("pool_"))
+    assert all(r["hands"] != "0" and r["draw_rate"] != "" and r["win_rate"] != "" for r in rows)
+    expected = train.progress_row(1, 1, 1.0, 0.0, LOSSES, {"hands": 0, "drawn": 0, "self_hands": 0, "self_wins": 0,
+                                  "self_fan": 0.0, "pool_points": 0.0, "pool_hands": 0, "pool_wins": 0,
+                                  "pool_deal_ins": 0}, 0, 0.0, {})
+    assert columns == list(expected)
+    scalars = _scalars(run)
+    assert "charts/win_rate" in scalars and not [t for t in scalars if t.startswith("charts/pool_")]
+    assert set(curve.read_curves(run / "progress.csv")) == {"random", "rule"}
