@@ -6,13 +6,7 @@ from __future__ import annotations
 
 import ast
 import os
-import runpy
-import subprocess
-import sys
-import warnings
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -60,48 +54,10 @@ def test_file_key_tells_a_hard_link_and_another_spelling_for_the_same_file(tmp_p
 # --------------------------------------------------------------------------- a warning's line under python -m
 
 
-def _checkpoint_with_a_key_beside_its_format(tmp_path):
-    torch = pytest.importorskip("torch")  # the train extra: skipped in a core-only install
-    from agents.pretrained import pretrained_path
-
-    payload = torch.load(pretrained_path("beijing"), weights_only=True)
-    payload["normalizer"] = 1
-    torch.save(payload, tmp_path / "later.pt")
-    return tmp_path / "later.pt"
 
 
-def test_a_checkpoint_warning_under_runpy_names_the_users_line(tmp_path, monkeypatch):
-    """The arena run by a user's ``runpy.run_module`` (as ``python -m`` runs it): the warning named
-    ``<frozen runpy>``, runpy's own line; the frames of runpy are passed over as the library's are."""
-    from agents.networks import CheckpointWarning
-    from mj_env import lines
-
-    path = _checkpoint_with_a_key_beside_its_format(tmp_path)
-    monkeypatch.setattr(lines, "guard_output", lambda prog: None)  # (it would wrap pytest's sys.stdout)
-    monkeypatch.setattr(sys, "argv", ["arena", "--agents", f"{path},rule", "--hands", "1", "--quiet"])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with pytest.raises(SystemExit) as e:
-            runpy.run_module("agents.arena", run_name="__main__")
-    line = sys._getframe().f_lineno - 1  # the line above: the run_module call
-    assert e.value.code == 0
-    named = [(Path(w.filename), w.lineno) for w in caught if issubclass(w.category, CheckpointWarning)]
-    assert named == [(Path(__file__), line)]
 
 
-def test_a_checkpoint_warning_under_python_m_names_a_line_of_code(tmp_path):
-    """``python -m agents.arena --agents LATER.pt,rule``: no line of the user's lies above the library's; the
-    warning named ``<frozen runpy>:88``, and names the line of agents/checkpoints.py that warns now."""
-    path = _checkpoint_with_a_key_beside_its_format(tmp_path)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONWARNINGS": "default"}
-    done = subprocess.run([sys.executable, "-m", "agents.arena", "--agents", f"{path},rule", "--hands", "1",
-                           "--quiet"], check=False, cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr
-    warned = [ln for ln in done.stderr.splitlines() if "CheckpointWarning" in ln]
-    assert len(warned) == 1 and "runpy" not in done.stderr
-    assert warned[0].startswith(f"{ROOT / 'agents' / 'checkpoints.py'}:")
-    assert f"CheckpointWarning: {path}: its key 'normalizer' is not of format" in warned[0]
 
 
 # --------------------------------------------------------------------------- train.py --keep-checkpoints

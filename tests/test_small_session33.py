@@ -13,14 +13,6 @@ def test_the_aec_env_refuses_autoreset_mode_by_name(value):
         mj_env.env(autoreset_mode=value)
 
 
-def test_user_stacklevel_passes_over_a_module_of_no_file():
-    """A module with no ``__file__`` (a notebook's or an xdist worker's ``__main__``) has no folder to pass over;
-    it raised AttributeError, so the warning the caller was placing became a crash."""
-    import types
-
-    from mj_env import messages
-
-    assert messages.user_stacklevel(types.ModuleType("__main__"), messages) == 1
 
 
 def test_the_arena_run_by_runpy_under_a_main_of_no_file_plays(monkeypatch):
