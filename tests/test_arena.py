@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from itertools import permutations
 
 import numpy as np
@@ -724,3 +725,60 @@ def test_other_warnings_while_loading_are_left_as_python_shows_them(capsys, monk
     with pytest.warns(FutureWarning, match="something else"):
         assert main(["--agents", "rule,random", "--hands", "2", "--quiet"]) == 0
     assert "note:" not in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- --record on a file system without locks
+
+
+def test_an_arena_record_file_on_a_file_system_without_locks_is_written_as_before(tmp_path, monkeypatch, capsys):
+    """open_records locks the --record file (flock) so that two arena runs cannot mix their records; on a file
+    system that has no locks (NFS with no lock daemon: "No locks available", ENOLCK) the lock itself failed and
+    the run was refused ("cannot write ...: No locks available"), where before it wrote its records."""
+    import errno
+
+    fcntl = pytest.importorskip("fcntl")
+    from agents import arena
+
+    def no_locks(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    path = tmp_path / "hands.jsonl"
+    path.write_text("an earlier run's records\n")
+    assert arena.main(["--agents", "random,random", "--hands", "2", "--quiet", "--record", str(path)]) == 0
+    assert len(path.read_text().splitlines()) == 4 and "earlier" not in path.read_text()  # emptied, then written
+
+
+# --------------------------------------------------------------------------- file_key: one file, one public name
+
+
+def test_file_key_tells_a_hard_link_and_another_spelling_for_the_same_file(tmp_path):
+    from agents.arena import file_key
+
+    a = tmp_path / "a.json"
+    a.write_text("{}")
+    os.link(a, tmp_path / "b.json")
+    assert file_key(a) == file_key(tmp_path / "b.json") == file_key(tmp_path / "." / "a.json")
+    assert file_key(a) != file_key(tmp_path / "c.json")  # not there yet: its resolved path
+    assert file_key(tmp_path / "c.json") == file_key(tmp_path / "x" / ".." / "c.json")
+
+
+# --------------------------------------------------------------------------- run by runpy under a __main__ of no file
+
+
+def test_the_arena_run_by_runpy_under_a_main_of_no_file_plays(monkeypatch):
+    """``runpy.run_module("agents.arena", run_name="__main__")`` where the process's ``__main__`` has no file (as
+    under pytest-xdist): the arena's rules-mismatch check named ``sys.modules[__name__]``, that ``__main__``, as
+    its library, and crashed placing the warning before any was due."""
+    import runpy
+    import sys
+    import types
+
+    from mj_env import lines
+
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
+    monkeypatch.setattr(lines, "guard_output", lambda prog: None)  # (it would wrap pytest's sys.stdout)
+    monkeypatch.setattr(sys, "argv", ["arena", "--agents", "rule,random", "--hands", "1", "--quiet"])
+    with pytest.raises(SystemExit) as e:
+        runpy.run_module("agents.arena", run_name="__main__")
+    assert e.value.code == 0

@@ -98,3 +98,12 @@ def test_import_agents_does_not_import_the_new_modules():
     run = _python("import sys, agents; print(sorted(m for m in ('agents.arena', 'agents.arena_report', "
                   "'agents.rules_args', 'torch', 'scipy') if m in sys.modules))")
     assert run.returncode == 0 and run.stdout.split() == ["[]"], run.stderr[-2000:] or run.stdout
+
+
+def test_the_rules_helpers_the_examples_imported_from_the_arena_still_import_from_it():
+    # the import lines of examples/ before the split (953b29d), each as a user who copied the example has it
+    from agents.arena import RULES_HELP, duplicate_rules_given, one_hand_rules_given, rules_given
+
+    assert (RULES_HELP, duplicate_rules_given, one_hand_rules_given, rules_given) == (
+        rules_args.RULES_HELP, rules_args.duplicate_rules_given, rules_args.one_hand_rules_given,
+        rules_args.rules_given)  # the module's own objects, not copies

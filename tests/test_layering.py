@@ -86,3 +86,16 @@ def test_each_module_imports_only_what_the_map_says():
         if extra:
             bad.append(f"{path.relative_to(ROOT)} imports {sorted(extra)}, not in its row of docs/modules.md")
     assert not bad, bad
+
+
+def test_no_program_imports_a_private_name_of_the_packages():
+    """benchmarks/throughput.py imported ``agents.arena._file_key``: a rename inside the arena would break it
+    unseen. The programs above the packages (benchmarks/, examples/, train.py) import only public names of them."""
+    bad = []
+    for path in [*sorted((ROOT / "benchmarks").glob("*.py")), *sorted((ROOT / "examples").glob("*.py")),
+                 ROOT / "train.py"]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("agents", "mj_env"):
+                bad += [f"{path.relative_to(ROOT)}: {node.module}.{a.name}" for a in node.names
+                        if a.name.startswith("_")]
+    assert not bad, bad

@@ -14,17 +14,6 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents import rules_args
-
-
-def test_the_rules_helpers_the_examples_imported_from_the_arena_still_import_from_it():
-    # the import lines of examples/ before the split (953b29d), each as a user who copied the example has it
-    from agents.arena import RULES_HELP, duplicate_rules_given, one_hand_rules_given, rules_given
-
-    assert (RULES_HELP, duplicate_rules_given, one_hand_rules_given, rules_given) == (
-        rules_args.RULES_HELP, rules_args.duplicate_rules_given, rules_args.one_hand_rules_given,
-        rules_args.rules_given)  # the module's own objects, not copies
-
 
 @pytest.mark.parametrize("space", [gym.spaces.Text(5), gym.spaces.Sequence(gym.spaces.Discrete(2))],
                          ids=["Text", "Sequence"])
