@@ -10,6 +10,7 @@ from pettingzoo.test import api_test, seed_test
 
 import mj_env
 from mj_env import actions as A
+from mj_env.aec import raw_env
 from mj_env.records import replay
 from mj_env.rules import get_rules
 from mj_env.tiles import CODES
@@ -555,3 +556,97 @@ def test_an_illegal_action_error_names_the_agent_first():
     bad = int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0])
     with pytest.raises(A.ActionError, match=rf"^{agent}: action '{re.escape(A.name(bad))}' is illegal"):
         env.step(bad)
+
+
+# --------------------------------------------------------------------------- an illegal action's penalty: an int reward as the others
+
+
+def _penalized_rewards(**kwargs):
+    env = mj_env.env(illegal_action="penalize", **kwargs)
+    env.reset(seed=3)
+    agent = env.agent_selection
+    env.step(int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0]))
+    return agent, env.rewards
+
+
+@pytest.mark.parametrize(("penalty", "expected"), [(None, -10), (10.0, -10), (np.float32(3), -3), (2.5, -2.5)])
+def test_an_integral_penalty_is_an_int_reward_as_the_others_are(penalty, expected):
+    """The offender got float -10.0 while the other seats got int 0 (and a settled hand gives int points)."""
+    agent, rewards = _penalized_rewards(**({} if penalty is None else {"illegal_penalty": penalty}))
+    assert rewards[agent] == expected
+    assert type(rewards[agent]) is type(expected)
+    assert all(type(r) is int for a, r in rewards.items() if a != agent)
+
+
+# --------------------------------------------------------------------------- raw_env checks its illegal-action policy once
+
+
+def test_raw_env_checks_its_illegal_action_policy_once_and_before_the_rules(monkeypatch):
+    calls = []
+    real = A.illegal_policy
+
+    def counted(*args):
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(A, "illegal_policy", counted)
+    env = raw_env(illegal_action="penalize", illegal_penalty=np.float32(4))
+    assert len(calls) == 1
+    assert (env.illegal_action, env.illegal_penalty) == ("penalize", 4) and type(env.illegal_penalty) is int
+    # still checked before the other arguments and the rule set, as before
+    with pytest.raises(ValueError, match="illegal_action must be"):
+        raw_env(rules="sichuan", illegal_action="ignore")
+    with pytest.raises(ValueError, match="illegal_penalty must be"):
+        raw_env(num_envs=2, illegal_penalty=-1)
+
+
+# --------------------------------------------------------------------------- autoreset_mode refused by name
+
+
+@pytest.mark.parametrize("value", ["SameStep", "NEXT_STEP"])
+def test_the_aec_env_refuses_autoreset_mode_by_name(value):
+    """An argument of the other environments is refused by name, saying what to do, not as an unknown rule field."""
+    with pytest.raises(ValueError, match="autoreset_mode.*no autoreset.*env.reset"):
+        mj_env.env(autoreset_mode=value)
+
+
+# --------------------------------------------------------------------------- aec.OrderEnforcing over another PettingZoo wrapper
+
+
+@pytest.mark.parametrize("call", ["observe", "state"])
+def test_order_enforcing_over_another_wrapper_still_says_closed(call):
+    """aec.OrderEnforcing's after-close checks ask the unwrapped raw_env: over a PettingZoo wrapper, which refuses
+    private attributes, ``self.env._check_open`` was an AttributeError instead of the RuntimeError."""
+    from pettingzoo.utils import wrappers
+
+    from mj_env.aec import OrderEnforcing, raw_env
+
+    env = OrderEnforcing(wrappers.AssertOutOfBoundsWrapper(raw_env()))
+    env.close()
+    with pytest.raises(RuntimeError, match=rf"{call}\(\) after close\(\)"):
+        env.observe("player_0") if call == "observe" else env.state()
+
+
+def test_order_enforcing_over_another_wrapper_plays_a_hand_and_says_closed():
+    """d636d45 made observe/state/render ask the unwrapped raw_env, so that the wrapper holds over another
+    PettingZoo wrapper; ``last()`` and ``step()`` still asked ``self.env._check_open``, which such a wrapper refuses
+    (AttributeError 'accessing private attribute'), so no hand could be played through it at all."""
+    from pettingzoo.utils import wrappers
+
+    from mj_env.aec import OrderEnforcing, raw_env
+
+    env = OrderEnforcing(wrappers.AssertOutOfBoundsWrapper(raw_env()))
+    env.reset(seed=0)
+    steps = 0
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+        steps += 1
+        assert agent
+    assert steps > 4 and env.agents == []
+    with pytest.raises(A.ActionError, match="after the hand ended"):
+        env.last()
+    env.close()
+    for call, name in ((env.last, "last"), (lambda: env.step(0), "step")):
+        with pytest.raises(RuntimeError, match=rf"{name}\(\) after close\(\)"):
+            call()

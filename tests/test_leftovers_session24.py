@@ -4,27 +4,12 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import mj_env
-
 pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
 
 
 
-def _penalized_rewards(**kwargs):
-    env = mj_env.env(illegal_action="penalize", **kwargs)
-    env.reset(seed=3)
-    agent = env.agent_selection
-    env.step(int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0]))
-    return agent, env.rewards
 
 
-@pytest.mark.parametrize(("penalty", "expected"), [(None, -10), (10.0, -10), (np.float32(3), -3), (2.5, -2.5)])
-def test_an_integral_penalty_is_an_int_reward_as_the_others_are(penalty, expected):
-    """The offender got float -10.0 while the other seats got int 0 (and a settled hand gives int points)."""
-    agent, rewards = _penalized_rewards(**({} if penalty is None else {"illegal_penalty": penalty}))
-    assert rewards[agent] == expected
-    assert type(rewards[agent]) is type(expected)
-    assert all(type(r) is int for a, r in rewards.items() if a != agent)
 
 
 def test_the_one_table_envs_render_without_a_render_mode_warns_and_returns_none():

@@ -204,15 +204,3 @@ def test_a_world_on_a_turn_keeps_no_chi_that_waited_and_was_beaten():
         _plays_as_the_original(eng, 0, w)
 
 
-@pytest.mark.parametrize("call", ["observe", "state"])
-def test_order_enforcing_over_another_wrapper_still_says_closed(call):
-    """aec.OrderEnforcing's after-close checks ask the unwrapped raw_env: over a PettingZoo wrapper, which refuses
-    private attributes, ``self.env._check_open`` was an AttributeError instead of the RuntimeError."""
-    from pettingzoo.utils import wrappers
-
-    from mj_env.aec import OrderEnforcing, raw_env
-
-    env = OrderEnforcing(wrappers.AssertOutOfBoundsWrapper(raw_env()))
-    env.close()
-    with pytest.raises(RuntimeError, match=rf"{call}\(\) after close\(\)"):
-        env.observe("player_0") if call == "observe" else env.state()

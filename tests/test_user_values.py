@@ -1,12 +1,17 @@
-"""Values users pass that come from NumPy or other libraries (session 19's own fixes)."""
+"""Values users pass that come from NumPy or other libraries (rule fields, agent specs, the envs' settings such as
+an illegal action's penalty and the seat): taken as plain Python values, or refused by name."""
 import dataclasses
 import json
+import warnings
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
 import mj_env
+from mj_env import actions as A
 from mj_env.rules import RuleError, get_rules
+from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv
 
 
 def test_rule_fields_take_numpy_scalars_as_plain_python_values():
@@ -76,3 +81,53 @@ def test_the_object_form_pairs_a_numpy_flowers_value_with_its_tile_count():
         r = get_rules({"name": "quemen", "flowers": flag})
         assert r == get_rules({"name": "quemen", "flowers": bool(flag)})
         assert (r.flowers, r.n_tiles, type(r.flowers)) == (bool(flag), tiles, bool)
+
+
+# --------------------------------------------------------------------------- illegal_penalty and other settings: NumPy scalars
+
+
+INF16 = np.float16("inf")
+
+
+def test_an_infinite_float16_penalty_is_refused():
+    # NumPy compares np.float16 with the bound 1e15 cast to float16, which is inf: np.float16("inf") passed the
+    # check, the one-table env took it and paid -inf, and the AEC setter stored it, after which setting
+    # illegal_action (which rechecks the stored penalty) failed on a value the env itself had taken
+    with pytest.raises(ValueError, match="illegal_penalty must be a finite number"):
+        A.illegal_policy("penalize", INF16)
+    with pytest.raises(ValueError, match="illegal_penalty must be a finite number"):
+        MahjongSingleAgentEnv(illegal_penalty=INF16)
+    aec = mj_env.env()
+    with pytest.raises(ValueError, match="illegal_penalty must be a finite number"):
+        aec.illegal_penalty = INF16
+    assert aec.illegal_penalty == 10
+    aec.illegal_action = "penalize"  # the stored penalty is still a valid one
+    venv = MahjongSingleAgentVectorEnv(2)
+    with pytest.raises(ValueError, match="illegal_penalty must be a finite number"):
+        venv.illegal_penalty = INF16
+    assert venv.illegal_penalty == 10.0
+
+
+def test_numpy_scalar_settings_an_rl_library_passes_are_taken_as_plain_python_values():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the float16 comparison warned of an overflow
+        for penalty, want in ((np.float16(1), 1.0), (np.float16(65504), 65504.0), (np.float32(2.5), 2.5),
+                              (np.int64(5), 5.0), (np.longdouble(3), 3.0)):
+            got = A.illegal_policy("penalize", penalty)[1]
+            assert got == want and type(got) is float
+    aec = mj_env.env()
+    aec.illegal_penalty = np.float32(2.5)
+    assert aec.illegal_penalty == 2.5 and type(aec.illegal_penalty) is float
+    aec.illegal_penalty = np.int64(5)
+    assert aec.illegal_penalty == 5 and type(aec.illegal_penalty) is int
+    envs = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="sync")
+    try:
+        envs.set_attr("seat", np.int64(2))
+        envs.set_attr("illegal_penalty", np.float32(2.5))
+        assert envs.get_attr("seat") == (2, 2) and all(type(s) is int for s in envs.get_attr("seat"))
+        assert envs.get_attr("illegal_penalty") == (2.5, 2.5)
+        with pytest.raises(ValueError, match="seat must be 0-3"):
+            envs.set_attr("seat", np.float32(1))
+        assert envs.get_attr("seat") == (2, 2)
+    finally:
+        envs.close()
