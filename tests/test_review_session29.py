@@ -11,16 +11,13 @@ import pytest
 pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
 
 import torch
-from pettingzoo.utils import BaseWrapper
 
 import agents.networks as nets
 import mj_env
-from mj_env import actions as A
 from mj_env import features as mjf
 from mj_env import observation as ob
 from mj_env.rules import get_rules
 from mj_env.tiles import N_KINDS, SUIT_SIZE
-from mj_env.wrappers import FlatObservations, NumericInfos
 
 # ----------------------------------------------------------------- illegal_penalty: a finite number, NumPy's too
 
@@ -30,28 +27,8 @@ from mj_env.wrappers import FlatObservations, NumericInfos
 
 # ----------------------------------------------------------------- last() after close() through mj_env's wrappers
 
-def _play_out_penalized(env) -> None:
-    env.unwrapped.illegal_action = "penalize"
-    env.reset(seed=2)
-    mask = env.last()[0]["action_mask"]
-    env.step(int(np.flatnonzero(mask == 0)[0]))
-    while env.agents:
-        env.step(None)
 
 
-@pytest.mark.parametrize("make", [mj_env.env, lambda: FlatObservations(mj_env.env()),
-                                  lambda: NumericInfos(BaseWrapper(mj_env.env()))],
-                         ids=["env", "FlatObservations", "NumericInfos(BaseWrapper)"])
-def test_last_after_close_is_the_close_error_through_every_mj_env_wrapper(make):
-    # ForwardsSettings.last said "the hand ended" (an ActionError) once the env was closed, where mj_env.env()
-    # and raw_env say it is closed (a RuntimeError)
-    env = make()
-    _play_out_penalized(env)
-    with pytest.raises(A.ActionError, match="after the hand ended"):
-        env.last()
-    env.close()
-    with pytest.raises(RuntimeError, match=r"last\(\) after close\(\)"):
-        env.last()
 
 
 # ----------------------------------------------------------------- leftover 1: raw_env checks its policy once

@@ -10,31 +10,9 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
-from pettingzoo.utils import BaseWrapper
 
-import mj_env
 from mj_env import records
-from mj_env.wrappers import FlatObservations, NumericInfos
-
-_MAKERS = [mj_env.env, lambda: FlatObservations(mj_env.env()), lambda: NumericInfos(BaseWrapper(mj_env.env())),
-           lambda: FlatObservations(NumericInfos(mj_env.env()))]
-_IDS = ["env", "FlatObservations", "NumericInfos(BaseWrapper)", "FlatObservations(NumericInfos)"]
-
-
-@pytest.mark.parametrize("make", _MAKERS, ids=_IDS)
-@pytest.mark.parametrize("when", ["mid-hand", "before reset"])
-def test_last_after_close_is_the_close_error_wherever_the_hand_was(make, when):
-    env = make()
-    if when == "mid-hand":
-        env.reset(seed=4)
-        obs = env.last()[0]
-        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
-        assert env.agents  # the hand goes on
-    env.close()
-    with pytest.raises(RuntimeError, match=r"^last\(\) after close\(\): this mj_env AEC env is closed"):
-        env.last()
 
 
 def _depth(value) -> int:

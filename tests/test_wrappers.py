@@ -1,9 +1,12 @@
 """mj_env.wrappers: PettingZoo's API test on each adapter, and what each changes."""
 from __future__ import annotations
 
+import gymnasium as gym
 import numpy as np
 import pytest
 from pettingzoo.test import api_test
+from pettingzoo.utils import BaseWrapper
+from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper
 
 import mj_env
 from mj_env import actions as A
@@ -344,3 +347,89 @@ def test_numeric_infos_twice_is_numeric_infos_once():
     bad = int(np.flatnonzero(p.observe(agent)["action_mask"] == 0)[0])
     p.step(bad)
     assert p.infos[agent] == {"illegal_action": bad}
+
+
+# --------------------------------------------------------------------------- a setting past a PettingZoo wrapper
+
+
+@pytest.mark.parametrize("between", [BaseWrapper, AssertOutOfBoundsWrapper])
+def test_a_setting_through_mj_env_wrappers_reaches_the_game_past_a_pettingzoo_wrapper(between):
+    # ForwardsSettings set the name on the env it wraps: a PettingZoo wrapper there kept it as a plain attribute,
+    # so the outer wrapper read back "penalize" while the game went on raising, and a penalty of -3 was taken
+    env = NumericInfos(FlatObservations(between(mj_env.env())))
+    env.illegal_action = "penalize"
+    assert env.unwrapped.illegal_action == "penalize"
+    with pytest.raises(ValueError, match="illegal_penalty must be a finite number"):
+        env.illegal_penalty = -3
+    env.illegal_penalty = 4
+    assert env.unwrapped.illegal_penalty == env.illegal_penalty == 4
+    env.reset(seed=0)
+    obs = env.last()[0]
+    offender = env.agent_selection
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))  # an illegal action: penalized, not raised
+    assert env.rewards[offender] == -4
+
+
+# --------------------------------------------------------------------------- last() after close() through mj_env's wrappers
+
+
+def _play_out_penalized(env) -> None:
+    env.unwrapped.illegal_action = "penalize"
+    env.reset(seed=2)
+    mask = env.last()[0]["action_mask"]
+    env.step(int(np.flatnonzero(mask == 0)[0]))
+    while env.agents:
+        env.step(None)
+
+
+@pytest.mark.parametrize("make", [mj_env.env, lambda: FlatObservations(mj_env.env()),
+                                  lambda: NumericInfos(BaseWrapper(mj_env.env()))],
+                         ids=["env", "FlatObservations", "NumericInfos(BaseWrapper)"])
+def test_last_after_close_is_the_close_error_through_every_mj_env_wrapper(make):
+    # ForwardsSettings.last said "the hand ended" (an ActionError) once the env was closed, where mj_env.env()
+    # and raw_env say it is closed (a RuntimeError)
+    env = make()
+    _play_out_penalized(env)
+    with pytest.raises(A.ActionError, match="after the hand ended"):
+        env.last()
+    env.close()
+    with pytest.raises(RuntimeError, match=r"last\(\) after close\(\)"):
+        env.last()
+
+
+_MAKERS = [mj_env.env, lambda: FlatObservations(mj_env.env()), lambda: NumericInfos(BaseWrapper(mj_env.env())),
+           lambda: FlatObservations(NumericInfos(mj_env.env()))]
+
+
+_IDS = ["env", "FlatObservations", "NumericInfos(BaseWrapper)", "FlatObservations(NumericInfos)"]
+
+
+@pytest.mark.parametrize("make", _MAKERS, ids=_IDS)
+@pytest.mark.parametrize("when", ["mid-hand", "before reset"])
+def test_last_after_close_is_the_close_error_wherever_the_hand_was(make, when):
+    env = make()
+    if when == "mid-hand":
+        env.reset(seed=4)
+        obs = env.last()[0]
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        assert env.agents  # the hand goes on
+    env.close()
+    with pytest.raises(RuntimeError, match=r"^last\(\) after close\(\): this mj_env AEC env is closed"):
+        env.last()
+
+
+# --------------------------------------------------------------------------- flat observations of a shapeless 'observation' space
+
+
+@pytest.mark.parametrize("space", [gym.spaces.Text(5), gym.spaces.Sequence(gym.spaces.Discrete(2))],
+                         ids=["Text", "Sequence"])
+def test_flat_observations_refuse_shapeless_planes_with_a_type_error_that_names_them(space):
+    from mj_env.wrappers import FlatObservationsGym
+
+    class Shapeless(gym.Env):
+        observation_space = gym.spaces.Dict({"observation": space,
+                                             "action_mask": gym.spaces.Box(0, 1, (5,), dtype=np.int8)})
+        action_space = gym.spaces.Discrete(5)
+
+    with pytest.raises(TypeError, match="the flat observations need an 'observation' space with a shape"):
+        FlatObservationsGym(Shapeless())
