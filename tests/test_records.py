@@ -305,3 +305,51 @@ def test_a_record_of_numpy_values_is_plain_json():
     rules = mj_env.get_rules("beijing")
     rec = records.hand_record(rules, np.arange(136) // 4, np.int64(2), [(np.int64(2), np.int64(5))])
     assert json.loads(json.dumps(rec))["dealer"] == 2 and rec["actions"] == [[2, A.name(5)]]
+
+
+# --------------------------------------------------------------------------- the checker given '-' with standard input closed
+
+
+def test_the_records_checker_given_a_dash_with_standard_input_closed_says_so(monkeypatch, capsys):
+    """``python -m mj_env.records - <&-`` (standard input closed: Python sets ``sys.stdin`` to None) was an
+    AttributeError traceback ("'NoneType' object has no attribute 'buffer'"); a text stream put in stdin's place
+    (``io.StringIO``) the same. Now a usage error that says what is wrong."""
+    import io
+
+    from mj_env import records
+
+    for stdin in (None, io.StringIO("{}\n")):
+        monkeypatch.setattr("sys.stdin", stdin)
+        with pytest.raises(SystemExit) as e:
+            records.main(["-"])
+        assert e.value.code == 2
+        assert "-: standard input is closed or not a byte stream" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- a real settlement's depth
+
+
+def _depth(value) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+def test_real_settlements_with_several_winners_and_melds_replay_well_within_the_depth_limit(tmp_path):
+    """docs/RULES.md: hebei pays every player who can win on a discard; each win's input lists its melds."""
+    pytest.importorskip("scipy")  # the train extra: the arena's intervals
+    from agents.arena import main as arena_main
+
+    path = tmp_path / "hands.jsonl"
+    arena_main(["--agents", "rule,efficient", "--rules", "hebei", "--hands", "50", "--seed", "0", "--record",
+                str(path), "--quiet"])
+    recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    several = [r for r in recs if len(r["settlement"].get("wins") or []) > 1
+               and any(w["input"]["melds"] for w in r["settlement"]["wins"])]
+    assert several, "no hand of several winners with a meld among these walls: pick others"
+    for rec in several:
+        assert _depth(rec["settlement"]) == 6
+        records.replay(rec)  # a RecordError if refused as nested too deeply
+    assert max(_depth(r["settlement"]) for r in recs) <= records.MAX_SETTLEMENT_DEPTH // 8  # ample headroom

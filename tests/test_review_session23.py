@@ -3,23 +3,6 @@ read, ...), trying each change with the hostile or unusual input a reviewer woul
 from __future__ import annotations
 
 import numpy as np
-import pytest
-
-
-def test_the_records_checker_given_a_dash_with_standard_input_closed_says_so(monkeypatch, capsys):
-    """``python -m mj_env.records - <&-`` (standard input closed: Python sets ``sys.stdin`` to None) was an
-    AttributeError traceback ("'NoneType' object has no attribute 'buffer'"); a text stream put in stdin's place
-    (``io.StringIO``) the same. Now a usage error that says what is wrong."""
-    import io
-
-    from mj_env import records
-
-    for stdin in (None, io.StringIO("{}\n")):
-        monkeypatch.setattr("sys.stdin", stdin)
-        with pytest.raises(SystemExit) as e:
-            records.main(["-"])
-        assert e.value.code == 2
-        assert "-: standard input is closed or not a byte stream" in capsys.readouterr().err
 
 
 def test_a_save_whose_folder_cannot_be_listed_afterwards_still_succeeds(tmp_path, monkeypatch):

@@ -1,12 +1,15 @@
 """``MahjongVectorEnv(records=True)``: each ended hand's record (``mj_env.records``) in ``infos["hand_record"]``,
-replayed exactly by ``records.replay``."""
+replayed exactly by ``records.replay``; a deal that ends at once has none, as the README says; the other
+environments refuse ``records`` by name."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
+from test_vector import next_deal_is_four_hui
 from walls import four_hui_wall
 
 from mj_env import actions as A
@@ -14,6 +17,8 @@ from mj_env import records
 from mj_env.records import HandLog
 from mj_env.rules import get_rules
 from mj_env.vector import MahjongVectorEnv
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def play(venv, steps: int, seed: int = 0, check=None):
@@ -127,3 +132,47 @@ def test_records_are_off_by_default_and_refused_for_matches_and_non_bools():
         MahjongVectorEnv(2, records=True, hands_per_episode=4)
     with pytest.raises(TypeError, match="records must be True or False"):
         MahjongVectorEnv(2, records="yes")
+
+
+# --------------------------------------------------------------------------- records: the other environments refuse it by name
+
+
+def test_the_aec_env_refuses_records_by_name_and_names_hand_record():
+    """``mj_env.env(records=True)`` was refused as an unknown rule field ("the fields are those of
+    mj_env.rules.RuleSet"); the AEC env's record is ``env.unwrapped.hand_record()``."""
+    import mj_env
+
+    with pytest.raises(ValueError, match=r"^records: .*env\.unwrapped\.hand_record\(\)"):
+        mj_env.env(records=True)
+
+
+@pytest.mark.parametrize("make", ["vector", "one_table"])
+def test_the_single_agent_envs_refuse_records_by_name(make):
+    from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv
+
+    with pytest.raises(ValueError, match=r"^records: .*MahjongVectorEnv\(num_envs, records=True\)"):
+        MahjongSingleAgentVectorEnv(2, records=True) if make == "vector" else MahjongSingleAgentEnv(records=True)
+
+
+# --------------------------------------------------------------------------- records: what the docs say
+
+
+def test_the_readme_says_a_deal_that_ends_at_once_has_no_record():
+    """README: "the record of every hand that ends"; a deal that ends at once (四惠牌 at the deal) is dealt
+    again with no record, its points paid in ``infos["deal_points"]`` (mj_env/vector.py's docstring says so)."""
+    venv = MahjongVectorEnv(1, seed=0, records=True)
+    obs, _ = venv.reset(seed=0)
+    injected = next_deal_is_four_hui(venv)
+    ended = paid = 0
+    rng = np.random.default_rng(0)
+    while not paid:
+        obs, _r, term, _t, infos = venv.step(np.array([rng.choice(np.flatnonzero(obs["action_mask"][0]))]))
+        ended += int(term[0])
+        assert infos["_hand_record"].tolist() == term.tolist()
+        if term[0]:
+            assert records.replay(infos["hand_record"][0]) == infos["settlement"][0]
+        paid = int(infos.get("_deal_points", [False])[0])
+    assert injected and venv.instant_hands == 1 and ended == 1  # two hands ended, one record
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "A deal that ends at once, before any decision (四惠牌 at the deal), is dealt again and has no record" \
+        in readme
