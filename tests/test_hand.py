@@ -836,3 +836,24 @@ def test_hand_distance_reads_the_rule_sets_thirteen_orphans():
     assert hand.hand_distance(HEBEI, doubled_7z, -1) == 0
     assert hand.hand_distance(HEBEI, doubled_1m, -1) > 0
     assert hand.hand_distance(get_rules("hebei", orphans_extra_dragon=False), doubled_1m, -1) == 0
+
+
+# --------------------------------------------------------------------------- the tables cache: a folder that cannot be listed after the save
+
+
+def test_a_save_whose_folder_cannot_be_listed_afterwards_still_succeeds(tmp_path, monkeypatch):
+    """3a4b910 lists the cache folder for stale temporaries after the file is in place, inside the loop that
+    takes an OSError for a failed write: a listing that failed (EIO on a network share; Python 3.11's glob
+    passes over PermissionError only) made a written cache "cannot write the hand tables cache"."""
+    import errno
+    from pathlib import Path
+
+    from mj_env import tables
+
+    def failing_glob(self, pattern):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(Path, "glob", failing_glob)
+    target = tmp_path / tables.FILE_NAME
+    assert tables.save({"need": np.zeros(3, dtype=np.uint8)}, target) == target
+    assert [p.name for p in tmp_path.iterdir()] == [tables.FILE_NAME]
