@@ -16,7 +16,6 @@ import agents.networks as nets
 import mj_env
 from mj_env import features as mjf
 from mj_env import observation as ob
-from mj_env.rules import get_rules
 from mj_env.tiles import N_KINDS, SUIT_SIZE
 
 # ----------------------------------------------------------------- illegal_penalty: a finite number, NumPy's too
@@ -58,11 +57,6 @@ def test_sb3_set_attr_refuses_a_render_mode_that_is_no_string():
 
 # ----------------------------------------------------------------- leftover 3: get_rules of a RuleSet
 
-def test_get_rules_gives_a_rule_set_itself_as_its_docstring_says():
-    custom = get_rules("beijing", base=500, hui_wild_in_melds=True)  # no preset object
-    assert get_rules(custom) is custom
-    changed = get_rules(custom, base=2)
-    assert changed is not custom and (changed.base, changed.hui_wild_in_melds, custom.base) == (2, True, 500)
 
 
 # ----------------------------------------------------------------- leftover 4: the feature-size tables

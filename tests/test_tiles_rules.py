@@ -402,3 +402,10 @@ def test_valid_variants_are_accepted():
     assert BEIJING.replace(hui=False).wall_layout == "indicator"
     assert BEIJING.replace(hui=False, wall_layout="tail", tail_stacks_kept=6).tail_stacks_kept == 6
     assert HEBEI.replace(wall_layout="indicator", reserve=10).reserve == 10
+
+
+def test_get_rules_gives_a_rule_set_itself_as_its_docstring_says():
+    custom = get_rules("beijing", base=500, hui_wild_in_melds=True)  # no preset object
+    assert get_rules(custom) is custom
+    changed = get_rules(custom, base=2)
+    assert changed is not custom and (changed.base, changed.hui_wild_in_melds, custom.base) == (2, True, 500)
