@@ -36,23 +36,6 @@ from mj_env.tiles import N_KINDS, SUIT_SIZE
 
 # ----------------------------------------------------------------- leftover 2: SB3's set_attr of render_mode
 
-def test_sb3_set_attr_refuses_a_render_mode_that_is_no_string():
-    pytest.importorskip("stable_baselines3")
-    from mj_env.sb3 import MahjongSB3VecEnv
-
-    venv = MahjongSB3VecEnv(2)
-    try:
-        for bad in (5, b"ansi", ["ansi"]):
-            with pytest.raises(ValueError, match="render_mode must be None or a str"):
-                venv.set_attr("render_mode", bad)
-            assert venv.get_attr("render_mode") == [None, None]
-        for good in ("ansi", "rgb_array", None):  # any mode string, as the constructor takes (make_vec_env's)
-            venv.set_attr("render_mode", good)
-            assert venv.get_attr("render_mode") == [good, good]
-        with pytest.raises(ValueError, match="render_mode must be None or a str"):
-            MahjongSB3VecEnv(1, render_mode=5)  # the constructor's check, which set_attr now matches
-    finally:
-        venv.close()
 
 
 # ----------------------------------------------------------------- leftover 3: get_rules of a RuleSet

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import warnings
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -311,3 +312,49 @@ def test_env_method_answers_each_env_asked_and_render_without_a_mode_renders():
         warnings.simplefilter("error")
         text = venv.render()
     assert isinstance(text, str) and text.strip()
+
+
+# --------------------------------------------------------------------------- set_attr of render_mode
+
+
+def test_sb3_set_attr_refuses_a_render_mode_that_is_no_string():
+    pytest.importorskip("stable_baselines3")
+    from mj_env.sb3 import MahjongSB3VecEnv
+
+    venv = MahjongSB3VecEnv(2)
+    try:
+        for bad in (5, b"ansi", ["ansi"]):
+            with pytest.raises(ValueError, match="render_mode must be None or a str"):
+                venv.set_attr("render_mode", bad)
+            assert venv.get_attr("render_mode") == [None, None]
+        for good in ("ansi", "rgb_array", None):  # any mode string, as the constructor takes (make_vec_env's)
+            venv.set_attr("render_mode", good)
+            assert venv.get_attr("render_mode") == [good, good]
+        with pytest.raises(ValueError, match="render_mode must be None or a str"):
+            MahjongSB3VecEnv(1, render_mode=5)  # the constructor's check, which set_attr now matches
+    finally:
+        venv.close()
+
+
+# --------------------------------------------------------------------------- a penalized episode's end under SB3's Monitor
+
+
+def test_a_penalized_episode_ends_with_the_hand_keys_that_monitor_reads():
+    """SB3's ``Monitor(env, info_keywords=("win",))`` reads ``info["win"]`` at every episode's end; an episode
+    ended by a penalized illegal action (what unmasked PPO plays often) had no such key: a KeyError."""
+    monitor = pytest.importorskip("stable_baselines3.common.monitor")
+    env = monitor.Monitor(gym.make("mj_env/Beijing-v0"), info_keywords=("win", "fan", "scores"))
+    env.reset(seed=0)
+    bad = int(np.flatnonzero(~env.unwrapped.action_masks())[0])
+    _, reward, terminated, truncated, info = env.step(bad)
+    assert (reward, terminated, truncated) == (-10.0, True, False)
+    assert info["illegal_action"] and not info["win"] and not info["deal_in"] and not info["draw"]
+    assert info["fan"] == 0 and info["scores"].tolist() == [0, 0, 0, 0]
+    assert info["episode"]["win"] is False and info["episode"]["fan"] == 0
+    from mj_env.sb3 import MahjongSB3VecEnv  # SB3's own VecEnv and VecMonitor alike
+    vec_env = pytest.importorskip("stable_baselines3.common.vec_env")
+    venv = vec_env.VecMonitor(MahjongSB3VecEnv(2, seed=0), info_keywords=("win", "deal_in"))
+    venv.reset()
+    _, rewards, dones, infos = venv.step(np.array([np.flatnonzero(~m)[0] for m in venv.venv.action_masks()]))
+    assert rewards.tolist() == [-10, -10] and dones.all()
+    assert [(i["illegal_action"], i["win"], i["episode"]["deal_in"]) for i in infos] == [(True, False, False)] * 2

@@ -1012,3 +1012,18 @@ def test_a_hand_redealt_at_an_autoreset_is_no_hand_of_the_learners_infos(monkeyp
     obs, reward, term, _, info = envs.step(np.array([A.PASS]))   # dealt anew: the dealer's 天和, then dealt again
     assert info["redealt"].tolist() == [1] and not term[0] and reward[0] == 0
     assert "_scores" not in info and envs.last_settlements == {}
+
+
+# --------------------------------------------------------------------------- render() without a render mode
+
+
+def test_the_one_table_envs_render_without_a_render_mode_warns_and_returns_none():
+    """Gymnasium's own envs (CartPole ...) warn when render() is called with no render mode, as the AEC env now
+    does; the one-table env returned None silently."""
+    env = gym.make("mj_env/Beijing-v0")
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="without specifying any render mode"):
+        assert env.render() is None
+    ansi = gym.make("mj_env/Beijing-v0", render_mode="ansi")
+    ansi.reset(seed=0)
+    assert isinstance(ansi.render(), str)
