@@ -1,6 +1,6 @@
-"""Review of session 28's setters and checks (settings on the envs, ForwardsSettings.last, render modes), and four
-leftovers: raw_env checking its illegal-action policy once, SB3's set_attr of render_mode, get_rules of a RuleSet,
-and the feature-size tables of agents/networks.py. Each test of a fix fails on the code before it."""
+"""The feature-size tables of agents/networks.py's module docstring: each row's size is what its source moves in
+the network's features (v1, v2), the tile network's channel counts follow the observation layout, and the layouts
+a network takes are the environment's observations."""
 from __future__ import annotations
 
 import re
@@ -18,31 +18,6 @@ from mj_env import features as mjf
 from mj_env import observation as ob
 from mj_env.tiles import N_KINDS, SUIT_SIZE
 
-# ----------------------------------------------------------------- illegal_penalty: a finite number, NumPy's too
-
-
-
-
-
-# ----------------------------------------------------------------- last() after close() through mj_env's wrappers
-
-
-
-
-
-# ----------------------------------------------------------------- leftover 1: raw_env checks its policy once
-
-
-
-# ----------------------------------------------------------------- leftover 2: SB3's set_attr of render_mode
-
-
-
-# ----------------------------------------------------------------- leftover 3: get_rules of a RuleSet
-
-
-
-# ----------------------------------------------------------------- leftover 4: the feature-size tables
 
 def _docstring_tables() -> list[list[tuple[str, str, str]]]:
     """The (feature, size, from) rows of each table in agents/networks.py's module docstring."""
