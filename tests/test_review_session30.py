@@ -4,17 +4,12 @@ last window's claims on a turn (checked to be inert: a world plays on exactly as
 hidden tiles would)."""
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 from walls import build_wall
 
-from agents import make_agent
-from agents.arena import main as arena_main
 from mj_env import actions as A
-from mj_env import baselines
-from mj_env.baselines import RuleBasedAgent, make_named_agent, uniform_legal
+from mj_env.baselines import uniform_legal
 from mj_env.determinize import determinize
 from mj_env.engine import Engine
 from mj_env.observation import observe
@@ -23,65 +18,20 @@ from mj_env.state import CLAIM, END, ROB, TURN, S
 # ----------------------------------------------------------------------------- agent names of other packages
 
 
-class Theirs(RuleBasedAgent):
-    name = "theirs"
 
 
-def _needs_sklearn(spec, rules="beijing"):
-    import sklearn_is_not_installed_here  # noqa: F401  (the other package's own dependency, missing)
 
 
-def _theirs(spec, rules="beijing"):
-    made.append(spec)
-    return Theirs(rules)
 
 
-made: list = []
 
 
-def _declare(monkeypatch, *eps):
-    real = baselines.entry_points
-    extra = [SimpleNamespace(name=name, value=value, load=lambda f=f: f) for name, value, f in eps]
-    monkeypatch.setattr(baselines, "entry_points", lambda group: [*real(group=group), *extra])
-    made.clear()
 
 
-def test_another_packages_missing_dependency_is_not_said_to_be_our_training_extra(monkeypatch):
-    """make_agent now takes other packages' names (the arena's --agents too): a missing dependency of theirs was
-    answered 'install the training extra (pip install -e .[train])', which installs torch, not what they need."""
-    _declare(monkeypatch, ("needy", "theirpkg.agents:factory", _needs_sklearn),
-             ("ours", "agents.fake:factory", _needs_sklearn))
-    with pytest.raises(ValueError, match="needs sklearn_is_not_installed_here") as e:
-        make_agent("needy")
-    assert "training extra" not in str(e.value) and "install what that package needs" in str(e.value)
-    with pytest.raises(ValueError, match=r"training extra \(pip install -e '\.\[train\]'\)"):
-        make_named_agent("ours")           # this package's own entry point (pretrained without torch) as before
 
 
-def test_a_declared_name_holding_a_colon_is_played_not_listed_and_refused(monkeypatch, tmp_path):
-    """An entry point named 'team:v2' was listed among the names to use, yet refused: NAME:... read 'team' as the
-    name. The whole name is matched first; 'team:v2:greedy' still goes to 'team' when 'team' is declared."""
-    _declare(monkeypatch, ("team:v2", "theirpkg.agents:factory", _theirs))
-    assert isinstance(make_agent("team:v2", rules="hebei"), Theirs) and made == ["team:v2"]
-    out = tmp_path / "r.json"
-    assert arena_main(["--agents", "team:v2,random", "--hands", "2", "--quiet", "--json", str(out)]) == 0
-    assert made[-1] == "team:v2"
 
 
-def test_a_declared_name_that_a_baseline_shadows_is_not_offered(monkeypatch, capsys):
-    """A package declaring 'rule' never gets it (the baselines come first): the unknown-name lists named it as
-    one more agent to use ('..., pretrained, rule or the path'), and make_named_agent's list named 'rule' twice."""
-    _declare(monkeypatch, ("rule", "theirpkg.agents:factory", _theirs))
-    with pytest.raises(ValueError) as e:
-        make_agent("rulle")
-    assert "use random, rule, efficient, pretrained or the path" in str(e.value)
-    with pytest.raises(ValueError) as e:
-        make_named_agent("rulle")
-    assert str(e.value).count(", rule") == 1        # the baseline once, not again as a package's
-    with pytest.raises(SystemExit):
-        arena_main(["--agents", "rulle,random", "--hands", "2"])
-    assert "pretrained[:greedy|:sample] or the path" in capsys.readouterr().err
-    assert isinstance(make_agent("rule"), RuleBasedAgent) and made == []
 
 
 # ----------------------------------------------------------------------------- determinize: inert scrubbing
