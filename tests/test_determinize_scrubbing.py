@@ -1,7 +1,6 @@
-"""A hostile review of session 30's new code: agent names from installed packages (``mj_env.agents`` entry
-points) as make_agent and the arena take them, and determinize's scrubbing of the dealt wall places and of the
-last window's claims on a turn (checked to be inert: a world plays on exactly as the original with the same
-hidden tiles would)."""
+"""determinize's scrubbing of the dealt wall places and, on a turn, of the last window's claims (mj_env/determinize.py)
+is inert: a world plays on exactly as the original with the same hidden tiles would, and keeps no chi that waited
+and was beaten."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,25 +13,6 @@ from mj_env.determinize import determinize
 from mj_env.engine import Engine
 from mj_env.observation import observe
 from mj_env.state import CLAIM, END, ROB, TURN, S
-
-# ----------------------------------------------------------------------------- agent names of other packages
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 # ----------------------------------------------------------------------------- determinize: inert scrubbing
 
