@@ -6,7 +6,7 @@ test_aec.py, test_api_consistency.py, test_agents_core.py, test_python_runtime.p
 test_hidden_info.py ran alike on all three. What failed, on every version, was two tests that took
 ``mj_env.sb3`` (the sb3 extra: Stable-Baselines3, which needs torch) without skipping where it is missing, as the
 suite's other SB3 tests do: test_hidden_info's comparison of the four environments (6 cases) and
-test_review_session30b's masked-batch test with ``make="sb3"`` (2 cases).
+test_vector.py's masked-batch test with ``make="sb3"`` (2 cases).
 
 Here torch and Stable-Baselines3 are blocked, as where they are not installed, so these fail without the fixes on
 an interpreter that has them too."""
@@ -38,7 +38,7 @@ def test_the_tests_that_take_the_sb3_adapter_skip_it_where_the_sb3_extra_is_miss
     args = ["-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-rs",
             ("tests/test_hidden_info.py::test_every_environment_shows_the_seat_to_act_the_same_whatever_it_cannot_see"
              "[v1-beijing]"),
-            "tests/test_review_session30b.py::test_a_masked_batch_of_the_wrong_shape_is_refused_for_its_shape"]
+            "tests/test_vector.py::test_a_masked_batch_of_the_wrong_shape_is_refused_for_its_shape"]
     run = subprocess.run([sys.executable, "-c", _NO_SB3, *args], cwd=ROOT, capture_output=True, text=True,
                          timeout=300, check=False)
     out = run.stdout + run.stderr

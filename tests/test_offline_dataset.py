@@ -159,3 +159,20 @@ def test_the_readme_loading_snippet_runs_on_a_file_the_example_wrote(tmp_path, m
     (tmp_path / "snippet.py").write_text(code, encoding="utf-8")
     scope = runpy.run_path(str(tmp_path / "snippet.py"))
     assert scope["x"].shape[1:] == (18, 34) and len(scope["ret"]) == len(scope["y"])
+
+
+# --------------------------------------------------------------------------- a run whose last allowed step ends the last hand
+
+
+def test_a_run_whose_last_allowed_step_ends_the_last_hand_is_no_shortfall(monkeypatch):
+    """collect() stops once ``hands`` hands have ended, within MAX_STEPS_PER_HAND x hands steps; it checked the
+    count only before each step, so a run whose last allowed step ended the last hand raised 'fewer than 1 hands
+    ended in k steps' about a hand that had ended."""
+    data = od.collect("hebei", 1, 1, seed=3)
+    k = len(data["action"])                      # one table: one decision a step
+    monkeypatch.setattr(od, "MAX_STEPS_PER_HAND", k)
+    again = od.collect("hebei", 1, 1, seed=3)
+    assert all(np.array_equal(again[key], data[key]) for key in data)
+    monkeypatch.setattr(od, "MAX_STEPS_PER_HAND", k - 1)
+    with pytest.raises(RuntimeError, match=f"fewer than 1 hands ended in {k - 1} steps"):
+        od.collect("hebei", 1, 1, seed=3)

@@ -7,6 +7,7 @@ from walls import four_hui_wall
 
 from mj_env import actions as A
 from mj_env.baselines import uniform_legal
+from mj_env.engine import _STATE_FIELDS
 from mj_env.observation import N_PLANES, OBS_NAME, P_HAND, P_MELDS, P_RIVERS
 from mj_env.vector import MahjongVectorEnv
 
@@ -408,3 +409,42 @@ def test_a_reset_mask_of_none_deals_every_table():
     oa, _ = a.reset(seed=4)
     ob, _ = b.reset(seed=4, options={"reset_mask": None})
     np.testing.assert_array_equal(oa["observation"], ob["observation"])
+
+
+# --------------------------------------------------------------------------- masked action batches
+
+
+def _state(engine) -> dict:
+    return {f: getattr(engine.state, f).copy() for f in _STATE_FIELDS}
+
+
+@pytest.mark.parametrize("make", ["vector", "sb3"])
+@pytest.mark.parametrize("shape", [(6,), (3, 2)])
+def test_a_masked_batch_of_the_wrong_shape_is_refused_for_its_shape(make, shape):
+    """A masked array with a masked entry but not of shape (N,) was refused as 'entry 4 masked' (a flat index) at 3
+    tables: no such table. It is refused for its shape, as the same array unmasked is; nothing changes."""
+    if make == "vector":
+        from mj_env.vector import MahjongVectorEnv
+        env = MahjongVectorEnv(num_envs=3, seed=0)
+        env.reset(seed=0)
+        engine, step = env.engine, env.step
+    else:
+        pytest.importorskip("stable_baselines3")  # the sb3 extra: skipped without it (tests/test_newer_python.py)
+        from mj_env.sb3 import MahjongSB3VecEnv
+        env = MahjongSB3VecEnv(num_envs=3, seed=0)
+        env.reset()
+        engine = env.envs.engine
+
+        def step(a):
+            env.step_async(a)
+            return env.step_wait()
+    before = _state(engine)
+    mask = np.zeros(shape, dtype=bool)
+    mask.flat[4] = True
+    acts = np.ma.masked_array(np.full(shape, A.PASS), mask=mask)
+    with pytest.raises(A.ActionError, match=rf"got shape \({shape[0]},") as e:
+        step(acts)
+    assert "masked" not in str(e.value)
+    assert all(np.array_equal(before[f], getattr(engine.state, f)) for f in _STATE_FIELDS)
+    with pytest.raises(A.ActionError, match="entry 1 masked"):     # the right shape: its masked entry, as before
+        step(np.ma.masked_array(np.full(3, A.PASS), mask=[False, True, False]))
