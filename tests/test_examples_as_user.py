@@ -136,3 +136,24 @@ def test_rllib_counts_env_steps_as_a_whole_number(rllib_stopped, capsys, monkeyp
     # the multi-agent run printed "episode return (all seats)", the sum over the seats: 0 in every hand (zero-sum)
     assert lines[0].endswith("2 hands, mean return by seat player_0 +3.00, player_1 -1.50, player_2 -1.50, player_3 +0.00")
     assert lines[1].startswith("iter 2: 512 env steps, ") and lines[1].endswith("no hand ended")
+
+
+# --------------------------------------------------------------------------- a checkpoint's rule set compared as a rule set
+
+
+def test_rollout_improvement_compares_a_checkpoints_rule_set_as_a_rule_set(tmp_path, monkeypatch, capsys):
+    """examples/rollout_improvement.py --checkpoint compared the stored rules with --rules as raw values, as train.py
+    did: a checkpoint whose meta holds {"name": "beijing", "chi": true} (beijing itself) got the note "was trained
+    under beijing; this run labels, trains and plays it under beijing"."""
+    torch = pytest.importorskip("torch")
+    from agents.networks import PolicyValueNet, save_checkpoint
+
+    module = rollout_improvement_stopped_at_labelling(monkeypatch)
+    path = save_checkpoint(tmp_path / "m.pt", PolicyValueNet(hidden=(8,)), rules="beijing")
+    payload = torch.load(path, weights_only=True)
+    payload["meta"]["rules"] = {"name": "beijing", "chi": True}  # as 9ef4348..147a435 stored it
+    torch.save(payload, path)
+    capsys.readouterr()
+    with pytest.raises(Reached):
+        module.main(["--checkpoint", str(path)])
+    assert "note:" not in capsys.readouterr().out
