@@ -3,6 +3,7 @@ random legal-action sampler they use. No speed is asserted: only that the script
 what they promise, and that the sampler is legal and uniform."""
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -616,3 +617,36 @@ def test_features_cost_figures_on_a_fake_clock(monkeypatch):
     assert r["features_ms"] == 1000.0 and r["rule_agent_ms"] == 2000.0 and r["features_per_s"] == 4.0
     assert hands[0] > 0 and r["hands_per_batch"] == hands[0] / 3
     assert len(seen) == 3 and not all(np.array_equal(seen[0], s) for s in seen[1:])
+
+
+# --------------------------------------------------------------------------- throughput.py's two outputs
+
+
+def _throughput_refuses(argv, capsys) -> str:
+    throughput = importlib.import_module("throughput")
+    with pytest.raises(SystemExit) as e:
+        throughput.parse_args(argv)
+    assert e.value.code == 2
+    return capsys.readouterr().err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("how", ["hard link", "symbolic link"])
+def test_throughput_refuses_a_plot_that_is_the_json_under_another_name(how, tmp_path, capsys):
+    """``--json r.json --plot r.png`` with r.png a hard link of r.json: the names resolve apart, so the plot was
+    drawn over the JSON just written. Compared by device and inode now, as agents.arena compares its outputs."""
+    pytest.importorskip("matplotlib")  # the plot extra: --plot is refused without it, before this check
+    out = tmp_path / "r.json"
+    out.write_text("{}\n")
+    other = tmp_path / "r.png"
+    (os.link if how == "hard link" else os.symlink)(out, other)
+    err = _throughput_refuses(["--json", str(out), "--plot", str(other)], capsys)
+    assert "--json and --plot name the same file" in err
+
+
+def test_throughput_takes_two_files_that_differ(tmp_path):
+    pytest.importorskip("matplotlib")
+    throughput = importlib.import_module("throughput")
+    (tmp_path / "r.json").write_text("{}\n")
+    (tmp_path / "r.png").write_text("")
+    args = throughput.parse_args(["--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.png")])
+    assert args.json.endswith("r.json") and args.plot.endswith("r.png")

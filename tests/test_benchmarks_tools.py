@@ -7,8 +7,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 from types import SimpleNamespace
 
+import _common
 import fast_paths
 import numpy as np
 import pytest
@@ -613,3 +615,27 @@ def test_fast_paths_names_an_empty_json_name_as_such(capsys, monkeypatch):
     """``--json ''`` was read as Path('') == '.', and refused as "--json .: is a directory"."""
     monkeypatch.setattr(fast_paths, "aec_rate", lambda *a: pytest.fail("measured despite a bad argument"))
     _refused(fast_paths.main, ["--json", ""], "--json '': an empty file name", capsys)
+
+
+# --------------------------------------------------------------------------- win_checks.py's machine
+
+
+def test_win_checks_stores_the_machine_every_benchmark_stores(monkeypatch):
+    """win_checks.py built its own machine description (no cores, no memory_gib; cpu_count instead of cores):
+    its JSON could not be read as the other benchmarks' are. It is ``_common.machine_info()`` now, with its own
+    blas_threads and the cpu_count its JSON gave before (tests/test_hand.py reads it)."""
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    shared, mine = _common.machine_info(), win_checks.machine()
+    assert set(shared) <= set(mine)
+    for key in ("cpu", "cores", "memory_gib", "python", "numpy", "platform"):
+        assert mine[key] == shared[key], key
+    assert mine["cpu_count"] == mine["cores"] == os.cpu_count() and mine["blas_threads"] == 2
+
+
+def test_win_checks_prints_the_shared_machine_line(tmp_path, capsys):
+    args = win_checks._parse_args(["--seconds", "0.001", "--batch-sizes", "2", "--checks", "is_win",
+                                   "--no-reference", "--json", str(tmp_path / "w.json")])
+    assert win_checks.main(args) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    machine = json.loads((tmp_path / "w.json").read_text())["machine"]
+    assert first.startswith(_common.machine_line(machine)) and first.endswith("BLAS threads 1")
