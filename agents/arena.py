@@ -572,7 +572,9 @@ def check_args(args: argparse.Namespace) -> list[str]:
         args.rules = passed_on(rules)
     except ValueError as e:  # a RuleError names the presets, the field and its value
         raise ValueError(f"--rules: {e}") from None
-    if any(s not in BASELINES for s in specs):  # only network agents use the device
+    # only network agents (pretrained, checkpoints) use the device: a baseline or an installed package's agent
+    # (made without one, mj_env.baselines.make_named_agent) plays where torch is not installed
+    if any(s not in BASELINES and not is_plugin_spec(s) for s in specs):
         problem = _device_problem(args.device)
         if problem:
             raise ValueError(problem)
@@ -696,8 +698,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"note: {w.message}", file=sys.stderr)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if "torch" in sys.modules:  # network agents: batches of a few hundred rows gain nothing from more threads,
-        sys.modules["torch"].set_num_threads(1)  # and lose tenfold when another process holds a core (measured)
+    torch = sys.modules.get("torch")  # loaded by network agents (None where its import is blocked)
+    if torch is not None:  # batches of a few hundred rows gain nothing from more threads,
+        torch.set_num_threads(1)  # and lose tenfold when another process holds a core (measured)
     t0 = time.perf_counter()
     record_file = None
     if args.record:  # written batch by batch, so that memory holds one batch of records

@@ -446,8 +446,9 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = input, 
             print(f"note: {w.message}", file=sys.stderr)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if "torch" in sys.modules:  # one decision at a time: more threads gain nothing
-        sys.modules["torch"].set_num_threads(1)
+    torch = sys.modules.get("torch")  # loaded by network opponents (None where its import is blocked)
+    if torch is not None:  # one decision at a time: more threads gain nothing
+        torch.set_num_threads(1)
     seed = args.seed if args.seed is not None else secrets.randbelow(MAX_SEED + 1)
     record_file = None
     if args.record:

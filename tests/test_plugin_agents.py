@@ -4,6 +4,7 @@ agent, packaged, plays in the arena's command line (found by the strategy-compar
 from __future__ import annotations
 
 import json
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -136,3 +137,19 @@ def test_a_declared_name_that_a_baseline_shadows_is_not_offered(monkeypatch, cap
         arena_main(["--agents", "rulle,random", "--hands", "2"])
     assert "pretrained[:greedy|:sample] or the path" in capsys.readouterr().err
     assert isinstance(make_agent("rule"), RuleBasedAgent) and made == []
+
+
+def test_the_arena_plays_an_installed_agent_where_torch_is_not_installed(installed, monkeypatch, tmp_path):
+    """A core install (no torch) refused ``--agents highest,random`` with "network agents (pretrained,
+    checkpoints) need torch": every name that was not a baseline was taken for a network and its device checked.
+    An installed package's agent is made without a device (``make_named_agent``); a checkpoint still asks for torch."""
+    for name in ("torch", "agents.networks"):  # import fails, as where the train extra is missing
+        monkeypatch.setitem(sys.modules, name, None)
+    out = tmp_path / "r.json"
+    assert arena_main(["--agents", "highest,random", "--hands", "2", "--quiet", "--json", str(out)]) == 0
+    assert [a["name"] for a in json.loads(out.read_text())["agents"]] == ["highest", "random"]
+    checkpoint = tmp_path / "player.pt"
+    checkpoint.write_bytes(b"not read: torch is missing")
+    with pytest.raises(SystemExit):
+        arena_main(["--agents", f"{checkpoint},random", "--hands", "2", "--quiet"])
+
