@@ -26,13 +26,17 @@ After each hand: how it ended (``mj_env.render.settlement_text``), every seat's 
 totals. A hand that ends at its deal (四惠牌 in the dealer's first tiles) is told by its settlement alone.
 
 Exit status: 0 after the last hand, and also when input ends (EOF, Ctrl-D) or at ``quit``, after the points so
-far; 130 on Ctrl-C; 1 where an opponent fails (a checkpoint that returns no legal action); 2 for a bad argument.
+far (standard input closed counts as its end); 130 on Ctrl-C; 1 where an opponent fails (a checkpoint that returns
+no legal action), where an answer cannot be read (an OSError: a terminal gone) or the output or ``--record`` cannot
+be written; 2 for a bad argument. A seed drawn when ``--seed`` is left out is told at the end only: it deals
+every wall, so telling it at the start would give the other seats' tiles away.
 ``--record FILE`` writes each hand as a hand record (JSON lines, ``mj_env.records``) as it ends, which
 ``python -m mj_env.records FILE --show K`` replays decision by decision.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import re
@@ -75,6 +79,22 @@ HELP_WORDS = ("?", "help")
 
 class QuitGame(Exception):
     """The person typed ``quit``: the game ends as at the end of input."""
+
+
+class AnswerUnread(Exception):
+    """An answer could not be read (the input function failed with an OSError: a terminal gone): ``main`` says so
+    in one line, exit status 1."""
+
+
+class RecordUnwritten(Exception):
+    """``--record``'s file could not be written (a full disk): ``main`` says so in one line, exit status 1."""
+
+
+def read_answer(prompt: str) -> str:
+    """``input(prompt)``, with standard input closed (``<&-``: Python makes it None) as the end of input."""
+    if sys.stdin is None:
+        raise EOFError
+    return input(prompt)
 
 
 # --------------------------------------------------------------------------- what a seat sees
@@ -294,7 +314,10 @@ class Game:
         view = f"hand {n} of {self.rules.hands_per_episode} | " + seat_view(self.one_hand, st, self.seat, self.labels)
         self.say(f"\n{view}\n{options_text(legal)}")
         while True:
-            text = self.input_fn(PROMPT)
+            try:
+                text = self.input_fn(PROMPT)
+            except OSError as e:
+                raise AnswerUnread(e.strerror or str(e)) from e
             if not isinstance(text, str):  # (an input function that has no more answers: the end of input)
                 raise EOFError  # noqa: TRY004 (not a wrong type of value: no answer, as input() at the end)
             try:
@@ -383,8 +406,8 @@ def _parser() -> argparse.ArgumentParser:
                         "random, rule, efficient, pretrained[:greedy|:sample], a checkpoint path (PATH[:greedy])")
     p.add_argument("--seat", type=int, default=0, help="your seat: 0 East (default), 1 South, 2 West, 3 North")
     p.add_argument("--seed", type=int, default=None,
-                   help="seed of the walls and of the opponents' choices, 0 to 2**32 - 1 (left out: a new one, printed "
-                        "so that the game can be played again)")
+                   help="seed of the walls and of the opponents' choices, 0 to 2**32 - 1 (left out: a new one, told at "
+                        "the end, never before: it deals the walls; --seed with it plays the game again)")
     p.add_argument("--hands", type=int, default=None,
                    help=f"hands to play, 1 to {MAX_HANDS_PER_EPISODE:,} (default 1; a match: the dealer stays or passes "
                         "as the rules say, the points add up)")
@@ -397,7 +420,8 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = input, out: TextIO | None = None) -> int:
+def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = read_answer,
+         out: TextIO | None = None) -> int:
     """The command line; ``input_fn`` reads each answer (given the prompt) and ``out`` gets everything written
     (default: standard output), so that a test can play a game."""
     out = out if out is not None else sys.stdout
@@ -460,14 +484,36 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = input, 
 
     def write_record(rec: dict) -> None:
         assert record_file is not None
-        record_file.write(json.dumps(rec, ensure_ascii=False) + "\n")
-        record_file.flush()
+        try:
+            record_file.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            record_file.flush()
+        except OSError as e:
+            raise RecordUnwritten(e.strerror or str(e)) from e
 
     game = Game(match, agents, labels, args.seat, seed, args.dealer, input_fn, out,
                 on_record=write_record if record_file else None)
-    game.say(f"{rules_label(match)}, {n_hands} hand(s), seed {seed}: you sit {SEAT_NAMES[args.seat]} (seat "
-             f"{args.seat}); " + ", ".join(f"{SEAT_NAMES[s]} {labels[s]}" for s in ((args.seat + k) % 4 for k in (1, 2, 3))))
+    # a seed drawn here is told at the end only: it deals every wall, so told before, it would show the others' tiles
+    seed_text = f"seed {seed}" if args.seed is not None else "seed drawn (told at the end)"
+    others = ", ".join(f"{SEAT_NAMES[s]} {labels[s]}" for s in ((args.seat + k) % 4 for k in (1, 2, 3)))
+    opening = f"{rules_label(match)}, {n_hands} hand(s), {seed_text}: you sit {SEAT_NAMES[args.seat]} (seat {args.seat}); {others}"
     try:
+        status = _play(game, opening, args.record)
+    finally:
+        if record_file is not None:
+            try:
+                record_file.close()
+            except OSError:  # what its last write could not flush: that failure was told already
+                pass
+    if args.seed is None:
+        with contextlib.suppress(OSError):  # (an output that failed was told already)
+            game.say(f"seed {seed}: --seed {seed} deals this game again")
+    return status
+
+
+def _play(game: Game, opening: str, record: str | None) -> int:
+    """``opening`` said, ``game`` played, and how it ended told: the exit status."""
+    try:
+        game.say(opening)
         game.play()
     except (EOFError, QuitGame) as e:
         game.say(f"\n{'input ended' if isinstance(e, EOFError) else 'quit'}: the game stops. {game.totals_text()}")
@@ -478,12 +524,15 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = input, 
     except AgentError as e:  # an opponent that fails (a checkpoint whose logits overflow): one line
         print(f"{PROG}: {e}", file=sys.stderr)
         return 1
-    except OSError as e:  # the record file could not be written (a full disk)
-        print(f"{PROG}: cannot write {args.record}: {e.strerror or e}", file=sys.stderr)
+    except RecordUnwritten as e:  # the record file could not be written (a full disk)
+        print(f"{PROG}: cannot write {record}: {e}", file=sys.stderr)
         return 1
-    finally:
-        if record_file is not None:
-            record_file.close()
+    except AnswerUnread as e:
+        print(f"{PROG}: cannot read an answer: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # the output could not be written
+        print(f"{PROG}: cannot write the output: {e.strerror or e}", file=sys.stderr)
+        return 1
     return 0
 
 
