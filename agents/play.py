@@ -22,8 +22,8 @@ names (``mj_env.actions.name``). An answer is a number from the list, an action'
 the table and the options again; ``quit`` ends the game. Anything else is answered with one line and the
 question again; nothing is played.
 
-After each hand: how it ended (``mj_env.render.settlement_text``), every seat's tiles, the points and the running
-totals. A hand that ends at its deal (四惠牌 in the dealer's first tiles) is told by its settlement alone.
+After each hand: how it ended (``mj_env.render.settlement_text``), every seat's tiles (a tile won on another seat's
+discard or kong after the winner's: ``+ 7m (won on)``), the points and the running totals. A hand that ends at its deal (四惠牌 in the dealer's first tiles) is told by its settlement alone.
 
 Exit status: 0 after the last hand, and also when input ends (EOF, Ctrl-D) or at ``quit``, after the points so
 far (standard input closed counts as its end); 130 on Ctrl-C; 1 where an opponent fails (a checkpoint that returns
@@ -180,6 +180,14 @@ def action_text(a: int) -> str:
 
 def options_text(legal: list[int]) -> str:
     return "\n".join(f"  {k:2d}. {action_text(a)}" for k, a in enumerate(legal, 1))
+
+
+def won_from_another(settlement: dict) -> dict[int, int]:
+    """Winner -> the tile it won on, for the wins on another seat's discard or robbed kong: a tile the hand's end
+    leaves out of the winner's concealed tiles (a self-drawn one is among them)."""
+    wins = settlement.get("wins", [settlement] if "input" in settlement else [])
+    return {int(w["input"]["winner"]): CODES.index(w["input"]["win_tile"]) for w in wins
+            if w["input"].get("discarder") is not None}
 
 
 # --------------------------------------------------------------------------- reading an answer
@@ -379,9 +387,11 @@ class Game:
                 self.say(f"    (the hand could not be shown: {e})")
             else:
                 st = final[-1]
+                won_on = won_from_another(settlement)
                 for s in range(4):
                     melds = [meld_text(st, s, m, None) for m in range(int(st.n_melds[0, s]))]
-                    tail = f" | melds {' | '.join(melds)}" if melds else ""
+                    tail = f" + {_tile(won_on[s])} (won on)" if s in won_on else ""
+                    tail += f" | melds {' | '.join(melds)}" if melds else ""
                     self.say(f"    {_who(s, self.labels, self.seat):20s} {tiles_text(st.hands[0, s])}{tail}")
             out.records.append(rec)
             if self.on_record is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 
@@ -202,3 +203,23 @@ def test_a_match_hand_that_ends_at_its_deal_after_a_step(monkeypatch):
     for rec in records:
         replay(rec)
     assert outcome.totals == np.sum([s["scores"] for s in outcome.settlements], axis=0).tolist()
+
+
+def test_a_winner_on_another_seats_tile_is_shown_with_it(tmp_path):
+    """A hand won on a discard ends with the tile out of the winner's concealed tiles (and out of the river): the
+    winner's line adds it, so that it shows a whole winning hand; a self-drawn winner's tiles hold it already."""
+    seen = 0
+    for seed in range(1, 5):
+        (tmp_path / "hands.jsonl").unlink(missing_ok=True)
+        rc, out, records = play(["--rules", "hebei", "--seed", str(seed)], tmp_path=tmp_path)
+        assert rc == 0 and len(records) == 1
+        settlement = records[0]["settlement"]
+        for w in settlement.get("wins", [settlement] if "input" in settlement else []):
+            winner, tile = w["input"]["winner"], w["input"]["win_tile"]
+            line = next(x for x in out.splitlines() if x.startswith(f"    {['East', 'South', 'West', 'North'][winner]} "))
+            if w["input"]["discarder"] is None:
+                assert "(won on)" not in line
+            else:
+                seen += 1
+                assert re.search(rf"\) \+ \S+ {tile} \(won on\)( \| melds .*)?$", line), line
+    assert seen
