@@ -165,9 +165,11 @@ def test_a_match_tells_the_envs_points_and_records_that_replay(rules, policy, mo
             return "pass"
         return str(int(rng.integers(len(legal))) + 1) if policy == "random" else "1"
     records: list[dict] = []
-    game = _game(rules, 2, 3, 4, answer, records)
+    game = _game(rules, 2, 6, 4, answer, records)
     outcome = game.play()
     assert outcome.totals == watched.rewards.tolist()
+    if get_rules(rules).kong_payments:  # (seed 6: kongs paid in these matches)
+        assert any(any(s.get("kong_scores", ())) for s in outcome.settlements)
     assert len(outcome.settlements) == 4 and "could not be shown" not in game.out.getvalue()
     for rec in records:
         replay(rec)
