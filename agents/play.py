@@ -91,9 +91,13 @@ class RecordUnwritten(Exception):
 
 
 def read_answer(prompt: str) -> str:
-    """``input(prompt)``, with standard input closed (``<&-``: Python makes it None) as the end of input."""
+    """``input(prompt)``, with standard input closed (``<&-``: Python makes it None) as the end of input, and bytes
+    that its encoding cannot read (``é`` typed under ``PYTHONIOENCODING=ascii``) read as escapes, which no answer
+    names, as Python reads them under the C locale, rather than a UnicodeDecodeError."""
     if sys.stdin is None:
         raise EOFError
+    if getattr(sys.stdin, "errors", None) == "strict" and hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="surrogateescape")
     return input(prompt)
 
 

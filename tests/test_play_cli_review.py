@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 import pytest
-from test_play_cli import ROOT, TOTALS, first_option, play
+from test_play_cli import ROOT, TOTALS, _run, first_option, play
 from walls import deals_first, four_hui_9s_wall, tian_hu_wall
 
 import mj_env
@@ -225,3 +225,11 @@ def test_a_winner_on_another_seats_tile_is_shown_with_it(tmp_path):
                 seen += 1
                 assert re.search(rf"\) \+ \S+ {tile} \(won on\)( \| melds .*)?$", line), line
     assert seen
+
+
+def test_an_answer_an_ascii_terminal_cannot_decode_is_not_understood():
+    """``é`` typed where standard input is ASCII (``PYTHONIOENCODING=ascii``): one line and the question again, then
+    the game goes on (was a UnicodeDecodeError traceback)."""
+    run = _run(["-m", "agents.play", "--seed", "1"], "\u00e9\n1\n", env={"PYTHONIOENCODING": "ascii", "LANG": "C"})
+    assert run.returncode == 0 and run.stderr == "", run.stderr[-2000:]
+    assert "not understood: " in run.stdout and "East (you) discards" in run.stdout
