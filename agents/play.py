@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import io
 import json
 import re
 import secrets
@@ -96,7 +97,7 @@ def read_answer(prompt: str) -> str:
     names, as Python reads them under the C locale, rather than a UnicodeDecodeError."""
     if sys.stdin is None:
         raise EOFError
-    if getattr(sys.stdin, "errors", None) == "strict" and hasattr(sys.stdin, "reconfigure"):
+    if isinstance(sys.stdin, io.TextIOWrapper) and sys.stdin.errors == "strict":
         sys.stdin.reconfigure(errors="surrogateescape")
     return input(prompt)
 

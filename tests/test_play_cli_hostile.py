@@ -1,4 +1,4 @@
-"""A hostile review of ``python -m agents.play``: what the person is told (never more than the seat may see, the
+"""``python -m agents.play`` under hostile use: what the person is told (never more than the seat may see, the
 drawn seed included), what is said when reading or writing fails, and that the points and records it gives are the
 env's over matches of every preset."""
 from __future__ import annotations
