@@ -38,6 +38,11 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
     raise SystemExit(f"examples/rllib_ppo.py needs the module {missing!r}: "
                      "pip install -e '.[examples]' (after pip install torch==2.13.0; "
                      "the README says where its CPU wheel is)") from None
+except (TypeError, AttributeError):  # (what ray raises at import where docstrings are stripped)
+    if sys.flags.optimize < 2:
+        raise
+    raise SystemExit("examples/rllib_ppo.py: ray cannot be imported under python -OO, which strips the docstrings it "
+                     "reads at import; run it without -OO") from None
 
 import mj_env
 from agents.rules_args import RULES_HELP, one_hand_rules_given

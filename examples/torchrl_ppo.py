@@ -19,6 +19,7 @@ is (tests/test_wrappers.py), for multi-agent setups.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import gymnasium as gym
@@ -38,6 +39,11 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
     raise SystemExit(f"examples/torchrl_ppo.py needs the module {missing!r}: "
                      "pip install -e '.[examples]' (after pip install torch==2.13.0; "
                      "the README says where its CPU wheel is)") from None
+except (TypeError, AttributeError):  # (what torchrl raises at import where docstrings are stripped)
+    if sys.flags.optimize < 2:
+        raise
+    raise SystemExit("examples/torchrl_ppo.py: torchrl cannot be imported under python -OO, which strips the docstrings it "
+                     "reads at import; run it without -OO") from None
 
 import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
 from agents.rules_args import RULES_HELP, one_hand_rules_given

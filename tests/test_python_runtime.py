@@ -153,3 +153,16 @@ def test_train_py_without_torch_says_what_installs_it():
                                   "torch==2.13.0; the README says where its CPU wheel is)")
     imported = _run("try:\n    import train\nexcept ModuleNotFoundError as e:\n    print(e.name)\n", timeout=120)
     assert imported.returncode == 0 and imported.stdout.strip() == "torch", imported.stderr[-2000:]
+
+
+@pytest.mark.parametrize("example,library", [("torchrl_ppo", "torchrl"), ("rllib_ppo", "ray")])
+def test_the_examples_whose_library_fails_under_python_OO_say_so_in_one_line(example, library):
+    """torchrl and ray read docstrings at import, so ``python -OO examples/torchrl_ppo.py --help`` ended in their
+    TypeError / AttributeError traceback; the example now says in one line that the library cannot run under -OO."""
+    pytest.importorskip(library)
+    run = subprocess.run([sys.executable, "-OO", "-B", f"examples/{example}.py", "--help"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300, check=False)
+    if run.returncode == 0 and "usage:" in run.stdout:  # (a version of the library that imports under -OO)
+        return
+    assert "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert f"{library} cannot be imported under python -OO" in run.stderr
