@@ -52,7 +52,7 @@ def test_every_test_file_collects_without_torch():
     run = _run(code)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert "error" not in run.stdout.splitlines()[-1], run.stdout[-3000:]
-    for name in ("test_baselines_mutants_2", "test_baselines_mutants_3", "test_baselines_wrappers_mutants", "test_agents_core"):
+    for name in ("test_baselines_wrappers_mutants", "test_agents_core"):
         assert f"tests/{name}.py::" in run.stdout, name  # no torch needed: they still run
 
 
