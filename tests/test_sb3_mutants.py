@@ -1,4 +1,6 @@
-"""mj_env.sb3.MahjongSB3VecEnv held to SB3's VecEnv contract where a mutation test found no test (round 2)."""
+"""mj_env.sb3.MahjongSB3VecEnv held to SB3's VecEnv contract where the second mutation-test round on the environment
+layers (mj_env/single_agent.py and mj_env/sb3.py; the other rounds are in tests/test_env_layers_mutants.py) found no
+test: tests that kill mutants the suite let live."""
 from __future__ import annotations
 
 import numpy as np
@@ -58,3 +60,15 @@ def test_step_wait_on_a_new_env_asks_for_step_async():
     venv = MahjongSB3VecEnv(2, seed=0)
     with pytest.raises(RuntimeError, match="step_async"):
         venv.step_wait()
+
+
+@pytest.mark.parametrize("options", [[{}, {"dealers": [1, 2, 3, 0]}], [{"dealers": [1, 2, 3, 0]}, {}]])
+def test_sb3_options_dicts_with_different_keys_are_refused_whichever_env_has_the_extra_key(options):
+    """_same_options compares the keys first: a dict with a key the first lacks (or lacks one it has) is another
+    options dict, refused with the ValueError, not a KeyError, and not passed as alike (mutant: 'return False' for
+    differing keys deleted)."""
+    venv = MahjongSB3VecEnv(2, seed=0)
+    venv.set_options(options)
+    with pytest.raises(ValueError, match="one options dict"):
+        venv.reset()
+    venv.close()
