@@ -1,5 +1,5 @@
 """A ``RulesMismatchWarning`` names the user's line, not one inside the library, whichever public call brought
-the mismatched agent in (the single-agent envs' forms are in tests/test_single_agent_mutants_6.py). Before,
+the mismatched agent in (the single-agent envs' forms are in tests/test_single_agent_mutants.py). Before,
 ``compare(..., agents=...)`` named a line of agents/arena.py and ``make_agent``/``load_agents`` of a checkpoint
 one of agents/__init__.py. A ``CheckpointWarning`` under ``runpy`` or ``python -m`` names a line of code too."""
 from __future__ import annotations
