@@ -1,6 +1,6 @@
-"""Third mutation round on mj_env/hand.py: each test below fails under a small wrong change to hand.py
-that the rest of the suite let through, and states the rule (docs/RULES.md 5, or the documented contract
-of the function) that the change breaks."""
+"""The third mutation round on mj_env/hand.py (rounds 1 and 2 are in tests/test_legal_hand_wall_mutants.py): each
+test below fails under a small wrong change to hand.py that the rest of the suite let through, and states the rule
+(docs/RULES.md 5, or the documented contract of the function) that the change breaks."""
 from __future__ import annotations
 
 import numpy as np
