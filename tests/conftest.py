@@ -1,4 +1,4 @@
-"""Fixtures shared by the scripted-scenario tests (tests/test_scenarios.py, tests/test_readings_64.py), a
+"""Fixtures shared by the scripted-scenario tests (tests/test_scenarios.py, tests/test_fixed_readings.py), a
 checkpoint whose logits overflow (the arena, train.py and the examples refuse it), and one for every test:
 Stable-Baselines3's logger folder."""
 from __future__ import annotations
