@@ -539,6 +539,13 @@ def file_key(path) -> tuple:
     return ("file", st.st_dev, st.st_ino)
 
 
+def player_files(specs) -> set[tuple]:
+    """The ``file_key`` of every player's checkpoint an output must never write over: those ``specs`` name (agent
+    specs, ``PATH[:greedy|:sample]``) and the shipped players, whichever rule set a spec names."""
+    keys = {file_key(path) for path in (Path(checkpoint_play(s)[0]) for s in specs) if path.is_file()}
+    return keys | {file_key(f) for f in DATA.glob("*.pt")}
+
+
 def check_args(args: argparse.Namespace) -> list[str]:
     """The agent specs of the parsed command line, after checking everything that could fail later (before
     any agent is loaded or hand played); a ValueError naming the flag and what it allows."""
@@ -578,8 +585,7 @@ def check_args(args: argparse.Namespace) -> list[str]:
         problem = _device_problem(args.device)
         if problem:
             raise ValueError(problem)
-    inputs = {file_key(path) for path in (Path(checkpoint_play(s)[0]) for s in specs) if path.is_file()}
-    inputs |= {file_key(f) for f in DATA.glob("*.pt")}  # the shipped players, whichever rule set a spec names
+    inputs = player_files(specs)
     output_flags = (("--json", args.json), ("--plot", args.plot), ("--record", args.record))
     for flag, out in output_flags:
         if out is not None and not out.strip():  # not "no file": a slip, which would write nothing
