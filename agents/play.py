@@ -45,16 +45,14 @@ import secrets
 import sys
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 
 import mj_env
-from agents import checkpoint_play, make_agent
-from agents.arena import file_key, open_records, output_problem
+from agents import make_agent
+from agents.arena import file_key, open_records, output_problem, player_files
 from agents.base import RulesMismatchWarning
-from agents.pretrained import DATA
 from agents.rules_args import RULES_HELP, passed_on, rules_argument
 from mj_env import actions as A
 from mj_env.baselines import AgentError, agent_actions
@@ -62,7 +60,7 @@ from mj_env.claims import hubao_bound
 from mj_env.lines import guard_output
 from mj_env.messages import printable
 from mj_env.records import RecordError, hand_record, replay
-from mj_env.render import SEAT_NAMES, settlement_text, tiles_text
+from mj_env.render import SEAT_NAMES, print_table, settlement_text, tiles_text
 from mj_env.rules import MAX_HANDS_PER_EPISODE, RuleError, RuleSet, get_rules, rules_label
 from mj_env.state import CLAIM, MELD_CONCEALED_KONG, MELD_NAMES, ROB, TURN, GameState, meld_tiles
 from mj_env.tiles import CODES, format_tiles, glyph
@@ -264,12 +262,8 @@ class Game:
     # ------------------------------------------------------------- output
     def say(self, text: str = "") -> None:
         """``text`` on ``out``; what its encoding cannot hold (the glyphs, 惠牌 on an ASCII terminal) as a
-        backslash escape, as ``mj_env.render.print_table`` writes it."""
-        try:
-            self.out.write(text + "\n")
-        except UnicodeEncodeError:
-            encoding = getattr(self.out, "encoding", None) or "ascii"
-            self.out.write((text + "\n").encode(encoding, "backslashreplace").decode(encoding))
+        backslash escape (``mj_env.render.print_table``)."""
+        print_table(text, self.out)
         self.out.flush()
 
     def points_line(self, label: str, points) -> str:
@@ -465,8 +459,7 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = read_an
         problem = output_problem("--record", args.record) if args.record.strip() else "--record: an empty file name"
         if problem:
             p.error(problem)
-        players = {file_key(path) for path in (Path(checkpoint_play(s)[0]) for s in specs) if path.is_file()}
-        if file_key(args.record) in players | {file_key(f) for f in DATA.glob("*.pt")}:
+        if file_key(args.record) in player_files(specs):
             p.error(f"--record {args.record}: is a player's checkpoint; writing there would destroy it")
     one_hand = passed_on(dataclasses.replace(match, hands_per_episode=1))
     agents: list = [None] * 4

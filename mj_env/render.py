@@ -36,15 +36,17 @@ def warn_no_render_mode(how: str) -> None:
     logger.warn(f"You are calling render method without specifying any render mode: {how}")
 
 
-def print_table(text: str) -> None:
-    """Print ``text`` ("human" mode) on standard output. What its encoding cannot hold (the tile glyphs and 惠牌
-    under Windows' cp1252 or cp936, or an ASCII locale: ``LANG=C PYTHONUTF8=0``, ``PYTHONIOENCODING=ascii``) is
-    written as a backslash escape (``\\U0001f009``); it was a UnicodeEncodeError out of ``reset()`` and ``step()``."""
+def print_table(text: str, file=None) -> None:
+    """Print ``text`` ("human" mode) on standard output (or ``file``, a text stream: ``agents.play``'s output). What
+    its encoding cannot hold (the tile glyphs and 惠牌 under Windows' cp1252 or cp936, or an ASCII locale: ``LANG=C
+    PYTHONUTF8=0``, ``PYTHONIOENCODING=ascii``) is written as a backslash escape (``\\U0001f009``); it was a
+    UnicodeEncodeError out of ``reset()`` and ``step()``."""
+    out = sys.stdout if file is None else file
     try:
-        print(text)
+        print(text, file=out)
     except UnicodeEncodeError:  # (nothing was written: the stream encodes the whole text before it writes)
-        encoding = getattr(sys.stdout, "encoding", None) or "ascii"
-        print(text.encode(encoding, "backslashreplace").decode(encoding))
+        encoding = getattr(out, "encoding", None) or "ascii"
+        print(text.encode(encoding, "backslashreplace").decode(encoding), file=out)
 
 
 def tiles_text(counts) -> str:
