@@ -221,7 +221,7 @@ def choose(text: str, legal: list[int]) -> int | str | None:
     try:
         a = A.index(words)
     except A.ActionError:
-        raise ValueError(f"not understood: {shown!r}; type a number from the list, an action name or a tile code "
+        raise ValueError(f"not understood: '{shown}'; type a number from the list, an action name or a tile code "
                          "(? for help)") from None
     if a in legal:
         return a
@@ -408,7 +408,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Answer with a number from the list, an action name (pong, discard 5m; case ignored) or a tile code "
                "(5m: discard it); ? or help shows the table and options again, quit ends the game. Exit status: 0 "
                "at the end, and when input ends (EOF, Ctrl-D) or at quit, after the points so far; 130 on Ctrl-C; "
-               "1 if an opponent fails; 2 for a bad argument.")
+               "1 if an opponent fails, an answer cannot be read or the output or --record cannot be written; 2 for a "
+               "bad argument.")
     p.add_argument("--rules", default="beijing", type=rules_argument, help=RULES_HELP)
     p.add_argument("--opponents", default="rule,rule,rule",
                    help="three comma-separated agents for the seats after yours in play order (default rule,rule,rule): "
@@ -438,7 +439,7 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = read_an
     args = p.parse_args(argv)
     specs = [s.strip() for s in args.opponents.split(",")]
     if len(specs) != 3 or "" in specs:
-        p.error(f"--opponents needs three comma-separated agents, got {printable(args.opponents[:80])!r}")
+        p.error(f"--opponents needs three comma-separated agents, got '{printable(args.opponents[:80])}'")
     if not 0 <= args.seat <= 3:
         p.error(f"--seat must be 0-3, got {args.seat}")
     if args.dealer is not None and not 0 <= args.dealer <= 3:

@@ -4,7 +4,10 @@ from __future__ import annotations
 import io
 import re
 
-from agents.play import main
+import pytest
+
+from agents.play import _parser, choose, main
+from mj_env import actions as A
 from tests.test_play_cli import ROOT
 
 
@@ -48,3 +51,26 @@ def test_the_readme_sample_game_is_what_the_program_prints():
             assert starts[0] == 0, "the sample does not begin where the program does"
         at = start + len(chunk)
     assert at == len(lines), "the sample does not end where the program does: " + repr(lines[at:])
+
+
+@pytest.mark.parametrize("typed,shown", [("\x1b[2J", "'\\x1b[2j'"), ("a\\b", "'a\\b'"), ("it's", "'it's'")])
+def test_an_answer_not_understood_is_quoted_with_its_escapes_written_once(typed, shown):
+    """The reply quotes the answer with its terminal escapes written out once (``\\x1b``), as ``printable`` writes
+    them, not a second time by ``repr`` (was ``'\\\\x1b[2j'``, and a quote changed the quotes)."""
+    with pytest.raises(ValueError) as e:
+        choose(typed, [A.index("discard 5m")])
+    assert str(e.value).startswith(f"not understood: {shown};"), str(e.value)
+
+
+def test_the_opponents_error_quotes_the_value_with_its_escapes_written_once(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--opponents", "rule,\x1b[31m"])
+    assert e.value.code == 2
+    assert "got 'rule,\\x1b[31m'" in capsys.readouterr().err
+
+
+def test_the_help_tells_every_exit_status_1():
+    """``--help``'s exit statuses name what the module's docstring does: a failing opponent, an answer that cannot
+    be read, an output or ``--record`` that cannot be written (it named the opponent alone)."""
+    epilog = " ".join(str(_parser().epilog).split())
+    assert "1 if an opponent fails, an answer cannot be read or the output or --record cannot be written" in epilog
