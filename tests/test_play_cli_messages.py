@@ -1,4 +1,5 @@
-"""Review of ``python -m agents.play`` against its README section and its own messages (agents/play.py)."""
+"""``python -m agents.play`` against its README section (the sample game) and its own messages: the quoting of
+what was typed, and --help's exit statuses."""
 from __future__ import annotations
 
 import io
