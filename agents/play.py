@@ -366,6 +366,10 @@ class Game:
                 self._hand_over(settlement, log)
         if not all(self.env.unwrapped.terminations.values()):
             self._new_log()
+            if self.outcome.settlements:  # the next hand of a match is dealt: its moves follow this line
+                assert self._log is not None
+                self.say(f"\n--- hand {len(self.outcome.settlements) + 1} of {self.rules.hands_per_episode}: "
+                         f"{SEAT_NAMES[self._log['dealer']]} deals ---")
 
     def _hand_over(self, settlement: dict, log: dict | None) -> None:
         out = self.outcome
@@ -504,7 +508,7 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = read_an
     # a seed drawn here is told at the end only: it deals every wall, so told before, it would show the others' tiles
     seed_text = f"seed {seed}" if args.seed is not None else "seed drawn (told at the end)"
     others = ", ".join(f"{SEAT_NAMES[s]} {labels[s]}" for s in ((args.seat + k) % 4 for k in (1, 2, 3)))
-    opening = f"{rules_label(match)}, {n_hands} hand(s), {seed_text}: you sit {SEAT_NAMES[args.seat]} (seat {args.seat}); {others}"
+    opening = f"{rules_label(dataclasses.replace(match, hands_per_episode=1))}, {n_hands} hand(s), {seed_text}: you sit {SEAT_NAMES[args.seat]} (seat {args.seat}); {others}"
     try:
         status = _play(game, opening, args.record)
     finally:

@@ -64,6 +64,19 @@ def test_a_scripted_game_plays_to_its_end(rules, hands, tmp_path):
         assert rec["players"][0] == "you" and rec["players"][1:] == ["rule"] * 3
 
 
+@pytest.mark.parametrize("rules", ["hebei", "quemen"])
+def test_a_match_says_when_the_next_hand_is_dealt_and_by_whom(rules, tmp_path):
+    """The moves of a match's second hand were printed straight after the first hand's totals, with nothing to say
+    a new hand had begun until the person's next view: a line now says it, with the dealer (the record's). The
+    first line names the rule set once (it said "hebei with hands_per_episode=2, 2 hand(s)")."""
+    rc, out, records = play(["--rules", rules, "--seed", "4", "--hands", "2"], tmp_path=tmp_path)
+    assert rc == 0 and len(records) == 2
+    assert out.splitlines()[0].startswith(f"{rules}, 2 hand(s), seed 4:")
+    header = f"--- hand 2 of 2: {('East', 'South', 'West', 'North')[records[1]['dealer']]} deals ---"
+    assert out.count("--- hand ") == 1
+    assert out.index("totals after 1 of 2 hand(s)") < out.index(header) < out.index("hand 2 of 2 |")
+
+
 def _hostile(out: io.StringIO):
     """An input function that answers every prompt with hostile lines first, then "1": each bad line re-prompts."""
     bad = ["", "   ", "garbage", "999", "-1", "0", "1.5", "99999999999999999999999999", "x" * 10_000,
