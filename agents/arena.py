@@ -223,7 +223,9 @@ class DuplicateResult:
     records: list[dict] | None = None  # (H,) hand records (mj_env.records), if recorded
 
 
-def _wins(settlement: dict) -> list[dict]:
+def settlement_wins(settlement: dict) -> list[dict]:
+    """The wins of a settlement (docs/INTERFACES.md 2), each with its calculator ``"input"``: none for a drawn
+    hand, the settlement itself for one winner, its ``"wins"`` for several."""
     if settlement.get("draw"):
         return []
     return settlement.get("wins", [settlement])
@@ -355,7 +357,7 @@ def _play_batch(agents, rngs, rules, walls, dealers, w_idx, seats_of, record_dea
             ended[b] = True
             settlements[b] = s
             out["scores"][b] = s["scores"]
-            wins = _wins(s)
+            wins = settlement_wins(s)
             out["drawn"][b] = not wins
             for w in wins:
                 inp = w["input"]

@@ -51,7 +51,7 @@ import numpy as np
 
 import mj_env
 from agents import make_agent
-from agents.arena import file_key, open_records, output_problem, player_files
+from agents.arena import file_key, open_records, output_problem, player_files, settlement_wins
 from agents.base import RulesMismatchWarning
 from agents.rules_args import RULES_HELP, passed_on, rules_argument
 from mj_env import actions as A
@@ -188,8 +188,7 @@ def options_text(legal: list[int]) -> str:
 def won_from_another(settlement: dict) -> dict[int, int]:
     """Winner -> the tile it won on, for the wins on another seat's discard or robbed kong: a tile the hand's end
     leaves out of the winner's concealed tiles (a self-drawn one is among them)."""
-    wins = settlement.get("wins", [settlement] if "input" in settlement else [])
-    return {int(w["input"]["winner"]): CODES.index(w["input"]["win_tile"]) for w in wins
+    return {int(w["input"]["winner"]): CODES.index(w["input"]["win_tile"]) for w in settlement_wins(settlement)
             if w["input"].get("discarder") is not None}
 
 
