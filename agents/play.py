@@ -60,7 +60,7 @@ from mj_env.claims import hubao_bound
 from mj_env.lines import guard_output
 from mj_env.messages import printable
 from mj_env.records import RecordError, hand_record, replay
-from mj_env.render import SEAT_NAMES, print_table, settlement_text, tiles_text
+from mj_env.render import SEAT_NAMES, print_table, settlement_text, tile_text, tiles_text
 from mj_env.rules import MAX_HANDS_PER_EPISODE, RuleError, RuleSet, get_rules, rules_label
 from mj_env.state import CLAIM, MELD_CONCEALED_KONG, MELD_NAMES, ROB, TURN, GameState, meld_tiles
 from mj_env.tiles import CODES, format_tiles, glyph
@@ -119,10 +119,6 @@ def meld_text(st: GameState, seat: int, m: int, viewer: int | None, b: int = 0) 
     return f"{MELD_NAMES[kind]} {''.join(glyph(t) for t in tiles)} ({format_tiles(tiles)}){where}"
 
 
-def _tile(t: int) -> str:
-    return f"{glyph(t)} {CODES[t]}"
-
-
 def seat_view(rules: RuleSet, st: GameState, seat: int, labels: list[str], b: int = 0) -> str:
     """The table ``b`` as ``seat`` sees it, as text: only what its observation holds (``mj_env.observation``):
     its own concealed tiles and the tile it drew, the 惠坯 and 惠牌, the live tiles (and beijing's reserve) left,
@@ -131,9 +127,9 @@ def seat_view(rules: RuleSet, st: GameState, seat: int, labels: list[str], b: in
     head = f"{rules_label(rules)} | dealer {SEAT_NAMES[int(st.dealer[b])]} | live wall {int(live_left(rules, st, b))}"
     if rules.wall_layout == "indicator":
         ind = int(st.indicator[b])
-        head += f" | reserve {int(replacements_left(rules, st, b))} | 惠坯 {_tile(ind)}"
+        head += f" | reserve {int(replacements_left(rules, st, b))} | 惠坯 {tile_text(ind)}"
     if rules.hui:
-        head += f" -> 惠牌 {_tile(int(st.hui[b]))}"
+        head += f" -> 惠牌 {tile_text(int(st.hui[b]))}"
     if rules.shaozhuang and st.sz_rounds[b]:
         head += f" | 烧庄 x{int(st.sz_rounds[b])}"
     lines = [head]
@@ -164,12 +160,12 @@ def seat_view(rules: RuleSet, st: GameState, seat: int, labels: list[str], b: in
         if st.claimed_turn[b]:
             what += ", after your claim: discard"
         elif st.drawn[b] >= 0:
-            what += f", you drew {_tile(int(st.drawn[b]))}" + (" (a kong's replacement)" if st.after_kong[b] else "")
+            what += f", you drew {tile_text(int(st.drawn[b]))}" + (" (a kong's replacement)" if st.after_kong[b] else "")
         lines.append(what)
     elif phase == CLAIM:
-        lines.append(f"{_who(turn_seat, labels, seat)} discarded {_tile(int(st.claim_tile[b]))}: claim it?")
+        lines.append(f"{_who(turn_seat, labels, seat)} discarded {tile_text(int(st.claim_tile[b]))}: claim it?")
     elif phase == ROB:
-        lines.append(f"{_who(turn_seat, labels, seat)} declares an added kong of {_tile(int(st.claim_tile[b]))}: "
+        lines.append(f"{_who(turn_seat, labels, seat)} declares an added kong of {tile_text(int(st.claim_tile[b]))}: "
                      "rob it?")
     return "\n".join(lines)
 
@@ -304,7 +300,7 @@ class Game:
             if name.startswith(("discard ", "ting ")):
                 t = CODES.index(name.split()[1])
                 what = "declares 报听 and discards" if name.startswith("ting") else "discards"
-                self.say(f"{_who(seat, self.labels, self.seat)} {what} {_tile(t)}")
+                self.say(f"{_who(seat, self.labels, self.seat)} {what} {tile_text(t)}")
             if "settlement" in raw.infos[agent]:
                 self._ended(raw.infos[agent], from_step=True)
             else:
@@ -392,7 +388,7 @@ class Game:
                 won_on = won_from_another(settlement)
                 for s in range(4):
                     melds = [meld_text(st, s, m, None) for m in range(int(st.n_melds[0, s]))]
-                    tail = f" + {_tile(won_on[s])} (won on)" if s in won_on else ""
+                    tail = f" + {tile_text(won_on[s])} (won on)" if s in won_on else ""
                     tail += f" | melds {' | '.join(melds)}" if melds else ""
                     self.say(f"    {_who(s, self.labels, self.seat):20s} {tiles_text(st.hands[0, s])}{tail}")
             out.records.append(rec)

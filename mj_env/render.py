@@ -49,6 +49,11 @@ def print_table(text: str, file=None) -> None:
         print(text.encode(encoding, "backslashreplace").decode(encoding), file=out)
 
 
+def tile_text(t: int) -> str:
+    """One tile as text shows it: its glyph and its code (``🀋 5m``)."""
+    return f"{glyph(t)} {CODES[t]}"
+
+
 def tiles_text(counts) -> str:
     """Tiles given as counts (a hand, a river) as text shows them: their glyphs, then their codes in
     compact notation (``-`` for none); also ``agents.play``'s."""
@@ -109,10 +114,10 @@ def render_table(rules: RuleSet, st: GameState, b: int = 0, ended: str | None = 
     head = f"{rules_label(rules)} | dealer {SEAT_NAMES[st.dealer[b]]} | live wall {live}"
     if rules.wall_layout == "indicator":
         ind = int(st.indicator[b])
-        head += f" | 惠坯 {glyph(ind)} {CODES[ind]}"
+        head += f" | 惠坯 {tile_text(ind)}"
     if rules.hui:
         hui = int(st.hui[b])
-        head += f" -> 惠牌 {glyph(hui)} {CODES[hui]}"
+        head += f" -> 惠牌 {tile_text(hui)}"
     if rules.shaozhuang and st.sz_rounds[b]:
         head += f" | 烧庄 x{st.sz_rounds[b]}"
     lines.append(head)
@@ -133,6 +138,6 @@ def render_table(rules: RuleSet, st: GameState, b: int = 0, ended: str | None = 
         what = f"{phase}: seat {st.to_act[b]} ({SEAT_NAMES[st.to_act[b]]}) to act"
         if st.phase[b] != TURN:
             t = int(st.claim_tile[b])
-            what += f" on {glyph(t)} {CODES[t]} from seat {st.turn_seat[b]}"
+            what += f" on {tile_text(t)} from seat {st.turn_seat[b]}"
         lines.append(what)
     return "\n".join(lines)
