@@ -87,6 +87,7 @@ evaluations here use 12345, 777 and 4242; the training runs 1, 2 and 3).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import stat
@@ -548,6 +549,26 @@ def player_files(specs) -> set[tuple]:
     return keys | {file_key(f) for f in DATA.glob("*.pt")}
 
 
+@contextlib.contextmanager
+def loading_agents():
+    """Around a command line's loading of its agents (the arena's, ``agents.play``'s): once they are loaded, a
+    RulesMismatchWarning (a checkpoint trained under other rules) is one ``note:`` line on standard error, other
+    warnings go on as Python shows them (under the filters in force), and torch, where a network agent loaded it,
+    runs one thread (batches of a few hundred rows gain nothing from more, and lose tenfold when another process
+    holds a core: measured). Where loading fails, nothing is said or set."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RulesMismatchWarning)
+        yield
+    for w in caught:
+        if issubclass(w.category, RulesMismatchWarning):
+            print(f"note: {w.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    torch = sys.modules.get("torch")  # (None where its import is blocked)
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
 def check_args(args: argparse.Namespace) -> list[str]:
     """The agent specs of the parsed command line, after checking everything that could fail later (before
     any agent is loaded or hand played); a ValueError naming the flag and what it allows."""
@@ -696,19 +717,10 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         p.error(str(e))
     try:
-        with warnings.catch_warnings(record=True) as caught:  # a checkpoint trained under other rules: one line
-            warnings.simplefilter("always", RulesMismatchWarning)
+        with loading_agents():
             agents = load_agents(specs, rules=args.rules, device=args.device)
     except ValueError as e:  # a checkpoint file that cannot be used (CheckpointError)
         p.error(f"--agents: {e}")
-    for w in caught:  # other warnings go on as Python shows them, under the filters in force
-        if issubclass(w.category, RulesMismatchWarning):
-            print(f"note: {w.message}", file=sys.stderr)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    torch = sys.modules.get("torch")  # loaded by network agents (None where its import is blocked)
-    if torch is not None:  # batches of a few hundred rows gain nothing from more threads,
-        torch.set_num_threads(1)  # and lose tenfold when another process holds a core (measured)
     t0 = time.perf_counter()
     record_file = None
     if args.record:  # written batch by batch, so that memory holds one batch of records

@@ -43,7 +43,6 @@ import json
 import re
 import secrets
 import sys
-import warnings
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -51,8 +50,7 @@ import numpy as np
 
 import mj_env
 from agents import make_agent
-from agents.arena import file_key, open_records, output_problem, player_files, settlement_wins
-from agents.base import RulesMismatchWarning
+from agents.arena import file_key, loading_agents, open_records, output_problem, player_files, settlement_wins
 from agents.rules_args import RULES_HELP, passed_on, rules_argument
 from mj_env import actions as A
 from mj_env.baselines import AgentError, agent_actions
@@ -464,8 +462,7 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = read_an
     one_hand = passed_on(dataclasses.replace(match, hands_per_episode=1))
     agents: list = [None] * 4
     labels = ["you"] * 4
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", RulesMismatchWarning)
+    with loading_agents():
         for k, spec in enumerate(specs):
             s = (args.seat + 1 + k) % 4
             try:
@@ -473,14 +470,6 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = read_an
             except ValueError as e:  # an unknown name, a missing or unusable checkpoint, no torch for a network
                 p.error(f"--opponents: {e}")
             labels[s] = printable(spec[:40])
-    for w in caught:
-        if issubclass(w.category, RulesMismatchWarning):
-            print(f"note: {w.message}", file=sys.stderr)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    torch = sys.modules.get("torch")  # loaded by network opponents (None where its import is blocked)
-    if torch is not None:  # one decision at a time: more threads gain nothing
-        torch.set_num_threads(1)
     seed = args.seed if args.seed is not None else secrets.randbelow(MAX_SEED + 1)
     record_file = None
     if args.record:
