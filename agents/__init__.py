@@ -25,6 +25,8 @@ module                      what
 ``agents.search``           ``RolloutSearchAgent``: lookahead by determinized rollouts
 ``agents.play``             ``python -m agents.play``: a person's game against the agents at the
                             terminal
+``agents.training_checks``  train.py's arguments checked before anything is built or written;
+                            needs the ``train`` extra, not imported here
 ``agents.training_run``     train.py's run directory (its lock), logs and stopping (Ctrl-C,
                             SIGTERM); needs the ``train`` extra, not imported here
 ==========================  ==========================================================

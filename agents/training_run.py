@@ -39,8 +39,8 @@ from mj_env.lines import utf8_text
 
 
 class RunDirTaken(Exception):
-    """``runs/<exp_name>/`` was made by another run after train.py's ``run_dir_problem`` looked (two runs started at
-    once)."""
+    """``runs/<exp_name>/`` was made by another run after ``agents.training_checks.run_dir_problem`` looked (two
+    runs started at once)."""
 
 
 def lock_run_dir(run: Path) -> int | None:
@@ -203,14 +203,15 @@ class RunLog:
 
     def __init__(self, args: typing.Any, num_updates: int):
         self.dir = Path("runs") / args.exp_name
-        if args.overwrite and self.dir.is_dir() and not self.dir.is_symlink():  # train.py's check_args allowed it
+        # (agents.training_checks.run_dir_problem allowed it)
+        if args.overwrite and self.dir.is_dir() and not self.dir.is_symlink():
             problem = run_in_use(self.dir)  # (again: a run of this name may have started during the setup)
             if problem:
                 raise RunDirTaken(problem)
             shutil.rmtree(self.dir)
         self.dir.parent.mkdir(parents=True, exist_ok=True)
-        try:  # train.py's run_dir_problem looked before the setup (seconds): a run of this name started with this
-            self.dir.mkdir()  # one may have made it since, and two runs would write into one directory
+        try:  # training_checks.run_dir_problem looked before the setup (seconds): a run of this name started
+            self.dir.mkdir()  # with this one may have made it since, and two runs would write into one directory
         except FileExistsError:
             raise RunDirTaken(f"--exp-name: {self.dir}/ was made by another run started at the same time; choose "
                               "another --exp-name") from None

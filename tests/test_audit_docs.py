@@ -129,6 +129,7 @@ def test_documented_train_commands_parse():
     S, NAME and PATH given a value of their kind)."""
     pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     import train
+    from agents import training_checks
 
     fill = {"R": "points", "S": "1", "NAME": "x", "PATH": str(ROOT / "agents" / "data" / "pretrained_beijing.pt")}
     seen = 0
@@ -155,7 +156,7 @@ def test_documented_train_commands_parse():
             args = train.parse_args(argv)
         except SystemExit:
             pytest.fail(f"{where}: python train.py {rest}: refused (its message is above)")
-        assert train.init_problem(args, train.flags_given(argv)) is None, (where, rest)
+        assert training_checks.init_problem(args, train.flags_given(argv)) is None, (where, rest)
         seen += 1
     assert seen >= 10
 

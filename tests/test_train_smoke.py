@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 from test_train_interrupt import TINY
 
 import train
-from agents import curve, make_agent
+from agents import curve, make_agent, training_checks
 from agents.networks import ARCHS, load_checkpoint
 from agents.rewards import REWARD_KINDS
 from mj_env.observation import OBS_NAME
@@ -772,13 +772,13 @@ def test_windows_device_names_with_superscript_digits_or_console_buffers_are_ref
     """Windows reads COM\u00b9-\u00b3 and LPT\u00b9-\u00b3 as devices (its superscript digits count as digits there), and
     CONIN$ and CONOUT$ are the console's buffers; --exp-name took them, and such a run directory cannot be
     copied to Windows, which the check was made for."""
-    assert train.windows_device(name)
+    assert training_checks.windows_device(name)
     assert "not a device name" in train.check_args(train.Args(exp_name=name))
 
 
 @pytest.mark.parametrize("name", ["COM0", "COM\u2074", "AUX_1", "CONIN", "console", "LPT10"])
 def test_names_next_to_the_device_names_are_accepted(name):
-    assert not train.windows_device(name) and train.check_args(train.Args(exp_name=name)) is None
+    assert not training_checks.windows_device(name) and train.check_args(train.Args(exp_name=name)) is None
 
 
 # --------------------------------------------------------------------------- progress.csv: a rate over no hands

@@ -48,11 +48,12 @@ def test_train_py_uses_the_modules_own_objects():
     from Ctrl-C by ``isinstance``; a copy in train.py would name every SIGTERM "Ctrl-C"."""
     pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     import train
-    from agents import training_run
+    from agents import training_checks, training_run
 
     for name in ("RunLog", "RunDirTaken", "Terminated", "interruption", "signals_held", "tell", "written_whole",
-                 "prune_snapshots", "run_in_use", "signals_end_the_process"):
+                 "prune_snapshots", "signals_end_the_process"):
         assert getattr(train, name) is getattr(training_run, name), name
+    assert training_checks.run_in_use is training_run.run_in_use  # (--overwrite's check of a run still going)
     assert training_run.interruption(train.Terminated()) == "SIGTERM"
     assert training_run.interruption(KeyboardInterrupt()) == "Ctrl-C"
 
