@@ -12,6 +12,7 @@ import json
 
 import numpy as np
 import pytest
+from scenario_helpers import TWO_ROBBERS, TWO_ROBBERS_MOVES
 from test_audit_hebei_quemen_play import play, wall_of
 
 import mj_env
@@ -235,6 +236,10 @@ def test_hebei_discard_bonus_all_pay_off_leaves_the_others_out_of_a_discard_win_
     assert calc(rules, **PLAIN, winner=1, dealer=0, discarder=2)["scores"] == [0, 7, -7, 0]
     # a self-draw is not a discard win: every payer still pays base + X
     assert calc(rules, **PLAIN, winner=1, dealer=0)["scores"] == [-6, 14, -4, -4]
+    # a robbed kong's declarer pays as the discarder: X = 门清 2 + 抢杠胡 2, alone with the field off
+    robbed = {**PLAIN, "winner": 1, "dealer": 0, "discarder": 2, "situation": {"robbed_kong": True}}
+    assert calc(rules, **robbed)["scores"] == [0, 9, -9, 0]
+    assert calc("hebei", **robbed)["scores"] == [-4, 17, -9, -4]
 
 
 def test_hebei_thirteen_orphans_fields():
@@ -438,3 +443,52 @@ def test_no_chi_is_ever_offered_and_a_hand_settles_to_zero(rules):
             assert not any(A.name(a).startswith("chi") for a in legal)
             env.step(int(rng.choice(legal)))
         assert sum(totals.values()) == 0
+
+
+# South (123m 456p 789p 33s 55z) may win North's 3s or pong it; West (234m 567m 345p 99p 2s4s) may win it.
+WIN_OR_PONG = {"hands": {0: "147m258p369s1234z7z", 1: "123m456p789p33s55z", 2: "234m567m345p99p24s",
+                         3: "3s58m17p15s5z6z9m3p8p6z"}, "draws": "1s9m2p"}
+TO_NORTHS_3S = [(0, "discard 7z"), (1, "discard 1s"), (2, "discard 9m"), (3, "discard 3s")]
+
+
+@pytest.mark.parametrize("west, scores", [("win", [-2, -2, 11, -7]), ("pass", None)])
+def test_hebei_a_seat_that_pongs_instead_of_winning_waits_for_the_later_winner(west, scores):
+    # docs/RULES.md 4.2: South is asked once with every claim it has (win, pong); a pong is below a win, so West,
+    # who may win, is still asked. West's win (门清: North 5 + 2, East and South 2) ends the hand and the pong
+    # is not made; if West passes, South's pong is carried out and South discards.
+    env = mj_env.env(rules="hebei")
+    env.reset(options={"wall": wall_of("hebei", **WIN_OR_PONG), "dealer": 0})
+
+    def legal():
+        return {A.name(a) for a in env.observe(env.agent_selection)["action_mask"].nonzero()[0]}
+
+    for seat, action in TO_NORTHS_3S:
+        assert env.agent_selection == f"player_{seat}"
+        env.step(A.index(action))
+    assert (env.agent_selection, legal()) == ("player_1", {"win", "pong", "pass"})
+    env.step(A.index("pong"))
+    assert (env.agent_selection, legal()) == ("player_2", {"win", "pass"})
+    env.step(A.index(west))
+    if scores is None:
+        assert env.agent_selection == "player_1" and all(a.startswith("discard") for a in legal())
+    else:
+        s = env.infos["player_2"]["settlement"]
+        assert s["input"]["winner"] == 2 and s["scores"] == scores and all(env.terminations.values())
+
+
+@pytest.mark.parametrize("fields, next_seat", [({}, "player_3"), ({"multiple_winners": False}, None)])
+def test_hebei_robbers_of_one_added_kong_follow_multiple_winners(fields, next_seat):
+    # South's added kong of 5m can be robbed by West and North (tests/scenario_helpers.TWO_ROBBERS). hebei asks
+    # every robber (docs/RULES.md 4.2, 4.4); with one winner per discard the first to accept (West) ends the hand.
+    env = mj_env.env(rules="hebei", **fields)
+    env.reset(options={"wall": wall_of("hebei", **TWO_ROBBERS), "dealer": 0})
+    for seat, action in TWO_ROBBERS_MOVES + [(2, "win")]:
+        assert env.agent_selection == f"player_{seat}"
+        env.step(A.index(action))
+    if next_seat is not None:
+        assert env.agent_selection == next_seat
+        assert env.observe(next_seat)["action_mask"].nonzero()[0].tolist() == sorted([A.index("win"), A.index("pass")])
+    else:
+        s = env.infos["player_2"]["settlement"]
+        assert s["patterns"] == {"门清": 2, "抢杠胡": 2} and s["input"]["discarder"] == 1
+        assert s["scores"] == [-4, -9, 17, -4] and all(env.terminations.values())
