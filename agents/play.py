@@ -20,7 +20,8 @@ and a claim still waiting for a seat asked first, are not shown). Then the legal
 names (``mj_env.actions.name``). An answer is a number from the list, an action's name (``pong``,
 ``discard 5m``, case ignored) or a tile code (``5m``: discard it, where that is legal); ``?`` or ``help`` shows
 the table and the options again; ``quit`` ends the game. Anything else is answered with one line and the
-question again; nothing is played.
+question again; nothing is played. An answer longer than 4,096 characters is read past to its end, never held whole
+(``< /dev/zero`` plays nothing, in bounded memory), and answered so.
 
 After each hand: how it ended (``mj_env.render.settlement_text``), every seat's tiles (a tile won on another seat's
 discard or kong after the winner's: ``+ 7m (won on)``), the points and the running totals. A hand that ends at its deal (四惠牌 in the dealer's first tiles) is told by its settlement alone.
@@ -69,6 +70,11 @@ PROMPT = "your choice (number, action name or tile; ? for help): "
 """The prompt: plain ASCII, which any terminal prints."""
 MAX_SHOWN_INPUT = 40
 """An answer that is not understood is quoted in the reply up to this many characters."""
+MAX_ANSWER = 4096
+"""The longest answer read, in characters, its line break left out (the longest that names an action is a few
+dozen); a longer one is read past and refused (``read_answer``), so no line is ever held whole."""
+_PIECE = 1 << 16
+"""The characters read at a time past an answer longer than ``MAX_ANSWER``."""
 MAX_SEED = 2**32 - 1
 QUIT_WORDS = ("quit", "exit")
 HELP_WORDS = ("?", "help")
@@ -83,6 +89,11 @@ class AnswerUnread(Exception):
     in one line, exit status 1."""
 
 
+class AnswerTooLong(Exception):
+    """An answer longer than ``MAX_ANSWER`` characters (read past to its end, kept nowhere): ``Game`` says so in one
+    line and asks again; nothing is played."""
+
+
 class RecordUnwritten(Exception):
     """``--record``'s file could not be written (a full disk): ``main`` says so in one line, exit status 1."""
 
@@ -90,12 +101,54 @@ class RecordUnwritten(Exception):
 def read_answer(prompt: str) -> str:
     """``input(prompt)``, with standard input closed (``<&-``: Python makes it None) as the end of input, and bytes
     that its encoding cannot read (``é`` typed under ``PYTHONIOENCODING=ascii``) read as escapes, which no answer
-    names, as Python reads them under the C locale, rather than a UnicodeDecodeError."""
+    names, as Python reads them under the C locale, rather than a UnicodeDecodeError. An answer longer than
+    ``MAX_ANSWER`` characters is read to its end a piece at a time, dropped, and an ``AnswerTooLong``: ``input()``
+    holds a whole line, and a stream without line breaks (``< /dev/zero``) grew one until memory ran out. A terminal
+    is read by ``input()`` itself (its prompt and line editing as they were; a terminal's line holds 4,095
+    characters on Linux);
+    anything else as ``input()`` reads it there (stderr flushed, the prompt written to standard output and flushed,
+    one line read, its line break dropped), with the bound."""
     if sys.stdin is None:
         raise EOFError
     if isinstance(sys.stdin, io.TextIOWrapper) and sys.stdin.errors == "strict":
         sys.stdin.reconfigure(errors="surrogateescape")
-    return input(prompt)
+    if _is_terminal(sys.stdin):
+        text = input(prompt)
+        if len(text) > MAX_ANSWER:
+            raise AnswerTooLong
+        return text
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # input()'s flushes: a failure passed over
+        sys.stderr.flush()
+    if sys.stdout is not None:
+        sys.stdout.write(prompt)  # (a failure to write it comes through, as from input())
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            sys.stdout.flush()
+    return _bounded_line(sys.stdin)
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, OSError, ValueError):  # (a stream of a test, or one closed)
+        return False
+
+
+def _bounded_line(stream) -> str:
+    """One line of ``stream`` without its line break, at most ``MAX_ANSWER`` characters; a longer one is read past
+    to its end (or the end of input) in pieces of ``_PIECE`` characters and is an ``AnswerTooLong``; EOFError at the
+    end of input."""
+    line = stream.readline(MAX_ANSWER + 1)
+    if not line:
+        raise EOFError
+    if line.endswith("\n"):
+        line = line[:-1]
+    elif len(line) > MAX_ANSWER:
+        while not line.endswith("\n"):
+            line = stream.readline(_PIECE)
+            if not line:
+                break
+        raise AnswerTooLong
+    return line
 
 
 # --------------------------------------------------------------------------- what a seat sees
@@ -318,6 +371,10 @@ class Game:
                 text = self.input_fn(PROMPT)
             except OSError as e:
                 raise AnswerUnread(e.strerror or str(e)) from e
+            except AnswerTooLong:
+                self.say(f"answer too long (more than {MAX_ANSWER:,} characters): type a number from the list, an "
+                         "action name or a tile code (? for help)")
+                continue
             if not isinstance(text, str):  # (an input function that has no more answers: the end of input)
                 raise EOFError  # noqa: TRY004 (not a wrong type of value: no answer, as input() at the end)
             try:
