@@ -552,21 +552,35 @@ def player_files(specs) -> set[tuple]:
 @contextlib.contextmanager
 def loading_agents():
     """Around a command line's loading of its agents (the arena's, ``agents.play``'s): once they are loaded, a
-    RulesMismatchWarning (a checkpoint trained under other rules) is one ``note:`` line on standard error, other
-    warnings go on as Python shows them (under the filters in force), and torch, where a network agent loaded it,
+    RulesMismatchWarning (a checkpoint trained under other rules) is one ``note:`` line on standard error, a
+    CheckpointWarning one ``warning:`` line naming the checkpoint's file (``tell_warning``), other warnings go on as
+    Python shows them (under the filters in force), and torch, where a network agent loaded it,
     runs one thread (batches of a few hundred rows gain nothing from more, and lose tenfold when another process
     holds a core: measured). Where loading fails, nothing is said or set."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RulesMismatchWarning)
         yield
     for w in caught:
-        if issubclass(w.category, RulesMismatchWarning):
-            print(f"note: {w.message}", file=sys.stderr)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        tell_warning(w)
     torch = sys.modules.get("torch")  # (None where its import is blocked)
     if torch is not None:
         torch.set_num_threads(1)
+
+
+def tell_warning(w: warnings.WarningMessage) -> None:
+    """A warning caught while a command line loaded its agents (``loading_agents``), told as the command line tells
+    it, on standard error: a RulesMismatchWarning as one ``note:`` line; a CheckpointWarning (a checkpoint with keys
+    beside its format's) as one ``warning:`` line, its message, which begins with the checkpoint's file: Python
+    would name the line of agents/checkpoints.py that warns, which tells the user nothing; any other as Python shows
+    it. The filters in force chose what was caught (``-W ignore::UserWarning`` leaves a CheckpointWarning out); a
+    Python user of ``load_checkpoint`` or ``make_agent`` gets the warning itself, naming the caller's line."""
+    checkpoints = sys.modules.get("agents.checkpoints")  # (not imported: no checkpoint was loaded, nor torch)
+    if issubclass(w.category, RulesMismatchWarning):
+        print(f"note: {w.message}", file=sys.stderr)
+    elif checkpoints is not None and issubclass(w.category, checkpoints.CheckpointWarning):
+        print(f"warning: {w.message}", file=sys.stderr)
+    else:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def check_args(args: argparse.Namespace) -> list[str]:

@@ -1,15 +1,11 @@
 """A ``RulesMismatchWarning`` names the user's line, not one inside the library, whichever public call brought
 the mismatched agent in (the single-agent envs' forms are in tests/test_single_agent_mutants.py). Before,
 ``compare(..., agents=...)`` named a line of agents/arena.py and ``make_agent``/``load_agents`` of a checkpoint
-one of agents/__init__.py. A ``CheckpointWarning`` under ``runpy`` or ``python -m`` names a line of code too."""
+one of agents/__init__.py. Where a ``CheckpointWarning`` points (the checkpoint's file on the command lines, the
+caller's line from Python): tests/test_warning_locations.py."""
 from __future__ import annotations
 
-import os
-import runpy
-import subprocess
-import sys
 import warnings
-from pathlib import Path
 
 import pytest
 
@@ -24,7 +20,6 @@ from mj_env.baselines import EfficientAgent, RandomAgent, RuleBasedAgent
 from mj_env.messages import user_stacklevel
 from mj_env.single_agent import MahjongSingleAgentEnv
 
-ROOT = Path(__file__).resolve().parents[1]
 CHECKPOINT = str(DATA / "pretrained_beijing.pt")
 
 CALLS = {
@@ -93,7 +88,7 @@ def test_an_opponent_set_through_stable_baselines3s_vec_env_wrappers_names_the_u
     assert {f for f, _ in _mismatch_lines(lambda: dummy.env_method("set_opponents", quemen_rule))} == {__file__}
 
 
-# --------------------------------------------------------------------------- a CheckpointWarning under runpy and python -m
+# --------------------------------------------------------------------------- a checkpoint that warns (tests/test_warning_locations.py)
 
 
 def _checkpoint_with_a_key_beside_its_format(tmp_path):
@@ -104,37 +99,3 @@ def _checkpoint_with_a_key_beside_its_format(tmp_path):
     payload["normalizer"] = 1
     torch.save(payload, tmp_path / "later.pt")
     return tmp_path / "later.pt"
-
-
-def test_a_checkpoint_warning_under_runpy_names_the_users_line(tmp_path, monkeypatch):
-    """The arena run by a user's ``runpy.run_module`` (as ``python -m`` runs it): the warning named
-    ``<frozen runpy>``, runpy's own line; the frames of runpy are passed over as the library's are."""
-    from agents.networks import CheckpointWarning
-    from mj_env import lines
-
-    path = _checkpoint_with_a_key_beside_its_format(tmp_path)
-    monkeypatch.setattr(lines, "guard_output", lambda prog: None)  # (it would wrap pytest's sys.stdout)
-    monkeypatch.setattr(sys, "argv", ["arena", "--agents", f"{path},rule", "--hands", "1", "--quiet"])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with pytest.raises(SystemExit) as e:
-            runpy.run_module("agents.arena", run_name="__main__")
-    line = sys._getframe().f_lineno - 1  # the line above: the run_module call
-    assert e.value.code == 0
-    named = [(Path(w.filename), w.lineno) for w in caught if issubclass(w.category, CheckpointWarning)]
-    assert named == [(Path(__file__), line)]
-
-
-def test_a_checkpoint_warning_under_python_m_names_a_line_of_code(tmp_path):
-    """``python -m agents.arena --agents LATER.pt,rule``: no line of the user's lies above the library's; the
-    warning named ``<frozen runpy>:88``, and names the line of agents/checkpoints.py that warns now."""
-    path = _checkpoint_with_a_key_beside_its_format(tmp_path)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONWARNINGS": "default"}
-    done = subprocess.run([sys.executable, "-m", "agents.arena", "--agents", f"{path},rule", "--hands", "1",
-                           "--quiet"], check=False, cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr
-    warned = [ln for ln in done.stderr.splitlines() if "CheckpointWarning" in ln]
-    assert len(warned) == 1 and "runpy" not in done.stderr
-    assert warned[0].startswith(f"{ROOT / 'agents' / 'checkpoints.py'}:")
-    assert f"CheckpointWarning: {path}: its key 'normalizer' is not of format" in warned[0]
