@@ -832,11 +832,12 @@ def unused_reward_flags(args: Args) -> str | None:
 def rules_notes(caught: list) -> None:
     """Print each ``RulesMismatchWarning`` of ``caught`` once as a note (the shipped player of a preset playing a rule
     set of one's own whose fields agents read differ: ``NetworkAgent.from_checkpoint``'s warning); other warnings go
-    on as Python shows them."""
+    on as the arena's command line tells them (``agents.arena.tell_warning``: a CheckpointWarning as one line naming
+    the file)."""
     said = set()
     for w in caught:
         if not issubclass(w.category, RulesMismatchWarning):
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            arena.tell_warning(w)
         elif str(w.message) not in said:
             said.add(str(w.message))
             print(f"note: {w.message} (the shipped player of the preset)", flush=True)
@@ -940,7 +941,10 @@ def main(argv: list[str] | None = None) -> dict:
     start_model = None
     start_path = init_checkpoint(args)  # (None: no --init-from)
     if start_path is not None:  # checked in parse_args: the network is the checkpoint's, no cloning
-        start_model, start_meta = load_checkpoint(start_path)
+        with warnings.catch_warnings(record=True) as caught:  # a CheckpointWarning as one line naming the file
+            start_model, start_meta = load_checkpoint(start_path)
+        for w in caught:
+            arena.tell_warning(w)
         args = dataclasses.replace(args, **flags_of_network(start_model.config), bc_steps=0)
         trained_for = start_meta.get("rules")  # a preset's name, or a rule set of one's own (its object form)
         if trained_for is not None and get_rules(trained_for) != run_rules(args):  # allowed: the planes are

@@ -561,13 +561,19 @@ def test_the_writers_own_meta_keys_and_the_shipped_players_load_without_a_warnin
             load_pretrained(rules)
 
 
-def test_init_from_such_a_checkpoint_warns_once(tmp_path, monkeypatch):
+def test_init_from_such_a_checkpoint_warns_once(tmp_path, monkeypatch, capsys):
+    """Once, as one line on standard error naming the file, as the arena's command line says it
+    (``agents.arena.tell_warning``; tests/test_warning_locations.py)."""
     monkeypatch.chdir(tmp_path)
     path = _with_keys(tmp_path, normalizer=1)
-    with pytest.warns(CheckpointWarning) as caught:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         train.main(["--init-from", str(path), "--exp-name", "ft", "--total-steps", "0", "--final-eval-hands", "0",
                     "--eval-every", "0", "--threads", "1", "--no-progress", "--no-eval-pretrained"])
-    assert [w.category for w in caught] == [CheckpointWarning]
+    told = [line for line in capsys.readouterr().err.splitlines() if "normalizer" in line]
+    assert [w for w in caught if issubclass(w.category, CheckpointWarning)] == []
+    assert told == [(f"warning: {path}: its key 'normalizer' is not of format mj_agents.policy/1 and left out "
+                    "(written by a later version of this package, or by another tool?)")]
 
 
 def test_a_checkpoint_with_thousands_of_keys_beside_its_formats_warns_in_one_short_line(tmp_path):

@@ -134,3 +134,22 @@ def test_user_stacklevel_passes_over_runpys_frames(tmp_path):
         runpy.run_path(str(script), run_name="__main__")
     line = sys._getframe().f_lineno - 1  # the line above: the run_path call
     assert [(w.filename, w.lineno, str(w.message)) for w in caught] == [(__file__, line, "from the library")]
+
+
+
+def _train(path, tmp_path, name, **env) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "train.py"), "--init-from", str(path), "--total-steps", "0",
+                           "--final-eval-hands", "0", "--eval-every", "0", "--exp-name", name, "--no-progress"],
+                          check=False, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **env})
+
+
+def test_train_py_names_the_checkpoint_file_of_init_from(tmp_path):
+    """``python train.py --init-from LATER.pt``: the same one line on standard error as the arena's (it was Python's
+    ``train.py:1158: CheckpointWarning: ...`` and train.py's source line under it); the filters still choose."""
+    path = _checkpoint_with_a_key_beside_its_format(tmp_path)
+    done = _train(path, tmp_path, "told")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [_said(path)], done.stderr
+    done = _train(path, tmp_path, "filtered", PYTHONWARNINGS="ignore::UserWarning")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
