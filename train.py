@@ -6,7 +6,7 @@ r"""Self-play PPO for mj_env in one file, in the manner of CleanRL's ``ppo.py``.
                                                      # (cloning, then PPO for 5M steps or 9.5 minutes in all,
                                                      # then the final evaluation)
     python train.py --bc-steps 0 --obs v1 --arch mlp --opponent-prob 0.5 --opponent-rule 0 \
-        --update-epochs 3 --num-minibatches 4 --ent-coef 0.01             # the first default: PPO alone
+        --update-epochs 3 --num-minibatches 4 --ent-coef 0.01             # PPO alone, no cloning (the first defaults)
     python train.py --total-steps 0 --exp-name clone     # behaviour cloning only (under a minute on a quiet machine)
     python train.py --total-steps 4096 --num-envs 16 --num-steps 32 --bc-steps 8 \
         --eval-hands 8 --final-eval-hands 8 --exp-name tiny                # seconds
@@ -52,9 +52,14 @@ skipped (its command is printed) and the exit status is 130; SIGTERM (``kill``, 
 way, with status 143. One that comes while final.pt or final_eval.json is written waits until the file is whole
 (after the final evaluation, final_eval.json keeps it). A run's directory is locked while it runs: ``--overwrite``
 refuses one still running (the run's directory, logs and stopping: ``agents.training_run``).
-Every ``eval_every`` updates a quick duplicate match against the random and the rule-based agents (and the
-pretrained player, where one is shipped for the rule set and ``eval_pretrained`` is on) is logged; the run ends
-with a longer one, printed as a table.
+After the first update and every ``eval_every`` updates a quick duplicate match against the random and the
+rule-based agents (and the pretrained player, where one is shipped for the rule set and ``eval_pretrained`` is on)
+is logged; the run ends with a longer one, printed as a table.
+
+The file reads top-down, one section after another: the arguments (``Args``) and the command line (what is
+checked of them, and how they are read: ``agents.training_checks``), the rollout storage, the self-play seating, the
+rollout, a gradient step, the behaviour cloning, the PPO update, the evaluation, the logging, the run setup and
+messages, and the run end and main (``finish_run``, ``main``).
 """
 from __future__ import annotations
 
@@ -82,7 +87,7 @@ try:
     from torch import nn, optim
     from tyro.constructors import PrimitiveConstructorSpec
 
-    from agents.training_checks import (  # the arguments checked before anything is built or written
+    from agents.training_checks import (  # the arguments checked and read before anything is built or written
         check_args,
         flags_of_network,
         init_checkpoint,
@@ -153,8 +158,8 @@ class Args:
     device: str = "cpu"
     """torch device: cpu or cuda"""
     threads: int = 1
-    """torch CPU threads for the PPO update (acting uses one: small batches, the env runs alongside); one is as
-    fast as two on a quiet 2-core machine and ten times faster when another process holds a core (measured)"""
+    """torch CPU threads for the cloning's and PPO's updates (acting uses one: small batches, the env runs alongside);
+    one is as fast as two on a quiet 2-core machine and ten times faster when another process holds a core (measured)"""
     rules: str = "beijing"
     """rule set: a preset, beijing, hebei or quemen, or one of one's own as a JSON object of a preset and the fields
     changed (the fields of mj_env.rules.RuleSet), e.g. '{"name": "beijing", "chi": false}'; the checkpoints store it"""
@@ -245,7 +250,7 @@ class Args:
 
     # evaluation and logging
     eval_every: int = 5
-    """updates between quick duplicate evaluations against random and rule (0: never)"""
+    """updates between quick duplicate evaluations against random and rule, the first after update 1 (0: never)"""
     eval_pretrained: bool = True
     """evaluations also against the shipped pretrained player, where one exists for the rule set"""
     eval_hands: int = 64
@@ -318,13 +323,15 @@ def decided(rewards: np.ndarray, infos: dict) -> np.ndarray:
 
 
 class Rollout:
-    """Flat storage of the learner's decisions in time order, linked per (table, seat) chain (one hand per
-    episode, as ``train.py`` plays: with ``hands_per_episode`` > 1 a chain would run on through the match).
+    """Flat storage of the decisions trained on (the learner's in PPO, the teacher's in the cloning) in time
+    order, linked per (table, seat) chain. A chain ends with its hand: one hand per episode, as ``check_args``
+    requires (with ``hands_per_episode`` > 1 a chain would run on through the match).
 
-    Entry j: observation, mask, action, log-prob and value at the decision; ``reward``: what
-    the seat was paid until its next decision; ``next``: the index of that next decision
-    (-1 while unknown); ``done``: the hand ended after it. ``pending[table, seat]`` is the
-    index of each seat's latest decision whose outcome is not known yet (-1: none).
+    Entry j: observation, mask, action, log-prob and value at the decision, and ``phi``, the reward's potential
+    there (``RewardTransform.potential``: 0 but for ``shaped``); ``reward``: what the seat was paid until its next
+    decision, plus the shaping term; ``next``: the index of that next decision (-1 while unknown); ``done``: the
+    hand ended after it. ``pending[table, seat]`` is the index of each seat's latest decision whose outcome is not
+    known yet (-1: none).
     """
 
     def __init__(self, capacity: int, num_envs: int, obs_shape: tuple[int, ...], n_actions: int):
@@ -406,11 +413,23 @@ class Rollout:
 # --------------------------------------------------------------------------- self-play seating
 
 
+def load_shipped_player(rules, device) -> NetworkAgent:
+    """The shipped pretrained player of ``rules`` (``load_pretrained``), as an opponent (``SeatPlan``) and in the
+    evaluations (``eval_opponents``). It then builds a network of the player's config and throws it away: that
+    draws from torch's global generator, seeded by ``seed_everything``, the numbers that loading a checkpoint
+    drew in earlier versions (``agents.checkpoints`` draws none now), so a seeded run draws what it drew then and
+    the figures published from it (docs/training_results.md) repeat."""
+    agent = load_pretrained(rules, device=device)
+    build_network(agent.model.config)
+    return agent
+
+
 class SeatPlan:
     """Who plays where. ``learner[table, seat]``: the learner decides there; ``opp[table]``: the
     opponent in the table's other seats (-1: none, pure self-play; ``RULE``: the rule-based agent;
-    ``PRETRAINED``: the shipped pretrained player; else a snapshot). Snapshots are kept by id; one that
-    leaves the pool stays alive until the hands that use it are over."""
+    ``PRETRAINED``: the shipped pretrained player; else a snapshot). ``snapshots[id]``: every opponent by that id,
+    the rule agent and the pretrained player included; ``pool_ids``: the snapshots in the pool, oldest first. One
+    that leaves the pool stays alive until the hands that use it are over."""
 
     RULE = -2
     PRETRAINED = -3
@@ -429,7 +448,7 @@ class SeatPlan:
         frozen = copy.deepcopy(model).eval()
         for p in frozen.parameters():
             p.requires_grad_(False)
-        new_id = max(0, max(self.snapshots) + 1)  # ids >= 0; -1 is self-play, RULE the rule agent
+        new_id = max(0, max(self.snapshots) + 1)  # ids >= 0: -1 is self-play, RULE and PRETRAINED below it
         self.snapshots[new_id] = NetworkAgent(frozen, name=tag, device=self.device, rules=run_rules(self.args))
         self.pool_ids.append(new_id)
         del self.pool_ids[:-self.args.pool_size]
@@ -472,7 +491,8 @@ class SeatPlan:
 
     def opponents_act(self, obs: dict, theirs: np.ndarray, actions: np.ndarray, inputs: np.ndarray | None = None,
                       shared: np.ndarray | None = None) -> None:
-        """Fill ``actions`` at the tables where a snapshot is to act (``theirs``: (N,) bool). ``inputs`` (N, P, 34):
+        """Fill ``actions`` at the tables where an opponent is to act (``theirs``: (N,) bool), each table's from its
+        ``opp`` (the rule agent, the pretrained player or a snapshot). ``inputs`` (N, P, 34):
         the learner's model inputs, valid at the tables ``shared`` (``takes_inputs_of``), whose opponents are
         given them in place of the env's planes (the same actions, the same random numbers)."""
         for k in np.unique(self.opp[theirs]):
@@ -488,7 +508,8 @@ class SeatPlan:
 
 def collect_rollout(envs, obs: dict, model: PolicyValueNet | TileNet, seats: SeatPlan, store: Rollout,
                     shaper: RewardTransform, args: Args, device) -> tuple[dict, dict]:
-    """Step every table ``num_steps`` times, the learner's decisions into ``store``.
+    """Step every table ``num_steps`` times, the learner's decisions into ``store``, the opponents' acted on
+    (``SeatPlan.opponents_act``); a table whose hand ended is seated anew (``SeatPlan.deal``).
 
     Returns the next observation and the counts of the hands that ended (``tally_hands``)."""
     store.start()
@@ -501,27 +522,28 @@ def collect_rollout(envs, obs: dict, model: PolicyValueNet | TileNet, seats: Sea
         seat = obs["seat"]
         mine = seats.learner[rows, seat]
         actions = np.zeros(args.num_envs, dtype=np.int64)
-        L = np.flatnonzero(mine)
+        learner_rows = np.flatnonzero(mine)
         # the inputs of the learner's rows and of the rows of opponents that take the same (its snapshots), in
         # one call: the same planes row by row as a call for each (takes_inputs_of), at a fraction of the cost
         shared = ~mine & seats.takes_inputs_of(model)
-        F = np.flatnonzero(mine | shared)
+        input_rows = np.flatnonzero(mine | shared)
         inputs = None
-        if len(F):
-            x_f = model_inputs(model, obs["observation"][F], obs["action_mask"][F], run_rules(args))
+        if len(input_rows):
+            x_f = model_inputs(model, obs["observation"][input_rows], obs["action_mask"][input_rows], run_rules(args))
             inputs = np.zeros((args.num_envs, *x_f.shape[1:]), dtype=x_f.dtype)
-            inputs[F] = x_f
-        if len(L):
+            inputs[input_rows] = x_f
+        if len(learner_rows):
             assert inputs is not None
-            x = inputs[L]
+            x = inputs[learner_rows]
             o = torch.as_tensor(x, device=device)
-            m = torch.as_tensor(obs["action_mask"][L] != 0, device=device)
+            m = torch.as_tensor(obs["action_mask"][learner_rows] != 0, device=device)
             with torch.no_grad():
                 a, logp, _, value = model.get_action_and_value(o, m)
             a_np = a.cpu().numpy()
-            actions[L] = a_np
-            store.add(L, seat[L], x, obs["action_mask"][L] != 0, a_np, logp.cpu().numpy(), value.cpu().numpy(),
-                      shaper.potential(obs["observation"][L]), args.gamma)
+            actions[learner_rows] = a_np
+            store.add(learner_rows, seat[learner_rows], x, obs["action_mask"][learner_rows] != 0, a_np,
+                      logp.cpu().numpy(), value.cpu().numpy(), shaper.potential(obs["observation"][learner_rows]),
+                      args.gamma)
         seats.opponents_act(obs, ~mine, actions, inputs, shared)
 
         obs, rewards, term, _, infos = envs.step(actions)
@@ -534,7 +556,8 @@ def collect_rollout(envs, obs: dict, model: PolicyValueNet | TileNet, seats: Sea
 
 def tally_hands(stats: dict, infos: dict, rewards: np.ndarray, seats: SeatPlan) -> None:
     """Add the hands that ended in this step to ``stats``, seen from the learner's seats: hands, draws,
-    wins and their fan; against the pool also points and deal-ins."""
+    wins and their fan (``self_*``: the learner's seat-hands in every hand, self-play or against the pool);
+    against the pool also points and deal-ins (``pool_*``)."""
     for b in np.flatnonzero(infos["_settlement"]):
         s = infos["settlement"][b]
         wins = [] if s.get("draw") else s.get("wins", [s])
@@ -556,6 +579,30 @@ def tally_hands(stats: dict, infos: dict, rewards: np.ndarray, seats: SeatPlan) 
             stats["pool_points"] += float(rewards[b, mine].sum())
             stats["pool_wins"] += int(won[mine].sum())
             stats["pool_deal_ins"] += int(dealt[mine].sum())
+
+
+# --------------------------------------------------------------------------- a gradient step (cloning and PPO)
+
+
+class TrainingDiverged(RuntimeError):
+    """The loss or the network's weights stopped being finite numbers (too large a learning rate, or rewards
+    scaled out of range): the run stops with a message instead of sampling from nan probabilities."""
+
+
+def optimizer_step(model: nn.Module, optimizer: optim.Optimizer, loss: torch.Tensor, args: Args, what: str) -> None:
+    """One gradient step on ``loss`` (clipped to ``max_grad_norm``); raises ``TrainingDiverged`` when the loss
+    or, after the step, any weight is nan or infinite."""
+    rate = ("--bc-learning-rate", args.bc_learning_rate) if what == "behaviour cloning" else \
+        ("--learning-rate", args.learning_rate)
+    hint = f"lower {rate[0]} (now {rate[1]:g}) or check --reward-scale ({args.reward_scale:g})"
+    if not torch.isfinite(loss):
+        raise TrainingDiverged(f"training diverged: the loss of {what} is {loss.item()}; {hint}")
+    optimizer.zero_grad()
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
+    optimizer.step()
+    if not torch.stack([torch.isfinite(p).all() for p in model.parameters()]).all():
+        raise TrainingDiverged(f"training diverged: a weight became nan or infinite in {what}; {hint}")
 
 
 # --------------------------------------------------------------------------- behaviour cloning
@@ -630,27 +677,6 @@ def bc_update(model: nn.Module, optimizer: optim.Optimizer, store: Rollout, retu
     return agreement
 
 
-class TrainingDiverged(RuntimeError):
-    """The loss or the network's weights stopped being finite numbers (too large a learning rate, or rewards
-    scaled out of range): the run stops with a message instead of sampling from nan probabilities."""
-
-
-def optimizer_step(model: nn.Module, optimizer: optim.Optimizer, loss: torch.Tensor, args: Args, what: str) -> None:
-    """One gradient step on ``loss`` (clipped to ``max_grad_norm``); raises ``TrainingDiverged`` when the loss
-    or, after the step, any weight is nan or infinite."""
-    rate = ("--bc-learning-rate", args.bc_learning_rate) if what == "behaviour cloning" else \
-        ("--learning-rate", args.learning_rate)
-    hint = f"lower {rate[0]} (now {rate[1]:g}) or check --reward-scale ({args.reward_scale:g})"
-    if not torch.isfinite(loss):
-        raise TrainingDiverged(f"training diverged: the loss of {what} is {loss.item()}; {hint}")
-    optimizer.zero_grad()
-    loss.backward()
-    nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
-    optimizer.step()
-    if not torch.stack([torch.isfinite(p).all() for p in model.parameters()]).all():
-        raise TrainingDiverged(f"training diverged: a weight became nan or infinite in {what}; {hint}")
-
-
 # --------------------------------------------------------------------------- PPO update
 
 
@@ -675,7 +701,8 @@ def ppo_update(model: PolicyValueNet | TileNet, optimizer: optim.Optimizer, stor
     order = np.arange(n_samples)
     for epoch in range(args.update_epochs):
         rng.shuffle(order)
-        for part in np.array_split(order, min(args.num_minibatches, n_samples)) if n_samples else []:  # no runt
+        # (array_split: parts of equal size within one, never a small last minibatch)
+        for part in np.array_split(order, min(args.num_minibatches, n_samples)) if n_samples else []:
             mb = torch.as_tensor(part, device=device)
             _, newlogp, entropy, newvalue = model.get_action_and_value(b_obs[mb], b_mask[mb], b_act[mb])
             logratio = newlogp - b_logp[mb]
@@ -723,15 +750,6 @@ def eval_opponents(args: Args, device) -> list:
     return out
 
 
-def load_shipped_player(rules, device) -> NetworkAgent:
-    """``load_pretrained(rules)``, then the numbers that loading it drew from torch's global generator before
-    ``agents.checkpoints`` stopped drawing any (a network of its config, built and thrown away): train.py loads it
-    after ``seed_everything``, and a seeded run draws what it drew, so its published figures repeat."""
-    agent = load_pretrained(rules, device=device)
-    build_network(agent.model.config)
-    return agent
-
-
 EVAL_BATCH_WALLS = 256
 """Walls an evaluation plays at once: part of its recipe (it decides which random numbers each table draws)."""
 
@@ -771,7 +789,7 @@ def progress_row(update: int, global_step: int, elapsed: float, lr: float, losse
     update's own hands are per learner seat-hand (``win_rate``; the ``pool_*`` figures over the seat-hands
     against the pool), ``avg_fan`` per learner win and ``draw_rate`` per hand; where their denominator is 0 (no
     hand ended in the rollout, no learner win, no hand against the pool) they are unknown and left empty, as
-    ``arena_report.summarize``'s ``avg_fan`` is None (they were written as 0: a run with no pool hands seemed to win none)."""
+    ``arena_report.summarize``'s ``avg_fan`` is None (not 0: a run with no pool hands would seem to win none)."""
     def per(count: float, of: int) -> float | str:
         return count / of if of else ""
 
@@ -796,12 +814,12 @@ def progress_row(update: int, global_step: int, elapsed: float, lr: float, losse
     return row
 
 
-# --------------------------------------------------------------------------- training
+# --------------------------------------------------------------------------- run setup and messages
 
 
 def seed_everything(args: Args) -> np.random.Generator:
     """Seed Python, NumPy and torch; set torch's determinism and threads. Returns the run's generator
-    (seating, snapshot opponents' sampling, minibatch shuffles)."""
+    (seating, the cloning teacher's and the opponents' sampling, minibatch shuffles)."""
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
@@ -874,13 +892,16 @@ def repeat_command(args: Args, checkpoint: Path) -> str:
             f"--hands {args.final_eval_hands} --seed {args.eval_seed} --batch {EVAL_BATCH_WALLS}{rules}{device}")
 
 
+# --------------------------------------------------------------------------- run end and main
+
+
 def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, global_step: int,
                start: float, opponents: list, interrupted: bool = False) -> dict:
     """Save ``final.pt``, run the final evaluation against ``opponents`` (printed as tables, logged as
     ``eval/final_*``) and write final_eval.json. Returns what it holds. A run ``interrupted`` by Ctrl-C (or
     SIGTERM, ``Terminated``) saves final.pt and final_eval.json (``"interrupted": true``) with no evaluation, and prints the command that
     evaluates it; so does one interrupted in the final evaluation (final.pt is saved before it). A Ctrl-C or SIGTERM
-    while final.pt or final_eval.json is written waits until the file is whole (``signals_held``): in the save of
+    while final.pt or final_eval.json is written waits until the file is whole (``written_whole``): in the save of
     final.pt it skips the evaluation as above; after the evaluation ended (its tables printed, final_eval.json
     written) it goes on, raised once final_eval.json, which holds the evaluation, is written."""
     late = None  # a Ctrl-C or SIGTERM after the evaluation ended, raised again at the end
@@ -933,7 +954,8 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
 
 def main(argv: list[str] | None = None) -> dict:
     """One run: set up, then cloning and per update a rollout, GAE, the PPO update, snapshots, evaluation and
-    logs, then ``finish_run``; Ctrl-C in the cloning or the updates skips to ``finish_run`` with what was trained."""
+    logs, then ``finish_run``; Ctrl-C in the cloning or the updates skips to ``finish_run`` with what was trained.
+    Returns what final_eval.json holds."""
     args = parse_args(argv)
     problem = run_dir_problem(args)  # the arguments are fine; can their run be written here?
     if problem:
@@ -961,6 +983,7 @@ def main(argv: list[str] | None = None) -> dict:
     model = (start_model if start_model is not None else build_network(network_config(args))).to(device)
     optimizer = optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
     shaper = RewardTransform(args.reward, run_rules(args), scale=args.reward_scale, shaping_coef=args.shaping_coef)
+    # room for a rollout's decisions and those carried over into it (at most one pending per seat of each table)
     store = Rollout(steps_per_update + 4 * args.num_envs, args.num_envs, tuple(LAYOUTS[obs_layout(model)][1]),
                     N_ACTIONS)  # (the width of the env's action space and of the network's logits)
     with warnings.catch_warnings(record=True) as caught:  # the shipped player under a rule set of one's own whose
@@ -981,11 +1004,13 @@ def main(argv: list[str] | None = None) -> dict:
         obs, _ = envs.reset(seed=args.seed)
         global_step, start, last_eval, update, interrupted = 0, time.time(), {}, 0, False
         kept = None  # the network before the PPO update under way (None outside one)
-        snapshots: list[Path] = []  # this run's snapshot checkpoints on disk, oldest first (--keep-checkpoints)
+        snapshot_files: list[Path] = []  # this run's snapshot checkpoints on disk, oldest first (--keep-checkpoints)
         try:
             if args.bc_steps:
                 obs = behaviour_cloning(envs, obs, model, optimizer, store, shaper, args, rng, log, device)
-            seats.add_snapshot(model, "init")
+            seats.add_snapshot(model, "init")  # the pool's first: the network PPO starts from
+            # every table seated for PPO; after cloning its hands go on, the learner and the opponents taking over
+            # the teacher's seats mid-hand (the env is not reset)
             seats.deal(np.arange(args.num_envs))
 
             for update in range(1, num_updates + 1):
@@ -1002,10 +1027,10 @@ def main(argv: list[str] | None = None) -> dict:
 
                 if update % args.snapshot_every == 0 or update == num_updates:
                     seats.add_snapshot(model, f"update_{update}")
-                    snapshots.append(log.ckpt_dir / f"update_{update:05d}.pt")
-                    save_checkpoint(snapshots[-1], model, rules=run_rules(args), update=update,
+                    snapshot_files.append(log.ckpt_dir / f"update_{update:05d}.pt")
+                    save_checkpoint(snapshot_files[-1], model, rules=run_rules(args), update=update,
                                     global_step=global_step, args=dataclasses.asdict(args))
-                    prune_snapshots(snapshots, args.keep_checkpoints)
+                    prune_snapshots(snapshot_files, args.keep_checkpoints)
                 evaluated = args.eval_every > 0 and (update % args.eval_every == 0 or update == 1)
                 if evaluated:
                     last_eval = evaluate(model, args, args.eval_hands, device, opponents_of_eval)
@@ -1050,8 +1075,7 @@ def main(argv: list[str] | None = None) -> dict:
 if __name__ == "__main__":
     # a reader of the output that left (python train.py | head -1; 2>&1 | head -1 with the progress bar) must not
     # end the run: the checkpoints and final_eval.json are what it is for, and its later lines (stopping after N
-    # minutes, the final tables) would otherwise raise BrokenPipeError, which ended the run minutes in, before
-    # final.pt was written
+    # minutes, the final tables) would otherwise raise BrokenPipeError and end it before final.pt was written
     guard_output("train.py")
     terminated: list[int] = []
 

@@ -58,7 +58,7 @@ def test_the_default_run_is_what_the_readme_says_it_is():
         "(`--opponent-prob 1 --opponent-rule 0.75`:": (a.opponent_prob, a.opponent_rule) == (1.0, 0.75),
         "learning rate 3e-4, 8 minibatches x 4 epochs of 16k decisions, entropy 0.001)":
             (a.learning_rate, a.num_minibatches, a.update_epochs, a.ent_coef) == (3e-4, 8, 4, 0.001),
-        "Quick evaluations (64 walls, every 5 updates)": (a.eval_hands, a.eval_every) == (64, 5),
+        "Quick evaluations (64 walls, after the first update and every 5)": (a.eval_hands, a.eval_every) == (64, 5),
         "with 400 walls x 2 seatings against random and against rule (evaluation seed 12345). Both also play the "
         "pretrained player": (a.final_eval_hands, a.eval_seed, a.eval_pretrained) == (400, 12345, True),
         "(`--exp-name`, default `selfplay_ppo`)": a.exp_name == "selfplay_ppo",
