@@ -71,8 +71,8 @@ PROMPT = "your choice (number, action name or tile; ? for help): "
 MAX_SHOWN_INPUT = 40
 """An answer that is not understood is quoted in the reply up to this many characters."""
 MAX_ANSWER = 4096
-"""The longest answer read, in characters, its line break left out (the longest that names an action is a few
-dozen); a longer one is read past and refused (``read_answer``), so no line is ever held whole."""
+"""The longest answer read, in characters, its line break (LF or CR LF) left out (the longest that names an action
+is a few dozen); a longer one is read past and refused (``read_answer``), so no line is ever held whole."""
 _PIECE = 1 << 16
 """The characters read at a time past an answer longer than ``MAX_ANSWER``."""
 MAX_SEED = 2**32 - 1
@@ -136,12 +136,15 @@ def _is_terminal(stream) -> bool:
 def _bounded_line(stream) -> str:
     """One line of ``stream`` without its line break, at most ``MAX_ANSWER`` characters; a longer one is read past
     to its end (or the end of input) in pieces of ``_PIECE`` characters and is an ``AnswerTooLong``; EOFError at the
-    end of input."""
-    line = stream.readline(MAX_ANSWER + 1)
+    end of input. A CR LF line break (an answers file written on Windows) is left out of the count as an LF is: the
+    CR stays in the answer, as ``input()`` gives it (whitespace to ``choose``)."""
+    line = stream.readline(MAX_ANSWER + 2)  # (room for a CR LF)
     if not line:
         raise EOFError
     if line.endswith("\n"):
         line = line[:-1]
+        if len(line) - line.endswith("\r") > MAX_ANSWER:  # (read to its end already)
+            raise AnswerTooLong
     elif len(line) > MAX_ANSWER:
         while not line.endswith("\n"):
             line = stream.readline(_PIECE)
