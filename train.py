@@ -858,7 +858,7 @@ def rules_notes(caught: list) -> None:
             arena.tell_warning(w)
         elif str(w.message) not in said:
             said.add(str(w.message))
-            print(f"note: {w.message} (the shipped player of the preset)", flush=True)
+            print(f"note: {arena.terminal_line(w.message)} (the shipped player of the preset)", flush=True)
 
 
 def plan_text(args: Args, num_updates: int, opponents: list) -> str:
@@ -866,7 +866,8 @@ def plan_text(args: Args, num_updates: int, opponents: list) -> str:
     steps = f"{args.num_envs * args.num_steps:,}"
     parts = [f"{args.exp_name}: {rules_label(run_rules(args))}" + ("" if args.reward == "points" else f", reward {reward_text(args)}")]
     if args.init_from is not None:
-        parts.append(f"start from {'the shipped player' if args.init_from == 'pretrained' else args.init_from}")
+        start = "the shipped player" if args.init_from == "pretrained" else arena.terminal_line(args.init_from)
+        parts.append(f"start from {start}")
     if args.bc_steps:
         parts.append(f"imitate the {args.bc_teacher} agent ({args.bc_steps} steps at {args.num_envs} tables)")
     if num_updates:
@@ -971,7 +972,8 @@ def main(argv: list[str] | None = None) -> dict:
         trained_for = start_meta.get("rules")  # a preset's name, or a rule set of one's own (its object form)
         if trained_for is not None and get_rules(trained_for) != run_rules(args):  # allowed: the planes are
             # the same for all (compared as rule sets: an object form may name the preset itself)
-            print(f"note: --init-from {args.init_from} was trained under {rules_label(get_rules(trained_for))}; "
+            print(f"note: --init-from {arena.terminal_line(args.init_from)} was trained under "
+                  f"{rules_label(get_rules(trained_for))}; "
                   "this run trains it under "
                   f"{rules_label(run_rules(args))}", flush=True)
     device = torch.device(args.device)

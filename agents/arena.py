@@ -134,7 +134,7 @@ from agents.rules_args import (  # noqa: F401 (the *_given: kept as agents.arena
 from mj_env.baselines import BASELINES, AgentError, agent_actions, warn_rules_mismatch
 from mj_env.engine import Engine
 from mj_env.lines import guard_output, utf8_text
-from mj_env.messages import brief, shown
+from mj_env.messages import brief, printable, shown
 from mj_env.observation import observe
 from mj_env.records import hand_record, rules_json
 from mj_env.rules import RuleSet, get_rules
@@ -573,14 +573,24 @@ def tell_warning(w: warnings.WarningMessage) -> None:
     beside its format's) as one ``warning:`` line, its message, which begins with the checkpoint's file: Python
     would name the line of agents/checkpoints.py that warns, which tells the user nothing; any other as Python shows
     it. The filters in force chose what was caught (``-W ignore::UserWarning`` leaves a CheckpointWarning out); a
-    Python user of ``load_checkpoint`` or ``make_agent`` gets the warning itself, naming the caller's line."""
+    Python user of ``load_checkpoint`` or ``make_agent`` gets the warning itself, naming the caller's line.
+    The line is ``terminal_line``'s: a file name of a line break or an escape sequence cannot write a second line."""
     checkpoints = sys.modules.get("agents.checkpoints")  # (not imported: no checkpoint was loaded, nor torch)
     if issubclass(w.category, RulesMismatchWarning):
-        print(f"note: {w.message}", file=sys.stderr)
+        print(f"note: {terminal_line(w.message)}", file=sys.stderr)
     elif checkpoints is not None and issubclass(w.category, checkpoints.CheckpointWarning):
-        print(f"warning: {w.message}", file=sys.stderr)
+        print(f"warning: {terminal_line(w.message)}", file=sys.stderr)
     else:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def terminal_line(message) -> str:
+    """A warning's message (or a line naming a file) as one line for a terminal: the file names in it are the
+    user's, or an archive's, and may hold anything, so a line break, a carriage return or an escape sequence (a
+    fake second line, a recoloured or cleared terminal) is written as its backslash escape
+    (``mj_env.messages.printable``), and bytes of a name that are not UTF-8 as ``\\xe9``
+    (``mj_env.lines.utf8_text``), as ``repr`` shows them."""
+    return printable(utf8_text(str(message)))
 
 
 def check_args(args: argparse.Namespace) -> list[str]:

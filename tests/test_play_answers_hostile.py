@@ -1,21 +1,25 @@
-"""A hostile review of ``python -m agents.play``'s bounded answer reading (``agents.play.read_answer``), through the
-real command line where it matters.
+"""A hostile review of ``python -m agents.play``'s bounded answer reading (``agents.play.read_answer``) and of the
+command lines' one-line warnings (``agents.arena.tell_warning``), through the real command line where it matters.
 
-A fault found and fixed: an answer file with CRLF line ends had a shorter limit than one with LF ends (the longest
-answer, ``MAX_ANSWER`` characters and its CR LF line break, was refused as too long, the same answer with an LF break
-was played). The rest pins what held."""
+Two faults found and fixed: an answer file with CRLF line ends had a shorter limit than one with LF ends (the
+longest answer, ``MAX_ANSWER`` characters and its CR LF line break, was refused as too long, the same answer with an
+LF break was played); and a checkpoint's file name went into the ``warning:`` and ``note:`` lines (and train.py's
+lines naming ``--init-from``) as it was, so a name with a line break wrote a second, fake line and one with an escape
+sequence steered the terminal. The rest pins what held."""
 from __future__ import annotations
 
 import io
 import os
 import subprocess
 import sys
+import warnings
 
 import pytest
 from test_play_cli import ROOT, TOTALS
 from test_play_cli_input_limits import ONE_THREAD
 
 from agents.play import MAX_ANSWER, PROMPT, AnswerTooLong, _bounded_line
+from agents.play import main as play_main
 
 TOO_LONG = "answer too long (more than 4,096 characters)"
 LONGEST = " " * (MAX_ANSWER - 1) + "1"
@@ -102,3 +106,88 @@ def test_many_long_answers_in_a_row_are_each_told_once():
     out = done.stdout.decode("utf-8")
     assert done.returncode == 0 and done.stderr == b"", done.stderr[-2000:]
     assert out.count(TOO_LONG) == 200 and TOTALS.search(out)
+
+
+# --------------------------------------------------------------------------- the warning lines
+
+EVIL = "nl\nwarning: a fake line \x1b[31mred\x1b[0m \rover.pt"
+EVIL_SHOWN = "nl\\nwarning: a fake line \\x1b[31mred\\x1b[0m \\rover.pt"
+
+
+def _evil_checkpoint(tmp_path, name: str | bytes = EVIL):
+    pytest.importorskip("torch")
+    from test_warning_lines import _checkpoint_with_a_key_beside_its_format
+    if sys.platform == "win32":
+        pytest.skip("no line breaks or escapes in Windows file names")
+    later = _checkpoint_with_a_key_beside_its_format(tmp_path)
+    path = os.path.join(os.fsencode(tmp_path), name if isinstance(name, bytes) else os.fsencode(name))
+    os.rename(later, path)
+    return os.fsdecode(path)
+
+
+def _said(shown: str) -> str:
+    return (f"warning: {shown}: its key 'normalizer' is not of format mj_agents.policy/1 and left out (written by a "
+            "later version of this package, or by another tool?)")
+
+
+def _one_line(stderr: str, shown: str) -> None:
+    assert stderr.splitlines() == [_said(shown)], stderr
+    assert "\x1b" not in stderr and "\r" not in stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no line breaks or escapes in Windows file names")
+def test_the_arenas_warning_line_escapes_the_file_name(tmp_path):
+    """A checkpoint named with a line break, escape sequences and a carriage return: one ``warning:`` line with
+    those escaped (``mj_env.messages.printable``); it was a second line, ``warning: a fake line ...``, in red."""
+    path = _evil_checkpoint(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "agents.arena", "--agents", f"{path},rule", "--hands", "1",
+                           "--quiet"], check=False, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    _one_line(done.stderr, f"{tmp_path}/{EVIL_SHOWN}")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no line breaks or escapes in Windows file names")
+def test_the_arenas_note_line_escapes_the_file_name(tmp_path):
+    """A checkpoint trained under beijing playing under quemen: the ``note:`` line (a RulesMismatchWarning, which
+    begins with the file) is one line too."""
+    path = _evil_checkpoint(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "agents.arena", "--agents", f"{path},rule", "--hands", "1",
+                           "--rules", "quemen", "--quiet"], check=False, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    note = f"note: {tmp_path}/{EVIL_SHOWN} was trained for rule set 'beijing' and plays under 'quemen'"
+    assert done.stderr.splitlines() == [_said(f"{tmp_path}/{EVIL_SHOWN}"), note], done.stderr
+
+
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="file names of any bytes: Linux")
+def test_plays_warning_line_escapes_the_file_name(tmp_path, capsys):
+    """The same through ``agents.play``; a name that is not UTF-8 (``caf\\xe9``: Latin-1) is shown as its bytes'
+    escapes (``mj_env.lines.utf8_text``)."""
+    for name, shown in ((EVIL, EVIL_SHOWN), (b"caf\xe9.pt", "caf\\xe9.pt")):
+        path = _evil_checkpoint(tmp_path, name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            rc = play_main(["--opponents", f"{path},rule,rule", "--seed", "1"], input_fn=lambda prompt: "quit",
+                           out=io.StringIO())
+        assert rc == 0
+        _one_line(capsys.readouterr().err, f"{tmp_path}/{shown}")
+        os.remove(path)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no line breaks or escapes in Windows file names")
+def test_train_pys_lines_escape_the_file_name(tmp_path):
+    """``train.py --init-from`` that file under quemen: the ``warning:`` line on standard error, and on standard
+    output the plan's ``start from`` and the ``note: --init-from ... was trained under beijing`` line, each one line
+    with the name escaped."""
+    path = _evil_checkpoint(tmp_path)
+    done = subprocess.run([sys.executable, str(ROOT / "train.py"), "--init-from", path, "--rules", "quemen",
+                           "--total-steps", "0", "--final-eval-hands", "0", "--eval-every", "0", "--exp-name", "evil",
+                           "--no-progress"], check=False, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    shown = f"{tmp_path}/{EVIL_SHOWN}"
+    _one_line(done.stderr, shown)
+    assert "\x1b" not in done.stdout and "\r" not in done.stdout and "a fake line" not in done.stdout.replace(shown, "")
+    assert f"start from {shown}" in done.stdout
+    assert f"note: --init-from {shown} was trained under beijing; this run trains it under quemen\n" in done.stdout
