@@ -94,6 +94,12 @@ class AnswerTooLong(Exception):
     line and asks again; nothing is played."""
 
 
+class OutputGone(Exception):
+    """Standard output failed under the entry point's ``guard_output``, which drops what is written from then on
+    (``> /dev/full``: it said so in one line; a reader that left, ``| head``: nothing to say): the game stops with
+    exit status 1, as where ``main``'s own output fails, rather than asking for answers to a table no one sees."""
+
+
 class RecordUnwritten(Exception):
     """``--record``'s file could not be written (a full disk): ``main`` says so in one line, exit status 1."""
 
@@ -314,6 +320,8 @@ class Game:
         backslash escape (``mj_env.render.print_table``)."""
         print_table(text, self.out)
         self.out.flush()
+        if getattr(self.out, "gone", False) is True:  # (guard_output's stream, which dropped it: OutputGone's doc)
+            raise OutputGone
 
     def points_line(self, label: str, points) -> str:
         return f"{label}: " + "  ".join(f"{SEAT_NAMES[s]} {int(p):+d}" for s, p in enumerate(points))
@@ -562,13 +570,20 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = read_an
             except OSError:  # what its last write could not flush: that failure was told already
                 pass
     if args.seed is None:
-        with contextlib.suppress(OSError):  # (an output that failed was told already)
+        with contextlib.suppress(OSError, OutputGone):  # (an output that failed was told already)
             game.say(f"seed {seed}: --seed {seed} deals this game again")
     return status
 
 
 def _play(game: Game, opening: str, record: str | None) -> int:
     """``opening`` said, ``game`` played, and how it ended told: the exit status."""
+    try:
+        return _played(game, opening, record)
+    except OutputGone:  # (told by guard_output where there was anything to tell)
+        return 1
+
+
+def _played(game: Game, opening: str, record: str | None) -> int:
     try:
         game.say(opening)
         game.play()
@@ -594,5 +609,6 @@ def _play(game: Game, opening: str, record: str | None) -> int:
 
 
 if __name__ == "__main__":
-    guard_output(PROG)  # an ASCII terminal: the glyphs as backslash escapes; a reader that left (| head): no traceback
+    # an ASCII terminal: the glyphs as backslash escapes; a reader that left (| head): no traceback, status 1 (OutputGone)
+    guard_output(PROG)
     raise SystemExit(main())

@@ -1,11 +1,13 @@
 """A hostile review of ``python -m agents.play``'s bounded answer reading (``agents.play.read_answer``) and of the
 command lines' one-line warnings (``agents.arena.tell_warning``), through the real command line where it matters.
 
-Two faults found and fixed: an answer file with CRLF line ends had a shorter limit than one with LF ends (the
+Faults found and fixed: an answer file with CRLF line ends had a shorter limit than one with LF ends (the
 longest answer, ``MAX_ANSWER`` characters and its CR LF line break, was refused as too long, the same answer with an
 LF break was played); and a checkpoint's file name went into the ``warning:`` and ``note:`` lines (and train.py's
 lines naming ``--init-from``) as it was, so a name with a line break wrote a second, fake line and one with an escape
-sequence steered the terminal. The rest pins what held."""
+sequence steered the terminal. And a documented exit status that did not hold: standard output that cannot be
+written (``> /dev/full``, ``| head``) is exit status 1; the game went on to no one and ended with 0. The rest pins
+what held."""
 from __future__ import annotations
 
 import io
@@ -106,6 +108,54 @@ def test_many_long_answers_in_a_row_are_each_told_once():
     out = done.stdout.decode("utf-8")
     assert done.returncode == 0 and done.stderr == b"", done.stderr[-2000:]
     assert out.count(TOO_LONG) == 200 and TOTALS.search(out)
+
+
+# --------------------------------------------------------------------------- an output that fails
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_an_output_that_cannot_be_written_stops_the_game_with_status_1(tmp_path):
+    """``> /dev/full``: the documented exit status 1 (``agents.play``'s doc, ``--help``), after the one line of
+    ``guard_output``; the game stops there, no hand played (``--record`` gets none). It was exit status 0 after a
+    whole game played to no one."""
+    record = tmp_path / "hands.jsonl"
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run([sys.executable, "-m", "agents.play", "--seed", "1", "--record", str(record)],
+                              input=b"1\n" * 400, stdout=full, stderr=subprocess.PIPE, cwd=ROOT, timeout=300,
+                              check=False, env={**os.environ, **ONE_THREAD, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert done.stderr == (b"python -m agents.play: cannot write to standard output: No space left on device; the "
+                           b"rest of its output is dropped\n")
+    assert record.read_bytes() == b""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pipe's broken end")
+def test_a_reader_that_left_stops_the_game_with_status_1(tmp_path):
+    """``| head``: the reader leaves while the program waits for its first answer; the answer is read, the next
+    line cannot be written: exit status 1 and nothing said (no traceback), the game stopped (it played on to its
+    end, exit status 0)."""
+    record = tmp_path / "hands.jsonl"
+    read_end, write_end = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-m", "agents.play", "--seed", "1", "--record", str(record)],
+                            stdin=subprocess.PIPE, stdout=write_end, stderr=subprocess.PIPE, cwd=ROOT,
+                            env={**os.environ, **ONE_THREAD, "PYTHONPATH": str(ROOT)})
+    os.close(write_end)
+    reading = True
+    try:
+        seen = b""
+        while PROMPT.encode() not in seen:
+            chunk = os.read(read_end, 65536)
+            assert chunk, "ended before its first question"
+            seen += chunk
+        os.close(read_end)  # the reader leaves
+        reading = False
+        _, err = proc.communicate(b"1\n" * 400, timeout=300)
+    finally:
+        proc.kill()
+        if reading:
+            os.close(read_end)
+    assert proc.returncode == 1 and err == b"", err[-2000:]
+    assert record.read_bytes() == b""
 
 
 # --------------------------------------------------------------------------- the warning lines
