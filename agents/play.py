@@ -96,8 +96,9 @@ class AnswerTooLong(Exception):
 
 class OutputGone(Exception):
     """Standard output failed under the entry point's ``guard_output``, which drops what is written from then on
-    (``> /dev/full``: it said so in one line; a reader that left, ``| head``: nothing to say): the game stops with
-    exit status 1, as where ``main``'s own output fails, rather than asking for answers to a table no one sees."""
+    (``> /dev/full``: it said so in one line; a reader that left, ``| head``: nothing to say): the game stops at
+    the next question with exit status 1, as where ``main``'s own output fails, rather than asking for answers to a
+    table no one sees (a game that ends first ends with 1 too); a hand that ended meanwhile is recorded."""
 
 
 class RecordUnwritten(Exception):
@@ -320,8 +321,11 @@ class Game:
         backslash escape (``mj_env.render.print_table``)."""
         print_table(text, self.out)
         self.out.flush()
-        if getattr(self.out, "gone", False) is True:  # (guard_output's stream, which dropped it: OutputGone's doc)
-            raise OutputGone
+
+    def output_gone(self) -> bool:
+        """``out`` is the entry point's ``guard_output`` stream, and it has dropped what was written
+        (``OutputGone``)."""
+        return getattr(self.out, "gone", False) is True
 
     def points_line(self, label: str, points) -> str:
         return f"{label}: " + "  ".join(f"{SEAT_NAMES[s]} {int(p):+d}" for s, p in enumerate(points))
@@ -378,6 +382,8 @@ class Game:
         view = f"hand {n} of {self.rules.hands_per_episode} | " + seat_view(self.one_hand, st, self.seat, self.labels)
         self.say(f"\n{view}\n{options_text(legal)}")
         while True:
+            if self.output_gone():  # (the hand that ended as it failed was recorded all the same)
+                raise OutputGone
             try:
                 text = self.input_fn(PROMPT)
             except OSError as e:
@@ -570,7 +576,7 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = read_an
             except OSError:  # what its last write could not flush: that failure was told already
                 pass
     if args.seed is None:
-        with contextlib.suppress(OSError, OutputGone):  # (an output that failed was told already)
+        with contextlib.suppress(OSError):  # (an output that failed was told already)
             game.say(f"seed {seed}: --seed {seed} deals this game again")
     return status
 
@@ -578,9 +584,10 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = read_an
 def _play(game: Game, opening: str, record: str | None) -> int:
     """``opening`` said, ``game`` played, and how it ended told: the exit status."""
     try:
-        return _played(game, opening, record)
+        status = _played(game, opening, record)
     except OutputGone:  # (told by guard_output where there was anything to tell)
         return 1
+    return 1 if status == 0 and game.output_gone() else status
 
 
 def _played(game: Game, opening: str, record: str | None) -> int:

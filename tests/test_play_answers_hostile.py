@@ -158,6 +158,31 @@ def test_a_reader_that_left_stops_the_game_with_status_1(tmp_path):
     assert record.read_bytes() == b""
 
 
+class _GoneAt(io.StringIO):
+    """``guard_output``'s stream, as the game sees it: ``gone`` once a text with ``at`` in it is written."""
+
+    def __init__(self, at: str):
+        super().__init__()
+        self.at, self.gone = at, False
+
+    def write(self, s):
+        self.gone = self.gone or self.at in s
+        return super().write(s)
+
+
+def test_a_hand_that_ends_as_the_output_fails_is_recorded(tmp_path):
+    """The output fails as the first hand of two ends: that hand is in ``--record`` all the same; the game stops at
+    the next question, status 1. The same output failing after the last hand: status 1 too."""
+    out = _GoneAt("=== hand 1 of 2 over")
+    asked = []
+    rc = play_main(["--seed", "1", "--hands", "2", "--record", str(tmp_path / "two.jsonl")],
+                   input_fn=lambda prompt: asked.append(out.gone) or "1", out=out)
+    assert rc == 1 and len((tmp_path / "two.jsonl").read_text(encoding="utf-8").splitlines()) == 1
+    assert asked and not any(asked)  # never asked once it was gone
+    assert play_main(["--seed", "1"], input_fn=lambda prompt: "1", out=_GoneAt("=== game over")) == 1
+    assert play_main(["--seed", "1"], input_fn=lambda prompt: "1", out=_GoneAt("no such text")) == 0
+
+
 # --------------------------------------------------------------------------- the warning lines
 
 EVIL = "nl\nwarning: a fake line \x1b[31mred\x1b[0m \rover.pt"
