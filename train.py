@@ -273,8 +273,10 @@ class Args:
 
 
 def usage_error(problem: str) -> typing.NoReturn:
-    """End the program as argparse does: the problem on stderr, exit status 2."""
-    print(f"usage: train.py [-h] [OPTIONS]\ntrain.py: error: {problem}", file=sys.stderr)
+    """End the program as argparse does: the problem on stderr, exit status 2; as ``mj_env.lines.ArgumentParser``
+    writes it (``terminal_line``): a file name in it (``--init-from``, ``--run-dir``) cannot write a second line
+    or an escape sequence."""
+    print(f"usage: train.py [-h] [OPTIONS]\ntrain.py: error: {arena.terminal_line(problem)}", file=sys.stderr)
     raise SystemExit(2)
 
 

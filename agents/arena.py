@@ -133,8 +133,8 @@ from agents.rules_args import (  # noqa: F401 (the *_given: kept as agents.arena
 )
 from mj_env.baselines import BASELINES, AgentError, agent_actions, warn_rules_mismatch
 from mj_env.engine import Engine
-from mj_env.lines import guard_output, utf8_text
-from mj_env.messages import brief, printable, shown
+from mj_env.lines import ArgumentParser, guard_output, terminal_line, utf8_text
+from mj_env.messages import brief, shown
 from mj_env.observation import observe
 from mj_env.records import hand_record, rules_json
 from mj_env.rules import RuleSet, get_rules
@@ -584,15 +584,6 @@ def tell_warning(w: warnings.WarningMessage) -> None:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
-def terminal_line(message) -> str:
-    """A warning's message (or a line naming a file) as one line for a terminal: the file names in it are the
-    user's, or an archive's, and may hold anything, so a line break, a carriage return or an escape sequence (a
-    fake second line, a recoloured or cleared terminal) is written as its backslash escape
-    (``mj_env.messages.printable``), and bytes of a name that are not UTF-8 as ``\\xe9``
-    (``mj_env.lines.utf8_text``), as ``repr`` shows them."""
-    return printable(utf8_text(str(message)))
-
-
 def check_args(args: argparse.Namespace) -> list[str]:
     """The agent specs of the parsed command line, after checking everything that could fail later (before
     any agent is loaded or hand played); a ValueError naming the flag and what it allows."""
@@ -704,7 +695,7 @@ class _RecordWriteError(Exception):
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agents.arena",
+    p = ArgumentParser(prog="python -m agents.arena",
                                 description="Duplicate-format strategy comparison.")
     p.add_argument("--agents", required=True,
                    help="comma-separated, 2-4 of: random, rule, efficient, pretrained[:greedy|:sample], a name an installed "

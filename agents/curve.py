@@ -14,7 +14,6 @@ a number, not finite or beyond 1e9 (``MAX_VALUE``) is refused, naming the file a
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 import sys
@@ -22,7 +21,7 @@ from pathlib import Path
 
 from agents import path_problem
 from agents.plot_text import drawable, rc
-from mj_env.lines import TooLong, bounded_lines, guard_output, utf8_text
+from mj_env.lines import ArgumentParser, TooLong, bounded_lines, guard_output, utf8_text
 from mj_env.messages import printable
 
 MAX_PANELS = 8
@@ -145,7 +144,7 @@ def _draw(plt, runs, labels, opponents, out, title) -> None:
 
 
 def main(argv=None) -> None:
-    p = argparse.ArgumentParser(prog="python -m agents.curve", description=(__doc__ or "").split("\n")[0])
+    p = ArgumentParser(prog="python -m agents.curve", description=(__doc__ or "").split("\n")[0])
     p.add_argument("progress", nargs="+", help="progress.csv of one or more train.py runs")
     p.add_argument("--out", required=True, help="the picture to write (.png; .pdf and .svg work too)")
     p.add_argument("--labels", default=None, help="comma-separated run names (default: the run directories)")

@@ -56,7 +56,7 @@ from agents.rules_args import RULES_HELP, passed_on, rules_argument
 from mj_env import actions as A
 from mj_env.baselines import AgentError, agent_actions
 from mj_env.claims import hubao_bound
-from mj_env.lines import guard_output
+from mj_env.lines import ArgumentParser, guard_output
 from mj_env.messages import printable
 from mj_env.records import RecordError, hand_record, replay
 from mj_env.render import SEAT_NAMES, print_table, settlement_text, tile_text, tiles_text
@@ -474,7 +474,7 @@ class Game:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog=PROG, description="Play mahjong at the terminal against the project's agents.",
         epilog="Answer with a number from the list, an action name (pong, discard 5m; case ignored) or a tile code "
                "(5m: discard it); ? or help shows the table and options again, quit ends the game. Exit status: 0 "

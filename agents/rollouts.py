@@ -41,7 +41,7 @@ from agents.rules_args import RULES_HELP_NO_DEFAULT, rules_given
 from mj_env import actions as A
 from mj_env.baselines import RuleBasedAgent, as_bool_mask, rows_of
 from mj_env.engine import Engine
-from mj_env.lines import guard_output
+from mj_env.lines import ArgumentParser, guard_output
 from mj_env.messages import brief
 from mj_env.observation import COL_PHASE, P_SCALARS, observe
 from mj_env.rules import get_rules, rules_label
@@ -215,7 +215,7 @@ def deviation_table(candidates: np.ndarray, q: np.ndarray, min_count: int = 100,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agents.rollouts", description=(__doc__ or "").split("\n")[0],
+    p = ArgumentParser(prog="python -m agents.rollouts", description=(__doc__ or "").split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--seconds", type=float, default=60.0, help="how long to label positions")
     p.add_argument("--tables", type=int, default=256, help="tables of rule-agent play labelled together")

@@ -56,7 +56,7 @@ from agents.rules_args import RULES_HELP_NO_DEFAULT, duplicate_rules_given
 from mj_env.baselines import RuleBasedAgent
 from mj_env.determinize import redeal, shuffle_wall
 from mj_env.engine import Engine
-from mj_env.lines import guard_output
+from mj_env.lines import ArgumentParser, guard_output
 from mj_env.messages import brief
 from mj_env.observation import observe
 from mj_env.records import rules_json
@@ -159,7 +159,7 @@ class _DefaultsSaidHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agents.search", description=(__doc__ or "").split("\n")[0],
+    p = ArgumentParser(prog="python -m agents.search", description=(__doc__ or "").split("\n")[0],
                                 formatter_class=_DefaultsSaidHelpFormatter)
     p.add_argument("--walls", type=int, default=100, help="walls, each played in 2 seatings (search ABAB, BABA)")
     p.add_argument("--worlds", type=int, default=64, help="redeals of the hidden tiles per decision")

@@ -9,6 +9,20 @@ import argparse
 import math
 import os
 from pathlib import Path
+from typing import NoReturn
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` whose errors are ``mj_env.lines.ArgumentParser``'s: one line, a file name's
+    line breaks, carriage returns and escape sequences escaped (``--json NAME: no such directory``). The helper is
+    imported only when an error is told: the program is ending then, and NumPy (which ``mj_env`` loads) must not
+    load before win_checks.py and search.py size its threads."""
+
+    def error(self, message: str) -> NoReturn:
+        from mj_env.lines import terminal_line
+
+        super().error(terminal_line(message))
+
 
 MAX_BATCH = 65_536
 """The largest batch (tables, hands, rows) a benchmark takes: 16 times the 4096 the aims are stated at."""

@@ -27,7 +27,6 @@ machine's load spreads over all of them. Decisions per second; higher is better.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import time
@@ -126,7 +125,7 @@ def warm_up(rules: str, decisions: int = WARMUP_DECISIONS) -> None:
 
 
 def main(argv=None) -> dict:
-    p = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
+    p = _args.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     p.add_argument("--rules", default="beijing,hebei", help=f"{_args.RULES_LIST_HELP} (default beijing,hebei)")
     p.add_argument("--seconds", type=float, default=2.0, help="play per variant and round (default 2)")
     p.add_argument("--repeat", type=int, default=3, help="interleaved rounds, 1 to 100 (default 3)")

@@ -14,7 +14,6 @@ ran to about twice the wall time on 2 cores, 2026-12-03), so the figures need th
 """
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from pathlib import Path
@@ -65,7 +64,7 @@ def measure(rules: str, batch: int, steps: int, seed: int = 0) -> dict:
 
 
 def main(argv=None) -> list[dict]:
-    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    p = _args.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     p.add_argument("--rules", default=",".join(PRESET_NAMES), help=f"{_args.RULES_LIST_HELP} (default all presets)")
     p.add_argument("--batch", default="64,256,1024",
                    help=f"comma-separated batch sizes, 1 to {_args.MAX_BATCH:,} (default 64,256,1024)")

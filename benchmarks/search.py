@@ -54,7 +54,7 @@ def size_threads(a: argparse.Namespace) -> None:
 def parse_args(argv=None, before_numpy=None) -> argparse.Namespace:
     """The checked flags; ``before_numpy(a)`` (the program's ``size_threads``) is called once the other flags are
     checked and before --rules is read, which imports NumPy (agents.rules_args)."""
-    p = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
+    p = _args.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     p.add_argument("--rules", default="beijing", help=f"{_args.RULES_HELP} (default beijing)")
     p.add_argument("--seconds", type=float, default=3.0, help="timed work per row (default 3)")
     p.add_argument("--batch-sizes", default="256,1024",

@@ -38,7 +38,7 @@ CHECK_NAMES = ("is_win", "waits", "tiles_to_win")
 
 
 def _parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    p = _args.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     p.add_argument("--seconds", type=float, default=1.0, help="time per measurement (default 1)")
     p.add_argument("--batch-sizes", default="1,1024,4096",
                    help=f"comma-separated batch sizes, 1 to {_args.MAX_BATCH:,}")

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 from agents import arena, make_agent
 from agents.rule_based import RuleBasedAgent
 from agents.rules_args import RULES_HELP, duplicate_rules_given
-from mj_env.lines import guard_output
+from mj_env.lines import ArgumentParser, guard_output, terminal_line
 from mj_env.rules import get_rules, rules_label
 
 
@@ -82,7 +82,7 @@ def measure(agent, walls: int, seed: int, rules: str = "beijing", batch: int = 1
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
+    p = ArgumentParser(description=(__doc__ or "").split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--agent", default="pretrained", help="the player: an agents.make_agent name or checkpoint "
                    "(default: pretrained)")
     p.add_argument("--walls", type=int, default=2000, help="walls, each played in both seatings (default 2000)")
@@ -104,7 +104,7 @@ def main(argv=None) -> int:
     try:
         agent = make_agent(args.agent, rules=args.rules)
     except (OSError, ValueError, TypeError, ImportError) as e:  # ImportError: a network agent without torch
-        print(f"error: --agent {args.agent!r}: {e}", file=sys.stderr)
+        print(f"error: --agent {args.agent!r}: {terminal_line(e)}", file=sys.stderr)  # (a checkpoint's refusal names its file)
         return 2
     s = measure(agent, args.walls, args.seed, args.rules)
     ci = s["ci"]

@@ -58,7 +58,7 @@ from agents.rules_args import RULES_HELP, rules_given
 from mj_env import records
 from mj_env.baselines import BASELINES, make_baseline
 from mj_env.features import in_layout
-from mj_env.lines import guard_output
+from mj_env.lines import ArgumentParser, guard_output
 from mj_env.observation import observe
 from mj_env.rules import get_rules, rules_label
 from mj_env.vector import MahjongVectorEnv
@@ -147,7 +147,7 @@ def replayed(record: dict, obs: str = "v1") -> dict:
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    p = ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("--rules", default="beijing", type=rules_given, help=RULES_HELP)
     p.add_argument("--tables", type=int, default=64, help=f"tables played at once, 1-{MAX_TABLES} (default 64)")
     p.add_argument("--hands", type=int, default=1000, help=f"complete hands to keep, 1-{MAX_HANDS} (default 1000)")

@@ -52,7 +52,7 @@ from agents.rollouts import labelled_play
 from agents.rules_args import RULES_HELP, duplicate_rules_given
 from mj_env.baselines import AgentError, RuleBasedAgent
 from mj_env.engine import MAX_TABLES
-from mj_env.lines import guard_output
+from mj_env.lines import ArgumentParser, guard_output
 from mj_env.records import rules_json
 from mj_env.rules import get_rules, rules_label
 
@@ -125,7 +125,7 @@ def held_out_gain(model, data: dict, idx: torch.Tensor) -> tuple[float, float]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    p = ArgumentParser(description=(__doc__ or "").split("\n")[0])
     p.add_argument("--checkpoint", help="network to start from (default: a fresh clone by train.py, cloning only)")
     p.add_argument("--rules", default="beijing", type=duplicate_rules_given, help=RULES_HELP)
     p.add_argument("--seconds", type=float, default=240.0, help="time spent labelling positions")

@@ -54,7 +54,7 @@ from mj_env import features as F
 from mj_env import hand as H
 from mj_env.baselines import RuleBasedAgent
 from mj_env.hand import split_hui
-from mj_env.lines import guard_output
+from mj_env.lines import ArgumentParser, guard_output
 from mj_env.observation import (
     COL_ASKER,
     COL_CLAIMED_BY_SELF,
@@ -288,7 +288,7 @@ def variants(rules: str, values, q: float, live: int = 40, threat_melds: int = 2
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    p = ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("--rules", default="beijing", type=duplicate_rules_given, help=RULES_HELP)
     p.add_argument("--walls", type=int, default=1000, help="walls per seed, each played in 2 seatings")
     p.add_argument("--seeds", default="777,4242", help="comma-separated wall seeds")

@@ -14,15 +14,18 @@ key twice is refused (`KeyGivenTwice`, naming the field and where), not read as 
 
 `guard_output` is for the other end of a command line: output to a reader that has gone away is dropped
 (`DropWhenReaderGone`), so that the program finishes its work instead of dying of a broken pipe.
+`terminal_line` and `ArgumentParser` are for its standard error: a message that quotes a file name, or text
+from a file, as one line with that text escaped.
 """
 from __future__ import annotations
 
+import argparse
 import codecs
 import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 
 from .messages import printable
 
@@ -155,6 +158,25 @@ def utf8_text(value):
         except UnicodeEncodeError:  # a surrogate that stands for no byte
             return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
+
+
+def terminal_line(message) -> str:
+    """A message for a terminal (a warning's, or an error naming a file) as one line: the file names and the
+    text from files in it are the user's, or an archive's, and may hold anything, so a line break, a carriage
+    return or an escape sequence (a fake second line, a recoloured or cleared terminal) is written as its
+    backslash escape (`printable`), and bytes of a name that are not UTF-8 as ``\\xe9`` (`utf8_text`), as
+    ``repr`` shows them. Text that is printable already comes back as it is."""
+    return printable(utf8_text(str(message)))
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` whose error (``p.error``: the command lines' usage errors, and argparse's own,
+    such as ``unrecognized arguments``) is written as `terminal_line`: a message naming a file (``--record NAME``,
+    ``no such checkpoint file: NAME``) or quoting one (a checkpoint's refusal) is one line, its control
+    characters and escape sequences escaped; a message without them is written as before."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(terminal_line(message))
 
 class DropWhenReaderGone:
     """Standard output for a command-line program whose work is more than what it prints (a training run,

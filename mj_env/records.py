@@ -26,7 +26,6 @@ hands left (烧庄 rounds, the dealer), which a record does not hold.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import copy
 import dataclasses
@@ -39,7 +38,16 @@ import numpy as np
 
 from . import actions as A
 from .engine import Engine
-from .lines import HugeInt, TooLong, bounded_lines, guard_output, load_json, parse_json_int, skip_bom
+from .lines import (
+    ArgumentParser,
+    HugeInt,
+    TooLong,
+    bounded_lines,
+    guard_output,
+    load_json,
+    parse_json_int,
+    skip_bom,
+)
 from .messages import brief, printable
 from .render import render_table
 from .rules import PRESETS, RuleError, RuleSet, get_rules, preset_diff
@@ -308,7 +316,7 @@ def _printable(value, limit: int = 60) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m mj_env.records", description=(__doc__ or "").split("\n\n")[0])
+    p = ArgumentParser(prog="python -m mj_env.records", description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("path", help="a JSON-lines file of hand records (agents.arena --record); - for standard input")
     p.add_argument("--show", type=int, metavar="K", help="print record K (0-based) decision by decision")
     args = p.parse_args(argv)
