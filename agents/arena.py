@@ -742,7 +742,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             record_file = open_records(args.record)
         except OSError as e:
-            print(f"python -m agents.arena: cannot write {args.record}: {e.strerror or e}", file=sys.stderr)
+            print(f"python -m agents.arena: cannot write {terminal_line(args.record)}: {e.strerror or e}", file=sys.stderr)
             return 1
 
     def write_records(batch):
@@ -762,13 +762,13 @@ def main(argv: list[str] | None = None) -> int:
             except OSError as e:
                 raise _RecordWriteError(e.strerror or str(e)) from None
     except _RecordWriteError as e:
-        print(f"python -m agents.arena: cannot write {args.record}: {e}", file=sys.stderr)
+        print(f"python -m agents.arena: cannot write {terminal_line(args.record)}: {e}", file=sys.stderr)
         return 1
     except AgentError as e:  # an agent that failed on these hands (a checkpoint whose logits overflow): one line
-        print(f"python -m agents.arena: {e}", file=sys.stderr)
+        print(f"python -m agents.arena: {terminal_line(e)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; the records written so far are whole lines
-        kept = f"; {args.record} holds the hands of the batches played so far" if record_file else ""
+        kept = f"; {terminal_line(args.record)} holds the hands of the batches played so far" if record_file else ""
         print(f"python -m agents.arena: interrupted (Ctrl-C), no summary{kept}", file=sys.stderr)
         return 130  # as a shell reports a command ended by Ctrl-C (128 + SIGINT)
     finally:
@@ -787,7 +787,7 @@ def main(argv: list[str] | None = None) -> int:
             target = args.plot
             plot(summary, args.plot)
     except OSError as e:
-        print(f"python -m agents.arena: cannot write {target}: {e.strerror or e}", file=sys.stderr)
+        print(f"python -m agents.arena: cannot write {terminal_line(target)}: {e.strerror or e}", file=sys.stderr)
         return 1
     return 0
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from agents import path_problem
 from agents.plot_text import drawable, rc
-from mj_env.lines import ArgumentParser, TooLong, bounded_lines, guard_output, utf8_text
+from mj_env.lines import ArgumentParser, TooLong, bounded_lines, guard_output, terminal_line, utf8_text
 from mj_env.messages import printable
 
 MAX_PANELS = 8
@@ -166,8 +166,8 @@ def main(argv=None) -> None:
     except CurveError as e:
         p.error(str(e))
     except OSError as e:  # passed the checks, failed at the write (a full disk)
-        sys.exit(f"python -m agents.curve: cannot write {a.out}: {e.strerror or e}")
-    print(f"wrote {a.out}")
+        sys.exit(f"python -m agents.curve: cannot write {terminal_line(a.out)}: {e.strerror or e}")
+    print(f"wrote {terminal_line(a.out)}")
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ from agents.rules_args import RULES_HELP, passed_on, rules_argument
 from mj_env import actions as A
 from mj_env.baselines import AgentError, agent_actions
 from mj_env.claims import hubao_bound
-from mj_env.lines import ArgumentParser, guard_output
+from mj_env.lines import ArgumentParser, guard_output, terminal_line
 from mj_env.messages import printable
 from mj_env.records import RecordError, hand_record, replay
 from mj_env.render import SEAT_NAMES, print_table, settlement_text, tile_text, tiles_text
@@ -550,7 +550,7 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = read_an
         try:
             record_file = open_records(args.record)
         except OSError as e:
-            print(f"{PROG}: cannot write {args.record}: {e.strerror or e}", file=sys.stderr)
+            print(f"{PROG}: cannot write {terminal_line(args.record)}: {e.strerror or e}", file=sys.stderr)
             return 1
 
     def write_record(rec: dict) -> None:
@@ -601,10 +601,10 @@ def _played(game: Game, opening: str, record: str | None) -> int:
         game.say(f"\ninterrupted (Ctrl-C): the game stops. {game.totals_text()}")
         return 130  # as a shell reports a command ended by Ctrl-C (128 + SIGINT)
     except AgentError as e:  # an opponent that fails (a checkpoint whose logits overflow): one line
-        print(f"{PROG}: {e}", file=sys.stderr)
+        print(f"{PROG}: {terminal_line(e)}", file=sys.stderr)
         return 1
     except RecordUnwritten as e:  # the record file could not be written (a full disk)
-        print(f"{PROG}: cannot write {record}: {e}", file=sys.stderr)
+        print(f"{PROG}: cannot write {terminal_line(record)}: {e}", file=sys.stderr)
         return 1
     except AnswerUnread as e:
         print(f"{PROG}: cannot read an answer: {e}", file=sys.stderr)

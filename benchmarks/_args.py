@@ -24,6 +24,14 @@ class ArgumentParser(argparse.ArgumentParser):
         super().error(terminal_line(message))
 
 
+def shown(path) -> str:
+    """A file name for a message (``wrote NAME``, ``cannot write``), as ``mj_env.lines.terminal_line`` writes it:
+    one line, its control characters escaped. Call it once NumPy may load (the measurements are done)."""
+    from mj_env.lines import terminal_line
+
+    return terminal_line(path)
+
+
 MAX_BATCH = 65_536
 """The largest batch (tables, hands, rows) a benchmark takes: 16 times the 4096 the aims are stated at."""
 MAX_SEED = 2**63 - 1
@@ -177,4 +185,4 @@ def write_text(flag: str, path, text: str) -> None:
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as e:
-        raise SystemExit(f"error: {flag} {path}: cannot write: {e.strerror or e}") from None
+        raise SystemExit(f"error: {flag} {shown(path)}: cannot write: {e.strerror or e}") from None

@@ -527,7 +527,7 @@ def main(argv=None) -> int:
         out["cprofile"] = data
     if args.json:
         _args.write_text("--json", args.json, json.dumps(out, indent=2, default=str) + "\n")
-        print(f"\nwrote {args.json}")
+        print(f"\nwrote {_args.shown(args.json)}")
     return 0
 
 

@@ -352,7 +352,7 @@ def main(a) -> None:
         text = json.dumps({"results": results, "machine": machine, "code": code,
                            "settings": {k: v for k, v in vars(a).items()}}, indent=2)
         _args.write_text("--json", a.json, text + "\n")
-        print(f"wrote {a.json}")
+        print(f"wrote {_args.shown(a.json)}")
 
 
 if __name__ == "__main__":

@@ -498,7 +498,7 @@ def plot(results: list[dict], path: str, machine: dict, rules: str) -> None:
     try:
         fig.savefig(path, dpi=120, bbox_inches="tight")
     except OSError as e:
-        raise SystemExit(f"error: --plot {path}: cannot write: {e.strerror or e}") from None
+        raise SystemExit(f"error: --plot {_args.shown(path)}: cannot write: {e.strerror or e}") from None
     finally:
         plt.close(fig)
 
@@ -686,10 +686,10 @@ def main(argv=None) -> int:
             "skipped": skipped,
         }
         _args.write_text("--json", args.json, json.dumps(out, indent=2) + "\n")
-        print(f"wrote {args.json}")
+        print(f"wrote {_args.shown(args.json)}")
     if args.plot:
         plot(results, args.plot, machine, _args.rules_label(args.rules))
-        print(f"wrote {args.plot}")
+        print(f"wrote {_args.shown(args.plot)}")
     failed_ours = [r for r in results if "error" in r and r["impl"] not in PEERS]
     return 1 if failed_ours else 0
 

@@ -172,7 +172,7 @@ def main(args: argparse.Namespace) -> int:
         out = {"machine": info, "code": code, "seconds": args.seconds, "seed": args.seed, "results": results,
                "disagreements": disagreements}
         _args.write_text("--json", args.json, json.dumps(out, indent=2) + "\n")
-        print(f"\nwrote {args.json}")
+        print(f"\nwrote {_args.shown(args.json)}")
     return 1 if disagreements else 0
 
 

@@ -58,7 +58,7 @@ from agents.rules_args import RULES_HELP, rules_given
 from mj_env import records
 from mj_env.baselines import BASELINES, make_baseline
 from mj_env.features import in_layout
-from mj_env.lines import ArgumentParser, guard_output
+from mj_env.lines import ArgumentParser, guard_output, terminal_line
 from mj_env.observation import observe
 from mj_env.rules import get_rules, rules_label
 from mj_env.vector import MahjongVectorEnv
@@ -201,9 +201,9 @@ def main(argv=None) -> int:
     try:
         save(args.out, data)
     except OSError as e:  # a full disk, a read-only file system: nothing is left behind
-        print(f"offline_dataset.py: error: --out {args.out}: {e.strerror or e}", file=sys.stderr)
+        print(f"offline_dataset.py: error: --out {terminal_line(args.out)}: {e.strerror or e}", file=sys.stderr)
         return 2
-    print(f"{args.out}: {len(data['action'])} decisions of {args.hands} complete hands ({rules_label(get_rules(args.rules))}, "
+    print(f"{terminal_line(args.out)}: {len(data['action'])} decisions of {args.hands} complete hands ({rules_label(get_rules(args.rules))}, "
           f"{args.tables} tables, seed {args.seed}, obs {args.obs}, agents {','.join(args.agents)}); "
           f"mean points a hand by seat: {np.round(data['hand_scores'].mean(axis=0), 3).tolist()}")
     return 0

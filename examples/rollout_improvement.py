@@ -52,7 +52,7 @@ from agents.rollouts import labelled_play
 from agents.rules_args import RULES_HELP, duplicate_rules_given
 from mj_env.baselines import AgentError, RuleBasedAgent
 from mj_env.engine import MAX_TABLES
-from mj_env.lines import ArgumentParser, guard_output
+from mj_env.lines import ArgumentParser, guard_output, terminal_line
 from mj_env.records import rules_json
 from mj_env.rules import get_rules, rules_label
 
@@ -151,7 +151,7 @@ def main(argv=None) -> int:
         trained_for = meta.get("rules")  # a preset's name, or a rule set of one's own (its object form)
         # allowed (the same planes): a note, as train.py's; compared as rule sets (an object form may be the preset)
         if trained_for is not None and get_rules(trained_for) != get_rules(args.rules):
-            print(f"note: --checkpoint {args.checkpoint} was trained under {rules_label(get_rules(trained_for))}; "
+            print(f"note: --checkpoint {terminal_line(args.checkpoint)} was trained under {rules_label(get_rules(trained_for))}; "
                   "this run labels, trains "
                   f"and plays it under {rules_label(get_rules(args.rules))} (--rules)", flush=True)
     else:

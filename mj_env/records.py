@@ -47,6 +47,7 @@ from .lines import (
     load_json,
     parse_json_int,
     skip_bom,
+    terminal_line,
 )
 from .messages import brief, printable
 from .render import render_table
@@ -374,7 +375,7 @@ def main(argv=None) -> int:
             return 1
         p.error(f"--show {args.show}: the file holds {n} record(s)" + (f", 0-{n - 1}" if n else ""))
     if not n:
-        print(f"{args.path}: no records (hand records are JSON objects, one per line)", file=sys.stderr)
+        print(f"{terminal_line(args.path)}: no records (hand records are JSON objects, one per line)", file=sys.stderr)
         return 1
     print(f"{n - bad - unsettled} of {n} record(s) replay to their stored settlements"
           + (f"; {unsettled} recorded before the hand ended replay without one to compare" if unsettled else ""))

@@ -5,10 +5,14 @@ terminal (``--agents: no such checkpoint file: NAME``, ``--record NAME: no such 
 cannot be read, ``NAME: No such file or directory`` ...). Each command line forms its usage errors in one place,
 ``mj_env.lines.ArgumentParser.error`` (``benchmarks/_args.ArgumentParser`` for the benchmarks, which must not load
 NumPy before they size its threads; train.py's ``usage_error``); a message that was printable already is written as
-before. Through the real command lines, on Linux (file names of any bytes)."""
+before. And the lines after the checks that name a file: ``cannot write NAME: ...`` (a write that fails, a full
+disk: /dev/full here), ``NAME: no records``, ``wrote NAME``, a note naming a checkpoint, the arena's Ctrl-C line and an
+agent's failure (its own exception's text). Through the real command lines where it matters, on Linux (file names
+of any bytes)."""
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import subprocess
 import sys
@@ -134,3 +138,125 @@ def test_the_parser_writes_a_printable_message_as_argparse_does(capsys):
         assert ours == f"prog: error: {shown}\n"
         assert plain == f"prog: error: {message}\n"
     assert terminal_line(EVIL) == EVIL_SHOWN and terminal_line(os.fsdecode(b"caf\xe9")) == "caf\\xe9"
+
+
+# --------------------------------------------------------------------------- the lines after the checks
+
+FULL = "/dev/full"
+"""A file every write to fails (ENOSPC) once it is open: a name that passed the checks, failing at the write."""
+
+
+def _full_link(tmp_path, name: str) -> str:
+    if not os.path.exists(FULL):
+        pytest.skip("no /dev/full")
+    os.symlink(FULL, tmp_path / name)
+    return name
+
+
+ARENA = ["-m", "agents.arena", "--agents", "rule,random", "--hands", "1", "--batch", "1", "--quiet"]
+WRITE_FAILURES = {
+    "arena --json": (ARENA + ["--json", "{}"], f"{EVIL}.json", 1,
+                     f"python -m agents.arena: cannot write {EVIL_SHOWN}.json: No space left on device"),
+    "arena --record": (ARENA + ["--record", "{}"], f"{EVIL}.jsonl", 1,
+                       f"python -m agents.arena: cannot write {EVIL_SHOWN}.jsonl: No space left on device"),
+    "curve --out": (["-m", "agents.curve", str(ROOT / "tests/data/compat/progress.csv"), "--out", "{}"], f"{EVIL}.png",
+                    1, f"python -m agents.curve: cannot write {EVIL_SHOWN}.png: No space left on device"),
+    "benchmarks --json": ([str(ROOT / "benchmarks/win_checks.py"), "--seconds", "0.01", "--batch-sizes", "1",
+                           "--checks", "is_win", "--no-reference", "--json", "{}"], f"{EVIL}.json", 1,
+                          f"error: --json {EVIL_SHOWN}.json: cannot write: No space left on device"),
+}
+
+
+@pytest.mark.parametrize("case", list(WRITE_FAILURES))
+def test_a_write_that_fails_names_the_file_escaped(case, tmp_path):
+    """``cannot write NAME: ...``, the one line of a write that failed after the checks (a full disk): the name
+    escaped; it was written as it is."""
+    argv, name, status, line = WRITE_FAILURES[case]
+    if case.startswith("curve"):
+        pytest.importorskip("matplotlib")
+    _full_link(tmp_path, name)
+    rc, out, err = _run([a.format(name) for a in argv], tmp_path)
+    assert rc == status and err.splitlines()[-1] == line, err[-2000:]
+    _clean(out, err)
+
+
+def test_records_says_a_file_of_no_records_by_its_name_escaped(tmp_path):
+    """``NAME: no records ...``: an empty file."""
+    (tmp_path / EVIL).write_bytes(b"")
+    rc, out, err = _run(["-m", "mj_env.records", EVIL], tmp_path)
+    assert rc == 1 and out == "" and err == (f"{EVIL_SHOWN}: no records (hand records are JSON objects, one per "
+                                             "line)\n"), err
+
+
+def test_a_wrote_line_names_the_file_escaped(tmp_path):
+    """The line that names the file written (benchmarks' ``wrote NAME``, the example's ``NAME: N decisions ...``)
+    on standard output: the name escaped, the file written under its own name."""
+    rc, out, err = _run([str(ROOT / "benchmarks/win_checks.py"), "--seconds", "0.01", "--batch-sizes", "1", "--checks",
+                         "is_win", "--no-reference", "--json", f"{EVIL}.json"], tmp_path)
+    assert rc == 0 and out.endswith(f"\nwrote {EVIL_SHOWN}.json\n"), err
+    _clean(out, err)
+    rc, out, err = _run([str(ROOT / "examples/offline_dataset.py"), "--smoke", "--out", f"{EVIL}.npz"], tmp_path)
+    assert rc == 0 and out.startswith(f"{EVIL_SHOWN}.npz: ") and out.count("\n") == 1, err
+    _clean(out, err)
+    assert (tmp_path / f"{EVIL}.json").is_file() and (tmp_path / f"{EVIL}.npz").is_file()
+
+
+def test_plays_record_that_cannot_be_written_is_named_escaped(tmp_path, capsys):
+    """``agents.play --record NAME`` where the hand's record cannot be written: ``cannot write NAME: ...``."""
+    from test_play_cli import first_option
+
+    from agents.play import main
+
+    path = str(tmp_path / _full_link(tmp_path, EVIL))
+    assert main(["--seed", "3", "--record", path], input_fn=first_option, out=io.StringIO()) == 1
+    err = capsys.readouterr().err
+    assert err == f"python -m agents.play: cannot write {tmp_path}/{EVIL_SHOWN}: No space left on device\n", err
+
+
+AGENT_FAILED = f"agent 'plugin' raised ValueError acting at table(s) 0: cannot read {EVIL}"
+"""An AgentError: the agent's own exception's text (a plugin agent's, which may quote a file) ends it."""
+
+
+def test_the_arena_and_play_tell_an_agent_error_and_ctrl_c_in_one_line(tmp_path, monkeypatch, capsys):
+    """The arena's ``interrupted (Ctrl-C), no summary; NAME holds ...`` (its --record file) and an agent's failure,
+    as ``agents.play`` tells one too: each one line, escaped."""
+    from agents import arena, play
+    from mj_env.baselines import AgentError
+
+    def raising(error):
+        def raise_it(*args, **kwargs):
+            raise error
+        return raise_it
+
+    record = str(tmp_path / EVIL)
+    argv = ["--agents", "rule,random", "--hands", "1", "--quiet", "--record", record]
+    monkeypatch.setattr(arena, "compare", raising(KeyboardInterrupt()))
+    assert arena.main(argv) == 130
+    assert capsys.readouterr().err == (f"python -m agents.arena: interrupted (Ctrl-C), no summary; {tmp_path}/"
+                                       f"{EVIL_SHOWN} holds the hands of the batches played so far\n")
+    monkeypatch.setattr(arena, "compare", raising(AgentError(AGENT_FAILED)))
+    assert arena.main(argv) == 1
+    assert capsys.readouterr().err == f"python -m agents.arena: {terminal_text(AGENT_FAILED)}\n"
+    monkeypatch.setattr(play.Game, "play", raising(AgentError(AGENT_FAILED)))
+    assert play.main(["--seed", "3"], input_fn=lambda prompt: "1", out=io.StringIO()) == 1
+    assert capsys.readouterr().err == f"python -m agents.play: {terminal_text(AGENT_FAILED)}\n"
+
+
+def terminal_text(text: str) -> str:
+    return text.replace(EVIL, EVIL_SHOWN)
+
+
+def test_rollout_improvements_note_names_the_checkpoint_escaped(tmp_path):
+    """examples/rollout_improvement.py's first line, ``note: --checkpoint NAME was trained under quemen ...`` (a
+    checkpoint of another rule set): the name escaped. The rest of the run is not waited for."""
+    pytest.importorskip("torch")
+    (tmp_path / EVIL).write_bytes((ROOT / "tests/data/compat/mlp_v1_quemen.pt").read_bytes())
+    with subprocess.Popen([sys.executable, str(ROOT / "examples/rollout_improvement.py"), "--checkpoint", EVIL,
+                           "--smoke"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          env={**os.environ, **ONE_THREAD, "PYTHONPATH": str(ROOT)}) as run:
+        try:
+            first = run.stdout.readline().decode("utf-8")  # type: ignore[union-attr]
+        finally:
+            run.kill()
+    assert first == (f"note: --checkpoint {EVIL_SHOWN} was trained under quemen; this run labels, trains and plays it "
+                     "under beijing (--rules)\n"), first
