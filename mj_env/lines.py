@@ -159,7 +159,6 @@ def utf8_text(value):
             return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-
 def terminal_line(message) -> str:
     """A message for a terminal (a warning's, or an error naming a file) as one line: the file names and the
     text from files in it are the user's, or an archive's, and may hold anything, so a line break, a carriage
@@ -177,6 +176,7 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         super().error(terminal_line(message))
+
 
 class DropWhenReaderGone:
     """Standard output for a command-line program whose work is more than what it prints (a training run,
