@@ -5,29 +5,15 @@ does not import it (it needs the ``train`` extra)."""
 from __future__ import annotations
 
 import ast
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from test_training_run_module import _defined, _python
 
 ROOT = Path(__file__).resolve().parent.parent
 MOVED = ("check_args", "init_problem", "run_dir_problem", "init_checkpoint", "flags_of_network", "network_config",
          "run_rules", "windows_device", "MAX_DECISIONS", "MAX_NAME", "MAX_EVAL_HANDS", "MAX_FLOAT_FLAG",
          "WINDOWS_FORBIDDEN", "WINDOWS_DEVICES")
-
-
-def _defined(path: Path) -> set[str]:
-    """The names a file's top level defines (functions, classes, assignments), not those it imports."""
-    out = set()
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            out.update(t.id for t in targets if isinstance(t, ast.Name))
-    return out
 
 
 def test_the_checks_are_defined_in_the_module_and_no_longer_in_train_py():
@@ -80,14 +66,12 @@ def test_the_module_never_imports_train_py():
     assert "train" not in imported
     code = ("import sys\nsys.modules['train'] = None  # import train raises ImportError\n"
             "import agents.training_checks\nprint('train' in sys.modules and sys.modules['train'] is not None)\n")
-    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                         check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    run = _python(code)
     assert run.returncode == 0 and run.stdout.strip() == "False", run.stderr[-2000:]
 
 
 def test_import_agents_does_not_import_the_module():
     """``import agents`` works in a core install without torch: the package's front door does not import it."""
     code = "import agents, sys\nprint('agents.training_checks' in sys.modules)\n"
-    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                         check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    run = _python(code)
     assert run.returncode == 0 and run.stdout.strip() == "False", run.stderr[-2000:]
