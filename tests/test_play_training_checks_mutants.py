@@ -1,0 +1,161 @@
+"""Gaps found by mutating agents/play.py (the human-play command line) and agents/training_checks.py (train.py's
+argument checks): each test here failed under the mutant named in its docstring and passes on the code. The
+expectations are the modules' documented behaviour (agents/play.py's docstring and --help, train.py's flags in
+docs/training.md), written down before reading the code that implements them."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from test_play_cli import first_option, play
+
+import mj_env
+from agents import make_agent
+from agents.play import main, seat_view
+from mj_env.render import SEAT_NAMES, tile_text
+from mj_env.rules import MAX_HANDS_PER_EPISODE, get_rules
+from mj_env.state import CLAIM, ROB, TURN
+
+LABELS = ["a", "b", "c", "d"]
+
+
+def _views(rules: str, seeds: range):
+    """(state, the seat to act, its view) at every decision of hands played by rule agents."""
+    rs = get_rules(rules)
+    for seed in seeds:
+        env = mj_env.env(rules=rs)
+        env.reset(seed=seed)
+        raw = env.unwrapped
+        bots = [make_agent("rule", rules=rules) for _ in range(4)]
+        while not all(raw.terminations.values()):
+            agent = env.agent_selection
+            s = raw.agent_name_mapping[agent]
+            st = raw.engine.state
+            yield st, s, seat_view(rs, st, s, LABELS)
+            obs = env.observe(agent)
+            batch = {k: v[None] for k, v in obs.items()} | {"seat": np.array([s])}
+            env.step(int(bots[s].act(batch, np.random.default_rng(seed))[0]))
+
+
+def test_the_view_says_what_the_seat_is_asked():
+    """The last line of the view says what is asked (the module's docstring: "its turn, a discard offered, an added
+    kong that may be robbed"): a discard offered names the discarder and the tile; after the seat's own claim, its
+    turn says to discard; otherwise its turn names the tile drawn. Mutants: the CLAIM branch's condition made False
+    (no question at all when a discard is offered), the claimed-turn condition made False (the view after a pong
+    named no claim)."""
+    seen = {"claim": 0, "after claim": 0, "drew": 0}
+    for st, s, view in _views("beijing", range(3)):
+        last = view.splitlines()[-1]
+        phase, turn_seat = int(st.phase[0]), int(st.turn_seat[0])
+        if phase == CLAIM:
+            assert last == f"{SEAT_NAMES[turn_seat]} ({LABELS[turn_seat]}) discarded {tile_text(int(st.claim_tile[0]))}: claim it?"
+            seen["claim"] += 1
+        elif phase == TURN and st.claimed_turn[0]:
+            assert last == "your turn, after your claim: discard"
+            seen["after claim"] += 1
+        elif phase == TURN:
+            assert last.startswith(f"your turn, you drew {tile_text(int(st.drawn[0]))}")
+            seen["drew"] += 1
+        elif phase == ROB:
+            assert last.endswith("rob it?")
+    assert all(seen.values()), seen
+
+
+def test_a_drawn_first_tile_is_told():
+    """Tile 0 (1m) drawn is told like any other ("you drew 🀇 1m"). Mutant: ``st.drawn[b] >= 0`` made ``> 0``
+    (a drawn 1m, tile index 0, was not told)."""
+    for st, s, view in _views("beijing", range(3)):
+        if int(st.phase[0]) == TURN and not st.claimed_turn[0] and st.drawn[0] >= 0:
+            mine = st.copy()
+            mine.hands[0, s, int(mine.drawn[0])] -= 1
+            mine.hands[0, s, 0] += 1
+            mine.drawn[0] = 0
+            assert seat_view(get_rules("beijing"), mine, s, LABELS).splitlines()[-1] == f"your turn, you drew {tile_text(0)}"
+            return
+    raise AssertionError("no turn with a drawn tile")
+
+
+# --------------------------------------------------------------------------- agents/training_checks.py
+
+
+def _train():
+    pytest.importorskip("torch")  # (train.py's Args: the train extra)
+    import train
+    return train
+
+
+def _ranges() -> list[tuple[str, float, float]]:
+    """Each bounded flag of train.py and its range, as train.py's --help and docs/training.md give them."""
+    import os
+
+    from agents.arena import MAX_SEED
+    from agents.training_checks import MAX_EVAL_HANDS
+    from mj_env.engine import MAX_TABLES
+    inf = float("inf")
+    return [("total_steps", 0, inf), ("num_envs", 1, MAX_TABLES), ("num_steps", 1, inf), ("num_minibatches", 1, inf),
+            ("update_epochs", 1, inf), ("pool_size", 1, inf), ("snapshot_every", 1, inf), ("keep_checkpoints", 0, inf),
+            ("eval_every", 0, inf), ("eval_hands", 1, MAX_EVAL_HANDS), ("final_eval_hands", 0, MAX_EVAL_HANDS),
+            ("bc_steps", 0, inf), ("bc_epochs", 1, inf), ("threads", 1, os.cpu_count() or 1), ("seed", 0, MAX_SEED),
+            ("eval_seed", 0, MAX_SEED), ("gamma", 0, 1), ("gae_lambda", 0, 1), ("opponent_prob", 0, 1),
+            ("opponent_rule", 0, 1), ("opponent_pretrained", 0, 1), ("ent_coef", 0, inf), ("vf_coef", 0, inf),
+            ("bc_vf_coef", 0, inf)]
+
+
+def test_every_bounded_flag_takes_its_ends_and_refuses_one_past_them():
+    """check_args at each end of every flag's range: the end itself passes the range check, one past it (1 below
+    the lowest, 1 above a finite highest) is refused naming the flag and the value given. Mutants: every range's
+    ends moved by one (``"num_minibatches": (0, ...)`` let --num-minibatches 0 through to a division by zero)."""
+    train = _train()
+    from agents.training_checks import check_args
+
+    for name, low, high in _ranges():
+        flag = "--" + name.replace("_", "-")
+        kind = type(getattr(train.Args(), name))
+        ends = [low] + ([high] if high != float("inf") else [])
+        for value in ends:
+            said = check_args(train.Args(**{name: kind(value)}))
+            assert said is None or not said.startswith(f"{flag} must"), (name, value, said)
+        for value in [low - 1] + ([high + 1] if high != float("inf") else []):
+            said = check_args(train.Args(**{name: kind(value)}))
+            assert said is not None and said.startswith(f"{flag} must be") and said.endswith(f"not {kind(value)}"), \
+                (name, value, said)
+
+
+def _quit(prompt: str) -> str:
+    return "quit"
+
+
+@pytest.mark.parametrize("argv", [["--seat", "3"], ["--seat", "0"], ["--dealer", "0"], ["--dealer", "3"],
+                                  ["--seed", "0"], ["--seed", str(2**32 - 1)], ["--hands", "1"],
+                                  ["--hands", str(MAX_HANDS_PER_EPISODE)]])
+def test_play_takes_the_ends_of_its_ranges(argv):
+    """--seat and --dealer 0-3, --seed 0 to 2**32 - 1, --hands 1 to MAX_HANDS_PER_EPISODE (the --help's ranges),
+    each end taken: the game starts (and stops at quit, exit status 0). Mutants: the ranges' ends moved inward."""
+    rc, out, _ = play([*argv, "--opponents", "random,random,random"], input_fn=_quit)
+    assert rc == 0 and "quit: the game stops" in out
+
+
+@pytest.mark.parametrize("argv,said", [
+    (["--seat", "-1"], "--seat must be 0-3, got -1"), (["--seat", "4"], "--seat must be 0-3, got 4"),
+    (["--dealer", "4"], "--dealer must be 0-3, got 4"), (["--dealer", "-1"], "--dealer must be 0-3, got -1"),
+    (["--seed", str(2**32)], f"--seed must be between 0 and 2**32 - 1, got {2**32}"),
+    (["--hands", str(MAX_HANDS_PER_EPISODE + 1)], f"--hands must be 1 to {MAX_HANDS_PER_EPISODE:,}, got"),
+    (["--hands", "0"], "--hands must be 1 to"),
+])
+def test_play_refuses_one_past_the_ends_of_its_ranges(argv, said, capsys):
+    """One past each end is refused with exit status 2 and one line naming the flag. Mutants: the ranges' ends
+    moved outward (``0 <= args.seat`` made ``-1 <= args.seat``: --seat -1 sat the person at North)."""
+    with pytest.raises(SystemExit) as e:
+        main(argv, input_fn=first_option, out=io.StringIO())
+    assert e.value.code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_an_input_function_with_no_more_answers_ends_the_game_as_end_of_input():
+    """An input function that returns no text (``lambda p: next(answers, None)`` once its answers run out) is the end
+    of input: the game stops with the points so far, exit status 0. Mutant: the ``isinstance(text, str)`` check made
+    False (None went on to ``choose``: an AttributeError traceback)."""
+    answers = iter(["1"])
+    rc, out, _ = play(["--seed", "3", "--opponents", "random,random,random"], input_fn=lambda p: next(answers, None))
+    assert rc == 0 and "input ended: the game stops. totals after 0 of 1 hand(s)" in out
