@@ -159,3 +159,54 @@ def test_an_input_function_with_no_more_answers_ends_the_game_as_end_of_input():
     answers = iter(["1"])
     rc, out, _ = play(["--seed", "3", "--opponents", "random,random,random"], input_fn=lambda p: next(answers, None))
     assert rc == 0 and "input ended: the game stops. totals after 0 of 1 hand(s)" in out
+
+
+def test_the_tiles_told_after_a_hand_are_those_it_ended_with():
+    """After the hand, every seat's tiles as the hand ended (the module's docstring): after a drawn hand, each
+    seat's 13, the last discard already in its river. Mutant: the replay's visit kept at every decision rather than
+    after the last (``seat is not None``: the last discarder was shown holding 14 tiles, its discard among them)."""
+    from agents.play import Game
+    from mj_env.render import tiles_text
+
+    rs = get_rules("beijing")
+    out = io.StringIO()
+    game = Game(rs, [None] + [make_agent("random", rules="beijing") for _ in range(3)], ["you", "r", "r", "r"], 0,
+                seed=0, input_fn=first_option, out=out)
+    outcome = game.play()
+    assert outcome.settlements[0].get("draw")
+    st = game.env.unwrapped.engine.state
+    told = out.getvalue().split("=== hand 1 of 1 over")[1].splitlines()[1:5]
+    for s, line in enumerate(told):
+        assert line.split()[0] == SEAT_NAMES[s]
+        assert tiles_text(st.hands[0, s]) in line
+        assert int(st.hands[0, s].sum()) + 3 * int(st.n_melds[0, s]) == 13
+
+
+def test_train_refuses_rules_of_more_than_one_hand_per_episode():
+    """train.py plays one hand per episode, as its evaluations in the duplicate arena do: --rules with
+    hands_per_episode=2 is refused naming it. Mutant: that check's return removed (the run went ahead with rules
+    its evaluations and the printed arena command do not play)."""
+    train = _train()
+    from agents.training_checks import check_args
+
+    said = check_args(train.Args(rules='{"name": "beijing", "hands_per_episode": 2}'))
+    assert said is not None and said.startswith("--rules: hands_per_episode=2: train.py plays one hand per episode")
+    assert check_args(train.Args(rules='{"name": "beijing", "hands_per_episode": 1}')) is None
+
+
+def test_opponent_shares_add_up_to_at_most_one_and_need_a_shipped_player_only_when_used(monkeypatch):
+    """--opponent-rule and --opponent-pretrained are shares of the same hands: a sum of exactly 1 passes, more is
+    refused. A rule set with no shipped pretrained player trains with --opponent-pretrained 0 (the default) and is
+    refused only with a share above 0. Mutants: the sum's check removed; ``opponent_pretrained > 0`` made ``>= 0``
+    (every run under such rules refused, with no pretrained share asked for)."""
+    train = _train()
+    from agents import pretrained
+    from agents.training_checks import check_args
+
+    assert check_args(train.Args(opponent_rule=0.5, opponent_pretrained=0.5)) is None
+    said = check_args(train.Args(opponent_rule=0.75, opponent_pretrained=0.5))
+    assert said is not None and "their sum must be at most 1" in said
+    monkeypatch.delitem(pretrained.PLAYERS, "hebei")
+    assert check_args(train.Args(rules="hebei")) is None
+    said = check_args(train.Args(rules="hebei", opponent_pretrained=0.2))
+    assert said is not None and "no pretrained player is shipped for 'hebei'" in said
