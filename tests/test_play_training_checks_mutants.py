@@ -5,6 +5,7 @@ docs/training.md), written down before reading the code that implements them."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -210,3 +211,36 @@ def test_opponent_shares_add_up_to_at_most_one_and_need_a_shipped_player_only_wh
     assert check_args(train.Args(rules="hebei")) is None
     said = check_args(train.Args(rules="hebei", opponent_pretrained=0.2))
     assert said is not None and "no pretrained player is shipped for 'hebei'" in said
+
+
+def test_an_opponent_that_fails_ends_the_game_with_status_1_and_one_line(monkeypatch, capsys):
+    """Exit status 1 where an opponent fails (the module's docstring and --help), told in one line on standard
+    error naming the opponent's seat. Mutant: that status made 2 (a bad argument's)."""
+    import agents.play
+
+    class Broken:
+        def act(self, batch, rng):
+            raise RuntimeError("broken on purpose")
+
+    monkeypatch.setattr(agents.play, "make_agent", lambda spec, rules: Broken())
+    rc = main(["--seed", "3", "--seat", "3"], input_fn=first_option, out=io.StringIO())
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert err.startswith("python -m agents.play: ") and err.count("\n") == 1 and "East" in err, err
+
+
+def test_network_flags_left_out_take_the_init_checkpoints_network():
+    """--init-from a checkpoint whose network is not the flags' defaults (an mlp on mj_obs_v1 where the default is
+    tiles on v2): the flags left out are not contradictions, and flags given as the checkpoint's network has them
+    (what the refusal's 'or give ...' offers) are none either; a network flag given otherwise, even at its default,
+    is. Mutants: either half of ``(name in given or wanted != default) and wanted != value`` dropped (a run from such
+    a checkpoint refused with no network flag given, or with ``--arch mlp --obs v1 --hidden 16`` given)."""
+    train = _train()
+    from agents.training_checks import init_problem
+
+    ckpt = str(Path(__file__).resolve().parent / "data" / "compat" / "mlp_v1_quemen.pt")
+    assert init_problem(train.Args(init_from=ckpt, rules="quemen", bc_steps=0)) is None
+    same = train.Args(init_from=ckpt, rules="quemen", bc_steps=0, arch="mlp", obs="v1", hidden="16")
+    assert init_problem(same, frozenset({"arch", "obs", "hidden"})) is None
+    said = init_problem(train.Args(init_from=ckpt, rules="quemen", bc_steps=0), frozenset({"arch"}))
+    assert said is not None and said.startswith("--arch tiles: the network of --init-from")
