@@ -244,3 +244,36 @@ def test_network_flags_left_out_take_the_init_checkpoints_network():
     assert init_problem(same, frozenset({"arch", "obs", "hidden"})) is None
     said = init_problem(train.Args(init_from=ckpt, rules="quemen", bc_steps=0), frozenset({"arch"}))
     assert said is not None and said.startswith("--arch tiles: the network of --init-from")
+
+
+def _dealt(rules: str):
+    env = mj_env.env(rules=get_rules(rules))
+    env.reset(seed=0)
+    return env.unwrapped.engine.state.copy()
+
+
+def test_the_view_marks_flowers_and_hubao_only_where_there_are_some():
+    """A seat's flowers are told where the rules have flowers and it has some ('| flowers 2'), never as 'flowers 0';
+    互包 pairs only under rules with 互包 (the claims between seats are counted under every rule set). Mutants: the
+    flowers' condition reduced to ``rules.flowers`` or made ``or`` ('flowers 0' beside every seat); ``rules.hubao``
+    made True (a 互包 line under hebei, which has no 互包)."""
+    st = _dealt("quemen")
+    st.flowers[0] = [2, 0, 0, 0]
+    seats = [line for line in seat_view(get_rules("quemen"), st, 1, LABELS).splitlines() if "(" in line and
+             line[2:].split(" ")[0] in SEAT_NAMES]
+    assert len(seats) == 4 and seats[0].endswith("| flowers 2")
+    assert not any("flowers" in line for line in seats[1:]), seats
+    for rules, told in (("beijing", True), ("hebei", False)):
+        st = _dealt(rules)
+        st.claims[0, 0, 1] = st.claims[0, 1, 0] = 4
+        view = seat_view(get_rules(rules), st, 2, LABELS)
+        assert ("互包: East-South" in view) is told, (rules, view)
+
+
+def test_the_view_asks_whether_to_rob_an_added_kong():
+    """An added kong that may be robbed is asked about naming the declarer and the tile. Mutant: the ROB branch's
+    condition made False (no question)."""
+    st = _dealt("hebei")
+    st.phase[0], st.to_act[0], st.turn_seat[0], st.claim_tile[0] = ROB, 2, 1, 4
+    last = seat_view(get_rules("hebei"), st, 2, LABELS).splitlines()[-1]
+    assert last == f"South (b) declares an added kong of {tile_text(4)}: rob it?"
