@@ -277,3 +277,13 @@ def test_the_view_asks_whether_to_rob_an_added_kong():
     st.phase[0], st.to_act[0], st.turn_seat[0], st.claim_tile[0] = ROB, 2, 1, 4
     last = seat_view(get_rules("hebei"), st, 2, LABELS).splitlines()[-1]
     assert last == f"South (b) declares an added kong of {tile_text(4)}: rob it?"
+
+
+def test_an_unreadable_answer_without_an_errno_is_told_by_its_message(capsys):
+    """An OSError with no strerror (``OSError("terminal gone")``, as a wrapped stream may raise) is told by its
+    message, exit status 1. Mutant: ``e.strerror or str(e)`` reduced to ``e.strerror`` ('cannot read an answer:
+    None')."""
+    def broken(prompt):
+        raise OSError("terminal gone")
+    rc, _, _ = play(["--seed", "3"], input_fn=broken)
+    assert rc == 1 and capsys.readouterr().err == "python -m agents.play: cannot read an answer: terminal gone\n"
