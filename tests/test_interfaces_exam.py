@@ -273,3 +273,22 @@ def test_a_refused_reset_leaves_the_running_hand_as_it_was(options, seed):
     assert e.agent_selection == before[0]
     assert np.array_equal(e.observe(agent)["observation"], before[1])
     assert np.array_equal(e.observe(agent)["action_mask"], before[2])
+
+
+def test_a_drawn_hand_settles_its_shaozhuang_line_unbased_and_its_scores_based():
+    """docs/INTERFACES.md 2: a drawn hand's settlement is exactly ``{"draw": true, "shaozhuang": S, "scores": [...]}``
+    with S the 烧庄 line 2^(R-1) (as the calculator's ``shaozhuang``: not multiplied by the base) and ``scores``
+    with the base applied. East and the three others discard 1z in turn (one round), then nobody claims or wins."""
+    a = actions.index
+    wall = build_wall("beijing", hands={0: "1z", 1: "1z", 2: "1z", 3: "1z"}, indicator="9p", seed=0)
+    e = mj_env.env(base=10)
+    e.reset(options={"wall": wall, "dealer": 0})
+    for _ in range(4):
+        while e.observe(e.agent_selection)["action_mask"][a("pass")]:
+            e.step(a("pass"))
+        e.step(a("discard 1z"))
+    while not all(e.terminations.values()):
+        legal = [actions.name(i) for i in np.flatnonzero(e.observe(e.agent_selection)["action_mask"])]
+        e.step(a("pass") if "pass" in legal else a(next(n for n in legal if n.startswith("discard"))))
+    assert e.infos["player_0"]["settlement"] == {"draw": True, "shaozhuang": 1, "scores": [-30, 10, 10, 10]}
+    assert [e.rewards[f"player_{i}"] for i in range(4)] == [-30, 10, 10, 10]
