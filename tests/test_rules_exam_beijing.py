@@ -229,6 +229,8 @@ def test_an_opened_seat_is_not_asked_about_a_discard_that_completes_it():
     for seat, action in [(0, "discard 1z"), (1, "pong"), (1, "discard 9p"), (2, "discard 5s")]:
         assert env.agent_selection == f"player_{seat}", (seat, action, legal_now(env))
         env.step(A.index(action))
+        if action == "pong":   # after a pong the claimer only discards: no win, no kong (docs/RULES.md 4.3)
+            assert all(a.startswith("discard") for a in legal_now(env))
     assert env.agent_selection == "player_3" and "pass" not in legal_now(env)
 
 
@@ -356,3 +358,48 @@ def test_a_concealed_kong_by_anyone_voids_dihe():
     totals, s = play("beijing", wall, 0, [(0, "kong 1m"), (0, "discard 1z"), (1, "win")])
     assert s["patterns"] == {"推倒和": 1, "门清无惠": 1}
     assert totals == s["scores"] == [-2, 6, -2, -2]
+
+
+def test_a_concealed_hand_robs_an_added_kong_and_the_declarer_pays():
+    # docs/RULES.md 4.4 and 5: West (46m 123p 789p 111s 55z, concealed) passes East's 5m, South pongs it, and later
+    # adds its drawn 5m to the pong; West robs it: 捉五魁 2 + 门清无惠 1, paid by South as the discarder.
+    hands = {0: "5m128m369p247s1z3z6z7z", 1: "55m1z19p19s23z56z8p8s", 2: "46m123p789p111s55z",
+             3: "369m258p258s1z3z6z9m"}
+    moves = [(0, "discard 5m"), (2, "pass"), (1, "pong"), (1, "discard 2z"), (2, "discard 7z"), (3, "discard 7z"),
+             (0, "discard 7z"), (1, "kong 5m"), (2, "win")]
+    totals, s = play("beijing", wall_of("beijing", hands=hands, indicator="3z", draws="7z7z7z5m"), 0, moves)
+    assert s["patterns"] == {"捉五魁": 2, "门清无惠": 1}
+    assert (s["input"]["discarder"], s["input"]["situation"]["robbed_kong"]) == (1, True)
+    assert totals == s["scores"] == [0, -3, 3, 0]
+
+
+def test_pong_is_asked_before_chi_and_chi_is_the_next_seats_alone():
+    # docs/RULES.md 4.2: East's 5s may be ponged by West (55s) or chied by South (46s): West is asked first; when
+    # West passes, South is asked with the one sequence it can form.
+    hands = {0: "5s147m258p1z2z3z6z7z9s9m", 1: "46s258m369p4z5z6z7z1p", 2: "55s369m147p2z3z4z8s9s",
+             3: "258m369p1z2z3z4z5z6z7z"}
+    env = mj_env.env(rules="beijing")
+    env.reset(options={"wall": wall_of("beijing", hands=hands, indicator="8p"), "dealer": 0})
+    env.step(A.index("discard 5s"))
+    assert (env.agent_selection, legal_now(env)) == ("player_2", {"pong", "pass"})
+    env.step(A.index("pass"))
+    assert (env.agent_selection, legal_now(env)) == ("player_1", {"chi 456s", "pass"})
+    env.step(A.index("chi 456s"))
+    assert env.agent_selection == "player_1" and all(a.startswith("discard") for a in legal_now(env))
+
+
+@pytest.mark.parametrize("line", [
+    {"hand": "1111m234p567s789s", "win_tile": "1m"},          # a fifth 1m
+    {"hand": "1111m234p567s789s", "win_tile": "0m"},          # no such tile
+    {"hand": "234m567m345p88s4s", "win_tile": "5s"},          # 11 tiles without melds
+])
+def test_malformed_lines_are_errors(line):
+    out = bj(**line, hui="9p", winner=1, dealer=0)
+    assert set(out) == {"error"} and out["error"]
+
+
+def test_a_win_on_the_fourth_tile_of_a_kind_through_a_wildcard_is_a_fifth_copy():
+    # docs/RULES.md 5: a 惠牌 may be a fifth copy: 1111m + the self-drawn 惠牌 9p completes only as 111m + 11m,
+    # the 惠牌 read as a fifth 1m, beside 234p 567s 789s: a legal 推倒和.
+    legal_win(bj(hand="1111m234p567s789s", win_tile="9p", hui="9p", winner=1, dealer=0), {"推倒和": 1},
+              [-1, 3, -1, -1])
