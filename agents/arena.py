@@ -696,7 +696,7 @@ class _RecordWriteError(Exception):
 
 def main(argv: list[str] | None = None) -> int:
     p = ArgumentParser(prog="python -m agents.arena",
-                                description="Duplicate-format strategy comparison.")
+                       description="Duplicate-format strategy comparison.")
     p.add_argument("--agents", required=True,
                    help="comma-separated, 2-4 of: random, rule, efficient, pretrained[:greedy|:sample], a name an installed "
                         "package declares (the mj_env.agents entry points), a checkpoint path "

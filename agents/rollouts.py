@@ -216,7 +216,7 @@ def deviation_table(candidates: np.ndarray, q: np.ndarray, min_count: int = 100,
 
 def main(argv: list[str] | None = None) -> int:
     p = ArgumentParser(prog="python -m agents.rollouts", description=(__doc__ or "").split("\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--seconds", type=float, default=60.0, help="how long to label positions")
     p.add_argument("--tables", type=int, default=256, help="tables of rule-agent play labelled together")
     p.add_argument("--rules", default="beijing", type=rules_given, help=RULES_HELP_NO_DEFAULT)

@@ -160,7 +160,7 @@ class _DefaultsSaidHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 def main(argv: list[str] | None = None) -> int:
     p = ArgumentParser(prog="python -m agents.search", description=(__doc__ or "").split("\n")[0],
-                                formatter_class=_DefaultsSaidHelpFormatter)
+                       formatter_class=_DefaultsSaidHelpFormatter)
     p.add_argument("--walls", type=int, default=100, help="walls, each played in 2 seatings (search ABAB, BABA)")
     p.add_argument("--worlds", type=int, default=64, help="redeals of the hidden tiles per decision")
     p.add_argument("--z", type=float, default=0.5, help="standard errors a deviation's gain must clear")

@@ -442,7 +442,7 @@ def list_categories() -> str:
 
 def main(argv=None) -> int:
     p = _args.ArgumentParser(description=(__doc__ or "").split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--batch", type=int, default=4096,
                    help=f"tables per step, 1 to {_args.MAX_BATCH:,} (default 4096)")
     p.add_argument("--steps", type=int, default=200,

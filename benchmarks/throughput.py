@@ -505,7 +505,7 @@ def plot(results: list[dict], path: str, machine: dict, rules: str) -> None:
 
 def parse_args(argv=None):
     p = _args.ArgumentParser(description=(__doc__ or "").split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seconds", type=float, default=5.0, help="timed play per implementation (default 5)")
     p.add_argument("--warmup", type=float, default=None,
                    help="warm-up seconds before timing, 0 or more (default: min(1, seconds))")
