@@ -112,9 +112,8 @@ def read_answer(prompt: str) -> str:
     ``MAX_ANSWER`` characters is read to its end a piece at a time, dropped, and an ``AnswerTooLong``: ``input()``
     holds a whole line, and a stream without line breaks (``< /dev/zero``) grew one until memory ran out. A terminal
     is read by ``input()`` itself (its prompt and line editing as they were; a terminal's line holds 4,095
-    characters on Linux);
-    anything else as ``input()`` reads it there (stderr flushed, the prompt written to standard output and flushed,
-    one line read, its line break dropped), with the bound."""
+    characters on Linux); anything else as ``input()`` reads it there (stderr flushed, the prompt written to
+    standard output and flushed, one line read, its line break dropped), with the bound."""
     if sys.stdin is None:
         raise EOFError
     if isinstance(sys.stdin, io.TextIOWrapper) and sys.stdin.errors == "strict":
