@@ -91,3 +91,75 @@ def test_an_added_kong_with_no_replacement_tile_is_refused_for_that():
     with pytest.raises(ActionError) as e:
         g.step(A.index("kong 5p"))
     assert "no tile is left to replace a kong" in str(e.value) and "needs four" not in str(e.value)
+
+
+# ------------------------------------------------------------------------------------------- determinize.py
+def test_redeal_of_many_tables_with_different_numbers_of_concealed_kongs():
+    """One ``redeal`` call over tables where other seats hold different numbers of concealed kongs (as a search
+    redeals all its tables at once): every table is redealt, keeps each seat's count of concealed kongs and
+    gives each a kind of four tiles. Mutant: ``np.minimum(seat_of, S - 1)`` in ``_deal`` made ``S + 1`` (the rows
+    with fewer kongs than the most read past the last seat: an IndexError)."""
+    from test_clone import play_until
+
+    from mj_env.determinize import redeal
+    from mj_env.engine import Engine
+    from mj_env.state import TURN
+    eng = Engine("hebei", num_tables=64, seed=6)
+    eng.reset()
+
+    def kongs_differ(e):
+        st = e.state
+        others = st.n_hidden.sum(axis=1) - st.n_hidden[np.arange(64), st.to_act]
+        return bool(((st.phase == TURN) & (others > 0)).any() and (others == 0).any())
+
+    play_until(eng, np.random.default_rng(5), kongs_differ)
+    st = eng.state
+    n_hidden = st.n_hidden.copy()
+    assert len(set((n_hidden.sum(axis=1) - n_hidden[np.arange(64), st.to_act]).tolist())) > 1
+    assert redeal(eng, st.to_act.astype(np.int64), np.random.default_rng(1)).all()
+    assert np.array_equal(eng.state.n_hidden, n_hidden)
+    assert (eng.state.hidden.sum(axis=2) == 4 * n_hidden).all()
+    assert set(np.unique(eng.state.hidden)) <= {0, 4}
+
+
+@pytest.mark.parametrize("avail", ["1s1s1s5z", "1s1s5z5z", "1s1s4s5s"])
+def test_ting_hand_finds_a_wait_on_a_triplet_of_exactly_three_a_pair_and_a_pair_or_two_of_a_run(avail):
+    """``_ting_hand`` (where the 报听 chain starts) takes k triplets or runs "and one single tile to wait on (or k - 1
+    of them and a pair with another pair ...)": beside three face-up pongs of p (quemen, 缺一门), a 4-tile hand out
+    of three 1s and a 5z (a triplet of all three there are, waiting on 5z), two 1s and two 5z (waiting on
+    either), or two 1s and 45s (waiting on 3s or 6s). Where no start is found a table keeps its real 报听 hand, which a search would read. Mutants: a triplet
+    taken only from four available (``a[t] > 3``), the branch ``groups == k - 1`` made ``k + 1`` or ``k`` (never taken), the two tiles of a run
+    only two apart (``d in (2, 2)``)."""
+    from mj_env.determinize import _ting_hand
+    from mj_env.rules import get_rules
+    from mj_env.tiles import parse_hand
+    got = _ting_hand(get_rules("quemen"), parse_hand(avail), 4, parse_hand("111p222p333p"))
+    assert got is not None
+    assert got[0].tolist() == parse_hand(avail).tolist() and got[1].tolist() == []
+
+
+def test_a_reporting_seats_concealed_kong_of_the_first_kind_moves_too(monkeypatch):
+    """A 报听 seat's concealed kong of 1m (kind 0) is one of its kongs like any other: with kong moves alone, one
+    step moves it in every chain to an eligible kind (7p, 9s or 1z, all four unseen; beside the pongs of 234m the
+    hand 2z still waits). Mutant: the seat's kongs counted as ``own_kongs >= 1`` (a kong of 1m never moved, so its
+    real kind stayed in every world)."""
+    import mj_env.determinize as D
+    from mj_env.rules import get_rules
+    from mj_env.tiles import index
+    monkeypatch.setattr(D, "INDEPENDENT_SHARE", 0.0)
+    monkeypatch.setattr(D, "KONG_SHARE", 1.0)
+    m = 200
+    melds = np.zeros((m, 4, 34), dtype=np.int16)
+    melds[:, 0, [index("2m"), index("3m"), index("4m")]] = 3
+    ting = np.zeros((m, 4), dtype=bool)
+    ting[:, 0] = True
+    part = np.zeros((m, 4, 34), dtype=np.int64)
+    part[:, 0, index("2z")] = 1
+    kongs = np.full((m, 4, 4), -1, dtype=np.int64)
+    kongs[:, 0, 0] = index("1m")
+    pool = np.zeros((m, D.N_CODES), dtype=np.int64)
+    for code, c in {"7p": 4, "9s": 4, "1z": 4, "2z": 1, "3p": 3}.items():
+        pool[:, index(code)] = c
+    _, _, k = D._ting_chain(get_rules("quemen"), melds, ting, part, pool, np.zeros(m, dtype=np.int64), 1,
+                            np.random.default_rng(0), np.full(m, -1), kongs)
+    assert set(k[:, 0, 0].tolist()) == {index("7p"), index("9s"), index("1z")}
