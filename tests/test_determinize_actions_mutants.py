@@ -163,3 +163,58 @@ def test_a_reporting_seats_concealed_kong_of_the_first_kind_moves_too(monkeypatc
     _, _, k = D._ting_chain(get_rules("quemen"), melds, ting, part, pool, np.zeros(m, dtype=np.int64), 1,
                             np.random.default_rng(0), np.full(m, -1), kongs)
     assert set(k[:, 0, 0].tolist()) == {index("7p"), index("9s"), index("1z")}
+
+
+@pytest.mark.parametrize("melds, size, n_kong, avail", [
+    ("111p222p", 7, 1, "5m6m6m6m6m3s4s4s4s4s5s5s6s6s6s2z2z"),
+    ("111p", 10, 0, "5m6m6m7m7m7m7m7p7p9p9p9p9p2z2z6z6z6z")])
+def test_ting_hand_takes_its_hand_and_kongs_out_of_the_tiles_available(melds, size, n_kong, avail):
+    """``_ting_hand`` builds "a 报听 hand of ``size`` tiles and the kinds of the seat's concealed kongs, out of
+    ``avail``": no kind more often than available, counting its kongs' four, and the hand waits beside the melds and
+    kongs. Mutants: a kong's kind taken out as five (``rest[kinds] -= 5``: a run then took a fifth 4s), two pairs of
+    one kind (``q >= p``: four 7p out of two)."""
+    from mj_env.determinize import _kong_tiles, _ting_hand, ting_waits
+    from mj_env.rules import get_rules
+    from mj_env.tiles import parse_hand
+    quemen, have, face_up = get_rules("quemen"), parse_hand(avail), parse_hand(melds)
+    got = _ting_hand(quemen, have, size, face_up, n_kong)
+    assert got is not None
+    hand, kinds = got
+    assert len(kinds) == n_kong and hand.sum() == size
+    kong_tiles = _kong_tiles(np.array([kinds.tolist() + [-1] * (4 - n_kong)]))[0]
+    assert (hand + kong_tiles <= have).all()
+    assert ting_waits(quemen, hand[None], (face_up + kong_tiles)[None])[0]
+
+
+
+@pytest.mark.parametrize("call", ["redeal", "shuffle_wall"])
+def test_redeal_and_shuffle_wall_refuse_what_is_not_an_engine(call):
+    """``redeal`` and ``shuffle_wall`` name a wrong first argument as ``determinize`` does (docs/RULES.md 7: what
+    is not valid is refused with an error naming what is wrong), rather than failing inside on a missing attribute.
+    Mutant: redeal's ``raise TypeError`` removed."""
+    import mj_env.determinize as D
+    with pytest.raises(TypeError, match="engine must be an Engine, got str"):
+        getattr(D, call)("eng", *([0] if call == "redeal" else []))
+
+
+def test_ting_starts_builds_each_table_from_its_own_tiles():
+    """``_ting_starts`` works a start out once per distinct input (copies of one table share it), but two tables
+    with the same unseen pool and hand sizes whose 报听 hands differ in kind have different tiles to build from:
+    each table's start holds exactly its own tiles (hand and pool together). Mutant: the memo key read the hands'
+    sizes twice instead of their kinds (the second table got the first one's start: 1s it does not hold)."""
+    import mj_env.determinize as D
+    from mj_env.rules import get_rules
+    from mj_env.tiles import parse_hand
+    melds = np.zeros((2, 4, 34), dtype=np.int16)
+    melds[:, 0] = parse_hand("111p222p333p")
+    ting = np.zeros((2, 4), dtype=bool)
+    ting[:, 0] = True
+    part = np.zeros((2, 4, 34), dtype=np.int64)
+    part[0, 0], part[1, 0] = parse_hand("1s1s1s5z"), parse_hand("2s2s2s5z")
+    pool = np.zeros((2, D.N_CODES), dtype=np.int64)
+    pool[:, :34] = parse_hand("7s7s6z6z6z")
+    kongs = np.full((2, 4, 4), -1, dtype=np.int64)
+    new_part, new_pool, _ = D._ting_starts(get_rules("quemen"), melds, ting, part, pool, np.zeros(2, dtype=np.int64),
+                                           np.full(2, -1), kongs)
+    assert (new_part.sum(axis=2) == part.sum(axis=2)).all()
+    assert np.array_equal(new_part.sum(axis=1) + new_pool[:, :34], part.sum(axis=1) + pool[:, :34])
