@@ -24,7 +24,10 @@ def _one(x) -> np.ndarray:
 
 
 def why(rules: RuleSet, st: GameState, b: int, action: int) -> str | None:
-    """The reason ``action`` (0-126) is not legal for the seat to act at table ``b``, or None."""
+    """The reason ``action`` (0-126) is not legal for the seat to act at table ``b``, or None.
+
+    Only for an action the mask has refused (the engine asks after checking its mask): of a legal one it may
+    still name a reason (a pass, a 报听 discard), since it looks for the first fact that would refuse it."""
     phase, s = int(st.phase[b]), int(st.to_act[b])
     if phase == TURN:
         return _own_turn(rules, st, b, s, action)
