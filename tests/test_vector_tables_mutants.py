@@ -2,10 +2,11 @@
 mutants which the other tests let through. Each test names what a wrong change got past."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from walls import four_hui_wall
 
-from mj_env import tables
+from mj_env import state, tables
 from mj_env.vector import MahjongVectorEnv
 
 
@@ -78,3 +79,20 @@ def test_the_command_lines_help_describes_the_tables(capsys):
     assert exit_.value.code == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "Per-suit wildcard tables for the win, wait and distance checks of ``mj_env.hand``." in out
+
+
+# ---------------------------------------------------------------------------------------------- mj_env.state
+def test_clear_claims_gives_a_claim_windows_fields_the_values_of_a_new_state():
+    """Got past: ``clear_claims`` leaving ``pend_seat`` at 1 (its docstring: the last window's claims, queue and
+    pending claim "get the values of a new state"); the tables not named are left alone."""
+    fields = ("claim_ok", "queue_seat", "queue_cat", "q_pos", "q_len", "pend_action", "pend_seat", "pend_cat")
+    fresh = state.allocate(3, 136)
+    st = state.allocate(3, 136)
+    for name in fields:
+        getattr(st, name)[...] = True if getattr(st, name).dtype == bool else 2
+    junk = st.copy()
+    state.clear_claims(st, np.array([0, 2]))
+    for name in fields:
+        got = getattr(st, name)
+        assert (got[[0, 2]] == getattr(fresh, name)[[0, 2]]).all(), name
+        assert (got[1] == getattr(junk, name)[1]).all(), name
