@@ -7,6 +7,8 @@ import pytest
 from walls import four_hui_wall
 
 from mj_env import state, tables
+from mj_env.lines import HugeInt
+from mj_env.rules import RuleError, get_rules
 from mj_env.vector import MahjongVectorEnv
 
 
@@ -96,3 +98,14 @@ def test_clear_claims_gives_a_claim_windows_fields_the_values_of_a_new_state():
         got = getattr(st, name)
         assert (got[[0, 2]] == getattr(fresh, name)[[0, 2]]).all(), name
         assert (got[1] == getattr(junk, name)[1]).all(), name
+
+
+# ---------------------------------------------------------------------------------------------- mj_env.rules
+@pytest.mark.parametrize(("field", "want"), [("chi", "bool"), ("dealer_rotation", "a str")])
+def test_a_huge_json_integer_for_a_field_that_is_no_integer_is_refused_by_the_fields_type(field, want):
+    """Got past: a too-long JSON integer (``lines.HugeInt``) given for a bool or string field refused as "must be an
+    integer in its range" (that message is for the integer fields alone: tests/test_offline_persona.py)."""
+    huge = HugeInt("1" + "0" * 40)
+    with pytest.raises(RuleError) as err:
+        get_rules({"name": "beijing", field: huge})
+    assert f"rule field {field!r} must be {want}" in str(err.value) and "integer" not in str(err.value)
