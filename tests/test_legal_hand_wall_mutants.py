@@ -219,9 +219,9 @@ def test_a_replacement_draw_with_no_replacement_tile_left_draws_nothing():
             assert (st.replaced == before[2]).all(), (rules.name, n_tables)
 
 
-# fields a deal leaves alone: the episode's (hands played, match points) and the claim queue's scratch,
-# read only below q_len / while pend_action >= 0, both of which the deal resets
-_KEPT_ACROSS_DEALS = {"hands_played", "match_scores", "queue_seat", "queue_cat", "pend_seat"}
+# fields a deal leaves alone: the episode's (hands played, match points); the claim queue and the pending
+# claim get a new state's values (``state.clear_claims``), so they are checked with the rest
+_KEPT_ACROSS_DEALS = {"hands_played", "match_scores"}
 # fields that hold what happened in a hand (melds, discards, claims, wins, 报听, 烧庄): a new hand starts
 # them empty, as ``allocate`` does
 _EMPTY_AT_A_DEAL = ("meld_type", "meld_tile", "meld_from", "meld_wild", "n_melds", "meld_counts", "hidden",
