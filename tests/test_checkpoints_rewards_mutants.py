@@ -1,0 +1,80 @@
+"""Tests that kill mutants the suite let live in a mutation-test round on agents/checkpoints.py (loading outside
+files), agents/rewards.py (the ``--reward`` options), agents/arena_report.py (the arena's intervals and tables) and
+agents/common_random.py: each test names what it holds to, from the module's docstring or the README."""
+from __future__ import annotations
+
+import re
+import zipfile
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
+
+import torch
+
+from agents.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
+from agents.networks import PolicyValueNet
+
+
+@pytest.fixture
+def saved(tmp_path):
+    torch.manual_seed(0)
+    model = PolicyValueNet(hidden=(16, 8))
+    return model, save_checkpoint(tmp_path / "good.pt", model, rules="beijing", update=3)
+
+
+def test_a_deflated_member_is_refused_even_when_deflating_made_it_no_smaller(saved, tmp_path):
+    """docs: a compressed member is refused before torch reads anything, whatever its sizes (from a mutation test:
+    only the sizes were checked, so a member deflated to no fewer bytes than it holds, a few bytes of text
+    such as ``byteorder``, went through to torch.load)."""
+    packed = tmp_path / "small_deflated.pt"
+    with zipfile.ZipFile(saved[1]) as src, zipfile.ZipFile(packed, "w") as out:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            small = info.filename.endswith("byteorder")
+            out.writestr(info.filename, data, compress_type=zipfile.ZIP_DEFLATED if small else zipfile.ZIP_STORED)
+    with zipfile.ZipFile(packed) as z:
+        member = next(i for i in z.infolist() if i.filename.endswith("byteorder"))
+        assert member.compress_type == zipfile.ZIP_DEFLATED and member.compress_size >= member.file_size
+    with pytest.raises(CheckpointError, match="member .*byteorder.* is compressed"):
+        load_checkpoint(packed)
+
+
+@pytest.mark.parametrize("key, value, kind", [("obs_name", ["mj_obs_v1"], "list"), ("obs_shape", "14x34", "str"),
+                                              ("meta", ["rules"], "list"), ("model_config", 3, "int")])
+def test_a_key_of_the_wrong_type_is_refused_by_name(saved, tmp_path, key, value, kind):
+    """Every key's type is checked before anything is read from it (module docstring): a list where the layout's
+    name goes was looked up in LAYOUTS, an unhashable-type TypeError, once that check went (a mutation test)."""
+    payload = torch.load(saved[1], weights_only=True)
+    payload[key] = value
+    bad = tmp_path / "bad.pt"
+    torch.save(payload, bad)
+    with pytest.raises(CheckpointError, match=f"{re.escape(str(bad))}: {key!r} is a {kind}, not a "):
+        load_checkpoint(bad)
+
+
+
+def _planes(concealed: str, melds: str = "") -> np.ndarray:
+    """One observation's planes: plane 0 the concealed tiles, plane 1 the declared melds' tiles, no 惠牌."""
+    from mj_env.tiles import parse_hand
+
+    p = np.zeros((14, 34), np.uint8)
+    p[0] = parse_hand(concealed)
+    if melds:
+        p[1] = parse_hand(melds)
+    return p
+
+
+@pytest.mark.parametrize("rules", ["beijing", "hebei"])
+def test_a_hand_one_tile_from_winning_has_one_potential_with_or_without_melds(rules):
+    """agents/rewards.py: distance is the tiles still needed, "plus one for a 3k+1 hand (claim window)", so a
+    hand one tile from winning has the same potential at both kinds of decision: 13 tiles ready, 10 ready beside
+    a meld, 11 one exchange from a win, all -shaping_coef; 11 that win, 0 (from a mutation test: ``size % 4 == 1``
+    for the 3k+1 test, right for 13 tiles, went unnoticed; 10 tiles beside a meld then got 0)."""
+    from agents.rewards import RewardTransform
+
+    hands = np.stack([_planes("123m456m789p1122s"), _planes("456m789p1122s", "123m"), _planes("456m789p1122s7z", "123m"),
+                      _planes("456m789p11222s", "123m"), _planes("456m789p1129s", "123m"), _planes("789p1129s", "123m456m")])
+    phi = RewardTransform("shaped", rules, shaping_coef=0.25).potential(hands)
+    assert phi.tolist() == [-0.25, -0.25, -0.25, 0.0, -0.5, -0.5]
