@@ -78,3 +78,43 @@ def test_a_hand_one_tile_from_winning_has_one_potential_with_or_without_melds(ru
                       _planes("456m789p11222s", "123m"), _planes("456m789p1129s", "123m"), _planes("789p1129s", "123m456m")])
     phi = RewardTransform("shaped", rules, shaping_coef=0.25).potential(hands)
     assert phi.tolist() == [-0.25, -0.25, -0.25, 0.0, -0.5, -0.5]
+
+
+def _summary(names, ci95=(0.1, 0.9), rules=None) -> dict:
+    row = {"mean_points": 0.5, "ci95": list(ci95), "win_rate": 0.25, "self_draw_rate": 0.125, "deal_in_rate": 0.125,
+           "avg_fan": 2.0}
+    summary = {"agents": [{"name": n, **row} for n in names], "walls": 3, "seatings": [[0, 1, 0, 1], [1, 0, 1, 0]],
+               "hands_played": 6, "draw_rate": 0.0}
+    if rules is not None:
+        summary["rules"] = rules
+    return summary
+
+
+def test_a_path_outside_a_checkpoints_folder_keeps_its_last_two_parts():
+    """short_name: "a checkpoint path keeps its last two parts", so best.pt of two runs are told apart wherever the
+    files are (from a mutation test: keeping only the last part went unnoticed; only checkpoints/ paths were tested)."""
+    from agents.arena_report import short_name
+
+    assert short_name("runs/a/best.pt", 28) == "a/best.pt"
+    assert short_name("runs\\b\\best.pt", 28) == "b/best.pt"
+
+
+def test_table_names_show_control_characters_as_their_escapes():
+    """format_table's name cell: control characters written as escapes (``\\x1b``, not ``x1b`` nor the raw escape),
+    the cell still 28 columns wide (from a mutation test: cutting the escape's backslash went unnoticed)."""
+    from agents.arena_report import format_table
+
+    line = format_table(_summary(["bad\x1b[2Jname"])).splitlines()[2]
+    assert line.startswith("bad\\x1b[2Jname ") and "\x1b" not in line
+    assert line.index("+0.500") - 6 == 28  # the 28-column cell, a space, then the points right-aligned in 11
+
+
+def test_the_note_of_an_interval_of_no_width_shows_control_characters_as_escapes():
+    """The note under the table names the agents whose walls all scored the same; a name with an escape sequence
+    (a checkpoint's path, ``play_duplicate(labels=...)``) was written there raw, though the table's cell escapes it: the
+    note cleared or recoloured the terminal (found beside a mutation test of the cell's escapes)."""
+    from agents.arena_report import format_table
+
+    text = format_table(_summary(["bad\x1b[2Jname", "bad\x1b[2Jname#2"], ci95=(0.5, 0.5)))
+    assert "\x1b" not in text
+    assert text.splitlines()[-1].startswith("(every wall scored the same for bad\\x1b[2Jname, bad\\x1b[2Jname#2, ")
