@@ -118,3 +118,29 @@ def test_the_note_of_an_interval_of_no_width_shows_control_characters_as_escapes
     text = format_table(_summary(["bad\x1b[2Jname", "bad\x1b[2Jname#2"], ci95=(0.5, 0.5)))
     assert "\x1b" not in text
     assert text.splitlines()[-1].startswith("(every wall scored the same for bad\\x1b[2Jname, bad\\x1b[2Jname#2, ")
+
+
+def test_the_plot_draws_each_agents_interval_and_the_rates_from_zero(monkeypatch, tmp_path):
+    """plot: "bar charts of points per hand (with the 95% intervals) and of win / deal-in rates": each error bar
+    runs from the interval's low end to its high end, and the rates' axis starts at 0 (from a mutation test: bars
+    from mean - (low + mean), and an axis from 1 that hid every rate, went unnoticed)."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from agents.arena_report import plot
+
+    figures = []
+    monkeypatch.setattr(plt, "close", figures.append)
+    summary = _summary(["a", "b"])
+    summary["agents"][1].update(mean_points=-0.5, ci95=[-0.9, -0.2], win_rate=0.2, deal_in_rate=0.15)
+    plot(summary, str(tmp_path / "p.png"))
+    (fig,) = figures
+    points, rates = fig.axes
+    bars = next(c for c in points.containers if type(c).__name__ == "ErrorbarContainer")
+    ends = [y for segment in bars.lines[2][0].get_segments() for y in sorted(y for _, y in segment)]
+    assert ends == pytest.approx([0.1, 0.9, -0.9, -0.2])
+    low, high = rates.get_ylim()
+    assert low == 0 and high > 0.25
