@@ -144,3 +144,21 @@ def test_the_plot_draws_each_agents_interval_and_the_rates_from_zero(monkeypatch
     assert ends == pytest.approx([0.1, 0.9, -0.9, -0.2])
     low, high = rates.get_ylim()
     assert low == 0 and high > 0.25
+
+
+def test_a_vector_wrapper_other_than_dictinfotolist_may_sit_inside_the_vector_option():
+    """RewardOptionVector refuses DictInfoToList inside it (the infos become a list); any other vector wrapper, such
+    as Gymnasium's RecordEpisodeStatistics, keeps the infos a dict and is taken (from a mutation test: refusing every
+    wrapper inside went unnoticed)."""
+    import gymnasium as gym
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    from agents.rewards import RewardOptionVector
+
+    venv = gym.make_vec("mj_env/Beijing-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    env = RewardOptionVector(RecordEpisodeStatistics(venv), "shaped", gamma=0.99)
+    obs, _ = env.reset(seed=0)
+    actions = np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]])
+    _, rewards, _, _, infos = env.step(actions)
+    assert rewards.shape == (2,) and infos["points"].shape == (2,)
+    env.close()
