@@ -225,11 +225,11 @@ def replay(record, visit=None) -> dict | None:
     try:
         if _nested_deeper(record["settlement"], MAX_SETTLEMENT_DEPTH):
             raise RecursionError
-        differs = _json(_wins_by_seat(record["settlement"])) != _json(_wins_by_seat(settlement))
+        differs = _json(ours := _wins_by_seat(settlement)) != _json(theirs := _wins_by_seat(record["settlement"]))
     except (RecursionError, ValueError, TypeError):  # nested too deeply, or a lone surrogate
         raise RecordError("settlement: not a settlement object (nested too deeply, or unreadable)") from None
     if differs:
-        where, replayed, stored = _first_difference(settlement, record["settlement"], "settlement")
+        where, replayed, stored = _first_difference(ours, theirs, "settlement")  # (the wins in seat order)
         raise RecordError(f"the replay settles otherwise than the record: {where} is {brief(replayed)} in the "
                           f"replay, {brief(stored)} in the record (replayed scores {settlement['scores']})")
     return settlement
