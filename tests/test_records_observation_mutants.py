@@ -274,3 +274,26 @@ def test_a_table_whose_hand_has_ended_renders_as_over_without_being_told():
     env.reset(seed=0, options={"wall": four_hui_wall(), "dealer": 0})
     lines = render_table(env.unwrapped.engine.rules, env.unwrapped.engine.state, 0).splitlines()
     assert lines[-1] == "hand over" and not any(line.startswith(">") for line in lines)
+
+
+@pytest.mark.parametrize("change, where", [
+    (lambda s: s.update(another=1), "settlement.another is '(missing)' in the replay, 1 in the record"),
+    (lambda s: s.update(patterns=["庄", "四惠牌"]),
+     "settlement.patterns is {'四惠牌': 8, '庄': 1} in the replay, ['庄', '四惠牌'] in the record"),
+    (lambda s: s.update(input=["x"]), "settlement.input is {"),
+])
+def test_the_checker_names_where_a_stored_settlement_differs_in_kind(change, where):
+    """records.py lines 273-279 (``_first_difference``: a dict compared with a list as if both were dicts, a dict with
+    a list of as many items as if both were lists, ``dict.get``'s arguments swapped): a stored value of another
+    kind than the replay's crashed the checker (AttributeError, KeyError) instead of naming it; a key missing
+    from the replay was shown as its own name instead of ``(missing)``."""
+    env = mj_env.env()
+    env.reset(seed=0, options={"wall": four_hui_wall(), "dealer": 0})
+    rec = json.loads(json.dumps(env.unwrapped.hand_record()))
+    change(rec["settlement"])
+    with pytest.raises(RecordError) as e:
+        records.replay(rec)
+    assert f"the replay settles otherwise than the record: {where}" in str(e.value)
+    rec["settlement"] = [1]
+    with pytest.raises(RecordError, match=r"settlement is \{.* in the replay, \[1\] in the record"):
+        records.replay(rec)
