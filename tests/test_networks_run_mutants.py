@@ -1,0 +1,206 @@
+"""Gaps found by mutating agents/curve.py (the learning-curve picture and its data), agents/networks.py (the policy
+networks) and agents/training_run.py (train.py's run plumbing): each test here failed under the mutant named in its
+docstring and passes on the code. The expectations are the modules' documented behaviour (their docstrings and
+--help, docs/training.md), written down before reading the code that implements them."""
+from __future__ import annotations
+
+import math
+
+import pytest
+from test_curve import write
+
+from agents import curve
+from agents.plot_text import drawable
+from mj_env.tiles import N_KINDS
+
+# --------------------------------------------------------------------------- agents/curve.py
+
+
+def test_a_line_too_long_is_refused_naming_its_line_number(tmp_path):
+    """The refusal of an over-long line names the file's line, counted from 1 as the other refusals count it
+    (mutants: ``enumerate(..., 0)`` / ``enumerate(..., 2)``, line 1 or 3 named)."""
+    long_row = "1,100,60,5," + "9" * (curve.MAX_LINE + 1) + "\n"
+    with pytest.raises(curve.CurveError, match=r"progress\.csv, line 2: longer than 1,048,576 bytes"):
+        curve.read_curves(write(tmp_path, long_row))
+
+
+def test_the_longest_line_read_is_a_mebibyte():
+    """MAX_LINE is documented as the longest line read (train.py's are under a kilobyte): 1 MiB, which the refusal
+    message above quotes (mutant: ``1 << 21``)."""
+    assert curve.MAX_LINE == 1 << 20
+
+
+def test_a_file_without_evaluation_columns_says_so(tmp_path):
+    """A progress.csv with a seconds column but no vs_<opponent>_points one is named for what it lacks, not as a run
+    not evaluated yet (mutant: the ``if not opponents`` check skipped, 'no row has an evaluation yet' said)."""
+    d = tmp_path / "run"
+    d.mkdir()
+    (d / "progress.csv").write_text("update,seconds\n1,60\n", encoding="utf-8")
+    with pytest.raises(curve.CurveError, match=r"no evaluation columns \(vs_<opponent>_points\)"):
+        curve.read_curves(d / "progress.csv")
+
+
+def test_a_row_longer_than_its_header_is_refused(tmp_path):
+    """The module docstring: a row longer than its header is refused, naming the file and line (mutant: the check
+    of cells past the header's skipped, the row read with its columns out of line)."""
+    body = "1,100,60,5,1.0,0.8,1.2,-0.5,-0.7,-0.3\n2,200,120,5,1.1,0.9,1.3,0.1,-0.1,0.3,7\n"
+    with pytest.raises(curve.CurveError,
+                       match=r"progress\.csv, line 3: 11 cells where the header has 10 \(a row with cells past"):
+        curve.read_curves(write(tmp_path, body))
+
+
+def test_an_interval_with_its_low_end_alone_missing_is_refused(tmp_path):
+    """No interval means both interval cells empty; only the high end given is no train.py file (mutant:
+    ``no_interval = not cells[1]``, the high end dropped and the point drawn without a band)."""
+    with pytest.raises(curve.CurveError, match="line 2: a number was expected in the seconds and random columns"):
+        curve.read_curves(write(tmp_path, "1,100,60,5,1.0,,1.2,-0.5,-0.7,-0.3\n"))
+
+
+def test_the_title_is_drawn_with_escapes_for_what_no_font_has(tmp_path, monkeypatch):
+    """--title, as the run names, has each character no font at hand has as a backslash escape, not a box (mutant:
+    the title passed on as given)."""
+    pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
+    drawn = []
+    monkeypatch.setattr(curve, "_draw", lambda plt, runs, labels, opponents, out, title: drawn.append((labels, title)))
+    p = write(tmp_path, "1,100,60,5,1.0,0.8,1.2,-0.5,-0.7,-0.3\n")
+    curve.plot([p], str(tmp_path / "c.png"), labels=["a\ue000"], title="seed \ue000")
+    (labels, title), = drawn
+    assert title == drawable("seed \ue000") and "\\ue000" in title and "\ue000" not in title
+    assert labels == [drawable("a\ue000")]
+
+
+def test_help_describes_the_command_with_the_docstrings_first_line(capsys):
+    """``python -m agents.curve --help`` says what it draws: the module docstring's first line (mutant: its second
+    line, which is empty)."""
+    if not curve.__doc__:
+        pytest.skip("python -OO: no docstring to describe the command with")
+    with pytest.raises(SystemExit) as e:
+        curve.main(["--help"])
+    assert e.value.code == 0
+    assert curve.__doc__.split("\n")[0] in capsys.readouterr().out.replace("\n", " ")
+
+
+# --------------------------------------------------------------------------- agents/networks.py
+
+
+def test_the_scalar_columns_are_divided_by_the_ranges_the_shipped_players_were_trained_on():
+    """The v1 features divide each column of the scalar plane by its range (module docstring); the shipped
+    pretrained players and every saved mlp/tiles checkpoint read the scalars so scaled, so a changed divisor
+    silently changes what they see (mutants: the 互包 count's 3 made 4, the flowers' 8 made 7, ...)."""
+    torch = pytest.importorskip("torch")
+    from agents import networks as nw
+    from mj_env import observation as ob
+
+    ranges = [(ob.COL_LIVE_LEFT, 70), (ob.COL_REPLACEMENTS_LEFT, 20), (ob.COL_DEALER, 3), (ob.COL_PHASE, 2),
+              (ob.COL_ASKER, 3), (ob.COL_SZ_ROUNDS, 4), (ob.COL_HUBAO_COUNT, 3), (ob.COL_CLAIM_CATEGORY, 3),
+              (ob.COL_CONCEALED_KONGS, 4), (ob.COL_FLOWERS, 8), (ob.COL_CLAIMED_BY_SELF, 4),
+              (ob.COL_CLAIMED_FROM_SELF, 4)]  # 1 for the 0/1 flags
+    expected = torch.ones(ob.N_SCALARS)
+    for col, r in ranges:
+        expected[col] = r
+    planes = torch.zeros((1, ob.N_PLANES, N_KINDS), dtype=torch.uint8)
+    planes[0, ob.P_SCALARS] = torch.arange(1, ob.N_SCALARS + 1, dtype=torch.uint8)
+    got = nw.features(planes)[0, -ob.N_SCALARS:]
+    assert torch.allclose(got, torch.arange(1, ob.N_SCALARS + 1) / expected)
+    _, glob = nw.tile_features(planes)
+    assert torch.allclose(glob[0, :ob.N_SCALARS], torch.arange(1, ob.N_SCALARS + 1) / expected)
+
+
+def test_the_discard_of_least_need_counts_a_need_of_one():
+    """``mj_obs_v2``'s 'a discard of least need' marks the held kinds where P_DISCARD_NEED is at its minimum over
+    held kinds (any value from 1; 0 is 'not held'), so a discard leaving a need of 1 is the one marked (mutant:
+    ``held = need > 1``, kinds of need 1 taken for not held and the need-3 discard marked)."""
+    torch = pytest.importorskip("torch")
+    from agents import networks as nw
+    from mj_env import features as mjf
+
+    planes = torch.zeros((1, mjf.N_PLANES_V2, N_KINDS), dtype=torch.uint8)
+    planes[0, mjf.P_DISCARD_NEED, 0] = 1
+    planes[0, mjf.P_DISCARD_NEED, 5] = 3
+    planes[0, mjf.P_DISCARD_NEED, 9] = 1
+    need, least = nw._v2_parts(planes.to(torch.float32))[:2]
+    assert least[0].nonzero().flatten().tolist() == [0, 9]
+    assert torch.allclose(need[0, [0, 5, 9]], torch.tensor([1 / 8, 3 / 8, 1 / 8]))
+
+
+def test_the_masked_distribution_gives_illegal_actions_nothing_and_refuses_non_finite_logits():
+    """``MaskedCategorical`` (train.py's distribution): illegal actions get probability 0 and no entropy term, a
+    legal action's log-probability is its softmax over the legal ones; logits holding nan or inf are a
+    ``NonFiniteLogits`` naming the rows (mutants: that check forced off or on, its raise removed)."""
+    torch = pytest.importorskip("torch")
+    from agents import networks as nw
+    from mj_env.actions import N_ACTIONS
+
+    logits = torch.zeros((2, N_ACTIONS))
+    logits[:, 1] = math.log(3.0)
+    mask = torch.zeros((2, N_ACTIONS), dtype=torch.bool)
+    mask[:, :2] = True
+    dist = nw.MaskedCategorical(logits, mask)
+    assert torch.allclose(dist.probs[:, :2], torch.tensor([[0.25, 0.75]] * 2))
+    assert float(dist.probs[:, 2:].sum()) == 0.0
+    h = -(0.25 * math.log(0.25) + 0.75 * math.log(0.75))
+    assert torch.allclose(dist.entropy(), torch.tensor([h, h]))
+    assert torch.allclose(dist.log_prob(torch.tensor([1, 0])), torch.tensor([math.log(0.75), math.log(0.25)]))
+    bad = logits.clone()
+    bad[1, 5] = math.nan
+    with pytest.raises(nw.NonFiniteLogits, match=r"\(1 of 2 rows\)"):
+        nw.MaskedCategorical(bad, mask)
+    bad[1, 5] = math.inf
+    with pytest.raises(nw.NonFiniteLogits):
+        nw.MaskedCategorical(bad, mask)
+
+
+def _tile_net_outputs(net, kind: int | None):
+    """The tile network's logits for two positions alike but for the drawn tile (``kind``; None: none)."""
+    import torch
+
+    from mj_env import observation as ob
+
+    planes = torch.zeros((2, ob.N_PLANES, N_KINDS), dtype=torch.uint8)
+    planes[:, ob.P_HAND, 3] = 2
+    planes[:, ob.P_SCALARS, ob.COL_LIVE_LEFT] = 40
+    if kind is not None:
+        planes[1, ob.P_DRAWN, kind] = 1
+    with torch.no_grad():
+        return net(planes)[0]
+
+
+def test_the_tile_networks_first_layer_sees_three_kinds_of_one_suit_and_never_across_suits():
+    """TileNet (module docstring): convolutions of kernel 3 along each suit, never across a suit boundary. With no
+    residual block the discard logit of a kind depends on its own tile and its neighbours in its suit, and the chi
+    logit of a run on its three tiles and their neighbours in the suit; an honor's on itself alone (mutants: the
+    suits cut at 28, the batch and channels swapped in the reshape, ``wild`` summed without keepdim, which only
+    breaks a batch of more than one row)."""
+    torch = pytest.importorskip("torch")
+    from agents.networks import TileNet
+    from mj_env.actions import CHI, DISCARD, N_CHI
+
+    torch.manual_seed(0)
+    net = TileNet(channels=8, blocks=0, head=16)
+    for (kind, discards, chis) in [(9, {9, 10}, {7, 8}), (17, {16, 17}, {12, 13}), (26, {25, 26}, {19, 20}),
+                                   (30, {30}, set())]:
+        base, got = _tile_net_outputs(net, None), _tile_net_outputs(net, kind)
+        assert torch.equal(base[0], got[0])  # (the row without the tile: the batch rows are apart)
+        # the pooled summary sees every tile: the per-tile logits alone are local
+        discard, chi = slice(DISCARD, DISCARD + N_KINDS), slice(CHI, CHI + N_CHI)
+        moved = {int(k) for k in (base[1, discard] != got[1, discard]).nonzero().flatten()}
+        assert moved == discards, (kind, moved)
+        moved = {int(k) for k in (base[1, chi] != got[1, chi]).nonzero().flatten()}
+        assert moved == chis, (kind, moved)
+
+
+def test_the_residual_blocks_run_and_the_default_sizes_stand():
+    """A TileNet with its default residual blocks runs a batch, and the sizes a config leaves out take the documented
+    defaults: train.py's --arch tiles gives channels and blocks only, so the pooled head's width is TileNet's
+    default, 128 (mutants: a block's convolution padded across rows, the defaults moved by one)."""
+    torch = pytest.importorskip("torch")
+    from agents.networks import PolicyValueNet, TileNet, build_network
+    from mj_env.actions import N_ACTIONS
+
+    net = build_network({"arch": "tiles", "channels": 4})
+    assert net.config == {"arch": "tiles", "channels": 4, "blocks": 2, "head": 128}
+    assert net.pool.out_features == 128 and len(net.blocks) == 2
+    logits, value = net(torch.zeros((3, 14, N_KINDS), dtype=torch.uint8))
+    assert logits.shape == (3, N_ACTIONS) and value.shape == (3,)
+    assert TileNet().config["channels"] == 32
+    assert PolicyValueNet().config == {"arch": "mlp", "hidden": [256, 256]}
