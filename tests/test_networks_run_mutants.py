@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from test_curve import write
 
@@ -204,3 +205,72 @@ def test_the_residual_blocks_run_and_the_default_sizes_stand():
     assert logits.shape == (3, N_ACTIONS) and value.shape == (3,)
     assert TileNet().config["channels"] == 32
     assert PolicyValueNet().config == {"arch": "mlp", "hidden": [256, 256]}
+
+
+@pytest.mark.parametrize("config,ok", [
+    ({"hidden": [1, 4096]}, True), ({"hidden": [0]}, False), ({"hidden": [4097]}, False),
+    ({"arch": "tiles", "channels": 1, "blocks": 0, "head": 1}, True),
+    ({"arch": "tiles", "channels": 512, "blocks": 32, "head": 4096}, True),
+    ({"arch": "tiles", "channels": 0}, False), ({"arch": "tiles", "channels": 513}, False),
+    ({"arch": "tiles", "blocks": -1}, False), ({"arch": "tiles", "blocks": 33}, False),
+    ({"arch": "tiles", "head": 0}, False), ({"arch": "tiles", "head": 4097}, False),
+    ({"obs": "mj_obs_v2"}, True), ({"obs": "mj_obs_v9"}, False), ({"obs": ["mj_obs_v2"]}, False),
+])
+def test_a_network_config_takes_its_sizes_ranges_ends_and_known_layouts(config, ok):
+    """``check_config``: each size in its range, both ends included, and ``obs`` a layout name (a list is a
+    ValueError too, not a TypeError from the lookup) (mutants: a range's end moved or made exclusive, either half
+    of the ``obs`` check dropped)."""
+    pytest.importorskip("torch")
+    from agents.networks import check_config
+
+    if ok:
+        assert check_config(config) is config
+    else:
+        with pytest.raises(ValueError, match=r"model_config\["):
+            check_config(config)
+
+
+def _agent_obs(n: int, planes_shape=(14, N_KINDS)):
+    mask = np.zeros((n, 127), dtype=bool)
+    mask[:, :N_KINDS] = True
+    return {"observation": np.zeros((n, *planes_shape), dtype=np.uint8), "action_mask": mask}
+
+
+def test_a_network_agent_samples_by_default_and_checks_its_observations():
+    """NetworkAgent samples from the masked distribution unless ``greedy``; 0 rows give an empty array; planes of a
+    shape no layout has are a ValueError naming them (mutants: greedy by default, ``np.zeros(1)`` for 0 rows, the
+    shape check's ``or`` made ``and`` or its raise removed)."""
+    pytest.importorskip("torch")
+    from agents.networks import NetworkAgent, PolicyValueNet
+
+    agent = NetworkAgent(PolicyValueNet(hidden=(8,)))
+    assert agent.greedy is False
+    rng = np.random.default_rng(0)
+    assert len({int(agent.act(_agent_obs(1), rng)[0]) for _ in range(40)}) > 1
+    assert agent.act(_agent_obs(0), rng).shape == (0,)
+    with pytest.raises(ValueError, match=r"obs\['observation'\] is uint8 of shape \(2, 15, 34\); expected"):
+        agent.act(_agent_obs(2, (15, N_KINDS)), rng)
+
+
+def test_from_checkpoint_plays_under_the_checkpoints_rules_and_warns_of_others(tmp_path):
+    """``NetworkAgent.from_checkpoint``: rules default to the checkpoint's own (beijing for one that names none); a
+    rule set other than the one it was trained for is a RulesMismatchWarning, its own or none no warning (mutants:
+    the mismatch test inverted or its guard dropped, the ``rules or trained_for or 'beijing'`` chain made ``and``)."""
+    pytest.importorskip("torch")
+    import warnings
+
+    from agents.base import RulesMismatchWarning
+    from agents.checkpoints import save_checkpoint
+    from agents.networks import NetworkAgent, PolicyValueNet
+
+    net = PolicyValueNet(hidden=(8,))
+    quemen = save_checkpoint(tmp_path / "q.pt", net, rules="quemen")
+    plain = save_checkpoint(tmp_path / "p.pt", net)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert NetworkAgent.from_checkpoint(quemen).rules == "quemen"
+        assert NetworkAgent.from_checkpoint(quemen, rules="quemen").rules == "quemen"
+        assert NetworkAgent.from_checkpoint(plain).rules == "beijing"
+        assert NetworkAgent.from_checkpoint(plain, rules="quemen").rules == "quemen"
+    with pytest.warns(RulesMismatchWarning, match="trained for rule set 'quemen' and plays under 'beijing'"):
+        assert NetworkAgent.from_checkpoint(quemen, rules="beijing").rules == "beijing"
