@@ -274,3 +274,65 @@ def test_from_checkpoint_plays_under_the_checkpoints_rules_and_warns_of_others(t
         assert NetworkAgent.from_checkpoint(plain, rules="quemen").rules == "quemen"
     with pytest.warns(RulesMismatchWarning, match="trained for rule set 'quemen' and plays under 'beijing'"):
         assert NetworkAgent.from_checkpoint(quemen, rules="beijing").rules == "beijing"
+
+
+# --------------------------------------------------------------------------- agents/training_run.py
+
+
+def test_a_run_directory_locked_by_a_running_train_py_is_in_use(tmp_path):
+    """lock_run_dir takes the lock without waiting: a directory another lock holds is a BlockingIOError, and
+    run_in_use names it for --overwrite; once let go it is free again (mutants: the BlockingIOError swallowed and
+    a closed descriptor returned, run_in_use's message dropped)."""
+    pytest.importorskip("fcntl")
+    training_run = pytest.importorskip("agents.training_run")  # the train extra (torch's TensorBoard, tqdm)
+
+    fd = training_run.lock_run_dir(tmp_path)
+    assert fd is not None
+    try:
+        with pytest.raises(BlockingIOError):
+            training_run.lock_run_dir(tmp_path)
+        problem = training_run.run_in_use(tmp_path)
+        assert problem and "belongs to a train.py that is still running" in problem
+    finally:
+        training_run.unlock_run_dir(fd)
+    assert training_run.run_in_use(tmp_path) is None
+
+
+def test_no_locks_or_no_fcntl_leave_the_run_unguarded(tmp_path, monkeypatch):
+    """Where the file system has no locks (flock's OSError) or there is no fcntl (Windows), lock_run_dir gives None
+    and the run is written unguarded (mutants: either ``return None`` removed)."""
+    pytest.importorskip("fcntl")
+    training_run = pytest.importorskip("agents.training_run")
+    import errno
+    import fcntl
+    import sys
+
+    def no_locks(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    assert training_run.lock_run_dir(tmp_path) is None
+    monkeypatch.setitem(sys.modules, "fcntl", None)  # import fcntl: ImportError
+    assert training_run.lock_run_dir(tmp_path) is None
+
+
+def test_written_whole_reports_the_first_interruption_that_came(monkeypatch):
+    """written_whole returns the first Ctrl-C or SIGTERM that came (docstring): one just before the block took over
+    (the write run again) and another while it wrote give the first (mutant: ``came = e``, the last)."""
+    training_run = pytest.importorskip("agents.training_run")
+    import contextlib
+
+    calls = []
+
+    @contextlib.contextmanager
+    def held():
+        calls.append(1)
+        if len(calls) == 1:
+            raise training_run.Terminated()  # came before the block took over: not held
+        yield
+        raise KeyboardInterrupt  # held while it wrote, raised once the block is over
+
+    monkeypatch.setattr(training_run, "signals_held", held)
+    writes = []
+    value, came = training_run.written_whole(lambda: writes.append(1) or "done")
+    assert value == "done" and writes == [1] and isinstance(came, training_run.Terminated)
