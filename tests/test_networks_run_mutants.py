@@ -336,3 +336,42 @@ def test_written_whole_reports_the_first_interruption_that_came(monkeypatch):
     writes = []
     value, came = training_run.written_whole(lambda: writes.append(1) or "done")
     assert value == "done" and writes == [1] and isinstance(came, training_run.Terminated)
+
+
+def _run_args(name: str, overwrite: bool = False):
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Args:  # the fields of train.py's Args that RunLog reads
+        exp_name: str = name
+        overwrite: bool = False
+        progress: bool = False
+
+    return Args(overwrite=overwrite)
+
+
+def test_a_run_log_refuses_to_overwrite_or_take_a_directory_another_run_holds(tmp_path, monkeypatch):
+    """RunLog: a second run beside a first one in runs/ is made; --overwrite of a directory a running train.py holds
+    is a RunDirTaken naming it, and the directory is left; a lock taken by another run between the mkdir and the lock
+    is a RunDirTaken too (mutants: runs/ made with exist_ok=False, the held-directory check skipped or its raise
+    removed, the lock's RunDirTaken removed)."""
+    training_run = pytest.importorskip("agents.training_run")
+    pytest.importorskip("fcntl")
+    monkeypatch.chdir(tmp_path)
+    first = training_run.RunLog(_run_args("a"), 1)
+    try:
+        second = training_run.RunLog(_run_args("b"), 1)
+        second.release()
+        (first.dir / "mine.txt").write_text("first run's", encoding="utf-8")
+        with pytest.raises(training_run.RunDirTaken, match="belongs to a train.py that is still running"):
+            training_run.RunLog(_run_args("a", overwrite=True), 1)
+        assert (first.dir / "mine.txt").read_text(encoding="utf-8") == "first run's"
+    finally:
+        first.release()
+
+    def taken(run):
+        raise BlockingIOError
+
+    monkeypatch.setattr(training_run, "lock_run_dir", taken)
+    with pytest.raises(training_run.RunDirTaken, match="was taken by another run started at the same time"):
+        training_run.RunLog(_run_args("c"), 1)
