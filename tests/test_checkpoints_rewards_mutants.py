@@ -11,17 +11,12 @@ import pytest
 
 pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
 
+import test_checkpoints
 import torch
 
-from agents.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
-from agents.networks import PolicyValueNet
+from agents.checkpoints import CheckpointError, load_checkpoint
 
-
-@pytest.fixture
-def saved(tmp_path):
-    torch.manual_seed(0)
-    model = PolicyValueNet(hidden=(16, 8))
-    return model, save_checkpoint(tmp_path / "good.pt", model, rules="beijing", update=3)
+saved = test_checkpoints.saved  # the fixture: a small checkpoint saved in tmp_path
 
 
 def test_a_deflated_member_is_refused_even_when_deflating_made_it_no_smaller(saved, tmp_path):
