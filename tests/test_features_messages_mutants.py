@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mj_env.messages import brief, printable, shown
@@ -116,3 +117,29 @@ def test_a_cjk_font_the_user_chose_is_listed_once(monkeypatch):
             assert plot_text.rc()["font.family"] == list(families)
     finally:
         plot_text._fonts.cache_clear()
+
+
+# --------------------------------------------------------------------------- mj_env.features
+
+
+def test_hui_kind_is_minus_one_without_a_huipai_and_the_kind_with_one():
+    from mj_env import features as F
+    from mj_env import observation as O
+
+    planes = np.zeros((2, O.N_PLANES, 34), dtype=np.uint8)
+    planes[1, O.P_HUI, 27] = 1
+    assert F.hui_kind(planes).tolist() == [-1, 27]
+
+
+def test_tiles_needed_of_no_hands_and_of_no_changes_are_empty_int16():
+    from mj_env import features as F
+    from mj_env.rules import get_rules
+
+    rules = get_rules("beijing")
+    hands = np.zeros((2, 34), dtype=np.int8)
+    hands[:, :13] = 1
+    none = np.zeros(0, dtype=np.int64)
+    for got in (F.tiles_needed(rules, hands[:0], np.full(0, -1)),
+                F.tiles_needed_changed(rules, hands, np.full(2, -1), None, none, none, 1),
+                F.tiles_needed_changed(rules, hands, np.full(2, -1), None, none, none, -1)):
+        assert got.shape == (0,) and got.dtype == np.int16
