@@ -4,11 +4,12 @@ in its docstring and passes on the code; worked out from docs/INTERFACES.md and 
 from __future__ import annotations
 
 import inspect
+import json
 
 import pytest
 
-from agents import RandomAgent, RuleBasedAgent, pretrained
-from agents.arena import compare, play_duplicate
+from agents import RandomAgent, RuleBasedAgent, arena, pretrained
+from agents.arena import compare, main, play_duplicate
 from agents.rules_args import rules_given
 from mj_env.rules import get_rules
 
@@ -73,3 +74,33 @@ def test_compare_defaults_to_the_batch_of_play_duplicate_and_the_command_line():
     not then the run of play_duplicate or of the command line (--batch 128) with the same seed."""
     default = inspect.signature(compare).parameters["batch_walls"].default
     assert default == inspect.signature(play_duplicate).parameters["batch_walls"].default == 128
+
+
+def test_the_command_lines_default_batch_is_the_documented_128(tmp_path):
+    """arena.main's ``--batch`` default 128 made 127 or 129: its help and docs/training_results.md say 128, and the
+    seed and batch are the recipe that repeats a run."""
+    out = tmp_path / "run.json"
+    assert main(["--agents", "random,rule", "--hands", "1", "--quiet", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["batch"] == 128
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_missing_scipy_is_a_usage_error_even_with_quiet(quiet, monkeypatch, capsys):
+    """arena.check_args with ``name == "tqdm" and`` dropped (--quiet skipped the scipy check too), or the missing
+    module's problem ignored: a missing scipy is the flag line's error, before a wall is played."""
+    monkeypatch.setattr(arena, "missing_module", lambda name, needed_for: f"{name} is missing: {needed_for}"
+                        if name == "scipy" else None)
+    with pytest.raises(SystemExit) as e:
+        main(["--agents", "random,rule", "--hands", "1"] + ["--quiet"] * quiet)
+    assert e.value.code == 2 and "scipy is missing: the arena's 95% intervals" in capsys.readouterr().err
+
+
+def test_a_missing_tqdm_is_a_usage_error_unless_quiet(monkeypatch, capsys):
+    """arena.check_args with ``and args.quiet`` dropped: a missing tqdm was never reported, and the run failed later
+    at its progress bar; with --quiet it needs no tqdm."""
+    monkeypatch.setattr(arena, "missing_module", lambda name, needed_for: f"{name} is missing: {needed_for}"
+                        if name == "tqdm" else None)
+    with pytest.raises(SystemExit) as e:
+        main(["--agents", "random,rule", "--hands", "1"])
+    assert e.value.code == 2 and "tqdm is missing: the progress bar (or give --quiet)" in capsys.readouterr().err
+    assert main(["--agents", "random,rule", "--hands", "1", "--quiet"]) == 0
