@@ -104,3 +104,53 @@ def test_a_missing_tqdm_is_a_usage_error_unless_quiet(monkeypatch, capsys):
         main(["--agents", "random,rule", "--hands", "1"])
     assert e.value.code == 2 and "tqdm is missing: the progress bar (or give --quiet)" in capsys.readouterr().err
     assert main(["--agents", "random,rule", "--hands", "1", "--quiet"]) == 0
+
+
+def test_compare_names_a_missing_tqdm_for_its_progress_bar(monkeypatch):
+    """arena.compare with its ``raise ModuleNotFoundError(problem)`` removed: progress=True without tqdm failed at the
+    import, without the message naming what it is for."""
+    monkeypatch.setattr(arena, "missing_module", lambda name, needed_for: f"{name} is missing: {needed_for}")
+    with pytest.raises(ModuleNotFoundError, match=r"tqdm is missing: the progress bar \(progress=True\)"):
+        compare(["random", "rule"], 1, progress=True)
+
+
+def test_a_warning_other_than_the_arenas_two_is_shown_as_python_shows_it_with_no_checkpoint_loaded(monkeypatch):
+    """arena.tell_warning with ``checkpoints is not None and`` dropped: with agents.checkpoints not imported (no
+    checkpoint loaded), any other warning was an AttributeError on None."""
+    import sys
+    import warnings
+
+    monkeypatch.delitem(sys.modules, "agents.checkpoints", raising=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.warn("something else", UserWarning, stacklevel=1)
+    with pytest.warns(UserWarning, match="something else"):
+        arena.tell_warning(caught[0])
+
+
+def test_the_command_line_refuses_rules_of_several_hands_as_the_rules_flags_error(capsys):
+    """arena.check_args with its ``raise ValueError(f"--rules: {e}")`` removed: a rule set of two hands per wall
+    (read by --rules' type) was not refused as the flag's error."""
+    with pytest.raises(SystemExit) as e:
+        main(["--agents", "random,rule", "--hands", "1", "--quiet", "--rules",
+              '{"name": "beijing", "hands_per_episode": 2}'])
+    assert e.value.code == 2 and "--rules: the duplicate arena plays one hand per wall" in capsys.readouterr().err
+
+
+def test_baselines_play_whatever_the_device_says(tmp_path):
+    """arena.check_args with ``s not in BASELINES and`` dropped: the device was checked for baselines too, which
+    use none (and play where torch is not installed)."""
+    pytest.importorskip("torch")
+    assert main(["--agents", "random,rule", "--hands", "1", "--quiet", "--device", "bogus",
+                 "--json", str(tmp_path / "r.json")]) == 0
+
+
+def test_a_record_file_another_run_is_writing_is_refused(tmp_path):
+    """arena.open_records with its ``raise`` removed: the OSError of a --record file locked by another run was
+    swallowed, and a closed file returned."""
+    fcntl = pytest.importorskip("fcntl")
+    path = tmp_path / "hands.jsonl"
+    with open(path, "w") as holder:
+        fcntl.flock(holder.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(OSError, match="another process is writing it"):
+            arena.open_records(str(path))
