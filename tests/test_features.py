@@ -83,6 +83,26 @@ def ref_claim_hand(counts, hui, tile, option):
     return after
 
 
+def claim_position(hand: str, claimed: int, actions, hui: int | None = None, meld: str | None = None):
+    """One seat's planes and mask in a claim window: ``hand`` (as ``parse_hand`` reads it) holding, kind
+    ``claimed`` being claimed, ``actions`` allowed, the 惠牌 of kind ``hui`` and a first declared ``meld``
+    where given."""
+    from mj_env.observation import COL_PHASE
+    from mj_env.tiles import parse_hand
+
+    planes = np.zeros((1, O.N_PLANES, 34), dtype=np.uint8)
+    if hui is not None:
+        planes[0, O.P_HUI, hui] = 1
+    if meld is not None:
+        planes[0, O.P_MELDS.start] = parse_hand(meld)
+    planes[0, O.P_HAND] = parse_hand(hand)
+    planes[0, O.P_CLAIM, claimed] = 1
+    planes[0, O.P_SCALARS, COL_PHASE] = 1
+    mask = np.zeros((1, A.N_ACTIONS), dtype=bool)
+    mask[0, actions] = True
+    return planes, mask
+
+
 def check_position(rules, planes, mask, extra):
     hand = [int(c) for c in planes[O.P_HAND]]
     hui = int(planes[O.P_HUI].argmax()) if planes[O.P_HUI].any() else -1
@@ -302,17 +322,8 @@ def test_claim_options_count_the_declared_melds_and_the_new_one_under_quemen():
     333p123s456s1s puts pins into the melds too, so every bamboo must be exchanged: 7 after the pong (keep 3p,
     6 bamboos to go), 8 after the kong (7 bamboos) (from an outside mutation test: the claim options dropped
     the declared melds' suits, and the kong option the new meld's suit, unnoticed: both then read 1)."""
-    from mj_env.observation import COL_PHASE
-    from mj_env.tiles import parse_hand
-
     rules = get_rules("quemen")
-    planes = np.zeros((1, O.N_PLANES, 34), dtype=np.uint8)
-    planes[0, O.P_MELDS.start] = parse_hand("111m")
-    planes[0, O.P_HAND] = parse_hand("333p123s456s1s")   # 10 tiles
-    planes[0, O.P_CLAIM, 11] = 1                         # 3p being claimed
-    planes[0, O.P_SCALARS, COL_PHASE] = 1
-    mask = np.zeros((1, A.N_ACTIONS), dtype=bool)
-    mask[0, [A.PONG, A.KONG]] = True
+    planes, mask = claim_position("333p123s456s1s", 11, [A.PONG, A.KONG], meld="111m")  # 10 tiles; 3p claimed
     extra = F.extra_planes(rules, planes, mask)
     assert check_position(rules, planes[0], mask[0], extra[0]) == "claim"
     need = extra[0, F.P_OPTION_NEED - O.N_PLANES]
@@ -323,18 +334,9 @@ def test_a_chi_fills_its_missing_copy_with_the_huipai_under_hui_wild_in_melds():
     """hui_wild_in_melds: chi 234p on a claimed 3p with 4p and the 惠牌 5z in hand takes the 惠牌 for the
     missing 2p, leaving 123s456s789s11s (from an outside mutation test: the claimed tile's kind was taken
     instead unnoticed; random play seldom fills a chi with the 惠牌)."""
-    from mj_env.observation import COL_PHASE
-    from mj_env.tiles import parse_hand
-
     rules = get_rules("beijing", hui_wild_in_melds=True)
     c = int(np.flatnonzero(A.CHI_START == 10)[0])         # chi 234p
-    planes = np.zeros((1, O.N_PLANES, 34), dtype=np.uint8)
-    planes[0, O.P_HUI, 31] = 1                            # 惠牌 5z
-    planes[0, O.P_HAND] = parse_hand("4p5z123s456s789s11s")
-    planes[0, O.P_CLAIM, 11] = 1                          # 3p being claimed
-    planes[0, O.P_SCALARS, COL_PHASE] = 1
-    mask = np.zeros((1, A.N_ACTIONS), dtype=bool)
-    mask[0, A.CHI + c] = True
+    planes, mask = claim_position("4p5z123s456s789s11s", 11, A.CHI + c, hui=31)  # 3p claimed, 惠牌 5z
     extra = F.extra_planes(rules, planes, mask)
     assert check_position(rules, planes[0], mask[0], extra[0]) == "claim"
     assert extra[0, F.P_OPTION_NEED - O.N_PLANES, F.OPT_CHI + c] == 1  # discarding 1s leaves it ready
@@ -345,17 +347,9 @@ def test_a_claim_made_of_huipai_counts_the_claimed_tiles_suit_under_lack_suit():
     pins into the declared melds even though no pin left the hand; with characters there too, every bamboo
     must be exchanged: 10 after the best discard, need 11 (from an outside mutation test: the claimed tile's
     suit was dropped unnoticed, no preset having both: it then read 1)."""
-    from mj_env.observation import COL_PHASE
-    from mj_env.tiles import parse_hand
-
     rules = get_rules("beijing", lack_suit=True, hui_wild_in_melds=True)
-    planes = np.zeros((1, O.N_PLANES, 34), dtype=np.uint8)
-    planes[0, O.P_HUI, 0] = 1                                # 惠牌 1m
-    planes[0, O.P_HAND] = parse_hand("11m123s456s789s11s")  # 13 tiles: two 惠牌 and bamboos
-    planes[0, O.P_CLAIM, 13] = 1                             # 5p being claimed
-    planes[0, O.P_SCALARS, COL_PHASE] = 1
-    mask = np.zeros((1, A.N_ACTIONS), dtype=bool)
-    mask[0, A.PONG] = True
+    # 13 tiles: two 惠牌 1m and bamboos; 5p being claimed
+    planes, mask = claim_position("11m123s456s789s11s", 13, A.PONG, hui=0)
     extra = F.extra_planes(rules, planes, mask)
     assert check_position(rules, planes[0], mask[0], extra[0]) == "claim"
     assert extra[0, F.P_OPTION_NEED - O.N_PLANES, F.OPT_PONG] == 11
@@ -376,16 +370,7 @@ def test_a_pong_the_hand_lacks_copies_for_is_left_at_0_without_hui_wild_in_melds
     """Outside planes whose mask allows pong of 3p to a hand of one 3p and two 惠牌 5z: beijing's 惠牌 are not
     wild in melds, so the pong cannot be made and the option stays 0 (from an outside mutation test: the
     惠牌 filled the missing copy whatever hui_wild_in_melds said, unnoticed: the option then read 2)."""
-    from mj_env.observation import COL_PHASE
-    from mj_env.tiles import parse_hand
-
-    planes = np.zeros((1, O.N_PLANES, 34), dtype=np.uint8)
-    planes[0, O.P_HUI, 31] = 1                               # 惠牌 5z
-    planes[0, O.P_HAND] = parse_hand("3p55z123s456s789s1s")  # 13 tiles
-    planes[0, O.P_CLAIM, 11] = 1                             # 3p being claimed
-    planes[0, O.P_SCALARS, COL_PHASE] = 1
-    mask = np.zeros((1, A.N_ACTIONS), dtype=bool)
-    mask[0, A.PONG] = True
+    planes, mask = claim_position("3p55z123s456s789s1s", 11, A.PONG, hui=31)  # 13 tiles; 3p claimed, 惠牌 5z
     assert not get_rules("beijing").hui_wild_in_melds
     out = F.extra_planes("beijing", planes, mask)[0]
     assert out[F.P_OPTION_NEED - O.N_PLANES, F.OPT_PONG] == out[F.P_OPTION_IMPROVE - O.N_PLANES, F.OPT_PONG] == 0

@@ -148,22 +148,15 @@ def test_tiles_needed_of_no_hands_and_of_no_changes_are_empty_int16():
 def test_an_exposed_kong_of_three_natural_copies_under_hui_wild_in_melds_is_measured():
     """hui_wild_in_melds: an exposed kong on a claimed 5p with 555p in hand takes the three naturals and no 惠牌
     (a kong that took a fourth tile from the hand, the 惠牌 5z, was not a claim the hand could make: left at 0)."""
+    from test_features import check_position, claim_position
+
     from mj_env import actions as A
     from mj_env import features as F
     from mj_env import observation as O
-    from mj_env.observation import COL_PHASE
     from mj_env.rules import get_rules
-    from mj_env.tiles import parse_hand
-    from tests.test_features import check_position
 
     rules = get_rules("beijing", hui_wild_in_melds=True)
-    planes = np.zeros((1, O.N_PLANES, 34), dtype=np.uint8)
-    planes[0, O.P_HUI, 31] = 1                            # 惠牌 5z
-    planes[0, O.P_HAND] = parse_hand("555p5z123s456s789s")
-    planes[0, O.P_CLAIM, 13] = 1                          # 5p being claimed
-    planes[0, O.P_SCALARS, COL_PHASE] = 1
-    mask = np.zeros((1, A.N_ACTIONS), dtype=bool)
-    mask[0, [A.PASS, A.PONG, A.KONG]] = True
+    planes, mask = claim_position("555p5z123s456s789s", 13, [A.PASS, A.PONG, A.KONG], hui=31)  # 5p claimed, 惠牌 5z
     extra = F.extra_planes(rules, planes, mask)
     assert check_position(rules, planes[0], mask[0], extra[0]) == "claim"
     assert extra[0, F.P_OPTION_NEED - O.N_PLANES, F.OPT_KONG] == 1  # 123s456s789s and the 惠牌: one tile to win
