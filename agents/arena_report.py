@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agents.plot_text import drawable, rc
+from mj_env.messages import printable
 from mj_env.rules import RuleError, get_rules, rules_label
 
 if TYPE_CHECKING:
@@ -158,15 +159,10 @@ def _columns(text: str) -> int:
     return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def _one_line(name: str) -> str:
-    """``name`` with its control characters (an escape sequence, a newline) written as their escapes."""
-    return "".join(repr(c)[1:-1] if unicodedata.category(c) == "Cc" else c for c in name)
-
-
 def _name_cell(name: str, width: int) -> str:
-    """``short_name`` on one line (control characters written as escapes), cut from the front and padded to
-    ``width`` terminal columns, so that a CJK name keeps the table's columns in line."""
-    name = _one_line(short_name(name, width))
+    """``short_name`` on one line (``printable``: control characters and bidi controls written as escapes), cut
+    from the front and padded to ``width`` terminal columns, so that a CJK name keeps the table's columns in line."""
+    name = printable(short_name(name, width))
     if _columns(name) > width:
         while _columns(name) > width - 3:
             name = name[1:]
@@ -196,7 +192,7 @@ def format_table(summary: dict) -> str:
         except (RuleError, TypeError):  # a summary read back and edited: its rules as they are
             label = json.dumps(rules, ensure_ascii=False)[:200]
         lines.append(f"rules: {label}")
-    flat = [_one_line(a["name"]) for a in summary["agents"] if summary["walls"] > 1 and a["ci95"][0] == a["ci95"][1]]
+    flat = [printable(a["name"]) for a in summary["agents"] if summary["walls"] > 1 and a["ci95"][0] == a["ci95"][1]]
     if flat:  # Student-t over walls that all scored the same: an interval of no width, which is no certainty
         lines.append(f"(every wall scored the same for {', '.join(flat)}, so the interval has no width: too few "
                      "walls, or agents that play every wall alike; not certainty about other walls)")

@@ -115,6 +115,18 @@ def test_the_note_of_an_interval_of_no_width_shows_control_characters_as_escapes
     assert text.splitlines()[-1].startswith("(every wall scored the same for bad\\x1b[2Jname, bad\\x1b[2Jname#2, ")
 
 
+def test_table_names_and_the_note_show_a_bidi_override_as_its_escape():
+    """A right-to-left override (U+202E) in an agent's name reversed the rest of the table's line on a terminal:
+    the name cell and the note escaped control characters only. Both now go through ``mj_env.messages.printable``,
+    as the command lines' messages do."""
+    from agents.arena_report import format_table
+
+    table = format_table(_summary(["evil\u202eTP.tsoh"])).splitlines()[2]
+    assert table.startswith("evil\\u202eTP.tsoh ") and "\u202e" not in table
+    text = format_table(_summary(["evil\u202eTP.tsoh", "rule"], ci95=(0.5, 0.5)))
+    assert "\u202e" not in text and "evil\\u202eTP.tsoh, rule" in text.splitlines()[-1]
+
+
 def test_the_plot_draws_each_agents_interval_and_the_rates_from_zero(monkeypatch, tmp_path):
     """plot: "bar charts of points per hand (with the 95% intervals) and of win / deal-in rates": each error bar
     runs from the interval's low end to its high end, and the rates' axis starts at 0 (from a mutation test: bars
