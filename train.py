@@ -63,8 +63,10 @@ messages, and the run end and main (``finish_run``, ``main``).
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
+import io
 import json
 import math
 import os
@@ -135,6 +137,7 @@ from agents.rule_based import RuleBasedAgent
 from mj_env.actions import N_ACTIONS
 from mj_env.baselines import AgentError, make_baseline
 from mj_env.lines import guard_output
+from mj_env.messages import printable
 from mj_env.records import rules_json
 from mj_env.rules import get_rules, rules_label
 from mj_env.vector import MahjongVectorEnv
@@ -301,11 +304,16 @@ def parse_args(argv: list[str] | None = None) -> Args:
         # https://no-color.org: tyro (1.0) colours --help and its errors on a terminal whatever NO_COLOR says, and
         # has no public switch; its option is set for this call only (restored after --help's and errors' exits too)
         before, switched["ansi_codes"] = switched["ansi_codes"], False
+    said = io.StringIO()  # what tyro writes to stderr: an error quotes the arguments as they were typed
     try:
-        args = tyro.cli(Args, args=argv, prog="train.py", description=(__doc__ or "").split("\n")[0])
+        with contextlib.redirect_stderr(said):
+            args = tyro.cli(Args, args=argv, prog="train.py", description=(__doc__ or "").split("\n")[0])
     finally:
         if switched is not None:
             switched["ansi_codes"] = before
+        # written line by line through ``printable``: an argument holding an escape sequence, a carriage return or
+        # a bidi override (``--bogus$'\e[2J'``) cannot clear, recolour or overwrite the terminal from tyro's error
+        sys.stderr.write("\n".join(printable(line) for line in said.getvalue().split("\n")))
     problem = check_args(args, flags_given(sys.argv[1:] if argv is None else argv))
     if problem:
         usage_error(problem)

@@ -102,6 +102,20 @@ def test_train_pys_usage_error_escapes_the_file_name(tmp_path):
     _clean(err)
 
 
+@pytest.mark.parametrize("argv", [[f"--{EVIL}"], [EVIL], ["--num-envs", EVIL]])
+def test_train_pys_tyro_errors_escape_the_arguments(argv, tmp_path):
+    """tyro's own errors (an unrecognised option, a stray value, a value that is no number) quote the arguments:
+    they were written raw, so ``--bogus$'\\e[2J'`` cleared the terminal; they are written line by line through
+    ``mj_env.messages.printable`` (tyro's box, its lines kept)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("tyro")
+    rc, out, err = _run([str(ROOT / "train.py"), *argv], tmp_path)
+    assert rc == 2 and out == "", err
+    assert EVIL_SHOWN.split(" ")[-1] in err, err
+    assert not any(line.startswith("warning: a fake line") for line in err.splitlines()), err
+    _clean(err)
+
+
 @pytest.mark.parametrize("argv", [["-m", "agents.arena", "--agents", "{},rule"],
                                   ["-m", "agents.play", "--opponents", "{},rule,rule"],
                                   [str(ROOT / "examples/duplicate_baseline.py"), "--agent", "{}"]],
