@@ -181,3 +181,18 @@ def test_a_plot_that_cannot_be_written_is_named_in_one_line_exit_1(monkeypatch, 
     assert main(["--agents", "rule,random", "--hands", "1", "--quiet", "--json", str(out), "--plot", str(chart)]) == 1
     assert capsys.readouterr().err == f"python -m agents.arena: cannot write {chart}: No space left on device\n"
     assert json.loads(out.read_text())["walls"] == 1
+
+
+def test_the_note_of_a_checkpoint_of_other_rules_is_said_whatever_pythons_warning_filters(capsys):
+    """loading_agents with ``warnings.simplefilter("always", RulesMismatchWarning)`` removed: under a filter that
+    ignores UserWarnings (``-W ignore::UserWarning``) the run no longer said that it plays a checkpoint under other
+    rules (the README's "the run says so"); only other warnings are left to the filters in force."""
+    import warnings
+    from pathlib import Path
+
+    pytest.importorskip("torch")
+    ckpt = Path(arena.__file__).resolve().parent / "data" / "pretrained_beijing.pt"
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning)
+        assert main(["--agents", f"{ckpt},rule", "--hands", "1", "--rules", "quemen", "--quiet"]) == 0
+    assert f"note: {ckpt} was trained for rule set 'beijing' and plays under 'quemen'\n" in capsys.readouterr().err
