@@ -1,10 +1,14 @@
 """train.py, from a mutation run over it: what the earlier tests of the script left open (the flags the command
-line names, the run's schedule and end, the rows it logs and what it prints)."""
+line names, the run's end and its exit status, the rows it logs and what it prints)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -204,3 +208,34 @@ def test_init_from_a_checkpoint_that_names_no_rules_trains_it_without_a_note(tmp
                          "0", "--eval-every", "0", "--no-progress", "--no-eval-pretrained", "--exp-name", "bare"])
     out = capsys.readouterr().out
     assert result["updates"] == 0 and out.startswith("bare: hebei; start from ") and "note:" not in out
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _train_py_stopped_in_setup(tmp_path, stop):
+    """train.py run as a program whose setup (the run directory's check, before anything is written) is stopped by
+    ``stop``, Python source run there: the process's status and standard error."""
+    code = ("import os, runpy, signal, sys\n"
+            "import agents.training_checks as checks\n"
+            "def stopped(args):\n"
+            f"    {stop}\n"
+            "checks.run_dir_problem = stopped\n"
+            "sys.argv = ['train.py', '--no-progress', '--exp-name', 'stopped']\n"
+            f"runpy.run_path({str(ROOT / 'train.py')!r}, run_name='__main__')\n")
+    done = subprocess.run([sys.executable, "-c", code], check=False, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize("stop, status, said", [
+    ("raise KeyboardInterrupt", 130, "train.py: interrupted (Ctrl-C)\n"),
+    ("os.kill(os.getpid(), signal.SIGTERM)", 143, "train.py: interrupted (SIGTERM)\n"),
+    ("raise BrokenPipeError", 1, ""),
+])
+def test_a_run_stopped_before_training_ends_with_the_status_of_what_stopped_it(stop, status, said, tmp_path):
+    """Ctrl-C in the setup ends train.py with status 130 and one line, SIGTERM with 143 (as a shell reports a
+    command the signal ended); a reader of its output that left, with status 1 and nothing said; nothing is
+    written."""
+    assert _train_py_stopped_in_setup(tmp_path, stop) == (status, said)
+    assert not (tmp_path / "runs").exists()
