@@ -137,7 +137,6 @@ from agents.rule_based import RuleBasedAgent
 from mj_env.actions import N_ACTIONS
 from mj_env.baselines import AgentError, make_baseline
 from mj_env.lines import guard_output
-from mj_env.messages import printable
 from mj_env.records import rules_json
 from mj_env.rules import get_rules, rules_label
 from mj_env.vector import MahjongVectorEnv
@@ -311,9 +310,10 @@ def parse_args(argv: list[str] | None = None) -> Args:
     finally:
         if switched is not None:
             switched["ansi_codes"] = before
-        # written line by line through ``printable``: an argument holding an escape sequence, a carriage return or
-        # a bidi override (``--bogus$'\e[2J'``) cannot clear, recolour or overwrite the terminal from tyro's error
-        sys.stderr.write("\n".join(printable(line) for line in said.getvalue().split("\n")))
+        # written line by line as ``usage_error`` writes its line (``terminal_line``): an argument holding an escape
+        # sequence, a carriage return, a bidi override or bytes that are not UTF-8 (``--bogus$'\e[2J'``) cannot
+        # clear, recolour or overwrite the terminal from tyro's error
+        sys.stderr.write("\n".join(arena.terminal_line(line) for line in said.getvalue().split("\n")))
     problem = check_args(args, flags_given(sys.argv[1:] if argv is None else argv))
     if problem:
         usage_error(problem)

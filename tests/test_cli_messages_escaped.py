@@ -102,16 +102,18 @@ def test_train_pys_usage_error_escapes_the_file_name(tmp_path):
     _clean(err)
 
 
-@pytest.mark.parametrize("argv", [[f"--{EVIL}"], [EVIL], ["--num-envs", EVIL]])
-def test_train_pys_tyro_errors_escape_the_arguments(argv, tmp_path):
+@pytest.mark.parametrize(("argv", "shown"), [([f"--{EVIL}"], EVIL_SHOWN), ([EVIL], EVIL_SHOWN),
+                                             (["--num-envs", EVIL], EVIL_SHOWN), ([b"--caf\xe9"], "--caf\\xe9")])
+def test_train_pys_tyro_errors_escape_the_arguments(argv, shown, tmp_path):
     """tyro's own errors (an unrecognised option, a stray value, a value that is no number) quote the arguments:
-    they were written raw, so ``--bogus$'\\e[2J'`` cleared the terminal; they are written line by line through
-    ``mj_env.messages.printable`` (tyro's box, its lines kept)."""
+    they were written raw, so ``--bogus$'\\e[2J'`` cleared the terminal; they are written line by line as
+    ``mj_env.lines.terminal_line`` writes a line (tyro's box, its lines kept), bytes that are not UTF-8 as
+    ``\\xe9``."""
     pytest.importorskip("torch")
     pytest.importorskip("tyro")
     rc, out, err = _run([str(ROOT / "train.py"), *argv], tmp_path)
     assert rc == 2 and out == "", err
-    assert EVIL_SHOWN.split(" ")[-1] in err, err
+    assert shown.split(" ")[-1] in err, err
     assert not any(line.startswith("warning: a fake line") for line in err.splitlines()), err
     _clean(err)
 
