@@ -303,18 +303,21 @@ def parse_args(argv: list[str] | None = None) -> Args:
         # https://no-color.org: tyro (1.0) colours --help and its errors on a terminal whatever NO_COLOR says, and
         # has no public switch; its option is set for this call only (restored after --help's and errors' exits too)
         before, switched["ansi_codes"] = switched["ansi_codes"], False
-    said = io.StringIO()  # what tyro writes to stderr: an error quotes the arguments as they were typed
+    given = sys.argv[1:] if argv is None else argv
+    # tyro's errors quote the arguments as they were typed: where one holds an escape sequence, a carriage return, a
+    # bidi override or bytes that are not UTF-8 (``--bogus$'\e[2J'``), what tyro writes to stderr is collected and
+    # written line by line as ``usage_error`` writes its line (``terminal_line``), so that it cannot clear, recolour
+    # or overwrite the terminal (uncoloured then); other command lines keep tyro's colours on a terminal
+    said = io.StringIO() if any(arena.terminal_line(a) != a for a in given) else None
     try:
-        with contextlib.redirect_stderr(said):
+        with contextlib.redirect_stderr(said) if said is not None else contextlib.nullcontext():
             args = tyro.cli(Args, args=argv, prog="train.py", description=(__doc__ or "").split("\n")[0])
     finally:
         if switched is not None:
             switched["ansi_codes"] = before
-        # written line by line as ``usage_error`` writes its line (``terminal_line``): an argument holding an escape
-        # sequence, a carriage return, a bidi override or bytes that are not UTF-8 (``--bogus$'\e[2J'``) cannot
-        # clear, recolour or overwrite the terminal from tyro's error
-        sys.stderr.write("\n".join(arena.terminal_line(line) for line in said.getvalue().split("\n")))
-    problem = check_args(args, flags_given(sys.argv[1:] if argv is None else argv))
+        if said is not None:
+            sys.stderr.write("\n".join(arena.terminal_line(line) for line in said.getvalue().split("\n")))
+    problem = check_args(args, flags_given(given))
     if problem:
         usage_error(problem)
     if args.eval_every > 0 or args.final_eval_hands > 0:  # the arena imports scipy when it first needs it
