@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from rule_play import rule_agent_play
 from test_rollouts import _batch
 
 from agents import rollouts as R
@@ -14,22 +15,16 @@ from mj_env import actions as A
 from mj_env.baselines import RuleBasedAgent
 from mj_env.engine import Engine
 from mj_env.observation import COL_PHASE, P_SCALARS
-from mj_env.state import END, TURN, K
+from mj_env.state import TURN, K
 
 
 def _rule_play(rules="beijing", tables=32, seed=3, steps=30):
-    """Engines after each step of rule-agent play (finished tables dealt again): (engine, live tables, batch)."""
+    """Engines before each step of rule-agent play (``rule_play.rule_agent_play``: finished tables dealt again):
+    (engine, live tables, batch)."""
     eng = Engine(rules, num_tables=tables, seed=seed)
     eng.reset()
-    agent, rng = RuleBasedAgent(rules), np.random.default_rng(seed)
-    for _ in range(steps):
-        live, obs = _batch(eng)
-        yield eng, live, obs
-        actions = np.zeros(eng.num_tables, dtype=np.int64)
-        actions[live] = agent.act(obs, rng)
-        eng.step(actions)
-        if (eng.state.phase == END).any():
-            eng.reset(tables=np.flatnonzero(eng.state.phase == END))
+    for _ in rule_agent_play(eng, seed, steps):
+        yield (eng, *_batch(eng))
 
 
 # ------------------------------------------------------------------------------------------- rollouts.py
