@@ -6,6 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from test_rollouts import _batch
 
 from agents import search
 from agents.arena import play_duplicate
@@ -15,7 +16,6 @@ from agents.search import RolloutSearchAgent
 from mj_env.baselines import RuleBasedAgent
 from mj_env.determinize import redeal, shuffle_wall
 from mj_env.engine import Engine
-from mj_env.observation import observe
 from mj_env.state import END
 
 
@@ -28,8 +28,7 @@ def positions(rules="beijing", tables=8, steps=(5, 17, 40), seed=0):
         live = np.flatnonzero(eng.state.phase != END)
         if step in steps:
             yield eng, live
-        obs = {"observation": observe(eng.rules, eng.state, idx=live), "action_mask": eng.legal_mask()[live],
-               "seat": eng.state.to_act[live].astype(np.int64)}
+        _, obs = _batch(eng)
         actions = np.zeros(tables, dtype=np.int64)
         actions[live] = agent.act(obs, rng)
         eng.step(actions)
@@ -127,8 +126,7 @@ def test_without_a_clear_gain_it_plays_the_rule_agents_choice(z):
     agent = RolloutSearchAgent(worlds=2, z=z)
     for eng, live in positions():
         got = agent.act_tables(eng, live, np.random.default_rng(3))
-        obs = {"observation": observe(eng.rules, eng.state, idx=live), "action_mask": eng.legal_mask()[live],
-               "seat": eng.state.to_act[live].astype(np.int64)}
+        _, obs = _batch(eng)
         assert np.array_equal(got, RuleBasedAgent().act(obs, np.random.default_rng(3)))
 
 
@@ -136,8 +134,7 @@ def test_it_takes_the_candidate_its_rollouts_favour(monkeypatch):
     """Rollouts (replaced here) that pay 5 points for a candidate's copies and 0 for the others: that
     candidate is played wherever it is one; elsewhere the rule agent's choice."""
     eng, live = next(positions(steps=(5,)))
-    obs = {"observation": observe(eng.rules, eng.state, idx=live), "action_mask": eng.legal_mask()[live],
-           "seat": eng.state.to_act[live].astype(np.int64)}
+    _, obs = _batch(eng)
     rule, cands = candidate_actions(RuleBasedAgent(), obs, np.random.default_rng(1))
     assert (cands[:, 1] >= 0).any()
     favourite = int(cands[cands[:, 1] >= 0, 1][0])
@@ -157,8 +154,7 @@ def test_the_standard_error_is_the_sample_ones(monkeypatch):
     0.45 > 0) and z 1.2 keeps the rule agent's choice (0.5 - 0.6 < 0); the population deviation (ddof=0, a
     standard error of 0.354) would play it at z 1.2 too (from an outside mutation test)."""
     eng, live = next(positions(steps=(5,)))
-    obs = {"observation": observe(eng.rules, eng.state, idx=live), "action_mask": eng.legal_mask()[live],
-           "seat": eng.state.to_act[live].astype(np.int64)}
+    _, obs = _batch(eng)
     rule, cands = candidate_actions(RuleBasedAgent(), obs, np.random.default_rng(1))
     favourite = int(cands[cands[:, 1] >= 0, 1][0])
     has = (cands[:, 1:] == favourite).any(axis=1)
@@ -250,8 +246,7 @@ def test_command_line_names_the_bad_flag(argv, words, capsys):
 
 def _candidates_at_step_5(max_discards=3):
     eng, live = next(positions(steps=(5,)))
-    obs = {"observation": observe(eng.rules, eng.state, idx=live), "action_mask": eng.legal_mask()[live],
-           "seat": eng.state.to_act[live].astype(np.int64)}
+    _, obs = _batch(eng)
     rule, cands = candidate_actions(RuleBasedAgent(), obs, np.random.default_rng(1), max_discards)
     return eng, live, rule, cands
 
