@@ -556,10 +556,18 @@ def loading_agents():
     CheckpointWarning one ``warning:`` line naming the checkpoint's file (``tell_warning``), other warnings go on as
     Python shows them (under the filters in force), and torch, where a network agent loaded it,
     runs one thread (batches of a few hundred rows gain nothing from more, and lose tenfold when another process
-    holds a core: measured). Where loading fails, nothing is said or set."""
+    holds a core: measured). Where loading fails, nothing is said or set; a CheckpointWarning that the warning
+    filters in force made an exception (``-W error``) comes out as the CheckpointError (a ValueError) the command
+    line tells for a file it cannot use (``agents.checkpoints.warning_refused``), not a traceback."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RulesMismatchWarning)
-        yield
+        try:
+            yield
+        except Warning as raised:
+            checkpoints = sys.modules.get("agents.checkpoints")  # (not imported: the warning is not a checkpoint's)
+            if checkpoints is None or not isinstance(raised, checkpoints.CheckpointWarning):
+                raise
+            raise checkpoints.warning_refused(raised) from None
     for w in caught:
         tell_warning(w)
     torch = sys.modules.get("torch")  # (None where its import is blocked)

@@ -65,6 +65,13 @@ class CheckpointWarning(UserWarning):
     """A checkpoint that loads, with keys beside those of its format that this version does not read."""
 
 
+def warning_refused(w: CheckpointWarning) -> CheckpointError:
+    """The CheckpointError a command line tells (one line, no traceback) for a CheckpointWarning that the warning
+    filters in force made an exception (``python -W error``, ``PYTHONWARNINGS=error::UserWarning``): the file is
+    refused, as those filters ask. A Python caller gets the warning itself, as the filters say."""
+    return CheckpointError(f"{w}; refused, as the warning filters in force (-W error) make this warning an error")
+
+
 _PAYLOAD_TYPES = {"format": str, "obs_name": str, "obs_version": int, "obs_shape": list, "n_actions": int,
                   "model_config": dict, "state_dict": dict, "meta": dict}
 """Every key of a checkpoint and the type of its value."""

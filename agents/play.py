@@ -535,14 +535,14 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = read_an
     one_hand = passed_on(dataclasses.replace(match, hands_per_episode=1))
     agents: list = [None] * 4
     labels = ["you"] * 4
-    with loading_agents():
-        for k, spec in enumerate(specs):
-            s = (args.seat + 1 + k) % 4
-            try:
+    try:
+        with loading_agents():
+            for k, spec in enumerate(specs):
+                s = (args.seat + 1 + k) % 4
                 agents[s] = make_agent(spec, rules=one_hand)
-            except ValueError as e:  # an unknown name, a missing or unusable checkpoint, no torch for a network
-                p.error(f"--opponents: {e}")
-            labels[s] = printable(spec[:40])
+                labels[s] = printable(spec[:40])
+    except ValueError as e:  # an unknown name, a missing or unusable checkpoint, no torch for a network
+        p.error(f"--opponents: {e}")
     seed = args.seed if args.seed is not None else secrets.randbelow(MAX_SEED + 1)
     record_file = None
     if args.record:

@@ -27,7 +27,7 @@ from typing import Literal
 
 from agents import rules_args
 from agents.arena import MAX_SEED  # (--seed and --eval-seed: NumPy's legacy seeding takes 32 bits)
-from agents.checkpoints import CheckpointWarning, load_checkpoint
+from agents.checkpoints import CheckpointWarning, load_checkpoint, warning_refused
 from agents.networks import check_config, device_problem
 from agents.pretrained import available as pretrained_available
 from agents.pretrained import pretrained_path
@@ -210,11 +210,12 @@ def init_problem(args: typing.Any, given: frozenset[str] = frozenset()) -> str |
         path = init_checkpoint(args)
         if path is None:
             return None
-        with warnings.catch_warnings():  # (main loads it again, and says it there: once)
-            warnings.simplefilter("ignore", CheckpointWarning)
+        with warnings.catch_warnings(record=True):  # (main loads it again, and says it there: once)
             model, _ = load_checkpoint(path)
     except ValueError as e:  # CheckpointError names the file and what is wrong
         return f"--init-from: {e}"
+    except CheckpointWarning as w:  # made an exception by the warning filters in force (-W error): refused
+        return f"--init-from: {warning_refused(w)}"
     defaults = type(args)()
     for name, value in flags_of_network(model.config).items():
         wanted = getattr(args, name)

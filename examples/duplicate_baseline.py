@@ -102,7 +102,8 @@ def parse_args(argv=None) -> argparse.Namespace:
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:
-        agent = make_agent(args.agent, rules=args.rules)
+        with arena.loading_agents():  # as the arena's: a checkpoint's warning one line, refused under -W error
+            agent = make_agent(args.agent, rules=args.rules)
     except (OSError, ValueError, TypeError, ImportError) as e:  # ImportError: a network agent without torch
         print(f"error: --agent {args.agent!r}: {terminal_line(e)}", file=sys.stderr)  # (a checkpoint's refusal names its file)
         return 2
