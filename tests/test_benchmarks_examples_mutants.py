@@ -194,6 +194,89 @@ def test_the_plot_draws_the_vector_env_without_the_sampler_beside_its_figure(tmp
     assert list(lines[throughput.LABELS["vector"]].get_xydata().tolist()) == [[1.0, 10.0], [64.0, 640.0]]
     assert list(lines["MahjongVectorEnv, sampler time excluded"].get_xydata().tolist()) == [[1.0, 12.0], [64.0, 768.0]]
 
+
+def test_run_child_times_the_sampler_alone_per_call_on_the_last_mask(monkeypatch, capsys):
+    """``masked_sampler_ms`` and ``argmax_sampler_ms`` (the summary's "sampler ... alone") are milliseconds per
+    call over about 0.2 s of calls on the run's last mask: on a fake clock where our sampler takes 10 ms and the
+    float argmax 30 ms a call, 10 and 30."""
+    import time
+
+    import throughput
+
+    clock = [0.0]
+    monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
+    masks = []
+
+    class Sampler:
+        def __init__(self, seed):
+            pass
+
+        def __call__(self, mask):
+            masks.append(mask)
+            clock[0] += 0.01
+            return np.zeros(len(mask), dtype=np.int64)
+
+    def argmax(rng, mask):
+        clock[0] += 0.03
+        return np.zeros(len(mask), dtype=np.int64)
+
+    monkeypatch.setattr(throughput, "MaskedSampler", Sampler)
+    monkeypatch.setattr(throughput, "float_argmax_sample", argmax)
+    last = np.ones((4, 127), dtype=np.int8)
+
+    def make(batch, rules, seed):
+        def step():
+            clock[0] += 1.0
+            return 4, 0, 0.0
+        return step, {"decision": "d", "last_mask": lambda: last}
+
+    r = _child_result(monkeypatch, capsys, make)
+    assert r["masked_sampler_ms"] == pytest.approx(10.0) and r["argmax_sampler_ms"] == pytest.approx(30.0)
+    assert masks and all(np.array_equal(m, last) for m in masks)
+
+
+def test_single_rules_last_mask_is_the_learners_action_mask():
+    """The single_rule row times the sampler alone on its last observation's action mask (batch, 127)."""
+    import throughput
+
+    step, info = throughput.make_single_rule(2, "beijing", 0)
+    step()
+    mask = info["last_mask"]()
+    assert mask.shape == (2, 127) and mask.any(axis=1).all()
+
+
+@pytest.mark.parametrize("platform,peak,mb", [("darwin", 3 * 2**20, 3.0), ("freebsd14", 3 * 1024, 3.0)])
+def test_peak_rss_without_proc_reads_ru_maxrss_in_its_units(monkeypatch, platform, peak, mb):
+    """Where there is no /proc (macOS, the BSDs), the peak RSS is ``ru_maxrss``: bytes on macOS, KiB elsewhere."""
+    import resource
+    import sys
+
+    import throughput
+
+    def no_proc(*a, **k):
+        raise OSError("no /proc")
+
+    monkeypatch.setattr(throughput, "open", no_proc, raising=False)
+    monkeypatch.setattr(sys, "platform", platform)
+    monkeypatch.setattr(resource, "getrusage", lambda who: type("Usage", (), {"ru_maxrss": peak})())
+    assert throughput._maxrss_mb() == mb
+
+
+def test_a_table_cache_that_cannot_be_made_is_a_warning_with_the_childs_words(monkeypatch, capsys):
+    """The hand-table cache built before the rows: a build that fails is a warning carrying the build's own
+    error output, and the run goes on."""
+    import throughput
+
+    def run(cmd, **kw):
+        if kw.get("check"):
+            raise subprocess.CalledProcessError(1, cmd, "", "boom: disk full")
+        return subprocess.CompletedProcess(cmd, 1, "", "boom: disk full")
+
+    monkeypatch.setattr(throughput.subprocess, "run", run)
+    throughput.make_table_cache()
+    err = capsys.readouterr().err
+    assert err.startswith("warning: could not make the hand-table cache") and "boom: disk full" in err
+
 # ----------------------------------------------------------------------------- benchmarks/features_cost.py
 def test_features_cost_times_its_stated_default_of_30_steps_per_row(monkeypatch, capsys):
     """``--steps`` left out is the 30 its help states, passed to every row (the measuring replaced)."""
