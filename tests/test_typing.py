@@ -23,10 +23,11 @@ from agents.rewards import RewardOption
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_mypy_finds_no_error_in_the_typed_packages(tmp_path):
-    """mypy with pyproject.toml's settings over both packages (about 20 s with a cold cache)."""
+def test_mypy_finds_no_error_in_the_typed_packages(mypy_cache_dir):
+    """mypy with pyproject.toml's settings over both packages (about 20 s with a cold cache; the cache is
+    conftest.py's ``mypy_cache_dir``, shared with tests/test_typing_scripts.py)."""
     pytest.importorskip("mypy")
-    command = [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "mypy_cache"), "mj_env", "agents"]
+    command = [sys.executable, "-m", "mypy", "--cache-dir", str(mypy_cache_dir), "mj_env", "agents"]
     run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert run.returncode == 0 and "Success: no issues found" in run.stdout, run.stdout + run.stderr
 

@@ -21,11 +21,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_mypy_finds_no_error_in_the_scripts(tmp_path):
+def test_mypy_finds_no_error_in_the_scripts(mypy_cache_dir):
     """mypy with pyproject.toml's settings over train.py, benchmarks/ and examples/ (about 20 s with a cold
     cache)."""
     pytest.importorskip("mypy")
-    command = [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "mypy_cache"),
+    command = [sys.executable, "-m", "mypy", "--cache-dir", str(mypy_cache_dir),
                "train.py", "benchmarks", "examples"]
     run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert run.returncode == 0 and "Success: no issues found" in run.stdout, run.stdout + run.stderr
