@@ -1,6 +1,7 @@
 """mj_obs_v2 planes (mj_env/features.py) against a plain per-hand reference on random positions."""
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -12,6 +13,16 @@ from mj_env import observation as O
 from mj_env.rules import get_rules
 from mj_env.vector import MahjongVectorEnv
 from tests import ref_hand
+
+
+@pytest.fixture(autouse=True)
+def _ref_hand_remembers_kept_tiles(monkeypatch):
+    """``ref_hand.kept_standard`` remembered for this file's tests only (not in ref_hand itself, whose speed
+    benchmarks/win_checks.py reports): random play asks about the same hands again and again (about 40% of
+    the quemen case's calls repeat one), and the answer is a function of the counts and melds alone."""
+    plain = ref_hand.kept_standard
+    remembered = functools.cache(lambda counts, melds: plain(counts, melds))
+    monkeypatch.setattr(ref_hand, "kept_standard", lambda counts, melds: remembered(tuple(map(int, counts)), melds))
 
 
 def ref_need(rules, counts: list[int], hui: int, melds=(False, False, False)) -> int:
