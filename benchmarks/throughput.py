@@ -293,6 +293,10 @@ def measure(spec: dict, timeout: float, on_progress) -> dict:
         rc = proc.wait()
     finally:
         killer.cancel()
+        if proc.poll() is None:  # left by an exception (a result line that is not JSON, Ctrl-C): the child goes too
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()  # else 'ResourceWarning: unclosed file' under python -X dev (tests/test_strict_warnings.py)
     if result is None or rc != 0:
         why = f"exit status {rc}" if rc >= 0 else f"killed (signal {-rc}; timeout {timeout:.0f} s?)"
         return {"impl": spec["impl"], "batch": spec["batch"], "error": why, "log": log[-20:]}
