@@ -57,7 +57,8 @@ def _student_t():
 def mean_ci95(values: np.ndarray, groups: np.ndarray | None = None) -> tuple[float, float, float]:
     """(mean, low, high): Student-t 95% interval (``scipy.stats.t``) of the mean of independent ``values``.
     Values all equal give that value three times: an interval of no width (``format_table`` says so); a
-    single value (or group) gives (mean, -inf, inf): no interval can be computed (``summarize``).
+    single value (or group) gives (mean, -inf, inf): no interval can be computed (``summarize``); no value at all
+    is a ValueError.
 
     With ``groups`` (one label per value), the values of one group may be correlated (the positions of one
     hand share its wall) and the groups are the independent units: the mean of all values with the
@@ -65,6 +66,8 @@ def mean_ci95(values: np.ndarray, groups: np.ndarray | None = None) -> tuple[flo
     for G groups of n_g values summing to T_g, and G - 1 degrees of freedom. Groups of one value each give
     the interval without groups."""
     v = np.asarray(values, dtype=np.float64)
+    if v.size == 0:  # no mean to give (np.mean: nan and 'RuntimeWarning: Mean of empty slice')
+        raise ValueError("mean_ci95 needs at least one value, got none")
     m = float(v.mean())
     if groups is None:  # each value its own group
         g = np.arange(len(v))

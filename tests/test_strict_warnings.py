@@ -56,3 +56,20 @@ def test_throughput_measure_leaves_no_child_running_when_its_reading_fails(monke
 
     _, seen = _resource_warnings(failing)
     assert seen == []
+
+
+def test_mean_ci95_of_no_values_is_an_error_not_a_numpy_warning():
+    """``agents.arena_report.mean_ci95`` of an empty batch of values gave (nan, -inf, inf) with NumPy's
+    'RuntimeWarning: Mean of empty slice' (an exception under ``-W error::RuntimeWarning``): there is no mean
+    to give. It says so in a ValueError, as it does for groups of the wrong shape; one value is still an interval
+    that cannot be computed."""
+    np = pytest.importorskip("numpy")
+    from agents.arena_report import mean_ci95
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="at least one value"):
+            mean_ci95(np.array([]))
+        with pytest.raises(ValueError, match="at least one value"):
+            mean_ci95([], groups=[])
+        assert mean_ci95(np.array([2.0])) == (2.0, float("-inf"), float("inf"))
