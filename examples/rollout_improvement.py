@@ -46,7 +46,8 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 from agents import arena, arena_report
-from agents.checkpoints import CheckpointError, CheckpointWarning, load_checkpoint, warning_refused
+from agents.arena import loading_agents
+from agents.checkpoints import CheckpointError, load_checkpoint
 from agents.networks import NetworkAgent, NonFiniteLogits, masked_logits, model_inputs
 from agents.rollouts import labelled_play
 from agents.rules_args import RULES_HELP, duplicate_rules_given
@@ -144,12 +145,11 @@ def main(argv=None) -> int:
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     if args.checkpoint is not None:  # '' is a path (refused), not 'no --checkpoint' (a clone replacing runs/)
-        try:
-            model, meta = load_checkpoint(args.checkpoint)
+        try:  # as the arena's: a checkpoint's warning one line, refused where the filters make it an error
+            with loading_agents():
+                model, meta = load_checkpoint(args.checkpoint)
         except CheckpointError as e:  # missing, not a checkpoint, another format: one line, exit 2
             p.error(f"--checkpoint: {e}")
-        except CheckpointWarning as w:  # keys beside the format, made an exception by the filters (-W error)
-            p.error(f"--checkpoint: {warning_refused(w)}")
         trained_for = meta.get("rules")  # a preset's name, or a rule set of one's own (its object form)
         # allowed (the same planes): a note, as train.py's; compared as rule sets (an object form may be the preset)
         if trained_for is not None and get_rules(trained_for) != get_rules(args.rules):
