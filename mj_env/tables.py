@@ -347,13 +347,16 @@ def read(path: Path, names=NAMES) -> dict[str, np.ndarray] | None:
     """The tables ``names`` stored in ``path``, or None if the file is missing, of another
     version or damaged. Each table is a member of the ``.npz`` and is read on its own."""
     try:
-        f = np.load(path)
-        if not isinstance(f, np.lib.npyio.NpzFile):  # a lone array (an .npy under this name): no context manager
-            return None
-        with f:
-            if int(f["version"]) != FORMAT_VERSION:
+        # opened here, not by np.load: a file cut short fails in NumPy's zip reader after np.load has let go of the
+        # file it opened, which stayed open ('ResourceWarning: unclosed file' under python -X dev)
+        with open(path, "rb") as fh:
+            f = np.load(fh)
+            if not isinstance(f, np.lib.npyio.NpzFile):  # a lone array (an .npy under this name): no context manager
                 return None
-            out = {name: f[name] for name in names}
+            with f:
+                if int(f["version"]) != FORMAT_VERSION:
+                    return None
+                out = {name: f[name] for name in names}
     except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
         return None
     if any(out[n].shape != _SHAPES[n] or out[n].dtype != _DTYPES[n] for n in names):

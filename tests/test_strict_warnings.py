@@ -73,3 +73,20 @@ def test_mean_ci95_of_no_values_is_an_error_not_a_numpy_warning():
         with pytest.raises(ValueError, match="at least one value"):
             mean_ci95([], groups=[])
         assert mean_ci95(np.array([2.0])) == (2.0, float("-inf"), float("inf"))
+
+
+def test_reading_a_hand_table_file_cut_short_closes_it(tmp_path):
+    """mj_env.tables.read of a cache file cut short (a zip without its directory) is None, as before, and leaves
+    no file open: np.load had opened it and let it go before NumPy's zip reader failed ('ResourceWarning:
+    unclosed file <_io.BufferedReader name=.../cut.npz>' under ``python -X dev -m pytest tests/test_hand.py``)."""
+    import numpy as np
+
+    from mj_env import tables
+
+    good = tables.save({"need": np.zeros(3, dtype=np.uint8)}, tmp_path / "good.npz")
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(good.read_bytes()[: len(good.read_bytes()) // 2])
+    out, seen = _resource_warnings(tables.read, cut, names=())
+    assert out is None and seen == []
+    out, seen = _resource_warnings(tables.read, good, names=())  # a whole file: read, and closed too
+    assert out == {} and seen == []
