@@ -91,11 +91,11 @@ def test_output_to_a_reader_that_left_is_dropped_without_an_error():
 def _closed_reader(argv, cwd):
     """Run ``python argv`` with its standard output a pipe whose reader has gone (``| true``)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, *argv], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    proc.stdout.close()
-    err = proc.stderr.read()
-    return proc.wait(timeout=300), err
+    with subprocess.Popen([sys.executable, *argv], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as proc:  # (its pipes closed on leaving)
+        proc.stdout.close()
+        err = proc.stderr.read()
+        return proc.wait(timeout=300), err
 
 
 def test_a_training_run_whose_output_reader_left_still_ends_with_its_files(tmp_path):
@@ -157,12 +157,12 @@ def test_a_training_run_with_its_output_and_progress_bar_piped_to_a_reader_that_
     BrokenPipeError (tqdm passes it on), which ended the run before final.pt was written."""
     pytest.importorskip("torch")  # the train extra: skipped in a core-only install
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), "--exp-name", "p", "--total-steps", "16",
-                             "--num-envs", "1", "--num-steps", "1", "--bc-steps", "1", "--max-minutes", "0.0001",
-                             "--eval-every", "0", "--final-eval-hands", "1", "--no-eval-pretrained"],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    proc.stdout.close()
-    assert proc.wait(timeout=300) == 0
+    with subprocess.Popen([sys.executable, str(ROOT / "train.py"), "--exp-name", "p", "--total-steps", "16",
+                           "--num-envs", "1", "--num-steps", "1", "--bc-steps", "1", "--max-minutes", "0.0001",
+                           "--eval-every", "0", "--final-eval-hands", "1", "--no-eval-pretrained"],
+                          cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as proc:
+        proc.stdout.close()
+        assert proc.wait(timeout=300) == 0
     assert (tmp_path / "runs" / "p" / "checkpoints" / "final.pt").is_file()
 
 

@@ -28,11 +28,11 @@ def test_a_benchmark_whose_reader_left_finishes_and_writes_its_json(script, tmp_
     pytest.importorskip("tqdm")  # the train extra: skipped in a core-only install
     out = tmp_path / "out.json"
     json_flag = [] if script == "features_cost.py" else ["--json", str(out)]  # it prints its table only
-    proc = subprocess.Popen([sys.executable, str(BENCH / script), *SMALLEST[script], *json_flag],
-                            cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    proc.stdout.close()  # the reader is gone before the first line
-    err = proc.stderr.read()
-    assert proc.wait(timeout=300) == 0, err[-2000:]
+    with subprocess.Popen([sys.executable, str(BENCH / script), *SMALLEST[script], *json_flag],
+                          cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as proc:
+        proc.stdout.close()  # the reader is gone before the first line
+        err = proc.stderr.read()
+        assert proc.wait(timeout=300) == 0, err[-2000:]
     assert "Traceback" not in err and "BrokenPipeError" not in err
     assert not json_flag or json.loads(out.read_text())

@@ -62,15 +62,14 @@ def test_an_endless_line_is_read_in_bounded_memory(tmp_path):
     if not os.path.exists("/dev/zero"):
         pytest.skip("no /dev/zero")
     out_path = tmp_path / "out"
-    with open("/dev/zero", "rb") as zero:
-        proc = _started(zero, out_path, preexec_fn=_limited)
-    try:
-        _wait_for_the_question(proc, out_path)
-        time.sleep(2)
-        alive = proc.poll() is None
-    finally:
-        proc.kill()
-        _, err = proc.communicate(timeout=60)
+    with open("/dev/zero", "rb") as zero, _started(zero, out_path, preexec_fn=_limited) as proc:
+        try:
+            _wait_for_the_question(proc, out_path)
+            time.sleep(2)
+            alive = proc.poll() is None
+        finally:
+            proc.kill()
+            _, err = proc.communicate(timeout=60)
     assert alive, f"exit status {proc.returncode}: {err[-2000:]!r}"
     out = out_path.read_bytes().decode("utf-8")
     assert out.endswith(PROMPT) and out.count(PROMPT) == 1  # still reading past the first answer
@@ -83,7 +82,7 @@ def test_a_line_longer_than_the_memory_limit_then_an_answer(tmp_path):
     _need_a_memory_limit()
     out_path = tmp_path / "out"
     proc = _started(subprocess.PIPE, out_path, preexec_fn=_limited)
-    assert proc.stdin is not None
+    assert proc.stdin is not None and proc.stderr is not None
 
     def feed():
         try:
@@ -102,6 +101,7 @@ def test_a_line_longer_than_the_memory_limit_then_an_answer(tmp_path):
         proc.wait(timeout=300)
     finally:
         proc.kill()
+        proc.stderr.close()
     writer.join(timeout=60)
     out = out_path.read_bytes().decode("utf-8")
     assert proc.returncode == 0 and err == b"", err[-2000:]
@@ -217,13 +217,13 @@ def test_the_entry_point_at_a_terminal():
 @pytest.mark.skipif(sys.platform == "win32", reason="no SIGINT to send")
 def test_ctrl_c_while_reading_an_answer_is_status_130(tmp_path):
     out_path = tmp_path / "out"
-    proc = _started(subprocess.PIPE, out_path)
-    try:
-        _wait_for_the_question(proc, out_path)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
+    with _started(subprocess.PIPE, out_path) as proc:
+        try:
+            _wait_for_the_question(proc, out_path)
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
     assert proc.returncode == 130 and err == b"", err[-2000:]
     assert "interrupted (Ctrl-C): the game stops" in out_path.read_text(encoding="utf-8")
 

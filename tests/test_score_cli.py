@@ -1,6 +1,7 @@
 """The calculator ``python -m mj_env.score``: JSON lines in, JSON lines out, and every error path."""
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import subprocess
@@ -64,17 +65,17 @@ def test_cli_keeps_order_and_survives_bad_lines():
 
 def test_cli_answers_each_line_before_the_next_arrives():
     """Interactive use: each answer is flushed as soon as its line is read."""
-    p = subprocess.Popen([sys.executable, "-m", "mj_env.score"], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, cwd=ROOT)
-    try:
-        for obj, out in ((EXAMPLE_1, OUT_1), (EXAMPLE_2, OUT_2)):
-            p.stdin.write(json.dumps(obj).encode() + b"\n")
-            p.stdin.flush()
-            assert p.stdout.readline().decode("utf-8").rstrip("\n") == out
-        p.stdin.close()
-        assert p.wait(timeout=30) == 0
-    finally:
-        p.kill()
+    with subprocess.Popen([sys.executable, "-m", "mj_env.score"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, cwd=ROOT) as p:  # (its pipes closed on leaving)
+        try:
+            for obj, out in ((EXAMPLE_1, OUT_1), (EXAMPLE_2, OUT_2)):
+                p.stdin.write(json.dumps(obj).encode() + b"\n")
+                p.stdin.flush()
+                assert p.stdout.readline().decode("utf-8").rstrip("\n") == out
+            p.stdin.close()
+            assert p.wait(timeout=30) == 0
+        finally:
+            p.kill()
 
 
 def test_cli_skips_a_byte_order_mark_at_the_start_of_input_only():
@@ -320,22 +321,23 @@ LINE = (json.dumps(VALID) + "\n").encode()
 def test_cli_ends_quietly_when_its_reader_goes_away():
     """Like ``... | python -m mj_env.score | head -1``: no traceback, exit status 141 (as a tool
     killed by SIGPIPE shows in the shell)."""
-    p = subprocess.Popen([sys.executable, "-m", "mj_env.score"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, cwd=ROOT)
-    try:
-        p.stdin.write(LINE)
-        p.stdin.flush()
-        assert json.loads(p.stdout.readline())["legal"] is True
-        p.stdout.close()  # the reader has what it wanted
+    with subprocess.Popen([sys.executable, "-m", "mj_env.score"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, cwd=ROOT) as p:
         try:
-            p.stdin.write(LINE * 50)
-            p.stdin.close()
-        except BrokenPipeError:
-            pass
-        assert p.wait(timeout=30) == 141
-        assert p.stderr.read() == b""
-    finally:
-        p.kill()
+            p.stdin.write(LINE)
+            p.stdin.flush()
+            assert json.loads(p.stdout.readline())["legal"] is True
+            p.stdout.close()  # the reader has what it wanted
+            try:
+                p.stdin.write(LINE * 50)
+                p.stdin.close()
+            except BrokenPipeError:  # (closing what is left raises it once more, then the pipe is closed)
+                with contextlib.suppress(BrokenPipeError):
+                    p.stdin.close()
+            assert p.wait(timeout=30) == 141
+            assert p.stderr.read() == b""
+        finally:
+            p.kill()
 
 
 def test_cli_ends_quietly_in_a_shell_pipeline_into_head():

@@ -64,14 +64,19 @@ def test_a_signal_from_the_shell_ends_with_its_status_and_a_checkpoint(tmp_path,
                              "10000000", "--max-minutes", "3", "--final-eval-hands", "4", *TINY],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     csv_path = tmp_path / "runs" / "sig" / "progress.csv"
-    deadline = time.time() + 240
-    while time.time() < deadline and proc.poll() is None:
-        if csv_path.is_file() and len(csv_path.read_text().splitlines()) >= 3:
-            break
-        time.sleep(0.2)
-    assert proc.poll() is None, proc.communicate()
-    os.kill(proc.pid, sig)
-    out, err = proc.communicate(timeout=120)
+    try:
+        deadline = time.time() + 240
+        while time.time() < deadline and proc.poll() is None:
+            if csv_path.is_file() and len(csv_path.read_text().splitlines()) >= 3:
+                break
+            time.sleep(0.2)
+        assert proc.poll() is None, proc.communicate()
+        os.kill(proc.pid, sig)
+        out, err = proc.communicate(timeout=120)
+    finally:  # a failed wait leaves no run behind (3 minutes of training on a shared machine)
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == status, (out, err)
     assert "Traceback" not in err and f"interrupted ({said}) after" in out + err
     _, meta = load_checkpoint(tmp_path / "runs" / "sig" / "checkpoints" / "final.pt")
