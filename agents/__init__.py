@@ -43,7 +43,7 @@ import numpy as np
 
 from mj_env.baselines import BASELINES, is_declared_agent, make_baseline, make_named_agent, plugin_agent_names
 from mj_env.messages import brief
-from mj_env.rules import RuleSet
+from mj_env.rules import RulesSpec
 
 from .base import Agent
 from .pretrained import is_pretrained_spec, make_pretrained
@@ -108,7 +108,7 @@ def other_plugins() -> str:
     return "".join(f", {name}" for name in plugin_agent_names() if name != "pretrained" and name not in BASELINES)
 
 
-def make_agent(spec, rules: str | RuleSet = "beijing", device: str = "cpu"):
+def make_agent(spec, rules: RulesSpec = "beijing", device: str = "cpu"):
     """An agent from its name: ``random``, ``rule``, ``efficient`` (``mj_env.baselines``), ``pretrained`` (the player shipped for ``rules``,
     ``agents.pretrained``; played as that player's ``PLAYERS`` entry says; ``pretrained:greedy`` or
     ``pretrained:sample`` choose), a name that an installed package declares in the ``mj_env.agents`` entry

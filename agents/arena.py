@@ -137,7 +137,7 @@ from mj_env.lines import ArgumentParser, guard_output, terminal_line, utf8_text
 from mj_env.messages import brief, shown
 from mj_env.observation import observe
 from mj_env.records import hand_record, rules_json
-from mj_env.rules import RuleSet, get_rules
+from mj_env.rules import RuleSet, RulesSpec, get_rules
 from mj_env.state import END
 from mj_env.wall import shuffled_walls
 
@@ -232,7 +232,7 @@ def settlement_wins(settlement: dict) -> list[dict]:
     return settlement.get("wins", [settlement])
 
 
-def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: str | RuleSet = "beijing",
+def play_duplicate(agents: list, n_walls: int, seed: int = 0, rules: RulesSpec = "beijing",
                    batch_walls: int = 128, record_deals: bool = False, progress=None,
                    record_hands: bool | Callable[[list], object] = False, labels: list[str] | None = None,
                    common_random: bool = False) -> DuplicateResult:
@@ -447,7 +447,7 @@ def _check_specs(specs) -> None:
                         "--agents 'rule,random' is ['rule', 'random'] here")
 
 
-def load_agents(specs: list[str], rules: str | RuleSet = "beijing", device: str = "cpu") -> list:
+def load_agents(specs: list[str], rules: RulesSpec = "beijing", device: str = "cpu") -> list:
     """Agents by name (``random``, ``rule``, ``pretrained``, a checkpoint path); a ValueError names a bad one (a
     ``CheckpointError`` a checkpoint file that cannot be used). ``specs`` is a list of names, as the command line
     splits ``--agents``: a str, even ``"rule,random"``, is a TypeError."""
@@ -455,7 +455,7 @@ def load_agents(specs: list[str], rules: str | RuleSet = "beijing", device: str 
     return [make_agent(s, rules=rules, device=device) for s in specs]
 
 
-def compare(specs: list[str], hands: int, seed: int = 0, rules: str | RuleSet = "beijing", batch_walls: int = 128,
+def compare(specs: list[str], hands: int, seed: int = 0, rules: RulesSpec = "beijing", batch_walls: int = 128,
             device: str = "cpu", progress: bool = False, agents: list | None = None,
             records=None, common_random: bool = False) -> dict:
     """Load agents by name (``random``, ``rule``, ``pretrained``, a checkpoint path), unless ``agents`` are given already

@@ -103,7 +103,7 @@ from mj_env.observation import (
     checked_mask,
     checked_planes,
 )
-from mj_env.rules import get_rules, rules_label
+from mj_env.rules import RulesSpec, get_rules, rules_label
 from mj_env.tiles import N_KINDS, N_SUITED, SUIT_SIZE
 
 from . import check_flag
@@ -176,7 +176,7 @@ def v2_features(obs: torch.Tensor) -> torch.Tensor:
     return torch.cat([features(obs[:, :N_PLANES]), *_v2_parts(obs.to(torch.float32))], dim=1)
 
 
-def model_inputs(model: nn.Module, planes: np.ndarray, mask: np.ndarray, rules="beijing") -> np.ndarray:
+def model_inputs(model: nn.Module, planes: np.ndarray, mask: np.ndarray, rules: RulesSpec = "beijing") -> np.ndarray:
     """What ``model`` takes, from the environment's planes and masks (n, 127): the ``mj_obs_v1`` planes
     (n, 14, 34) uint8 for ``mj_obs_v1`` networks (the first 14 planes of an env's ``obs="v2"``
     observation), ``mj_env.features.observe_v2`` (n, 18, 34) for ``mj_obs_v2`` ones (computed for rule
@@ -473,7 +473,7 @@ class NetworkAgent:
     (Gumbel-max on the log-probabilities), so arena runs are repeatable for a seed."""
 
     def __init__(self, model: nn.Module, name: str = "policy", greedy: bool = False,
-                 device: str | torch.device = "cpu", rules="beijing"):
+                 device: str | torch.device = "cpu", rules: RulesSpec = "beijing"):
         problem = device_problem(device, name="device")
         if problem:
             raise ValueError(problem)
@@ -485,8 +485,8 @@ class NetworkAgent:
         self.rules = rules  # what mj_obs_v2 features are computed for
 
     @classmethod
-    def from_checkpoint(cls, path: str | Path, greedy: bool = False, device="cpu", name: str | None = None,
-                        rules=None):
+    def from_checkpoint(cls, path: str | Path, greedy: bool = False, device: str | torch.device = "cpu",
+                        name: str | None = None, rules: RulesSpec | None = None):
         """The agent of a checkpoint; ``rules`` (default: the checkpoint's own) for ``mj_obs_v2`` features. A
         ``device`` that cannot run it here (``device_problem``) is a ValueError before the file is read."""
         problem = device_problem(device, name="device")

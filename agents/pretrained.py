@@ -25,7 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mj_env.messages import brief
-from mj_env.rules import RuleSet, get_rules
+from mj_env.rules import RulesSpec, get_rules
 
 DATA = Path(__file__).parent / "data"
 
@@ -67,7 +67,7 @@ def available() -> tuple[str, ...]:
     return tuple(PLAYERS)
 
 
-def pretrained_path(rules: str | RuleSet = "beijing") -> Path:
+def pretrained_path(rules: RulesSpec = "beijing") -> Path:
     """The checkpoint of the player shipped for ``rules`` (a preset name or a RuleSet of a preset's name).
     A ValueError names the rule sets that have one."""
     name = get_rules(rules).name
@@ -79,7 +79,7 @@ def pretrained_path(rules: str | RuleSet = "beijing") -> Path:
     return path
 
 
-def load_pretrained(rules: str | RuleSet = "beijing", greedy: bool | None = None, device: str = "cpu", name: str = NAME):
+def load_pretrained(rules: RulesSpec = "beijing", greedy: bool | None = None, device: str = "cpu", name: str = NAME):
     """The shipped player of ``rules`` as a batched agent (``agents.networks.NetworkAgent``).
     ``greedy`` None plays it as ``PLAYERS`` says."""
     from .networks import NetworkAgent  # torch only when the player is asked for
@@ -96,7 +96,7 @@ def is_pretrained_spec(spec) -> bool:
     return isinstance(spec, str) and spec in (NAME, f"{NAME}:greedy", f"{NAME}:sample")
 
 
-def make_pretrained(spec: str = NAME, rules: str | RuleSet = "beijing", device: str = "cpu"):
+def make_pretrained(spec: str = NAME, rules: RulesSpec = "beijing", device: str = "cpu"):
     """The agent an agent name asks for (``is_pretrained_spec``); also the ``mj_env.agents`` entry point
     through which the single-agent env loads it."""
     if not is_pretrained_spec(spec):

@@ -54,7 +54,7 @@ from gymnasium.wrappers.vector import DictInfoToList
 
 from mj_env.features import own_meld_suits
 from mj_env.messages import brief, shown
-from mj_env.rules import RuleSet, get_rules
+from mj_env.rules import RulesSpec, get_rules
 from mj_env.vector import MahjongVectorEnv
 
 from .rule_based import hand_distance
@@ -86,7 +86,7 @@ class RewardTransform:
       next decision s' comes, and ``-Phi(s)`` at the end of the hand.
     """
 
-    def __init__(self, kind: str = "points", rules: str | RuleSet = "beijing", scale: float = 4.0,
+    def __init__(self, kind: str = "points", rules: RulesSpec = "beijing", scale: float = 4.0,
                  shaping_coef: float = 0.25, potential=None):
         """``scale`` a number from 1e-6 to 1e6, ``shaping_coef`` one from -1e6 to 1e6 (NumPy numbers too): else a
         TypeError (not a number) or ValueError naming it, as for an unknown ``kind``. The bounds keep every

@@ -60,7 +60,7 @@ from mj_env.lines import ArgumentParser, guard_output
 from mj_env.messages import brief
 from mj_env.observation import observe
 from mj_env.records import rules_json
-from mj_env.rules import get_rules
+from mj_env.rules import RulesSpec, get_rules
 
 ROLLOUT_ROWS = 1 << 18
 """The most rollouts played in one batch (the candidates of the decisions searched together, each in every world;
@@ -72,7 +72,7 @@ memory. The usual settings (64 worlds, a few candidates each, at the CLI's 200 t
 class RolloutSearchAgent:
     """One-step lookahead by determinized rule-agent rollouts (module docstring)."""
 
-    def __init__(self, rules="beijing", worlds: int = 64, z: float = 0.5, max_discards: int = 3,
+    def __init__(self, rules: RulesSpec = "beijing", worlds: int = 64, z: float = 0.5, max_discards: int = 3,
                  name: str = "search", clairvoyant: bool | Literal["hands"] = False):
         if not isinstance(worlds, (int, np.integer)) or isinstance(worlds, bool) or not 1 <= worlds <= 4096:
             raise ValueError(f"worlds must be an int in [1, 4096], not {brief(worlds)}")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 # docs/INTERFACES.md 2 names mj_env.actions.name and .index: reachable after `import mj_env` alone
 from . import actions
 from .registration import RULE_IDS, register_envs
-from .rules import BEIJING, HEBEI, QUEMEN, RuleSet, get_rules
+from .rules import BEIJING, HEBEI, QUEMEN, RuleSet, RulesSpec, get_rules
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ (below) imports it on first use
     from .aec import raw_env
@@ -24,7 +24,7 @@ __all__ = ["BEIJING", "HEBEI", "QUEMEN", "RULE_IDS", "RuleSet", "actions", "env"
 register_envs()
 
 
-def env(rules="beijing", render_mode=None, **kwargs):
+def env(rules: RulesSpec = "beijing", render_mode: str | None = None, **kwargs):
     """The PettingZoo AEC environment (see ``mj_env.aec``)."""
     from .aec import env as _env
 

@@ -116,6 +116,7 @@ from .observation import N_PLANES
 from .observation import _observe_one as observe_one  # unchecked: the env passes table 0 and a seat 0-3
 from .records import RecordError, hand_record
 from .render import check_render_mode, print_table, render_table, settlement_text, warn_no_render_mode
+from .rules import RulesSpec
 from .state import END
 from .tiles import N_KINDS
 
@@ -278,7 +279,7 @@ class OrderEnforcing(ForwardsSettings, wrappers.OrderEnforcingWrapper):
         super().step(action)
 
 
-def env(rules="beijing", render_mode=None, **kwargs):
+def env(rules: RulesSpec = "beijing", render_mode: str | None = None, **kwargs) -> OrderEnforcing:
     """The AEC environment wrapped in PettingZoo's order-enforcing wrapper."""
     e = raw_env(rules=rules, render_mode=render_mode, **kwargs)
     return OrderEnforcing(e)
@@ -293,8 +294,8 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
     _closed = False  # close() sets it
     _hand: dict | None = None  # reset() deals one: the record of the hand so far
 
-    def __init__(self, rules="beijing", render_mode=None, illegal_action="raise", illegal_penalty=10, obs="v1",
-                 **overrides):
+    def __init__(self, rules: RulesSpec = "beijing", render_mode: str | None = None, illegal_action: str = "raise",
+                 illegal_penalty: float = 10, obs: str = "v1", **overrides):
         super().__init__()
         self.obs_layout = obs_layout(obs)
         check_render_mode(render_mode)
@@ -313,9 +314,9 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
         self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(A.N_ACTIONS) for a in AGENTS}
         self.state_space = spaces.Box(0, 255, (4, N_PLANES, N_KINDS), dtype=np.uint8)
         self.observation_layout = OBS_LAYOUTS[self.obs_layout][0]
-        self.agents = []
-        self.rewards = {}
-        self._cumulative_rewards = {}
+        self.agents: list[str] = []
+        self.rewards: dict[str, float] = {}
+        self._cumulative_rewards: dict[str, float] = {}
 
     def observation_space(self, agent):
         return self.observation_spaces[self._known(agent)]

@@ -80,7 +80,7 @@ from .observation import (
     checked_mask,
     checked_planes,
 )
-from .rules import RuleSet, get_rules
+from .rules import RuleSet, RulesSpec, get_rules
 from .state import CLAIM, ROB, TURN, K
 from .tiles import N_SUITS, SUIT_OF, SUIT_SIZE, suits_held
 
@@ -367,7 +367,7 @@ class RuleBasedAgent:
 
     name = "rule"
 
-    def __init__(self, rules: str | RuleSet = "beijing"):
+    def __init__(self, rules: RulesSpec = "beijing"):
         self.rules = get_rules(rules)
 
     # ----------------------------------------------------------------------------- acting
@@ -540,7 +540,7 @@ AGENT_ENTRY_POINTS = "mj_env.agents"
 ``pretrained``); ``mj_env`` never imports them otherwise."""
 
 
-def make_baseline(name: str, rules: str | RuleSet = "beijing"):
+def make_baseline(name: str, rules: RulesSpec = "beijing"):
     """``"random"`` -> ``RandomAgent()``, ``"rule"`` -> ``RuleBasedAgent(rules)``, ``"efficient"`` ->
     ``EfficientAgent(rules)``. ``rules`` is checked for every name, so that a misspelt rule set is refused for
     ``"random"`` (which plays the same under any rules) as it is for the others."""
@@ -573,7 +573,7 @@ def is_declared_agent(spec: str) -> bool:
     return bool(_declared(spec))
 
 
-def make_named_agent(spec: str, rules: str | RuleSet = "beijing"):
+def make_named_agent(spec: str, rules: RulesSpec = "beijing"):
     """A baseline (``random``, ``rule``, ``efficient``) or an agent that an installed package names through
     ``AGENT_ENTRY_POINTS`` (``pretrained``, ``pretrained:sample``: the part before ``:`` is the entry
     point's name, unless the whole name is one; the whole name goes to its factory ``factory(spec, rules=rules)``). A ValueError

@@ -27,7 +27,7 @@ from . import actions as A
 from . import claims, illegal, legal
 from .hand_end import Settlements, hand_results
 from .messages import brief
-from .rules import RuleSet, get_rules
+from .rules import RuleSet, RulesSpec, get_rules
 from .state import (
     C_WIN,
     CLAIM,
@@ -149,7 +149,7 @@ class Engine:
     >>> res = eng.step(mask.argmax(axis=1))   # the first legal action of each table
     """
 
-    def __init__(self, rules: str | RuleSet = "beijing", num_tables: int = 1, seed=None, **overrides):
+    def __init__(self, rules: RulesSpec = "beijing", num_tables: int = 1, seed=None, **overrides):
         self.rules = get_rules(rules, **overrides)
         self.num_tables = check_num_tables(num_tables)
         self.rng = np.random.default_rng() if seed is None else _new_rng(seed)

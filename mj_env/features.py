@@ -80,7 +80,7 @@ from .observation import (
     checked_mask,
     checked_planes,
 )
-from .rules import RuleSet, get_rules
+from .rules import RuleSet, RulesSpec, get_rules
 from .tiles import N_KINDS, N_SUITED, SUIT_SIZE, suits_held
 
 K = N_KINDS
@@ -272,7 +272,7 @@ def _checked_inputs(planes, mask) -> tuple[np.ndarray, np.ndarray]:
     return planes, checked_mask(mask, len(planes), A.N_ACTIONS, "mask")
 
 
-def extra_planes(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def extra_planes(rules: RulesSpec, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Planes 14-17 of ``mj_obs_v2`` (module docstring): planes (n, 14, 34) uint8 of ``mj_obs_v1``,
     mask (n, 127) the legal actions -> (n, 4, 34) uint8."""
     planes, mask = _checked_inputs(planes, mask)
@@ -335,7 +335,7 @@ def _extra_planes(rules: RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.nd
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def observe_v2(rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def observe_v2(rules: RulesSpec, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """``mj_obs_v2`` observations (n, 18, 34) uint8: the v1 planes (n, 14, 34) and ``extra_planes``."""
     planes, mask = _checked_inputs(planes, mask)  # once: _extra_planes takes them as they are
     return np.concatenate([planes[:, :N_PLANES], _extra_planes(get_rules(rules), planes, mask)], axis=1)
@@ -353,7 +353,7 @@ def obs_layout(obs) -> str:
     return obs
 
 
-def in_layout(obs: str, rules: str | RuleSet, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def in_layout(obs: str, rules: RulesSpec, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Planes (n, 14 or 18, 34) of either layout, and their masks (n, 127), in layout ``obs`` (``"v1"``: the
     first 14 planes; ``"v2"``: ``observe_v2`` of v1 planes, v2 planes as they are). Planes of another shape
     are a ValueError (16 planes were passed through as v2, or cut to 14 as v1)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from dataclasses import dataclass, fields
-from typing import Literal
+from typing import Literal, TypeAlias
 
 import numpy as np
 
@@ -275,7 +275,12 @@ def rules_label(rules: RuleSet) -> str:
     return rules.name + (" with " + ", ".join(f"{k}={v!r}" for k, v in diff.items()) if diff else "")
 
 
-def get_rules(rules: str | dict | RuleSet = "beijing", **overrides) -> RuleSet:
+# What every ``rules`` argument takes (``get_rules`` reads it): a preset's name, the object form of a calculator
+# line or a settlement's ``input`` (docs/INTERFACES.md 1), or a RuleSet
+RulesSpec: TypeAlias = str | dict | RuleSet
+
+
+def get_rules(rules: RulesSpec = "beijing", **overrides) -> RuleSet:
     """A preset by name (or a RuleSet as is), with optional field overrides. ``rules`` may also be the object
     form of a calculator line or a settlement's ``input`` (docs/INTERFACES.md 1): ``{"name": preset, field:
     value, ...}``, its fields applied as overrides (a field given there and as a keyword is refused); as the

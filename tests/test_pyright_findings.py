@@ -79,3 +79,56 @@ def test_pyright_finds_no_error_in_the_packages():
     shown = "\n".join(f"{Path(d['file']).relative_to(ROOT)}:{d['range']['start']['line'] + 1}: {d['severity']}: "
                       f"{d['message']} ({d.get('rule', '')})" for d in bad)
     assert not bad, f"pyright found {len(bad)}:\n{shown}"
+
+
+USER_CODE = """\
+import numpy as np
+
+import mj_env
+from agents import RuleBasedAgent, make_agent
+from agents.arena import play_duplicate
+from agents.networks import NetworkAgent, PolicyValueNet, model_inputs
+from agents.search import RolloutSearchAgent
+from mj_env.engine import Engine
+from mj_env.rules import get_rules
+from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv
+from mj_env.vector import MahjongVectorEnv
+
+hebei = get_rules("hebei")
+logged = {"name": "beijing", "hui_wild_in_melds": True}
+mj_env.env(rules=hebei, render_mode="ansi", illegal_action="penalize", illegal_penalty=2.5, obs="v2")
+mj_env.env(rules=logged)
+MahjongVectorEnv(num_envs=2, rules=hebei, seed=3, autoreset_mode="next_step", obs="v2", records=True)
+MahjongVectorEnv(num_envs=2, rules=logged)
+MahjongSingleAgentVectorEnv(2, rules=hebei, opponents=["rule", "random", "efficient"], seat="rotate", seed=1)
+MahjongSingleAgentVectorEnv(2, rules=logged, opponents=RuleBasedAgent(hebei), seat="random", illegal_penalty=1)
+MahjongSingleAgentEnv(rules=hebei, opponents=["rule", "random", "efficient"], seat="rotate")
+NetworkAgent(PolicyValueNet(), rules=logged)
+model_inputs(PolicyValueNet(), np.zeros((1, 14, 34), np.uint8), np.ones((1, 127), np.int8), hebei)
+RolloutSearchAgent(rules=logged)
+Engine(logged, num_tables=2)
+make_agent("rule", rules=logged)
+play_duplicate([RuleBasedAgent(logged), make_agent("random")], 1, rules=logged)
+"""
+
+
+def test_a_users_calls_with_the_documented_argument_types_type_check(tmp_path):
+    """A user's code (in VS Code, whose Pylance is pyright) passing what the docstrings and README take: a RuleSet or
+    the object form of a settlement's ``input`` as ``rules``, a list of opponents, ``seat="rotate"``, a float
+    penalty. pyright types an unannotated parameter by its default, so ``rules="beijing"`` read as ``str`` and
+    ``seat=0`` as ``int``: 21 errors in such a file (``mypy`` reads those parameters as ``Any`` and said nothing). The
+    parameters are annotated (``mj_env.rules.RulesSpec`` for every ``rules``)."""
+    exe = _pyright()
+    if exe is None:
+        pytest.skip("no pyright executable (PATH, or PYRIGHT=/path/to/pyright)")
+    (tmp_path / "user_code.py").write_text(USER_CODE, encoding="utf-8")
+    run = subprocess.run([exe, "--outputjson", "--pythonpath", sys.executable, "-p", str(ROOT / "pyproject.toml"),
+                          "user_code.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        found = json.loads(run.stdout)["generalDiagnostics"]
+    except (ValueError, KeyError):
+        pytest.fail(f"pyright gave no report (exit {run.returncode}):\n{run.stdout}\n{run.stderr}")
+    shown = "\n".join(f"line {d['range']['start']['line'] + 1}: {d['message']}" for d in found
+                       if d["severity"] in ("error", "warning"))
+    assert not shown, shown
