@@ -176,7 +176,8 @@ def v2_features(obs: torch.Tensor) -> torch.Tensor:
     return torch.cat([features(obs[:, :N_PLANES]), *_v2_parts(obs.to(torch.float32))], dim=1)
 
 
-def model_inputs(model: nn.Module, planes: np.ndarray, mask: np.ndarray, rules: RulesSpec = "beijing") -> np.ndarray:
+def model_inputs(model: nn.Module, planes: np.ndarray, mask: np.ndarray,
+                 rules: RulesSpec = "beijing") -> np.ndarray:
     """What ``model`` takes, from the environment's planes and masks (n, 127): the ``mj_obs_v1`` planes
     (n, 14, 34) uint8 for ``mj_obs_v1`` networks (the first 14 planes of an env's ``obs="v2"``
     observation), ``mj_env.features.observe_v2`` (n, 18, 34) for ``mj_obs_v2`` ones (computed for rule

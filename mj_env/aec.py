@@ -294,8 +294,8 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
     _closed = False  # close() sets it
     _hand: dict | None = None  # reset() deals one: the record of the hand so far
 
-    def __init__(self, rules: RulesSpec = "beijing", render_mode: str | None = None, illegal_action: str = "raise",
-                 illegal_penalty: float = 10, obs: str = "v1", **overrides):
+    def __init__(self, rules: RulesSpec = "beijing", render_mode: str | None = None,
+                 illegal_action: str = "raise", illegal_penalty: float = 10, obs: str = "v1", **overrides):
         super().__init__()
         self.obs_layout = obs_layout(obs)
         check_render_mode(render_mode)

@@ -275,8 +275,8 @@ def rules_label(rules: RuleSet) -> str:
     return rules.name + (" with " + ", ".join(f"{k}={v!r}" for k, v in diff.items()) if diff else "")
 
 
-# What every ``rules`` argument takes (``get_rules`` reads it): a preset's name, the object form of a calculator
-# line or a settlement's ``input`` (docs/INTERFACES.md 1), or a RuleSet
+# What every ``rules`` argument takes (``get_rules`` reads it): a preset's name, the object form of a
+# calculator line or a settlement's ``input`` (docs/INTERFACES.md 1), or a RuleSet
 RulesSpec: TypeAlias = str | dict | RuleSet
 
 

@@ -169,10 +169,11 @@ class MahjongSingleAgentVectorEnv(A.IllegalPolicySettings, TablesEnvBasics, Vect
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)
 
-    def __init__(self, num_envs: int = 64, rules: RulesSpec = "beijing", opponents: object = "rule", seat: int | str = 0,
-                 seed=None, render_mode: str | None = None, illegal_action: str = "penalize", illegal_penalty: float = 10.0,
-                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, max_episode_steps: int | None = None,
-                 obs: str = "v1", **overrides):
+    def __init__(self, num_envs: int = 64, rules: RulesSpec = "beijing", opponents: object = "rule",
+                 seat: int | np.integer | str = 0, seed=None, render_mode: str | None = None,
+                 illegal_action: str = "penalize", illegal_penalty: float = 10.0,
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+                 max_episode_steps: int | np.integer | None = None, obs: str = "v1", **overrides):
         refuse_arguments(overrides, {"num_tables": "the number of tables is num_envs", "records": NO_RECORDS})
         mode = self._checked_setup(num_envs, autoreset_mode)
         self.obs_layout = obs_layout(obs)
@@ -587,9 +588,10 @@ class MahjongSingleAgentEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)
 
-    def __init__(self, rules: RulesSpec = "beijing", opponents: object = "rule", seat: int | str = 0,
-                 render_mode: str | None = None, illegal_action: str = "penalize", illegal_penalty: float = 10.0,
-                 obs: str = "v1", **overrides):
+    def __init__(self, rules: RulesSpec = "beijing", opponents: object = "rule",
+                 seat: int | np.integer | str = 0, render_mode: str | None = None,
+                 illegal_action: str = "penalize", illegal_penalty: float = 10.0, obs: str = "v1",
+                 **overrides):
         refuse_arguments(overrides, NOT_ONE_TABLE_ARGUMENTS)
         self.venv = MahjongSingleAgentVectorEnv(1, rules=rules, opponents=opponents, seat=seat,
                                                 render_mode=render_mode, illegal_action=illegal_action,

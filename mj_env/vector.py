@@ -184,9 +184,9 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):  # pyright: ignore[reportInc
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)
 
-    def __init__(self, num_envs: int = 64, rules: RulesSpec = "beijing", seed=None, render_mode: str | None = None,
-                 autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP, obs: str = "v1", records: bool = False,
-                 **overrides):
+    def __init__(self, num_envs: int = 64, rules: RulesSpec = "beijing", seed=None,
+                 render_mode: str | None = None, autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
+                 obs: str = "v1", records: bool = False, **overrides):
         refuse_arguments(overrides, NOT_VECTOR_ARGUMENTS)
         mode = self._checked_setup(num_envs, autoreset_mode)
         self.obs_layout = obs_layout(obs)
