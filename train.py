@@ -299,10 +299,11 @@ def parse_args(argv: list[str] | None = None) -> Args:
     options = getattr(tyro, "_experimental_options", None)
     no_color = bool(os.environ.get("NO_COLOR")) and isinstance(options, dict) and "ansi_codes" in options
     switched = options if no_color else None  # (tyro's options, where they are switched: None otherwise)
+    before = switched["ansi_codes"] if switched is not None else None  # (restored below)
     if switched is not None:
         # https://no-color.org: tyro (1.0) colours --help and its errors on a terminal whatever NO_COLOR says, and
         # has no public switch; its option is set for this call only (restored after --help's and errors' exits too)
-        before, switched["ansi_codes"] = switched["ansi_codes"], False
+        switched["ansi_codes"] = False
     given = sys.argv[1:] if argv is None else argv
     # tyro's errors quote the arguments as they were typed: where one holds an escape sequence, a carriage return, a
     # bidi override or bytes that are not UTF-8 (``--bogus$'\e[2J'``), what tyro writes to stderr is collected and
@@ -433,7 +434,7 @@ def load_shipped_player(rules, device) -> NetworkAgent:
     drew in earlier versions (``agents.checkpoints`` draws none now), so a seeded run draws what it drew then and
     the figures published from it (docs/training_results.md) repeat."""
     agent = load_pretrained(rules, device=device)
-    build_network(agent.model.config)
+    build_network(agent.model.config)  # pyright: ignore[reportArgumentType]  (a PolicyValueNet or TileNet's dict)
     return agent
 
 

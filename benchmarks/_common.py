@@ -15,12 +15,17 @@ import sys
 
 import numpy as np
 
+
+def _select_table() -> np.ndarray:
+    table = np.zeros((256, 8), dtype=np.uint8)
+    for v in range(256):
+        bits = [i for i in range(8) if (v >> i) & 1]
+        table[v, :len(bits)] = bits
+    return table
+
+
 # _SELECT[v, r]: position (0 = least significant) of the r-th set bit of the byte v; r < popcount(v).
-_SELECT = np.zeros((256, 8), dtype=np.uint8)
-for _v in range(256):
-    _bits = [i for i in range(8) if (_v >> i) & 1]
-    _SELECT[_v, :len(_bits)] = _bits
-del _v, _bits
+_SELECT = _select_table()
 
 # x * _GATHER >> 56 packs a uint64 whose 8 bytes are each 0 or 1 (little-endian) into one byte,
 # bit i = byte i.

@@ -75,7 +75,7 @@ def read_hand_tables() -> None:
     hand._kept_monotone()
 
 
-def make_vector(batch: int, rules: str, seed: int, records: bool = False):
+def make_vector(batch: int, rules: str | dict, seed: int, records: bool = False):
     from mj_env.vector import MahjongVectorEnv
 
     read_hand_tables()
@@ -110,13 +110,13 @@ def make_vector(batch: int, rules: str, seed: int, records: bool = False):
                               + (", and each ended hand's record" if records else "")}
 
 
-def make_vector_records(batch: int, rules: str, seed: int):
+def make_vector_records(batch: int, rules: str | dict, seed: int):
     """The vector env keeping hand records (``records=True``): the ``vector`` row's loop, each ended hand's
     record built in ``infos["hand_record"]``."""
     return make_vector(batch, rules, seed, records=True)
 
 
-def make_engine(batch: int, rules: str, seed: int):
+def make_engine(batch: int, rules: str | dict, seed: int):
     from mj_env.engine import Engine
     from mj_env.state import END
 
@@ -155,7 +155,7 @@ def make_engine(batch: int, rules: str, seed: int):
                   "decision": "one per live table per step (bare Engine.step + legal_mask, no observation)"}
 
 
-def make_aec(batch: int, rules: str, seed: int):
+def make_aec(batch: int, rules: str | dict, seed: int):
     import mj_env
 
     read_hand_tables()
@@ -171,7 +171,7 @@ def make_aec(batch: int, rules: str, seed: int):
                 env.reset()
                 return 0, 1, 0.0
             return 0, 0, 0.0
-        mask = obs["action_mask"]
+        mask = obs["action_mask"]  # pyright: ignore[reportOptionalSubscript]  (an observation while an agent acts)
         t = perf()
         legal = np.flatnonzero(mask)
         action = int(legal[rnd.randrange(len(legal))])
@@ -183,8 +183,8 @@ def make_aec(batch: int, rules: str, seed: int):
                   "decision": "one per env.step(action) (env.last() builds obs + mask before each)"}
 
 
-def make_rlcard(batch: int, rules: str, seed: int):
-    import rlcard
+def make_rlcard(batch: int, rules: str | dict, seed: int):
+    import rlcard  # pyright: ignore[reportMissingImports]  (the optional peers extra)
 
     env = rlcard.make("mahjong", config={"seed": seed})
     rnd = random.Random(seed + 1)
@@ -206,7 +206,7 @@ def make_rlcard(batch: int, rules: str, seed: int):
 
 
 def _make_riichi(seed: int, encode: bool):
-    from riichienv import RiichiEnv
+    from riichienv import RiichiEnv  # pyright: ignore[reportMissingImports]  (the optional peers extra)
 
     # one hand per game ("4p-red-single": a single kyoku); the MJAI event log is not needed
     env = RiichiEnv(game_mode="4p-red-single", skip_mjai_logging=True, seed=seed)
@@ -237,11 +237,11 @@ def _make_riichi(seed: int, encode: bool):
     return step, {"decision": what}
 
 
-def make_riichienv(batch: int, rules: str, seed: int):
+def make_riichienv(batch: int, rules: str | dict, seed: int):
     return _make_riichi(seed, encode=False)
 
 
-def make_riichienv_encode(batch: int, rules: str, seed: int):
+def make_riichienv_encode(batch: int, rules: str | dict, seed: int):
     return _make_riichi(seed, encode=True)
 
 

@@ -95,7 +95,7 @@ def random_play(env, rng: np.random.Generator, more) -> int:
     return decisions
 
 
-def aec_rate(rules: str, seconds: float, seed: int) -> float:
+def aec_rate(rules: str | dict, seconds: float, seed: int) -> float:
     """Decisions per second of the AEC env under random legal play."""
     env = mj_env.env(rules=rules)
     env.reset(seed=seed)
@@ -111,7 +111,7 @@ WARMUP_DECISIONS = 300
 """Untimed decisions per rule set and code path before the first round, at least (about three hands)."""
 
 
-def warm_up(rules: str, decisions: int = WARMUP_DECISIONS) -> None:
+def warm_up(rules: str | dict, decisions: int = WARMUP_DECISIONS) -> None:
     """Untimed play before the rounds: every hand table read, then ``decisions`` decisions with every one-table
     path on and as many with every path off, so that no variant's timed play pays a one-off cost (a table read
     at its first use, about 0.1 s, was charged to the first variant, "all fast paths", of round 1: the

@@ -29,7 +29,7 @@ from mj_env.rules import PRESET_NAMES
 from mj_env.vector import MahjongVectorEnv
 
 
-def measure(rules: str, batch: int, steps: int, seed: int = 0) -> dict:
+def measure(rules: str | dict, batch: int, steps: int, seed: int = 0) -> dict:
     env = MahjongVectorEnv(num_envs=batch, rules=rules, seed=seed)
     obs, _ = env.reset(seed=seed)
     agent, rng = RuleBasedAgent(rules), np.random.default_rng(seed)

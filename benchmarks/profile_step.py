@@ -173,7 +173,7 @@ def label(path: str, func: str) -> str:
 
 
 # ----------------------------------------------------------------------------- the loop
-def build(env: str, batch: int, rules: str, seed: int):
+def build(env: str, batch: int, rules: str | dict, seed: int):
     make = make_vector if env == "vector" else make_engine
     step, info = make(batch, rules, seed)
     return step, info

@@ -88,7 +88,7 @@ if (__name__ == "__main__" and getattr(sys.stdout, "errors", None) in ("strict",
         and hasattr(sys.stdout, "reconfigure")):
     # --help names 报听: on a standard output that cannot encode it (PYTHONIOENCODING=ascii, Windows' cp1252),
     # a backslash escape, not a UnicodeEncodeError (mj_env.lines.guard_output, below, imports NumPy)
-    sys.stdout.reconfigure(errors="backslashreplace")
+    sys.stdout.reconfigure(errors="backslashreplace")  # pyright: ignore[reportAttributeAccessIssue]  (hasattr above)
 ARGS = parse_args(before_numpy=size_threads) if __name__ == "__main__" else None  # threads sized before NumPy
 
 import numpy as np
@@ -101,7 +101,7 @@ from mj_env.observation import observe
 from mj_env.state import END, TURN
 
 
-def roots(rules: str, tables: int, seed: int) -> Engine:
+def roots(rules: str | dict, tables: int, seed: int) -> Engine:
     """``tables`` mid-hand positions: random play from a deal, each table stopped at its own step."""
     eng = Engine(rules, num_tables=tables, seed=seed)
     eng.reset()

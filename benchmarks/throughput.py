@@ -92,7 +92,7 @@ it, is that release's (pyproject.toml asks only for rlcard>=1.2, riichienv>=0.4)
 
 
 # ----------------------------------------------------------------------------- child process
-def make_single_rule(batch: int, rules: str, seed: int):
+def make_single_rule(batch: int, rules: str | dict, seed: int):
     """Step function of the single-agent env against rule-based opponents (random learner)."""
     from mj_env.single_agent import MahjongSingleAgentVectorEnv
 
@@ -354,7 +354,7 @@ def table(results: list[dict], peers: dict) -> str:
     return "\n".join(lines)
 
 
-def state_bytes_for(rules: str, batch: int) -> int:
+def state_bytes_for(rules: str | dict, batch: int) -> int:
     from mj_env.engine import Engine
 
     return Engine(rules, num_tables=batch).state.nbytes()
@@ -455,7 +455,7 @@ def _ratio_line(what: str, row: dict, peer: str, aim: float) -> str:
             f"{verdict})")
 
 
-def plot(results: list[dict], path: str, machine: dict, rules: str) -> None:
+def plot(results: list[dict], path: str, machine: dict, rules: str | dict) -> None:
     import matplotlib
 
     matplotlib.use("Agg")

@@ -70,7 +70,7 @@ for path in (ROOT, ROOT / "tests"):
         sys.path.insert(0, str(path))
 
 import numpy as np
-import ref_hand
+import ref_hand  # pyright: ignore[reportMissingImports]  (tests/, put on sys.path above)
 
 from mj_env import hand
 

@@ -53,11 +53,11 @@ def evaluate(model, rules: str, opponents: str, hands: int, seed: int, obs: str 
     tables, all at once."""
     env = MahjongSingleAgentVectorEnv(hands, rules=rules, opponents=opponents, seed=seed,
                                       autoreset_mode=AutoresetMode.NEXT_STEP, obs=obs)
-    obs, _ = env.reset(seed=seed)
+    seen, _ = env.reset(seed=seed)  # (``obs`` is the layout's name)
     total, done = np.zeros(hands), np.zeros(hands, dtype=bool)
     while not done.all():
-        action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=False)
-        obs, reward, term, trunc, _ = env.step(action)
+        action, _ = model.predict(seen, action_masks=env.action_masks(), deterministic=False)
+        seen, reward, term, trunc, _ = env.step(action)
         total[~done] += reward[~done]
         done |= term | trunc
     return total

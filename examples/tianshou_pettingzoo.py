@@ -28,9 +28,8 @@ import numpy as np
 
 try:
     import torch
-    from tianshou.algorithm import DQN
     from tianshou.algorithm.algorithm_base import OffPolicyAlgorithm
-    from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+    from tianshou.algorithm.modelfree.dqn import DQN, DiscreteQLearningPolicy
     from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
     from tianshou.algorithm.optim import AdamOptimizerFactory
     from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
@@ -154,7 +153,7 @@ def main(argv=None):
               f"eps {policy.eps_training:.2f}; greedy learner {test.returns_stat.mean:+.3f}"
               f"{spread(test.returns_stat.std, test.n_collected_episodes)} points/hand over "
               f"{test.n_collected_episodes} hands vs 3 random", flush=True)
-    info, dt = stats.info_stat, time.time() - t0
+    info, dt = stats.info_stat, time.time() - t0  # pyright: ignore[reportPossiblyUnboundVariable]  (--epochs >= 1)
     print(f"trained on {info.train_step} decisions in {dt:.0f}s: {info.train_step / dt:.0f} decisions/s "
           f"(updates and tests included)")
     if len(tests) >= 2:
@@ -162,7 +161,7 @@ def main(argv=None):
         print(f"greedy learner over the last {len(tests) - len(tests) // 2} epochs' tests: {late.mean():+.3f}"
               f"{spread(late.std(), len(late))} points/hand over {len(late)} hands vs 3 random "
               "(a random learner: 0 by symmetry)")
-    return stats
+    return stats  # pyright: ignore[reportPossiblyUnboundVariable]
 
 
 if __name__ == "__main__":

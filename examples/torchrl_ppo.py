@@ -131,7 +131,7 @@ def main(argv=None):
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)  # small networks: extra threads only contend with the env for the cores
     env = make_env(args.rules, args.opponents, args.tables, args.seed)
-    n_actions = env.action_spec.space.n
+    n_actions = env.action_spec.space.n  # pyright: ignore  (a Categorical spec: its space has n)
 
     actor = ProbabilisticActor(
         TensorDictModule(Logits(n_actions, args.hidden), in_keys=["observation", "action_mask"],
@@ -175,7 +175,8 @@ def main(argv=None):
         result = (f"{points.mean().item():+.3f} ± {points.std().item() / hands ** 0.5:.3f} points/hand"
                   if hands > 1 else f"{points.sum().item():+.0f} points" if hands else "no hand ended")
         print(f"iter {it}: {data.numel()} decisions, {hands} hands, {result} vs {args.opponents}, "
-              f"loss {sum(losses) / len(losses):.4f}, entropy {out['entropy'].item():.3f}", flush=True)
+              f"loss {sum(losses) / len(losses):.4f}, entropy {out['entropy'].item():.3f}",  # pyright: ignore  (--epochs >= 1)
+              flush=True)
         t_collect = time.time()
     collector.shutdown()
     dt = time.time() - t0

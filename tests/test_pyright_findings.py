@@ -14,6 +14,7 @@ condition on a name derived from it. One was a user-visible fault, tested below.
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -63,22 +64,38 @@ def _pyright() -> str | None:
             or shutil.which("basedpyright"))
 
 
-def test_pyright_finds_no_error_in_the_packages():
-    """pyright (pyproject.toml's ``[tool.pyright]``: standard mode, Python 3.10) over mj_env and agents, with this
-    Python's packages: no error or warning (about 25 s). Skipped where no checker is found (``_pyright``)."""
-    exe = _pyright()
-    if exe is None:
-        pytest.skip("no pyright executable (PATH, or PYRIGHT=/path/to/pyright)")
-    run = subprocess.run([exe, "--outputjson", "--pythonpath", sys.executable, "mj_env", "agents"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300, check=False)
+def _findings(exe: str, paths: list[str], cwd: Path, *extra: str) -> list[str]:
+    """pyright's errors and warnings over ``paths`` (run in ``cwd`` with this Python's packages), one line each."""
+    run = subprocess.run([exe, "--outputjson", "--pythonpath", sys.executable, *extra, *paths], cwd=cwd,
+                         capture_output=True, text=True, timeout=300, check=False,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
         found = json.loads(run.stdout)["generalDiagnostics"]
     except (ValueError, KeyError):
         pytest.fail(f"pyright gave no report (exit {run.returncode}):\n{run.stdout}\n{run.stderr}")
-    bad = [d for d in found if d["severity"] in ("error", "warning")]
-    shown = "\n".join(f"{Path(d['file']).relative_to(ROOT)}:{d['range']['start']['line'] + 1}: {d['severity']}: "
-                      f"{d['message']} ({d.get('rule', '')})" for d in bad)
-    assert not bad, f"pyright found {len(bad)}:\n{shown}"
+    return [f"{os.path.relpath(d['file'], cwd)}:{d['range']['start']['line'] + 1}: {d['severity']}: {d['message']} "
+            f"({d.get('rule', '')})" for d in found if d["severity"] in ("error", "warning")]
+
+
+# the libraries examples/ imports (the examples extra): without one, pyright cannot resolve its imports there
+EXAMPLE_LIBRARIES = ("sb3_contrib", "tianshou", "torchrl", "ray")
+
+
+@pytest.mark.parametrize("paths", [["mj_env", "agents"], ["train.py", "benchmarks", "examples"]],
+                         ids=["packages", "scripts"])
+def test_pyright_finds_no_error(paths):
+    """pyright (pyproject.toml's ``[tool.pyright]``: standard mode, Python 3.10) over mj_env and agents, and over
+    the scripts a user runs (as ``mypy`` checks both: tests/test_typing.py, tests/test_typing_scripts.py), with this
+    Python's packages: no error or warning (about 25 s and 10 s). Skipped where no checker is found (``_pyright``),
+    the scripts also where an example's library is not installed."""
+    exe = _pyright()
+    if exe is None:
+        pytest.skip("no pyright executable (PATH, or PYRIGHT=/path/to/pyright)")
+    missing = [name for name in EXAMPLE_LIBRARIES if importlib.util.find_spec(name) is None]
+    if "examples" in paths and missing:
+        pytest.skip(f"examples/ imports {', '.join(missing)}, not installed (the examples extra)")
+    bad = _findings(exe, paths, ROOT)
+    assert not bad, f"pyright found {len(bad)}:\n" + "\n".join(bad)
 
 
 USER_CODE = """\
@@ -123,13 +140,5 @@ def test_a_users_calls_with_the_documented_argument_types_type_check(tmp_path):
     if exe is None:
         pytest.skip("no pyright executable (PATH, or PYRIGHT=/path/to/pyright)")
     (tmp_path / "user_code.py").write_text(USER_CODE, encoding="utf-8")
-    run = subprocess.run([exe, "--outputjson", "--pythonpath", sys.executable, "-p", str(ROOT / "pyproject.toml"),
-                          "user_code.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
-    try:
-        found = json.loads(run.stdout)["generalDiagnostics"]
-    except (ValueError, KeyError):
-        pytest.fail(f"pyright gave no report (exit {run.returncode}):\n{run.stdout}\n{run.stderr}")
-    shown = "\n".join(f"line {d['range']['start']['line'] + 1}: {d['message']}" for d in found
-                       if d["severity"] in ("error", "warning"))
-    assert not shown, shown
+    bad = _findings(exe, ["user_code.py"], tmp_path, "-p", str(ROOT / "pyproject.toml"))
+    assert not bad, "\n".join(bad)
