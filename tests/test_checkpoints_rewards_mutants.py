@@ -13,6 +13,7 @@ pytest.importorskip("torch")  # the train extra: without torch these tests skip 
 
 import test_checkpoints
 import torch
+from test_reward_potential import observation_planes as _planes
 
 from agents.checkpoints import CheckpointError, load_checkpoint
 
@@ -47,18 +48,6 @@ def test_a_key_of_the_wrong_type_is_refused_by_name(saved, tmp_path, key, value,
     torch.save(payload, bad)
     with pytest.raises(CheckpointError, match=f"{re.escape(str(bad))}: {key!r} is a {kind}, not a "):
         load_checkpoint(bad)
-
-
-
-def _planes(concealed: str, melds: str = "") -> np.ndarray:
-    """One observation's planes: plane 0 the concealed tiles, plane 1 the declared melds' tiles, no 惠牌."""
-    from mj_env.tiles import parse_hand
-
-    p = np.zeros((14, 34), np.uint8)
-    p[0] = parse_hand(concealed)
-    if melds:
-        p[1] = parse_hand(melds)
-    return p
 
 
 @pytest.mark.parametrize("rules", ["beijing", "hebei"])

@@ -148,7 +148,7 @@ def test_same_step_autoreset_lets_the_opponents_play_up_to_the_learners_turn_in_
     rng = np.random.default_rng(0)
     ended = 0
     for _ in range(400):
-        acts = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
+        acts = uniform_legal(obs["action_mask"], rng)
         obs, _, term, trunc, _ = venv.step(acts)
         ended += int((term | trunc).sum())
         np.testing.assert_array_equal(venv.engine.state.to_act, venv.seats)

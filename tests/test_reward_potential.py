@@ -12,6 +12,19 @@ import mj_env  # noqa: F401 (registers the ids)
 from agents.rewards import RewardOption, RewardOptionVector, RewardTransform
 from mj_env.baselines import uniform_legal
 from mj_env.single_agent import MahjongSingleAgentVectorEnv
+from mj_env.tiles import CODES, parse_hand
+
+
+def observation_planes(concealed: str, melds: str = "", hui: str | None = None) -> np.ndarray:
+    """One observation's planes: plane 0 the concealed tiles, plane 1 the declared melds' tiles, plane 10 the 惠牌
+    (one-hot) where one is given."""
+    p = np.zeros((14, 34), np.uint8)
+    p[0] = parse_hand(concealed)
+    if melds:
+        p[1] = parse_hand(melds)
+    if hui is not None:
+        p[10, CODES.index(hui)] = 1
+    return p
 
 
 def pairs(planes):

@@ -6,20 +6,11 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
+from test_reward_potential import observation_planes as _planes
 
 import mj_env  # noqa: F401 (registers the ids)
 from agents.rewards import MAX_SCALE, RewardOptionVector, RewardTransform
-from mj_env.tiles import CODES, parse_hand
-
-
-def _planes(concealed: str, hui: str | None = None) -> np.ndarray:
-    """(1, 14, 34) planes: plane 0 the concealed tiles, plane 10 the 惠牌 (one-hot) when there is one."""
-    p = np.zeros((1, 14, 34), np.uint8)
-    p[0, 0] = parse_hand(concealed)
-    if hui is not None:
-        p[0, 10, CODES.index(hui)] = 1
-    return p
-
+from mj_env.baselines import uniform_legal
 
 # ---- agents/rewards.py ----
 
@@ -46,7 +37,7 @@ def test_shaping_coef_takes_its_bounds_and_refuses_past_them():
 def test_the_potential_is_zero_unless_the_kind_is_shaped(kind):
     """``potential``: "all zero unless kind == 'shaped'", also for a hand far from a win (from a mutation test:
     the distance potential paid under every kind went unnoticed; the wrappers call it only when shaping)."""
-    far = _planes("159m159p159s1234z")
+    far = _planes("159m159p159s1234z")[None]
     assert RewardTransform("shaped").potential(far)[0] < 0
     assert RewardTransform(kind).potential(far).tolist() == [0.0]
 
@@ -58,8 +49,8 @@ def test_the_potential_counts_the_hui_as_a_wildcard(rules):
     reading the 惠牌 from plane 9 went unnoticed)."""
     hand = "123m456m789p11s24s7z"
     t = RewardTransform("shaped", rules, shaping_coef=0.25)
-    assert t.potential(_planes(hand, hui="7z")).tolist() == [0.0]
-    assert t.potential(_planes(hand)).tolist() == [-0.25]
+    assert t.potential(_planes(hand, hui="7z")[None]).tolist() == [0.0]
+    assert t.potential(_planes(hand)[None]).tolist() == [-0.25]
 
 
 def test_the_vector_option_pays_shaped_rewards_as_floats_over_integer_points():
@@ -75,7 +66,7 @@ def test_the_vector_option_pays_shaped_rewards_as_floats_over_integer_points():
     rng = np.random.default_rng(0)
     fractions = 0
     for _ in range(20):
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
+        actions = uniform_legal(obs["action_mask"], rng)
         obs, rewards, _, _, infos = env.step(actions)
         assert rewards.dtype == np.float64 and infos["points"].dtype == np.int64
         fractions += int(np.any(rewards != np.round(rewards)))
