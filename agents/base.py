@@ -27,6 +27,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from mj_env.baselines import (
+    Actor,
     RulesMismatchWarning,
     as_bool_mask,
     check_rows_have_actions,
@@ -34,12 +35,13 @@ from mj_env.baselines import (
     uniform_legal,
 )
 
-__all__ = ["Agent", "RulesMismatchWarning", "as_bool_mask", "check_rows_have_actions", "rows_of", "uniform_legal"]
+__all__ = ["Actor", "Agent", "RulesMismatchWarning", "as_bool_mask", "check_rows_have_actions", "rows_of", "uniform_legal"]
 
 
 @runtime_checkable
-class Agent(Protocol):
-    """Anything with a ``name`` and a batched ``act``."""
+class Agent(Actor, Protocol):
+    """Anything with a ``name`` and a batched ``act`` (``mj_env.baselines.Actor``, what the envs' ``opponents`` take,
+    plus the ``name`` the arena and train.py print)."""
 
     name: str
 

@@ -61,8 +61,9 @@ under beijing, about a tenth under hebei and 0.3 under quemen.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from importlib.metadata import entry_points
-from typing import Literal, overload
+from typing import Any, Literal, Protocol, TypeAlias, overload
 
 import numpy as np
 
@@ -83,6 +84,19 @@ from .observation import (
 from .rules import RuleSet, RulesSpec, get_rules
 from .state import CLAIM, ROB, TURN, K
 from .tiles import N_SUITS, SUIT_OF, SUIT_SIZE, suits_held
+
+
+class Actor(Protocol):
+    """What the envs need of an agent object they play (``opponents``): a batched ``act(obs, rng)``,
+    called with the observation dict and the generator positionally; what it returns is checked at run
+    time (n legal actions). ``agents.base.Agent`` is this with a ``name``."""
+
+    def act(self, obs: dict, rng: np.random.Generator, /) -> Any: ...
+
+
+Opponents: TypeAlias = str | Actor | Sequence[str | Actor]
+"""The single-agent envs' ``opponents``: an agent name, an agent object, or three of them (next,
+opposite, previous seat)."""
 
 
 def as_bool_mask(mask) -> np.ndarray:

@@ -100,7 +100,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import actions as A
-from .baselines import agent_actions, make_named_agent, warn_rules_mismatch
+from .baselines import Opponents, agent_actions, make_named_agent, warn_rules_mismatch
 from .engine import Engine, EngineRules
 from .features import OBS_LAYOUTS, in_layout, obs_layout
 from .messages import brief, refuse_arguments
@@ -169,7 +169,7 @@ class MahjongSingleAgentVectorEnv(A.IllegalPolicySettings, TablesEnvBasics, Vect
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)
 
-    def __init__(self, num_envs: int = 64, rules: RulesSpec = "beijing", opponents: object = "rule",
+    def __init__(self, num_envs: int = 64, rules: RulesSpec = "beijing", opponents: Opponents = "rule",
                  seat: int | np.integer | str = 0, seed=None, render_mode: str | None = None,
                  illegal_action: str = "penalize", illegal_penalty: float = 10.0,
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
@@ -206,7 +206,7 @@ class MahjongSingleAgentVectorEnv(A.IllegalPolicySettings, TablesEnvBasics, Vect
         self._started = False
         self._seeded(seed)
 
-    def set_opponents(self, opponents) -> None:
+    def set_opponents(self, opponents: Opponents) -> None:
         """Play the opponents' seats with ``opponents`` from the next decision on, as the constructor takes them:
         one spec (an agent name or an agent object, e.g. ``agents.make_agent(checkpoint_path)``) for all three
         seats, or three (next, opposite, previous seat). Checked before anything changes; the hands in play go on."""
@@ -224,7 +224,7 @@ class MahjongSingleAgentVectorEnv(A.IllegalPolicySettings, TablesEnvBasics, Vect
         return self._opponents
 
     @opponents.setter
-    def opponents(self, opponents) -> None:
+    def opponents(self, opponents: Opponents) -> None:
         self.set_opponents(opponents)
 
     @property
@@ -588,7 +588,7 @@ class MahjongSingleAgentEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 (Gymnasium's convention)
 
-    def __init__(self, rules: RulesSpec = "beijing", opponents: object = "rule",
+    def __init__(self, rules: RulesSpec = "beijing", opponents: Opponents = "rule",
                  seat: int | np.integer | str = 0, render_mode: str | None = None,
                  illegal_action: str = "penalize", illegal_penalty: float = 10.0, obs: str = "v1",
                  **overrides):
@@ -649,7 +649,7 @@ class MahjongSingleAgentEnv(gym.Env):
         self._done = bool(term[0])
         return self._one(obs), float(rew[0]), bool(term[0]), False, self._one_info(infos)
 
-    def set_opponents(self, opponents) -> None:
+    def set_opponents(self, opponents: Opponents) -> None:
         """As the vector form's ``set_opponents``: the opponents from the next decision on, checked before anything
         changes; the hand in play goes on. Reached through Gymnasium's wrappers and vector envs by
         ``set_wrapper_attr``/``set_attr("opponents", ...)`` (the ``opponents`` property) or
@@ -663,7 +663,7 @@ class MahjongSingleAgentEnv(gym.Env):
         return self.venv.opponents
 
     @opponents.setter
-    def opponents(self, opponents) -> None:
+    def opponents(self, opponents: Opponents) -> None:
         self.set_opponents(opponents)
 
     seat_mode = _table_setting("seat_mode", """The constructor's ``seat`` (0-3, "rotate" or "random"; also readable and

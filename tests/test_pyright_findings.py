@@ -142,3 +142,48 @@ def test_a_users_calls_with_the_documented_argument_types_type_check(tmp_path):
     (tmp_path / "user_code.py").write_text(USER_CODE, encoding="utf-8")
     bad = _findings(exe, ["user_code.py"], tmp_path, "-p", str(ROOT / "pyproject.toml"))
     assert not bad, "\n".join(bad)
+
+
+USER_OPPONENTS = """\
+import numpy as np
+
+from agents import make_agent
+from mj_env.baselines import uniform_legal
+from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv
+
+
+class Mine:
+    name = "mine"
+
+    def act(self, observations: dict[str, np.ndarray], generator: np.random.Generator) -> np.ndarray:
+        return uniform_legal(observations["action_mask"], generator)
+
+
+class Untyped:
+    def act(self, obs, rng):
+        return obs["action_mask"].argmax(axis=1)
+
+
+venv = MahjongSingleAgentVectorEnv(2, opponents=Mine())
+venv.set_opponents([Mine(), "rule", Untyped()])
+venv.opponents = make_agent("efficient")
+env = MahjongSingleAgentEnv(opponents=(Untyped(), "random", "pretrained"))
+env.set_opponents("rule")
+MahjongSingleAgentVectorEnv(2, opponents=42)
+MahjongSingleAgentEnv(opponents=[object(), "rule", "rule"])
+"""
+
+
+def test_a_users_own_agents_type_check_as_opponents_and_what_cannot_act_does_not(tmp_path):
+    """``opponents`` is typed ``mj_env.baselines.Opponents``: a name, an object with ``act(obs, rng)``
+    (``mj_env.baselines.Actor``, whatever its parameters are called) or three of them. A user's own agent class,
+    typed or not, is accepted in every place the envs take opponents; a number or an object without ``act`` is
+    flagged in the editor (it raises at run time), where ``opponents: object`` let both through."""
+    exe = _pyright()
+    if exe is None:
+        pytest.skip("no pyright executable (PATH, or PYRIGHT=/path/to/pyright)")
+    (tmp_path / "user_code.py").write_text(USER_OPPONENTS, encoding="utf-8")
+    found = _findings(exe, ["user_code.py"], tmp_path, "-p", str(ROOT / "pyproject.toml"))
+    lines = USER_OPPONENTS.splitlines()
+    flagged = sorted({int(f.split(":")[1]) for f in found})
+    assert [lines[n - 1] for n in flagged] == lines[-2:], "\n".join(found)
