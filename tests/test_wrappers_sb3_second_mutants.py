@@ -33,3 +33,46 @@ def test_flat_observations_point_to_the_gym_wrapper_only_for_a_gymnasium_env(bad
     with pytest.raises(TypeError, match="FlatObservations wraps a PettingZoo AEC env of mj_env") as e:
         FlatObservations(bad)
     assert "FlatObservationsGym" not in str(e.value)
+
+# ------------------------------------------------------------------------------------------ sb3
+
+
+def test_sb3_module_without_stable_baselines3_says_how_to_install_it(monkeypatch):
+    """``mj_env.sb3`` imported where Stable-Baselines3 is missing is an ImportError naming the extra to install
+    (line 60: a mutant removing that raise went unnoticed: a NameError on ``VecEnv`` followed)."""
+    import importlib
+    import sys
+
+    pytest.importorskip("stable_baselines3")
+    monkeypatch.setitem(sys.modules, "stable_baselines3.common.vec_env.base_vec_env", None)  # what import then refuses
+    monkeypatch.delitem(sys.modules, "mj_env.sb3", raising=False)
+    with pytest.raises(ImportError, match=r"mj_env\.sb3 needs stable-baselines3: pip install 'mj-env\[sb3\]'"):
+        importlib.import_module("mj_env.sb3")
+
+
+def test_sb3_options_with_a_ragged_value_reach_the_env_whose_error_names_the_wall():
+    """``set_options(d)`` gives every env the same dict; a value NumPy cannot compare (ragged walls) is alike when it
+    is the same object, so the reset goes on to the env, whose WallError names the short wall (line 71: a mutant
+    removing that return went unnoticed: every such dict was refused as "give one options dict for all envs")."""
+    pytest.importorskip("stable_baselines3")
+    from mj_env.sb3 import MahjongSB3VecEnv
+    from mj_env.tiles import full_set
+
+    venv = MahjongSB3VecEnv(2, seed=0)
+    wall = [int(t) for t in full_set(136)]
+    venv.set_options({"walls": [wall, wall[:-1]]})
+    with pytest.raises(ValueError, match="wall of table 1 of this reset: the beijing wall has 136 tiles, got 135"):
+        venv.reset()
+
+
+def test_sb3_env_indices_refuse_bytes_though_they_iterate_as_ints():
+    """Bytes iterate as ints, but ``b"\\x00\\x01"`` is no list of tables: refused as a string is (line 160: a mutant
+    dropping the str/bytes exclusion went unnoticed: a str's characters are refused anyway, but bytes were read as
+    tables 0 and 1)."""
+    pytest.importorskip("stable_baselines3")
+    from mj_env.sb3 import MahjongSB3VecEnv
+
+    venv = MahjongSB3VecEnv(2, seed=0)
+    for bad in (b"\x00\x01", "01"):
+        with pytest.raises(TypeError, match="env indices must be an int or a sequence of ints"):
+            venv.get_attr("num_envs", indices=bad)
