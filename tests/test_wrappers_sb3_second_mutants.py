@@ -76,3 +76,51 @@ def test_sb3_env_indices_refuse_bytes_though_they_iterate_as_ints():
     for bad in (b"\x00\x01", "01"):
         with pytest.raises(TypeError, match="env indices must be an int or a sequence of ints"):
             venv.get_attr("num_envs", indices=bad)
+
+
+def test_sb3_env_indices_refuse_a_negative_index_by_its_range():
+    """Env indices run 0 to N-1: -1 is refused with the IndexError naming the range, not read from the end as a
+    list would (line 164: a mutant with ``-1 <= i`` went unnoticed: only N and above were tried)."""
+    pytest.importorskip("stable_baselines3")
+    from mj_env.sb3 import MahjongSB3VecEnv
+
+    venv = MahjongSB3VecEnv(2, seed=0)
+    venv.reset()
+    for call in (lambda: venv.get_attr("num_envs", indices=-1),
+                 lambda: venv.env_method("action_masks", indices=[0, -1])):
+        with pytest.raises(IndexError, match=r"env indices \[-1\] out of range 0-1"):
+            call()
+
+
+def test_sb3_render_with_the_envs_own_mode_renders_without_a_warning():
+    """``render(mode)`` warns and gives nothing only for a mode other than the env's; ``render("ansi")`` of an env made
+    with ``render_mode="ansi"`` is its text, as ``render()`` (line 227: a mutant warning at every named mode went
+    unnoticed: only ``render()`` and another mode were tried)."""
+    import warnings
+
+    pytest.importorskip("stable_baselines3")
+    from mj_env.sb3 import MahjongSB3VecEnv
+
+    venv = MahjongSB3VecEnv(2, seed=0, render_mode="ansi")
+    venv.reset()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        text = venv.render("ansi")
+    assert isinstance(text, str) and text and text == venv.render()
+
+
+def test_sb3_render_of_another_mode_warns_at_the_callers_line():
+    """The warning of ``render(mode)`` for a mode other than the env's points at the line that called ``render``, as
+    the package's warnings do (tests/test_warning_lines.py) (line 229: mutants with ``stacklevel`` 1 or 3 went
+    unnoticed: the warning was matched by its text only)."""
+    import linecache
+
+    pytest.importorskip("stable_baselines3")
+    from mj_env.sb3 import MahjongSB3VecEnv
+
+    venv = MahjongSB3VecEnv(2, seed=0, render_mode="ansi")
+    venv.reset()
+    with pytest.warns(UserWarning, match="render mode 'human': this env was made with render_mode='ansi'") as rec:
+        assert venv.render("human") is None
+    assert [(w.filename, w.lineno) for w in rec] == [(__file__, rec[0].lineno)]
+    assert linecache.getline(__file__, rec[0].lineno).strip().startswith('assert venv.render("human")')
