@@ -242,18 +242,20 @@ def claim_takeable(before: np.ndarray, after: np.ndarray, kong) -> np.ndarray:
 
 def claim_hands(rules: RuleSet, hands, hui, tile, rows, option) -> np.ndarray:
     """Concealed hands of ``rows`` after taking claim ``option`` of ``tile``: naturals first, the 惠牌 for a
-    missing copy (as the engine takes them). ``option``: OPT_PONG, OPT_KONG or OPT_CHI + c, or for chis an
-    array of OPT_CHI + c, one per row. The one place this reading lives (the rule agent uses it too)."""
+    missing copy where ``hui_wild_in_melds`` lets it fill one (as the engine takes them); elsewhere, and in a
+    row without 惠牌, nothing stands in for a missing copy, so fewer tiles are taken (``claim_takeable``).
+    ``option``: OPT_PONG, OPT_KONG or OPT_CHI + c, or for chis an array of OPT_CHI + c, one per row. The one
+    place this reading lives (the rule agent uses it too)."""
     after = hands[rows].astype(np.int8)
     i = np.arange(len(rows))
     h = np.maximum(hui[rows], 0)
+    fill = (hui[rows] >= 0) & rules.hui_wild_in_melds   # rows whose 惠牌 may fill a missing copy
     t = tile[rows]
     if np.isscalar(option) and option in (OPT_PONG, OPT_KONG):
         need = 2 if option == OPT_PONG else 3
         nat = np.minimum(after[i, t], need)
         after[i, t] -= nat
-        if rules.hui_wild_in_melds:
-            after[i, h] -= (need - nat).astype(np.int8)
+        after[i, h] -= np.where(fill, need - nat, 0).astype(np.int8)
         return after
     start = A.CHI_START[np.asarray(option) - OPT_CHI]
     for k in range(3):
@@ -261,7 +263,7 @@ def claim_hands(rules: RuleSet, hands, hui, tile, rows, option) -> np.ndarray:
         other = kind != t
         have = after[i, kind] > 0
         after[i[other & have], kind[other & have]] -= 1
-        after[i[other & ~have], h[other & ~have]] -= 1
+        after[i[other & ~have & fill], h[other & ~have & fill]] -= 1
     return after
 
 

@@ -1,17 +1,21 @@
 """Gaps found by a second mutation round on mj_env/features.py (the mj_obs_v2 planes) and mj_env/observation.py
 (the mj_obs_v1 planes and the checks of outside planes and masks): seed 4801 of the project's single-node AST
-mutants. Each test here failed under the mutant named in its docstring and passes on the code; the expectations
-come from the modules' documented layouts (their docstrings, which docs/INTERFACES.md and the README point to)."""
+mutants. Each test here failed under the mutant named in its docstring and passes on the code, but the chi test,
+which failed on the code itself (a bug of ``features.claim_hands``, fixed with it); the expectations come from the
+modules' documented layouts (their docstrings, which docs/INTERFACES.md and the README point to)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_features import claim_position
 
 from mj_env import actions as A
 from mj_env import features as F
 from mj_env import observation as O
 from mj_env.engine import Engine
 from mj_env.observation import N_PLANES, observe
+from mj_env.rules import get_rules
+from mj_env.tiles import parse_hand
 
 
 def test_observe_refuses_a_read_only_out_array_by_name():
@@ -26,6 +30,29 @@ def test_observe_refuses_a_read_only_out_array_by_name():
         observe(eng.rules, eng.state, out=out)
     assert not out.any()
 
+
+@pytest.mark.parametrize(("rules", "hand", "hui"), [
+    (get_rules("beijing"), "4p5z123s456s789s11s", 31),  # a 惠牌 5z, but beijing's 惠牌 are face value in melds
+    (get_rules("hebei"), "1m4p123s456s789s11s", None),   # no 惠牌 at all: a 1m stood in for the 2p
+], ids=["beijing-face-value", "hebei-no-huipai"])
+def test_a_chi_the_hand_lacks_a_copy_for_is_left_at_0_where_no_huipai_may_fill_it(rules, hand, hui):
+    """An outside mask offering chi 234p on a claimed 3p to a hand without a 2p: the chi cannot be made (docs/RULES.md:
+    惠牌 count at face value in melds unless ``hui_wild_in_melds``), so "an option the hand cannot take ... is left
+    at 0" (features.py), as for the pong of test_features. The chi filled the gap with the 惠牌 whatever
+    ``hui_wild_in_melds`` said, and with kind 0 (1m) where the planes had no 惠牌 (found by a mutant of
+    ``claim_hands``' ``np.maximum(hui, 0)``): the option read 1. The same hand under ``hui_wild_in_melds`` keeps
+    its chi (test_features)."""
+    c = int(np.flatnonzero(A.CHI_START == parse_hand("2p").argmax())[0])  # chi 234p
+    planes, mask = claim_position(hand, int(parse_hand("3p").argmax()), A.CHI + c, hui=hui)
+    out = F.extra_planes(rules, planes, mask)[0]
+    assert out[F.P_OPTION_NEED - O.N_PLANES, F.OPT_CHI + c] == 0
+    assert out[F.P_OPTION_IMPROVE - O.N_PLANES, F.OPT_CHI + c] == 0
+    hands = planes[:, O.P_HAND].astype(np.int8)
+    after = F.claim_hands(rules, hands, F.hui_kind(planes), np.array([11]), np.array([0]), F.OPT_CHI + c)
+    assert not F.claim_takeable(hands, after, False).any()
+    if hui is not None:  # where 惠牌 are wild in melds the same chi is an option
+        wild = F.extra_planes(get_rules("beijing", hui_wild_in_melds=True), planes, mask)[0]
+        assert wild[F.P_OPTION_NEED - O.N_PLANES, F.OPT_CHI + c] == 1
 
 
 def test_in_layout_v2_of_v1_planes_is_observe_v2_whatever_the_number_of_rows():
