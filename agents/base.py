@@ -35,13 +35,14 @@ from mj_env.baselines import (
     uniform_legal,
 )
 
-__all__ = ["Actor", "Agent", "RulesMismatchWarning", "as_bool_mask", "check_rows_have_actions", "rows_of", "uniform_legal"]
+__all__ = ["Actor", "Agent", "RulesMismatchWarning", "as_bool_mask", "check_rows_have_actions", "rows_of",
+           "uniform_legal"]
 
 
 @runtime_checkable
 class Agent(Actor, Protocol):
-    """Anything with a ``name`` and a batched ``act`` (``mj_env.baselines.Actor``, what the envs' ``opponents`` take,
-    plus the ``name`` the arena and train.py print)."""
+    """Anything with a ``name`` and a batched ``act``: ``mj_env.baselines.Actor`` (what the envs'
+    ``opponents`` take) plus the ``name`` the arena and train.py print."""
 
     name: str
 
