@@ -1,6 +1,7 @@
 """The second mutation round on mj_env/hand.py and mj_env/legal.py (earlier rounds: tests/test_hand_mutants.py,
 tests/test_legal_hand_wall_mutants.py, tests/test_hand_distance_changed.py): each test kills a mutant that
-survived the tests of its function (mutate.py, seed 5201)."""
+survived the tests of its function (mutate.py, seed 5201), except the row -1 test, which kills the sibling
+mutant ``int(rows.min()) >= -1`` of the sampled ``int(kinds.min()) >= -1`` (made by hand, not sampled)."""
 from __future__ import annotations
 
 import numpy as np
@@ -23,7 +24,6 @@ def test_a_row_of_minus_one_is_the_last_hand_as_in_the_plain_call(name):
     for j in np.unique(rows):  # each hand in turn as the last one, its changes given as row -1
         mine = kinds[rows == j]
         check(rules, counts[:j + 1], hui[:j + 1], None, np.full(len(mine), -1), mine, 1)
-
 
 
 @pytest.mark.parametrize("hui_kind", [-1, 33])
