@@ -49,6 +49,17 @@ def wild_rich_hands(rng, n: int) -> tuple[np.ndarray, np.ndarray]:
     return out, hui
 
 
+def hands_of(name: str, seed: int, n: int):
+    """The rules of ``name``, a generator of ``seed`` and ``n`` wild-rich hands drawn from it, with no 惠牌 where
+    the rules have none: the start of every comparison here."""
+    rules = rules_of(name)
+    rng = np.random.default_rng(seed)
+    counts, hui = wild_rich_hands(rng, n)
+    if not rules.hui:
+        hui[:] = -1
+    return rules, rng, counts, hui
+
+
 def legal_changes(rng, counts, hui, delta: int, keep: float):
     """(rows, kinds) of changes the plain call takes: the changed hand has 3k+1 or 3k+2 tiles, at most 14,
     and 0-4 of each natural kind (any number of 惠牌)."""
@@ -71,11 +82,7 @@ def check(rules, counts, hui, melds, rows, kinds, delta):
 
 @pytest.mark.parametrize("name", list(RULES))
 def test_wild_rich_changes_unsorted_and_repeated(name):
-    rules = rules_of(name)
-    rng = np.random.default_rng(35)
-    counts, hui = wild_rich_hands(rng, 600)
-    if not rules.hui:
-        hui[:] = -1
+    rules, rng, counts, hui = hands_of(name, 35, 600)
     melds = rng.random((len(counts), 3)) < 0.3
     melds[::7] = True  # every suit in a meld: NO_WIN under 缺一门
     seen_hui = 0
@@ -123,11 +130,7 @@ def test_negative_and_out_of_range_indices_are_read_as_the_plain_call_reads_them
     """rows and kinds count from the end where negative, as in the plain call's counts[rows] (the fast path
     read a negative row as a column of the wrong part, and a kind of -1 as the 惠牌 kind where the hand has
     none); one out of range raises the plain call's IndexError."""
-    rules = rules_of(name)
-    rng = np.random.default_rng(4)
-    counts, hui = wild_rich_hands(rng, 300)
-    if not rules.hui:
-        hui[:] = -1
+    rules, rng, counts, hui = hands_of(name, 4, 300)
     rows, kinds = legal_changes(rng, counts, hui, 1, 1.0)
     check(rules, counts, hui, None, rows - len(counts), kinds, 1)
     none = np.full(len(counts), -1)  # no 惠牌: a kind of -1 (33 in the plain call) is no wildcard

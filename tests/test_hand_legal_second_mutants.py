@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_hand_distance_changed import check, legal_changes, rules_of, wild_rich_hands
+from test_hand_distance_changed import check, hands_of, legal_changes, rules_of, wild_rich_hands
 
 from mj_env import hand
 
@@ -15,11 +15,7 @@ from mj_env import hand
 def test_a_row_of_minus_one_is_the_last_hand_as_in_the_plain_call(name):
     """rows of exactly -1 (the smallest negative row) count from the end as in ``counts[rows]``; a fast path that
     took them as plain indices would read the wrong part's column."""
-    rules = rules_of(name)
-    rng = np.random.default_rng(7)
-    counts, hui = wild_rich_hands(rng, 60)
-    if not rules.hui:
-        hui[:] = -1
+    rules, rng, counts, hui = hands_of(name, 7, 60)
     rows, kinds = legal_changes(rng, counts, hui, 1, 1.0)
     for j in np.unique(rows):  # each hand in turn as the last one, its changes given as row -1
         mine = kinds[rows == j]
