@@ -56,12 +56,16 @@ def test_flat_observations_refuse_an_aec_env_without_mj_envs_dict_space_with_a_t
         FlatObservations(_BoxAEC(space))
 
 
-def _pyright() -> str | None:
+def _pyright() -> str:
     """The checker to run: ``PYRIGHT``, else the dev extra's basedpyright beside this Python (pyright's program and
-    a Node in wheels, so CI runs this test), else a ``pyright`` or ``basedpyright`` on the PATH."""
+    a Node in wheels, so CI runs this test), else a ``pyright`` or ``basedpyright`` on the PATH; where none is
+    found, the calling test skips."""
     beside = Path(sys.executable).parent / ("basedpyright.exe" if os.name == "nt" else "basedpyright")
-    return (os.environ.get("PYRIGHT") or (str(beside) if beside.is_file() else None) or shutil.which("pyright")
-            or shutil.which("basedpyright"))
+    exe = (os.environ.get("PYRIGHT") or (str(beside) if beside.is_file() else None) or shutil.which("pyright")
+           or shutil.which("basedpyright"))
+    if exe is None:
+        pytest.skip("no pyright executable (PATH, or PYRIGHT=/path/to/pyright)")
+    return exe
 
 
 def _findings(exe: str, paths: list[str], cwd: Path, *extra: str) -> list[str]:
@@ -77,6 +81,12 @@ def _findings(exe: str, paths: list[str], cwd: Path, *extra: str) -> list[str]:
             f"({d.get('rule', '')})" for d in found if d["severity"] in ("error", "warning")]
 
 
+def _users_findings(code: str, tmp_path: Path) -> list[str]:
+    """pyright's findings over ``code`` as a user's file in ``tmp_path``, under this project's ``[tool.pyright]``."""
+    (tmp_path / "user_code.py").write_text(code, encoding="utf-8")
+    return _findings(_pyright(), ["user_code.py"], tmp_path, "-p", str(ROOT / "pyproject.toml"))
+
+
 # the libraries examples/ imports (the examples extra): without one, pyright cannot resolve its imports there
 EXAMPLE_LIBRARIES = ("sb3_contrib", "tianshou", "torchrl", "ray")
 
@@ -89,8 +99,6 @@ def test_pyright_finds_no_error(paths):
     Python's packages: no error or warning (about 25 s and 10 s). Skipped where no checker is found (``_pyright``),
     the scripts also where an example's library is not installed."""
     exe = _pyright()
-    if exe is None:
-        pytest.skip("no pyright executable (PATH, or PYRIGHT=/path/to/pyright)")
     missing = [name for name in EXAMPLE_LIBRARIES if importlib.util.find_spec(name) is None]
     if "examples" in paths and missing:
         pytest.skip(f"examples/ imports {', '.join(missing)}, not installed (the examples extra)")
@@ -136,11 +144,7 @@ def test_a_users_calls_with_the_documented_argument_types_type_check(tmp_path):
     penalty. pyright types an unannotated parameter by its default, so ``rules="beijing"`` read as ``str`` and
     ``seat=0`` as ``int``: 21 errors in such a file (``mypy`` reads those parameters as ``Any`` and said nothing). The
     parameters are annotated (``mj_env.rules.RulesSpec`` for every ``rules``)."""
-    exe = _pyright()
-    if exe is None:
-        pytest.skip("no pyright executable (PATH, or PYRIGHT=/path/to/pyright)")
-    (tmp_path / "user_code.py").write_text(USER_CODE, encoding="utf-8")
-    bad = _findings(exe, ["user_code.py"], tmp_path, "-p", str(ROOT / "pyproject.toml"))
+    bad = _users_findings(USER_CODE, tmp_path)
     assert not bad, "\n".join(bad)
 
 
@@ -179,11 +183,7 @@ def test_a_users_own_agents_type_check_as_opponents_and_what_cannot_act_does_not
     (``mj_env.baselines.Actor``, whatever its parameters are called) or three of them. A user's own agent class,
     typed or not, is accepted in every place the envs take opponents; a number or an object without ``act`` is
     flagged in the editor (it raises at run time), where ``opponents: object`` let both through."""
-    exe = _pyright()
-    if exe is None:
-        pytest.skip("no pyright executable (PATH, or PYRIGHT=/path/to/pyright)")
-    (tmp_path / "user_code.py").write_text(USER_OPPONENTS, encoding="utf-8")
-    found = _findings(exe, ["user_code.py"], tmp_path, "-p", str(ROOT / "pyproject.toml"))
+    found = _users_findings(USER_OPPONENTS, tmp_path)
     lines = USER_OPPONENTS.splitlines()
     flagged = sorted({int(f.split(":")[1]) for f in found})
     assert [lines[n - 1] for n in flagged] == lines[-2:], "\n".join(found)
