@@ -27,7 +27,8 @@ decision       rule
 win            always, whenever ``win`` is legal (own turn, a discard, a robbed kong)
 discard        the tile whose discard leaves the smallest distance; never a 惠牌 unless nothing
                else may be discarded. Ties: when the hand is then ready, the discard that waits
-               on the most tiles not yet seen; otherwise the most isolated tile (fewest tiles of
+               on the most tiles not yet seen, counted up to 100 (more, which only a 惠牌's many
+               waits reach, ties with 100); otherwise the most isolated tile (fewest tiles of
                the same kind and within two ranks in its suit), honors and terminals first
 kong (own)     a concealed or added kong when the hand after it is no farther than after the
                best discard (the replacement draw is a free extra tile)
