@@ -17,7 +17,8 @@ key                type    what
 =================  ======  =====================================================================
 
 ``load_checkpoint`` checks before anything is built: the file is looked up and its zip archive checked
-(``_check_zip``: no compressed or overlapping members, CRC-32s that match) before ``torch.load`` reads it
+(``_check_zip``: no compressed or overlapping members, CRC-32s that match, a pickle that reads to its end
+naming no global longer than torch.load takes) before ``torch.load`` reads it
 with ``weights_only=True``, so a crafted file cannot run code; then the format, every key's type, and the
 observation layout: its name, version and shape must be one of ``agents.networks.LAYOUTS``, so a checkpoint
 made for another layout (or another version of one) is refused rather than fed planes it was not trained on;
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import pickletools
 import sys
 import threading
 import warnings
@@ -182,6 +184,11 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_new_load_lock_in_forked_children)
 
 
+_LONGEST_REASON = 500
+"""The most characters of torch.load's own reason that ``_read``'s CheckpointError quotes (the rest cut,
+"...")."""
+
+
 def _read(path: Path):
     """The unpickled payload of ``path``, read with ``weights_only=True``: tensors and plain data only,
     nothing in the file is run."""
@@ -207,7 +214,9 @@ def _read(path: Path):
     except Exception as e:  # whatever torch raises on a bad file becomes one clear error
         lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
         # torch's weights-only refusal ends with "<the reason>", "Check the documentation ..."
-        reason = lines[-2] if isinstance(e, pickle.UnpicklingError) and len(lines) > 1 else " ".join(lines[-1:])
+        reason = lines[-2] if isinstance(e, pickle.UnpicklingError) and len(lines) > 1 else " ".join(lines)
+        if len(reason) > _LONGEST_REASON:  # torch quotes the file's own bytes (its byteorder): any length
+            reason = reason[:_LONGEST_REASON] + "..."
         reason = printable(reason)  # torch quotes the file's own names (a GLOBAL, a member): no terminal escapes
         # a file that is no zip archive is read as torch's old pickle format, whose errors say little ("KeyError: 101")
         kind = "" if zipfile.is_zipfile(path) else "; nor is it the zip archive that torch.save writes"
@@ -220,10 +229,12 @@ def _check_zip(path: Path) -> None:
     torch.load does not verify. Refused before torch reads anything: a compressed member, or members
     whose sizes add up to more than the file (overlapping ones), since either lets a small file unpack
     to any size; and a member whose checksum does not match (a damaged file, which would load wrong
-    weights). A checksum of 0 is not checked: torch writes 0 when told not to compute them
-    (``torch.serialization.set_crc32_options(False)``). A file that begins as a zip archive but lacks its end
-    is refused as cut short (a copy or a save that did not finish: torch.load says "Invalid argument"); any other
-    file that is not a zip archive is left to torch.load, which refuses it."""
+    weights); and a pickle (``data.pkl``) that does not read to its end or names a global of over
+    ``_LONGEST_GLOBAL`` characters, whose refusal by torch.load would take hours. A checksum of 0 is not
+    checked: torch writes 0 when told not to compute them (``torch.serialization.set_crc32_options(False)``).
+    A file that begins as a zip archive but lacks its end is refused as cut short (a copy or a save that did
+    not finish: torch.load says "Invalid argument"); any other file that is not a zip archive is left to
+    torch.load, which refuses it."""
     problem = None
     try:
         if not zipfile.is_zipfile(path):
@@ -266,7 +277,41 @@ def _zip_problem(path: Path) -> str | None:
                 except zipfile.BadZipFile:
                     problem = f"a damaged file: its member {brief(i.filename)} fails its CRC-32 check"
                     break
+            else:
+                problem = _pickle_problem(path, infos)
     return problem
+
+
+_LONGEST_GLOBAL = 1000
+"""The longest name (module and name) a GLOBAL of a checkpoint's pickle may give: torch.load's message for
+a global it refuses runs a regular expression whose time grows as the square of the name's length (a name of
+20,000 characters took 18 s here, one of a megabyte would take hours); the names torch.load takes are far
+shorter (``torch._utils._rebuild_tensor_v2``)."""
+
+
+def _pickle_problem(path: Path, infos: list[zipfile.ZipInfo]) -> str | None:
+    """What ``_check_zip`` refuses in the pickle (``data.pkl``) of the archive ``path``, whose members
+    ``infos`` are stored and sized as ``_zip_problem`` checked them (None: nothing): a GLOBAL whose name is
+    longer than ``_LONGEST_GLOBAL``, or a pickle that does not read to its end (where such a name could run
+    on to the end of the file)."""
+    for i in infos:
+        if not i.filename.endswith("data.pkl"):  # torch.save's pickle: <archive>/data.pkl
+            continue
+        try:
+            with open(path, "rb") as f:  # as stored: zipfile fails a checksum of 0 (torch's "not computed")
+                f.seek(i.header_offset)
+                head = f.read(30)  # the member's local header, then its name and extra field, then its bytes
+                f.seek(i.header_offset + 30 + int.from_bytes(head[26:28], "little")
+                       + int.from_bytes(head[28:30], "little"))
+                data = f.read(i.compress_size)
+            for op, arg, _ in pickletools.genops(data):
+                if op.name in ("GLOBAL", "INST") and len(arg) > _LONGEST_GLOBAL:
+                    return (f"its pickle names a global {len(arg):,} characters long ({brief(arg)}), "
+                            "longer than any torch.load takes")
+        except Exception as e:  # noqa: BLE001 - pickletools says what stops it in many ways
+            return (f"its pickle {brief(i.filename)} does not read to its end "
+                    f"({type(e).__name__}: {brief(str(e))})")
+    return None
 
 
 @overload
