@@ -305,7 +305,7 @@ def _pickle_problem(path: Path, infos: list[zipfile.ZipInfo]) -> str | None:
                        + int.from_bytes(head[28:30], "little"))
                 data = f.read(i.compress_size)
             for op, arg, _ in pickletools.genops(data):
-                if op.name in ("GLOBAL", "INST") and len(arg) > _LONGEST_GLOBAL:
+                if op.name in ("GLOBAL", "INST") and isinstance(arg, str) and len(arg) > _LONGEST_GLOBAL:
                     return (f"its pickle names a global {len(arg):,} characters long ({brief(arg)}), "
                             "longer than any torch.load takes")
         except Exception as e:  # noqa: BLE001 - pickletools says what stops it in many ways
