@@ -1,0 +1,84 @@
+"""Outside input whose cost grows far past its size: each input here is small, and was once read into time or
+memory out of proportion to it. The project promises (README, docs/INTERFACES.md) that nothing from outside can
+crash a process or corrupt a game; one held for minutes, or whose memory blows up, breaks that promise too."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
+
+import torch
+
+from agents.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
+from agents.networks import PolicyValueNet, build_network
+
+
+@pytest.fixture
+def saved(tmp_path):
+    torch.manual_seed(0)
+    return save_checkpoint(tmp_path / "good.pt", PolicyValueNet(hidden=(16, 16)), rules="beijing")
+
+
+def _rewritten(path, tmp_path, edit):
+    payload = torch.load(path, weights_only=True)
+    edit(payload)
+    out = tmp_path / "edited.pt"
+    torch.save(payload, out)
+    return out
+
+
+def _refused(path, *words):
+    with pytest.raises(CheckpointError) as info:
+        load_checkpoint(path)
+    for w in (str(path), *words):
+        assert w in str(info.value), (w, str(info.value))
+
+
+def _repeat(key):
+    """A weight of the right shape whose values are one number read again (a stride of 0): 4 bytes in the file."""
+    return lambda p: p["state_dict"].__setitem__(key, torch.zeros(1).expand(p["state_dict"][key].shape))
+
+
+def _overlap(key):
+    """A weight of the right shape read from overlapping strides of a storage of one row."""
+    def edit(p):
+        rows, cols = p["state_dict"][key].shape
+        p["state_dict"][key] = torch.zeros(cols).as_strided((rows, cols), (0, 1))
+    return edit
+
+
+def _shared(p):
+    """Two weights that are one tensor: each is dense, but the file stores the values of one only."""
+    p["state_dict"]["trunk.2.bias"] = p["state_dict"]["trunk.0.bias"]
+
+
+@pytest.mark.parametrize("edit, words", [
+    (_repeat("trunk.0.weight"), ["'trunk.0.weight'", "stores 4 bytes", "view repeating its values"]),
+    (_overlap("trunk.2.weight"), ["'trunk.2.weight'", "stores 64 bytes"]),
+    (_shared, ["share the values"]),
+])
+def test_a_weight_that_reads_its_values_again_is_refused(saved, tmp_path, edit, words):
+    # torch.load takes such views as they are; the network built from them got memory for every value
+    _refused(_rewritten(saved, tmp_path, edit), *words)
+
+
+def test_a_checkpoint_of_a_few_kilobytes_does_not_load_as_a_network_of_hundreds_of_megabytes(saved, tmp_path):
+    # the largest config check_config allows (about 120 million weights, 480 MB), every weight a view of one
+    # number: loading it allocated the whole network (and took seconds) from a file of under 10 KB
+    config = {"arch": "mlp", "hidden": [4096] * 8}
+    with torch.device("meta"):
+        shapes = {k: v.shape for k, v in build_network(config).state_dict().items()}
+
+    def edit(p):
+        p["model_config"] = config
+        p["state_dict"] = {k: torch.zeros(1).expand(shape) for k, shape in shapes.items()}
+    path = _rewritten(saved, tmp_path, edit)
+    assert os.path.getsize(path) < 10_000
+    _refused(path, "view repeating its values")
+
+
+def test_a_dense_checkpoint_still_loads(saved):
+    model, meta = load_checkpoint(saved)
+    assert meta["rules"] == "beijing" and model.config["hidden"] == [16, 16]
