@@ -23,10 +23,11 @@ with ``weights_only=True``, so a crafted file cannot run code; then the format, 
 observation layout: its name, version and shape must be one of ``agents.networks.LAYOUTS``, so a checkpoint
 made for another layout (or another version of one) is refused rather than fed planes it was not trained on;
 the number of actions, the rule set ``meta`` names, and the config, built on the meta device only (no memory,
-no initialisation) to check every weight's name, dtype, shape and finiteness against, and that the file stores
-every weight's values (not a view reading them again, which let a file of kilobytes load hundreds of megabytes).
-Only then does the network get memory and the file's weights. A checkpoint broken in any way raises ``CheckpointError`` with a
-message naming the file and what is wrong; keys beside the format's load with a ``CheckpointWarning``.
+no initialisation) to check every weight's name, dtype, shape and finiteness against, and that the file
+stores every weight's values (not a view reading them again, which let a file of kilobytes load hundreds of
+megabytes). Only then does the network get memory and the file's weights. A checkpoint broken in any way
+raises ``CheckpointError`` with a message naming the file and what is wrong; keys beside the format's load
+with a ``CheckpointWarning``.
 ``save_checkpoint`` runs the same checks on what it would write and writes nothing that would not load.
 """
 from __future__ import annotations
@@ -317,8 +318,8 @@ def _pickle_problem(path: Path, infos: list[zipfile.ZipInfo]) -> str | None:
 
 def _stored_bytes(v: torch.Tensor) -> int:
     """The bytes of ``v``'s storage from its first value on: what the file holds for it. A dense tensor needs
-    ``numel * element_size``; a view with a stride of 0 (``torch.zeros(1).expand(4096, 4096)``) or strides that
-    overlap reads its values again from fewer, so a checkpoint of a few kilobytes could name weights of
+    ``numel * element_size``; a view with a stride of 0 (``torch.zeros(1).expand(4096, 4096)``) or strides
+    that overlap reads its values again from fewer, so a checkpoint of a few kilobytes could name weights of
     hundreds of megabytes, which loading would allocate."""
     return v.untyped_storage().nbytes() - v.storage_offset() * v.element_size()
 
@@ -384,16 +385,16 @@ def _check_payload(payload, build: bool = True) -> PolicyValueNet | TileNet | No
         if v.shape != ref.shape:
             raise CheckpointError(f"weight {key!r} has shape {list(v.shape)}; the network of model_config "
                                   f"{brief(config)} has {list(ref.shape)}")
-        if _stored_bytes(v) < v.numel() * v.element_size():  # before isfinite, which makes a tensor of its size
+        if _stored_bytes(v) < v.numel() * v.element_size():  # (before isfinite: a tensor of its size)
             raise CheckpointError(f"weight {key!r} has {v.numel():,} values but the file stores "
-                                  f"{_stored_bytes(v):,} bytes for them (a view repeating its values): a small file "
-                                  "would load as a network of any size the config allows")
+                                  f"{_stored_bytes(v):,} bytes for them (a view repeating its values): a "
+                                  "small file would load as a network of any size the config allows")
         if not torch.isfinite(v).all():
             raise CheckpointError(f"weight {key!r} has non-finite values (nan or inf)")
     storages = {v.untyped_storage().data_ptr(): v.untyped_storage().nbytes() for v in weights.values()}
     if sum(v.numel() * v.element_size() for v in weights.values()) > sum(storages.values()):
-        raise CheckpointError("its weights share the values the file stores (views of one another): a small file "
-                              "would load as a network of any size the config allows")
+        raise CheckpointError("its weights share the values the file stores (views of one another): a small "
+                              "file would load as a network of any size the config allows")
     if not build:
         return None
     # the skeleton gets memory and the file's weights: no initial weights, so no numbers are drawn from torch's

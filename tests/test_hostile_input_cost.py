@@ -1,6 +1,7 @@
 """Outside input whose cost grows far past its size: each input here is small, and was once read into time or
-memory out of proportion to it. The project promises (README, docs/INTERFACES.md) that nothing from outside can
-crash a process or corrupt a game; one held for minutes, or whose memory blows up, breaks that promise too."""
+memory out of proportion to it. The project promises (README, docs/INTERFACES.md) that nothing from
+outside can crash a process or corrupt a game; one held for minutes, or whose memory blows up, breaks that
+promise too."""
 from __future__ import annotations
 
 import os
@@ -37,7 +38,7 @@ def _refused(path, *words):
 
 
 def _repeat(key):
-    """A weight of the right shape whose values are one number read again (a stride of 0): 4 bytes in the file."""
+    """A weight of the right shape whose values are one number read again (a stride of 0): 4 bytes stored."""
     return lambda p: p["state_dict"].__setitem__(key, torch.zeros(1).expand(p["state_dict"][key].shape))
 
 
