@@ -293,6 +293,36 @@ def flags_given(argv: list[str]) -> frozenset[str]:
     return frozenset(names & set(Args.__dataclass_fields__))
 
 
+UNKNOWN_OPTIONS_CHARS = 1000
+"""The most characters of unknown option names (``--name`` of ``--name`` or ``--name=value``) that
+``parse_args`` hands to tyro, which ranks every option of train.py against each unknown one to suggest the
+nearest (``difflib``): about 0.1 ms per character, so 10 s for one name of 100,000 characters and minutes for
+a command line of a few megabytes. Past this bound the command line is refused first (train.py's options are
+under 40 characters; a typo or two stays tyro's, with its suggestions)."""
+
+
+def unknown_options_problem(argv: list[str]) -> str | None:
+    """The problem with ``argv`` whose options that are not train.py's (``--`` and a name no ``Args`` field
+    gives, after ``--`` too: tyro ranks those as well, and train.py takes no positional argument) have more
+    than ``UNKNOWN_OPTIONS_CHARS`` characters in all; None: they are few and short, left to tyro."""
+    unknown = []
+    for token in argv:
+        if not token.startswith("--"):
+            continue
+        option = token.split("=", 1)[0]
+        name = option[2:].replace("-", "_")
+        fields = Args.__dataclass_fields__
+        if name not in fields and name.removeprefix("no_") not in fields and name != "help":
+            unknown.append(option)
+    total = sum(map(len, unknown))
+    if total <= UNKNOWN_OPTIONS_CHARS:
+        return None
+    named = ", ".join(o if len(o) <= 40 else o[:40] + "..." for o in unknown[:3])
+    more = f" and {len(unknown) - 3:,} more" if len(unknown) > 3 else ""
+    return (f"unrecognized option{'s' if len(unknown) > 1 else ''} {named}{more} ({total:,} characters; "
+            "train.py's options are under 40): see train.py --help")
+
+
 def parse_args(argv: list[str] | None = None) -> Args:
     """The command line over ``Args`` (tyro): ``--field-name value``, booleans as ``--flag`` / ``--no-flag``.
     A bad value ends the program with status 2 and a message, as argparse does."""
@@ -305,6 +335,9 @@ def parse_args(argv: list[str] | None = None) -> Args:
         # has no public switch; its option is set for this call only (restored after --help's and errors' exits too)
         switched["ansi_codes"] = False
     given = sys.argv[1:] if argv is None else argv
+    problem = unknown_options_problem(given)  # (before tyro, whose suggestions would take minutes)
+    if problem:
+        usage_error(problem)
     # tyro's errors quote the arguments as they were typed: where one holds an escape sequence, a carriage return, a
     # bidi override or bytes that are not UTF-8 (``--bogus$'\e[2J'``), what tyro writes to stderr is collected and
     # written line by line as ``usage_error`` writes its line (``terminal_line``), so that it cannot clear, recolour

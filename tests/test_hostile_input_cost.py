@@ -83,3 +83,29 @@ def test_a_checkpoint_of_a_few_kilobytes_does_not_load_as_a_network_of_hundreds_
 def test_a_dense_checkpoint_still_loads(saved):
     model, meta = load_checkpoint(saved)
     assert meta["rules"] == "beijing" and model.config["hidden"] == [16, 16]
+
+
+def _usage_error(argv, capsys) -> str:
+    import train
+    with pytest.raises(SystemExit) as info:
+        train.parse_args(argv)
+    assert info.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["--num-" + "e" * 20_000],  # one long name: tyro's ranking took 2 s for it, 10 s at 100,000 characters
+    ["--num-envs", "4", "--", "--num-" + "e" * 20_000],  # after --, which tyro ranks too
+    [f"--num-{i}" + "e" * 90 for i in range(200)],  # many of 100: 12 s for 1,000 of them
+])
+def test_train_refuses_unknown_options_of_thousands_of_characters_before_tyro_ranks_them(argv, capsys):
+    # tyro suggests the nearest option to each unknown one by difflib, about 0.1 ms per character: a command line
+    # of a few megabytes held train.py for minutes before its usage error
+    err = _usage_error(argv, capsys)
+    assert "unrecognized option" in err and "characters; train.py's options are under 40" in err, err
+    assert len(err) < 400  # (tyro's error quoted each option whole)
+
+
+def test_train_still_suggests_the_option_a_typo_meant(capsys):
+    err = _usage_error(["--num-env", "3"], capsys)
+    assert "--num-envs" in err and "under 40" not in err
