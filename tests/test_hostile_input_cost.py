@@ -99,8 +99,8 @@ def _usage_error(argv, capsys) -> str:
     [f"--num-{i}" + "e" * 90 for i in range(200)],  # many of 100: 12 s for 1,000 of them
 ])
 def test_train_refuses_unknown_options_of_thousands_of_characters_before_tyro_ranks_them(argv, capsys):
-    # tyro suggests the nearest option to each unknown one by difflib, about 0.1 ms per character: a command line
-    # of a few megabytes held train.py for minutes before its usage error
+    # tyro suggests the nearest option to each unknown one by difflib, about 0.1 ms per character: a command
+    # line of a few megabytes held train.py for minutes before its usage error
     err = _usage_error(argv, capsys)
     assert "unrecognized option" in err and "characters; train.py's options are under 40" in err, err
     assert len(err) < 400  # (tyro's error quoted each option whole)
