@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 from pathlib import Path
 from typing import NoReturn
 
@@ -18,10 +19,29 @@ class ArgumentParser(argparse.ArgumentParser):
     imported only when an error is told: the program is ending then, and NumPy (which ``mj_env`` loads) must not
     load before win_checks.py and search.py size its threads."""
 
+    def parse_known_args(self, args=None, namespace=None):
+        """A command line of more than ``MAX_OPTIONS`` options is refused before argparse reads it, as
+        ``mj_env.lines.ArgumentParser`` refuses it (counted here: ``mj_env`` loads NumPy)."""
+        given = sys.argv[1:] if args is None else args
+        if isinstance(given, (list, tuple)):
+            options = 0
+            for token in given:
+                if token == "--":
+                    break
+                options += isinstance(token, str) and len(token) > 1 and token[0] == "-"
+            if options > MAX_OPTIONS:
+                self.error(f"{options:,} options on the command line; at most {MAX_OPTIONS:,} are read")
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> NoReturn:
         from mj_env.lines import terminal_line
 
         super().error(terminal_line(message))
+
+
+MAX_OPTIONS = 1000
+"""As ``mj_env.lines.MAX_OPTIONS``: Python 3.10's and 3.11's argparse takes time growing as the square of the
+number of options (10,000 took 2-4 s here)."""
 
 
 def shown(path) -> str:

@@ -168,11 +168,39 @@ def terminal_line(message) -> str:
     return printable(utf8_text(str(message)))
 
 
+MAX_OPTIONS = 1000
+"""The most options (arguments beginning with ``-``, before a ``--``) `ArgumentParser` reads from one command
+line. Python 3.10's and 3.11's argparse looks for the next option among all of them at each one, a time
+growing as the square of their number (10,000 took 2-4 s here, 100,000 over a minute); the command lines here
+take a few dozen."""
+
+
+def too_many_options(args) -> str | None:
+    """The problem with the command line ``args`` (a list of str) that gives more than `MAX_OPTIONS` options;
+    None: it gives fewer."""
+    n = 0
+    for token in args:
+        if token == "--":
+            break
+        n += isinstance(token, str) and len(token) > 1 and token[0] == "-"
+    if n > MAX_OPTIONS:
+        return f"{n:,} options on the command line; at most {MAX_OPTIONS:,} are read"
+    return None
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """``argparse.ArgumentParser`` whose error (``p.error``: the command lines' usage errors, and argparse's own,
     such as ``unrecognized arguments``) is written as `terminal_line`: a message naming a file (``--record NAME``,
     ``no such checkpoint file: NAME``) or quoting one (a checkpoint's refusal) is one line, its control
-    characters and escape sequences escaped; a message without them is written as before."""
+    characters and escape sequences escaped; a message without them is written as before. A command line of
+    more than `MAX_OPTIONS` options is refused before argparse reads it (`too_many_options`)."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        given = sys.argv[1:] if args is None else args
+        problem = too_many_options(given) if isinstance(given, (list, tuple)) else None
+        if problem:
+            self.error(problem)
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
         super().error(terminal_line(message))

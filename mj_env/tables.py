@@ -40,7 +40,6 @@ once per process. ``python -m mj_env.tables --rebuild`` rebuilds the cache.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
@@ -52,7 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .lines import guard_output
+from .lines import ArgumentParser, guard_output
 
 SUIT_KINDS = 9
 HONOR_KINDS = 7
@@ -421,7 +420,7 @@ def get(name: str) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mj_env.tables", description=(__doc__ or "").split("\n")[0])
+    parser = ArgumentParser(prog="python -m mj_env.tables", description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--rebuild", action="store_true", help="build the tables again and rewrite the cache")
     guard_output(parser.prog)
     args = parser.parse_args(argv)

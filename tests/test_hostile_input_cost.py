@@ -109,3 +109,41 @@ def test_train_refuses_unknown_options_of_thousands_of_characters_before_tyro_ra
 def test_train_still_suggests_the_option_a_typo_meant(capsys):
     err = _usage_error(["--num-env", "3"], capsys)
     assert "--num-envs" in err and "under 40" not in err
+
+
+def _parsers():
+    import sys
+    from pathlib import Path
+
+    from mj_env.lines import ArgumentParser
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    try:
+        import _args
+    finally:
+        sys.path.pop(0)
+    return [ArgumentParser, _args.ArgumentParser]
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["mj_env.lines", "benchmarks._args"])
+def test_command_lines_refuse_thousands_of_options_before_argparse_reads_them(which, capsys):
+    # Python 3.10's and 3.11's argparse looks for the next option among all of them at each one: 10,000
+    # options took 2-4 s, 100,000 (400 KB of command line) over a minute, before the usage error
+    from mj_env.lines import MAX_OPTIONS
+    p = _parsers()[which](prog="prog")
+    p.add_argument("--show", type=int)
+    p.add_argument("rest", nargs="*")
+    assert p.parse_args(["--show=1"] * MAX_OPTIONS).show == 1
+    assert p.parse_args(["x", "--", *["-1"] * (MAX_OPTIONS + 1)]).rest[-1] == "-1"  # (after --: positional)
+    with pytest.raises(SystemExit) as info:
+        p.parse_args(["--show=1"] * (MAX_OPTIONS + 1))
+    assert info.value.code == 2
+    said = capsys.readouterr().err
+    assert f"{MAX_OPTIONS + 1:,} options on the command line; at most {MAX_OPTIONS:,}" in said
+
+
+def test_the_checkers_command_line_refuses_them_too(capsys):
+    from mj_env import records, tables
+    for main in (records.main, tables.main):
+        with pytest.raises(SystemExit):
+            main(["--rebuild"] * 1001 if main is tables.main else ["x", *["--show=1"] * 1001])
+        assert "1,001 options on the command line" in capsys.readouterr().err
