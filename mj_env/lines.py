@@ -118,18 +118,39 @@ def _short_key(k: str) -> str:
 
 
 def _check_no_key_twice(obj) -> None:
-    """`KeyGivenTwice` naming the first field given twice and where: ``field 'type' is given twice in melds[1]``."""
-    stack = [(obj, "")]
+    """`KeyGivenTwice` naming the first field given twice and where: ``field 'type' is given twice in
+    melds[1]``. Where a value lies is kept as its container's place and its own key or index, and written out
+    only for the one named: a text for each value on the way (as before) took memory growing as their number
+    times their depth (a line of 98 KB, a list of 40,000 numbers 400 objects deep, took 635 MB; one of megabytes,
+    all)."""
+    stack: list = [(obj, None, None)]  # (value, its container's place, its key or index there)
     while stack:
-        value, where = stack.pop()
-        if isinstance(value, _Twice):
-            at = f" in {where}" if where else ""
-            raise KeyGivenTwice(f"field {_short_key(value.key)} is given twice{at}")
-        if isinstance(value, dict):
-            stack.extend((v, f"{where}.{printable(k[:40])}" if where else printable(k[:40]))
-                         for k, v in reversed(value.items()))
-        elif isinstance(value, list):
-            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(value))))
+        value, parent, step = stack.pop()
+        if isinstance(value, (dict, list)):
+            place = (parent, step) if step is not None else None  # (a linked list, from the value up)
+            if isinstance(value, _Twice):
+                where = _where(place)
+                at = f" in {where}" if where else ""
+                raise KeyGivenTwice(f"field {_short_key(value.key)} is given twice{at}")
+            if isinstance(value, dict):
+                stack.extend((v, place, k) for k, v in reversed(value.items()))
+            else:
+                stack.extend((value[i], place, i) for i in range(len(value) - 1, -1, -1))
+
+
+def _where(place) -> str:
+    """A place of `_check_no_key_twice` as text: ``melds[1].tiles``, each key cut to 40 characters."""
+    steps = []
+    while place is not None:
+        place, step = place
+        steps.append(step)
+    where = ""
+    for step in reversed(steps):
+        if isinstance(step, int):
+            where = f"{where}[{step}]"
+        else:
+            where = f"{where}.{printable(step[:40])}" if where else printable(step[:40])
+    return where
 
 
 def load_json(text: str, **kwargs):

@@ -147,3 +147,37 @@ def test_the_checkers_command_line_refuses_them_too(capsys):
         with pytest.raises(SystemExit):
             main(["--rebuild"] * 1001 if main is tables.main else ["x", *["--show=1"] * 1001])
         assert "1,001 options on the command line" in capsys.readouterr().err
+
+
+def test_a_key_given_twice_is_placed_without_a_text_for_every_value_on_the_way():
+    # load_json says where a key is given twice; it wrote the place of every value it passed as text, memory
+    # growing as their number times their depth: this line of 98 KB took 635 MB, one of 2 MB all there is
+    import tracemalloc
+
+    from mj_env.lines import KeyGivenTwice, load_json
+    key = '"' + "k" * 40 + '"'
+    text = ("{" + (key + ":{") * 400 + '"a":[' + ",".join(["0"] * 40_000) + '],"b":{"x":1,"x":2}' + "}" * 400
+            + "}")
+    size = len(text)
+    tracemalloc.start()
+    try:
+        with pytest.raises(KeyGivenTwice) as info:
+            load_json(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 200 * size, peak  # (about 50 times the text, the values read included; it was 6,800)
+    assert str(info.value) == "field 'x' is given twice in " + ".".join(["k" * 40] * 400) + ".b"
+
+
+@pytest.mark.parametrize("text, where", [
+    ('{"melds": [{}, {"type": 1, "type": 2}]}', " in melds[1]"),
+    ('{"a": [[0, {"b": {"c": 1, "c": 2}}]]}', " in a[0][1].b"),
+    ('{"x": 1, "x": 2}', ""),
+    ('[{"\\u001b[2J": {"y": 1, "y": 2}}]', " in [0].\\x1b[2J"),
+])
+def test_where_a_key_given_twice_is_said_as_before(text, where):
+    from mj_env.lines import KeyGivenTwice, load_json
+    with pytest.raises(KeyGivenTwice) as info:
+        load_json(text)
+    assert str(info.value).endswith(f"given twice{where}"), str(info.value)
