@@ -121,8 +121,8 @@ def _check_no_key_twice(obj) -> None:
     """`KeyGivenTwice` naming the first field given twice and where: ``field 'type' is given twice in
     melds[1]``. Where a value lies is kept as its container's place and its own key or index, and written out
     only for the one named: a text for each value on the way (as before) took memory growing as their number
-    times their depth (a line of 98 KB, a list of 40,000 numbers 400 objects deep, took 635 MB; one of megabytes,
-    all)."""
+    times their depth (a line of 98 KB, a list of 40,000 numbers 400 objects deep, took 635 MB; one of
+    megabytes, all)."""
     stack: list = [(obj, None, None)]  # (value, its container's place, its key or index there)
     while stack:
         value, parent, step = stack.pop()
