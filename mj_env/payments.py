@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .families import FAMILIES, KONG_TYPES
+from .messages import brief
 from .rules import RuleSet, get_rules
 
 
@@ -84,6 +85,11 @@ def draw_scores(rules: RuleSet, dealer, shaozhuang_rounds, base: int):
     return shaozhuang_line(rounds), shaozhuang_scores(dealer, rounds, base)
 
 
+MAX_SHAOZHUANG_ROUNDS = (136 - 4 * 13 + 1) // 4
+"""= 21, the most rounds of 烧庄 a hand can have: ``mj_env.calculator.MAX_SHAOZHUANG_ROUNDS``, whose docstring
+says why. `settle_draw` refuses more: its line 2^(R-1) grows without bound (R = 10**12 never ended)."""
+
+
 def settle_draw(rules, dealer: int, shaozhuang_rounds: int = 0, base: int | None = None) -> dict:
     """The settlement of a drawn hand (荒牌): ``{"draw": True, "shaozhuang": S, "scores": [...]}``
     (`draw_scores`; S is 2^(R-1) when 烧庄 is settled, else 0). ``rules``: a RuleSet or a preset
@@ -91,6 +97,10 @@ def settle_draw(rules, dealer: int, shaozhuang_rounds: int = 0, base: int | None
     rules = get_rules(rules)
     base = rules.base if base is None else base
     _check_seat(dealer, "dealer")
+    if (not isinstance(shaozhuang_rounds, (int, np.integer)) or isinstance(shaozhuang_rounds, bool)
+            or not 0 <= shaozhuang_rounds <= MAX_SHAOZHUANG_ROUNDS):  # 2^(R-1) of R = 10**12 would never end
+        raise ValueError(f"shaozhuang_rounds must be an integer 0-{MAX_SHAOZHUANG_ROUNDS}, "
+                         f"got {brief(shaozhuang_rounds)}")
     line, scores = draw_scores(rules, dealer, shaozhuang_rounds, base)
     return {"draw": True, "shaozhuang": line, "scores": scores}
 
@@ -125,10 +135,11 @@ def kong_payments(rules, kongs, *, base: int | None = None, drawn: bool = False)
         try:
             seat, kind, source = kong
         except (TypeError, ValueError):
-            raise ValueError(f"kongs[{n}] must be (seat, type, from_seat_or_None), got {kong!r}") from None
+            raise ValueError(f"kongs[{n}] must be (seat, type, from_seat_or_None), "
+                             f"got {brief(kong)}") from None
         _check_seat(seat, f"kongs[{n}] seat")
         if kind not in _KONG_TYPES:
-            raise ValueError(f"kongs[{n}]: unknown kong type {kind!r}; use exposed, added or concealed")
+            raise ValueError(f"kongs[{n}]: unknown kong type {brief(kind)}; use exposed, added or concealed")
         kind = _KONG_TYPES[kind]
         amount = table[kind]
         if kind == "exposed":
@@ -146,4 +157,4 @@ def kong_payments(rules, kongs, *, base: int | None = None, drawn: bool = False)
 
 def _check_seat(seat, what: str) -> None:
     if type(seat) is not int or not 0 <= seat <= 3:
-        raise ValueError(f"{what} must be a seat 0-3, got {seat!r}")
+        raise ValueError(f"{what} must be a seat 0-3, got {brief(seat)}")  # (brief: repr of a huge int fails)

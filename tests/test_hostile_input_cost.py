@@ -181,3 +181,27 @@ def test_where_a_key_given_twice_is_said_as_before(text, where):
     with pytest.raises(KeyGivenTwice) as info:
         load_json(text)
     assert str(info.value).endswith(f"given twice{where}"), str(info.value)
+
+
+def test_settle_draw_refuses_more_shaozhuang_rounds_than_a_hand_has():
+    # its line is 2^(R-1): settle_draw(..., shaozhuang_rounds=10**12) computed it without end (10**8 made
+    # a number of 30 million digits); the calculator's lines take 0-21 (docs/INTERFACES.md 1)
+    from mj_env import calculator, payments
+    assert payments.MAX_SHAOZHUANG_ROUNDS == calculator.MAX_SHAOZHUANG_ROUNDS == 21
+    for rounds in (22, -1, 2.0, True, "3", 10**12):
+        with pytest.raises(ValueError, match="shaozhuang_rounds must be an integer 0-21"):
+            payments.settle_draw("beijing", 0, shaozhuang_rounds=rounds)
+    assert payments.settle_draw("beijing", 1, shaozhuang_rounds=21)["shaozhuang"] == 2**20
+
+
+@pytest.mark.parametrize("call, said", [
+    (lambda p: p.settle_draw("beijing", 10**5000), "dealer must be a seat 0-3, got an integer of 16610 bits"),
+    (lambda p: p.kong_payments("hebei", [(10**5000, "added", None)]), "got an integer of 16610 bits"),
+    (lambda p: p.kong_payments("hebei", [(0, "x" * 10**6, None)]), "unknown kong type 'xxxx"),
+])
+def test_payment_messages_quote_a_huge_value_briefly(call, said):
+    # (a seat of 5,000 digits was a ValueError of Python's int-to-str limit, naming nothing of the call's)
+    from mj_env import payments
+    with pytest.raises(ValueError) as info:
+        call(payments)
+    assert said in str(info.value) and len(str(info.value)) < 200
