@@ -232,7 +232,8 @@ def _check_zip(path: Path) -> None:
     whose sizes add up to more than the file (overlapping ones), since either lets a small file unpack
     to any size; and a member whose checksum does not match (a damaged file, which would load wrong
     weights); and a pickle (``data.pkl``) that does not read to its end or names a global of over
-    ``_LONGEST_GLOBAL`` characters, whose refusal by torch.load would take hours. A checksum of 0 is not
+    ``_LONGEST_GLOBAL`` characters, whose refusal by torch.load would take hours, or nests values more than
+    ``_DEEPEST`` deep, which could crash it. A checksum of 0 is not
     checked: torch writes 0 when told not to compute them (``torch.serialization.set_crc32_options(False)``).
     A file that begins as a zip archive but lacks its end is refused as cut short (a copy or a save that did
     not finish: torch.load says "Invalid argument"); any other file that is not a zip archive is left to
@@ -291,6 +292,63 @@ a global it refuses runs a regular expression whose time grows as the square of 
 shorter (``torch._utils._rebuild_tensor_v2``)."""
 
 
+_DEEPEST = 10_000
+"""The deepest a checkpoint's pickle may nest values (a tuple in a tuple ...): torch.save's are a few levels
+deep, and meta is plain data, which save_checkpoint copies by recursion. A tuple nested a million deep, one
+byte a level, ended torch.load with a segmentation fault (its hash recurses in C); 100,000 did not."""
+
+_KEEPS_CONTAINER = frozenset({"APPEND", "APPENDS", "SETITEM", "SETITEMS", "ADDITEMS", "BUILD"})
+_MEMO_PUT = frozenset({"PUT", "BINPUT", "LONG_BINPUT"})
+_MEMO_GET = frozenset({"GET", "BINGET", "LONG_BINGET"})
+
+
+class _Depth:
+    """How deep the values of a pickle nest, followed opcode by opcode (``pickletools.genops``) on a stack of
+    depths: a value made of others (a tuple, a call's result) is one deeper than the deepest of them; one that
+    others are put into (a list appended to, a dict set) at least one deeper than each of them."""
+
+    def __init__(self) -> None:
+        self.stack: list[int | None] = []  # None: a mark
+        self.memo: dict = {}
+
+    def _pop(self) -> int:
+        return (self.stack.pop() or 0) if self.stack else 0
+
+    def step(self, op, arg) -> int:
+        """Follow one opcode; the depth of the value it leaves on top (0: none)."""
+        stack, name = self.stack, op.name
+        if name in _MEMO_PUT or name == "MEMOIZE":
+            self.memo[arg if name in _MEMO_PUT else len(self.memo)] = (stack[-1] or 0) if stack else 0
+            return 0
+        if name in _MEMO_GET:
+            stack.append(self.memo.get(arg, 0))
+            return stack[-1] or 0
+        if name == "MARK":
+            stack.append(None)
+            return 0
+        if name == "DUP":
+            stack.append(stack[-1] if stack else 0)
+            return stack[-1] or 0
+        before = op.stack_before
+        items = []
+        if pickletools.markobject in before:  # the items above the last mark, and the mark
+            while stack and stack[-1] is not None:
+                items.append(stack.pop())
+            if stack:
+                stack.pop()
+        below = [self._pop() for _ in range(len(before) - (2 if pickletools.markobject in before else 0))]
+        if not op.stack_after:
+            return 0
+        if name in _KEEPS_CONTAINER and below:
+            inner = below[:-1] + items
+            depth = max(below[-1], 1 + max(inner)) if inner else below[-1]
+        else:
+            inner = below + items
+            depth = 1 + max(inner) if inner else 0
+        stack.append(depth)
+        return depth
+
+
 def _pickle_problem(path: Path, infos: list[zipfile.ZipInfo]) -> str | None:
     """What ``_check_zip`` refuses in the pickle (``data.pkl``) of the archive ``path``, whose members
     ``infos`` are stored and sized as ``_zip_problem`` checked them (None: nothing): a GLOBAL whose name is
@@ -306,10 +364,14 @@ def _pickle_problem(path: Path, infos: list[zipfile.ZipInfo]) -> str | None:
                 f.seek(i.header_offset + 30 + int.from_bytes(head[26:28], "little")
                        + int.from_bytes(head[28:30], "little"))
                 data = f.read(i.compress_size)
+            depth = _Depth()
             for op, arg, _ in pickletools.genops(data):
                 if op.name in ("GLOBAL", "INST") and isinstance(arg, str) and len(arg) > _LONGEST_GLOBAL:
                     return (f"its pickle names a global {len(arg):,} characters long ({brief(arg)}), "
                             "longer than any torch.load takes")
+                if depth.step(op, arg) > _DEEPEST:
+                    return (f"its pickle nests values more than {_DEEPEST:,} deep (torch.load, and Python "
+                            "after it, may overflow the C stack on such a value and end the process)")
         except Exception as e:  # noqa: BLE001 - pickletools says what stops it in many ways
             return (f"its pickle {brief(i.filename)} does not read to its end "
                     f"({type(e).__name__}: {brief(str(e))})")

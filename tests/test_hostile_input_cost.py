@@ -205,3 +205,45 @@ def test_payment_messages_quote_a_huge_value_briefly(call, said):
     with pytest.raises(ValueError) as info:
         call(payments)
     assert said in str(info.value) and len(str(info.value)) < 200
+
+
+def _with_pickle(saved, tmp_path, data: bytes):
+    """A copy of the checkpoint ``saved`` whose data.pkl is ``data`` (stored, as torch.save stores it)."""
+    import zipfile
+    out = tmp_path / "crafted.pt"
+    with zipfile.ZipFile(saved) as z, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as w:
+        for name in z.namelist():
+            w.writestr(name, data if name.endswith("data.pkl") else z.read(name))
+    return out
+
+
+@pytest.mark.parametrize("levels", [10_001, 1_000_000])
+def test_a_pickle_nested_past_any_checkpoint_is_refused_before_torch_load(saved, tmp_path, levels):
+    # {(((None,),)...): 1}, a tuple a million deep at one byte a level: torch.load ended the process with a
+    # segmentation fault (no exception, no message); 100,000 deep loaded. Loaded in a child process: a crash
+    # there fails this test, not the session
+    import subprocess
+    import sys
+    data = b"\x80\x02}q\x00N" + b"\x85" * levels + b"K\x01s."  # EMPTY_DICT, NONE, TUPLE1 x levels, SETITEM
+    path = _with_pickle(saved, tmp_path, data)
+    if levels < 100_000:  # (loads here, before the fix, without a crash)
+        _refused(path, "nests values more than 10,000 deep")
+        return
+    code = ("import sys\nfrom agents.checkpoints import CheckpointError, load_checkpoint\n"
+            "try:\n    load_checkpoint(sys.argv[1])\nexcept CheckpointError as e:\n    print(e)\n")
+    run = subprocess.run([sys.executable, "-c", code, str(path)], check=False, capture_output=True, text=True,
+                         timeout=120, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert run.returncode == 0, (run.returncode, run.stderr[-300:])
+    assert str(path) in run.stdout and "nests values more than 10,000 deep" in run.stdout, run.stdout
+
+
+def test_checkpoints_with_wide_and_shared_meta_still_load(tmp_path):
+    # the depth is of nesting only: a list appended 100,000 times, a dict of 10,000 entries, a list holding
+    # one list a thousand times (pickle's memo) and meta 50 deep are all a few levels or 52
+    nested: list | int = 0
+    for _ in range(50):
+        nested = [nested]
+    path = save_checkpoint(tmp_path / "wide.pt", PolicyValueNet(hidden=(8,)), rules="beijing",
+                           big=list(range(100_000)), d={f"k{i}": [i, {"x": i}] for i in range(10_000)},
+                           shared=[[1, 2]] * 1000, nested=nested)
+    assert load_checkpoint(path)[1]["nested"] == nested
