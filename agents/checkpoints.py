@@ -330,10 +330,11 @@ class _Depth:
             stack.append(stack[-1] if stack else 0)
             return stack[-1] or 0
         before = op.stack_before
-        items = []
+        items: list[int] = []
         if pickletools.markobject in before:  # the items above the last mark, and the mark
-            while stack and stack[-1] is not None:
-                items.append(stack.pop())
+            while stack and (top := stack[-1]) is not None:
+                items.append(top)
+                stack.pop()
             if stack:
                 stack.pop()
         below = [self._pop() for _ in range(len(before) - (2 if pickletools.markobject in before else 0))]
@@ -383,7 +384,7 @@ def _stored_bytes(v: torch.Tensor) -> int:
     ``numel * element_size``; a view with a stride of 0 (``torch.zeros(1).expand(4096, 4096)``) or strides
     that overlap reads its values again from fewer, so a checkpoint of a few kilobytes could name weights of
     hundreds of megabytes, which loading would allocate."""
-    return v.untyped_storage().nbytes() - v.storage_offset() * v.element_size()
+    return int(v.untyped_storage().nbytes() - v.storage_offset() * v.element_size())
 
 
 @overload

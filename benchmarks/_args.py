@@ -10,7 +10,7 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -19,10 +19,11 @@ class ArgumentParser(argparse.ArgumentParser):
     imported only when an error is told: the program is ending then, and NumPy (which ``mj_env`` loads) must not
     load before win_checks.py and search.py size its threads."""
 
-    def parse_known_args(self, args=None, namespace=None):
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:  # (argparse's overloads, passed on as given)
         """A command line of more than ``MAX_OPTIONS`` options is refused before argparse reads it, as
         ``mj_env.lines.ArgumentParser`` refuses it (counted here: ``mj_env`` loads NumPy)."""
-        given = sys.argv[1:] if args is None else args
+        given = args[0] if args else kwargs.get("args")
+        given = sys.argv[1:] if given is None else given
         if isinstance(given, (list, tuple)):
             options = 0
             for token in given:
@@ -31,7 +32,7 @@ class ArgumentParser(argparse.ArgumentParser):
                 options += isinstance(token, str) and len(token) > 1 and token[0] == "-"
             if options > MAX_OPTIONS:
                 self.error(f"{options:,} options on the command line; at most {MAX_OPTIONS:,} are read")
-        return super().parse_known_args(args, namespace)
+        return super().parse_known_args(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         from mj_env.lines import terminal_line

@@ -25,7 +25,7 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from .messages import printable
 
@@ -216,12 +216,13 @@ class ArgumentParser(argparse.ArgumentParser):
     characters and escape sequences escaped; a message without them is written as before. A command line of
     more than `MAX_OPTIONS` options is refused before argparse reads it (`too_many_options`)."""
 
-    def parse_known_args(self, args=None, namespace=None):
-        given = sys.argv[1:] if args is None else args
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:  # (argparse's overloads, passed on as given)
+        given = args[0] if args else kwargs.get("args")
+        given = sys.argv[1:] if given is None else given
         problem = too_many_options(given) if isinstance(given, (list, tuple)) else None
         if problem:
             self.error(problem)
-        return super().parse_known_args(args, namespace)
+        return super().parse_known_args(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         super().error(terminal_line(message))
