@@ -155,16 +155,6 @@ def test_a_checkpoint_path_keeps_its_run_wherever_the_runs_folder_is():
     assert short_name("runs/exp1/checkpoints/final.pt", 28) == "exp1/final.pt"
 
 
-def test_a_one_wall_summary_read_back_from_json_has_no_note_of_an_interval_of_no_width():
-    """One wall has no interval: ``summarize`` gives [-inf, inf] and the ``--json`` file [null, null]. The
-    table of that summary read back says no interval, not 'every wall scored the same ... no width' (mutant:
-    arena_report.py line 198 ``summary["walls"] > 1`` made ``> 0``: null == null read as an interval of no
-    width)."""
-    text = format_table(_summary(["a"], ci95=(None, None), walls=1))
-    assert "[-inf, +inf]" in text and "no width" not in text
-    assert "every wall scored the same for a" in format_table(_summary(["a"], ci95=(0.5, 0.5), walls=2))
-
-
 def _arena_figure(monkeypatch, tmp_path, summary):
     """The figure ``arena_report.plot`` draws for ``summary`` (kept from ``plt.close``)."""
     pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
@@ -214,3 +204,12 @@ def test_a_name_with_combining_marks_keeps_the_tables_columns_in_line():
     plain, marked = (format_table(_summary([n])).splitlines()[2] for n in ("cafe", "cafe\u0301"))
     assert marked.index("+0.500") == plain.index("+0.500") + 1     # one more code point, the same columns
     assert marked[marked.index("\u0301") + 1:] == plain[4:]
+
+
+def test_the_table_ends_with_the_runs_walls_seatings_hands_and_draws():
+    """format_table's last line (with no note below it) says what the figures are over: walls, seatings, hands
+    and the share drawn (mutant: arena_report.py line 189 that line deleted: a table of rates over nothing
+    said)."""
+    summary = _summary(["a", "b"])
+    summary["draw_rate"] = 0.125
+    assert format_table(summary).splitlines()[-1] == "3 walls x 2 seatings = 6 hands, 12.5% drawn"
