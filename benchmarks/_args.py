@@ -6,6 +6,7 @@ before NumPy loads (to size its thread pool first).
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import os
 import sys
@@ -24,14 +25,11 @@ class ArgumentParser(argparse.ArgumentParser):
         ``mj_env.lines.ArgumentParser`` refuses it (counted here: ``mj_env`` loads NumPy)."""
         given = args[0] if args else kwargs.get("args")
         given = sys.argv[1:] if given is None else given
-        if isinstance(given, (list, tuple)):
-            options = 0
-            for token in given:
-                if token == "--":
-                    break
-                options += isinstance(token, str) and len(token) > 1 and token[0] == "-"
-            if options > MAX_OPTIONS:
-                self.error(f"{options:,} options on the command line; at most {MAX_OPTIONS:,} are read")
+        if isinstance(given, (list, tuple)):  # as mj_env.lines.too_many_options counts them
+            before_end = itertools.takewhile("--".__ne__, given)
+            n = sum(isinstance(t, str) and len(t) > 1 and t[0] == "-" for t in before_end)
+            if n > MAX_OPTIONS:
+                self.error(f"{n:,} options on the command line; at most {MAX_OPTIONS:,} are read")
         return super().parse_known_args(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import itertools
 import json
 import os
 import sys
@@ -199,11 +200,7 @@ take a few dozen."""
 def too_many_options(args) -> str | None:
     """The problem with the command line ``args`` (a list of str) that gives more than `MAX_OPTIONS` options;
     None: it gives fewer."""
-    n = 0
-    for token in args:
-        if token == "--":
-            break
-        n += isinstance(token, str) and len(token) > 1 and token[0] == "-"
+    n = sum(isinstance(t, str) and len(t) > 1 and t[0] == "-" for t in itertools.takewhile("--".__ne__, args))
     if n > MAX_OPTIONS:
         return f"{n:,} options on the command line; at most {MAX_OPTIONS:,} are read"
     return None
