@@ -179,3 +179,21 @@ def test_one_world_refuses_a_z_between_0_and_infinity(z):
     search.py line 81 ``0 < z`` -> ``1 < z`` (one world took z up to 1 and played any gain)."""
     with pytest.raises(ValueError, match="worlds 1 gives no standard error"):
         RolloutSearchAgent(worlds=1, z=z)
+
+
+def test_label_positions_labels_a_choice_whose_alternative_is_the_1m_discard(monkeypatch):
+    """A position whose candidates are the rule agent's choice and the 1m discard (action id 0) has two
+    candidates, so ``label_positions`` labels it. Mutant: rollouts.py line 146 ``(cands >= 0)`` ->
+    ``(cands >= 1)`` (such a position counted one candidate and was left out)."""
+    monkeypatch.setattr(R, "rollout_returns", lambda engine, tables, first, agent, rng: np.zeros(len(tables)))
+    found = 0
+    for eng, live, obs in _rule_play(tables=32, seed=1, steps=40):
+        _, cands = R.candidate_actions(RuleBasedAgent(), obs, np.random.default_rng(1), 2)
+        only = ((cands >= 0).sum(axis=1) == 2) & (cands[:, 1] == A.DISCARD)
+        if only.any():
+            got = R.label_positions(eng, RuleBasedAgent(), np.random.default_rng(1), 2)
+            assert set(live[only].tolist()) <= set(got["table"].tolist())
+            found += 1
+            if found == 2:
+                break
+    assert found
