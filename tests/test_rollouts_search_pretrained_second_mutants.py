@@ -197,3 +197,21 @@ def test_label_positions_labels_a_choice_whose_alternative_is_the_1m_discard(mon
             if found == 2:
                 break
     assert found
+
+
+def test_labelled_play_numbers_the_hands_of_successive_matches_apart(monkeypatch):
+    """``labelled_play``'s ``hand`` is "a number for the hand each position is in": under rules of two hands a
+    match, the hands of the second match get numbers of their own too. Mutant: rollouts.py line 174
+    ``deals[t] * hands_per_episode`` -> ``deals[t] // hands_per_episode`` (the first hand of the second match
+    took the number of the first match's first hand)."""
+    from mj_env.rules import get_rules
+
+    monkeypatch.setattr(R, "rollout_returns", lambda engine, tables, first, agent, rng: np.zeros(len(tables)))
+    order = []                                   # hand numbers in the order play reaches them
+    for got in R.labelled_play(get_rules("beijing", hands_per_episode=2), 1, 1e9, seed=0):
+        for h in got["hand"].tolist():
+            if not order or order[-1] != h:
+                order.append(h)
+        if len(order) >= 4:
+            break
+    assert len(set(order)) == len(order), order
