@@ -19,8 +19,8 @@ from agents.arena_report import _student_t, missing_module
 
 def test_a_module_that_cannot_be_imported_is_named_with_how_to_install_it():
     """``missing_module``: why ``name`` cannot be imported, naming what needs it and how to install it;
-    None if it can. Kills arena_report.py line 41 (the ``importlib.import_module`` call deleted: every module passed
-    as importable, so the command lines would start and end in a traceback)."""
+    None if it can. Kills arena_report.py line 41 (the ``importlib.import_module`` call deleted: every module
+    passed as importable, so the command lines would start and end in a traceback)."""
     said = missing_module("mj_env_no_such_module", "the test", extra="plot")
     assert said is not None
     assert "mj_env_no_such_module is needed for the test" in said and "pip install -e '.[plot]'" in said
