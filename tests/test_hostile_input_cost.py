@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("torch")  # the train extra: without torch these tests skip (tests/test_python_runtime.py)
 
 import torch
+from test_checkpoints_training_checks_second_mutants import _with_pickle
 
 from agents.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
 from agents.networks import PolicyValueNet, build_network
@@ -109,16 +110,6 @@ def test_train_refuses_unknown_options_of_thousands_of_characters_before_tyro_ra
 def test_train_still_suggests_the_option_a_typo_meant(capsys):
     err = _usage_error(["--num-env", "3"], capsys)
     assert "--num-envs" in err and "under 40" not in err
-
-
-def _with_pickle(saved, tmp_path, data: bytes):
-    """A copy of the checkpoint ``saved`` whose data.pkl is ``data`` (stored, as torch.save stores it)."""
-    import zipfile
-    out = tmp_path / "crafted.pt"
-    with zipfile.ZipFile(saved) as z, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as w:
-        for name in z.namelist():
-            w.writestr(name, data if name.endswith("data.pkl") else z.read(name))
-    return out
 
 
 @pytest.mark.parametrize("levels", [10_001, 1_000_000])
