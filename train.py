@@ -282,15 +282,20 @@ def usage_error(problem: str) -> typing.NoReturn:
     raise SystemExit(2)
 
 
+def _field_of(option: str) -> str | None:
+    """The ``Args`` field that an option (``--bc-steps``, ``--no-anneal-lr``; no ``=value``) names; None: none."""
+    name = option[2:].replace("-", "_")
+    fields = Args.__dataclass_fields__
+    if name not in fields and name.startswith("no_"):
+        name = name[3:]
+    return name if name in fields else None
+
+
 def flags_given(argv: list[str]) -> frozenset[str]:
     """The ``Args`` fields that the command line names (``--bc-steps 256``, ``--arch=tiles``, ``--no-anneal-lr``),
     whatever their values."""
-    names = set()
-    for token in argv:
-        if token.startswith("--"):
-            name = token[2:].split("=", 1)[0].replace("-", "_")
-            names.add(name[3:] if name.startswith("no_") and name not in Args.__dataclass_fields__ else name)
-    return frozenset(names & set(Args.__dataclass_fields__))
+    fields = (_field_of(token.split("=", 1)[0]) for token in argv if token.startswith("--"))
+    return frozenset(f for f in fields if f is not None)
 
 
 UNKNOWN_OPTIONS_CHARS = 1000
@@ -310,9 +315,7 @@ def unknown_options_problem(argv: list[str]) -> str | None:
         if not token.startswith("--"):
             continue
         option = token.split("=", 1)[0]
-        name = option[2:].replace("-", "_")
-        fields = Args.__dataclass_fields__
-        if name not in fields and name.removeprefix("no_") not in fields and name != "help":
+        if _field_of(option) is None and option != "--help":
             unknown.append(option)
     total = sum(map(len, unknown))
     if total <= UNKNOWN_OPTIONS_CHARS:
