@@ -19,7 +19,6 @@ learner updates the shared policy.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
@@ -47,7 +46,7 @@ except (TypeError, AttributeError):  # (what ray raises at import where docstrin
 import mj_env
 from agents.rules_args import RULES_HELP, one_hand_rules_given
 from mj_env.engine import MAX_TABLES
-from mj_env.lines import guard_output
+from mj_env.lines import ArgumentParser, guard_output
 from mj_env.records import rules_json
 from mj_env.registration import RULE_IDS
 from mj_env.rules import get_rules, rules_label
@@ -99,7 +98,7 @@ def build_config(args) -> PPOConfig:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    p = ArgumentParser(description=(__doc__ or "").split("\n")[0])
     p.add_argument("--rules", default="beijing", type=one_hand_rules_given, help=RULES_HELP)
     p.add_argument("--iterations", type=int, default=20, help="PPO training iterations")
     p.add_argument("--num-env-runners", type=int, default=2, help="env runner actors (0: sample in the driver)")

@@ -15,7 +15,6 @@ slower). ``MaskablePPO`` reads the legal actions through ``env_method("action_ma
 """
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
@@ -37,7 +36,7 @@ from agents.arena_report import mean_ci95
 from agents.rules_args import RULES_HELP, one_hand_rules_given
 from mj_env.baselines import BASELINES, uniform_legal
 from mj_env.engine import MAX_TABLES
-from mj_env.lines import guard_output
+from mj_env.lines import ArgumentParser, guard_output
 from mj_env.registration import RULE_IDS
 from mj_env.rules import get_rules, rules_label
 from mj_env.sb3 import MahjongSB3VecEnv
@@ -80,7 +79,7 @@ def points_text(points: np.ndarray, opponents: str) -> str:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    p = ArgumentParser(description=(__doc__ or "").split("\n")[0])
     p.add_argument("--rules", default="beijing", type=one_hand_rules_given, help=RULES_HELP)
     p.add_argument("--opponents", default="rule", choices=OPPONENTS, metavar="NAME",
                    help="rule, random, efficient or pretrained[:greedy|:sample]")

@@ -20,7 +20,6 @@ against the same opponents.
 """
 from __future__ import annotations
 
-import argparse
 import logging
 import time
 
@@ -45,7 +44,7 @@ except ModuleNotFoundError as e:  # run without its library: say which, and how 
 
 import mj_env
 from agents.rules_args import RULES_HELP, one_hand_rules_given
-from mj_env.lines import guard_output
+from mj_env.lines import ArgumentParser, guard_output
 from mj_env.rules import get_rules, rules_label
 from mj_env.wrappers import NumericInfos
 
@@ -68,7 +67,7 @@ def make_env(rules):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
+    p = ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     p.add_argument("--rules", default="beijing", type=one_hand_rules_given, help=RULES_HELP)
     p.add_argument("--envs", type=int, default=8, help="tables collected in parallel (DummyVectorEnv)")
     p.add_argument("--epochs", type=int, default=8)

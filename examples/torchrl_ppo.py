@@ -18,7 +18,6 @@ is (tests/test_wrappers.py), for multi-agent setups.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
@@ -49,7 +48,7 @@ import mj_env  # noqa: F401  (registers mj_env/Beijing-v0)
 from agents.rules_args import RULES_HELP, one_hand_rules_given
 from mj_env.baselines import BASELINES
 from mj_env.engine import MAX_TABLES
-from mj_env.lines import guard_output
+from mj_env.lines import ArgumentParser, guard_output
 from mj_env.observation import N_PLANES
 from mj_env.registration import RULE_IDS
 from mj_env.rules import get_rules, rules_label
@@ -98,7 +97,7 @@ class Value(nn.Module):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    p = ArgumentParser(description=(__doc__ or "").split("\n")[0])
     p.add_argument("--rules", default="beijing", type=one_hand_rules_given, help=RULES_HELP)
     p.add_argument("--opponents", default="rule", choices=OPPONENTS, metavar="NAME",
                    help="rule, random, efficient or pretrained[:greedy|:sample]")

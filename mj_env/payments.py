@@ -26,10 +26,19 @@ from .families import FAMILIES, KONG_TYPES
 from .messages import brief
 from .rules import RuleSet, get_rules
 
+MAX_SHAOZHUANG_ROUNDS = (136 - 4 * 13 + 1) // 4
+"""= 21, the most rounds of 烧庄 a hand can have: ``mj_env.calculator.MAX_SHAOZHUANG_ROUNDS``, whose docstring
+says why. `shaozhuang_line` and `settle_draw` refuse more: the line 2^(R-1) grows without bound (R = 10**12
+never ended)."""
+
 
 def shaozhuang_line(rounds):
-    """The 烧庄 line L: 2^(R-1) for R >= 1 rounds, 0 for none. Each non-dealer gets L, the
-    dealer pays 3L. ``rounds``: an int -> int, or an int64 array (...) -> (...) int64."""
+    """The 烧庄 line L: 2^(R-1) for R >= 1 rounds, 0 for none (R <= 0). Each non-dealer gets L, the
+    dealer pays 3L. ``rounds``: an int -> int, or an int64 array (...) -> (...) int64; a count
+    over `MAX_SHAOZHUANG_ROUNDS` is a ValueError."""
+    if np.size(rounds) and np.max(rounds) > MAX_SHAOZHUANG_ROUNDS:
+        bad = next(int(r) for r in np.ravel(rounds) if r > MAX_SHAOZHUANG_ROUNDS)
+        raise ValueError(f"烧庄 rounds must be at most {MAX_SHAOZHUANG_ROUNDS}, got {brief(bad)}")
     on = rounds > 0
     return on * 2 ** ((rounds - 1) * on)  # one expression for Python ints (exact) and arrays
 
@@ -83,11 +92,6 @@ def draw_scores(rules: RuleSet, dealer, shaozhuang_rounds, base: int):
     settled = rules.shaozhuang and rules.shaozhuang_on_draw
     rounds = shaozhuang_rounds if settled else shaozhuang_rounds * 0
     return shaozhuang_line(rounds), shaozhuang_scores(dealer, rounds, base)
-
-
-MAX_SHAOZHUANG_ROUNDS = (136 - 4 * 13 + 1) // 4
-"""= 21, the most rounds of 烧庄 a hand can have: ``mj_env.calculator.MAX_SHAOZHUANG_ROUNDS``, whose docstring
-says why. `settle_draw` refuses more: its line 2^(R-1) grows without bound (R = 10**12 never ended)."""
 
 
 def settle_draw(rules, dealer: int, shaozhuang_rounds: int = 0, base: int | None = None) -> dict:

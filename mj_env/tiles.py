@@ -18,6 +18,8 @@ from typing import cast
 
 import numpy as np
 
+from .messages import brief
+
 N_KINDS = 34
 """Number of tile kinds that can be held in a hand."""
 N_SUITS = 3
@@ -65,7 +67,7 @@ class TileError(ValueError):
 def code(index: int) -> str:
     """The code of a tile index, e.g. ``code(4) == '5m'``."""
     if not 0 <= int(index) < len(CODES):
-        raise TileError(f"tile index {index} is out of range 0-{len(CODES) - 1}")
+        raise TileError(f"tile index {brief(index)} is out of range 0-{len(CODES) - 1}")
     return CODES[int(index)]
 
 

@@ -3,6 +3,7 @@ lines, payments): each input here is small, and was once read into time or memor
 tests/test_hostile_input_cost.py has the checkpoint and train.py cases, which need torch."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 
@@ -100,3 +101,39 @@ def test_payment_messages_quote_a_huge_value_briefly(call, said):
     with pytest.raises(ValueError) as info:
         call(payments)
     assert said in str(info.value) and len(str(info.value)) < 200
+
+
+def test_the_shaozhuang_line_itself_refuses_more_rounds_than_a_hand_has():
+    # mj_env.calculator exports it: shaozhuang_line(10**12) computed 2^(R-1) without end, and R = 10**7 made
+    # a number of three million digits (an int64 array wrapped past R = 63); R <= 0 is still no line
+    from mj_env.calculator import shaozhuang_line
+    for rounds in (22, 10**7, np.int64(64), np.array([0, 3, 22]), 10**5000):
+        with pytest.raises(ValueError, match="烧庄 rounds must be at most 21, got (22|10000000|64|an integer)"):
+            shaozhuang_line(rounds)
+    assert shaozhuang_line(21) == 2**20 and shaozhuang_line(-5) == 0
+    assert shaozhuang_line(np.array([0, 1, 21])).tolist() == [0, 1, 2**20]
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.code(10**5000), lambda t: t.glyph(-(10**5000)), lambda t: t.to_counts([3, 10**5000])])
+def test_a_tile_index_of_thousands_of_digits_is_named_by_its_size(call):
+    # (it was Python's int-to-str limit error, "Exceeds the limit (4300 digits)", naming nothing of the call)
+    from mj_env import tiles
+    with pytest.raises(tiles.TileError, match="^tile index an integer of 16610 bits is out of range 0-41$"):
+        call(tiles)
+
+
+@pytest.mark.parametrize("name", ["rllib_ppo", "torchrl_ppo", "sb3_maskable_ppo", "tianshou_pettingzoo"])
+def test_the_trainer_examples_refuse_thousands_of_options_before_argparse_reads_them(name, capsys):
+    # they built a plain argparse parser, which is quadratic in the number of options (100,000: over a minute)
+    from example_modules import load_example
+
+    from mj_env.lines import MAX_OPTIONS
+    try:
+        module = load_example(name)
+    except (ImportError, SystemExit):  # its library is not installed (the example says which and exits)
+        pytest.skip(f"examples/{name}.py: its library is not installed")
+    with pytest.raises(SystemExit) as info:
+        module.main(["--no-such-option"] * (MAX_OPTIONS + 1))
+    assert info.value.code == 2
+    assert f"{MAX_OPTIONS + 1:,} options on the command line; at most {MAX_OPTIONS:,}" in capsys.readouterr().err
