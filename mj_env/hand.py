@@ -2,7 +2,7 @@
 
 Every function takes ``counts`` of shape (..., 34), any integer dtype (int8 from the engine is
 the fast case): the *natural* tiles of a concealed hand, i.e. without the 惠牌 that are held as
-wildcards. ``wild`` is the number of wildcards held besides, an integer broadcastable to (...).
+wildcards. ``wild`` is the number of wildcards held besides, an integer 0-``MAX_WILD`` broadcastable to (...).
 Nothing loops over the batch in Python: a hand costs a few table gathers (``mj_env.tables``).
 
 A wildcard may stand for any tile, a fifth copy of a kind included, so the shapes are:
@@ -94,8 +94,14 @@ def _flat_counts(counts) -> tuple[np.ndarray, tuple[int, ...]]:
     return c.reshape(-1, N_KINDS), c.shape[:-1]
 
 
+MAX_WILD = 2 ** 24
+"""Most wildcards a hand may be given (``wild``). The win decisions add ``wild`` to the packed fields in
+uint32 and int32, which a count of 2**31 or more would wrap (``is_win`` of 11 tiles and 2**32 wildcards
+read them as none); a hand holds at most 14, so anything above this bound is refused, not wrapped."""
+
+
 def _flat_wild(wild, lead: tuple[int, ...]) -> np.ndarray:
-    """wild broadcast to the batch shape, as (N,) uint32 (checked non-negative)."""
+    """wild broadcast to the batch shape, as (N,) uint32 (checked to be 0 to MAX_WILD)."""
     w = np.asarray(wild)
     if w.dtype.kind not in "iub":
         raise TypeError(f"wild must be an integer count, got dtype {w.dtype}")
@@ -109,6 +115,8 @@ def _flat_wild(wild, lead: tuple[int, ...]) -> np.ndarray:
                 from None
     if w.size and w.dtype.kind == "i" and w.min() < 0:
         raise ValueError(f"wild must be >= 0, got {int(w.min())}")
+    if w.size and w.dtype.itemsize > 2 and w.dtype.kind in "iu" and int(w.max()) > MAX_WILD:
+        raise ValueError(f"wild must be at most {MAX_WILD:,} (mj_env.hand.MAX_WILD), got {int(w.max()):,}")
     return w.astype(np.uint32)
 
 
@@ -175,10 +183,34 @@ def _packed_general(c2: np.ndarray) -> np.ndarray:
     return out
 
 
+MAX_EXTRA_COPIES = MAX_COUNT
+"""Most copies above 4 a hand may hold in all (``counts`` of 5 or more: a fifth copy at face value). The slow
+path's reduction (``tables.need_of``) branches at each such copy: one ``is_win`` of 11 of 5m took 0.28 s, of
+14 of 5m 7.9 s, and of nine kinds held 7 times each had not ended after two minutes, where the hands tried
+within this bound (8 of 5m, two kinds held 6 times, four held 5 times) took under 0.03 s each (the shared
+2-core machine, 2026-12-07). It also keeps a hand under 256 tiles, which the packed tile field (one byte)
+holds."""
+
+
+def _check_general(c2: np.ndarray, extra: int = 0) -> None:
+    """Refuse a hand holding more than MAX_EXTRA_COPIES copies above 4 (``extra``: the one ``waits`` may add),
+    naming it by its row in ``c2``."""
+    above = np.maximum(c2.astype(np.int64) - MAX_COUNT, 0).sum(axis=1)
+    bad = (above > 0) & (above + extra > MAX_EXTRA_COPIES)
+    if bad.any():
+        row = int(np.argmax(bad))
+        added = " and the tile waits adds" if extra else ""
+        raise ValueError(f"counts above {MAX_COUNT} (a fifth copy at face value) are taken up to "
+                         f"{MAX_EXTRA_COPIES} copies above {MAX_COUNT} in a hand "
+                         f"(mj_env.hand.MAX_EXTRA_COPIES); hand {row} holds {int(above[row])}{added}")
+
+
 def _packed_parts(c2: np.ndarray) -> np.ndarray:
     """(N, 4) uint32 packed values of the four parts of each hand."""
     if _in_table_range(c2):
         return _tables.get("packed").take(_part_index(c2))
+    _check_non_negative(c2)
+    _check_general(c2)
     out = np.empty((c2.shape[0], 4), dtype=np.uint32)
     fast = (c2 >= 0).all(axis=1) & (c2 <= MAX_COUNT).all(axis=1)
     out[fast] = _tables.get("packed").take(_part_index(c2[fast]))
@@ -269,7 +301,8 @@ def is_win(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bool = F
     ``counts``: the concealed natural tiles, the winning tile included; ``wild``: wildcards held
     besides. Standard shape when (tiles + wild) % 3 == 2 and standard_need <= wild (the spare
     wildcards then make triplets of their own); seven pairs and thirteen orphans when
-    tiles + wild == 14. Counts above 4 are allowed (a fifth copy at face value).
+    tiles + wild == 14. Counts above 4 are allowed (a fifth copy at face value), up to MAX_EXTRA_COPIES
+    copies above 4 in a hand; ``wild`` is at most MAX_WILD.
     """
     c2, lead = _flat_counts(counts)
     w = _flat_wild(wild, lead)
@@ -319,6 +352,7 @@ def waits(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bool = Fa
     if not _in_table_range(c2):
         # counts outside 0-4 come from no real game: check all 34 extended hands directly
         _check_non_negative(c2)
+        _check_general(c2, extra=1)
         plus = c2[:, None, :].astype(np.int16) + np.eye(N_KINDS, dtype=np.int16)
         return is_win(plus, w[:, None], **kw).reshape(lead + (N_KINDS,))
 
@@ -448,7 +482,7 @@ def tiles_to_win(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bo
     (where four copies of a kind are not special). Counts must be 0-4.
     """
     c2, lead = _flat_counts(counts)
-    w = _flat_wild(wild, lead).astype(np.int16)
+    w = _flat_wild(wild, lead).astype(np.int64)  # (int16 read 2**16 wildcards as none: refused by size below)
     if not _in_table_range(c2):
         raise ValueError("tiles_to_win takes counts of 0-4 per kind")
     idx = _part_index(c2)
@@ -488,9 +522,23 @@ def _orphans_kept(t13: np.ndarray, extra_dragon: bool) -> np.ndarray:
     return (t13 > 0).sum(axis=1, dtype=np.int16) + (doubled >= 2).any(axis=1)
 
 
+def _int8_counts(counts) -> np.ndarray:
+    """counts as int8 (the array itself when it is int8), or a ValueError where the cast would change a count:
+    NumPy's cast wraps, so a count of 260 would be read as 4 and -252 as 4 (the functions below take 0-4)."""
+    c = np.asarray(counts)
+    if c.dtype == np.int8:
+        return c
+    out = c.astype(np.int8)
+    if c.size and not (out == c).all():
+        bad = np.argwhere(out != c)[0]
+        raise ValueError(f"counts must be whole numbers 0-4, got {c[tuple(bad)].item()!r} "
+                         f"at index {tuple(bad.tolist())}")
+    return out
+
+
 def split_hui(counts: np.ndarray, hui: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(natural counts without the 惠牌, number of 惠牌). counts (..., 34), hui (...) kind or -1."""
-    counts = np.asarray(counts)
+    counts = _int8_counts(counts)
     lead = counts.shape[:-1]
     nat = counts.astype(np.int8).reshape(-1, N_KINDS)  # astype copies: the caller's counts stay as they are
     kind = np.broadcast_to(np.asarray(hui), lead).reshape(-1)
@@ -513,7 +561,7 @@ def hand_distance(rules, counts: np.ndarray, hui: np.ndarray, meld_suits: np.nda
     ``meld_suits`` (..., 3) bool: the suits the hand's declared melds hold (tiles as they are; None:
     no melds). Under 缺一门 a suit a meld holds cannot be the one dropped; when the melds hold all
     three, the distance is `NO_WIN`."""
-    counts = np.asarray(counts, dtype=np.int8)
+    counts = _int8_counts(counts)
     nat, wild = split_hui(counts, np.broadcast_to(hui, counts.shape[:-1]))
     kw = {"seven_pairs": rules.seven_pairs, "thirteen_orphans": rules.thirteen_orphans,
           "extra_dragon": rules.orphans_extra_dragon}
@@ -638,7 +686,7 @@ def hand_distance_changed(rules, counts: np.ndarray, hui: np.ndarray, meld_suits
     缺一门 with thirteen orphans (no preset), counts that leave 0-4 or a size ``tiles_to_win`` refuses, and rows
     or kinds that are not plain 0-based indices (negative, out of range) take that call as it is (its answer, or
     its error)."""
-    counts = np.asarray(counts, dtype=np.int8)
+    counts = _int8_counts(counts)
     rows, kinds = np.asarray(rows), np.asarray(kinds)
     hui = np.broadcast_to(np.asarray(hui), counts.shape[:-1])
     if (counts.ndim != 2 or len(rows) == 0 or not _plain_indices(rows, len(counts), kinds)
