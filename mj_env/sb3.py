@@ -25,12 +25,13 @@ What SB3 gets, as from its own ``DummyVecEnv`` of N one-table envs (``mj_env/Bei
   tables at the next ``reset`` (SB3 gives env i the seed ``s + i``; the tables share ``s``), and
   ``set_options`` passes the single-agent env's reset options (``walls``, ``dealers``), the same
   for every env;
-- ``step_wait()`` -> observations, rewards (N,) float32 (the learner's settled points), dones
-  (N,) bool, and a list of N info dicts: ``seat`` always; ``scores`` (4,), ``win``, ``deal_in``,
-  ``draw``, ``fan`` where a hand ended; ``TimeLimit.truncated`` (cut by ``max_episode_steps``, not
-  ended by the rules); for an ended episode ``terminal_observation`` (its last observation, with
-  its real mask where it was truncated; the returned row is already the next episode's first
-  decision, whose seat ``reset_infos[i]`` gives);
+- ``step_wait()`` -> observations, rewards (N,) float32 (the learner's settled points; float32 as in SB3's
+  own ``DummyVecEnv``: exact up to 2**24 points, rounded above, which a large ``base`` reaches), dones
+  (N,) bool, and a list of N info dicts: ``seat`` always; ``scores`` (4,) (float64, exact), ``win``,
+  ``deal_in``, ``draw``, ``fan`` where a hand ended; ``TimeLimit.truncated`` (cut by
+  ``max_episode_steps``, not ended by the rules); for an ended episode ``terminal_observation`` (its
+  last observation, with its real mask where it was truncated; the returned row is already the next
+  episode's first decision, whose seat ``reset_infos[i]`` gives);
 - ``env_method("action_masks")`` -> N bool rows (what ``MaskablePPO`` calls; any other method runs once for
   all tables, so it is asked of all, ``indices=None``), ``get_attr`` /
   ``set_attr`` of the batched env's attributes (its spaces are the batched ones), ``env_is_wrapped``
