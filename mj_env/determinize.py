@@ -188,7 +188,7 @@ def _seats(seat, n: int) -> np.ndarray:
         return np.full(n, _int_in(seat, "seat", S), dtype=np.int64)
     try:
         arr = np.asarray(seat)
-    except (ValueError, TypeError):  # ragged lists
+    except Exception:  # noqa: BLE001 (ragged lists, an object whose __array__ raises: no seats)
         raise TypeError(f"seat must be a seat number or an array of them, got {brief(seat)}") from None
     if arr.dtype.kind not in "iu":
         raise TypeError(f"seat must be a seat number or an array of them, got dtype {arr.dtype}")

@@ -208,7 +208,7 @@ class Engine:
         """``tables`` as distinct int64 row numbers of this engine, or a ValueError."""
         try:
             arr = np.asarray(tables)
-        except (ValueError, TypeError):  # ragged lists
+        except Exception:  # noqa: BLE001 (ragged lists, an __array__ that raises: no table numbers)
             raise ValueError(f"tables must be a 1-D array of table numbers, got {brief(tables)}") from None
         if arr.ndim > 1 or (arr.size and arr.dtype.kind not in "iu"):
             raise ValueError(f"tables must be a 1-D array of table numbers, got dtype {arr.dtype} "
@@ -355,7 +355,7 @@ class Engine:
             raise TypeError(f"{what} must be table numbers (integers), got {brief(tables)}")
         try:
             arr = np.asarray(tables)
-        except (ValueError, TypeError) as e:
+        except Exception as e:  # noqa: BLE001 (ragged lists, an __array__ that raises: no table numbers)
             raise TypeError(f"{what} must be table numbers (integers): {str(e)[:80]}") from None
         if arr.size == 0 and arr.ndim == 1:
             return np.zeros(0, dtype=np.int64)

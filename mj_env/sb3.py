@@ -112,7 +112,7 @@ class MahjongSB3VecEnv(VecEnv):
         A.refuse_bools_in(actions)  # a list's bools would be ints once in an array
         try:  # a masked array stays one (np.asarray would drop its mask): the env refuses masked entries
             self._actions = actions if isinstance(actions, np.ma.MaskedArray) else np.asarray(actions)
-        except (ValueError, TypeError, OverflowError) as e:  # a ragged list, say: what the env would say
+        except Exception as e:  # noqa: BLE001 (a ragged list, an __array__ that raises: as the env says)
             raise ActionError(f"expected {self.num_envs} integer actions: {str(e)[:80]}") from None
 
     def step_wait(self):

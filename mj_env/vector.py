@@ -145,7 +145,7 @@ class TablesEnvBasics:
         """The tables a ``reset_mask`` option marks: (num_envs,) bools, an array or a list."""
         try:
             m = np.asarray(reset_mask)
-        except (ValueError, TypeError):  # ragged lists
+        except Exception:  # noqa: BLE001 (ragged lists, an object whose __array__ raises: no mask)
             m = np.zeros(0)
         if m.shape != (self.num_envs,) or m.dtype != bool:
             raise ValueError(f"reset_mask must be a bool array of shape ({self.num_envs},)")
