@@ -177,10 +177,7 @@ class MahjongSingleAgentVectorEnv(A.IllegalPolicySettings, TablesEnvBasics, Vect
         refuse_arguments(overrides, {"num_tables": "the number of tables is num_envs", "records": NO_RECORDS})
         mode = self._checked_setup(num_envs, autoreset_mode)
         self.obs_layout = obs_layout(obs)
-        if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(
-                max_episode_steps, (int, np.integer)) or max_episode_steps < 1):
-            raise ValueError(f"max_episode_steps must be None or an integer >= 1, got {brief(max_episode_steps)}")
-        self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
+        self.max_episode_steps = max_episode_steps  # (checked by its setter)
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
         self.num_envs = n = int(num_envs)
         check_render_mode(render_mode, any_mode=True)
@@ -237,6 +234,19 @@ class MahjongSingleAgentVectorEnv(A.IllegalPolicySettings, TablesEnvBasics, Vect
     @seat_mode.setter
     def seat_mode(self, seat) -> None:
         self._seat_mode = checked_seat(seat)
+
+    @property
+    def max_episode_steps(self) -> int | None:
+        """The constructor's ``max_episode_steps`` (None or an integer >= 1). Assigning to it is checked as the
+        constructor checks it (a bad value used to be taken and fail, or truncate every step, at the next step)."""
+        return self._max_episode_steps
+
+    @max_episode_steps.setter
+    def max_episode_steps(self, steps) -> None:
+        if steps is not None and (isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer))
+                                  or steps < 1):
+            raise ValueError(f"max_episode_steps must be None or an integer >= 1, got {brief(steps)}")
+        self._max_episode_steps = None if steps is None else int(steps)
 
     seat = seat_mode  # the constructor's name for it, as on the one-table env (``envs.seat = "random"`` used to set
     # a plain attribute that the game never read; ``seats`` holds each table's seat of the hand in play)

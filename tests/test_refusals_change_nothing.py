@@ -19,6 +19,10 @@ What the audit found, each fixed and pinned here (each test below fails without 
   ``restore``), as ``reset_mask``, as the SB3 VecEnv's actions or as ``redeal``'s seats, escaped as the
   object's own RuntimeError, naming neither the argument nor a documented error type; ``action_batch``
   already turned it into an ActionError. Now: ValueError/TypeError/ActionError naming the argument.
+- ``MahjongSingleAgentVectorEnv.max_episode_steps`` was a plain attribute: ``0`` (which the constructor
+  refuses) truncated every later step, and ``"x"`` failed at the next step with NumPy's UFuncTypeError.
+  Now it is checked when assigned, as the constructor checks it (``seat_mode`` and the illegal-action
+  settings already were).
 
 The other tests sweep many kinds of refused action batches (wrong shape, dtype, NaN, negative, out of
 range, bools among ints, ``None``, strings, lying or raising objects, masked entries, an illegal action at
@@ -166,6 +170,29 @@ def _played_single_agent_env(**kw) -> MahjongSingleAgentVectorEnv:
         obs, *_ = env.step(legal_actions(obs["action_mask"], i))
     env.last_masks = obs["action_mask"]
     return env
+
+
+@pytest.mark.parametrize("bad", [0, -1, "x", True, np.bool_(True), 2.5, np.int64(0)])
+def test_max_episode_steps_is_checked_when_assigned_as_the_constructor_checks_it(bad):
+    with pytest.raises(ValueError, match="max_episode_steps"):
+        MahjongSingleAgentVectorEnv(2, max_episode_steps=bad)
+    env, twin = _played_single_agent_env(max_episode_steps=50), _played_single_agent_env(max_episode_steps=50)
+    before = deep_snapshot(env)
+    with pytest.raises(ValueError, match=r"max_episode_steps must be None or an integer >= 1, got "):
+        env.max_episode_steps = bad
+    assert deep_snapshot(env) == before and env.max_episode_steps == 50
+    _same_next_step(env, twin, legal_actions(env.last_masks, 99))
+
+
+def test_max_episode_steps_assigned_a_good_value_truncates_from_then_on():
+    env = _played_single_agent_env()
+    env.max_episode_steps = np.int64(1)
+    assert type(env.max_episode_steps) is int
+    live = ~env._over  # (NEXT_STEP: a table whose episode ended is dealt anew by this step, its first)
+    *_, terminated, truncated, _ = env.step(legal_actions(env.last_masks, 5))
+    assert live.any() and (terminated | truncated)[live].all()  # each learner's step 1 or later of its episode
+    env.max_episode_steps = None
+    assert env.max_episode_steps is None
 
 
 def test_the_sb3_vecenv_refuses_actions_whose_array_raises_and_changes_nothing():
