@@ -75,7 +75,7 @@ from torch.distributions import Categorical
 from mj_env import features as mjf
 from mj_env.actions import N_ACTIONS
 from mj_env.baselines import rule_fields_agents_read_differ
-from mj_env.messages import brief, user_stacklevel
+from mj_env.messages import brief, shown, user_stacklevel
 from mj_env.observation import (
     COL_ASKER,
     COL_CLAIM_CATEGORY,
@@ -525,7 +525,13 @@ class NetworkAgent:
             raise TypeError(f"{who}: obs must be a dict with 'observation' and 'action_mask', not a {type(obs).__name__}")
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"{who}: rng must be a np.random.Generator, not a {type(rng).__name__}")
-        planes, mask = np.asarray(obs["observation"]), as_bool_mask(obs["action_mask"])
+        key = "observation"
+        try:  # (a tensor that needs grad or lives on a GPU: NumPy cannot read it and raises, a RuntimeError)
+            planes = np.asarray(obs[key])
+            key = "action_mask"
+            mask = as_bool_mask(obs[key])
+        except Exception as e:  # noqa: BLE001 (whatever an odd __array__ raises, it is no observation)
+            raise ValueError(f"{who}: obs[{key!r}] must be an array: {shown(e, 80)}") from None
         expected = f"expected (n, {N_PLANES} or {mjf.N_PLANES_V2}, {N_KINDS}) planes and (n, {N_ACTIONS}) masks"
         if planes.ndim != 3 or planes.shape[1:] not in ((N_PLANES, N_KINDS), (mjf.N_PLANES_V2, N_KINDS)) \
                 or planes.dtype.kind not in "biuf":

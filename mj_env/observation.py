@@ -259,7 +259,7 @@ def checked_planes(planes, name: str = "planes") -> np.ndarray:
     checks can crash the hand tables."""
     try:
         p = np.asarray(planes)
-    except (ValueError, TypeError) as e:  # ragged lists
+    except Exception as e:  # noqa: BLE001 (ragged lists, a tensor that needs grad: an __array__ that raises)
         raise ValueError(f"{name} must be an array: {shown(e, 80)}") from None
     if p.ndim != 3 or p.shape[1] < N_PLANES or p.shape[2] != K or p.dtype.kind not in "biuf":
         raise ValueError(f"{name} must be (n, {N_PLANES} or more, {K}) numbers (mj_obs_v1 planes first), got "
@@ -282,7 +282,7 @@ def checked_mask(mask, rows: int | None, n_actions: int, name: str = "mask") -> 
     of rows where ``rows`` is None)."""
     try:
         m = np.asarray(mask)
-    except (ValueError, TypeError) as e:  # ragged lists
+    except Exception as e:  # noqa: BLE001 (ragged lists, a tensor that needs grad: an __array__ that raises)
         raise ValueError(f"{name} must be an array: {shown(e, 80)}") from None
     rows = len(m) if rows is None and m.ndim else rows
     if m.ndim != 2 or m.shape != (rows, n_actions) or m.dtype.kind not in "biuf" \

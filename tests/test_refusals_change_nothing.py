@@ -23,6 +23,10 @@ What the audit found, each fixed and pinned here (each test below fails without 
   refuses) truncated every later step, and ``"x"`` failed at the next step with NumPy's UFuncTypeError.
   Now it is checked when assigned, as the constructor checks it (``seat_mode`` and the illegal-action
   settings already were).
+- The agents' ``act`` (the baselines through ``observation.checked_planes``/``checked_mask``, and
+  ``NetworkAgent``) let such an object's RuntimeError out too, where their other refusals of the planes
+  and mask are ValueErrors naming the key: now a ValueError naming it (nothing is changed either way: the
+  agents keep no state, and the generator does not move).
 
 The other tests sweep many kinds of refused action batches (wrong shape, dtype, NaN, negative, out of
 range, bools among ints, ``None``, strings, lying or raising objects, masked entries, an illegal action at
@@ -41,6 +45,7 @@ from unreadable import Unreadable
 from mj_env import actions as A
 from mj_env.determinize import redeal
 from mj_env.engine import Engine
+from mj_env.observation import observe
 from mj_env.single_agent import MahjongSingleAgentVectorEnv
 from mj_env.vector import MahjongVectorEnv
 
@@ -272,3 +277,21 @@ def test_a_reset_refused_at_its_last_table_leaves_both_batched_envs_as_they_were
             env.reset(options=options)
         assert deep_snapshot(env) == before
         _same_next_step(env, twin, legal_actions(env.last_masks, 99))
+
+
+@pytest.mark.parametrize("name", ["random", "rule", "efficient", "pretrained"])
+@pytest.mark.parametrize("key", ["observation", "action_mask"])
+def test_an_agent_given_planes_or_a_mask_numpy_cannot_read_says_which_as_a_value_error(name, key):
+    if name == "pretrained":
+        pytest.importorskip("torch")
+    import agents
+
+    agent = agents.make_agent(name, rules="beijing")
+    env = _played_vector_env()
+    obs = {"observation": observe(env.rules, env.engine.state), "action_mask": env.last_masks}
+    obs[key] = Unreadable()
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    with pytest.raises(ValueError, match=rf"{key}'?\]? must be an array: Can't call numpy\(\)"):
+        agent.act(obs, rng)
+    assert rng.bit_generator.state == state
