@@ -77,7 +77,7 @@ import numpy as np
 
 from . import hand, legal
 from .claims import best_category
-from .engine import MAX_TABLES, Engine
+from .engine import MAX_TABLES, Engine, holds_bool
 from .messages import brief, shown
 from .state import (
     CLAIM,
@@ -192,6 +192,8 @@ def _seats(seat, n: int) -> np.ndarray:
         raise TypeError(f"seat must be a seat number or an array of them, got {brief(seat)}") from None
     if arr.dtype.kind not in "iu":
         raise TypeError(f"seat must be a seat number or an array of them, got dtype {arr.dtype}")
+    if holds_bool(seat):
+        raise TypeError(f"seat must be seat numbers, got a bool among them: {brief(seat)}")
     if arr.shape != (n,):
         raise ValueError(f"seat must be one seat or one per table ({n}), got shape {arr.shape}")
     if ((arr < 0) | (arr >= S)).any():

@@ -48,6 +48,12 @@ from .wall import WallError, deal, draw, parse_wall, shuffled_walls
 MAX_TABLES = 1 << 22  # 4M tables: about 4 GiB of state
 
 
+def holds_bool(values) -> bool:
+    """Whether ``values``, a list or tuple of numbers, holds a bool (True, ``np.True_``): NumPy reads
+    ``[0, True]`` as the integers ``[0, 1]``, so a table number or seat given as a bool would be 1."""
+    return isinstance(values, (list, tuple)) and any(isinstance(v, (bool, np.bool_)) for v in values)
+
+
 def check_num_tables(n, name: str = "num_tables") -> int:
     """``n`` as a table count, or a ValueError that calls it ``name`` (the environments say num_envs)."""
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_TABLES:
@@ -213,6 +219,8 @@ class Engine:
         if arr.ndim > 1 or (arr.size and arr.dtype.kind not in "iu"):
             raise ValueError(f"tables must be a 1-D array of table numbers, got dtype {arr.dtype} "
                              f"shape {arr.shape}")
+        if holds_bool(tables):
+            raise ValueError(f"tables must be table numbers, got a bool among them: {brief(tables)}")
         arr = arr.astype(np.int64).reshape(-1)
         bad = arr[(arr < 0) | (arr >= self.num_tables)]
         if bad.size:
@@ -361,6 +369,9 @@ class Engine:
             return np.zeros(0, dtype=np.int64)
         if arr.dtype.kind not in "iu":
             raise TypeError(f"{what} must be table numbers (integers), got dtype {arr.dtype}")
+        if holds_bool(tables):
+            raise TypeError(f"{what} must be table numbers (integers), got a bool among them: "
+                            f"{brief(tables)}")
         if arr.ndim > 1:
             raise ValueError(f"{what} must be one table number or a 1-D list of them, got shape {arr.shape}")
         bad = arr[(arr < 0) | (arr >= self.num_tables)].reshape(-1)

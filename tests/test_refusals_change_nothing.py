@@ -23,6 +23,9 @@ What the audit found, each fixed and pinned here (each test below fails without 
   refuses) truncated every later step, and ``"x"`` failed at the next step with NumPy's UFuncTypeError.
   Now it is checked when assigned, as the constructor checks it (``seat_mode`` and the illegal-action
   settings already were).
+- A bool among table numbers (``Engine.step``/``reset``/``clone``/``restore``'s tables, ``redeal``'s and
+  ``shuffle_wall``'s) or among ``redeal``'s seats was read as 1 (NumPy reads ``[0, True]`` as ``[0, 1]``),
+  where a bool dealer, wall tile or action is refused: now refused by name, nothing changed.
 - The agents' ``act`` (the baselines through ``observation.checked_planes``/``checked_mask``, and
   ``NetworkAgent``) let such an object's RuntimeError out too, where their other refusals of the planes
   and mask are ValueErrors naming the key: now a ValueError naming it (nothing is changed either way: the
@@ -43,7 +46,7 @@ from test_clone import assert_same, snapshot
 from unreadable import Unreadable
 
 from mj_env import actions as A
-from mj_env.determinize import redeal
+from mj_env.determinize import redeal, shuffle_wall
 from mj_env.engine import Engine
 from mj_env.observation import observe
 from mj_env.single_agent import MahjongSingleAgentVectorEnv
@@ -132,6 +135,28 @@ def test_engine_tables_whose_array_raises_are_refused_by_name_and_change_nothing
     acts = legal_actions(eng.legal_mask(), 1)
     assert np.array_equal(eng.step(acts).rewards, twin.step(acts).rewards)
     assert_same(snapshot(twin), snapshot(eng))
+
+
+@pytest.mark.parametrize("true", [True, np.True_], ids=["True", "np.True_"])
+@pytest.mark.parametrize(("call", "error", "what"), [
+    (lambda e, t: e.step(legal_actions(e.legal_mask(), 0), tables=[0, t]), ValueError, "tables"),
+    (lambda e, t: e.reset(tables=[0, t]), ValueError, "tables"),
+    (lambda e, t: e.clone([0, t]), TypeError, "tables"),
+    (lambda e, t: e.restore(e, [0, t], [1, 2]), TypeError, "src_tables"),
+    (lambda e, t: e.restore(e, 0, (1, t)), TypeError, "dst_tables"),
+    (lambda e, t: redeal(e, [0, t, 0], 0), TypeError, "seat"),
+    (lambda e, t: redeal(e, 0, 0, tables=[0, t]), TypeError, "tables"),
+    (lambda e, t: shuffle_wall(e, 0, tables=[0, t]), TypeError, "tables"),
+], ids=["step", "reset", "clone", "restore-src", "restore-dst", "redeal-seats", "redeal-tables", "shuffle_wall"])
+def test_a_bool_among_table_numbers_or_seats_is_refused_not_read_as_1(call, error, what, true):
+    """NumPy reads ``[0, True]`` as ``[0, 1]``: table or seat 1 was played, reset, copied or redealt (as a bool
+    dealer, wall tile or action already was refused)."""
+    eng = Engine("beijing", num_tables=3, seed=1)
+    eng.reset()  # every table on the dealer's first turn: redeal may take any seat
+    before = snapshot(eng)
+    with pytest.raises(error, match=rf"{what} must be .*a bool among them"):
+        call(eng, true)
+    assert_same(before, snapshot(eng))
 
 
 def _played_vector_env(records: bool = False, mode: str = "SameStep") -> MahjongVectorEnv:
