@@ -126,7 +126,12 @@ class RolloutSearchAgent:
 
     def act_tables(self, engine: Engine, tables: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """(len(tables),) actions for the seats to act at ``tables`` of ``engine`` (left as it was): distinct
-        table numbers of ``engine`` (integers), else a TypeError or ValueError."""
+        table numbers of ``engine`` (integers), else a TypeError or ValueError; ``rng`` a
+        ``np.random.Generator``, else a TypeError (checked first: a legacy ``RandomState`` failed midway,
+        its decisions already counted in ``stats``)."""
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"agent {brief(self.name)}: rng must be a np.random.Generator (e.g. "
+                            f"np.random.default_rng(seed)), not {brief(rng)}")
         tables = engine._table_arg(tables, "tables", repeats=False).reshape(-1)
         st = engine.state
         obs = {"observation": observe(engine.rules, st, idx=tables), "action_mask": engine.legal_mask()[tables],

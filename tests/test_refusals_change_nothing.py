@@ -26,6 +26,8 @@ What the audit found, each fixed and pinned here (each test below fails without 
 - A bool among table numbers (``Engine.step``/``reset``/``clone``/``restore``'s tables, ``redeal``'s and
   ``shuffle_wall``'s) or among ``redeal``'s seats was read as 1 (NumPy reads ``[0, True]`` as ``[0, 1]``),
   where a bool dealer, wall tile or action is refused: now refused by name, nothing changed.
+- ``RolloutSearchAgent.act_tables`` given a legacy ``RandomState`` counted its decisions in ``stats`` and
+  then failed with an AttributeError in the search; now any ``rng`` but a Generator is a TypeError first.
 - The agents' ``act`` (the baselines through ``observation.checked_planes``/``checked_mask``, and
   ``NetworkAgent``) let such an object's RuntimeError out too, where their other refusals of the planes
   and mask are ValueErrors naming the key: now a ValueError naming it (nothing is changed either way: the
@@ -320,3 +322,17 @@ def test_an_agent_given_planes_or_a_mask_numpy_cannot_read_says_which_as_a_value
     with pytest.raises(ValueError, match=rf"{key}'?\]? must be an array: Can't call numpy\(\)"):
         agent.act(obs, rng)
     assert rng.bit_generator.state == state
+
+
+@pytest.mark.parametrize("rng", [np.random.RandomState(0), None, 3])
+def test_the_search_agent_refuses_a_generator_it_cannot_use_before_counting_anything(rng):
+    from agents.search import RolloutSearchAgent
+
+    eng = Engine("beijing", num_tables=2, seed=0)
+    eng.reset()
+    agent = RolloutSearchAgent(worlds=2)
+    before, stats = snapshot(eng), repr(agent.stats)
+    with pytest.raises(TypeError, match=r"agent 'search': rng must be a np.random.Generator"):
+        agent.act_tables(eng, [0, 1], rng)
+    assert_same(before, snapshot(eng))
+    assert repr(agent.stats) == stats  # a RandomState failed in the search, its 2 decisions already counted
