@@ -35,7 +35,9 @@ Your own potential: ``potential=`` (in ``RewardTransform``, ``RewardOption`` and
 takes a function of the observation planes, (n, 14 or 18, 34) read-only, to n finite numbers, the Phi
 of each (within +-1e6; ``shaping_coef`` scales the built-in distance potential only). The wrappers still set
 Phi = 0 once an episode terminates, so any such function keeps the optimum (Ng et al.); it should read only
-the planes it is given (what the seat sees), as the built-in one does::
+the planes it is given (what the seat sees), as the built-in one does. It is called on the observation a step
+returns, after the env has stepped: if it raises or answers badly, the step has happened and its observation
+is lost, so the wrapped env should be reset before it is used again::
 
     def pairs(planes):            # Phi: 0.1 per pair held (plane 0: the seat's own tile counts)
         return 0.1 * (planes[:, 0] >= 2).sum(axis=1)
