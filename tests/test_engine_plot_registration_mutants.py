@@ -1,20 +1,18 @@
 """Mutation round AJ on mj_env/engine.py (third round), agents/plot_text.py and mj_env/registration.py
 (second rounds): the behaviours the sampled survivors showed untested. Each test's docstring names the
-mutant it kills (module, line, change)."""
+mutant it kills (module, line, change). Survivors of the per-mutant test set that tests/test_clone.py,
+tests/test_observation.py or tests/test_engine.py already kill have no test here."""
 from __future__ import annotations
 
 import warnings
 
 import numpy as np
 import pytest
-from scenario_helpers import ROB, ROB_MOVES
-from test_audit_kongs_matches import KONGS_HEBEI
 from walls import build_wall
 
 from mj_env import actions as A
 from mj_env.baselines import uniform_legal
 from mj_env.engine import _STATE_FIELDS, MAX_SPAWN_DEPTH, Engine, check_num_tables
-from mj_env.tiles import parse_tiles
 from mj_env.wall import WallError
 
 # --------------------------------------------------------------------------- agents.plot_text
@@ -73,16 +71,6 @@ def _same_state(a, b) -> bool:
     return all(np.array_equal(getattr(a, f), getattr(b, f)) for f in _STATE_FIELDS)
 
 
-def _scripted(moves, preset="hebei", **layout):
-    """A one-table engine dealt ``build_wall(preset, **layout)`` by dealer 0, played through ``moves``
-    ((seat, action name) pairs); returns (engine, the last StepResult)."""
-    eng = Engine(preset, num_tables=1, seed=0)
-    eng.reset(walls=[build_wall(preset, **layout)], dealers=[0])
-    res = None
-    for seat, act in moves:
-        assert int(eng.state.to_act[0]) == seat, (seat, act)
-        res = eng.step([A.index(act)])
-    return eng, res
 
 
 def test_the_table_count_bound_is_four_million_tables_inclusive():
@@ -95,17 +83,6 @@ def test_the_table_count_bound_is_four_million_tables_inclusive():
         check_num_tables(4_194_305)
 
 
-def test_stepping_some_tables_plays_those_tables():
-    """step(actions, tables=[0]) plays table 0's action as a step of every table would (the others wait).
-    Kills the mutant of mj_env/engine.py line 501 ``chosen[sel] = True`` -> False, under which no table
-    was stepped at all (the earlier test checked only that the other tables wait)."""
-    eng = _engine()
-    acts = uniform_legal(eng.legal_mask(), np.random.default_rng(5))
-    twin = eng.clone(seed=0)
-    eng.step(acts, tables=[0])
-    twin.step(acts)
-    for f in _STATE_FIELDS:
-        assert np.array_equal(getattr(eng.state, f)[0], getattr(twin.state, f)[0]), f
 
 
 def test_table_lists_that_are_not_table_numbers_are_value_errors_that_say_so():
@@ -133,38 +110,10 @@ def test_copy_table_errors_name_the_first_bad_table_and_what_was_given():
         eng.clone(True)
 
 
-def test_restore_refuses_a_destination_listed_twice_and_does_nothing_for_none():
-    """restore: ``dst_tables`` are distinct (a repeat is a ValueError and nothing changes); empty lists of
-    tables copy nothing. Kills the mutants of mj_env/engine.py line 371 (``arr.ndim == 1`` -> ``== 2``: a
-    repeated destination taken), line 361 (``np.zeros(0)`` -> ``np.zeros(-1)``) and line 360
-    (``arr.ndim == 1`` -> ``== 0``: an empty list read as floats, a TypeError)."""
-    eng = _engine()
-    before = eng.state.copy()
-    with pytest.raises(ValueError, match="dst_tables lists a table more than once"):
-        eng.restore(eng, [0, 1], [2, 2])
-    assert _same_state(before, eng.state)
-    eng.restore(eng, [], [])
-    assert _same_state(before, eng.state)
 
 
-def test_restore_of_several_different_source_tables_copies_each_to_its_row():
-    """restore(src, [2, 0], [0, 1]): row 0 gets table 2 and row 1 table 0 (each its own). Kills the mutant
-    of mj_env/engine.py line 314 (the one-source test negated: different sources took the broadcast
-    path)."""
-    eng = _engine()
-    src = eng.clone(seed=0)
-    eng.restore(src, [2, 0], [0, 1])
-    for f in _STATE_FIELDS:
-        assert np.array_equal(getattr(eng.state, f)[[0, 1]], getattr(src.state, f)[[2, 0]]), f
 
 
-def test_a_clone_of_one_table_number_is_a_one_table_engine():
-    """clone(b) with one table number (not a list) is a clone of that table alone. Kills the mutant of
-    mj_env/engine.py line 266 (``idx.reshape(1)`` -> ``reshape(2)``: a ValueError)."""
-    eng = _engine()
-    one = eng.clone(1, seed=0)
-    assert one.num_tables == 1
-    assert all(np.array_equal(getattr(one.state, f)[0], getattr(eng.state, f)[1]) for f in _STATE_FIELDS)
 
 
 def test_wrong_numbers_of_walls_and_dealers_are_value_errors_that_say_so():
@@ -180,30 +129,8 @@ def test_wrong_numbers_of_walls_and_dealers_are_value_errors_that_say_so():
         eng.reset(dealers="0")
 
 
-def test_an_added_kong_holds_four_tiles_and_a_robbed_one_leaves_the_rivers_alone():
-    """docs/RULES.md (kongs, 抢杠): seat 1 adds 5m to its pong of 5m. Passed by the robber, the kong holds
-    four 5m and no 5m is left in hand; robbed, the win takes the added tile from seat 1's hand and every
-    river is as it was (no 5m was discarded). Kills the mutants of mj_env/engine.py line 600
-    (``meld_counts += 1`` -> ``+= 2``: five tiles in the kong) and line 778 (``& ~robbed`` ->
-    ``| ~robbed``: the robbed tile also taken out of seat 1's river, leaving it at -1)."""
-    (m5,) = parse_tiles("5m")
-    eng, res = _scripted([*ROB_MOVES, (1, "kong 5m"), (3, "pass")], "beijing", indicator="9s", **ROB)
-    assert not res.hand_over[0] and eng.state.meld_counts[0, 1, m5] == 4 and eng.state.hands[0, 1, m5] == 0
-    eng, res = _scripted([*ROB_MOVES, (1, "kong 5m"), (3, "win")], "beijing", indicator="9s", **ROB)
-    assert res.hand_over[0] and eng.state.robbed[0]
-    assert eng.state.river[0, :, m5].tolist() == [0, 0, 0, 0] and (eng.state.river >= 0).all()
-    assert eng.state.meld_counts[0, 1, m5] == 3 and eng.state.hands[0, 1, m5] == 0
 
 
-def test_a_concealed_kong_counts_one_concealed_kong():
-    """The dealer's concealed kong of 5m: its seat holds one concealed kong (``n_hidden``, the observation's
-    concealed-kong count), four 5m in melds, none in hand. Kills the mutant of mj_env/engine.py line 582
-    (``n_hidden += 1`` -> ``+= 2``)."""
-    (m5,) = parse_tiles("5m")
-    eng, _ = _scripted([(0, "kong 5m")], "hebei", hands=KONGS_HEBEI, tail="3z3m")
-    st = eng.state
-    assert st.n_hidden[0].tolist() == [1, 0, 0, 0]
-    assert st.meld_counts[0, 0, m5] == 4 and st.hands[0, 0, m5] == 0
 
 
 def test_an_illegal_action_lists_up_to_twelve_legal_ones_and_marks_only_a_longer_list_cut():
@@ -237,4 +164,5 @@ def test_a_clone_deeper_than_the_spawn_depth_draws_the_same_numbers_as_before():
     for _ in range(MAX_SPAWN_DEPTH + 1):
         clone = clone.clone()
     assert len(clone.rng.bit_generator.seed_seq.spawn_key) == 0
-    assert clone.rng.integers(0, 2**32, 3).tolist() == [3009892766, 1922808175, 61909901]
+    # (the bit generator's raw words: PCG64 and SeedSequence keep their streams across NumPy versions)
+    assert clone.rng.bit_generator.random_raw(2).tolist() == [8258398231116337566, 578556464477547405]
