@@ -71,8 +71,6 @@ def _same_state(a, b) -> bool:
     return all(np.array_equal(getattr(a, f), getattr(b, f)) for f in _STATE_FIELDS)
 
 
-
-
 def test_the_table_count_bound_is_four_million_tables_inclusive():
     """``num_tables`` may be 1 to 4,194,304 (``MAX_TABLES``, "4M tables"), both ends included; one more is
     refused with the bound in words. Kills the mutants of mj_env/engine.py line 48 ``1 << 22`` ->
@@ -81,8 +79,6 @@ def test_the_table_count_bound_is_four_million_tables_inclusive():
     assert check_num_tables(4_194_304) == 4_194_304 and check_num_tables(1) == 1
     with pytest.raises(ValueError, match="num_tables must be an integer in 1-4,194,304, got 4194305"):
         check_num_tables(4_194_305)
-
-
 
 
 def test_table_lists_that_are_not_table_numbers_are_value_errors_that_say_so():
@@ -110,12 +106,6 @@ def test_copy_table_errors_name_the_first_bad_table_and_what_was_given():
         eng.clone(True)
 
 
-
-
-
-
-
-
 def test_wrong_numbers_of_walls_and_dealers_are_value_errors_that_say_so():
     """reset with two walls (lists of tiles) for one table is a WallError counting them; a dealers string
     is a ValueError asking for a list of seats. Kills the mutants of mj_env/engine.py line 233
@@ -127,10 +117,6 @@ def test_wrong_numbers_of_walls_and_dealers_are_value_errors_that_say_so():
         eng.reset(walls=[w, w])
     with pytest.raises(ValueError, match="dealers must be a list of 1 seat, got '0'"):
         eng.reset(dealers="0")
-
-
-
-
 
 
 def test_an_illegal_action_lists_up_to_twelve_legal_ones_and_marks_only_a_longer_list_cut():
