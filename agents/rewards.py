@@ -56,6 +56,7 @@ from gymnasium.wrappers.vector import DictInfoToList
 
 from mj_env.features import own_meld_suits
 from mj_env.messages import brief, shown
+from mj_env.observation import checked_planes
 from mj_env.rules import RulesSpec, get_rules
 from mj_env.vector import MahjongVectorEnv
 
@@ -131,6 +132,8 @@ class RewardTransform:
             return np.zeros(len(planes), dtype=np.float32)
         if self.potential_fn is not None:
             return _own_potential(self.potential_fn, planes)
+        if planes.dtype != np.uint8:  # (the env's own planes pass at once) the int8 cast below read 256
+            planes = checked_planes(planes, "planes")  # of a kind as 0 and 1.7 as 1: refused, as agents do
         counts = planes[:, 0].astype(np.int8)
         hui = np.where(planes[:, 10].any(axis=1), planes[:, 10].argmax(axis=1), -1)
         dist = hand_distance(self.rules, counts, hui, own_meld_suits(planes)).astype(np.float32)

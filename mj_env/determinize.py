@@ -77,7 +77,7 @@ import numpy as np
 
 from . import hand, legal
 from .claims import best_category
-from .engine import MAX_TABLES, Engine, holds_bool
+from .engine import MAX_TABLES, Engine
 from .messages import brief, shown
 from .state import (
     CLAIM,
@@ -94,6 +94,7 @@ from .state import (
     K,
     M,
     S,
+    bool_among_ints,
     clear_claims,
 )
 from .tiles import FIRST_FLOWER, N_FLOWERS, N_SUITED, N_SUITS, SUIT_OF, SUIT_SIZE, full_set, suits_held
@@ -192,8 +193,8 @@ def _seats(seat, n: int) -> np.ndarray:
         raise TypeError(f"seat must be a seat number or an array of them, got {brief(seat)}") from None
     if arr.dtype.kind not in "iu":
         raise TypeError(f"seat must be a seat number or an array of them, got dtype {arr.dtype}")
-    if holds_bool(seat):
-        raise TypeError(f"seat must be seat numbers, got a bool among them: {brief(seat)}")
+    if (j := bool_among_ints(seat)) is not None:  # ([True, 1] is the int64 [1, 1])
+        raise TypeError(f"seat must be a seat number or an array of them, got {seat[j]!r} at position {j}")
     if arr.shape != (n,):
         raise ValueError(f"seat must be one seat or one per table ({n}), got shape {arr.shape}")
     if ((arr < 0) | (arr >= S)).any():
@@ -549,8 +550,9 @@ def ting_waits(rules, counts, melds, discards=None) -> np.ndarray:
     the win lacks a suit. With ``discards`` (m,), the kinds discarded with the 报听, those copies count
     among the seat's own: the test ``legal.ting_discards`` applies after each discard. A redeal does
     not know which river tile went with the 报听 and leaves them out, which admits only hands whose
-    every wait is on a kind of which that discard was the fourth copy. (m,) bool."""
-    counts = np.asarray(counts, dtype=np.int8)
+    every wait is on a kind of which that discard was the fourth copy. (m,) bool. A count the int8 cast
+    would change (256 read as 0, 1.7 as 1) is a ValueError (``hand._int8_counts``)."""
+    counts = hand._int8_counts(counts)
     waits = hand.waits(counts, np.zeros(len(counts), dtype=np.int8), seven_pairs=rules.seven_pairs,
                        thirteen_orphans=rules.thirteen_orphans, extra_dragon=rules.orphans_extra_dragon)
     total = counts.astype(np.int16) + melds

@@ -41,17 +41,12 @@ from .state import (
     GameState,
     K,
     allocate,
+    bool_among_ints,
     seat_rows,
 )
 from .wall import WallError, deal, draw, parse_wall, shuffled_walls
 
 MAX_TABLES = 1 << 22  # 4M tables: about 4 GiB of state
-
-
-def holds_bool(values) -> bool:
-    """Whether ``values``, a list or tuple of numbers, holds a bool (True, ``np.True_``): NumPy reads
-    ``[0, True]`` as the integers ``[0, 1]``, so a table number or seat given as a bool would be 1."""
-    return isinstance(values, (list, tuple)) and any(isinstance(v, (bool, np.bool_)) for v in values)
 
 
 def check_num_tables(n, name: str = "num_tables") -> int:
@@ -219,12 +214,13 @@ class Engine:
         if arr.ndim > 1 or (arr.size and arr.dtype.kind not in "iu"):
             raise ValueError(f"tables must be a 1-D array of table numbers, got dtype {arr.dtype} "
                              f"shape {arr.shape}")
-        if holds_bool(tables):
-            raise ValueError(f"tables must be table numbers, got a bool among them: {brief(tables)}")
-        arr = arr.astype(np.int64).reshape(-1)
-        bad = arr[(arr < 0) | (arr >= self.num_tables)]
+        if (j := bool_among_ints(tables)) is not None:
+            raise ValueError(f"tables[{j}] is {tables[j]!r}, not a table number (an integer)")
+        arr = arr.reshape(-1)
+        bad = arr[(arr < 0) | (arr >= self.num_tables)]  # before the int64 cast (uint64 2**64 - 1 read -1)
         if bad.size:
             raise ValueError(f"table {int(bad[0])} does not exist (tables are 0-{self.num_tables - 1})")
+        arr = arr.astype(np.int64)
         if len(np.unique(arr)) != len(arr):
             raise ValueError("tables lists a table more than once")
         return arr
@@ -369,9 +365,8 @@ class Engine:
             return np.zeros(0, dtype=np.int64)
         if arr.dtype.kind not in "iu":
             raise TypeError(f"{what} must be table numbers (integers), got dtype {arr.dtype}")
-        if holds_bool(tables):
-            raise TypeError(f"{what} must be table numbers (integers), got a bool among them: "
-                            f"{brief(tables)}")
+        if (j := bool_among_ints(tables)) is not None:  # ([True, 0] is the int64 [1, 0])
+            raise TypeError(f"{what} must be table numbers (integers), got {tables[j]!r} at position {j}")
         if arr.ndim > 1:
             raise ValueError(f"{what} must be one table number or a 1-D list of them, got shape {arr.shape}")
         bad = arr[(arr < 0) | (arr >= self.num_tables)].reshape(-1)

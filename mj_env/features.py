@@ -117,6 +117,8 @@ def hui_kind(planes: np.ndarray) -> np.ndarray:
 
 def unseen_counts(planes: np.ndarray) -> np.ndarray:
     """(n, 34) int16: 4 minus the copies the acting seat sees (hand, melds, rivers, indicator), >= 0."""
+    if planes.dtype != np.uint8:  # (the observations' own dtype passes at once)
+        planes = checked_planes(planes, "planes")  # the int16 cast read a count of 65,539 as 3, and 2.7 as 2
     p = planes.astype(np.int16)
     visible = p[:, P_HAND] + p[:, P_MELDS].sum(axis=1) + p[:, P_RIVERS].sum(axis=1) + p[:, P_INDICATOR]
     return np.clip(4 - visible, 0, 4)
@@ -166,6 +168,17 @@ def _near(hands: np.ndarray, hui: np.ndarray) -> np.ndarray:
     return near
 
 
+def _checked_unseen(unseen) -> np.ndarray:
+    """``unseen`` (m, 34) as int16, or a ValueError where a value is not a whole number 0-4."""
+    u = np.asarray(unseen)
+    with np.errstate(invalid="ignore"):  # (NaN: refused below)
+        ok = u.dtype.kind in "iuf" and bool(((u >= 0) & (u <= 4) & (u == np.floor(u))).all())
+    if not ok:
+        raise ValueError(f"unseen must hold whole numbers 0-4 (unseen copies of a kind, unseen_counts), got "
+                         f"{u.dtype} {brief(u.tolist())}")
+    return u.astype(np.int16)
+
+
 def improvement(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, unseen: np.ndarray,
                 need: np.ndarray, meld_suits: np.ndarray | None = None) -> np.ndarray:
     """Unseen tiles that lower the need of 3k+1 hands: hands (m, 34), hui (m,), unseen (m, 34), need (m,)
@@ -173,7 +186,11 @@ def improvement(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, unseen: np.n
 
     A kind no natural tile can group with ("far") can only start a group of its own, so every far kind
     of one part (suit or honors; orphans apart when thirteen orphans count) answers alike: one of them is
-    evaluated for all. Every (hand, kind) pair left is one row of one batched call."""
+    evaluated for all. Every (hand, kind) pair left is one row of one batched call. ``unseen`` is
+    ``unseen_counts``' int16, or whole numbers 0-4 (a ValueError otherwise: the sums were cast to int16,
+    so two kinds of 4.7 unseen copies counted 9)."""
+    if unseen.dtype != np.int16:
+        unseen = _checked_unseen(unseen)
     m = len(hands)
     near = _near(hands, hui)
     far = ~near

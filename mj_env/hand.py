@@ -194,15 +194,19 @@ holds."""
 
 def _check_general(c2: np.ndarray, extra: int = 0) -> None:
     """Refuse a hand holding more than MAX_EXTRA_COPIES copies above 4 (``extra``: the one ``waits`` may add),
-    naming it by its row in ``c2``."""
-    above = np.maximum(c2.astype(np.int64) - MAX_COUNT, 0).sum(axis=1)
+    naming it by its row in ``c2``. Each count is capped before the int64 sum: a uint64 count of 2**63 or
+    more read as negative in int64 (2**64 - 1 as -1: is_win answered False), and four counts of 2**62 summed
+    to 0 (a RecursionError, or waits answering no wait)."""
+    capped = np.minimum(c2, MAX_COUNT + MAX_EXTRA_COPIES + 1).astype(np.int64)
+    above = np.maximum(capped - MAX_COUNT, 0).sum(axis=1)
     bad = (above > 0) & (above + extra > MAX_EXTRA_COPIES)
     if bad.any():
         row = int(np.argmax(bad))
+        held = sum(max(int(x) - MAX_COUNT, 0) for x in c2[row].tolist())  # exact, in Python integers
         added = " and the tile waits adds" if extra else ""
         raise ValueError(f"counts above {MAX_COUNT} (a fifth copy at face value) are taken up to "
                          f"{MAX_EXTRA_COPIES} copies above {MAX_COUNT} in a hand "
-                         f"(mj_env.hand.MAX_EXTRA_COPIES); hand {row} holds {int(above[row])}{added}")
+                         f"(mj_env.hand.MAX_EXTRA_COPIES); hand {row} holds {held:,}{added}")
 
 
 def _packed_parts(c2: np.ndarray) -> np.ndarray:

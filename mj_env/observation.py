@@ -80,7 +80,7 @@ import numpy as np
 from .claims import hubao_bound
 from .messages import brief, shown
 from .rules import RuleSet
-from .state import CLAIM, NO_CATEGORY, ROB, TURN, GameState, K, S, seat_rows
+from .state import CLAIM, NO_CATEGORY, ROB, TURN, GameState, K, S, bool_among_ints, seat_rows
 from .wall import live_left, replacements_left
 
 OBS_NAME = "mj_obs_v1"
@@ -129,6 +129,8 @@ def _checked_ints(values, what: str, lo: int, hi: int, n: int | None) -> np.ndar
     if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu") or (n is not None and len(arr) != n):
         size = "" if n is None else f"{n} "
         raise ValueError(f"{what} must be a 1-D array of {size}integers, got {brief(values)}")
+    if (j := bool_among_ints(values)) is not None:  # ([True, 0] is the int64 [1, 0])
+        raise ValueError(f"{what} must be a 1-D array of integers, got {values[j]!r} at position {j}")
     bad = arr[(arr < lo) | (arr > hi)]
     if bad.size:
         raise ValueError(f"{what}: {int(bad[0])} is not in {lo}-{hi}")

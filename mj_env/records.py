@@ -95,15 +95,28 @@ def rules_of(value) -> RuleSet:
         raise RecordError(f"rules: {e}") from None
 
 
+def _seat_int(value, what: str) -> int:
+    """A seat 0-3 given as a Python or NumPy integer, as an int, or a RecordError naming ``what``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not 0 <= value <= 3:
+        raise RecordError(f"{what} must be a seat 0-3 (an integer), got {brief(value)}")
+    return int(value)
+
+
 def hand_record(rules: RuleSet, wall, dealer: int, actions, settlement=None, players=None) -> dict:
     """A record from the hand's wall (tile indices), dealer, ``[(seat, action index or name), ...]`` and,
-    when it has ended, its settlement."""
+    when it has ended, its settlement. A tile, dealer, seat or action that is not an integer in its range is a
+    RecordError naming it: ``int()`` wrote 2.7 as 2, and a tile -1 indexed the last code."""
+    tiles = np.asarray(wall)
+    if tiles.dtype.kind not in "iu" or tiles.ndim != 1 or ((tiles < 0) | (tiles >= len(CODES))).any():
+        raise RecordError(f"wall must be tile indices 0-{len(CODES) - 1}, "
+                          f"got {tiles.dtype} {brief(tiles.tolist())}")
     rec = {
         "format": FORMAT,
         "rules": rules_json(rules),
-        "wall": [CODES[int(t)] for t in np.asarray(wall).tolist()],
-        "dealer": int(dealer),
-        "actions": [[int(s), a if isinstance(a, str) else A.name(int(a))] for s, a in actions],
+        "wall": [CODES[t] for t in tiles.tolist()],
+        "dealer": _seat_int(dealer, "dealer"),
+        "actions": [[_seat_int(s, f"actions[{i}]'s seat"), a if isinstance(a, str) else A.name(a)]
+                    for i, (s, a) in enumerate(actions)],
     }
     if settlement is not None:
         rec["settlement"] = settlement

@@ -137,6 +137,15 @@ def seat_rows(arr: np.ndarray, idx: np.ndarray, seats: np.ndarray) -> np.ndarray
     return np.take(arr.reshape(arr.shape[0] * S, *arr.shape[2:]), flat, axis=0)
 
 
+def bool_among_ints(values) -> int | None:
+    """The position of the first bool (True, np.True_) in a list or tuple of table or seat numbers, else None.
+    NumPy reads ``[True, 0]`` as the int64 ``[1, 0]``, so the bool would be taken as table or seat 1; a bool
+    array keeps its dtype and is refused by it."""
+    if not isinstance(values, (list, tuple)) or set(map(type, values)) <= {int}:  # the common case, at once
+        return None
+    return next((j for j, v in enumerate(values) if isinstance(v, (bool, np.bool_))), None)
+
+
 def clear_claims(st: GameState, idx) -> None:
     """No claim window at tables ``idx``: the last window's claims, queue and pending claim get the values of a new
     state. The engine reads them only in a window, which sets them anew; they were read from the real hands, so a

@@ -64,11 +64,20 @@ class TileError(ValueError):
     """A tile code, a hand string or a tile count is malformed."""
 
 
+def _tile_int(index, what: str = "tile index") -> int:
+    """``index`` as an int when it is a Python or NumPy integer, else a TileError naming it: ``int()``
+    read 2.7 as 2, the string '3' as 3 and True as 1, each then a tile of its own."""
+    if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+        raise TileError(f"{what} must be an integer, got {brief(index)} ({type(index).__name__})")
+    return int(index)
+
+
 def code(index: int) -> str:
-    """The code of a tile index, e.g. ``code(4) == '5m'``."""
-    if not 0 <= int(index) < len(CODES):
+    """The code of a tile index, e.g. ``code(4) == '5m'``; an index that is no integer is a TileError."""
+    i = index if type(index) is int else _tile_int(index)
+    if not 0 <= i < len(CODES):
         raise TileError(f"tile index {brief(index)} is out of range 0-{len(CODES) - 1}")
-    return CODES[int(index)]
+    return CODES[i]
 
 
 def index(tile_code: str) -> int:
@@ -128,6 +137,8 @@ def to_counts(tiles, *, max_copies: int = COPIES, what: str = "hand") -> np.ndar
     """Count array (34,) int64 of a list of tile indices; rejects flowers and >4 copies."""
     counts = np.zeros(N_KINDS, dtype=np.int64)
     for t in tiles:
+        if type(t) is not int:  # (True indexed every kind at once, and 2.7 was an IndexError naming nothing)
+            _tile_int(t, f"a tile of a {what}")
         if not 0 <= t < N_KINDS:
             raise TileError(f"{code(t)} cannot be part of a {what}")
         counts[t] += 1
@@ -149,21 +160,34 @@ def parse_hand(text: str) -> np.ndarray:
 def format_tiles(tiles) -> str:
     """Compact notation of tile indices, grouped by suit in the order m, p, s, z, f."""
     groups: dict[str, list[str]] = {s: [] for s in "mpszf"}
-    for t in sorted(int(x) for x in tiles):
+    if isinstance(tiles, np.ndarray) and tiles.dtype.kind in "iu":
+        indices = tiles.tolist()  # Python ints at once (format_hand's case)
+    else:
+        indices = [_tile_int(x) for x in tiles]  # (int(2.7) was 2, a 3m)
+    for t in sorted(indices):
         c = code(t)
         groups[c[1]].append(c[0])
     return "".join("".join(ds) + s for s, ds in groups.items() if ds)
 
 
 def format_hand(counts) -> str:
-    """Compact notation of a count array (34,)."""
+    """Compact notation of a count array (34,): whole numbers >= 0, else a TileError (1.7 was written 1)."""
     counts = np.asarray(counts)
-    return format_tiles(np.repeat(np.arange(len(counts)), counts.astype(np.int64)))
+    if counts.dtype.kind in "iu" and counts.dtype != np.uint64:  # the engine's int8, int64: as they are
+        whole, ok = counts.astype(np.int64), True  # (a negative count: np.repeat's ValueError, as before)
+    else:
+        with np.errstate(invalid="ignore"):  # (NaN and inf: refused below)
+            whole = counts.astype(np.int64) if counts.dtype.kind in "buf" else None
+        ok = whole is not None and bool(((whole == counts) & (whole >= 0)).all())  # (uint64 2**63+: int64 < 0)
+    if not ok:
+        raise TileError(f"tile counts must be whole numbers >= 0, got {brief(counts.tolist())}")
+    return format_tiles(np.repeat(np.arange(len(counts)), whole))
 
 
 def suit_of(index: int) -> int:
     """0, 1, 2 for m, p, s; 3 for honors; 4 for flowers."""
-    return min(int(index) // SUIT_SIZE, N_SUITS) if index < FIRST_FLOWER else N_SUITS + 1
+    index = _tile_int(index)  # (int(9.5) was 9, a 1p)
+    return min(index // SUIT_SIZE, N_SUITS) if index < FIRST_FLOWER else N_SUITS + 1
 
 
 def hui_of_indicator(indicator: int) -> int:
@@ -171,7 +195,7 @@ def hui_of_indicator(indicator: int) -> int:
 
     Suits n -> n+1 and 9 -> 1; winds E -> S -> W -> N -> E; dragons 中 -> 发 -> 白 -> 中.
     """
-    i = int(indicator)
+    i = _tile_int(indicator, "the indicator")  # (int(2.7) was 2: a 3m indicator)
     if not 0 <= i < N_KINDS:
         raise TileError(f"{code(i)} cannot be an indicator")
     return int(HUI_OF_INDICATOR[i])
