@@ -541,12 +541,18 @@ def _int8_counts(counts) -> np.ndarray:
 
 
 def split_hui(counts: np.ndarray, hui: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(natural counts without the 惠牌, number of 惠牌). counts (..., 34), hui (...) kind or -1."""
+    """(natural counts without the 惠牌, number of 惠牌). counts (..., 34), hui (...) kind or -1. Another hui is
+    an error (a kind of 34 or more was read as none; True failed as a bool index, 2.7 as a float one)."""
     counts = _int8_counts(counts)
     lead = counts.shape[:-1]
     nat = counts.astype(np.int8).reshape(-1, N_KINDS)  # astype copies: the caller's counts stay as they are
     kind = np.broadcast_to(np.asarray(hui), lead).reshape(-1)
+    if kind.dtype.kind not in "iu":
+        raise TypeError(f"hui must be 惠牌 kinds 0-{N_KINDS - 1} or -1 (none) as integers, got dtype {kind.dtype}")
     rows = np.flatnonzero((kind >= 0) & (kind < N_KINDS))
+    if len(rows) != len(kind) and np.count_nonzero(kind == -1) != len(kind) - len(rows):  # (the cheapest test)
+        bad = kind[(kind < -1) | (kind >= N_KINDS)][0]
+        raise ValueError(f"hui must be a 惠牌 kind 0-{N_KINDS - 1} or -1 (none), got {bad.item()}")
     wild = np.zeros(len(nat), dtype=np.int8)
     wild[rows] = nat[rows, kind[rows]]
     nat[rows, kind[rows]] = 0
