@@ -548,9 +548,10 @@ def split_hui(counts: np.ndarray, hui: np.ndarray) -> tuple[np.ndarray, np.ndarr
     nat = counts.astype(np.int8).reshape(-1, N_KINDS)  # astype copies: the caller's counts stay as they are
     kind = np.broadcast_to(np.asarray(hui), lead).reshape(-1)
     if kind.dtype.kind not in "iu":
-        raise TypeError(f"hui must be 惠牌 kinds 0-{N_KINDS - 1} or -1 (none) as integers, got dtype {kind.dtype}")
+        raise TypeError(f"hui must be 惠牌 kinds 0-{N_KINDS - 1} or -1 (none) as integers, "
+                        f"got dtype {kind.dtype}")
     rows = np.flatnonzero((kind >= 0) & (kind < N_KINDS))
-    if len(rows) != len(kind) and np.count_nonzero(kind == -1) != len(kind) - len(rows):  # (the cheapest test)
+    if len(rows) != len(kind) and np.count_nonzero(kind == -1) != len(kind) - len(rows):  # (the cheapest)
         bad = kind[(kind < -1) | (kind >= N_KINDS)][0]
         raise ValueError(f"hui must be a 惠牌 kind 0-{N_KINDS - 1} or -1 (none), got {bad.item()}")
     wild = np.zeros(len(nat), dtype=np.int8)

@@ -178,7 +178,7 @@ def format_hand(counts) -> str:
     else:
         with np.errstate(invalid="ignore"):  # (NaN and inf: refused below)
             whole = counts.astype(np.int64) if counts.dtype.kind in "buf" else None
-        ok = whole is not None and bool(((whole == counts) & (whole >= 0)).all())  # (uint64 2**63+: int64 < 0)
+        ok = whole is not None and bool(((whole == counts) & (whole >= 0)).all())  # (uint64 2**63+: < 0)
     if not ok:
         raise TileError(f"tile counts must be whole numbers >= 0, got {brief(counts.tolist())}")
     return format_tiles(np.repeat(np.arange(len(counts)), whole))

@@ -154,12 +154,14 @@ def test_hand_record_refuses_values_int_would_change(wall, dealer, actions, matc
         records.hand_record(BEIJING, wall, dealer, actions)
 
 
-@pytest.mark.parametrize("hui, error", [(40, ValueError), (-2, ValueError), (np.uint64(2**64 - 1), ValueError),
-                                        (True, TypeError), (2.7, TypeError)])
+@pytest.mark.parametrize("hui, error", [
+    (40, ValueError), (-2, ValueError), (np.uint64(2**64 - 1), ValueError),
+    (True, TypeError), (2.7, TypeError),
+])
 def test_a_hui_that_is_no_kind_is_refused(hui, error):
-    """split_hui (and so hand_distance, tiles_needed, the rule agent's distances) read a 惠牌 kind of 34 or more,
-    or below -1, as none: the hand's distance without wildcards was answered. True and 2.7 failed as NumPy
-    indices naming nothing. Refused now; -1 (none) and the kinds 0-33 are read as before."""
+    """split_hui (and so hand_distance, tiles_needed, the rule agent's distances) read a 惠牌 kind of 34 or
+    more, or below -1, as none: the hand's distance without wildcards was answered. True and 2.7 failed as
+    NumPy indices naming nothing. Refused now; -1 (none) and the kinds 0-33 are read as before."""
     counts = parse_hand("11m22m345p678s99s5z")
     assert hand.hand_distance(BEIJING, counts, -1) == 1 and hand.hand_distance(BEIJING, counts, 0) == 0
     with pytest.raises(error, match="hui must be"):
