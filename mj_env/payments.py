@@ -24,7 +24,7 @@ import numpy as np
 
 from .families import FAMILIES, KONG_TYPES
 from .messages import brief
-from .rules import RuleSet, get_rules
+from .rules import MAX_BASE, RuleSet, get_rules
 
 MAX_SHAOZHUANG_ROUNDS = (136 - 4 * 13 + 1) // 4
 """= 21, the most rounds of 烧庄 a hand can have: ``mj_env.calculator.MAX_SHAOZHUANG_ROUNDS``, whose docstring
@@ -35,10 +35,16 @@ never ended)."""
 def shaozhuang_line(rounds):
     """The 烧庄 line L: 2^(R-1) for R >= 1 rounds, 0 for none (R <= 0). Each non-dealer gets L, the
     dealer pays 3L. ``rounds``: an int -> int, or an int64 array (...) -> (...) int64; a count
-    over `MAX_SHAOZHUANG_ROUNDS` is a ValueError."""
+    over `MAX_SHAOZHUANG_ROUNDS` is a ValueError, a bool, a float or anything but an integer a TypeError.
+    Narrower integers are read as int64: 2 ** 20 in int8 (np.int8(21) rounds) was 0, and 2.5 rounds
+    gave 2.83."""
+    one = isinstance(rounds, (int, np.integer)) and not isinstance(rounds, (bool, np.bool_))
+    if not one and np.asarray(rounds).dtype.kind not in "iu":
+        raise TypeError(f"烧庄 rounds must be integers, got {brief(rounds)} ({np.asarray(rounds).dtype})")
     if np.size(rounds) and np.max(rounds) > MAX_SHAOZHUANG_ROUNDS:
         bad = next(int(r) for r in np.ravel(rounds) if r > MAX_SHAOZHUANG_ROUNDS)
         raise ValueError(f"烧庄 rounds must be at most {MAX_SHAOZHUANG_ROUNDS}, got {brief(bad)}")
+    rounds = int(rounds) if one else np.asarray(rounds).astype(np.int64, copy=False)
     on = rounds > 0
     return on * 2 ** ((rounds - 1) * on)  # one expression for Python ints (exact) and arrays
 
@@ -99,7 +105,7 @@ def settle_draw(rules, dealer: int, shaozhuang_rounds: int = 0, base: int | None
     (`draw_scores`; S is 2^(R-1) when 烧庄 is settled, else 0). ``rules``: a RuleSet or a preset
     name; ``base`` defaults to ``rules.base``."""
     rules = get_rules(rules)
-    base = rules.base if base is None else base
+    base = rules.base if base is None else _checked_base(base)
     _check_seat(dealer, "dealer")
     if (not isinstance(shaozhuang_rounds, (int, np.integer)) or isinstance(shaozhuang_rounds, bool)
             or not 0 <= shaozhuang_rounds <= MAX_SHAOZHUANG_ROUNDS):  # 2^(R-1) of R = 10**12 would never end
@@ -128,7 +134,7 @@ def kong_payments(rules, kongs, *, base: int | None = None, drawn: bool = False)
     A robbed kong did not complete: do not list it.
     """
     rules = get_rules(rules)
-    base = rules.base if base is None else base
+    base = rules.base if base is None else _checked_base(base)
     scores = [0] * 4
     if not rules.kong_payments or (drawn and not rules.kong_payments_on_draw):
         return scores
@@ -157,6 +163,15 @@ def kong_payments(rules, kongs, *, base: int | None = None, drawn: bool = False)
             scores[p] -= amount * base
             scores[seat] += amount * base
     return scores
+
+
+def _checked_base(base) -> int:
+    """``base`` as an int 1-MAX_BASE (Python or NumPy integer), or a ValueError: a float base gave float
+    points (2.5 -> -7.5), True was 1 and an np.int8 base wrapped (100 x 3 kong points read as 44)."""
+    if isinstance(base, (bool, np.bool_)) or not isinstance(base, (int, np.integer)) \
+            or not 1 <= base <= MAX_BASE:
+        raise ValueError(f"base must be an integer 1-{MAX_BASE:,}, got {brief(base)}")
+    return int(base)
 
 
 def _check_seat(seat, what: str) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents.rewards import RewardTransform
-from mj_env import features, hand, records, tiles
+from mj_env import calculator, features, hand, records, tiles
 from mj_env.determinize import redeal, ting_waits
 from mj_env.engine import Engine
 from mj_env.observation import N_PLANES, observe
@@ -168,3 +168,37 @@ def test_a_hui_that_is_no_kind_is_refused(hui, error):
         hand.hand_distance(BEIJING, counts, hui)
     with pytest.raises(error, match="hui must be"):
         hand.split_hui(counts[None], np.array([hui]))
+
+
+@pytest.mark.parametrize("rounds, given", [
+    (np.int8(21), 21), (np.array([21], dtype=np.int16), 21), (np.array([9], dtype=np.uint8), 9),
+])
+def test_shaozhuang_line_reads_narrow_integers_as_int64(rounds, given):
+    """shaozhuang_line (exported by mj_env.calculator) computed 2 ** (R - 1) in the dtype given: 21 rounds as
+    np.int8 or int16 gave a line of 0, 9 as uint8 gave 0 (2 ** 8 wrapped). Read as int64 now: the line of the
+    same number of rounds given as a Python int."""
+    assert np.ravel(calculator.shaozhuang_line(rounds)).tolist() == [2 ** (given - 1)]
+    draw = calculator.settle_draw("beijing", 0, np.int8(21))
+    assert draw["scores"] == [-3 * 2**20, 2**20, 2**20, 2**20]
+
+
+@pytest.mark.parametrize("rounds", [2.5, True, np.array([2.5])])
+def test_shaozhuang_line_refuses_rounds_that_are_no_integers(rounds):
+    """2.5 rounds gave the line 2.83 and True the line of one round."""
+    with pytest.raises(TypeError, match="rounds must be integers"):
+        calculator.shaozhuang_line(rounds)
+
+
+@pytest.mark.parametrize("base", [2.5, True, 10**30, 0])
+def test_settle_draw_and_kong_payments_check_their_base(base):
+    """settle_draw and kong_payments took any base: 2.5 gave float points, True was 1, an np.int8 base of 100
+    wrapped (hebei's concealed kong: 88 and 56 for 600 and -200) and 10**30 passed the calculator's MAX_BASE.
+    Checked now as the rule field base is; a NumPy integer base is read as an int."""
+    kong = [(0, "concealed", None)]
+    with pytest.raises(ValueError, match="base must be an integer 1-1,000,000"):
+        calculator.settle_draw("beijing", 0, 1, base=base)
+    with pytest.raises(ValueError, match="base must be an integer 1-1,000,000"):
+        calculator.kong_payments("hebei", kong, base=base)
+    for small in (np.int8(100), np.int64(100)):
+        assert calculator.kong_payments("hebei", kong, base=small) == [600, -200, -200, -200]
+    assert calculator.settle_draw("beijing", 0, 1, base=np.int64(7))["scores"] == [-21, 7, 7, 7]
