@@ -18,7 +18,7 @@ from mj_env.rules import get_rules
 from mj_env.tiles import TileError, parse_hand
 
 BEIJING = get_rules("beijing")
-WAITING_1P = "123m456m789m1p"  # 13 tiles waiting on 1p alone (a pair wait)
+WAITING_1P = "123m456m789m1p"  # 10 tiles (3k+1) waiting on 1p alone, for a pair
 
 
 def test_ting_waits_refuses_counts_the_int8_cast_changes():
