@@ -107,7 +107,7 @@ from mj_env.rules import RulesSpec, get_rules, rules_label
 from mj_env.tiles import N_KINDS, N_SUITED, SUIT_SIZE
 
 from . import check_flag
-from .base import RulesMismatchWarning, as_bool_mask, check_rows_have_actions
+from .base import RulesMismatchWarning, check_rows_have_actions
 
 OBS_VERSION = int(re.findall(r"_v(\d+)$", OBS_NAME)[0])
 """Version number of the observation layout, from its name (``mj_obs_v1`` -> 1)."""
@@ -529,7 +529,7 @@ class NetworkAgent:
         try:  # (a tensor that needs grad or lives on a GPU: NumPy cannot read it and raises, a RuntimeError)
             planes = np.asarray(obs[key])
             key = "action_mask"
-            mask = as_bool_mask(obs[key])
+            mask = np.asarray(obs[key])  # (its values checked below)
         except Exception as e:  # noqa: BLE001 (whatever an odd __array__ raises, it is no observation)
             raise ValueError(f"{who}: obs[{key!r}] must be an array: {shown(e, 80)}") from None
         expected = f"expected (n, {N_PLANES} or {mjf.N_PLANES_V2}, {N_KINDS}) planes and (n, {N_ACTIONS}) masks"

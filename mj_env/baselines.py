@@ -101,9 +101,15 @@ opposite, previous seat)."""
 
 
 def as_bool_mask(mask) -> np.ndarray:
-    """The action mask as a bool array (the env gives int8)."""
+    """The action mask as a bool array (the env gives int8). A float mask must hold 0s and 1s: NaN and 0.5
+    were read as legal (``!= 0``), a ValueError now; integer masks are read as they were."""
     m = np.asarray(mask)
-    return m if m.dtype == bool else m != 0
+    if m.dtype == bool:
+        return m
+    if m.dtype.kind == "f" and not ((m == 0) | (m == 1)).all():  # (NaN fails both)
+        bad = m[(m != 0) & (m != 1)][0]
+        raise ValueError(f"the action mask must hold bools or 0s and 1s, got {brief(bad)}")
+    return m != 0
 
 
 @overload

@@ -10,6 +10,7 @@ import pytest
 
 from agents.rewards import RewardTransform
 from mj_env import calculator, features, hand, records, tiles
+from mj_env.baselines import uniform_legal
 from mj_env.determinize import redeal, ting_waits
 from mj_env.engine import Engine
 from mj_env.observation import N_PLANES, observe
@@ -202,3 +203,18 @@ def test_settle_draw_and_kong_payments_check_their_base(base):
     for small in (np.int8(100), np.int64(100)):
         assert calculator.kong_payments("hebei", kong, base=small) == [600, -200, -200, -200]
     assert calculator.settle_draw("beijing", 0, 1, base=np.int64(7))["scores"] == [-21, 7, 7, 7]
+
+
+@pytest.mark.parametrize("odd", [np.nan, 0.5])
+def test_uniform_legal_refuses_a_float_mask_that_is_not_0_or_1(odd):
+    """uniform_legal (agents.base.as_bool_mask) read a float mask with ``!= 0``: a NaN or 0.5 entry was a
+    legal action, drawn as often as a real one. A ValueError now; 0.0 / 1.0 floats and int8 masks are read as
+    before."""
+    mask = np.zeros((1, 127))
+    mask[0, 5] = 1
+    rng = np.random.default_rng(0)
+    assert uniform_legal(mask, rng).tolist() == [5]
+    assert uniform_legal(mask.astype(np.int8), rng).tolist() == [5]
+    mask[0, 7] = odd
+    with pytest.raises(ValueError, match="must hold bools or 0s and 1s"):
+        uniform_legal(mask, rng)
