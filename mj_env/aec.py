@@ -297,6 +297,9 @@ class raw_env(A.IllegalPolicySettings, AECEnv):
     def __init__(self, rules: RulesSpec = "beijing", render_mode: str | None = None,
                  illegal_action: str = "raise", illegal_penalty: float = 10, obs: str = "v1", **overrides):
         super().__init__()
+        # this env's own copy of the class's metadata: a change through one env (a user's, or a library's that
+        # writes into env.metadata) must not reach every other env, nor the class default
+        self.metadata = copy.deepcopy(self.metadata)
         self.obs_layout = obs_layout(obs)
         check_render_mode(render_mode)
         self._set_illegal_policy(illegal_action, illegal_penalty)  # checked once, before the rule set

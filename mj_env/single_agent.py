@@ -183,7 +183,7 @@ class MahjongSingleAgentVectorEnv(A.IllegalPolicySettings, TablesEnvBasics, Vect
         check_render_mode(render_mode, any_mode=True)
         self.render_mode = render_mode
         self._set_illegal_policy(illegal_action, illegal_penalty)
-        self.metadata = {**self.metadata, "autoreset_mode": mode}
+        self.metadata = {**copy.deepcopy(self.metadata), "autoreset_mode": mode}  # its own (render_modes too)
         self.set_opponents(opponents)
         self.seat_mode = checked_seat(seat)
         self.observation_layout = OBS_LAYOUTS[self.obs_layout][0]
@@ -603,6 +603,9 @@ class MahjongSingleAgentEnv(gym.Env):
                  illegal_action: str = "penalize", illegal_penalty: float = 10.0, obs: str = "v1",
                  **overrides):
         refuse_arguments(overrides, NOT_ONE_TABLE_ARGUMENTS)
+        # this env's own copy of the class's metadata: Gymnasium's sync and async vector envs write their
+        # autoreset_mode into their first env's, which was the class's dict, shared by every one-table env made
+        self.metadata = copy.deepcopy(self.metadata)
         self.venv = MahjongSingleAgentVectorEnv(1, rules=rules, opponents=opponents, seat=seat,
                                                 render_mode=render_mode, illegal_action=illegal_action,
                                                 illegal_penalty=illegal_penalty, obs=obs, **overrides)

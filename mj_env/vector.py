@@ -56,6 +56,8 @@ duplicate arena (``agents.arena``) plays every wall in every seating.
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -192,7 +194,7 @@ class MahjongVectorEnv(TablesEnvBasics, VectorEnv):  # pyright: ignore[reportInc
         self.obs_layout = obs_layout(obs)
         if not isinstance(records, (bool, np.bool_)):
             raise TypeError(f"records must be True or False, not {brief(records)}")
-        self.metadata = {**self.metadata, "autoreset_mode": mode}
+        self.metadata = {**copy.deepcopy(self.metadata), "autoreset_mode": mode}  # its own (render_modes too)
         self._next_step = mode == AutoresetMode.NEXT_STEP
         self.engine = Engine(rules, num_tables=num_envs, seed=seed, **overrides)
         self.num_envs = int(num_envs)

@@ -1,0 +1,206 @@
+"""Audit of aliasing: what a user holds, changes or keeps of what the environments return.
+
+RL code keeps what an env returns (replay buffers, rollout storage, logs) and edits arrays in place (normalising,
+masking, writing actions into a buffer it reuses). Expected here, for every batched env layer: a return held from
+step t is unchanged by steps t+1, t+2 and a reset (no output buffer is reused); writing into a returned array or
+settlement changes nothing the env does or returns later; changing the actions array after a step changes nothing;
+and two envs never share what one of them lets a caller change (``metadata``). The AEC env's observations are held
+to the same in ``tests/test_aec_overhead.py``, ``Engine.clone`` in ``tests/test_clone.py``.
+"""
+from __future__ import annotations
+
+import copy
+import pickle
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+from walls import four_hui_wall
+
+import mj_env
+from mj_env.aec import raw_env
+from mj_env.baselines import uniform_legal
+from mj_env.single_agent import MahjongSingleAgentEnv, MahjongSingleAgentVectorEnv
+from mj_env.vector import MahjongVectorEnv
+
+_ENV_CLASSES = (raw_env, MahjongVectorEnv, MahjongSingleAgentVectorEnv, MahjongSingleAgentEnv)
+
+
+@pytest.fixture
+def class_metadata(monkeypatch):
+    """Each env class's metadata as a copy for this test only: a test that fails leaves the real ones as they were."""
+    for cls in _ENV_CLASSES:
+        monkeypatch.setattr(cls, "metadata", copy.deepcopy(cls.metadata))
+    return {cls: copy.deepcopy(cls.metadata) for cls in _ENV_CLASSES}
+
+
+_MAKERS = {
+    "env()": lambda: mj_env.env(),
+    "raw_env": lambda: raw_env(),
+    "MahjongVectorEnv": lambda: MahjongVectorEnv(2),
+    "MahjongSingleAgentVectorEnv": lambda: MahjongSingleAgentVectorEnv(2, opponents="random"),
+    "MahjongSingleAgentEnv": lambda: MahjongSingleAgentEnv(opponents="random"),
+    "gym.make": lambda: gym.make("mj_env/Beijing-v0", opponents="random"),
+}
+
+
+@pytest.mark.parametrize("kind", list(_MAKERS))
+def test_an_envs_metadata_is_its_own(kind, class_metadata):
+    """The AEC env and the one-table env used their class's ``metadata`` dict itself, and the vector envs a copy
+    that still held the class's ``render_modes`` list: ``env.metadata["render_fps"] = 30``, or a mode appended to
+    ``render_modes``, reached every env of the kind, made before or after, and the class default. Each env now
+    holds its own copy."""
+    make = _MAKERS[kind]
+    before, changed = make(), make()
+    changed.metadata["render_fps"] = 30
+    changed.metadata["render_modes"].append("rgb_array")
+    after = make()
+    for other in (before, after):
+        assert other.metadata["render_fps"] == 1
+        assert other.metadata["render_modes"] == ["ansi", "human"]
+    for cls, meta in class_metadata.items():
+        assert cls.metadata == meta, cls.__name__
+
+
+def test_a_sync_vector_env_keeps_its_autoreset_mode_when_another_is_made(class_metadata):
+    """Gymnasium's sync (and async) vector env writes its ``autoreset_mode`` into its first env's ``metadata``, which
+    was ``MahjongSingleAgentEnv``'s class dict: a second ``make_vec(..., "sync")`` of another mode rewrote the first's
+    ``metadata["autoreset_mode"]`` (what Gymnasium's vector wrappers, ``RecordEpisodeStatistics`` among them, read to
+    know how it resets), and every one-table env made later showed an ``autoreset_mode`` it does not have."""
+    same = gym.make_vec("mj_env/Beijing-v0", num_envs=1, vectorization_mode="sync", opponents="random",
+                        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
+    nxt = gym.make_vec("mj_env/Beijing-v0", num_envs=1, vectorization_mode="sync", opponents="random")
+    assert same.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    assert nxt.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+    assert "autoreset_mode" not in gym.make("mj_env/Beijing-v0", opponents="random").metadata
+    assert MahjongSingleAgentEnv.metadata == class_metadata[MahjongSingleAgentEnv]
+
+
+# ------------------------------------------------------------------------------------------------ returns held, edited
+def _scribble(x) -> None:
+    """Write over every writeable array and every container reachable from ``x`` (what a careless caller might)."""
+    if isinstance(x, np.ndarray):
+        if x.dtype == object:
+            for v in x.ravel():
+                _scribble(v)
+        elif x.flags.writeable:
+            x[...] = 1
+    elif isinstance(x, dict):
+        for k in list(x):
+            if isinstance(x[k], (dict, list, tuple, np.ndarray)):
+                _scribble(x[k])
+            else:
+                x[k] = "edited"
+        x["edited"] = True
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            if isinstance(v, (dict, list, tuple, np.ndarray)):
+                _scribble(v)
+            else:
+                x[i] = "edited"
+        x.append("edited")
+    elif isinstance(x, tuple):
+        for v in x:
+            _scribble(v)
+
+
+def _transcript(env, steps: int, *, edit: bool, seed: int = 3, reset_kwargs=None) -> tuple[list, list, int]:
+    """Random legal play of ``env`` (a batched env: reset and step of Gymnasium's vector API). Returns (what each
+    call returned, kept as it was; the same objects as they are after the play and a last reset; episodes ended).
+    ``edit``: every return is written over once it has been read, and the actions array after each step."""
+    rng = np.random.default_rng(0)
+    out = env.reset(seed=seed, **(reset_kwargs or {}))
+    kept, held, ended = [pickle.dumps(out)], [out], 0
+    mask = out[0]["action_mask"].copy()
+    if edit:
+        _scribble(out)
+    for _ in range(steps):
+        actions = uniform_legal(mask, rng)
+        out = env.step(actions)
+        kept.append(pickle.dumps(out))
+        held.append(out)
+        mask = out[0]["action_mask"].copy()
+        ended += int((out[2] | out[3]).sum())
+        if edit:
+            actions[:] = 0
+            _scribble(out)
+    again = env.reset(seed=seed + 1)
+    env.step(uniform_legal(again[0]["action_mask"], rng))
+    return kept, [pickle.dumps(h) for h in held], ended
+
+
+def _check_returns_are_the_callers_own(make, steps: int, **kw) -> None:
+    kept, later, ended = _transcript(make(), steps, edit=False, **kw)
+    assert ended >= 2  # (episodes ended, and were dealt anew, within the play)
+    changed = [t for t, (a, b) in enumerate(zip(kept, later)) if a != b]
+    assert not changed, f"returns of calls {changed[:5]} changed after they were returned"
+    edited, _, _ = _transcript(make(), steps, edit=True, **kw)
+    differ = [t for t, (a, b) in enumerate(zip(kept, edited)) if a != b]
+    assert not differ, f"writing into earlier returns changed the returns of calls {differ[:5]}"
+
+
+@pytest.mark.parametrize(("mode", "records", "obs"), [
+    ("SameStep", False, "v1"), ("SameStep", True, "v1"), ("NextStep", False, "v1"), ("NextStep", True, "v1"),
+    ("SameStep", True, "v2"),
+])
+def test_the_vector_envs_returns_are_the_callers_own(mode, records, obs):
+    """``MahjongVectorEnv``: observations, masks, seats, rewards, ends, settlements and hand records returned at a
+    step stay as they were through later steps, autoresets and a reset, and writing into them (and into the actions
+    array given) changes no later return."""
+    _check_returns_are_the_callers_own(
+        lambda: MahjongVectorEnv(4, seed=3, autoreset_mode=mode, records=records, obs=obs), 120 if obs == "v2" else 220)
+
+
+def test_the_one_table_vector_envs_returns_are_the_callers_own():
+    """The same for a one-table ``MahjongVectorEnv`` (its own observation path), dealt first a hand that ends at its
+    deal (its points come as ``deal_points`` with the next step)."""
+    _check_returns_are_the_callers_own(lambda: MahjongVectorEnv(1, seed=3), 300,
+                                       reset_kwargs={"options": {"walls": [four_hui_wall()]}})
+
+
+@pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
+@pytest.mark.parametrize("obs", ["v1", "v2"])
+def test_the_single_agent_vector_envs_returns_are_the_callers_own(mode, obs):
+    """``MahjongSingleAgentVectorEnv``: the same for its observations, masks, rewards, ends and infos (hand outcomes,
+    ``final_obs`` and ``final_info`` of truncated episodes); ``action_masks()`` is a copy as well."""
+    def make():
+        return MahjongSingleAgentVectorEnv(3, opponents="random", seat="rotate", seed=5, autoreset_mode=mode,
+                                           obs=obs, max_episode_steps=9)
+    _check_returns_are_the_callers_own(make, 40)
+    env = make()
+    env.reset(seed=1)
+    masks = env.action_masks()
+    masks[...] = True
+    assert not env.action_masks().all()
+
+
+def test_the_sb3_vec_envs_returns_are_the_callers_own():
+    """``MahjongSB3VecEnv``: observations, rewards, dones and the info dicts (``terminal_observation`` included)."""
+    pytest.importorskip("stable_baselines3")
+    from mj_env.sb3 import MahjongSB3VecEnv
+
+    def play(edit: bool):
+        env = MahjongSB3VecEnv(3, opponents="random", max_episode_steps=6)
+        env.seed(2)
+        rng = np.random.default_rng(0)
+        kept, held = [], []
+        obs = env.reset()
+        for _ in range(30):
+            actions = uniform_legal(env.action_masks(), rng)
+            env.step_async(actions)
+            out = env.step_wait()
+            kept.append(pickle.dumps(out))
+            held.append(out)
+            if edit:
+                actions[:] = 0
+                _scribble(out)
+        assert sum(int(o[2].sum()) for o in held) >= 2
+        env.seed(3)
+        obs = env.reset()
+        assert obs["observation"].shape == (3, 14, 34)
+        return kept, [pickle.dumps(h) for h in held]
+
+    kept, later = play(False)
+    assert kept == later
+    assert play(True)[0] == kept
