@@ -54,7 +54,8 @@ def _names() -> list[str]:
 
 NAMES: tuple[str, ...] = tuple(_names())
 CHI_START = np.array([chi_start(c) for c in range(N_CHI)], dtype=np.int64)
-"""CHI_START[c]: lowest tile of the run of chi action CHI + c, as an array for batched look-up."""
+"""CHI_START[c]: lowest tile of the run of chi action CHI + c, as an array for batched look-up (read-only)."""
+CHI_START.flags.writeable = False  # every chi reads it: a write is refused, never shared
 _INDEX = {n: i for i, n in enumerate(NAMES)}
 
 

@@ -53,7 +53,8 @@ IMPOSSIBLE = 99
 """orphans_need of a hand that can never be thirteen orphans (more wildcards than any hand)."""
 ORPHAN_KINDS = np.concatenate([(np.arange(N_SUITS)[:, None] * SUIT_SIZE + [0, SUIT_SIZE - 1]).ravel(),
                                np.arange(N_SUITED, N_KINDS)])
-"""1m 9m 1p 9p 1s 9s and the seven honors; the last three (5z 6z 7z) are the dragons."""
+"""1m 9m 1p 9p 1s 9s and the seven honors; the last three (5z 6z 7z) are the dragons. Read-only."""
+ORPHAN_KINDS.flags.writeable = False  # the win checks and scoring read it: a write is refused, never shared
 _N_ORPHANS = ORPHAN_KINDS.size
 _DRAGON_SLOTS = slice(10, 13)
 _IS_DRAGON = np.arange(_N_ORPHANS) >= _DRAGON_SLOTS.start

@@ -42,7 +42,8 @@ C_CHI = (C_CHI_LOW, C_CHI_MID, C_CHI_HIGH)
 # claim categories (queue_cat, pend_cat): the priority of a claim, lower is asked first
 CAT_WIN, CAT_PONG_KONG, CAT_CHI, NO_CATEGORY = 0, 1, 2, 3
 CLAIM_CATEGORY = np.array([CAT_WIN, CAT_PONG_KONG, CAT_PONG_KONG, CAT_CHI, CAT_CHI, CAT_CHI], dtype=np.int8)
-"""CLAIM_CATEGORY[claim kind]: its category."""
+"""CLAIM_CATEGORY[claim kind]: its category (read-only)."""
+CLAIM_CATEGORY.flags.writeable = False  # every claim window reads it: a write is refused, never shared
 
 
 @dataclass

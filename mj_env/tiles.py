@@ -36,7 +36,8 @@ FIRST_FLOWER = 34
 COPIES = 4
 
 SUIT_OF = np.minimum(np.arange(N_KINDS) // SUIT_SIZE, N_SUITS)
-"""SUIT_OF[t]: 0, 1, 2 for a kind of m, p, s; 3 (= N_SUITS) for an honor. (34,) int64."""
+"""SUIT_OF[t]: 0, 1, 2 for a kind of m, p, s; 3 (= N_SUITS) for an honor. (34,) int64, read-only."""
+SUIT_OF.flags.writeable = False  # every engine and agent reads it: a write is refused, never shared
 
 _SUIT_OFFSET = {"m": 0, "p": SUIT_SIZE, "s": 2 * SUIT_SIZE, "z": N_SUITED, "f": FIRST_FLOWER}
 _LETTER_KINDS = {"m": SUIT_SIZE, "p": SUIT_SIZE, "s": SUIT_SIZE, "z": N_HONORS, "f": N_FLOWERS}
@@ -213,7 +214,8 @@ def _hui_table() -> np.ndarray:
 
 
 HUI_OF_INDICATOR = _hui_table()
-"""HUI_OF_INDICATOR[indicator] is the 惠牌 kind; an array for batched look-up."""
+"""HUI_OF_INDICATOR[indicator] is the 惠牌 kind; an array for batched look-up (read-only)."""
+HUI_OF_INDICATOR.flags.writeable = False  # every deal reads it: a write is refused, never shared
 
 
 def full_set(n_tiles: int = 136) -> np.ndarray:

@@ -204,3 +204,25 @@ def test_the_sb3_vec_envs_returns_are_the_callers_own():
     kept, later = play(False)
     assert kept == later
     assert play(True)[0] == kept
+
+
+# ------------------------------------------------------------------------------------------------ shared constants
+@pytest.mark.parametrize("name", ["tiles.SUIT_OF", "tiles.HUI_OF_INDICATOR", "hand.ORPHAN_KINDS", "state.CLAIM_CATEGORY",
+                                  "actions.CHI_START"])
+def test_the_packages_public_constant_arrays_refuse_a_write(name):
+    """``mj_env``'s public look-up arrays are read by every engine, observation and agent of the process. They were
+    writeable: a user's ``HUI_OF_INDICATOR[0] += 1`` (or a view of ``SUIT_OF`` edited for features of one's own)
+    made every later beijing hand dealt with the indicator 1m take 3m as its 惠牌, not 2m, without a word. NumPy now
+    refuses the write (ValueError), as it does for ``Engine.legal_mask()`` and the hand tables."""
+    import importlib
+
+    module, attr = name.split(".")
+    arr = getattr(importlib.import_module(f"mj_env.{module}"), attr)
+    saved = arr.copy()
+    try:
+        with pytest.raises(ValueError, match="read-only"):
+            arr[0] = arr[0]
+    finally:  # (where the write was taken: the value it had)
+        if arr.flags.writeable:
+            arr[...] = saved
+    assert np.array_equal(arr, saved)
