@@ -118,7 +118,7 @@ class RewardTransform:
     def hand_end(self, points) -> np.ndarray:
         p = np.asarray(points, dtype=np.float64)  # exact points (the env's float64): float32 rounds above 2**24
         if self.kind == "points":
-            return p
+            return p.copy() if p is points else p  # the caller's own array, as the other kinds give: never its input
         if self.kind == "sign":
             return np.sign(p)
         return p / self.scale

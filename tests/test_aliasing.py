@@ -226,3 +226,17 @@ def test_the_packages_public_constant_arrays_refuse_a_write(name):
         if arr.flags.writeable:
             arr[...] = saved
     assert np.array_equal(arr, saved)
+
+
+@pytest.mark.parametrize("kind", ["points", "scaled", "sign", "shaped"])
+def test_a_reward_options_hand_end_is_never_the_array_it_was_given(kind):
+    """``RewardTransform.hand_end`` of float64 points (what the envs return) under ``points`` was the points array
+    itself, where the other kinds give a new one: a caller that edited the reward in place (``r = hand_end(x);
+    r[ended] -= penalty``) changed the rewards it had kept, under that kind only."""
+    from agents.rewards import RewardTransform
+
+    points = np.array([[8.0, -4.0, -2.0, -2.0]])
+    kept = points.copy()
+    out = RewardTransform(kind).hand_end(points)
+    out[...] = 0
+    assert np.array_equal(points, kept)
