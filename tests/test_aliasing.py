@@ -108,16 +108,21 @@ def _scribble(x) -> None:
 def _transcript(env, steps: int, *, edit: bool, seed: int = 3, reset_kwargs=None) -> tuple[list, list, int]:
     """Random legal play of ``env`` (a batched env: reset and step of Gymnasium's vector API). Returns (what each
     call returned, kept as it was; the same objects as they are after the play and a last reset; episodes ended).
-    ``edit``: every return is written over once it has been read, and the actions array after each step."""
+    ``edit``: every return is written over once it has been read, and the actions array after each step. The
+    actions and reset options given must come back from each call as they were given."""
     rng = np.random.default_rng(0)
+    given = copy.deepcopy(reset_kwargs or {})
     out = env.reset(seed=seed, **(reset_kwargs or {}))
+    assert pickle.dumps(reset_kwargs or {}) == pickle.dumps(given)  # the options given are read, never written
     kept, held, ended = [pickle.dumps(out)], [out], 0
     mask = out[0]["action_mask"].copy()
     if edit:
         _scribble(out)
     for _ in range(steps):
         actions = uniform_legal(mask, rng)
+        given = actions.copy()
         out = env.step(actions)
+        assert np.array_equal(actions, given)  # the actions given are read, never written
         kept.append(pickle.dumps(out))
         held.append(out)
         mask = out[0]["action_mask"].copy()
