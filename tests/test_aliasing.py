@@ -245,3 +245,43 @@ def test_a_reward_options_hand_end_is_never_the_array_it_was_given(kind):
     out = RewardTransform(kind).hand_end(points)
     out[...] = 0
     assert np.array_equal(points, kept)
+
+
+# ------------------------------------------------------------------------------------------------ inputs changed after
+def _play_records(env, steps: int, rng) -> list:
+    """``steps`` random legal steps of a ``MahjongVectorEnv(records=True)`` already reset: its returns, pickled."""
+    out, mask = [], env._obs()["action_mask"]
+    for _ in range(steps):
+        step = env.step(uniform_legal(mask, rng))
+        mask = step[0]["action_mask"]
+        out.append(pickle.dumps(step))
+    return out
+
+
+def test_what_a_caller_changes_after_passing_it_changes_nothing():
+    """A rules dict, the walls and dealers of a reset, and an opponents list, each changed by the caller after the
+    call that took it: the env plays, records and settles as a twin given copies does (each was read or copied when
+    it was given)."""
+    from agents.rule_based import RuleBasedAgent
+    from mj_env.rules import get_rules
+    from mj_env.wall import shuffled_walls
+
+    spec = {"name": "beijing", "hui_wild_in_melds": True}
+    walls = shuffled_walls(get_rules(spec), np.random.default_rng(4), 2)
+    dealers = [1, 3]
+    twin = MahjongVectorEnv(2, rules=dict(spec), records=True)
+    twin.reset(seed=1, options={"walls": walls.copy(), "dealers": list(dealers)})
+    env = MahjongVectorEnv(2, rules=spec, records=True)
+    env.reset(seed=1, options={"walls": walls, "dealers": dealers})
+    spec["hui_wild_in_melds"], spec["name"] = False, "hebei"
+    walls[:] = walls[:, ::-1].copy()
+    dealers[:] = [0, 0]
+    played = _play_records(env, 250, np.random.default_rng(0))
+    assert played == _play_records(twin, 250, np.random.default_rng(0))
+    assert sum(pickle.loads(p)[4].get("_hand_record", np.zeros(2)).sum() for p in played) >= 2  # records were made
+
+    opponents = [RuleBasedAgent(), RuleBasedAgent(), RuleBasedAgent()]
+    single = MahjongSingleAgentVectorEnv(2, opponents=opponents, seed=2)
+    kept = single.opponents
+    opponents[:] = ["random"] * 3
+    assert single.opponents == kept and all(isinstance(a, RuleBasedAgent) for a in single.opponents)
