@@ -118,7 +118,7 @@ class RewardTransform:
     def hand_end(self, points) -> np.ndarray:
         p = np.asarray(points, dtype=np.float64)  # exact points (the env's float64): float32 rounds above 2**24
         if self.kind == "points":
-            return p.copy() if p is points else p  # the caller's own array, as the other kinds give: never its input
+            return p.copy() if p is points else p  # a new array, as the other kinds give: never the input
         if self.kind == "sign":
             return np.sign(p)
         return p / self.scale

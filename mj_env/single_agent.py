@@ -604,7 +604,7 @@ class MahjongSingleAgentEnv(gym.Env):
                  **overrides):
         refuse_arguments(overrides, NOT_ONE_TABLE_ARGUMENTS)
         # this env's own copy of the class's metadata: Gymnasium's sync and async vector envs write their
-        # autoreset_mode into their first env's, which was the class's dict, shared by every one-table env made
+        # autoreset_mode into their first env's, which was the class's dict, shared by every one-table env
         self.metadata = copy.deepcopy(self.metadata)
         self.venv = MahjongSingleAgentVectorEnv(1, rules=rules, opponents=opponents, seat=seat,
                                                 render_mode=render_mode, illegal_action=illegal_action,

@@ -1,11 +1,13 @@
 """Audit of aliasing: what a user holds, changes or keeps of what the environments return.
 
-RL code keeps what an env returns (replay buffers, rollout storage, logs) and edits arrays in place (normalising,
-masking, writing actions into a buffer it reuses). Expected here, for every batched env layer: a return held from
-step t is unchanged by steps t+1, t+2 and a reset (no output buffer is reused); writing into a returned array or
-settlement changes nothing the env does or returns later; changing the actions array after a step changes nothing;
-and two envs never share what one of them lets a caller change (``metadata``). The AEC env's observations are held
-to the same in ``tests/test_aec_overhead.py``, ``Engine.clone`` in ``tests/test_clone.py``.
+RL code keeps what an env returns (replay buffers, rollout storage, logs) and edits arrays in place
+(normalising, masking, writing actions into a buffer it reuses). Expected here, for every batched env layer: a
+return held from step t is unchanged by steps t+1, t+2 and a reset (no output buffer is reused); writing into
+a returned array or settlement changes nothing the env does or returns later; the actions, options, rules and
+opponents a caller passes are read or copied, so changing them afterwards changes nothing; two envs never
+share what one of them lets a caller change (``metadata``); ``mj_env``'s public look-up arrays refuse a write;
+and a reward option's ``hand_end`` never hands back the array it was given. The AEC env's observations are
+held to the same in ``tests/test_aec_overhead.py``, ``Engine.clone`` in ``tests/test_clone.py``.
 """
 from __future__ import annotations
 
@@ -29,7 +31,8 @@ _ENV_CLASSES = (raw_env, MahjongVectorEnv, MahjongSingleAgentVectorEnv, MahjongS
 
 @pytest.fixture
 def class_metadata(monkeypatch):
-    """Each env class's metadata as a copy for this test only: a test that fails leaves the real ones as they were."""
+    """Each env class's metadata as a copy for this test only: a test that fails leaves the real ones as they
+    were."""
     for cls in _ENV_CLASSES:
         monkeypatch.setattr(cls, "metadata", copy.deepcopy(cls.metadata))
     return {cls: copy.deepcopy(cls.metadata) for cls in _ENV_CLASSES}
@@ -47,10 +50,10 @@ _MAKERS = {
 
 @pytest.mark.parametrize("kind", list(_MAKERS))
 def test_an_envs_metadata_is_its_own(kind, class_metadata):
-    """The AEC env and the one-table env used their class's ``metadata`` dict itself, and the vector envs a copy
-    that still held the class's ``render_modes`` list: ``env.metadata["render_fps"] = 30``, or a mode appended to
-    ``render_modes``, reached every env of the kind, made before or after, and the class default. Each env now
-    holds its own copy."""
+    """The AEC env and the one-table env used their class's ``metadata`` dict itself, and the vector envs a
+    copy that still held the class's ``render_modes`` list: ``env.metadata["render_fps"] = 30``, or a mode
+    appended to ``render_modes``, reached every env of the kind, made before or after, and the class default.
+    Each env now holds its own copy."""
     make = _MAKERS[kind]
     before, changed = make(), make()
     changed.metadata["render_fps"] = 30
@@ -64,10 +67,11 @@ def test_an_envs_metadata_is_its_own(kind, class_metadata):
 
 
 def test_a_sync_vector_env_keeps_its_autoreset_mode_when_another_is_made(class_metadata):
-    """Gymnasium's sync (and async) vector env writes its ``autoreset_mode`` into its first env's ``metadata``, which
-    was ``MahjongSingleAgentEnv``'s class dict: a second ``make_vec(..., "sync")`` of another mode rewrote the first's
-    ``metadata["autoreset_mode"]`` (what Gymnasium's vector wrappers, ``RecordEpisodeStatistics`` among them, read to
-    know how it resets), and every one-table env made later showed an ``autoreset_mode`` it does not have."""
+    """Gymnasium's sync (and async) vector env writes its ``autoreset_mode`` into its first env's
+    ``metadata``, which was ``MahjongSingleAgentEnv``'s class dict: a second ``make_vec(..., "sync")`` of
+    another mode rewrote the first's ``metadata["autoreset_mode"]`` (what Gymnasium's vector wrappers,
+    ``RecordEpisodeStatistics`` among them, read to know how it resets), and every one-table env made later
+    showed an ``autoreset_mode`` it does not have."""
     same = gym.make_vec("mj_env/Beijing-v0", num_envs=1, vectorization_mode="sync", opponents="random",
                         vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
     nxt = gym.make_vec("mj_env/Beijing-v0", num_envs=1, vectorization_mode="sync", opponents="random")
@@ -77,9 +81,10 @@ def test_a_sync_vector_env_keeps_its_autoreset_mode_when_another_is_made(class_m
     assert MahjongSingleAgentEnv.metadata == class_metadata[MahjongSingleAgentEnv]
 
 
-# ------------------------------------------------------------------------------------------------ returns held, edited
+# ------------------------------------------------------------------------------------- returns held, edited
 def _scribble(x) -> None:
-    """Write over every writeable array and every container reachable from ``x`` (what a careless caller might)."""
+    """Write over every writeable array and every container reachable from ``x`` (what a careless caller
+    might)."""
     if isinstance(x, np.ndarray):
         if x.dtype == object:
             for v in x.ravel():
@@ -106,14 +111,14 @@ def _scribble(x) -> None:
 
 
 def _transcript(env, steps: int, *, edit: bool, seed: int = 3, reset_kwargs=None) -> tuple[list, list, int]:
-    """Random legal play of ``env`` (a batched env: reset and step of Gymnasium's vector API). Returns (what each
-    call returned, kept as it was; the same objects as they are after the play and a last reset; episodes ended).
-    ``edit``: every return is written over once it has been read, and the actions array after each step. The
-    actions and reset options given must come back from each call as they were given."""
+    """Random legal play of ``env`` (a batched env: reset and step of Gymnasium's vector API). Returns (what
+    each call returned, kept as it was; the same objects as they are after the play and a last reset; episodes
+    ended). ``edit``: every return is written over once it has been read, and the actions array after each
+    step. The actions and reset options given must come back from each call as they were given."""
     rng = np.random.default_rng(0)
     given = copy.deepcopy(reset_kwargs or {})
     out = env.reset(seed=seed, **(reset_kwargs or {}))
-    assert pickle.dumps(reset_kwargs or {}) == pickle.dumps(given)  # the options given are read, never written
+    assert pickle.dumps(reset_kwargs or {}) == pickle.dumps(given)  # the options are read, never written
     kept, held, ended = [pickle.dumps(out)], [out], 0
     mask = out[0]["action_mask"].copy()
     if edit:
@@ -150,16 +155,17 @@ def _check_returns_are_the_callers_own(make, steps: int, **kw) -> None:
     ("SameStep", True, "v2"),
 ])
 def test_the_vector_envs_returns_are_the_callers_own(mode, records, obs):
-    """``MahjongVectorEnv``: observations, masks, seats, rewards, ends, settlements and hand records returned at a
-    step stay as they were through later steps, autoresets and a reset, and writing into them (and into the actions
-    array given) changes no later return."""
-    _check_returns_are_the_callers_own(
-        lambda: MahjongVectorEnv(4, seed=3, autoreset_mode=mode, records=records, obs=obs), 120 if obs == "v2" else 220)
+    """``MahjongVectorEnv``: observations, masks, seats, rewards, ends, settlements and hand records returned
+    at a step stay as they were through later steps, autoresets and a reset, and writing into them (and into
+    the actions array given) changes no later return."""
+    def make():
+        return MahjongVectorEnv(4, seed=3, autoreset_mode=mode, records=records, obs=obs)
+    _check_returns_are_the_callers_own(make, 120 if obs == "v2" else 220)
 
 
 def test_the_one_table_vector_envs_returns_are_the_callers_own():
-    """The same for a one-table ``MahjongVectorEnv`` (its own observation path), dealt first a hand that ends at its
-    deal (its points come as ``deal_points`` with the next step)."""
+    """The same for a one-table ``MahjongVectorEnv`` (its own observation path), dealt first a hand that ends
+    at its deal (its points come as ``deal_points`` with the next step)."""
     _check_returns_are_the_callers_own(lambda: MahjongVectorEnv(1, seed=3), 300,
                                        reset_kwargs={"options": {"walls": [four_hui_wall()]}})
 
@@ -167,8 +173,9 @@ def test_the_one_table_vector_envs_returns_are_the_callers_own():
 @pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
 @pytest.mark.parametrize("obs", ["v1", "v2"])
 def test_the_single_agent_vector_envs_returns_are_the_callers_own(mode, obs):
-    """``MahjongSingleAgentVectorEnv``: the same for its observations, masks, rewards, ends and infos (hand outcomes,
-    ``final_obs`` and ``final_info`` of truncated episodes); ``action_masks()`` is a copy as well."""
+    """``MahjongSingleAgentVectorEnv``: the same for its observations, masks, rewards, ends and infos (hand
+    outcomes, ``final_obs`` and ``final_info`` of truncated episodes); ``action_masks()`` is a copy as well.
+    """
     def make():
         return MahjongSingleAgentVectorEnv(3, opponents="random", seat="rotate", seed=5, autoreset_mode=mode,
                                            obs=obs, max_episode_steps=9)
@@ -181,7 +188,8 @@ def test_the_single_agent_vector_envs_returns_are_the_callers_own(mode, obs):
 
 
 def test_the_sb3_vec_envs_returns_are_the_callers_own():
-    """``MahjongSB3VecEnv``: observations, rewards, dones and the info dicts (``terminal_observation`` included)."""
+    """``MahjongSB3VecEnv``: observations, rewards, dones and the info dicts (``terminal_observation``
+    included)."""
     pytest.importorskip("stable_baselines3")
     from mj_env.sb3 import MahjongSB3VecEnv
 
@@ -211,14 +219,15 @@ def test_the_sb3_vec_envs_returns_are_the_callers_own():
     assert play(True)[0] == kept
 
 
-# ------------------------------------------------------------------------------------------------ shared constants
-@pytest.mark.parametrize("name", ["tiles.SUIT_OF", "tiles.HUI_OF_INDICATOR", "hand.ORPHAN_KINDS", "state.CLAIM_CATEGORY",
-                                  "actions.CHI_START"])
+# ----------------------------------------------------------------------------------------- shared constants
+@pytest.mark.parametrize("name", ["tiles.SUIT_OF", "tiles.HUI_OF_INDICATOR", "hand.ORPHAN_KINDS",
+                                  "state.CLAIM_CATEGORY", "actions.CHI_START"])
 def test_the_packages_public_constant_arrays_refuse_a_write(name):
-    """``mj_env``'s public look-up arrays are read by every engine, observation and agent of the process. They were
-    writeable: a user's ``HUI_OF_INDICATOR[0] += 1`` (or a view of ``SUIT_OF`` edited for features of one's own)
-    made every later beijing hand dealt with the indicator 1m take 3m as its 惠牌, not 2m, without a word. NumPy now
-    refuses the write (ValueError), as it does for ``Engine.legal_mask()`` and the hand tables."""
+    """``mj_env``'s public look-up arrays are read by every engine, observation and agent of the process. They
+    were writeable: a user's ``HUI_OF_INDICATOR[0] += 1`` (or a view of ``SUIT_OF`` edited for features of
+    one's own) made every later beijing hand dealt with the indicator 1m take 3m as its 惠牌, not 2m, without a
+    word. NumPy now refuses the write (ValueError), as it does for ``Engine.legal_mask()`` and the hand
+    tables."""
     import importlib
 
     module, attr = name.split(".")
@@ -235,9 +244,9 @@ def test_the_packages_public_constant_arrays_refuse_a_write(name):
 
 @pytest.mark.parametrize("kind", ["points", "scaled", "sign", "shaped"])
 def test_a_reward_options_hand_end_is_never_the_array_it_was_given(kind):
-    """``RewardTransform.hand_end`` of float64 points (what the envs return) under ``points`` was the points array
-    itself, where the other kinds give a new one: a caller that edited the reward in place (``r = hand_end(x);
-    r[ended] -= penalty``) changed the rewards it had kept, under that kind only."""
+    """``RewardTransform.hand_end`` of float64 points (what the envs return) under ``points`` was the points
+    array itself, where the other kinds give a new one: a caller that edited the reward in place (``r =
+    hand_end(x); r[ended] -= penalty``) changed the rewards it had kept, under that kind only."""
     from agents.rewards import RewardTransform
 
     points = np.array([[8.0, -4.0, -2.0, -2.0]])
@@ -247,9 +256,10 @@ def test_a_reward_options_hand_end_is_never_the_array_it_was_given(kind):
     assert np.array_equal(points, kept)
 
 
-# ------------------------------------------------------------------------------------------------ inputs changed after
+# ------------------------------------------------------------------------------------- inputs changed after
 def _play_records(env, steps: int, rng) -> list:
-    """``steps`` random legal steps of a ``MahjongVectorEnv(records=True)`` already reset: its returns, pickled."""
+    """``steps`` random legal steps of a ``MahjongVectorEnv(records=True)`` already reset: its returns,
+    pickled."""
     out, mask = [], env._obs()["action_mask"]
     for _ in range(steps):
         step = env.step(uniform_legal(mask, rng))
@@ -259,9 +269,9 @@ def _play_records(env, steps: int, rng) -> list:
 
 
 def test_what_a_caller_changes_after_passing_it_changes_nothing():
-    """A rules dict, the walls and dealers of a reset, and an opponents list, each changed by the caller after the
-    call that took it: the env plays, records and settles as a twin given copies does (each was read or copied when
-    it was given)."""
+    """A rules dict, the walls and dealers of a reset, and an opponents list, each changed by the caller after
+    the call that took it: the env plays, records and settles as a twin given copies does (each was read or
+    copied when it was given)."""
     from agents.rule_based import RuleBasedAgent
     from mj_env.rules import get_rules
     from mj_env.wall import shuffled_walls
@@ -278,7 +288,8 @@ def test_what_a_caller_changes_after_passing_it_changes_nothing():
     dealers[:] = [0, 0]
     played = _play_records(env, 250, np.random.default_rng(0))
     assert played == _play_records(twin, 250, np.random.default_rng(0))
-    assert sum(pickle.loads(p)[4].get("_hand_record", np.zeros(2)).sum() for p in played) >= 2  # records were made
+    records = sum(pickle.loads(p)[4].get("_hand_record", np.zeros(2)).sum() for p in played)
+    assert records >= 2  # (hands ended and were recorded)
 
     opponents = [RuleBasedAgent(), RuleBasedAgent(), RuleBasedAgent()]
     single = MahjongSingleAgentVectorEnv(2, opponents=opponents, seed=2)
