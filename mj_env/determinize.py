@@ -194,7 +194,8 @@ def _seats(seat, n: int) -> np.ndarray:
     if arr.dtype.kind not in "iu":
         raise TypeError(f"seat must be a seat number or an array of them, got dtype {arr.dtype}")
     if (j := bool_among_ints(seat)) is not None:  # ([True, 1] is the int64 [1, 1])
-        raise TypeError(f"seat must be a seat number or an array of them, got {seat[j]!r} at position {j}")
+        given = cast("list", seat)[j]  # (a list or tuple: what bool_among_ints reads)
+        raise TypeError(f"seat must be a seat number or an array of them, got {given!r} at position {j}")
     if arr.shape != (n,):
         raise ValueError(f"seat must be one seat or one per table ({n}), got shape {arr.shape}")
     if ((arr < 0) | (arr >= S)).any():

@@ -85,7 +85,7 @@ def win_scores(rules: RuleSet, fan: int, winner: int, dealer: int, discarder: in
         scores[payer] -= amount
         scores[winner] += amount
     if rules.shaozhuang:
-        scores = [a + b for a, b in zip(scores, shaozhuang_scores(dealer, shaozhuang_rounds))]
+        scores = [a + int(b) for a, b in zip(scores, shaozhuang_scores(dealer, shaozhuang_rounds))]
     scores = [s * base for s in scores]
     assert sum(scores) == 0, scores
     return scores

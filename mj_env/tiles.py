@@ -180,7 +180,7 @@ def format_hand(counts) -> str:
         with np.errstate(invalid="ignore"):  # (NaN and inf: refused below)
             whole = counts.astype(np.int64) if counts.dtype.kind in "buf" else None
         ok = whole is not None and bool(((whole == counts) & (whole >= 0)).all())  # (uint64 2**63+: < 0)
-    if not ok:
+    if not ok or whole is None:
         raise TileError(f"tile counts must be whole numbers >= 0, got {brief(counts.tolist())}")
     return format_tiles(np.repeat(np.arange(len(counts)), whole))
 
