@@ -487,11 +487,13 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: RulesSpec = "bei
         bar = tqdm(total=hands, unit="wall", desc="arena", file=sys.stderr)
     # an agent given loaded is labelled by its spec, in the summary and in the hand records alike
     labels = [x if isinstance(x, str) else shown(x) for x in specs] if given else None
-    result = play_duplicate(agents, hands, seed=seed, rules=rules, batch_walls=batch_walls,
-                            progress=None if bar is None else (lambda done: bar.update(done - bar.n)),
-                            record_hands=records or False, labels=labels, common_random=common_random)
-    if bar is not None:
-        bar.close()
+    try:
+        result = play_duplicate(agents, hands, seed=seed, rules=rules, batch_walls=batch_walls,
+                                progress=None if bar is None else (lambda done: bar.update(done - bar.n)),
+                                record_hands=records or False, labels=labels, common_random=common_random)
+    finally:  # also when an agent or records raises (Ctrl-C too): the bar's line ends before the error is told,
+        if bar is not None:  # which was written onto the bar's line, and the bar drawn again once collected
+            bar.close()
     summary = summarize(result)
     # the rules as a record writes them: the preset's name, or it and the fields changed (base=5 is no beijing run)
     summary.update({"rules": rules_json(get_rules(rules)), "seed": seed, "batch": batch_walls,
