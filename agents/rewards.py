@@ -37,7 +37,7 @@ of each (within +-1e6; ``shaping_coef`` scales the built-in distance potential o
 Phi = 0 once an episode terminates, so any such function keeps the optimum (Ng et al.); it should read only
 the planes it is given (what the seat sees), as the built-in one does. It is called on the observation a step
 returns, after the env has stepped: if it raises or answers badly, the step has happened and its observation
-is lost, so the wrapped env should be reset before it is used again::
+is lost, so the wrapper's ``step`` then refuses (a RuntimeError saying so) until it is reset::
 
     def pairs(planes):            # Phi: 0.1 per pair held (plane 0: the seat's own tile counts)
         return 0.1 * (planes[:, 0] >= 2).sum(axis=1)
@@ -166,6 +166,10 @@ def _own_potential(fn, planes: np.ndarray) -> np.ndarray:
     return values.astype(np.float32)
 
 
+_LOST = ("{}.step(): the potential function raised in an earlier call, after the env had stepped, so the "
+         "observation it was given never reached you and Phi is unknown; call reset() first")
+
+
 def _given(potential) -> dict:
     """The constructor argument ``potential`` as the wrappers record it (env.spec): only when one is given, so
     an env without one keeps the spec it had before the argument existed (and stays JSON-serializable)."""
@@ -241,17 +245,25 @@ class RewardOption(gym.Wrapper, gym.utils.RecordConstructorArgs):
         gym.Wrapper.__init__(self, env)
         self._phi = 0.0
         self._starting = False  # an episode ended: a next step without reset() is an autoreset (Gymnasium's Autoreset)
+        self._lost = False  # the potential raised: the step or reset had happened, its observation was lost
 
     def _potential(self, obs) -> float:
-        return float(self.transform.potential(np.asarray(obs["observation"])[None])[0])
+        try:
+            return float(self.transform.potential(np.asarray(obs["observation"])[None])[0])
+        except BaseException:  # (a user's potential) a step on would shape from a stale Phi: step refuses until reset
+            self._lost = True
+            raise
 
     def reset(self, **kwargs):
         obs, info = self.env.reset(**kwargs)
         self._phi = self._potential(obs)
         self._starting = False
+        self._lost = False
         return obs, info
 
     def step(self, action):
+        if self._lost:
+            raise RuntimeError(_LOST.format("RewardOption"))
         obs, reward, terminated, truncated, info = self.env.step(action)
         shaped = float(self.transform.hand_end(reward))
         if self.transform.shaping:
@@ -299,9 +311,14 @@ class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
         VectorWrapper.__init__(self, env)
         self._phi = np.zeros(env.num_envs, dtype=np.float64)
         self._starting = np.zeros(env.num_envs, dtype=bool)  # NEXT_STEP: the next step deals a new episode
+        self._lost = False  # as RewardOption's: a reset of every table ends it
 
     def _potential(self, planes) -> np.ndarray:
-        return self.transform.potential(np.asarray(planes)).astype(np.float64)
+        try:
+            return self.transform.potential(np.asarray(planes)).astype(np.float64)
+        except BaseException:
+            self._lost = True
+            raise
 
     def reset(self, *, seed=None, options=None):
         # (Gymnasium types VectorWrapper.reset's seed wider than VectorEnv.reset's: passed on as given)
@@ -311,9 +328,13 @@ class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
         rows = slice(None) if mask is None else np.asarray(mask, dtype=bool)
         self._phi[rows] = phi[rows]
         self._starting[rows] = False
+        if mask is None or np.all(rows):
+            self._lost = False
         return obs, infos
 
     def step(self, actions):
+        if self._lost:
+            raise RuntimeError(_LOST.format("RewardOptionVector") + " (of every table)")
         obs, rewards, terminated, truncated, infos = self.env.step(actions)
         shaped = np.asarray(self.transform.hand_end(rewards), dtype=np.float64)
         if self.transform.shaping:
