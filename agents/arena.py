@@ -491,8 +491,8 @@ def compare(specs: list[str], hands: int, seed: int = 0, rules: RulesSpec = "bei
         result = play_duplicate(agents, hands, seed=seed, rules=rules, batch_walls=batch_walls,
                                 progress=None if bar is None else (lambda done: bar.update(done - bar.n)),
                                 record_hands=records or False, labels=labels, common_random=common_random)
-    finally:  # also when an agent or records raises (Ctrl-C too): the bar's line ends before the error is told,
-        if bar is not None:  # which was written onto the bar's line, and the bar drawn again once collected
+    finally:  # also when an agent or records raises (Ctrl-C too): the bar's line ends before an error is told
+        if bar is not None:  # (it was written onto the bar's line, and the bar drawn again once collected)
             bar.close()
     summary = summarize(result)
     # the rules as a record writes them: the preset's name, or it and the fields changed (base=5 is no beijing run)

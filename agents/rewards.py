@@ -229,6 +229,8 @@ class RewardOption(gym.Wrapper, gym.utils.RecordConstructorArgs):
     Phi goes to 0 only when the episode ends, not at each hand's end (still potential-based shaping, over the
     match); and ``sign`` is the sign of a step's points, which in a match may sum two hands'."""
 
+    _lost = False  # True from a potential that raised after the env stepped (its observation lost) to a reset
+
     def __init__(self, env, kind: str = "shaped", scale: float = 4.0, shaping_coef: float = 0.25,
                  gamma: float = 0.99, potential=None):
         if isinstance(env, VectorEnv):
@@ -245,12 +247,11 @@ class RewardOption(gym.Wrapper, gym.utils.RecordConstructorArgs):
         gym.Wrapper.__init__(self, env)
         self._phi = 0.0
         self._starting = False  # an episode ended: a next step without reset() is an autoreset (Gymnasium's Autoreset)
-        self._lost = False  # the potential raised: the step or reset had happened, its observation was lost
 
     def _potential(self, obs) -> float:
         try:
             return float(self.transform.potential(np.asarray(obs["observation"])[None])[0])
-        except BaseException:  # (a user's potential) a step on would shape from a stale Phi: step refuses until reset
+        except BaseException:  # (a user's potential) a step on would shape from a stale Phi: refused
             self._lost = True
             raise
 
@@ -286,6 +287,8 @@ class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
     For Gymnasium's ``sync`` or ``async`` vector env of one-table envs, wrap each: ``gym.make_vec(id, num_envs=N,
     vectorization_mode="sync", wrappers=[RewardOption])``."""
 
+    _lost = False  # as RewardOption's; only a reset of every table ends it
+
     def __init__(self, env, kind: str = "shaped", scale: float = 4.0, shaping_coef: float = 0.25,
                  gamma: float = 0.99, potential=None):
         if not isinstance(env, VectorEnv):
@@ -311,7 +314,6 @@ class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
         VectorWrapper.__init__(self, env)
         self._phi = np.zeros(env.num_envs, dtype=np.float64)
         self._starting = np.zeros(env.num_envs, dtype=bool)  # NEXT_STEP: the next step deals a new episode
-        self._lost = False  # as RewardOption's: a reset of every table ends it
 
     def _potential(self, planes) -> np.ndarray:
         try:

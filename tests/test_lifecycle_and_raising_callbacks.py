@@ -4,13 +4,13 @@ Most call orders (before the first reset, after an episode ended, after close, t
 options) were already refused or played as docs/INTERFACES.md 2 and the libraries' conventions say, and are
 fuzzed in tests/test_stateful_api.py. The checks here are the faults found and fixed:
 
-- ``agents.arena.compare(progress=True)``: an agent (or the records callable) that raised, Ctrl-C too, left the
-  tqdm bar open: the error the command line then tells was written onto the bar's line, and the bar was drawn
-  again after it once collected. The bar is now closed whatever ends the run.
-- ``agents.rewards.RewardOption`` / ``RewardOptionVector`` with a user's ``potential`` that raised: the env had
-  stepped and its observation was lost; a step on shaped from the stale Phi of the state before without a word.
-  Such a step is now refused (a RuntimeError saying to reset); after reset the wrapper pays as a twin never
-  failed.
+- ``agents.arena.compare(progress=True)``: an agent (or the records callable) that raised, Ctrl-C too, left
+  the tqdm bar open: the error the command line then tells was written onto the bar's line, and the bar was
+  drawn again after it once collected. The bar is now closed whatever ends the run.
+- ``agents.rewards.RewardOption`` / ``RewardOptionVector`` with a user's ``potential`` that raised: the env
+  had stepped and its observation was lost; a step on shaped from the stale Phi of the state before without
+  a word. Such a step is now refused (a RuntimeError saying to reset); after reset the wrapper pays as a twin
+  never failed.
 """
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ class _RaisesAt(RandomAgent):
         return super().act(obs, rng)
 
 
-@pytest.mark.parametrize("error, caught", [(ValueError("boom"), AgentError), (KeyboardInterrupt(), KeyboardInterrupt)])
+@pytest.mark.parametrize("error, caught", [(ValueError("boom"), AgentError),
+                                           (KeyboardInterrupt(), KeyboardInterrupt)])
 def test_compare_closes_its_progress_bar_when_an_agent_raises(capsys, error, caught):
     pytest.importorskip("tqdm")
     agents = [RandomAgent(), _RaisesAt(40, error)]
@@ -48,10 +49,10 @@ def test_compare_closes_its_progress_bar_when_an_agent_raises(capsys, error, cau
         assert "'raiser' raised ValueError" in str(got.value) and got.value.__cause__ is error
     else:
         assert got.value is error  # Ctrl-C reaches the caller as it was
-    # read while the exception is held, as the command line's handler holds it when it tells the error (once it
-    # is dropped, the collected bar closed itself, and drew itself again after the message)
+    # read while the exception is held, as the command line's handler holds it when it tells the error (once
+    # it is dropped, the collected bar closed itself, and drew itself again after the message)
     err = capsys.readouterr().err
-    assert "arena:" in err and err.endswith("\n")  # the bar's line ended: a message told now starts its own line
+    assert "arena:" in err and err.endswith("\n")  # the bar's line ended: a message now starts its own line
     assert got.value.__traceback__ is not None
 
 
@@ -87,8 +88,8 @@ def _first_legal(mask) -> np.ndarray:
 def test_reward_option_refuses_to_step_on_after_its_potential_raised_and_pays_as_a_twin_after_reset():
     env = RewardOption(gym.make("mj_env/Beijing-v0", opponents="random"), "shaped", potential=_pairs_at(3),
                        gamma=0.9)
-    twin = RewardOption(gym.make("mj_env/Beijing-v0", opponents="random"), "shaped", potential=_pairs_at(None),
-                        gamma=0.9)
+    twin = RewardOption(gym.make("mj_env/Beijing-v0", opponents="random"), "shaped",
+                        potential=_pairs_at(None), gamma=0.9)
     obs, _ = env.reset(seed=3)
     obs, _, terminated, _, _ = env.step(int(_first_legal(obs["action_mask"])))
     assert not terminated
@@ -111,8 +112,8 @@ def test_reward_option_refuses_to_step_on_after_its_potential_raised_and_pays_as
 @pytest.mark.parametrize("mode", ["SameStep", "NextStep"])
 def test_reward_option_vector_refuses_to_step_on_after_its_potential_raised(mode):
     def make(potential):
-        return RewardOptionVector(MahjongSingleAgentVectorEnv(num_envs=3, opponents="random", autoreset_mode=mode),
-                                  "shaped", potential=potential, gamma=0.9)
+        inner = MahjongSingleAgentVectorEnv(num_envs=3, opponents="random", autoreset_mode=mode)
+        return RewardOptionVector(inner, "shaped", potential=potential, gamma=0.9)
 
     env, twin = make(_pairs_at(2)), make(_pairs_at(None))
     obs, _ = env.reset(seed=1)
@@ -120,7 +121,7 @@ def test_reward_option_vector_refuses_to_step_on_after_its_potential_raised(mode
         env.step(_first_legal(obs["action_mask"]))
     with pytest.raises(RuntimeError, match=r"potential function raised .* call reset\(\) first"):
         env.step(_first_legal(obs["action_mask"]))
-    env.reset(seed=2, options={"reset_mask": np.array([True, False, True])})  # a partial reset: Phi still unknown
+    env.reset(seed=2, options={"reset_mask": np.array([True, False, True])})  # partial: Phi still unknown
     with pytest.raises(RuntimeError, match="every table"):
         env.step(_first_legal(obs["action_mask"]))
     got = [env.reset(seed=4)[0], twin.reset(seed=4)[0]]
