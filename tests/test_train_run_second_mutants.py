@@ -19,13 +19,14 @@ import train
 from agents import training_run
 
 
-def _row(update: int, **changed) -> dict:
-    """A progress.csv row as train.py makes it (``progress_row``), over 4 hands and no evaluation."""
+def _row(update: int, evaluation: dict | None = None, **changed) -> dict:
+    """A progress.csv row as train.py makes it (``progress_row``), over 4 hands (and ``evaluation``)."""
     losses = {"samples": 8, "value_loss": 1.0, "policy_loss": 0.1, "entropy": 2.0, "old_approx_kl": 0.0,
               "approx_kl": 0.0, "clipfrac": 0.0, "explained_variance": 0.5}
     stats = {"hands": 4, "drawn": 1, "self_hands": 8, "self_wins": 2, "self_fan": 6.0, "pool_hands": 4,
              "pool_points": -2.0, "pool_wins": 1, "pool_deal_ins": 1, **changed}
-    return train.progress_row(update, 512 * update, 10.0 * update, 3e-4, losses, stats, 1, 1.0, {})
+    return train.progress_row(update, 512 * update, 10.0 * update, 3e-4, losses, stats, 1, 1.0,
+                              evaluation or {})
 
 
 # --------------------------------------------------------------------------- train.py's command line
@@ -97,6 +98,59 @@ def test_the_progress_bar_shows_the_updates_win_rate_and_points_against_the_pool
         assert "win=-" in log.bar.postfix and "vs_pool=-" in log.bar.postfix, log.bar.postfix
     finally:
         log.release()
+
+
+def test_an_evaluated_update_logs_and_shows_the_trained_players_figures_and_no_unknown_one(tmp_path,
+                                                                                          monkeypatch):
+    """RunLog.update: an evaluated update writes ``eval/vs_<base>_points`` and ``_win_rate`` (the trained
+    player's, the summary's first agent) to TensorBoard and shows its points on the bar; an update not
+    evaluated writes no ``eval/*``, and rates over no hands (empty cells) are not written (mutants:
+    training_run's ``if evaluated`` and ``if row[k] != ""`` negated, the bar's ``summary['agents'][0]`` made
+    ``[-1]``)."""
+    monkeypatch.chdir(tmp_path)
+    args = _run_args("evaluated")
+    args.progress = True
+    log = training_run.RunLog(args, 2)
+    written = []
+    monkeypatch.setattr(log.writer, "add_scalar", lambda tag, value, step: written.append((tag, value, step)))
+    rule = {"agents": [{"mean_points": 0.25, "win_rate": 0.3, "ci95": [-0.5, 1.0]},
+                       {"mean_points": -0.25, "win_rate": 0.2, "ci95": [-1.0, 0.5]}]}
+    try:
+        log.update(_row(1, {"rule": rule}), 512, True, {"rule": rule})
+        assert ("eval/vs_rule_points", 0.25, 512) in written
+        assert ("eval/vs_rule_win_rate", 0.3, 512) in written
+        assert "vs_rule=+0.25" in log.bar.postfix, log.bar.postfix
+        written.clear()
+        none = {"hands": 0, "drawn": 0, "self_hands": 0, "self_wins": 0, "self_fan": 0.0, "pool_hands": 0,
+                "pool_points": 0.0, "pool_wins": 0, "pool_deal_ins": 0}
+        log.update(_row(2, **none), 1024, False, {"rule": rule})
+        tags = {tag for tag, _, _ in written}
+        assert not any(t.startswith("eval/") for t in tags), tags
+        assert "charts/win_rate" not in tags and "charts/draw_rate" not in tags and "losses/entropy" in tags
+    finally:
+        log.release()
+
+
+def test_ctrl_c_in_the_cloning_saves_a_network_of_no_ppo_update(tmp_path, monkeypatch, capsys):
+    """Ctrl-C before the first PPO update is logged (here in the cloning): final.pt and final_eval.json name 0
+    updates and 0 steps, and the message says so (RunLog's ``last_update``: "the last update logged (what an
+    interrupted run did)", none yet) (mutant: training_run's ``self.last_update, ... = 0, 0`` made ``1,
+    0``)."""
+    from test_train_interrupt import TINY
+
+    from agents.networks import load_checkpoint
+
+    monkeypatch.chdir(tmp_path)
+
+    def ctrl_c(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train, "behaviour_cloning", ctrl_c)
+    result = train.main(["--exp-name", "clone_stopped", "--total-steps", "512", "--final-eval-hands", "0",
+                         "--max-minutes", "none", *TINY, "--bc-steps", "4"])
+    assert result["interrupted"] and (result["updates"], result["global_step"]) == (0, 0)
+    assert load_checkpoint(result["checkpoint"])[1]["update"] == 0
+    assert "interrupted (Ctrl-C) after 0 PPO updates" in capsys.readouterr().out
 
 
 # --------------------------------------------------------------------------- train.py: the PPO update
