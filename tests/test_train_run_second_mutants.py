@@ -5,7 +5,10 @@ left open. Each test failed under the mutant named in its docstring and passes o
 are the modules' docstrings, train.py's --help and the README."""
 from __future__ import annotations
 
+import gc
 import os
+import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -227,6 +230,22 @@ def test_a_lock_not_taken_leaves_no_descriptor_open(tmp_path, monkeypatch):
     assert _open_descriptors() == before
 
 
+def test_the_final_evaluation_is_printed_as_a_table_against_each_baseline(tmp_path, monkeypatch, capsys):
+    """train.py's docstring: "the run ends with a longer one, printed as a table": under "trained vs <base>",
+    the arena's table of both players (mutant: train.py's print of ``arena_report.format_table`` deleted, the
+    headings left)."""
+    from test_train_interrupt import TINY
+
+    monkeypatch.chdir(tmp_path)
+    train.main(["--exp-name", "tables", "--total-steps", "512", "--final-eval-hands", "2", "--max-minutes",
+                "none", *TINY])
+    out = capsys.readouterr().out
+    for base in ("random", "rule"):
+        after = out.split(f"\n  trained vs {base}\n", 1)[1]
+        assert after.startswith("  agent ") and "points/hand" in after.split("\n")[0], after[:300]
+        assert f"\n  {base} " in after.split("\n\n")[0]
+
+
 # --------------------------------------------------------------------------- train.py's time cap
 
 
@@ -283,18 +302,44 @@ def test_the_shipped_players_commands_still_give_the_recipes_they_were_trained_w
 
 def test_a_released_run_log_leaves_no_file_open(tmp_path, monkeypatch):
     """RunLog.release "closes what the run opened (the bar, progress.csv, TensorBoard's writer ...)": after
-    it, no descriptor the log opened is left open, progress.csv is closed and whole (mutants: training_run's
-    ``self.end_training()`` or ``self.writer.close()`` in release, or ``self.csv_file.close()`` in
-    end_training, deleted)."""
+    it, no descriptor the log opened is left open nor the writer's thread running, progress.csv is closed and
+    whole (mutants: training_run's ``self.end_training()`` or ``self.writer.close()`` in release, or
+    ``self.csv_file.close()`` in end_training, deleted)."""
     if not os.path.isdir("/proc/self/fd"):
         pytest.skip("counts descriptors in /proc/self/fd")
     monkeypatch.chdir(tmp_path)
-    before = _open_descriptors()
+    before, threads = _open_descriptors(), set(threading.enumerate())
     log = training_run.RunLog(_run_args("closed"), 1)
     log.update(_row(1), 512, False, {})
     log.release()
     assert log.csv_file.closed and _open_descriptors() == before
+    started = [t for t in threading.enumerate() if t not in threads and t.is_alive()]
+    assert [t for t in started if type(t).__name__ != "TMonitor"] == []  # (the writer's; tqdm's stays)
     assert (log.dir / "progress.csv").read_text(encoding="utf-8").count("\n") == 2
+
+
+def test_a_run_log_whose_bar_cannot_be_made_closes_progress_csv(tmp_path, monkeypatch):
+    """RunLog: "no RunLog is made if this fails ...: let go here of what was opened": where the bar, made
+    last, fails, progress.csv is closed with the writer and the lock, not left to the garbage collector's
+    "unclosed file" ResourceWarning, no descriptor left open (tests/test_run_lock.py holds the lock and the
+    writer's thread) (mutant: training_run's ``opened.append(self.csv_file)`` deleted)."""
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("counts descriptors in /proc/self/fd")
+    monkeypatch.chdir(tmp_path)
+
+    def no_bar(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(training_run, "tqdm", no_bar)
+    before = _open_descriptors()
+    with warnings.catch_warnings(record=True) as caught:  # (one left open is closed when collected, warning)
+        warnings.simplefilter("always", ResourceWarning)
+        with pytest.raises(OSError, match="No space left"):
+            training_run.RunLog(_run_args("nobar"), 1)
+        gc.collect()
+    assert _open_descriptors() == before
+    unclosed = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+    assert not unclosed, unclosed
 
 
 def test_a_snapshot_deleted_by_hand_meanwhile_is_passed_over_without_a_message(tmp_path, capsys):
