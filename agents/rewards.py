@@ -330,7 +330,7 @@ class RewardOptionVector(VectorWrapper, gym.utils.RecordConstructorArgs):
         rows = slice(None) if mask is None else np.asarray(mask, dtype=bool)
         self._phi[rows] = phi[rows]
         self._starting[rows] = False
-        if mask is None or np.all(rows):
+        if mask is None or np.asarray(mask, dtype=bool).all():
             self._lost = False
         return obs, infos
 
