@@ -8,6 +8,7 @@ nested thousands deep, and an integer too long for Python to write (``str`` refu
 """
 from __future__ import annotations
 
+import operator
 import os
 import reprlib
 import sys
@@ -75,6 +76,18 @@ def brief(value, limit: int = 40) -> str:
     except Exception:  # noqa: BLE001 - as above
         text = f"<a {type(value).__name__}>"
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def integer_value(value) -> int | None:
+    """``value`` as an int when it is an integer: a Python or NumPy integer, or a 0-d integer array or tensor
+    (what ``operator.index`` takes, as ``int()`` took them before the checks of integers); None for anything
+    else: a bool (True, np.True_, a bool array or tensor), a float (even 4.0), a string, a 1-element list."""
+    if isinstance(value, bool) or str(getattr(value, "dtype", "")) in ("bool", "torch.bool"):
+        return None
+    try:
+        return operator.index(value)
+    except Exception:  # noqa: BLE001 (a TypeError, or whatever an odd __index__ raises: no integer)
+        return None
 
 
 def user_stacklevel(*modules) -> int:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .families import FAMILIES, KONG_TYPES
-from .messages import brief
+from .messages import brief, integer_value
 from .rules import MAX_BASE, RuleSet, get_rules
 
 MAX_SHAOZHUANG_ROUNDS = (136 - 4 * 13 + 1) // 4
@@ -39,12 +39,13 @@ def shaozhuang_line(rounds):
     Narrower integers are read as int64: 2 ** 20 in int8 (np.int8(21) rounds) was 0, and 2.5 rounds
     gave 2.83."""
     one = isinstance(rounds, (int, np.integer)) and not isinstance(rounds, (bool, np.bool_))
-    if not one and np.asarray(rounds).dtype.kind not in "iu":
-        raise TypeError(f"烧庄 rounds must be integers, got {brief(rounds)} ({np.asarray(rounds).dtype})")
-    if np.size(rounds) and np.max(rounds) > MAX_SHAOZHUANG_ROUNDS:
-        bad = next(int(r) for r in np.ravel(rounds) if r > MAX_SHAOZHUANG_ROUNDS)
+    arr = np.asarray(rounds)  # (read once: np.max of a torch tensor called the tensor's own max, which failed)
+    if not one and arr.dtype.kind not in "iu":
+        raise TypeError(f"烧庄 rounds must be integers, got {brief(rounds)} ({arr.dtype})")
+    if arr.size and arr.max() > MAX_SHAOZHUANG_ROUNDS:
+        bad = next(int(r) for r in arr.ravel() if r > MAX_SHAOZHUANG_ROUNDS)
         raise ValueError(f"烧庄 rounds must be at most {MAX_SHAOZHUANG_ROUNDS}, got {brief(bad)}")
-    rounds = int(rounds) if one else np.asarray(rounds).astype(np.int64, copy=False)
+    rounds = int(rounds) if one else arr.astype(np.int64, copy=False)
     on = rounds > 0
     return on * 2 ** ((rounds - 1) * on)  # one expression for Python ints (exact) and arrays
 
@@ -166,12 +167,13 @@ def kong_payments(rules, kongs, *, base: int | None = None, drawn: bool = False)
 
 
 def _checked_base(base) -> int:
-    """``base`` as an int 1-MAX_BASE (Python or NumPy integer), or a ValueError: a float base gave float
-    points (2.5 -> -7.5), True was 1 and an np.int8 base wrapped (100 x 3 kong points read as 44)."""
-    if isinstance(base, (bool, np.bool_)) or not isinstance(base, (int, np.integer)) \
-            or not 1 <= base <= MAX_BASE:
+    """``base`` as an int 1-MAX_BASE (a Python or NumPy integer, a 0-d integer array or tensor), or a
+    ValueError: a float base gave float points (2.5 -> -7.5), True was 1 and an np.int8 base wrapped (100 x 3
+    kong points read as 44)."""
+    b = integer_value(base)
+    if b is None or not 1 <= b <= MAX_BASE:
         raise ValueError(f"base must be an integer 1-{MAX_BASE:,}, got {brief(base)}")
-    return int(base)
+    return b
 
 
 def _check_seat(seat, what: str) -> None:

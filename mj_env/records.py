@@ -49,7 +49,7 @@ from .lines import (
     skip_bom,
     terminal_line,
 )
-from .messages import brief, printable
+from .messages import brief, integer_value, printable
 from .render import render_table
 from .rules import PRESETS, RuleError, RuleSet, get_rules, preset_diff
 from .state import END
@@ -96,10 +96,19 @@ def rules_of(value) -> RuleSet:
 
 
 def _seat_int(value, what: str) -> int:
-    """A seat 0-3 given as a Python or NumPy integer, as an int, or a RecordError naming ``what``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not 0 <= value <= 3:
+    """A seat 0-3 given as an integer (a Python or NumPy one, a 0-d integer array or tensor), as an int, or a
+    RecordError naming ``what``."""
+    seat = integer_value(value)
+    if seat is None or not 0 <= seat <= 3:
         raise RecordError(f"{what} must be a seat 0-3 (an integer), got {brief(value)}")
-    return int(value)
+    return seat
+
+
+def _action_int(value):
+    """An action given as a 0-d integer array or tensor as its int (``int()`` read them before ``A.name`` checked
+    the action); anything else as it is, for ``A.name`` to take or refuse by its own message."""
+    i = integer_value(value)
+    return value if i is None else i
 
 
 def hand_record(rules: RuleSet, wall, dealer: int, actions, settlement=None, players=None) -> dict:
@@ -115,7 +124,7 @@ def hand_record(rules: RuleSet, wall, dealer: int, actions, settlement=None, pla
         "rules": rules_json(rules),
         "wall": [CODES[t] for t in tiles.tolist()],
         "dealer": _seat_int(dealer, "dealer"),
-        "actions": [[_seat_int(s, f"actions[{i}]'s seat"), a if isinstance(a, str) else A.name(a)]
+        "actions": [[_seat_int(s, f"actions[{i}]'s seat"), a if isinstance(a, str) else A.name(_action_int(a))]
                     for i, (s, a) in enumerate(actions)],
     }
     if settlement is not None:

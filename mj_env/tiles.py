@@ -18,7 +18,7 @@ from typing import cast
 
 import numpy as np
 
-from .messages import brief
+from .messages import brief, integer_value
 
 N_KINDS = 34
 """Number of tile kinds that can be held in a hand."""
@@ -66,11 +66,13 @@ class TileError(ValueError):
 
 
 def _tile_int(index, what: str = "tile index") -> int:
-    """``index`` as an int when it is a Python or NumPy integer, else a TileError naming it: ``int()``
-    read 2.7 as 2, the string '3' as 3 and True as 1, each then a tile of its own."""
-    if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+    """``index`` as an int when it is an integer (a Python or NumPy one, a 0-d integer array or tensor:
+    ``messages.integer_value``), else a TileError naming it: ``int()`` read 2.7 as 2, the string '3' as 3
+    and True as 1, each then a tile of its own."""
+    i = integer_value(index)
+    if i is None:
         raise TileError(f"{what} must be an integer, got {brief(index)} ({type(index).__name__})")
-    return int(index)
+    return i
 
 
 def code(index: int) -> str:
@@ -139,7 +141,7 @@ def to_counts(tiles, *, max_copies: int = COPIES, what: str = "hand") -> np.ndar
     counts = np.zeros(N_KINDS, dtype=np.int64)
     for t in tiles:
         if type(t) is not int:  # (True indexed every kind at once, and 2.7 was an IndexError naming nothing)
-            _tile_int(t, f"a tile of a {what}")
+            t = _tile_int(t, f"a tile of a {what}")
         if not 0 <= t < N_KINDS:
             raise TileError(f"{code(t)} cannot be part of a {what}")
         counts[t] += 1
