@@ -106,3 +106,22 @@ def test_shaozhuang_line_takes_a_tensor_of_rounds():
         payments.shaozhuang_line(torch.arange(23))
     with pytest.raises(TypeError, match="must be integers"):
         payments.shaozhuang_line(torch.ones(3))
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int32", "int64", "uint8", "uint16", "uint64", "float64"])
+@pytest.mark.parametrize("value", [-129, -128, -1, 4, 5, 127, 128, 255, 256, 260, 2**63, 2**64 - 1])
+def test_int8_counts_range_check_refuses_what_the_cast_changes(dtype, value):
+    """``hand._int8_counts`` reads integer counts by their range (two reductions, not a comparison of the cast with
+    the counts at 7 times the cast's cost): the same counts are taken and refused, with the same message."""
+    from mj_env.hand import _int8_counts
+    info = np.iinfo(dtype) if dtype != "float64" else None
+    if info is not None and not info.min <= value <= info.max:
+        return
+    counts = np.zeros((3, 34), dtype=dtype)
+    counts[1, 7] = value
+    if -128 <= value <= 127:
+        got = _int8_counts(counts)
+        assert got.dtype == np.int8 and got[1, 7] == value and np.count_nonzero(got) == (value != 0)
+    else:
+        with pytest.raises(ValueError, match=r"counts must be whole numbers 0-4, got .* at index \(1, 7\)"):
+            _int8_counts(counts)
