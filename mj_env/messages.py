@@ -82,12 +82,19 @@ def integer_value(value) -> int | None:
     """``value`` as an int when it is an integer: a Python or NumPy integer, or a 0-d integer array or tensor
     (what ``operator.index`` takes, as ``int()`` took them before the checks of integers); None for anything
     else: a bool (True, np.True_, a bool array or tensor), a float (even 4.0), a string, a 1-element list."""
-    if isinstance(value, bool) or str(getattr(value, "dtype", "")) in ("bool", "torch.bool"):
+    if type(value) is int:  # (the common case, at once)
+        return value
+    if isinstance(value, bool):
         return None
     try:
-        return operator.index(value)
+        i = operator.index(value)
     except Exception:  # noqa: BLE001 (a TypeError, or whatever an odd __index__ raises: no integer)
         return None
+    dtype = getattr(value, "dtype", None)  # a NumPy dtype's kind "b", or torch.bool (no kind): a bool
+    kind = getattr(dtype, "kind", None)
+    if kind == "b" or (kind is None and dtype is not None and str(dtype) == "torch.bool"):
+        return None
+    return i
 
 
 def user_stacklevel(*modules) -> int:
