@@ -116,7 +116,7 @@ def hui_kind(planes: np.ndarray) -> np.ndarray:
 
 
 def unseen_counts(planes: np.ndarray) -> np.ndarray:
-    """(n, 34) int16: 4 minus the copies the acting seat sees (hand, melds, rivers, indicator), >= 0."""
+    """(n, 34) int64: 4 minus the copies the acting seat sees (hand, melds, rivers, indicator), >= 0."""
     if planes.dtype != np.uint8:  # (the observations' own dtype passes at once)
         planes = checked_planes(planes, "planes")  # the int16 cast read a count of 65,539 as 3, and 2.7 as 2
     p = planes.astype(np.int16)
