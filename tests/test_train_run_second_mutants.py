@@ -16,6 +16,7 @@ import pytest
 torch = pytest.importorskip("torch")  # the train extra: skipped without it (tests/test_python_runtime.py)
 
 from test_networks_run_mutants import _run_args
+from test_train_smoke import run_on_a_20_second_clock
 from torch import optim
 
 import train
@@ -254,21 +255,8 @@ def test_max_minutes_goes_on_after_an_update_that_ends_exactly_at_them(tmp_path,
     at exactly 1 minute does not pass 1 minute, and the next one, ending past it, is the last
     (tests/test_train_smoke.py's clock, 20 s at every reading: update 1 ends at 60 s) (mutant: train.py's
     ``elapsed > 60 * max_minutes`` made ``>=``)."""
-    from types import SimpleNamespace
-
     monkeypatch.chdir(tmp_path)
-    now = [0.0]
-
-    def clock():
-        now[0] += 20.0
-        return now[0]
-
-    monkeypatch.setattr(train, "time", SimpleNamespace(time=clock))
-    result = train.main(["--exp-name", "timed", "--total-steps", "384", "--num-envs", "8", "--num-steps",
-                         "16", "--bc-steps", "0", "--max-minutes", "1", "--eval-every", "0",
-                         "--final-eval-hands", "0",
-                         "--arch", "mlp", "--obs", "v1", "--hidden", "16", "--threads", "1", "--no-progress",
-                         "--no-eval-pretrained"])
+    result = run_on_a_20_second_clock(monkeypatch, "1")
     out = capsys.readouterr().out
     assert "stopping after the update that passes 1 minute\n" in out, out
     assert result["updates"] == 2 and "stopping after 2.0 minutes (--max-minutes)" in out

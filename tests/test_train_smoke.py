@@ -715,12 +715,11 @@ def test_a_run_repeats_exactly_from_its_seed(tmp_path, monkeypatch):
     assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
 
 
-def test_max_minutes_stops_after_the_update_that_passes_them(tmp_path, monkeypatch, capsys):
-    """--max-minutes 1.5 on a clock that moves 20 s at every reading: update 1 ends at 60 s and goes on, update 2
-    ends at 120 s and is the last of the 3."""
+def run_on_a_20_second_clock(monkeypatch, max_minutes: str) -> dict:
+    """A tiny run of 3 updates with ``--max-minutes max_minutes`` on a clock that moves 20 s at every reading
+    (update 1 ends at 60 s, update 2 at 120 s), in the current folder; its result."""
     from types import SimpleNamespace
 
-    monkeypatch.chdir(tmp_path)
     now = [0.0]
 
     def clock():
@@ -728,10 +727,17 @@ def test_max_minutes_stops_after_the_update_that_passes_them(tmp_path, monkeypat
         return now[0]
 
     monkeypatch.setattr(train, "time", SimpleNamespace(time=clock))
-    result = train.main(["--exp-name", "timed", "--total-steps", "384", "--num-envs", "8", "--num-steps", "16",
-                         "--bc-steps", "0", "--max-minutes", "1.5", "--eval-every", "0", "--final-eval-hands", "0",
-                         "--arch", "mlp", "--obs", "v1", "--hidden", "16", "--threads", "1", "--no-progress",
-                         "--no-eval-pretrained"])
+    return train.main(["--exp-name", "timed", "--total-steps", "384", "--num-envs", "8", "--num-steps", "16",
+                       "--bc-steps", "0", "--max-minutes", max_minutes, "--eval-every", "0", "--final-eval-hands",
+                       "0", "--arch", "mlp", "--obs", "v1", "--hidden", "16", "--threads", "1", "--no-progress",
+                       "--no-eval-pretrained"])
+
+
+def test_max_minutes_stops_after_the_update_that_passes_them(tmp_path, monkeypatch, capsys):
+    """--max-minutes 1.5 on a clock that moves 20 s at every reading: update 1 ends at 60 s and goes on, update 2
+    ends at 120 s and is the last of the 3."""
+    monkeypatch.chdir(tmp_path)
+    result = run_on_a_20_second_clock(monkeypatch, "1.5")
     assert result["updates"] == 2 and result["global_step"] == 256
     assert "stopping after 2.0 minutes (--max-minutes)" in capsys.readouterr().out
 
