@@ -8,11 +8,12 @@ import warnings
 
 import numpy as np
 import pytest
+from test_clone import assert_same, snapshot
 from walls import build_wall
 
 from mj_env import actions as A
 from mj_env.baselines import uniform_legal
-from mj_env.engine import _STATE_FIELDS, MAX_SPAWN_DEPTH, Engine, check_num_tables
+from mj_env.engine import MAX_SPAWN_DEPTH, Engine, check_num_tables
 from mj_env.wall import WallError
 
 # --------------------------------------------------------------------------- agents.plot_text
@@ -67,10 +68,6 @@ def _engine(preset="beijing", tables=3, seed=0, moves=3) -> Engine:
     return eng
 
 
-def _same_state(a, b) -> bool:
-    return all(np.array_equal(getattr(a, f), getattr(b, f)) for f in _STATE_FIELDS)
-
-
 def test_the_table_count_bound_is_four_million_tables_inclusive():
     """``num_tables`` may be 1 to 4,194,304 (``MAX_TABLES``, "4M tables"), both ends included; one more is
     refused with the bound in words. Kills the mutants of mj_env/engine.py line 48 ``1 << 22`` ->
@@ -87,12 +84,12 @@ def test_table_lists_that_are_not_table_numbers_are_value_errors_that_say_so():
     line 212 (the ragged list's raise deleted: an UnboundLocalError) and line 219 (the range said 0-3 for
     three tables)."""
     eng = _engine()
-    before = eng.state.copy()
+    before = snapshot(eng)
     with pytest.raises(ValueError, match="tables must be a 1-D array of table numbers"):
         eng.step(np.zeros(3, dtype=np.int64), tables=[[0], [1, 2]])
     with pytest.raises(ValueError, match=r"table 5 does not exist \(tables are 0-2\)"):
         eng.reset(tables=[5, 7])
-    assert _same_state(before, eng.state)
+    assert_same(before, snapshot(eng))
 
 
 def test_copy_table_errors_name_the_first_bad_table_and_what_was_given():
