@@ -1,0 +1,65 @@
+"""Mutation round AP over the lines this session added or changed in mj_env/ and agents/ (since 0243e06).
+
+Each test here kills a mutant that survived the session's new test files (tests/test_integer_widths.py,
+test_silent_casts.py, test_refusals_change_nothing.py, test_aliasing.py, test_lifecycle_and_raising_callbacks.py,
+test_hostile_input_cost_without_torch.py) and the module's own main test file; its docstring names the mutant
+(module, line, change). The tests check what the docstrings and messages promise a user.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mj_env import hand, records
+from mj_env.records import RecordError
+from mj_env.rules import get_rules
+from mj_env.tiles import CODES
+
+
+def test_split_hui_names_the_kinds_it_takes_when_hui_is_no_integer():
+    """A float 惠牌 kind is a TypeError naming the kinds taken, 0-33 or -1 (none). Kills mj_env/hand.py line 552,
+    const 1->2 (the message said 0-32)."""
+    with pytest.raises(TypeError, match=r"kinds 0-33 or -1 \(none\)"):
+        hand.split_hui(np.zeros(34, np.int8), np.float64(2.0))
+    with pytest.raises(ValueError, match=r"kind 0-33 or -1 \(none\), got 34"):
+        hand.split_hui(np.zeros(34, np.int8), np.int64(34))
+
+
+def test_split_hui_refuses_the_first_kind_past_the_last():
+    """34, one past the last kind (7z = 33), is no 惠牌 kind: a ValueError naming it, as 40 is. Kills
+    mj_env/hand.py line 556, >= N_KINDS -> > N_KINDS (the bad value was looked for among kinds > 34, found none,
+    and an IndexError was raised instead)."""
+    counts = np.zeros((2, 34), np.int8)
+    with pytest.raises(ValueError, match=r"got 34$"):
+        hand.split_hui(counts, np.array([-1, 34]))
+
+
+@pytest.mark.parametrize("dealer, actions", [(-1, []), (0, [(-1, 3)])])
+def test_hand_record_refuses_seat_minus_one(dealer, actions):
+    """A seat is 0-3: -1 (Python's last item) is refused for the dealer and for an action's seat. Kills
+    mj_env/records.py line 100, const 0 -> -1 (``-1 <= value <= 3``: seat -1 was written into the record)."""
+    with pytest.raises(RecordError, match="must be a seat 0-3"):
+        records.hand_record(get_rules("beijing"), np.arange(136) // 4, dealer, actions)
+
+
+def test_hand_record_names_the_tile_indices_it_takes():
+    """A wall tile out of range is refused naming the range 0 to the last code's index (41, 8f). Kills
+    mj_env/records.py line 111, const 1 -> 0 (the message said 0-42)."""
+    assert len(CODES) == 42
+    with pytest.raises(RecordError, match=r"wall must be tile indices 0-41, "):
+        records.hand_record(get_rules("beijing"), np.full(136, 42), 0, [])
+
+
+def test_reward_option_vector_stepped_before_any_reset_says_so():
+    """A RewardOptionVector never reset and stepped gives the env's own refusal (step() before reset()), not the
+    claim that a potential raised in an earlier call: no potential has been called. Kills agents/rewards.py
+    line 290, the class default ``_lost = False`` -> True."""
+    from agents.rewards import RewardOptionVector
+    from mj_env.single_agent import MahjongSingleAgentVectorEnv
+
+    env = RewardOptionVector(MahjongSingleAgentVectorEnv(num_envs=2))
+    with pytest.raises(Exception, match=r"before reset\(\)") as info:
+        env.step(np.zeros(2, np.int64))
+    assert "potential" not in str(info.value)
+    env.reset(seed=1)
+    env.close()
