@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mj_env import hand, records
+from mj_env import hand, payments, records
+from mj_env.baselines import as_bool_mask
 from mj_env.records import RecordError
 from mj_env.rules import get_rules
 from mj_env.tiles import CODES
@@ -32,6 +33,13 @@ def test_split_hui_refuses_the_first_kind_past_the_last():
     counts = np.zeros((2, 34), np.int8)
     with pytest.raises(ValueError, match=r"got 34$"):
         hand.split_hui(counts, np.array([-1, 34]))
+
+
+def test_split_hui_names_the_first_hui_that_is_no_kind():
+    """Of several 惠牌 that are no kind the message names the first, as the other checks do. Kills
+    mj_env/hand.py line 556, const 0 -> -1 (the last was named)."""
+    with pytest.raises(ValueError, match=r"got 40$"):
+        hand.split_hui(np.zeros((3, 34), np.int8), np.array([40, 5, -2]))
 
 
 @pytest.mark.parametrize("dealer, actions", [(-1, []), (0, [(-1, 3)])])
@@ -63,3 +71,30 @@ def test_reward_option_vector_stepped_before_any_reset_says_so():
     assert "potential" not in str(info.value)
     env.reset(seed=1)
     env.close()
+
+
+def test_a_base_of_one_is_taken_by_the_settlements():
+    """``base`` is an integer 1-MAX_BASE: 1 (every preset's own) is taken when given, and scales as any other.
+    Kills mj_env/payments.py line 172, const 1 -> 2 (base 1 refused)."""
+    beijing, hebei = get_rules("beijing"), get_rules("hebei")
+    assert payments.settle_draw(beijing, 0, 2, base=1)["scores"] == [-6, 2, 2, 2]
+    one = payments.kong_payments(hebei, [(0, "concealed", None)], base=1)
+    assert payments.kong_payments(hebei, [(0, "concealed", None)], base=3) == [3 * s for s in one] and any(one)
+    with pytest.raises(ValueError, match="base must be an integer 1-"):
+        payments.kong_payments(hebei, [], base=0)
+
+
+def test_shaozhuang_line_names_the_first_count_over_the_bound():
+    """Rounds of 烧庄 over MAX_SHAOZHUANG_ROUNDS (21) are refused, naming the first such count; 21 itself is taken.
+    Kills mj_env/payments.py line 45, > -> >= (21 was named)."""
+    assert payments.MAX_SHAOZHUANG_ROUNDS == 21 and payments.shaozhuang_line(21) == 2 ** 20
+    with pytest.raises(ValueError, match=r"at most 21, got 22$"):
+        payments.shaozhuang_line(np.array([3, 21, 22, 23]))
+
+
+def test_as_bool_mask_names_the_first_value_neither_0_nor_1():
+    """A float mask must hold 0s and 1s; the message names the first value that is neither. Kills
+    mj_env/baselines.py line 110's mutants that pick another value: const 0 -> 1 and 1 -> 2 (1.0 or 0.0 named)."""
+    assert as_bool_mask(np.array([1.0, 0.0])).tolist() == [True, False]
+    with pytest.raises(ValueError, match=r"0s and 1s, got (np\.float64\()?0\.5\)?$"):
+        as_bool_mask(np.array([1.0, 0.0, 0.5, 0.25]))
