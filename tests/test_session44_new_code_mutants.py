@@ -98,3 +98,14 @@ def test_as_bool_mask_names_the_first_value_neither_0_nor_1():
     assert as_bool_mask(np.array([1.0, 0.0])).tolist() == [True, False]
     with pytest.raises(ValueError, match=r"0s and 1s, got (np\.float64\()?0\.5\)?$"):
         as_bool_mask(np.array([1.0, 0.0, 0.5, 0.25]))
+
+
+def test_the_arena_bar_counts_each_wall_once(capsys):
+    """compare(progress=True) draws a bar of the walls played: it ends at hands/hands, never past. Kills
+    agents/arena.py line 492, ``done - bar.n`` -> ``done + bar.n`` (the bar counted 8 of 4 walls)."""
+    pytest.importorskip("tqdm")
+    from agents.arena import compare
+
+    compare(["random", "random"], 4, batch_walls=2, progress=True)
+    err = capsys.readouterr().err
+    assert "4/4" in err and "8/4" not in err and "6/4" not in err
