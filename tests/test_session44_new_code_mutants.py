@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mj_env import hand, payments, records
+from mj_env import features, hand, payments, records
 from mj_env.baselines import as_bool_mask
 from mj_env.records import RecordError
 from mj_env.rules import get_rules
-from mj_env.tiles import CODES
+from mj_env.tiles import CODES, parse_hand
 
 
 def test_split_hui_names_the_kinds_it_takes_when_hui_is_no_integer():
@@ -109,3 +109,21 @@ def test_the_arena_bar_counts_each_wall_once(capsys):
     compare(["random", "random"], 4, batch_walls=2, progress=True)
     err = capsys.readouterr().err
     assert "4/4" in err and "8/4" not in err and "6/4" not in err
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float64])
+def test_improvement_takes_unseen_counts_0_to_4_in_any_dtype_and_refuses_5_and_minus_1(dtype):
+    """``unseen`` other than int16 must hold whole numbers 0-4 (copies of a kind not yet seen): 4 is taken in
+    int64 and float64 as in int16, 5 and -1 are refused. Kills mj_env/features.py line 175, const 4 -> 5 (5 unseen
+    copies taken) and the bounds' other mutants there."""
+    rules = get_rules("beijing")
+    hands = parse_hand("123m456m789m1p")[None]  # 10 tiles waiting on 1p alone
+    hui = np.array([-1])
+    need = features.tiles_needed(rules, hands, hui)
+    unseen = np.full((1, 34), 4, dtype=dtype)
+    assert features.improvement(rules, hands, hui, unseen, need).tolist() == [4]
+    for bad in (5, -1):
+        u = unseen.copy()
+        u[0, 20] = bad
+        with pytest.raises(ValueError, match="unseen must hold whole numbers 0-4"):
+            features.improvement(rules, hands, hui, u, need)
