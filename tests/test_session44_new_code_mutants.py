@@ -4,6 +4,12 @@ Each test here kills a mutant that survived the session's new test files (tests/
 test_silent_casts.py, test_refusals_change_nothing.py, test_aliasing.py, test_lifecycle_and_raising_callbacks.py,
 test_hostile_input_cost_without_torch.py) and the module's own main test file; its docstring names the mutant
 (module, line, change). The tests check what the docstrings and messages promise a user.
+
+Sampled with /tmp/mutkit (seeds 6101-6119, one per module in the order hand, tiles, payments, engine,
+determinize, state, observation, features, records, baselines, single_agent, vector, sb3, aec, actions,
+rewards, networks, search, arena; 400 each), kept when in a changed line, the first 15 per module: 148 in
+all, 117 killed, 31 survived, 10 judged equivalent or cosmetic, 21 closed here. vector, sb3 and aec had no
+mutant on a changed line (their changes are ``except Exception`` and ``copy.deepcopy`` lines).
 """
 from __future__ import annotations
 
