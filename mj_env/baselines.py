@@ -107,7 +107,7 @@ def as_bool_mask(mask) -> np.ndarray:
     if m.dtype == bool:
         return m
     if m.dtype.kind == "f" and not ((m == 0) | (m == 1)).all():  # (NaN fails both)
-        bad = m[(m != 0) & (m != 1)][0]
+        bad = m[(m != 0) & (m != 1)][0].item()  # (0.5, not np.float64(0.5))
         raise ValueError(f"the action mask must hold bools or 0s and 1s, got {brief(bad)}")
     return m != 0
 

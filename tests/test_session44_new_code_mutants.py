@@ -102,7 +102,7 @@ def test_as_bool_mask_names_the_first_value_neither_0_nor_1():
     """A float mask must hold 0s and 1s; the message names the first value that is neither. Kills
     mj_env/baselines.py line 110's mutants that pick another value: const 0 -> 1 and 1 -> 2 (1.0 or 0.0 named)."""
     assert as_bool_mask(np.array([1.0, 0.0])).tolist() == [True, False]
-    with pytest.raises(ValueError, match=r"0s and 1s, got (np\.float64\()?0\.5\)?$"):
+    with pytest.raises(ValueError, match=r"0s and 1s, got 0\.5$"):
         as_bool_mask(np.array([1.0, 0.0, 0.5, 0.25]))
 
 
