@@ -533,7 +533,8 @@ def _int8_counts(counts) -> np.ndarray:
     c = np.asarray(counts)
     if c.dtype == np.int8:
         return c
-    out = c.astype(np.int8)
+    with np.errstate(invalid="ignore"):  # (a float NaN or 2**63: NumPy warns, and the check below refuses it)
+        out = c.astype(np.int8)
     if c.dtype.kind in "iu":  # by range, where comparing out with c took 11 times the cast (int64 counts):
         # one reduction of the unsigned view when no count is negative (0-127: the cast keeps them), else two
         changed = bool(c.size) and int(c.view(c.dtype.str.replace("i", "u")).max()) > 127 \

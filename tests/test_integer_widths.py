@@ -97,3 +97,18 @@ def test_many_copies_above_four_are_refused_at_once():
     c[4] = 4 + hand.MAX_EXTRA_COPIES
     with pytest.raises(ValueError, match="the tile waits adds"):
         hand.waits(c, 1)
+
+
+def test_a_float_count_no_int8_holds_is_refused_without_numpys_cast_warning():
+    # (hand_distance of float counts 2**63 or NaN: NumPy's "invalid value encountered in cast" RuntimeWarning
+    # came before the ValueError that refuses them)
+    import warnings
+
+    from mj_env.hand import _int8_counts
+    for value in (2.0**63, float("nan"), 1e300):
+        counts = np.zeros((2, 34))
+        counts[1, 3] = value
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(ValueError, match=r"counts must be whole numbers 0-4, got .* at index \(1, 3\)"):
+                _int8_counts(counts)
