@@ -2,7 +2,8 @@
 
 Every function takes ``counts`` of shape (..., 34), any integer dtype (int8 from the engine is
 the fast case): the *natural* tiles of a concealed hand, i.e. without the 惠牌 that are held as
-wildcards. ``wild`` is the number of wildcards held besides, an integer 0-``MAX_WILD`` broadcastable to (...).
+wildcards. ``wild`` is the number of wildcards held besides, an integer 0-``MAX_WILD`` broadcastable to (...)
+(a bool is refused, as for ``counts``).
 Nothing loops over the batch in Python: a hand costs a few table gathers (``mj_env.tables``).
 
 A wildcard may stand for any tile, a fifth copy of a kind included, so the shapes are:
@@ -37,6 +38,8 @@ from collections.abc import Iterator
 import numpy as np
 
 from . import tables as _tables
+from .messages import integer_value
+from .state import bool_among_ints
 from .tables import (
     DIFF_BIAS,
     DIFF_SHIFT,
@@ -102,10 +105,13 @@ read them as none); a hand holds at most 14, so anything above this bound is ref
 
 
 def _flat_wild(wild, lead: tuple[int, ...]) -> np.ndarray:
-    """wild broadcast to the batch shape, as (N,) uint32 (checked to be 0 to MAX_WILD)."""
+    """wild broadcast to the batch shape, as (N,) uint32 (checked to be 0 to MAX_WILD). A bool is refused as
+    counts' are (True was read as one wildcard; a list's, ``[True, 0]``, is NumPy's int64 ``[1, 0]``)."""
     w = np.asarray(wild)
-    if w.dtype.kind not in "iub":
+    if w.dtype.kind not in "iu":
         raise TypeError(f"wild must be an integer count, got dtype {w.dtype}")
+    if (j := bool_among_ints(wild)) is not None:
+        raise TypeError(f"wild must be integer counts, got {wild[j]!r} at position {j}")
     if w.shape == lead:
         w = w.reshape(-1)
     else:
@@ -705,6 +711,8 @@ def hand_distance_changed(rules, counts: np.ndarray, hui: np.ndarray, meld_suits
     缺一门 with thirteen orphans (no preset), counts that leave 0-4 or a size ``tiles_to_win`` refuses, and rows
     or kinds that are not plain 0-based indices (negative, out of range) take that call as it is (its answer, or
     its error)."""
+    if integer_value(delta) is None:  # (True was read as +1; 0.5 failed as a float index)
+        raise TypeError(f"delta must be an integer (+1: a tile drawn, -1: a tile discarded), got {delta!r}")
     counts = _int8_counts(counts)
     rows, kinds = np.asarray(rows), np.asarray(kinds)
     hui = np.broadcast_to(np.asarray(hui), counts.shape[:-1])

@@ -1,0 +1,65 @@
+"""The hardening leftovers (audit AR): bad input refused with an error naming the argument and the value,
+before anything changes; the valid inputs next to it answer as before."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mj_env import hand
+from mj_env.tiles import parse_hand
+from tests.test_hand_distance_changed import rules_of
+
+READY_13 = "123m456m789m11p22p"  # 13 tiles: one more 1p or 2p (or a wildcard) wins
+HANDS_14 = ["123m456m789m11p22p5z", "1m9m1p9p1s9s1234567z7z", "1122m3344p5566s77z", "147m258p369s1234z5z"]
+
+
+def hands_14():
+    """(4, 34) hands of 14 tiles, no 惠牌, and a held kind of each (the discard)."""
+    counts = np.stack([parse_hand(h) for h in HANDS_14])
+    return counts, np.full(len(counts), -1), np.arange(len(counts)), np.argmax(counts > 0, axis=1)
+
+
+# --------------------------------------------------------------------------- 1. bools as counts
+
+
+@pytest.mark.parametrize("wild", [True, np.True_, np.array(True), np.array([True, False]), [True, 0]], ids=repr)
+def test_a_bool_wildcard_count_is_refused_by_every_win_check(wild):
+    """A wildcard count of True was read as one wildcard (a bool array as ones), where counts refuse a bool
+    dtype; a list's bool is NumPy's int64 1 (``state.bool_among_ints``). All four entry points refuse it."""
+    rules = rules_of("beijing")
+    c = np.stack([parse_hand(READY_13)] * 2)
+    for call in (lambda: hand.is_win(c, wild), lambda: hand.waits(c, wild),
+                 lambda: hand.is_win_rules(c, wild, rules), lambda: hand.waits_rules(c, wild, rules),
+                 lambda: hand.tiles_to_win(c, wild)):
+        with pytest.raises(TypeError, match=r"wild must be (an )?integer count"):
+            call()
+
+
+def test_integer_wildcard_counts_answer_as_before():
+    c = np.stack([parse_hand(READY_13)] * 2)
+    for wild in (1, np.int8(1), np.array([1, 1], dtype=np.uint8), [1, 1]):
+        assert hand.is_win(c, wild).tolist() == [True, True]
+    assert hand.is_win(c, [1, 0]).tolist() == [True, False]
+    assert hand.waits(c[0], 0).nonzero()[0].tolist() == [9, 10]  # 1p 2p
+
+
+@pytest.mark.parametrize("delta", [True, np.True_, np.array(True), 0.5, 1.0, np.float64(-1.0), "1"], ids=repr)
+def test_hand_distance_changed_refuses_a_delta_that_is_not_an_integer(delta):
+    """A delta of True was read as +1 (and 0.5 failed as an IndexError naming nothing): ``messages.integer_value``
+    refuses both, as it refuses them elsewhere; ``features.tiles_needed_changed`` passes it on."""
+    from mj_env import features as F
+    rules = rules_of("beijing")
+    counts, hui, rows, kinds = hands_14()
+    for f in (hand.hand_distance_changed, F.tiles_needed_changed):
+        with pytest.raises(TypeError, match=r"delta must be an integer .* got "):
+            f(rules, counts, hui, None, rows, kinds, delta)
+
+
+def test_an_integer_delta_answers_as_the_plain_call():
+    rules = rules_of("beijing")
+    counts, hui, rows, kinds = hands_14()
+    for delta in (-1, np.int64(-1), np.array(-1)):
+        changed = counts.copy()
+        changed[rows, kinds] -= 1
+        want = hand.hand_distance(rules, changed, hui)
+        assert hand.hand_distance_changed(rules, counts, hui, None, rows, kinds, delta).tolist() == want.tolist()
