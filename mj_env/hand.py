@@ -216,6 +216,14 @@ def _check_general(c2: np.ndarray, extra: int = 0) -> None:
                          f"(mj_env.hand.MAX_EXTRA_COPIES); hand {row} holds {held:,}{added}")
 
 
+def _check_counts(c2: np.ndarray) -> None:
+    """Refuse the counts ``_packed_parts`` refuses (``standard_need``'s, ``is_win``'s): a negative count, and more
+    than MAX_EXTRA_COPIES copies above 4 in a hand. One reduction when every count is 0-4."""
+    if not _in_table_range(c2):
+        _check_non_negative(c2)
+        _check_general(c2)
+
+
 def _packed_parts(c2: np.ndarray) -> np.ndarray:
     """(N, 4) uint32 packed values of the four parts of each hand."""
     if _in_table_range(c2):
@@ -273,8 +281,10 @@ def standard_need(counts) -> np.ndarray:
 
 def seven_pairs_need(counts) -> np.ndarray:
     """Fewest wildcards for seven pairs: the number of odd counts (a four is two pairs).
-    (..., 34) -> (...) int16. Meaningful for 14-tile hands (natural plus wild)."""
+    (..., 34) -> (...) int16. Meaningful for 14-tile hands (natural plus wild). Counts as ``is_win`` takes them:
+    a negative count is refused (it was read by its parity), and counts above 4 up to MAX_EXTRA_COPIES."""
     c2, lead = _flat_counts(counts)
+    _check_counts(c2)
     return (c2 & 1).sum(axis=1, dtype=np.int16).reshape(lead)
 
 
@@ -295,11 +305,18 @@ def orphans_need(counts, extra_dragon: bool = True) -> np.ndarray:
     """Fewest wildcards for thirteen orphans, or IMPOSSIBLE. (..., 34) -> (...) int16.
 
     Impossible when a kind outside the 13 is held, a kind is held three times or more, two
-    kinds twice, or (``extra_dragon``) the doubled kind is not a dragon.
+    kinds twice, or (``extra_dragon``) the doubled kind is not a dragon. Counts as ``is_win`` takes them: a
+    negative count is refused (-1 of a kind was read as missing it), and counts above 4 up to MAX_EXTRA_COPIES.
     """
     c2, lead = _flat_counts(counts)
+    _check_counts(c2)
+    return _orphans_need(c2, extra_dragon).reshape(lead)
+
+
+def _orphans_need(c2: np.ndarray, extra_dragon: bool) -> np.ndarray:
+    """``orphans_need`` of checked counts (N, 34) -> (N,) int16."""
     stray = (c2[:, _NON_ORPHAN] != 0).any(axis=1)
-    return _orphans_from_counts(c2[:, ORPHAN_KINDS], stray, extra_dragon).reshape(lead)
+    return _orphans_from_counts(c2[:, ORPHAN_KINDS], stray, extra_dragon)
 
 
 # --------------------------------------------------------------------------- wins and waits
@@ -321,7 +338,7 @@ def is_win(counts, wild, *, seven_pairs: bool = True, thirteen_orphans: bool = F
     if c2.shape[0] <= _SMALL:
         return _decide_few(P, w, c2, seven_pairs, thirteen_orphans, extra_dragon).reshape(lead)
     S, M = _sum_min(P)
-    orphans = orphans_need(c2, extra_dragon) if thirteen_orphans else None
+    orphans = _orphans_need(c2, extra_dragon) if thirteen_orphans else None  # (c2 checked by _packed_parts)
     return _decide(S, M, w, orphans, seven_pairs).reshape(lead)
 
 
@@ -340,7 +357,7 @@ def _decide_few(P: np.ndarray, w: np.ndarray, c2: np.ndarray, seven_pairs: bool,
         S = sum(parts)
         win = _decide(S, min(parts), wi, None, seven_pairs)
         if not win and thirteen_orphans and ((S >> _TILES) & _BYTE) + wi == 14:
-            win = _decide(S, min(parts), wi, int(orphans_need(c2[i], extra_dragon)), False)
+            win = _decide(S, min(parts), wi, int(_orphans_need(c2[i:i + 1], extra_dragon)[0]), False)
         out[i] = win
     return out
 

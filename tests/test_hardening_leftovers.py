@@ -63,3 +63,39 @@ def test_an_integer_delta_answers_as_the_plain_call():
         changed[rows, kinds] -= 1
         want = hand.hand_distance(rules, changed, hui)
         assert hand.hand_distance_changed(rules, counts, hui, None, rows, kinds, delta).tolist() == want.tolist()
+
+
+# --------------------------------------------------------------------------- 2. the needs' counts
+
+
+@pytest.mark.parametrize("need", [hand.seven_pairs_need, hand.orphans_need, hand.standard_need],
+                         ids=lambda f: f.__name__)
+def test_the_needs_refuse_the_counts_standard_need_refuses_in_its_words(need):
+    """seven_pairs_need read a count of -1 by its parity and orphans_need as a missing kind, and both took any
+    number of copies above 4: they check counts as ``standard_need`` (and ``is_win``) do, with its messages."""
+    c = np.zeros(34, dtype=np.int64)
+    c[3] = -1
+    with pytest.raises(ValueError, match=r"negative count -1 of kind 3 in hand 0"):
+        need(c)
+    c[3] = 4 + hand.MAX_EXTRA_COPIES + 1
+    with pytest.raises(ValueError, match=r"hand 0 holds 5 .*MAX_EXTRA_COPIES|MAX_EXTRA_COPIES.*hand 0 holds 5"):
+        need(np.stack([c, np.zeros(34, dtype=np.int64)]))
+    with pytest.raises(TypeError, match=r"counts must be an integer array, got dtype float64"):
+        need(np.ones(34))
+    with pytest.raises(ValueError, match=r"counts must have shape \(\.\.\., 34\), got \(33,\)"):
+        need(np.ones(33, dtype=np.int8))
+
+
+def test_the_needs_of_valid_counts_answer_as_before():
+    """0-4 per kind, and a fifth copy at face value (as is_win reads one) within MAX_EXTRA_COPIES."""
+    seven = parse_hand("1122m3344p5566s7z")  # 13 tiles: six pairs and a single
+    orphans = parse_hand("19m19p19s1234567z")
+    assert hand.seven_pairs_need(seven) == 1 and hand.orphans_need(orphans) == 1
+    assert hand.orphans_need(orphans + np.eye(34, dtype=np.int8)[33]) == 0
+    assert hand.orphans_need(orphans + np.eye(34, dtype=np.int8)[0], extra_dragon=False) == 0
+    assert hand.orphans_need(orphans + np.eye(34, dtype=np.int8)[0]) == hand.IMPOSSIBLE
+    five = np.zeros(34, dtype=np.int64)
+    five[[0, 9]] = [5, 4 + hand.MAX_EXTRA_COPIES - 1]  # MAX_EXTRA_COPIES above 4 in all: taken
+    assert hand.seven_pairs_need(five) == sum(int(x) % 2 for x in five)  # the odd counts
+    assert hand.orphans_need(five) == hand.IMPOSSIBLE
+    assert hand.seven_pairs_need(np.stack([seven, seven])).tolist() == [1, 1]
