@@ -81,6 +81,7 @@ from .observation import (
     checked_planes,
 )
 from .rules import RuleSet, RulesSpec, get_rules
+from .state import bool_among_ints
 from .tiles import N_KINDS, N_SUITED, SUIT_SIZE, suits_held
 
 K = N_KINDS
@@ -130,10 +131,21 @@ def own_meld_suits(planes: np.ndarray) -> np.ndarray:
     return suits_held(np.asarray(planes)[:, P_MELDS.start])
 
 
+def _claimed_tiles(tile) -> np.ndarray:
+    """The claimed ``tile`` kinds as an integer array, or a TypeError naming the argument: a float failed as an
+    IndexError naming nothing, and a bool was read as kind 1 (2m)."""
+    t = np.asarray(tile)
+    if t.dtype.kind not in "iu":
+        raise TypeError(f"tile must be tile kinds 0-{K - 1} as integers, got dtype {t.dtype}")
+    if (j := bool_among_ints(tile)) is not None:
+        raise TypeError(f"tile must be tile kinds 0-{K - 1} as integers, got {tile[j]!r} at position {j}")
+    return t
+
+
 def suits_after_claim(meld_suits: np.ndarray, before: np.ndarray, after: np.ndarray, tile: np.ndarray) -> np.ndarray:
     """(m, 3) bool: the declared melds' suits once a claim of ``tile`` (m,) has taken ``before - after`` (m, 34)
     from the concealed hand: the new meld holds those tiles and the claimed one."""
-    return meld_suits | suits_held(before - after + _EYE[tile])
+    return meld_suits | suits_held(before - after + _EYE[_claimed_tiles(tile)])
 
 
 def tiles_needed(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, meld_suits: np.ndarray | None = None) -> np.ndarray:
@@ -267,7 +279,7 @@ def claim_hands(rules: RuleSet, hands, hui, tile, rows, option) -> np.ndarray:
     i = np.arange(len(rows))
     h = np.maximum(hui[rows], 0)
     fill = (hui[rows] >= 0) & rules.hui_wild_in_melds   # rows whose 惠牌 may fill a missing copy
-    t = tile[rows]
+    t = _claimed_tiles(tile)[rows]
     if np.isscalar(option) and option in (OPT_PONG, OPT_KONG):
         need = 2 if option == OPT_PONG else 3
         nat = np.minimum(after[i, t], need)

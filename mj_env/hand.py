@@ -717,6 +717,20 @@ def _plain_indices(rows: np.ndarray, n_hands: int, kinds: np.ndarray) -> bool:
             and int(kinds.max()) < N_KINDS)
 
 
+def _index_array(values, name: str) -> np.ndarray:
+    """``values`` (``rows``, ``kinds``) as an integer array, or a TypeError naming it: a float index failed as an
+    IndexError naming nothing, and a bool was read as a mask or as 1. An empty list (NumPy's float64) is no
+    change."""
+    a = np.asarray(values)
+    if a.size == 0:
+        return a.astype(np.int64)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be integer indices, got dtype {a.dtype}")
+    if (j := bool_among_ints(values)) is not None:
+        raise TypeError(f"{name} must be integer indices, got {values[j]!r} at position {j}")
+    return a
+
+
 def hand_distance_changed(rules, counts: np.ndarray, hui: np.ndarray, meld_suits: np.ndarray | None,
                           rows: np.ndarray, kinds: np.ndarray, delta: int) -> np.ndarray:
     """``hand_distance(rules, counts[rows] + delta * eye[kinds], hui[rows], meld_suits[rows])`` (delta +1: a
@@ -731,7 +745,7 @@ def hand_distance_changed(rules, counts: np.ndarray, hui: np.ndarray, meld_suits
     if integer_value(delta) is None:  # (True was read as +1; 0.5 failed as a float index)
         raise TypeError(f"delta must be an integer (+1: a tile drawn, -1: a tile discarded), got {delta!r}")
     counts = _int8_counts(counts)
-    rows, kinds = np.asarray(rows), np.asarray(kinds)
+    rows, kinds = _index_array(rows, "rows"), _index_array(kinds, "kinds")
     hui = np.broadcast_to(np.asarray(hui), counts.shape[:-1])
     if (counts.ndim != 2 or len(rows) == 0 or not _plain_indices(rows, len(counts), kinds)
             or (rules.lack_suit and (rules.thirteen_orphans or not _kept_monotone()))):

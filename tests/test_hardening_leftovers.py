@@ -99,3 +99,58 @@ def test_the_needs_of_valid_counts_answer_as_before():
     assert hand.seven_pairs_need(five) == sum(int(x) % 2 for x in five)  # the odd counts
     assert hand.orphans_need(five) == hand.IMPOSSIBLE
     assert hand.seven_pairs_need(np.stack([seven, seven])).tolist() == [1, 1]
+
+
+# --------------------------------------------------------------------------- 3. float indices and claim tiles
+
+
+@pytest.mark.parametrize("arg", ["rows", "kinds"])
+@pytest.mark.parametrize("bad", [np.array([0.0, 1.0, 2.0, 3.0]), [0, 1, 2, 3.5], np.ones(4, dtype=bool)], ids=repr)
+def test_hand_distance_changed_refuses_float_and_bool_indices_naming_them(arg, bad):
+    """A float row or kind failed as an IndexError naming nothing (the plain call's NumPy index); a bool array
+    was read as a mask. Both are a TypeError naming the argument; features.tiles_needed_changed passes it on."""
+    from mj_env import features as F
+    rules = rules_of("beijing")
+    counts, hui, rows, kinds = hands_14()
+    given = {"rows": rows, "kinds": kinds, arg: bad}
+    for f in (hand.hand_distance_changed, F.tiles_needed_changed):
+        with pytest.raises(TypeError, match=rf"{arg} must be integer indices, got dtype (float64|bool)"):
+            f(rules, counts, hui, None, given["rows"], given["kinds"], -1)
+    given[arg] = [0, True, 2, 3]  # NumPy's int64 [0, 1, 2, 3]
+    with pytest.raises(TypeError, match=rf"{arg} must be integer indices, got True at position 1"):
+        hand.hand_distance_changed(rules, counts, hui, None, given["rows"], given["kinds"], -1)
+
+
+def test_integer_indices_answer_as_before_and_an_empty_list_is_no_change():
+    rules = rules_of("beijing")
+    counts, hui, rows, kinds = hands_14()
+    want = hand.hand_distance_changed(rules, counts, hui, None, rows, kinds, -1).tolist()
+    assert hand.hand_distance_changed(rules, counts, hui, None, rows.tolist(), kinds.astype(np.uint8), -1).tolist() \
+        == want
+    for none in ([], np.zeros(0, dtype=np.int64)):  # no change: nothing to answer ([] was an IndexError)
+        assert hand.hand_distance_changed(rules, counts, hui, None, none, none, -1).shape == (0,)
+
+
+@pytest.mark.parametrize("tile", [np.array([4.0, 13.0]), np.array([True, False]), [4, True]], ids=repr)
+def test_a_claim_tile_that_is_not_an_integer_kind_is_refused_naming_tile(tile):
+    """suits_after_claim and claim_hands indexed with ``tile``: 4.0 failed as an IndexError naming nothing, True
+    was read as kind 1 (2m)."""
+    from mj_env import features as F
+    rules = rules_of("beijing")
+    hands = np.stack([parse_hand("456m11p"), parse_hand("13m55p7z")])
+    hui, rows = np.full(2, -1), np.arange(2)
+    with pytest.raises(TypeError, match=r"tile must be tile kinds 0-33 as integers, got (dtype|True)"):
+        F.suits_after_claim(np.zeros((2, 3), dtype=bool), hands, hands, tile)
+    with pytest.raises(TypeError, match=r"tile must be tile kinds 0-33 as integers, got (dtype|True)"):
+        F.claim_hands(rules, hands, hui, tile, rows, F.OPT_PONG)
+
+
+def test_integer_claim_tiles_answer_as_before():
+    from mj_env import features as F
+    rules = rules_of("beijing")
+    hands = np.stack([parse_hand("456m11p"), parse_hand("13m55p7z")])
+    tile = np.array([9, 13])  # 1p onto 11p; 5p onto 55p
+    after = F.claim_hands(rules, hands, np.full(2, -1), tile, np.arange(2), F.OPT_PONG)
+    assert (hands - after).sum(axis=1).tolist() == [2, 2] and after[0, 9] == 0 and after[1, 13] == 0
+    assert F.suits_after_claim(np.zeros((2, 3), dtype=bool), hands, after, tile).tolist() == \
+        [[False, True, False], [False, True, False]]
