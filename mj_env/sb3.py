@@ -24,7 +24,8 @@ What SB3 gets, as from its own ``DummyVecEnv`` of N one-table envs (``mj_env/Bei
   the seed of ``seed(s)`` (``model = ...(seed=s)`` calls it) seeds the one generator of all N
   tables at the next ``reset`` (SB3 gives env i the seed ``s + i``; the tables share ``s``), and
   ``set_options`` passes the single-agent env's reset options (``walls``, ``dealers``), the same
-  for every env;
+  for every env, to the next ``reset`` only (as SB3's own envs do; options that reset would refuse are refused
+  by ``set_options``, which keeps the options set before);
 - ``step_wait()`` -> observations, rewards (N,) float32 (the learner's settled points; float32 as in SB3's
   own ``DummyVecEnv``: exact up to 2**24 points, rounded above, which a large ``base`` reaches), dones
   (N,) bool, and a list of N info dicts: ``seat`` always; ``scores`` (4,) (float64, exact), ``win``,
@@ -97,10 +98,28 @@ class MahjongSB3VecEnv(VecEnv):
             seed = int(seed)
         return super().seed(seed)
 
+    def set_options(self, options: list[dict] | dict | None = None) -> None:
+        """SB3's ``set_options``: the reset options of the next ``reset`` only (SB3 clears them there), one dict for
+        every env. Checked here, as ``seed`` checks a seed: options the next reset would refuse (dicts that differ
+        by env, an unknown key, a bad wall or dealer) are refused now, with the error that reset gives, and the
+        options set before stay as they were. Stored, they made every later reset refuse until set_options
+        was called again."""
+        kept = self._options
+        super().set_options(options)  # (SB3's: None as {}, a dict for every env, deep copies)
+        try:
+            if not isinstance(self._options, (list, tuple)) or not all(isinstance(o, dict) for o in self._options):
+                raise ValueError(f"set_options: options must be a dict, None or a list of dicts (one per env), got "
+                                 f"{type(options).__name__}")
+            first = self._options[0] if len(self._options) else {}
+            if not all(_same_options(o, first) for o in self._options[1:]):
+                raise ValueError("set_options: the tables are reset together, so give one options dict for all envs")
+            self.envs._checked_reset(None, first or None)
+        except Exception:
+            self._options = kept
+            raise
+
     def reset(self):
-        options = self._options[0]
-        if not all(_same_options(o, options) for o in self._options[1:]):
-            raise ValueError("set_options: the tables are reset together, so give one options dict for all envs")
+        options = self._options[0] if len(self._options) else {}  # (set_options checked them)
         obs, infos = self.envs.reset(seed=self._seeds[0], options=options or None)
         self._reset_seeds()
         self._reset_options()

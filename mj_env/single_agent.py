@@ -430,15 +430,21 @@ class MahjongSingleAgentVectorEnv(A.IllegalPolicySettings, TablesEnvBasics, Vect
         """``reset``; ``restart_seats``: "rotate" starts over (the one-table env passes a seed of its own
         drawing at every reset, and starts the seats over only when its caller gave one)."""
         self._check_open()
+        options, tables = self._checked_reset(seed, options)
+        result = self._undoable(self._reset_checked, seed, options, tables, restart_seats)
+        self._seeded(seed)
+        return self._shown(result)
+
+    def _checked_reset(self, seed, options) -> tuple[dict, np.ndarray]:
+        """``reset``'s options as a dict and the tables it deals, or the ValueError ``reset`` gives: the options,
+        seed, walls and dealers are checked before anything here or in the engine changes (``mj_env.sb3``'s
+        ``set_options`` checks options with it)."""
         options = checked_reset_options(options, ("reset_mask", "walls", "dealers"))
         tables = np.arange(self.num_envs)
         if options.get("reset_mask") is not None:
             tables = self._masked_tables(options["reset_mask"])
-        # the seed, walls and dealers are checked before anything here or in the engine changes
         self.engine.check_reset(seed, options.get("walls"), options.get("dealers"), tables)
-        result = self._undoable(self._reset_checked, seed, options, tables, restart_seats)
-        self._seeded(seed)
-        return self._shown(result)
+        return options, tables
 
     def _reset_checked(self, seed, options: dict, tables: np.ndarray, restart_seats: bool):
         if seed is not None:

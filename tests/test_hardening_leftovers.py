@@ -154,3 +154,39 @@ def test_integer_claim_tiles_answer_as_before():
     assert (hands - after).sum(axis=1).tolist() == [2, 2] and after[0, 9] == 0 and after[1, 13] == 0
     assert F.suits_after_claim(np.zeros((2, 3), dtype=bool), hands, after, tile).tolist() == \
         [[False, True, False], [False, True, False]]
+
+
+# --------------------------------------------------------------------------- 4. SB3's set_options
+
+
+def test_sb3_set_options_refuses_what_reset_would_and_keeps_the_options_set_before():
+    """Options a reset refuses were stored by set_options, so every later reset was refused until set_options
+    again. SB3 applies options at the next reset and then clears them; set_options now checks them first (as
+    ``seed`` checks a seed) and a refused call changes nothing: the options and seed set before stay."""
+    pytest.importorskip("stable_baselines3")
+    from mj_env.sb3 import MahjongSB3VecEnv
+    venv = MahjongSB3VecEnv(4, seed=0)
+    venv.seed(7)
+    venv.set_options({"dealers": [1, 2, 3, 0]})
+    for bad, message in (({"foo": 1}, r"unknown reset option\(s\): foo"),
+                         ({"dealers": [9, 9, 9, 9]}, r"dealer of table 0 .* got 9"),
+                         ({"walls": [[1]] * 4}, r"wall of table 0 .*136 tiles"),
+                         ([{}, {"dealers": [1, 2, 3, 0]}, {}, {}], r"set_options: .* one options dict"),
+                         ("walls", r"set_options: options must be a dict, None or a list of dicts .* got str")):
+        with pytest.raises(ValueError, match=message):
+            venv.set_options(bad)
+    assert venv._options == [{"dealers": [1, 2, 3, 0]}] * 4 and venv._seeds == [7 + i for i in range(4)]
+    venv.reset()
+    assert venv.envs.engine.state.dealer.tolist() == [1, 2, 3, 0]
+    venv.reset()  # applied once, then cleared (SB3's set_options)
+    assert venv.envs.engine.state.dealer.tolist() == [0, 0, 0, 0]
+
+
+def test_sb3_valid_options_apply_at_the_next_reset_as_before():
+    pytest.importorskip("stable_baselines3")
+    from mj_env.sb3 import MahjongSB3VecEnv
+    venv = MahjongSB3VecEnv(2, seed=0)
+    for options in ({"dealers": [3, 1]}, [{"dealers": [3, 1]}] * 2, None):
+        venv.set_options(options)
+        venv.reset()
+        assert venv.envs.engine.state.dealer.tolist() == ([0, 0] if options is None else [3, 1])

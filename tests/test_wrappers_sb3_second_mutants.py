@@ -52,17 +52,17 @@ def test_sb3_module_without_stable_baselines3_says_how_to_install_it(monkeypatch
 
 def test_sb3_options_with_a_ragged_value_reach_the_env_whose_error_names_the_wall():
     """``set_options(d)`` gives every env the same dict; a value NumPy cannot compare (ragged walls) is alike when it
-    is the same object, so the reset goes on to the env, whose WallError names the short wall (line 71: a mutant
-    removing that return went unnoticed: every such dict was refused as "give one options dict for all envs")."""
+    is the same object, so the check goes on to the env's, whose WallError names the short wall (line 71: a mutant
+    removing that return went unnoticed: every such dict was refused as "give one options dict for all envs").
+    set_options runs that check (tests/test_hardening_leftovers.py)."""
     pytest.importorskip("stable_baselines3")
     from mj_env.sb3 import MahjongSB3VecEnv
     from mj_env.tiles import full_set
 
     venv = MahjongSB3VecEnv(2, seed=0)
     wall = [int(t) for t in full_set(136)]
-    venv.set_options({"walls": [wall, wall[:-1]]})
     with pytest.raises(ValueError, match="wall of table 1 of this reset: the beijing wall has 136 tiles, got 135"):
-        venv.reset()
+        venv.set_options({"walls": [wall, wall[:-1]]})
 
 
 def test_sb3_env_indices_refuse_bytes_though_they_iterate_as_ints():
