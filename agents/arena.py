@@ -704,6 +704,12 @@ class _RecordWriteError(Exception):
     """Writing a batch of hand records failed (``--record``)."""
 
 
+def _kept(record: str | None, record_file) -> str:
+    """The end of the line that tells a run stopped before its summary (Ctrl-C, an agent's error): what its
+    --record file holds, or nothing when the run has none."""
+    return f"; {terminal_line(record)} holds the hands of the batches played so far" if record_file else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     p = ArgumentParser(prog="python -m agents.arena",
                        description="Duplicate-format strategy comparison.")
@@ -774,12 +780,13 @@ def main(argv: list[str] | None = None) -> int:
     except _RecordWriteError as e:
         print(f"python -m agents.arena: cannot write {terminal_line(args.record)}: {e}", file=sys.stderr)
         return 1
-    except AgentError as e:  # an agent that failed on these hands (a checkpoint whose logits overflow): one line
-        print(f"python -m agents.arena: {terminal_line(e)}", file=sys.stderr)
+    except AgentError as e:  # an agent that failed on these hands (a checkpoint whose logits overflow): one line,
+        # which names what the --record file holds, as the Ctrl-C line does
+        print(f"python -m agents.arena: {terminal_line(e)}{_kept(args.record, record_file)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; the records written so far are whole lines
-        kept = f"; {terminal_line(args.record)} holds the hands of the batches played so far" if record_file else ""
-        print(f"python -m agents.arena: interrupted (Ctrl-C), no summary{kept}", file=sys.stderr)
+        print(f"python -m agents.arena: interrupted (Ctrl-C), no summary{_kept(args.record, record_file)}",
+              file=sys.stderr)
         return 130  # as a shell reports a command ended by Ctrl-C (128 + SIGINT)
     finally:
         if record_file and not record_file.closed:

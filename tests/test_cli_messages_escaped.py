@@ -234,8 +234,8 @@ AGENT_FAILED = f"agent 'plugin' raised ValueError acting at table(s) 0: cannot r
 
 
 def test_the_arena_and_play_tell_an_agent_error_and_ctrl_c_in_one_line(tmp_path, monkeypatch, capsys):
-    """The arena's ``interrupted (Ctrl-C), no summary; NAME holds ...`` (its --record file) and an agent's failure,
-    as ``agents.play`` tells one too: each one line, escaped."""
+    """The arena's ``interrupted (Ctrl-C), no summary; NAME holds ...`` (its --record file) and an agent's failure
+    (``...; NAME holds ...`` too), as ``agents.play`` tells one: each one line, escaped."""
     from agents import arena, play
     from mj_env.baselines import AgentError
 
@@ -252,7 +252,8 @@ def test_the_arena_and_play_tell_an_agent_error_and_ctrl_c_in_one_line(tmp_path,
                                        f"{EVIL_SHOWN} holds the hands of the batches played so far\n")
     monkeypatch.setattr(arena, "compare", raising(AgentError(AGENT_FAILED)))
     assert arena.main(argv) == 1
-    assert capsys.readouterr().err == f"python -m agents.arena: {terminal_text(AGENT_FAILED)}\n"
+    assert capsys.readouterr().err == (f"python -m agents.arena: {terminal_text(AGENT_FAILED)}; {tmp_path}/"
+                                       f"{EVIL_SHOWN} holds the hands of the batches played so far\n")
     monkeypatch.setattr(play.Game, "play", raising(AgentError(AGENT_FAILED)))
     assert play.main(["--seed", "3"], input_fn=lambda prompt: "1", out=io.StringIO()) == 1
     assert capsys.readouterr().err == f"python -m agents.play: {terminal_text(AGENT_FAILED)}\n"

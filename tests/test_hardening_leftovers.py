@@ -190,3 +190,33 @@ def test_sb3_valid_options_apply_at_the_next_reset_as_before():
         venv.set_options(options)
         venv.reset()
         assert venv.envs.engine.state.dealer.tolist() == ([0, 0] if options is None else [3, 1])
+
+
+# --------------------------------------------------------------------------- 5. the arena stopped by an agent
+
+
+def test_an_arena_stopped_by_an_agent_says_what_its_record_file_holds(tmp_path, monkeypatch, capsys):
+    """``python -m agents.arena --record FILE`` stopped by an agent that raises told the agent's error only; like
+    the Ctrl-C line it now says that FILE holds the hands of the batches played so far (the batches before the
+    failure, whole lines). Without --record the line is as it was."""
+    from agents import arena
+    from mj_env.baselines import AgentError
+
+    real_compare = arena.compare
+
+    def fails_after_the_first_batch(*a, records=None, **k):
+        def write(batch):
+            if records is not None:
+                records(batch)
+            raise AgentError("agent 'x' raised ValueError acting at table(s) 0: no")
+        return real_compare(*a, records=write, **k)
+
+    monkeypatch.setattr(arena, "compare", fails_after_the_first_batch)
+    out = tmp_path / "hands.jsonl"
+    argv = ["--agents", "rule,random", "--hands", "4", "--batch", "2", "--quiet"]
+    assert arena.main(argv + ["--record", str(out)]) == 1
+    assert capsys.readouterr().err == (f"python -m agents.arena: agent 'x' raised ValueError acting at table(s) 0: "
+                                       f"no; {out} holds the hands of the batches played so far\n")
+    assert len(out.read_text().splitlines()) == 4  # the first batch: 2 walls x 2 seatings
+    assert arena.main(argv) == 1
+    assert capsys.readouterr().err == "python -m agents.arena: agent 'x' raised ValueError acting at table(s) 0: no\n"
