@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from agents.arena import DuplicateResult
 
 PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
-"""File suffixes ``--plot`` accepts: formats matplotlib writes with its Agg backend."""
+"""File suffixes ``--plot`` accepts: formats matplotlib saves a figure to without a display (its Agg backend's)."""
 
 
 def missing_module(name: str, needed_for: str, extra: str = "train") -> str | None:
@@ -206,14 +206,15 @@ def plot(summary: dict, path: str, title: str | None = None) -> None:
     """Bar charts of points per hand (with the 95% intervals) and of win / deal-in rates."""
     import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with plt.rc_context(rc()):  # a CJK font where one is installed; a '$' in an agent's name is a '$', not TeX
-        _draw(plt, summary, path, title)
+    with matplotlib.rc_context(rc()):  # a CJK font where one is installed; a '$' in an agent's name is a '$', not TeX
+        _draw(summary, path, title)
 
 
-def _draw(plt, summary: dict, path: str, title: str | None) -> None:
+def _draw(summary: dict, path: str, title: str | None) -> None:
+    """A ``Figure`` of its own, not pyplot's: the caller's backend, figures and current figure stay as they were
+    (``matplotlib.use("Agg")`` here switched a notebook's backend for the rest of its session)."""
+    from matplotlib.figure import Figure
+
     ag = summary["agents"]
     names = [drawable(short_name(a["name"], 24)) for a in ag]  # 运行 1 and 训练 1 as two names, not boxes
     x = np.arange(len(ag))
@@ -222,7 +223,8 @@ def _draw(plt, summary: dict, path: str, title: str | None) -> None:
     err = np.abs(ci.T - mean)
     no_interval = not np.isfinite(err).all()  # one wall: no spread to take an interval from
     err[~np.isfinite(err)] = 0.0
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    fig = Figure(figsize=(10, 4))
+    ax1, ax2 = fig.subplots(1, 2)
     ax1.bar(x, mean, yerr=err, capsize=6, color=["tab:blue", "tab:orange", "tab:green", "tab:red"][:len(ag)])
     ax1.axhline(0, color="black", linewidth=0.8)
     ax1.set_xticks(x, names, rotation=15)
@@ -238,4 +240,3 @@ def _draw(plt, summary: dict, path: str, title: str | None) -> None:
     fig.suptitle(drawable(title) if title else f"duplicate arena: {walls} wall{'s' * (walls != 1)}, {hands} hand{'s' * (hands != 1)}")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)

@@ -102,9 +102,6 @@ def plot(paths, out: str, labels=None, title: str | None = None) -> None:
     """Draw every run's curves into one PNG (one panel per opponent, the rule agent first)."""
     import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     runs = [read_curves(p) for p in paths]
     # (the run directories by default, ./progress.csv too; a name that is not UTF-8 with \xe9 escapes: the fonts
     # take no lone surrogates)
@@ -117,12 +114,17 @@ def plot(paths, out: str, labels=None, title: str | None = None) -> None:
     if len(opponents) > MAX_PANELS:  # one panel each: thousands of columns would draw for minutes
         raise CurveError(f"{len(opponents)} opponents in the evaluation columns; a picture has at most {MAX_PANELS} "
                          "panels (train.py logs random, rule and pretrained)")
-    with plt.rc_context(rc()):  # a CJK font where one is installed; a '$' in a run's name is a '$', not TeX
-        _draw(plt, runs, labels, opponents, out, title)
+    with matplotlib.rc_context(rc()):  # a CJK font where one is installed; a '$' in a run's name is a '$', not TeX
+        _draw(runs, labels, opponents, out, title)
 
 
-def _draw(plt, runs, labels, opponents, out, title) -> None:
-    fig, axes = plt.subplots(1, len(opponents), figsize=(5.5 * len(opponents), 4), squeeze=False)
+def _draw(runs, labels, opponents, out, title) -> None:
+    """A ``Figure`` of its own, not pyplot's: the caller's backend, figures and current figure stay as they were
+    (``matplotlib.use("Agg")`` here switched a notebook's backend for the rest of its session)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(5.5 * len(opponents), 4))
+    axes = fig.subplots(1, len(opponents), squeeze=False)
     for ax, opp in zip(axes[0], opponents):
         for run, label in zip(runs, labels):
             pts = run.get(opp)
@@ -140,7 +142,6 @@ def _draw(plt, runs, labels, opponents, out, title) -> None:
         fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
-    plt.close(fig)
 
 
 def main(argv=None) -> None:

@@ -121,15 +121,12 @@ def test_the_plot_draws_each_agents_interval_and_the_rates_from_zero(monkeypatch
     runs from the interval's low end to its high end, and the rates' axis starts at 0 (from a mutation test: bars
     from mean - (low + mean), and an axis from 1 that hid every rate, went unnoticed)."""
     pytest.importorskip("matplotlib")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     from agents.arena_report import plot
 
-    figures = []
-    monkeypatch.setattr(plt, "close", figures.append)
+    figures, real = [], Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: (figures.append(fig), real(fig, *a, **k))[1])
     summary = _summary(["a", "b"])
     summary["agents"][1].update(mean_points=-0.5, ci95=[-0.9, -0.2], win_rate=0.2, deal_in_rate=0.15)
     plot(summary, str(tmp_path / "p.png"))

@@ -43,15 +43,12 @@ def test_the_curve_takes_a_value_of_exactly_max_value_and_refuses_one_beyond_it(
 
 
 def _drawn_figure(tmp_path, monkeypatch, progress):
-    """The figure ``curve.plot`` draws for ``progress`` (kept from ``plt.close``)."""
+    """The figure ``curve.plot`` draws for ``progress`` (the one it saves)."""
     pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
-    import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figures = []
-    monkeypatch.setattr(plt, "close", figures.append)
+    figures, real = [], Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: (figures.append(fig), real(fig, *a, **k))[1])
     curve.plot(progress, str(tmp_path / "c.png"))
     (fig,) = figures
     return fig
@@ -156,17 +153,14 @@ def test_a_checkpoint_path_keeps_its_run_wherever_the_runs_folder_is():
 
 
 def _arena_figure(monkeypatch, tmp_path, summary):
-    """The figure ``arena_report.plot`` draws for ``summary`` (kept from ``plt.close``)."""
+    """The figure ``arena_report.plot`` draws for ``summary`` (the one it saves)."""
     pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     from agents.arena_report import plot
 
-    figures = []
-    monkeypatch.setattr(plt, "close", figures.append)
+    figures, real = [], Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: (figures.append(fig), real(fig, *a, **k))[1])
     plot(summary, str(tmp_path / "p.png"))
     (fig,) = figures
     return fig

@@ -1,0 +1,113 @@
+"""What the library leaves behind in the user's process: the pictures (``agents.arena_report.plot``,
+``agents.curve.plot``) draw on a figure of their own and leave the caller's matplotlib backend and pyplot figures
+as they were; envs of different rule sets stepped in turn in one process each play the game they play alone."""
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import mj_env
+from mj_env.baselines import uniform_legal
+from mj_env.engine import Engine
+from mj_env.state import END
+from mj_env.vector import MahjongVectorEnv
+
+# (preset, overrides): the three presets and two rule sets that differ from a preset in one field
+CONFIGS = [("beijing", {}), ("hebei", {}), ("quemen", {}), ("beijing", {"hui_wild_in_melds": True}),
+           ("hebei", {"multiple_winners": False})]
+
+
+def _aec_play(i: int):
+    """One AEC table of CONFIGS[i], uniform legal actions from its own generator, two hands: every ``last()``."""
+    name, kw = CONFIGS[i]
+    env, rng = mj_env.env(rules=name, **kw), np.random.default_rng(100 + i)
+    for hand in range(2):
+        env.reset(seed=7 + i + 10 * hand)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            yield pickle.dumps((agent, obs, reward, term, trunc, info))
+            env.step(None if term or trunc else int(uniform_legal(obs["action_mask"][None], rng)[0]))
+
+
+def _vector_play(i: int, steps: int = 60):
+    name, kw = CONFIGS[i]
+    venv, rng = MahjongVectorEnv(num_envs=8, rules=name, seed=3 + i, **kw), np.random.default_rng(200 + i)
+    obs, info = venv.reset(seed=3 + i)
+    yield pickle.dumps((obs, info))
+    for _ in range(steps):
+        out = venv.step(uniform_legal(obs["action_mask"], rng))
+        obs = out[0]
+        yield pickle.dumps(out)
+
+
+def _engine_play(i: int, steps: int = 80):
+    name, kw = CONFIGS[i]
+    eng, rng = Engine(name, num_tables=6, seed=11 + i, **kw), np.random.default_rng(500 + i)
+    eng.reset()
+    for _ in range(steps):
+        mask = eng.legal_mask()
+        res = eng.step(uniform_legal(mask, rng, empty_ok=True))
+        yield pickle.dumps((mask, res))
+        done = np.flatnonzero(eng.state.phase == END)
+        if len(done):
+            eng.reset(tables=done)
+
+
+@pytest.mark.parametrize("play", [_aec_play, _vector_play, _engine_play], ids=["aec", "vector", "engine"])
+def test_envs_of_different_rule_sets_stepped_in_turn_each_play_their_game_alone(play):
+    """Tables of beijing, hebei, quemen and of two rule sets one field away from a preset, stepped one step each
+    in turn in one process: each sees exactly the observations, rewards and infos it sees played alone (no
+    module buffer, cache or random stream shared between them)."""
+    alone = [list(play(i)) for i in range(len(CONFIGS))]
+    games = [play(i) for i in range(len(CONFIGS))]
+    together: list[list[bytes]] = [[] for _ in games]
+    live = set(range(len(games)))
+    while live:
+        for i in sorted(live):
+            try:
+                together[i].append(next(games[i]))
+            except StopIteration:
+                live.discard(i)
+    assert [len(a) for a in alone] == [len(t) for t in together]
+    for i in range(len(CONFIGS)):
+        assert together[i] == alone[i], CONFIGS[i]
+
+
+@pytest.fixture
+def users_pyplot():
+    """A user's pyplot session on a backend of their choosing (svg: needs no display) with a figure open;
+    their backend is put back afterwards."""
+    matplotlib = pytest.importorskip("matplotlib")
+    before = matplotlib.get_backend()
+    matplotlib.use("svg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure()
+    try:
+        yield plt, fig
+    finally:
+        plt.close(fig)
+        matplotlib.use(before)
+
+
+def test_the_pictures_leave_the_users_matplotlib_backend_and_figures_alone(users_pyplot, tmp_path):
+    """``plot`` of the arena and of the curve called ``matplotlib.use("Agg")``: a notebook (inline backend) or a
+    script on an interactive one that drew an arena picture was on Agg for the rest of its session (plt.show()
+    shows nothing). They draw on a ``Figure`` of their own: backend, open figures, current figure unchanged."""
+    import matplotlib
+    from test_plot_text import _summary
+
+    from agents.arena_report import plot
+    from agents.curve import plot as plot_curve
+
+    plt, fig = users_pyplot
+    progress = tmp_path / "progress.csv"
+    progress.write_text("seconds,vs_rule_points,vs_rule_ci_low,vs_rule_ci_high\n60,-0.5,-0.7,-0.3\n"
+                        "120,-0.2,-0.4,0.0\n")
+    plot(_summary(["rule", "random"]), str(tmp_path / "p.png"))
+    plot_curve([str(progress)], str(tmp_path / "c.png"))
+    assert matplotlib.get_backend() == "svg"
+    assert plt.get_fignums() == [fig.number] and plt.gcf() is fig
+    assert (tmp_path / "p.png").stat().st_size > 0 and (tmp_path / "c.png").stat().st_size > 0
