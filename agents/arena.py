@@ -556,11 +556,10 @@ def loading_agents():
     """Around a command line's loading of its agents (the arena's, ``agents.play``'s): once they are loaded, a
     RulesMismatchWarning (a checkpoint trained under other rules) is one ``note:`` line on standard error, a
     CheckpointWarning one ``warning:`` line naming the checkpoint's file (``tell_warning``), other warnings go on as
-    Python shows them (under the filters in force), and torch, where a network agent loaded it,
-    runs one thread (batches of a few hundred rows gain nothing from more, and lose tenfold when another process
-    holds a core: measured). Where loading fails, nothing is said or set; a CheckpointWarning that the warning
-    filters in force made an exception (``-W error``) comes out as the CheckpointError (a ValueError) the command
-    line tells for a file it cannot use (``agents.checkpoints.warning_refused``), not a traceback."""
+    Python shows them (under the filters in force); torch's one thread for the play is ``one_torch_thread``'s.
+    Where loading fails, nothing is said; a CheckpointWarning that the warning filters in force made an
+    exception (``-W error``) comes out as the CheckpointError (a ValueError) the command line tells for a file
+    it cannot use (``agents.checkpoints.warning_refused``), not a traceback."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RulesMismatchWarning)
         try:
@@ -572,9 +571,25 @@ def loading_agents():
             raise checkpoints.warning_refused(raised) from None
     for w in caught:
         tell_warning(w)
-    torch = sys.modules.get("torch")  # (None where its import is blocked)
-    if torch is not None:
-        torch.set_num_threads(1)
+
+
+@contextlib.contextmanager
+def one_torch_thread():
+    """Around a command line's play (the arena's, ``agents.play``'s), once its agents are loaded: torch,
+    where a network agent loaded it, runs one thread (batches of a few hundred rows gain nothing from more,
+    and lose tenfold when another process holds a core: measured), and its thread count is put back when
+    the play ends or raises, so that ``main(argv)`` called in a user's process (a notebook, a script) leaves
+    their torch as it found it (it stayed at one thread for the rest of the process, before)."""
+    torch = sys.modules.get("torch")  # (None where no network was loaded, or its import is blocked)
+    if torch is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def tell_warning(w: warnings.WarningMessage) -> None:
@@ -769,9 +784,11 @@ def main(argv: list[str] | None = None) -> int:
             raise _RecordWriteError(e.strerror or str(e)) from None
 
     try:
-        summary = compare(specs, args.hands, seed=args.seed, rules=args.rules, batch_walls=args.batch,
-                          device=args.device, progress=not args.quiet, agents=agents,
-                          records=write_records if record_file else None, common_random=args.common_random)
+        with one_torch_thread():
+            summary = compare(specs, args.hands, seed=args.seed, rules=args.rules, batch_walls=args.batch,
+                              device=args.device, progress=not args.quiet, agents=agents,
+                              records=write_records if record_file else None,
+                              common_random=args.common_random)
         if record_file:
             try:
                 record_file.close()  # flushes the last batch

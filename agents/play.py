@@ -51,7 +51,15 @@ import numpy as np
 
 import mj_env
 from agents import make_agent
-from agents.arena import file_key, loading_agents, open_records, output_problem, player_files, settlement_wins
+from agents.arena import (
+    file_key,
+    loading_agents,
+    one_torch_thread,
+    open_records,
+    output_problem,
+    player_files,
+    settlement_wins,
+)
 from agents.rules_args import RULES_HELP, passed_on, rules_argument
 from mj_env import actions as A
 from mj_env.baselines import AgentError, agent_actions
@@ -567,7 +575,8 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = read_an
     others = ", ".join(f"{SEAT_NAMES[s]} {labels[s]}" for s in ((args.seat + k) % 4 for k in (1, 2, 3)))
     opening = f"{rules_label(dataclasses.replace(match, hands_per_episode=1))}, {n_hands} hand(s), {seed_text}: you sit {SEAT_NAMES[args.seat]} (seat {args.seat}); {others}"
     try:
-        status = _play(game, opening, args.record)
+        with one_torch_thread():
+            status = _play(game, opening, args.record)
     finally:
         if record_file is not None:
             try:

@@ -23,13 +23,15 @@ def test_load_agents_takes_a_list_or_tuple_of_names_and_nothing_else(specs):
 
 
 def test_the_command_line_runs_torch_on_one_thread_once_a_network_is_loaded(monkeypatch, tmp_path):
-    """loading_agents with ``if torch is not None`` forced False, or ``set_num_threads(1)`` made 0 or 2: the
-    docstring's one thread (batches of a few hundred rows gain nothing from more) was not set."""
+    """one_torch_thread (loading_agents, before) with ``if torch is None`` forced True, or
+    ``set_num_threads(1)`` made 0 or 2: the docstring's one thread (batches of a few hundred rows gain
+    nothing from more) was not set.
+    The count before is put back after the play (tests/test_process_global_state.py)."""
     torch = pytest.importorskip("torch")
     threads = []
     monkeypatch.setattr(torch, "set_num_threads", threads.append)
     assert main(["--agents", "pretrained,rule", "--hands", "1", "--quiet", "--json", str(tmp_path / "r.json")]) == 0
-    assert threads == [1]
+    assert threads == [1, torch.get_num_threads()]
 
 
 def test_agents_is_a_required_flag_a_usage_error_without_it(capsys):

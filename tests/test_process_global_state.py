@@ -1,6 +1,7 @@
 """What the library leaves behind in the user's process: the pictures (``agents.arena_report.plot``,
-``agents.curve.plot``) draw on a figure of their own and leave the caller's matplotlib backend and pyplot figures
-as they were; envs of different rule sets stepped in turn in one process each play the game they play alone."""
+``agents.curve.plot``) draw on a figure of their own and leave the caller's matplotlib backend and pyplot
+figures as they were; the command lines' ``main`` puts torch's thread count back; envs of different rule
+sets stepped in turn in one process each play the game they play alone."""
 from __future__ import annotations
 
 import pickle
@@ -20,7 +21,8 @@ CONFIGS = [("beijing", {}), ("hebei", {}), ("quemen", {}), ("beijing", {"hui_wil
 
 
 def _aec_play(i: int):
-    """One AEC table of CONFIGS[i], uniform legal actions from its own generator, two hands: every ``last()``."""
+    """One AEC table of CONFIGS[i], uniform legal actions from its own generator, two hands: every
+    ``last()``."""
     name, kw = CONFIGS[i]
     env, rng = mj_env.env(rules=name, **kw), np.random.default_rng(100 + i)
     for hand in range(2):
@@ -57,9 +59,9 @@ def _engine_play(i: int, steps: int = 80):
 
 @pytest.mark.parametrize("play", [_aec_play, _vector_play, _engine_play], ids=["aec", "vector", "engine"])
 def test_envs_of_different_rule_sets_stepped_in_turn_each_play_their_game_alone(play):
-    """Tables of beijing, hebei, quemen and of two rule sets one field away from a preset, stepped one step each
-    in turn in one process: each sees exactly the observations, rewards and infos it sees played alone (no
-    module buffer, cache or random stream shared between them)."""
+    """Tables of beijing, hebei, quemen and of two rule sets one field away from a preset, stepped one step
+    each in turn in one process: each sees exactly the observations, rewards and infos it sees played alone
+    (no module buffer, cache or random stream shared between them)."""
     alone = [list(play(i)) for i in range(len(CONFIGS))]
     games = [play(i) for i in range(len(CONFIGS))]
     together: list[list[bytes]] = [[] for _ in games]
@@ -93,9 +95,10 @@ def users_pyplot():
 
 
 def test_the_pictures_leave_the_users_matplotlib_backend_and_figures_alone(users_pyplot, tmp_path):
-    """``plot`` of the arena and of the curve called ``matplotlib.use("Agg")``: a notebook (inline backend) or a
-    script on an interactive one that drew an arena picture was on Agg for the rest of its session (plt.show()
-    shows nothing). They draw on a ``Figure`` of their own: backend, open figures, current figure unchanged."""
+    """``plot`` of the arena and of the curve called ``matplotlib.use("Agg")``: a notebook (inline backend)
+    or a script on an interactive one that drew an arena picture was on Agg for the rest of its session
+    (plt.show() shows nothing). They draw on a ``Figure`` of their own: backend, open figures, current
+    figure unchanged."""
     import matplotlib
     from test_plot_text import _summary
 
@@ -111,3 +114,44 @@ def test_the_pictures_leave_the_users_matplotlib_backend_and_figures_alone(users
     assert matplotlib.get_backend() == "svg"
     assert plt.get_fignums() == [fig.number] and plt.gcf() is fig
     assert (tmp_path / "p.png").stat().st_size > 0 and (tmp_path / "c.png").stat().st_size > 0
+
+
+def test_the_command_lines_called_in_a_process_put_torchs_thread_count_back(threads, monkeypatch, tmp_path):
+    """``agents.arena.main`` and ``agents.play.main`` play on one torch thread once a network is loaded;
+    called in a user's process (``main(argv)`` from a notebook or a script) they left torch at one thread
+    for the rest of it. The play still runs on one thread; the count is the caller's again once main
+    returns, or raises."""
+    torch = pytest.importorskip("torch")
+    import io
+
+    from agents import arena, play
+
+    seen = []
+    real_compare = arena.compare
+
+    def compare(*a, **k):
+        seen.append(torch.get_num_threads())
+        return real_compare(*a, **k)
+
+    monkeypatch.setattr(arena, "compare", compare)
+    torch.set_num_threads(2)
+    assert arena.main(["--agents", "pretrained,rule", "--hands", "1", "--quiet",
+                       "--json", str(tmp_path / "r.json")]) == 0
+    assert seen == [1] and torch.get_num_threads() == 2
+
+    def stop(*a, **k):
+        seen.append(torch.get_num_threads())
+        raise RuntimeError("an agent failed")
+
+    monkeypatch.setattr(arena, "compare", stop)
+    with pytest.raises(RuntimeError, match="an agent failed"):
+        arena.main(["--agents", "pretrained,rule", "--hands", "1", "--quiet"])
+    assert seen == [1, 1] and torch.get_num_threads() == 2
+
+    def answer(prompt):
+        seen.append(torch.get_num_threads())
+        return "quit"
+
+    argv = ["--opponents", "pretrained,rule,rule", "--seed", "1"]
+    assert play.main(argv, input_fn=answer, out=io.StringIO()) == 0
+    assert seen[2:] and set(seen[2:]) == {1} and torch.get_num_threads() == 2
