@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from agents.arena import DuplicateResult
 
 PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
-"""File suffixes ``--plot`` accepts: formats matplotlib saves a figure to without a display (its Agg backend's)."""
+"""File suffixes ``--plot`` accepts: formats matplotlib saves a figure to without a display
+(its Agg backend's)."""
 
 
 def missing_module(name: str, needed_for: str, extra: str = "train") -> str | None:
@@ -206,13 +207,14 @@ def plot(summary: dict, path: str, title: str | None = None) -> None:
     """Bar charts of points per hand (with the 95% intervals) and of win / deal-in rates."""
     import matplotlib
 
-    with matplotlib.rc_context(rc()):  # a CJK font where one is installed; a '$' in an agent's name is a '$', not TeX
+    # a CJK font where one is installed; a '$' in an agent's name is a '$', not TeX
+    with matplotlib.rc_context(rc()):
         _draw(summary, path, title)
 
 
 def _draw(summary: dict, path: str, title: str | None) -> None:
-    """A ``Figure`` of its own, not pyplot's: the caller's backend, figures and current figure stay as they were
-    (``matplotlib.use("Agg")`` here switched a notebook's backend for the rest of its session)."""
+    """A ``Figure`` of its own, not pyplot's: the caller's backend, figures and current figure stay as
+    they were (``matplotlib.use("Agg")`` here switched a notebook's backend for the rest of its session)."""
     from matplotlib.figure import Figure
 
     ag = summary["agents"]

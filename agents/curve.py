@@ -114,13 +114,14 @@ def plot(paths, out: str, labels=None, title: str | None = None) -> None:
     if len(opponents) > MAX_PANELS:  # one panel each: thousands of columns would draw for minutes
         raise CurveError(f"{len(opponents)} opponents in the evaluation columns; a picture has at most {MAX_PANELS} "
                          "panels (train.py logs random, rule and pretrained)")
-    with matplotlib.rc_context(rc()):  # a CJK font where one is installed; a '$' in a run's name is a '$', not TeX
+    # a CJK font where one is installed; a '$' in a run's name is a '$', not TeX
+    with matplotlib.rc_context(rc()):
         _draw(runs, labels, opponents, out, title)
 
 
 def _draw(runs, labels, opponents, out, title) -> None:
-    """A ``Figure`` of its own, not pyplot's: the caller's backend, figures and current figure stay as they were
-    (``matplotlib.use("Agg")`` here switched a notebook's backend for the rest of its session)."""
+    """A ``Figure`` of its own, not pyplot's: the caller's backend, figures and current figure stay as
+    they were (``matplotlib.use("Agg")`` here switched a notebook's backend for the rest of its session)."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(5.5 * len(opponents), 4))

@@ -72,7 +72,8 @@ def test_the_curve_labels_a_progress_file_of_the_current_folder_by_that_folder(t
     header = "update,global_step,seconds,vs_rule_points,vs_rule_ci_low,vs_rule_ci_high\n"
     (d / "progress.csv").write_text(header + "1,100,60,-0.5,-0.7,-0.3\n", encoding="utf-8")
     drawn = []
-    monkeypatch.setattr(curve, "_draw", lambda runs, labels, opponents, out, title: drawn.append(labels))
+    monkeypatch.setattr(curve, "_draw",
+                        lambda runs, labels, opponents, out, title: drawn.append(labels))
     monkeypatch.chdir(d)
     curve.plot(["progress.csv"], str(tmp_path / "c.png"))
     assert drawn == [["my_run"]]

@@ -126,7 +126,8 @@ def test_panels_put_rule_first_and_take_up_to_max_panels(tmp_path, monkeypatch):
     """One panel per opponent, the rule agent's first, then the others by name; MAX_PANELS of them draw."""
     pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
     drawn = []
-    monkeypatch.setattr(curve, "_draw", lambda runs, labels, opponents, out, title: drawn.append(opponents))
+    monkeypatch.setattr(curve, "_draw",
+                        lambda runs, labels, opponents, out, title: drawn.append(opponents))
     a = write(tmp_path, "1,100,60,5,1.0,0.8,1.2,-0.5,-0.7,-0.3\n", "a")
     d = tmp_path / "pre"
     d.mkdir()

@@ -62,7 +62,8 @@ def test_the_title_is_drawn_with_escapes_for_what_no_font_has(tmp_path, monkeypa
     the title passed on as given)."""
     pytest.importorskip("matplotlib")  # the plot extra: skipped in a core-only install
     drawn = []
-    monkeypatch.setattr(curve, "_draw", lambda runs, labels, opponents, out, title: drawn.append((labels, title)))
+    monkeypatch.setattr(curve, "_draw",
+                        lambda runs, labels, opponents, out, title: drawn.append((labels, title)))
     p = write(tmp_path, "1,100,60,5,1.0,0.8,1.2,-0.5,-0.7,-0.3\n")
     curve.plot([p], str(tmp_path / "c.png"), labels=["a\ue000"], title="seed \ue000")
     (labels, title), = drawn
