@@ -422,7 +422,6 @@ def get(name: str) -> np.ndarray:
 def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(prog="python -m mj_env.tables", description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--rebuild", action="store_true", help="build the tables again and rewrite the cache")
-    guard_output(parser.prog)
     args = parser.parse_args(argv)
     path = load(rebuild=args.rebuild, verbose=True)
     size = f"{path.stat().st_size / 2**20:.1f} MiB" if path is not None else "not written"
@@ -431,4 +430,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    # (here, as every command line does, not in main: main(argv) called in a user's process leaves their
+    # sys.stdout and sys.stderr as they were)
+    guard_output("python -m mj_env.tables")
     raise SystemExit(main())

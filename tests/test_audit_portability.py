@@ -241,6 +241,7 @@ def test_tables_cli_on_an_ascii_stdout_with_a_cache_path_that_is_not_ascii(tmp_p
     cache.write_bytes(b"x")
     monkeypatch.setattr(tables, "load", lambda **kw: cache)
     raw = _ascii_std_streams(monkeypatch)
+    guard_output("python -m mj_env.tables")  # (as its __main__ does)
     assert tables.main([]) == 0
     sys.stdout.flush()
     assert "\\u7f13\\u5b58.npz" in raw.getvalue().decode("ascii")

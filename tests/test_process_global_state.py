@@ -5,6 +5,7 @@ sets stepped in turn in one process each play the game they play alone."""
 from __future__ import annotations
 
 import pickle
+import sys
 
 import numpy as np
 import pytest
@@ -155,3 +156,20 @@ def test_the_command_lines_called_in_a_process_put_torchs_thread_count_back(thre
     argv = ["--opponents", "pretrained,rule,rule", "--seed", "1"]
     assert play.main(argv, input_fn=answer, out=io.StringIO()) == 0
     assert seen[2:] and set(seen[2:]) == {1} and torch.get_num_threads() == 2
+
+
+def test_the_tables_command_line_called_in_a_process_leaves_its_standard_streams_alone(monkeypatch, tmp_path):
+    """``mj_env.tables.main`` called ``guard_output`` itself (the other command lines call it under
+    ``__main__``): ``main([])`` in a user's process wrapped their sys.stdout and sys.stderr for good."""
+    import io
+
+    from mj_env import tables
+
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    cache = tmp_path / "tables.npz"
+    cache.write_bytes(b"x")
+    monkeypatch.setattr(tables, "load", lambda **kw: cache)
+    assert tables.main([]) == 0
+    assert sys.stdout is out and sys.stderr is err and str(cache) in out.getvalue()
