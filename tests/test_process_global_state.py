@@ -173,3 +173,39 @@ def test_the_tables_command_line_called_in_a_process_leaves_its_standard_streams
     monkeypatch.setattr(tables, "load", lambda **kw: cache)
     assert tables.main([]) == 0
     assert sys.stdout is out and sys.stderr is err and str(cache) in out.getvalue()
+
+
+@pytest.mark.parametrize("play", [_vector_play, _engine_play], ids=["vector", "engine"])
+def test_envs_stepped_in_threads_play_as_they_play_one_after_another(play):
+    """Each thread steps its own env (NumPy lets go of the GIL inside its calls): a module buffer shared
+    between envs would show as a difference from the same games played in turn."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    alone = [list(play(i)) for i in range(len(CONFIGS))]
+    with ThreadPoolExecutor(len(CONFIGS)) as pool:
+        threaded = list(pool.map(lambda i: list(play(i)), range(len(CONFIGS))))
+    for i in range(len(CONFIGS)):
+        assert threaded[i] == alone[i], CONFIGS[i]
+
+
+def test_rule_agents_of_different_rule_sets_used_in_turn_act_as_alone():
+    """Rule agents of beijing, hebei, quemen and beijing with ``hui_wild_in_melds`` each playing its own
+    engine (tests/rule_play.py), one step each in turn: the same positions as each played alone."""
+    from rule_play import rule_agent_play
+
+    configs = CONFIGS[:4]
+
+    def play(i):
+        name, kw = configs[i]
+        eng = Engine(name, num_tables=4, seed=21 + i, **kw)
+        eng.reset()
+        for live in rule_agent_play(eng, seed=31 + i, limit=60):
+            yield pickle.dumps((live, eng.legal_mask(), eng.state.phase, eng.state.to_act))
+
+    alone = [list(play(i)) for i in range(len(configs))]
+    games = [play(i) for i in range(len(configs))]
+    together: list[list[bytes]] = [[] for _ in games]
+    for _ in range(60):
+        for i, g in enumerate(games):
+            together[i].append(next(g))
+    assert together == alone
