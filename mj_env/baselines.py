@@ -423,6 +423,7 @@ class RuleBasedAgent:
         """How the agent ranks the discards of own-turn rows: (m, 34) keys, the smallest discarded,
         ``ILLEGAL_KEY`` where the kind may not be discarded. ``o`` (m, 14, 34) planes, ``mask`` (m, 127) of
         bools or 0s and 1s (the env's int8)."""
+        o = np.asarray(o)  # (a list or a torch tensor of planes failed on a missing .astype)
         hands, hui = _hand_and_hui(o)
         return self._discard_keys(o, hands, hui, _discard_ok(as_bool_mask(mask)), rng)[0]
 

@@ -556,7 +556,7 @@ def ting_waits(rules, counts, melds, discards=None) -> np.ndarray:
     counts = hand._int8_counts(counts)
     waits = hand.waits(counts, np.zeros(len(counts), dtype=np.int8), seven_pairs=rules.seven_pairs,
                        thirteen_orphans=rules.thirteen_orphans, extra_dragon=rules.orphans_extra_dragon)
-    total = counts.astype(np.int16) + melds
+    total = counts.astype(np.int16) + np.asarray(melds)  # (a torch tensor failed in NumPy's + of the two)
     own = total if discards is None else total + (np.arange(K) == np.asarray(discards)[:, None])
     waits &= own < 4
     if rules.lack_suit:

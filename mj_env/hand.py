@@ -552,8 +552,12 @@ def _orphans_kept(t13: np.ndarray, extra_dragon: bool) -> np.ndarray:
 
 def _int8_counts(counts) -> np.ndarray:
     """counts as int8 (the array itself when it is int8), or a ValueError where the cast would change a count:
-    NumPy's cast wraps, so a count of 260 would be read as 4 and -252 as 4 (the functions below take 0-4)."""
+    NumPy's cast wraps, so a count of 260 would be read as 4 and -252 as 4 (the functions below take 0-4).
+    A shape other than (..., 34) is a ValueError naming it, as ``_flat_counts`` gives (33 columns failed in
+    NumPy's reshape, "cannot reshape array of size 33 into shape (34)")."""
     c = np.asarray(counts)
+    if c.ndim == 0 or c.shape[-1] != N_KINDS:
+        raise ValueError(f"counts must have shape (..., {N_KINDS}), got {c.shape}")
     if c.dtype == np.int8:
         return c
     with np.errstate(invalid="ignore"):  # (a float NaN or 2**63: NumPy warns, and the check below refuses it)
