@@ -83,7 +83,7 @@ from .observation import (
     checked_planes,
 )
 from .rules import RuleSet, RulesSpec, get_rules
-from .state import CLAIM, ROB, TURN, K
+from .state import CLAIM, ROB, TURN, K, refuse_masked
 from .tiles import N_SUITS, SUIT_OF, SUIT_SIZE, suits_held
 
 
@@ -102,7 +102,9 @@ opposite, previous seat)."""
 
 def as_bool_mask(mask) -> np.ndarray:
     """The action mask as a bool array (the env gives int8). A float mask must hold 0s and 1s: NaN and 0.5
-    were read as legal (``!= 0``), a ValueError now; integer masks are read as they were."""
+    were read as legal (``!= 0``), a ValueError now; integer masks are read as they were. A masked entry is
+    refused (``state.refuse_masked``)."""
+    refuse_masked(mask, "the action mask")
     m = np.asarray(mask)
     if m.dtype == bool:
         return m

@@ -81,7 +81,7 @@ from .observation import (
     checked_planes,
 )
 from .rules import RuleSet, RulesSpec, get_rules
-from .state import bool_among_ints
+from .state import bool_among_ints, refuse_masked
 from .tiles import N_KINDS, N_SUITED, SUIT_SIZE, suits_held
 
 K = N_KINDS
@@ -110,11 +110,15 @@ _SAME_SUIT = {s: (np.arange(s, N_SUITED) // SUIT_SIZE) == (np.arange(N_SUITED - 
 _ORPHAN = np.isin(np.arange(K), ORPHAN_KINDS)
 
 
-def _arrays(*values) -> tuple:
-    """The array arguments of the helpers below as plain ndarrays (None stays None), as the hand functions take
-    theirs: an np.matrix kept its 2-D rows through ``sum(axis=1)`` (``tiles_needed`` answered an (m, m) matrix,
-    ``claim_takeable`` an (m, m) one), and a list or a torch tensor failed on a missing ``.sum``, ``.astype`` or
-    ``.copy``. Big-endian, strided and read-only arrays pass as they are (NumPy reads them by their dtype)."""
+def _arrays(names: str, *values) -> tuple:
+    """The array arguments of the helpers below as plain ndarrays (None stays None), as the hand functions
+    take theirs: an np.matrix kept its 2-D rows through ``sum(axis=1)`` (``tiles_needed`` answered an (m, m)
+    matrix, ``claim_takeable`` an (m, m) one), and a list or a torch tensor failed on a missing ``.sum``,
+    ``.astype`` or ``.copy``. Big-endian, strided and read-only arrays pass as they are (NumPy reads them by
+    their dtype). A masked entry is refused (``state.refuse_masked``), naming the argument (``names``: theirs,
+    by spaces)."""
+    for name, v in zip(names.split(), values):
+        refuse_masked(v, name)
     return tuple(None if v is None else np.asarray(v) for v in values)
 
 
@@ -126,7 +130,7 @@ def hui_kind(planes: np.ndarray) -> np.ndarray:
 
 def unseen_counts(planes: np.ndarray) -> np.ndarray:
     """(n, 34) int64: 4 minus the copies the acting seat sees (hand, melds, rivers, indicator), >= 0."""
-    if type(planes) is not np.ndarray or planes.dtype != np.uint8:  # (the observations' own planes pass at once)
+    if type(planes) is not np.ndarray or planes.dtype != np.uint8:  # (the observations' own pass at once)
         planes = checked_planes(planes, "planes")  # the int16 cast read a count of 65,539 as 3, and 2.7 as 2
     p = planes.astype(np.int16)
     visible = p[:, P_HAND] + p[:, P_MELDS].sum(axis=1) + p[:, P_RIVERS].sum(axis=1) + p[:, P_INDICATOR]
@@ -147,7 +151,7 @@ def _claimed_tiles(tile) -> np.ndarray:
         raise TypeError(f"tile must be tile kinds 0-{K - 1} as integers, got dtype {t.dtype}")
     if (j := bool_among_ints(tile)) is not None:
         raise TypeError(f"tile must be tile kinds 0-{K - 1} as integers, got {tile[j]!r} at position {j}")
-    if t.size and (t.min() < 0 or t.max() >= K):  # (-1 was read as the last kind, 7z; 34 failed naming nothing)
+    if t.size and (t.min() < 0 or t.max() >= K):  # (-1 was read as the last kind, 7z; 34 an IndexError)
         bad = t[(t < 0) | (t >= K)].flat[0]
         raise ValueError(f"tile must be tile kinds 0-{K - 1}, got {bad.item()}")
     return t
@@ -156,14 +160,14 @@ def _claimed_tiles(tile) -> np.ndarray:
 def suits_after_claim(meld_suits: np.ndarray, before: np.ndarray, after: np.ndarray, tile: np.ndarray) -> np.ndarray:
     """(m, 3) bool: the declared melds' suits once a claim of ``tile`` (m,) has taken ``before - after`` (m, 34)
     from the concealed hand: the new meld holds those tiles and the claimed one."""
-    meld_suits, before, after = _arrays(meld_suits, before, after)
+    meld_suits, before, after = _arrays("meld_suits before after", meld_suits, before, after)
     return meld_suits | suits_held(before - after + _EYE[_claimed_tiles(tile)])
 
 
 def tiles_needed(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, meld_suits: np.ndarray | None = None) -> np.ndarray:
     """need (module docstring) of concealed hands (m, 34) with their 惠牌 kinds (m,) and the suits of their
     declared melds (m, 3) (None: no melds; they matter under 缺一门 only) -> (m,) int16."""
-    hands, hui, meld_suits = _arrays(hands, hui, meld_suits)
+    hands, hui, meld_suits = _arrays("hands hui meld_suits", hands, hui, meld_suits)
     if len(hands) == 0:
         return np.zeros(0, dtype=np.int16)
     d = hand_distance(rules, hands, hui, meld_suits).astype(np.int16)
@@ -175,7 +179,8 @@ def tiles_needed_changed(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, mel
     """``tiles_needed`` of the hands ``hands[rows]`` with one tile of ``kinds`` drawn (delta +1) or discarded
     (-1), each hand's own 惠牌 kind and melds -> (len(rows),) int16, without building the changed hands
     (``hand.hand_distance_changed``)."""
-    hands, hui, meld_suits, rows, kinds = _arrays(hands, hui, meld_suits, rows, kinds)
+    hands, hui, meld_suits, rows, kinds = _arrays("hands hui meld_suits rows kinds", hands, hui, meld_suits,
+                                                  rows, kinds)
     if len(rows) == 0:
         return np.zeros(0, dtype=np.int16)
     d = hand_distance_changed(rules, hands, hui, meld_suits, rows, kinds, delta)
@@ -216,7 +221,8 @@ def improvement(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, unseen: np.n
     evaluated for all. Every (hand, kind) pair left is one row of one batched call. ``unseen`` is
     ``unseen_counts``' int16, or whole numbers 0-4 (a ValueError otherwise: the sums were cast to int16,
     so two kinds of 4.7 unseen copies counted 9)."""
-    hands, hui, unseen, need, meld_suits = _arrays(hands, hui, unseen, need, meld_suits)
+    names = "hands hui unseen need meld_suits"
+    hands, hui, unseen, need, meld_suits = _arrays(names, hands, hui, unseen, need, meld_suits)
     if unseen.dtype != np.int16:
         unseen = _checked_unseen(unseen)
     m = len(hands)
@@ -253,7 +259,7 @@ def discard_table(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, unseen: np
     unseen tiles after each discard of least need, 0 for the others), both (m, 34) int16. The worse
     discards get no count: they are not worth comparing, and leaving them out halves the cost.
     ``meld_suits`` (m, 3) or None: ``tiles_needed``."""
-    hands, hui, unseen, meld_suits = _arrays(hands, hui, unseen, meld_suits)
+    hands, hui, unseen, meld_suits = _arrays("hands hui unseen meld_suits", hands, hui, unseen, meld_suits)
     need = np.zeros(hands.shape, dtype=np.int16)
     imp = np.zeros(hands.shape, dtype=np.int16)
     r, d = np.nonzero(hands > 0)
@@ -271,7 +277,7 @@ def discard_table(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, unseen: np
 def best_discard(need: np.ndarray, imp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(least need over the held kinds, the most improving tiles among the discards of that need),
     both (m,), from ``discard_table``'s arrays."""
-    need, imp = (v if v.dtype == np.int16 else v.astype(np.int64) for v in _arrays(need, imp))
+    need, imp = (v if v.dtype == np.int16 else v.astype(np.int64) for v in _arrays("need imp", need, imp))
     # (discard_table's int16 at once; others widened and signed: an int8 need read the fill 32767 as -1, the
     # least of every row, and an unsigned imp read the -1 below as 255 or 65535, the most of every row: the
     # planes' own uint8, plane 15 of observe_v2, gave 255 for every row)
@@ -286,7 +292,7 @@ def claim_takeable(before: np.ndarray, after: np.ndarray, kong) -> np.ndarray:
     ``before`` and ``after`` (m, 34), ``kong`` (bool or (m,)) for exposed kongs (3 tiles from the hand,
     else 2). A mask that is not the hand's (outside input only) asks for tiles it lacks: fewer are taken,
     or a count goes below 0."""
-    before, after = _arrays(before, after)
+    before, after = _arrays("before after", before, after)
     taken = before.sum(axis=1, dtype=np.int16) - after.sum(axis=1, dtype=np.int16)
     return (after >= 0).all(axis=1) & (taken == np.where(kong, 3, 2))
 
@@ -297,7 +303,7 @@ def claim_hands(rules: RuleSet, hands, hui, tile, rows, option) -> np.ndarray:
     row without 惠牌, nothing stands in for a missing copy, so fewer tiles are taken (``claim_takeable``).
     ``option``: OPT_PONG, OPT_KONG or OPT_CHI + c, or for chis an array of OPT_CHI + c, one per row. The one
     place this reading lives (the rule agent uses it too)."""
-    hands, hui, rows = _arrays(hands, hui, rows)
+    hands, hui, rows = _arrays("hands hui rows", hands, hui, rows)
     after = hands[rows].astype(np.int8)
     i = np.arange(len(rows))
     h = np.maximum(hui[rows], 0)

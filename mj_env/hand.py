@@ -39,7 +39,7 @@ import numpy as np
 
 from . import tables as _tables
 from .messages import integer_value
-from .state import bool_among_ints
+from .state import bool_among_ints, refuse_masked
 from .tables import (
     DIFF_BIAS,
     DIFF_SHIFT,
@@ -90,6 +90,7 @@ _BIAS = DIFF_BIAS
 
 def _flat_counts(counts) -> tuple[np.ndarray, tuple[int, ...]]:
     """counts as (N, 34) and the batch shape (...)."""
+    refuse_masked(counts, "counts")
     c = np.asarray(counts)
     if c.ndim == 0 or c.shape[-1] != N_KINDS:
         raise ValueError(f"counts must have shape (..., {N_KINDS}), got {c.shape}")
@@ -107,6 +108,7 @@ read them as none); a hand holds at most 14, so anything above this bound is ref
 def _flat_wild(wild, lead: tuple[int, ...]) -> np.ndarray:
     """wild broadcast to the batch shape, as (N,) uint32 (checked to be 0 to MAX_WILD). A bool is refused as
     counts' are (True was read as one wildcard; a list's, ``[True, 0]``, is NumPy's int64 ``[1, 0]``)."""
+    refuse_masked(wild, "wild")
     w = np.asarray(wild)
     if w.dtype.kind not in "iu":
         raise TypeError(f"wild must be an integer count, got dtype {w.dtype}")
@@ -554,12 +556,17 @@ def _int8_counts(counts) -> np.ndarray:
     """counts as int8 (the array itself when it is int8), or a ValueError where the cast would change a count:
     NumPy's cast wraps, so a count of 260 would be read as 4 and -252 as 4 (the functions below take 0-4).
     A shape other than (..., 34) is a ValueError naming it, as ``_flat_counts`` gives (33 columns failed in
-    NumPy's reshape, "cannot reshape array of size 33 into shape (34)")."""
+    NumPy's reshape, "cannot reshape array of size 33 into shape (34)"). A masked entry is refused
+    (``state.refuse_masked``)."""
+    refuse_masked(counts, "counts")
     c = np.asarray(counts)
     if c.ndim == 0 or c.shape[-1] != N_KINDS:
         raise ValueError(f"counts must have shape (..., {N_KINDS}), got {c.shape}")
     if c.dtype == np.int8:
         return c
+    if c.dtype.kind not in "iufO":  # (a bool array was read as counts 0 and 1, which is_win refuses; a
+        # structured one failed in NumPy's "Cannot compare structured or void to non-void arrays")
+        raise TypeError(f"counts must be an integer array, got dtype {c.dtype}")
     with np.errstate(invalid="ignore"):  # (a float NaN or 2**63: NumPy warns, and the check below refuses it)
         out = c.astype(np.int8)
     if c.dtype.kind in "iu":  # by range, where comparing out with c took 11 times the cast (int64 counts):
@@ -581,6 +588,7 @@ def split_hui(counts: np.ndarray, hui: np.ndarray) -> tuple[np.ndarray, np.ndarr
     counts = _int8_counts(counts)
     lead = counts.shape[:-1]
     nat = counts.astype(np.int8).reshape(-1, N_KINDS)  # astype copies: the caller's counts stay as they are
+    refuse_masked(hui, "hui")
     kind = np.broadcast_to(np.asarray(hui), lead).reshape(-1)
     if kind.dtype.kind not in "iu":
         raise TypeError(f"hui must be 惠牌 kinds 0-{N_KINDS - 1} or -1 (none) as integers, "
@@ -608,6 +616,7 @@ def hand_distance(rules, counts: np.ndarray, hui: np.ndarray, meld_suits: np.nda
     no melds). Under 缺一门 a suit a meld holds cannot be the one dropped; when the melds hold all
     three, the distance is `NO_WIN`."""
     counts = _int8_counts(counts)
+    refuse_masked(hui, "hui")  # (before broadcast_to, which drops the mask)
     nat, wild = split_hui(counts, np.broadcast_to(hui, counts.shape[:-1]))
     kw = {"seven_pairs": rules.seven_pairs, "thirteen_orphans": rules.thirteen_orphans,
           "extra_dragon": rules.orphans_extra_dragon}
@@ -750,6 +759,7 @@ def hand_distance_changed(rules, counts: np.ndarray, hui: np.ndarray, meld_suits
         raise TypeError(f"delta must be an integer (+1: a tile drawn, -1: a tile discarded), got {delta!r}")
     counts = _int8_counts(counts)
     rows, kinds = _index_array(rows, "rows"), _index_array(kinds, "kinds")
+    refuse_masked(hui, "hui")
     hui = np.broadcast_to(np.asarray(hui), counts.shape[:-1])
     if (counts.ndim != 2 or len(rows) == 0 or not _plain_indices(rows, len(counts), kinds)
             or (rules.lack_suit and (rules.thirteen_orphans or not _kept_monotone()))):

@@ -80,7 +80,7 @@ import numpy as np
 from .claims import hubao_bound
 from .messages import brief, shown
 from .rules import RuleSet
-from .state import CLAIM, NO_CATEGORY, ROB, TURN, GameState, K, S, bool_among_ints, seat_rows
+from .state import CLAIM, NO_CATEGORY, ROB, TURN, GameState, K, S, bool_among_ints, refuse_masked, seat_rows
 from .wall import live_left, replacements_left
 
 OBS_NAME = "mj_obs_v1"
@@ -258,7 +258,8 @@ def checked_planes(planes, name: str = "planes") -> np.ndarray:
     """Observation planes from outside (an agent's or ``mj_env.features``' input) as (n, P, 34) uint8, or a
     ValueError naming ``name``: P >= N_PLANES (``mj_obs_v1`` first), whole numbers 0-255 (integral floats
     too), a hand plane of at most 4 of a kind and 14 tiles. Nothing garbage planes hold past these
-    checks can crash the hand tables."""
+    checks can crash the hand tables. A masked entry is refused (``state.refuse_masked``)."""
+    refuse_masked(planes, name)
     try:
         p = np.asarray(planes)
     except Exception as e:  # noqa: BLE001 (ragged lists, a tensor that needs grad: an __array__ that raises)
@@ -281,7 +282,8 @@ def checked_planes(planes, name: str = "planes") -> np.ndarray:
 def checked_mask(mask, rows: int | None, n_actions: int, name: str = "mask") -> np.ndarray:
     """An action mask from outside as (rows, n_actions) bool, or a ValueError naming ``name``: bools, or
     numbers that are all 0 or 1 (the env gives int8; NaN refused), one row per observation row (any number
-    of rows where ``rows`` is None)."""
+    of rows where ``rows`` is None). A masked entry is refused (``state.refuse_masked``)."""
+    refuse_masked(mask, name)
     try:
         m = np.asarray(mask)
     except Exception as e:  # noqa: BLE001 (ragged lists, a tensor that needs grad: an __array__ that raises)

@@ -147,6 +147,16 @@ def bool_among_ints(values) -> int | None:
     return next((j for j, v in enumerate(values) if isinstance(v, (bool, np.bool_))), None)
 
 
+def refuse_masked(values, name: str) -> None:
+    """A ValueError naming ``name`` and the entry where ``values`` is a masked array with an entry masked:
+    NumPy's ``asarray`` drops the mask and reads the value under it, which is no value of the caller's (a
+    masked array with nothing masked is read as its values). ``actions.action_batch`` refuses masked actions
+    alike."""
+    if isinstance(values, np.ma.MaskedArray) and np.ma.getmaskarray(values).any():
+        at = tuple(int(i) for i in np.argwhere(np.ma.getmaskarray(values))[0])
+        raise ValueError(f"{name} must be plain values, got a masked array with entry {at} masked")
+
+
 def clear_claims(st: GameState, idx) -> None:
     """No claim window at tables ``idx``: the last window's claims, queue and pending claim get the values of a new
     state. The engine reads them only in a window, which sets them anew; they were read from the real hands, so a

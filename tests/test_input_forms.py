@@ -1,9 +1,9 @@
-"""The same values in another memory form give the same answer (audit AU): big-endian and other integer dtypes,
-Fortran order, strided and broadcast views, read-only arrays, memmaps, ``np.frombuffer`` arrays, ``np.matrix``,
-lists and torch tensors, given to the hand functions (``mj_env.hand``), the feature helpers
-(``mj_env.features``), ``determinize.ting_waits``, the rule agent and the envs' ``step``. Each answer is compared
-with the answer for the plain C-contiguous native array of the same values; a form that cannot be read (a masked
-entry) is refused."""
+"""The same values in another memory form give the same answer (audit AU): big-endian and other integer
+dtypes, Fortran order, strided and broadcast views, read-only arrays, memmaps, ``np.frombuffer`` arrays,
+``np.matrix``, lists and torch tensors, given to the hand functions (``mj_env.hand``), the feature helpers
+(``mj_env.features``), ``determinize.ting_waits``, the rule agent and the envs' ``step``. Each answer is
+compared with the answer for the plain C-contiguous native array of the same values; a form that cannot be
+read (a masked entry, a bool or structured dtype of counts) is refused."""
 from __future__ import annotations
 
 import numpy as np
@@ -24,7 +24,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDepre
 
 def _forms(a: np.ndarray, tmp_path) -> list[tuple[str, object]]:
     """``a`` (native, integer) in other memory forms holding the same values."""
-    out: list[tuple[str, object]] = [(f"astype {dt}", a.astype(dt)) for dt in (">i8", ">i4", ">i2", ">u2", "<u4", "u1")
+    dtypes = (">i8", ">i4", ">i2", ">u2", "<u4", "u1")
+    out: list[tuple[str, object]] = [(f"astype {dt}", a.astype(dt)) for dt in dtypes
                                      if (a.astype(dt) == a).all()]
     wide = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), dtype=">i8")
     wide[..., ::2] = a
@@ -34,8 +35,9 @@ def _forms(a: np.ndarray, tmp_path) -> list[tuple[str, object]]:
     ro.setflags(write=False)
     mm = np.memmap(tmp_path / "forms.bin", dtype=">i2", mode="w+", shape=a.shape)
     mm[...] = a
-    out += [("fortran", np.asfortranarray(a)), ("strided big-endian", wide[..., ::2]), ("reversed twice", a[::-1][::-1]),
-            ("column of a bigger array", col[..., 1]), ("read-only big-endian", ro), ("memmap", mm),
+    out += [("fortran", np.asfortranarray(a)), ("strided big-endian", wide[..., ::2]),
+            ("reversed twice", a[::-1][::-1]), ("column of a bigger array", col[..., 1]),
+            ("read-only big-endian", ro), ("memmap", mm),
             ("frombuffer", np.frombuffer(a.astype(">i2").tobytes(), dtype=">i2").reshape(a.shape)),
             ("list", a.tolist())]
     if a.ndim == 2:
@@ -46,7 +48,8 @@ def _forms(a: np.ndarray, tmp_path) -> list[tuple[str, object]]:
 def _same(got, want) -> bool:
     if isinstance(want, tuple):
         return isinstance(got, tuple) and len(got) == len(want) and all(map(_same, got, want))
-    return type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape and (got == want).all()
+    return (type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
+            and bool((got == want).all()))
 
 
 def _hands(name: str, n: int = 24):
@@ -60,10 +63,10 @@ def _hands(name: str, n: int = 24):
 
 @pytest.mark.parametrize("name", ["beijing", "beijing-lack-suit", "hebei", "quemen"])
 def test_hand_functions_read_every_form_alike(name, tmp_path):
-    """``hand_distance``, ``hand_distance_changed``, ``split_hui``, ``is_win``, ``waits``, ``tiles_to_win`` and the
-    three needs answer every form of the counts as the native int8 and int64 arrays (a guard: no fault found; the
-    byte views, ``c2.view(np.uint8)`` on int8 only and ``c.view(c.dtype.str.replace("i", "u"))``, keep the byte
-    order)."""
+    """``hand_distance``, ``hand_distance_changed``, ``split_hui``, ``is_win``, ``waits``, ``tiles_to_win``
+    and the three needs answer every form of the counts as the native int8 and int64 arrays (a guard: no fault
+    found; the byte views, ``c2.view(np.uint8)`` on int8 only and ``c.view(c.dtype.str.replace("i", "u"))``,
+    keep the byte order)."""
     rules, counts, hui = _hands(name)
     nat, wild = hand.split_hui(counts, hui)
     rows, kinds = np.nonzero(nat > 0)
@@ -102,13 +105,15 @@ def test_hand_functions_take_torch_tensors_as_arrays():
     rules, counts, hui = _hands("beijing")
     t = torch.zeros((len(counts), 68), dtype=torch.int64)
     t[:, ::2] = torch.as_tensor(counts.astype(np.int64))
-    for value in (t[:, ::2], torch.as_tensor(counts), torch.as_tensor(counts.astype(np.uint8)).T.contiguous().T):
+    for value in (t[:, ::2], torch.as_tensor(counts),
+                  torch.as_tensor(counts.astype(np.uint8)).T.contiguous().T):
         assert _same(hand.hand_distance(rules, value, hui), hand.hand_distance(rules, counts, hui))
 
 
 def test_hand_distance_refuses_counts_of_another_width_naming_the_shape():
-    """33 or 35 columns, or a 0-d array, failed in NumPy's reshape ("cannot reshape array of size 33 into shape
-    (34)"); refused as the other hand functions refuse them (``is_win``: "counts must have shape (..., 34)")."""
+    """33 or 35 columns, or a 0-d array, failed in NumPy's reshape ("cannot reshape array of size 33 into
+    shape (34)"); refused as the other hand functions refuse them (``is_win``: "counts must have shape (...,
+    34)")."""
     rules = get_rules("beijing")
     for shape in ((2, 33), (33,), (2, 35), ()):
         counts = np.zeros(shape, dtype=np.int8)
@@ -124,9 +129,10 @@ def test_hand_distance_refuses_counts_of_another_width_naming_the_shape():
 
 @pytest.mark.parametrize("bad", [-1, -34, 34, 200])
 def test_a_claim_tile_outside_0_33_is_refused_naming_it(bad):
-    """A negative claimed ``tile`` was read as a kind counted from the end (-1: 7z, the pong taking two 7z), and 34
-    failed as an IndexError naming nothing. (``hand.hand_distance_changed``'s ``kinds`` take -1 as NumPy does, as
-    its docstring says: its answer is that of the plain call, ``counts[rows]`` changed at kind -1.)"""
+    """A negative claimed ``tile`` was read as a kind counted from the end (-1: 7z, the pong taking two 7z),
+    and 34 failed as an IndexError naming nothing. (``hand.hand_distance_changed``'s ``kinds`` take -1 as
+    NumPy does, as its docstring says: its answer is that of the plain call, ``counts[rows]`` changed at kind
+    -1.)"""
     rules = get_rules("beijing")
     hands = np.zeros((2, 34), dtype=np.int8)
     hands[:, 33] = 2
@@ -142,7 +148,8 @@ def test_a_claim_tile_outside_0_33_is_refused_naming_it(bad):
 
 
 def _positions(name: str):
-    """(rules, planes (n, 14, 34) uint8, int8 masks (n, 127)) of rule-agent play at a few steps: turns and claims."""
+    """(rules, planes (n, 14, 34) uint8, int8 masks (n, 127)) of rule-agent play at a few steps: turns and
+    claims."""
     from rule_play import rule_agent_play
     eng = Engine(name, num_tables=16, seed=3)
     eng.reset()
@@ -157,10 +164,10 @@ def _positions(name: str):
 @pytest.mark.parametrize("name", ["beijing", "quemen"])
 def test_feature_helpers_read_unsigned_hands_matrices_and_lists_as_arrays(name, tmp_path):
     """``tiles_needed``, ``tiles_needed_changed``, ``improvement``, ``discard_table``, ``best_discard``,
-    ``claim_hands``, ``claim_takeable`` and ``suits_after_claim`` answer every form of their array arguments as
-    the plain arrays. Before: unsigned hands (plane 0 as it is, uint8) failed in ``discard_table`` with
-    "Python integer -1 out of bounds for uint64"; an np.matrix of hands gave ``tiles_needed`` an (m, m) answer and
-    ``claim_takeable`` one too; lists failed on a missing ``.sum``, ``.dtype`` or ``.shape``."""
+    ``claim_hands``, ``claim_takeable`` and ``suits_after_claim`` answer every form of their array arguments
+    as the plain arrays. Before: unsigned hands (plane 0 as it is, uint8) failed in ``discard_table`` with
+    "Python integer -1 out of bounds for uint64"; an np.matrix of hands gave ``tiles_needed`` an (m, m) answer
+    and ``claim_takeable`` one too; lists failed on a missing ``.sum``, ``.dtype`` or ``.shape``."""
     rules, planes, _ = _positions(name)
     hands, hui, ms = planes[:, 0].astype(np.int8), F.hui_kind(planes), F.own_meld_suits(planes)
     unseen = F.unseen_counts(planes)
@@ -176,8 +183,8 @@ def test_feature_helpers_read_unsigned_hands_matrices_and_lists_as_arrays(name, 
         "tiles_needed": (lambda *a: F.tiles_needed(rules, *a), (hands, hui, ms), (0, 1)),
         "tiles_needed_changed": (lambda *a: F.tiles_needed_changed(rules, *a, -1),
                                  (hands[two], hui[two], ms[two], r, k), (0, 1, 3, 4)),
-        "improvement": (lambda *a: F.improvement(rules, *a), (hands[one], hui[one], unseen[one], need1, ms[one]),
-                        (0, 1, 2, 3)),
+        "improvement": (lambda *a: F.improvement(rules, *a),
+                        (hands[one], hui[one], unseen[one], need1, ms[one]), (0, 1, 2, 3)),
         "discard_table": (lambda *a: F.discard_table(rules, *a), (hands[two], hui[two], unseen[two], ms[two]),
                           (0, 1, 2)),
         "best_discard": (F.best_discard, (dn, di), (0, 1)),
@@ -199,9 +206,10 @@ def test_feature_helpers_read_unsigned_hands_matrices_and_lists_as_arrays(name, 
 
 @pytest.mark.parametrize("name", ["beijing", "quemen"])
 def test_best_discard_reads_the_planes_own_uint8_and_int8_needs(name):
-    """``best_discard`` of planes 14 and 15 of ``observe_v2`` as they are (uint8) gives plane 17's ``OPT_NOW`` at
-    the own-turn rows, as of discard_table's int16. Before: the -1 fill of an unsigned ``imp`` was 255 (uint8) or
-    65535, the most of every row, and an int8 ``need`` read its fill 32767 as -1, the least of every row."""
+    """``best_discard`` of planes 14 and 15 of ``observe_v2`` as they are (uint8) gives plane 17's ``OPT_NOW``
+    at the own-turn rows, as of discard_table's int16. Before: the -1 fill of an unsigned ``imp`` was 255
+    (uint8) or 65535, the most of every row, and an int8 ``need`` read its fill 32767 as -1, the least of
+    every row."""
     rules, planes, mask = _positions(name)
     v2 = F.observe_v2(rules, planes, mask)
     turn = v2[:, 0].sum(axis=1) % 3 == 2
@@ -221,8 +229,8 @@ def test_feature_helpers_take_torch_tensors_as_arrays():
     t = torch.as_tensor(hands)
     assert _same(F.tiles_needed(rules, t, torch.as_tensor(hui)), F.tiles_needed(rules, hands, hui))
     want = F.discard_table(rules, hands[two], hui[two], F.unseen_counts(planes[two]), ms[two])
-    assert _same(F.discard_table(rules, t[torch.as_tensor(two)], hui[two], F.unseen_counts(planes[two]), ms[two]),
-                 want)
+    got = F.discard_table(rules, t[torch.as_tensor(two)], hui[two], F.unseen_counts(planes[two]), ms[two])
+    assert _same(got, want)
     assert _same(F.hui_kind(torch.as_tensor(planes)), hui)
     assert _same(F.hui_kind(planes.tolist()), hui)
     assert _same(F.unseen_counts(planes.tolist()), F.unseen_counts(planes))
@@ -244,7 +252,8 @@ def test_rule_agent_and_features_read_broadcast_and_big_endian_planes_alike():
     agent = RuleBasedAgent(rules)
     want = agent.act({"observation": planes, "action_mask": mask}, np.random.default_rng(1))
     want_v2 = F.observe_v2(rules, planes, mask)
-    for p, m in ((planes.astype(">u2"), mask.astype(">i8")), (np.asfortranarray(planes), np.asfortranarray(mask)),
+    for p, m in ((planes.astype(">u2"), mask.astype(">i8")),
+                 (np.asfortranarray(planes), np.asfortranarray(mask)),
                  (planes[::-1][::-1], mask.astype(">f8"))):
         assert (agent.act({"observation": p, "action_mask": m}, np.random.default_rng(1)) == want).all()
         assert _same(F.observe_v2(rules, p, m), want_v2)
@@ -270,3 +279,52 @@ def test_vector_env_plays_the_same_game_with_actions_in_any_form(tmp_path):
     want = play(lambda a: a)
     for name in [n for n, _ in _forms(np.arange(4), tmp_path)]:
         assert play(lambda a, name=name: dict(_forms(a, tmp_path))[name]) == want, name
+
+
+def test_masked_entries_are_refused_naming_them():
+    """A masked array with an entry masked: NumPy's asarray drops the mask and reads the value under it, so
+    ``is_win``, ``hand_distance`` and the feature helpers answered for a value the caller had masked out, and
+    the rule agent's mask check took a masked action as legal; refused now, as ``actions.action_batch``
+    refuses masked actions. A masked array with nothing masked is read as its values."""
+    from mj_env import baselines as B
+    from mj_env import observation as O
+    rules, planes, mask = _positions("beijing")
+    hands, hui = planes[:, 0].astype(np.int8), F.hui_kind(planes)
+    hidden = np.ma.masked_array(hands, mask=np.zeros(hands.shape, bool))
+    assert _same(hand.hand_distance(rules, hidden, hui), hand.hand_distance(rules, hands, hui))
+    hidden[1, 5] = np.ma.masked
+    for call in (lambda: hand.is_win(hidden, 0), lambda: hand.hand_distance(rules, hidden, hui),
+                 lambda: hand.split_hui(hidden, hui), lambda: F.tiles_needed(rules, hidden, hui)):
+        with pytest.raises(ValueError, match=r"(counts|hands) must be plain values, got a masked array with "
+                                             r"entry \(1, 5\) masked"):
+            call()
+    masked_hui = np.ma.masked_array(hui, mask=np.arange(len(hui)) == 2)
+    with pytest.raises(ValueError, match=r"hui must be plain values, .* entry \(2,\) masked"):
+        hand.hand_distance(rules, hands, masked_hui)
+    with pytest.raises(ValueError, match=r"wild must be plain values"):
+        hand.is_win(hands, np.ma.masked_array(np.zeros(len(hands), int), mask=np.arange(len(hands)) == 0))
+    m = np.ma.masked_array(mask, mask=np.zeros(mask.shape, bool))
+    m[0, 3] = np.ma.masked
+    with pytest.raises(ValueError, match=r"action mask must be plain values, .* entry \(0, 3\) masked"):
+        B.as_bool_mask(m)
+    with pytest.raises(ValueError, match=r"action_mask must be plain values"):
+        RuleBasedAgent(rules).act({"observation": planes, "action_mask": m}, np.random.default_rng(0))
+    p = np.ma.masked_array(planes, mask=np.zeros(planes.shape, bool))
+    p[0, 0, 0] = np.ma.masked
+    with pytest.raises(ValueError, match=r"observation must be plain values"):
+        O.checked_planes(p, "observation")
+
+
+def test_hand_distance_refuses_bool_and_structured_counts():
+    """``hand_distance`` read a bool array as counts 0 and 1, which ``is_win`` refuses ("counts must be an
+    integer array"), and a structured one failed in NumPy's "Cannot compare structured or void to non-void
+    arrays"."""
+    rules = get_rules("beijing")
+    counts = np.zeros((2, 34), dtype=np.int8)
+    counts[:, :13] = 1
+    for value in (counts.astype(bool), counts.view([("x", "i1")])):
+        with pytest.raises(TypeError, match="counts must be an integer array, got dtype"):
+            hand.hand_distance(rules, value, -1)
+        with pytest.raises(TypeError, match="counts must be an integer array, got dtype"):
+            hand.is_win(value, 0)
+    assert _same(hand.hand_distance(rules, counts.astype(object), -1), hand.hand_distance(rules, counts, -1))
