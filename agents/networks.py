@@ -197,6 +197,16 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
 
 
+def _torch_readable(a: np.ndarray) -> np.ndarray:
+    """``a`` as ``torch.as_tensor`` takes it without a fuss: a copy where it has a negative stride (a reversed
+    view, ``planes[::-1]``: torch's ValueError "At least one stride in the given numpy array is negative") or
+    is read-only (a broadcast, or a read-only array: torch's UserWarning "The given NumPy array is not
+    writable"); the array itself otherwise."""
+    if a.flags.writeable and all(s >= 0 for s in a.strides):
+        return a
+    return np.array(a)
+
+
 class NonFiniteLogits(ValueError):
     """The network's policy logits hold nan or inf (its weights overflowed): raised in place of torch's
     distribution check, whose message prints the whole tensor, so that training can say what happened."""
@@ -548,13 +558,15 @@ class NetworkAgent:
         if not len(planes):
             return np.zeros(0, dtype=np.int64)
         check_rows_have_actions(mask)
-        o = torch.as_tensor(model_inputs(self.model, planes, mask, self.rules), device=self.device)
+        x = _torch_readable(model_inputs(self.model, planes, mask, self.rules))
+        o = torch.as_tensor(x, device=self.device)
         logits, _ = self.model(o)
         bad = ~torch.isfinite(logits)  # else a nan row played its first legal action, as if the network chose it
         if bad.any():
             raise NonFiniteLogits(f"the network's policy logits hold nan or inf ({int(bad.any(-1).sum())} "
                                   f"of {len(logits)} rows): its weights are out of range")
-        logp_t = torch.log_softmax(masked_logits(logits, torch.as_tensor(mask, device=self.device)), dim=-1)
+        legal = torch.as_tensor(_torch_readable(mask), device=self.device)
+        logp_t = torch.log_softmax(masked_logits(logits, legal), dim=-1)
         logp = logp_t.cpu().numpy().astype(np.float64)
         if not self.greedy:
             logp = logp + rng.gumbel(size=logp.shape)

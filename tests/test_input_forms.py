@@ -328,3 +328,33 @@ def test_hand_distance_refuses_bool_and_structured_counts():
         with pytest.raises(TypeError, match="counts must be an integer array, got dtype"):
             hand.is_win(value, 0)
     assert _same(hand.hand_distance(rules, counts.astype(object), -1), hand.hand_distance(rules, counts, -1))
+
+
+def test_network_agent_reads_reversed_read_only_and_broadcast_planes():
+    """``NetworkAgent.act`` of planes or a bool mask with a negative stride (``planes[::-1]``, a batch in
+    reverse) failed in torch ("At least one stride in the given numpy array is negative"), and read-only ones
+    (a broadcast, ``setflags(write=False)``) gave torch's UserWarning "The given NumPy array is not writable";
+    now they answer as the plain arrays, with no warning."""
+    import warnings
+    torch = pytest.importorskip("torch")
+    from agents.networks import NetworkAgent, build_network
+    rules, planes, mask = _positions("beijing")
+    planes, mask = planes[:12], mask[:12].astype(bool)
+    torch.manual_seed(0)
+    for config in ({"arch": "mlp"}, {"arch": "tiles"}, {"arch": "mlp", "obs": "mj_obs_v2"}):
+        agent = NetworkAgent(build_network(config), greedy=True, rules=rules)
+
+        def act(p, m, agent=agent):
+            return agent.act({"observation": p, "action_mask": m}, np.random.default_rng(0))
+
+        want = act(planes, mask)
+        ro = planes.copy()
+        ro.setflags(write=False)
+        ro_mask = mask.copy()
+        ro_mask.setflags(write=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert (act(planes[::-1], mask[::-1]) == want[::-1]).all(), config
+            assert (act(ro, ro_mask) == want).all(), config
+            one = act(np.broadcast_to(planes[:1], planes.shape), np.broadcast_to(mask[:1], mask.shape))
+            assert (one == act(np.repeat(planes[:1], len(planes), 0), np.repeat(mask[:1], len(mask), 0))).all()
