@@ -96,6 +96,7 @@ from .state import (
     S,
     bool_among_ints,
     clear_claims,
+    refuse_masked,
 )
 from .tiles import FIRST_FLOWER, N_FLOWERS, N_SUITED, N_SUITS, SUIT_OF, SUIT_SIZE, full_set, suits_held
 
@@ -187,6 +188,7 @@ def _int_in(value, what: str, upper: int, low: int = 0) -> int:
 def _seats(seat, n: int) -> np.ndarray:
     if isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)):
         return np.full(n, _int_in(seat, "seat", S), dtype=np.int64)
+    refuse_masked(seat, "seat")
     try:
         arr = np.asarray(seat)
     except Exception:  # noqa: BLE001 (ragged lists, an object whose __array__ raises: no seats)

@@ -42,6 +42,7 @@ from .state import (
     K,
     allocate,
     bool_among_ints,
+    refuse_masked,
     seat_rows,
 )
 from .wall import WallError, deal, draw, parse_wall, shuffled_walls
@@ -207,6 +208,7 @@ class Engine:
 
     def _table_index(self, tables) -> np.ndarray:
         """``tables`` as distinct int64 row numbers of this engine, or a ValueError."""
+        refuse_masked(tables, "tables")
         try:
             arr = np.asarray(tables)
         except Exception:  # noqa: BLE001 (ragged lists, an __array__ that raises: no table numbers)
@@ -357,6 +359,7 @@ class Engine:
         ``repeats``) listed twice. A single number comes back 0-dimensional."""
         if isinstance(tables, (bool, np.bool_, str, bytes)):
             raise TypeError(f"{what} must be table numbers (integers), got {brief(tables)}")
+        refuse_masked(tables, what)
         try:
             arr = np.asarray(tables)
         except Exception as e:  # noqa: BLE001 (ragged lists, an __array__ that raises: no table numbers)

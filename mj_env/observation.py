@@ -122,6 +122,7 @@ _REL = np.array([[(s + k) % S for k in range(S)] for s in range(S)])
 
 def _checked_ints(values, what: str, lo: int, hi: int, n: int | None) -> np.ndarray:
     """``values`` as a 1-D int64 array (of ``n`` entries unless None), each in lo-hi, or a ValueError."""
+    refuse_masked(values, what)
     try:
         arr = np.asarray(values)
     except (ValueError, TypeError):  # ragged lists

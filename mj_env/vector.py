@@ -71,7 +71,7 @@ from .observation import N_PLANES, _observe_one, observe
 from .records import HandLog
 from .render import RENDER_MODES, check_render_mode, print_table, render_table
 from .rules import RulesSpec
-from .state import END
+from .state import END, refuse_masked
 from .tiles import N_KINDS
 
 
@@ -145,6 +145,7 @@ class TablesEnvBasics:
 
     def _masked_tables(self, reset_mask) -> np.ndarray:
         """The tables a ``reset_mask`` option marks: (num_envs,) bools, an array or a list."""
+        refuse_masked(reset_mask, "reset_mask")
         try:
             m = np.asarray(reset_mask)
         except Exception:  # noqa: BLE001 (ragged lists, an object whose __array__ raises: no mask)

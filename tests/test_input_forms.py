@@ -357,4 +357,29 @@ def test_network_agent_reads_reversed_read_only_and_broadcast_planes():
             assert (act(planes[::-1], mask[::-1]) == want[::-1]).all(), config
             assert (act(ro, ro_mask) == want).all(), config
             one = act(np.broadcast_to(planes[:1], planes.shape), np.broadcast_to(mask[:1], mask.shape))
-            assert (one == act(np.repeat(planes[:1], len(planes), 0), np.repeat(mask[:1], len(mask), 0))).all()
+            many = act(np.repeat(planes[:1], len(planes), 0), np.repeat(mask[:1], len(mask), 0))
+            assert (one == many).all(), config
+
+
+def test_masked_table_seat_and_reset_mask_entries_are_refused():
+    """Table numbers (``Engine.reset``, ``clone``, ``observe``'s ``idx``), ``redeal``'s seats and the vector
+    env's ``reset_mask`` read a masked entry by the value under the mask (``reset(tables=...)`` dealt the
+    masked table anew); refused as the actions' masked entries are. Nothing masked: read as the values."""
+    eng = Engine("beijing", num_tables=4, seed=0)
+    eng.reset()
+    masked = np.ma.masked_array([0, 2], mask=[False, True])
+    before = eng.state.wall.copy()
+    for call, name in ((lambda: eng.reset(tables=masked), "tables"), (lambda: eng.clone(masked), "tables"),
+                       (lambda: observe(eng.rules, eng.state, idx=masked), "idx"),
+                       (lambda: D.redeal(eng, np.ma.masked_array([0, 0, 1, 0], mask=[0, 1, 0, 0]), 0),
+                        "seat")):
+        with pytest.raises(ValueError, match=name + r" must be plain values, got a masked array with entry "
+                                                    r"\(1,\)"):
+            call()
+    assert (eng.state.wall == before).all()
+    env = MahjongVectorEnv(num_envs=2, seed=0)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"reset_mask must be plain values"):
+        env.reset(options={"reset_mask": np.ma.masked_array([True, False], mask=[False, True])})
+    eng.reset(tables=np.ma.masked_array([0, 2]))  # nothing masked
+    env.reset(options={"reset_mask": np.ma.masked_array([True, False])})
