@@ -174,8 +174,12 @@ def format_tiles(tiles) -> str:
 
 
 def format_hand(counts) -> str:
-    """Compact notation of a count array (34,): whole numbers >= 0, else a TileError (1.7 was written 1)."""
+    """Compact notation of a count array (34,): whole numbers >= 0, else a TileError (1.7 was written 1). One
+    hand only: another shape is a TileError naming it (an np.matrix, always 2-D, or a (1, 34) batch failed in
+    NumPy's "object too deep for desired array", a 0-d array in "len() of unsized object")."""
     counts = np.asarray(counts)
+    if counts.ndim != 1:
+        raise TileError(f"tile counts must be one hand, shape ({N_KINDS},), got shape {counts.shape}")
     if counts.dtype.kind in "iu" and counts.dtype != np.uint64:  # the engine's int8, int64: as they are
         whole, ok = counts.astype(np.int64), True  # (a negative count: np.repeat's ValueError, as before)
     else:

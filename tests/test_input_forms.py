@@ -383,3 +383,16 @@ def test_masked_table_seat_and_reset_mask_entries_are_refused():
         env.reset(options={"reset_mask": np.ma.masked_array([True, False], mask=[False, True])})
     eng.reset(tables=np.ma.masked_array([0, 2]))  # nothing masked
     env.reset(options={"reset_mask": np.ma.masked_array([True, False])})
+
+
+def test_format_hand_reads_one_hand_in_any_form_and_refuses_other_shapes(tmp_path):
+    """``tiles.format_hand`` of a hand in another memory form writes the same; an np.matrix (always 2-D), a
+    (1, 34) batch or a 0-d array failed in NumPy ("object too deep for desired array", "len() of unsized
+    object"): a TileError naming the shape now."""
+    from mj_env.tiles import TileError, format_hand, parse_hand
+    counts = parse_hand("123m456p789s11z55z")
+    for form, value in _forms(counts, tmp_path):
+        assert format_hand(value) == "123m456p789s1155z", form
+    for value in (np.matrix(counts), counts[None], np.array(3)):
+        with pytest.raises(TileError, match=r"tile counts must be one hand, shape \(34,\), got shape"):
+            format_hand(value)
