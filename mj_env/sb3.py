@@ -64,7 +64,12 @@ except ImportError as e:  # pragma: no cover - the message is the point
 
 
 def _same_options(a: dict, b: dict) -> bool:
-    """Two reset options dicts alike (their values may be arrays, which ``==`` cannot compare)."""
+    """Two reset options dicts alike (their values may be arrays, which ``==`` cannot compare). A dict is
+    alike itself: SB3's ``set_options`` of one dict lists that dict's copy once per env, and a value that is
+    not equal to itself (a NaN dealer) made it refused as options that differ by env, not with the error
+    reset gives."""
+    if a is b:
+        return True
     if a.keys() != b.keys():
         return False
     try:
