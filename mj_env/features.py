@@ -143,14 +143,18 @@ def own_meld_suits(planes: np.ndarray) -> np.ndarray:
     return suits_held(np.asarray(planes)[:, P_MELDS.start])
 
 
-def _claimed_tiles(tile) -> np.ndarray:
-    """The claimed ``tile`` kinds as an integer array, or a TypeError naming the argument: a float failed as an
-    IndexError naming nothing, and a bool was read as kind 1 (2m)."""
+def _claimed_tiles(tile, rows=None) -> np.ndarray:
+    """The claimed ``tile`` kinds (``tile[rows]`` where ``rows`` is given) as an integer array, or a TypeError
+    naming the argument: a float failed as an IndexError naming nothing, and a bool was read as kind 1 (2m).
+    Only the kinds read are range-checked: a row that ``rows`` leaves out may hold anything, -1 for no claim
+    included (``claim_hands`` never read it)."""
     t = np.asarray(tile)
     if t.dtype.kind not in "iu":
         raise TypeError(f"tile must be tile kinds 0-{K - 1} as integers, got dtype {t.dtype}")
     if (j := bool_among_ints(tile)) is not None:
         raise TypeError(f"tile must be tile kinds 0-{K - 1} as integers, got {tile[j]!r} at position {j}")
+    if rows is not None:
+        t = t[rows]
     if t.size and (t.min() < 0 or t.max() >= K):  # (-1 was read as the last kind, 7z; 34 an IndexError)
         bad = t[(t < 0) | (t >= K)].flat[0]
         raise ValueError(f"tile must be tile kinds 0-{K - 1}, got {bad.item()}")
@@ -308,7 +312,7 @@ def claim_hands(rules: RuleSet, hands, hui, tile, rows, option) -> np.ndarray:
     i = np.arange(len(rows))
     h = np.maximum(hui[rows], 0)
     fill = (hui[rows] >= 0) & rules.hui_wild_in_melds   # rows whose 惠牌 may fill a missing copy
-    t = _claimed_tiles(tile)[rows]
+    t = _claimed_tiles(tile, rows)
     if np.isscalar(option) and option in (OPT_PONG, OPT_KONG):
         need = 2 if option == OPT_PONG else 3
         nat = np.minimum(after[i, t], need)
