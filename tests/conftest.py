@@ -1,9 +1,11 @@
 """Fixtures shared by the scripted-scenario tests (tests/test_scenarios.py, tests/test_fixed_readings.py), a
-checkpoint whose logits overflow (the arena, train.py and the examples refuse it), a mypy cache for the session's mypy runs, and one for every test:
-Stable-Baselines3's logger folder."""
+checkpoint whose logits overflow (the arena, train.py and the examples refuse it), a mypy cache for the
+session's mypy runs, and for every test: Stable-Baselines3's logger folder and Ctrl-C raising
+KeyboardInterrupt."""
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 from fast_game import BatchedFastGame, FastGame
@@ -31,6 +33,22 @@ def _sb3_logs_in_a_test_folder(tmp_path_factory):
         del os.environ["SB3_LOGDIR"]
     else:
         os.environ["SB3_LOGDIR"] = before
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _ctrl_c_raises_keyboard_interrupt():
+    """SIGINT raises KeyboardInterrupt in the test process, as in a Python started from a terminal. A pytest
+    started with SIGINT ignored (a background job of a shell without job control, ``cmd &`` in a script, as a
+    mutation helper ran its pytest) keeps it ignored: Python puts its handler only over the default action.
+    The tests raising a real SIGINT (tests/test_run_signals.py) then failed with "DID NOT RAISE
+    KeyboardInterrupt", and the processes that tests start and send a Ctrl-C (play's, in
+    tests/test_play_cli_input_limits.py) ignored it (exit status 0, not 130)."""
+    before = signal.getsignal(signal.SIGINT)
+    if before == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    if before == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, before)
 
 
 @pytest.fixture(params=[RefGame, FastGame, BatchedFastGame], ids=["ref", "fast", "batched"])
