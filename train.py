@@ -1135,7 +1135,8 @@ if __name__ == "__main__":
         terminated.append(signum)
         raise Terminated
 
-    signal.signal(signal.SIGTERM, on_sigterm)
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:  # started with SIGTERM ignored (a supervisor):
+        signal.signal(signal.SIGTERM, on_sigterm)  # it stays ignored, as Python keeps an ignored SIGINT
     try:
         if main(sys.argv[1:]).get("interrupted"):
             sys.exit(143 if terminated else 130)  # as a shell reports a command ended by the signal (128 + its number)

@@ -165,9 +165,12 @@ def tell(message: str, stopping: bool = True) -> None:
 def signals_end_the_process() -> None:
     """Ctrl-C (SIGINT) and SIGTERM take their default action from now on: the process ends at once, killed by the
     signal (a shell reports 130 or 143). train.py's ``__main__`` calls it once ``main`` is over, so that a signal while
-    the process exits (a second one, say, after the one-line message) prints no traceback from an atexit callback."""
+    the process exits (a second one, say, after the one-line message) prints no traceback from an atexit
+    callback. One the process started with ignored (``nohup``, a background job of a non-interactive shell, a
+    supervisor) stays ignored: it did not end the run, and does not end the process either."""
     for s in STOP_SIGNALS:
-        signal.signal(s, signal.SIG_DFL)
+        if signal.getsignal(s) is not signal.SIG_IGN:
+            signal.signal(s, signal.SIG_DFL)
 
 
 def written_whole(write: typing.Callable[[], typing.Any]) -> tuple[typing.Any, KeyboardInterrupt | None]:
