@@ -689,7 +689,9 @@ def main(argv=None) -> int:
             "aims": aims,
             "skipped": skipped,
         }
-        _args.write_text("--json", args.json, json.dumps(out, indent=2) + "\n")
+        from agents.arena_report import json_text  # strict: a peak RSS unknown (NaN, Windows) as null
+
+        _args.write_text("--json", args.json, json_text(out) + "\n")
         print(f"wrote {_args.shown(args.json)}")
     if args.plot:
         plot(results, args.plot, machine, _args.rules_label(args.rules))
