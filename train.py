@@ -839,13 +839,15 @@ def progress_row(update: int, global_step: int, elapsed: float, lr: float, losse
     update's own hands are per learner seat-hand (``win_rate``; the ``pool_*`` figures over the seat-hands
     against the pool), ``avg_fan`` per learner win and ``draw_rate`` per hand; where their denominator is 0 (no
     hand ended in the rollout, no learner win, no hand against the pool) they are unknown and left empty, as
-    ``arena_report.summarize``'s ``avg_fan`` is None (not 0: a run with no pool hands would seem to win none)."""
+    ``arena_report.summarize``'s ``avg_fan`` is None (not 0: a run with no pool hands would seem to win none).
+    A loss figure that is not finite (``ppo_update``'s explained_variance NaN) is left empty too."""
     def per(count: float, of: int) -> float | str:
         return count / of if of else ""
 
     row = {"update": update, "global_step": global_step, "seconds": round(elapsed, 1),
            "SPS": int(global_step / elapsed), "samples": losses["samples"], "learning_rate": lr}
-    row.update({k: v for k, v in losses.items() if k != "samples"})
+    # (a loss figure that is not finite, explained_variance's NaN for returns that do not vary: empty too)
+    row.update({k: v if math.isfinite(v) else "" for k, v in losses.items() if k != "samples"})
     row.update({
         "hands": stats["hands"], "draw_rate": per(stats["drawn"], stats["hands"]),
         "win_rate": per(stats["self_wins"], stats["self_hands"]),

@@ -260,7 +260,8 @@ class RunLog:
         w.add_scalar("charts/learning_rate", row["learning_rate"], global_step)
         for k in ("value_loss", "policy_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac",
                   "explained_variance"):
-            w.add_scalar(f"losses/{k}", row[k], global_step)
+            if row[k] != "":  # (empty: not finite, e.g. explained_variance over returns that do not vary)
+                w.add_scalar(f"losses/{k}", row[k], global_step)
         for k in ("draw_rate", "win_rate", "avg_fan", "pool_points", "pool_win_rate", "pool_deal_in_rate"):
             if row[k] != "":  # (empty: over no hands, unknown)
                 w.add_scalar(f"charts/{k}", row[k], global_step)
