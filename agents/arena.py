@@ -88,7 +88,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import stat
 import sys
@@ -133,7 +132,7 @@ from agents.rules_args import (  # noqa: F401 (the *_given: kept as agents.arena
 )
 from mj_env.baselines import BASELINES, AgentError, agent_actions, warn_rules_mismatch
 from mj_env.engine import Engine
-from mj_env.lines import ArgumentParser, guard_output, terminal_line, utf8_text
+from mj_env.lines import ArgumentParser, guard_output, json_line, terminal_line, utf8_text
 from mj_env.messages import brief, shown
 from mj_env.observation import observe
 from mj_env.records import hand_record, rules_json
@@ -779,7 +778,7 @@ def main(argv: list[str] | None = None) -> int:
     def write_records(batch):
         assert record_file is not None  # (compare calls it only where the file is open)
         try:
-            record_file.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in batch))
+            record_file.write("".join(json_line(r) + "\n" for r in batch))  # (a name's U+2028: escaped)
         except OSError as e:  # a full disk: stop the run here, one line and exit 1 below
             raise _RecordWriteError(e.strerror or str(e)) from None
 

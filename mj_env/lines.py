@@ -14,6 +14,7 @@ key twice is refused (`KeyGivenTwice`, naming the field and where), not read as 
 
 `guard_output` is for the other end of a command line: output to a reader that has gone away is dropped
 (`DropWhenReaderGone`), so that the program finishes its work instead of dying of a broken pipe.
+`json_line` writes one value of JSON Lines as one line for every line splitter.
 `terminal_line` and `ArgumentParser` are for its standard error: a message that quotes a file name, or text
 from a file, as one line with that text escaped.
 """
@@ -162,6 +163,17 @@ def load_json(text: str, **kwargs):
     if twice:
         _check_no_key_twice(obj)
     return obj
+
+
+# Characters that JSON leaves raw with ensure_ascii=False but that some line splitters (Python's str.splitlines)
+# take for line ends: `json_line` writes them as \\u escapes, so that one value is one line.
+LINE_BREAK_ESCAPES = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def json_line(obj) -> str:
+    """``obj`` as one line of JSON Lines, without its newline: UTF-8 text as it is (``ensure_ascii=False``) but
+    for `LINE_BREAK_ESCAPES` (JSON escapes every other line break), which can only stand inside a string."""
+    return json.dumps(obj, ensure_ascii=False).translate(LINE_BREAK_ESCAPES)
 
 
 def utf8_text(value):

@@ -41,7 +41,15 @@ import os
 import sys
 
 from .calculator import InputError, evaluate
-from .lines import KeyGivenTwice, TooLong, bounded_lines, load_json, parse_json_int, skip_bom
+from .lines import (
+    LINE_BREAK_ESCAPES,
+    KeyGivenTwice,
+    TooLong,
+    bounded_lines,
+    load_json,
+    parse_json_int,
+    skip_bom,
+)
 
 EXIT_BROKEN_PIPE = 141
 """Exit status when the reader of standard output goes away (128 + SIGPIPE, as the shell shows
@@ -54,9 +62,8 @@ MAX_ERROR = 300
 """Longest error message; a longer one is cut (only a bug could make one)."""
 
 _FALLBACK = '{"error": "internal error: the answer to this line could not be written"}'
-# Characters that JSON leaves raw with ensure_ascii=False but that some line splitters
-# (str.splitlines) treat as line ends: written as \\u escapes, so one answer is one line.
-_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+# (mj_env.lines.LINE_BREAK_ESCAPES: what str.splitlines takes for a line end, as \\u escapes: one answer one line)
+_LINE_BREAKS = LINE_BREAK_ESCAPES
 
 
 def _no_constant(name: str):

@@ -74,3 +74,28 @@ def test_progress_csv_leaves_a_loss_figure_that_is_not_finite_empty(tmp_path, mo
     assert float(cells["value_loss"]) == 1.0
     tags = {tag for tag, _, _ in written}
     assert "losses/value_loss" in tags and "losses/approx_kl" not in tags and "losses/explained_variance" not in tags
+
+
+def test_arena_record_is_one_line_per_hand_for_every_line_splitter(tmp_path):
+    """agents.arena --record is JSON Lines, one hand record per line; with ``ensure_ascii=False`` a player's name
+    holding U+2028, U+2029 or U+0085 (a checkpoint path may) was written raw, and Python's str.splitlines (and
+    other splitters) cut the record there. Now written as \\u escapes, as ``python -m mj_env.score`` writes them;
+    the names read back the same."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("torch")  # (the checkpoint player)
+    root = Path(__file__).resolve().parents[1]
+    name = "x\u2028y\u2029z\x85.pt"
+    (tmp_path / name).write_bytes((root / "agents" / "data" / "pretrained_beijing.pt").read_bytes())
+    out = tmp_path / "r.jsonl"
+    run = subprocess.run([sys.executable, "-m", "agents.arena", "--agents", f"random,{tmp_path / name}",
+                          "--hands", "1", "--batch", "1", "--record", str(out), "--quiet"],
+                         cwd=root, capture_output=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr.decode("utf-8", "replace")
+    text = out.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert len(lines) == 2 == text.count("\n"), len(lines)
+    records = [json.loads(line, parse_constant=_refuse) for line in lines]
+    assert str(tmp_path / name) in records[0]["players"]
