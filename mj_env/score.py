@@ -41,15 +41,7 @@ import os
 import sys
 
 from .calculator import InputError, evaluate
-from .lines import (
-    LINE_BREAK_ESCAPES,
-    KeyGivenTwice,
-    TooLong,
-    bounded_lines,
-    load_json,
-    parse_json_int,
-    skip_bom,
-)
+from .lines import KeyGivenTwice, TooLong, bounded_lines, json_line, load_json, parse_json_int, skip_bom
 
 EXIT_BROKEN_PIPE = 141
 """Exit status when the reader of standard output goes away (128 + SIGPIPE, as the shell shows
@@ -62,8 +54,6 @@ MAX_ERROR = 300
 """Longest error message; a longer one is cut (only a bug could make one)."""
 
 _FALLBACK = '{"error": "internal error: the answer to this line could not be written"}'
-# (mj_env.lines.LINE_BREAK_ESCAPES: what str.splitlines takes for a line end, as \\u escapes: one answer one line)
-_LINE_BREAKS = LINE_BREAK_ESCAPES
 
 
 def _no_constant(name: str):
@@ -117,11 +107,11 @@ def respond(line: str | bytes) -> str:
     try:
         out = answer(line)
         try:
-            text = json.dumps(out, ensure_ascii=False)
+            text = json_line(out)  # (U+2028 and its kin escaped: one answer one line for str.splitlines)
             text.encode("utf-8")  # a lone surrogate (from a \\ud800 escape) cannot be written raw
         except UnicodeEncodeError:
-            text = json.dumps(out)
-        return text.translate(_LINE_BREAKS)
+            text = json.dumps(out)  # (ASCII: every line break escaped)
+        return text
     except Exception as e:  # noqa: BLE001 -- e.g. a number json cannot write
         try:
             return json.dumps({"error": f"internal error: the answer could not be written ({type(e).__name__})"})
