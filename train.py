@@ -966,10 +966,10 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
             tell(f"interrupted ({interruption(came)}) while final.pt was saved: it is saved, no final evaluation")
         interrupted = True
     result: dict[str, typing.Any] = {"checkpoint": str(final), "global_step": global_step, "updates": update,
-              "train_seconds": round(time.time() - start, 1), "observation": obs_layout(model)}
+              "train_seconds": round(time.monotonic() - start, 1), "observation": obs_layout(model)}
     if not interrupted and args.final_eval_hands > 0:
         try:
-            t0 = time.time()
+            t0 = time.monotonic()
             result["eval"] = evaluate(model, args, args.final_eval_hands, device, opponents)
         except KeyboardInterrupt as e:  # in the evaluation: final.pt is saved, and final_eval.json says so too
             tell(f"interrupted ({interruption(e)}) in the final evaluation: final.pt is saved, no final "
@@ -978,7 +978,7 @@ def finish_run(model: nn.Module, args: Args, device, log: RunLog, update: int, g
         else:
             try:
                 print(f"\nfinal evaluation ({args.final_eval_hands} walls, duplicate, seed {args.eval_seed}, "
-                      f"{time.time() - t0:.0f} s):")
+                      f"{time.monotonic() - t0:.0f} s):")
                 # a rule set of one's own ends each table with a "rules: beijing with chi=False" line, as the arena's
                 # table does (a preset's name adds none); final_eval.json's summaries stay as they were
                 named = {"rules": rules_json(run_rules(args))}
@@ -1056,7 +1056,7 @@ def main(argv: list[str] | None = None) -> dict:
         usage_error(str(e))
     try:  # the lock and the TensorBoard writer are let go however the run ends (a divergence, a failed save)
         obs, _ = envs.reset(seed=args.seed)
-        global_step, start, last_eval, update, interrupted = 0, time.time(), {}, 0, False
+        global_step, start, last_eval, update, interrupted = 0, time.monotonic(), {}, 0, False
         kept = None  # the network before the PPO update under way (None outside one)
         snapshot_files: list[Path] = []  # this run's snapshot checkpoints on disk, oldest first (--keep-checkpoints)
         try:
@@ -1070,10 +1070,10 @@ def main(argv: list[str] | None = None) -> dict:
             for update in range(1, num_updates + 1):
                 if args.anneal_lr:
                     optimizer.param_groups[0]["lr"] = (1.0 - (update - 1.0) / num_updates) * args.learning_rate
-                t_roll = time.time()
+                t_roll = time.monotonic()
                 obs, stats = collect_rollout(envs, obs, model, seats, store, shaper, args, device)
                 global_step += steps_per_update
-                rollout_s = time.time() - t_roll
+                rollout_s = time.monotonic() - t_roll
 
                 advantages, returns, trainable = store.advantages(args.gamma, args.gae_lambda)
                 kept = {k: v.detach().clone() for k, v in model.state_dict().items()}  # put back if Ctrl-C stops
@@ -1088,7 +1088,7 @@ def main(argv: list[str] | None = None) -> dict:
                 evaluated = args.eval_every > 0 and (update % args.eval_every == 0 or update == 1)
                 if evaluated:
                     last_eval = evaluate(model, args, args.eval_hands, device, opponents_of_eval)
-                elapsed = time.time() - start
+                elapsed = time.monotonic() - start
                 row = progress_row(update, global_step, elapsed, optimizer.param_groups[0]["lr"], losses, stats,
                                    len(seats.pool_ids), rollout_s, last_eval if evaluated else {})
                 log.update(row, global_step, evaluated, last_eval)

@@ -162,8 +162,8 @@ def labelled_play(rules, num_tables: int, seconds: float, seed: int, max_discard
     eng = Engine(rules, num_tables=num_tables, seed=seed)
     eng.reset()
     deals = np.zeros(num_tables, dtype=np.int64)  # matches reset at each table before the one in play
-    start, first = time.time(), True
-    while first or time.time() - start < seconds:
+    start, first = time.monotonic(), True
+    while first or time.monotonic() - start < seconds:
         first = False
         ended = np.flatnonzero(eng.state.phase == END)
         if len(ended):
@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     problem = missing_module("scipy", "the 95% intervals")  # asked now, not after --seconds of labelling
     if problem:
         p.error(problem)
-    cands, qs, hands, start = [], [], [], time.time()
+    cands, qs, hands, start = [], [], [], time.monotonic()
     width = 1 + args.max_discards + K
     for got in labelled_play(args.rules, args.tables, args.seconds, args.seed, args.max_discards):
         c = np.full((len(got["table"]), width), -1, dtype=np.int64)
@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         qs.append(q)
         hands.append(got["hand"])
     c, q = np.concatenate(cands), np.concatenate(qs)
-    took = time.time() - start
+    took = time.monotonic() - start
     print(f"{len(c):,} positions with a choice, {int((c >= 0).sum()):,} rollouts in {took:.0f} s "
           f"({rules_label(get_rules(args.rules))}, {args.tables} tables, seed {args.seed}); gain = Q(alternative) - Q(rule agent's choice), "
           "points of the seat's hand")

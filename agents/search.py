@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
                                    name={False: "search", True: "clairvoyant", "hands": "sees_hands"}[clairvoyant])
     except ValueError as e:  # the rules are checked above: what is left names worlds or z, the flags' names
         p.error(f"--{e}")
-    start = time.time()
+    start = time.monotonic()
     result = play_duplicate([agent, RuleBasedAgent(args.rules)], args.walls, seed=args.seed, rules=args.rules,
                             batch_walls=args.batch_walls)
     summary = summarize(result)
@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     s = agent.stats
     print(f"{s['decisions']:,} decisions, {s['searched']:,} with a choice searched, "
           f"{s['deviations'] / max(s['searched'], 1):.1%} of those away from the rule agent; "
-          f"{args.worlds} worlds, z {args.z}, {time.time() - start:.0f} s")
+          f"{args.worlds} worlds, z {args.z}, {time.monotonic() - start:.0f} s")
     kinds = sorted(s["kinds"].items(), key=lambda kv: -kv[1])
     print("deviations (rule agent's kind -> played):", ", ".join(f"{k} {v:,}" for k, v in kinds))
     return 0

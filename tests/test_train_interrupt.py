@@ -65,8 +65,8 @@ def test_a_signal_from_the_shell_ends_with_its_status_and_a_checkpoint(tmp_path,
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     csv_path = tmp_path / "runs" / "sig" / "progress.csv"
     try:
-        deadline = time.time() + 240
-        while time.time() < deadline and proc.poll() is None:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and proc.poll() is None:
             if csv_path.is_file() and len(csv_path.read_text().splitlines()) >= 3:
                 break
             time.sleep(0.2)

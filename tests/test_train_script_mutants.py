@@ -179,7 +179,7 @@ def test_finish_run_evaluates_only_an_ended_run_and_says_what_to_run_otherwise(h
     log = _Log(tmp_path / "run")
     model = build_network({"arch": "mlp", "hidden": [8]})
     args = train.Args(final_eval_hands=hands, eval_seed=3)
-    result = train.finish_run(model, args, "cpu", log, 4, 512, time.time() - 12.34, [RandomAgent()],
+    result = train.finish_run(model, args, "cpu", log, 4, 512, time.monotonic() - 12.34, [RandomAgent()],
                               interrupted=interrupted)
     saved = json.loads((log.dir / "final_eval.json").read_text())
     out = capsys.readouterr().out

@@ -726,7 +726,7 @@ def run_on_a_20_second_clock(monkeypatch, max_minutes: str) -> dict:
         now[0] += 20.0
         return now[0]
 
-    monkeypatch.setattr(train, "time", SimpleNamespace(time=clock))
+    monkeypatch.setattr(train, "time", SimpleNamespace(monotonic=clock))
     return train.main(["--exp-name", "timed", "--total-steps", "384", "--num-envs", "8", "--num-steps", "16",
                        "--bc-steps", "0", "--max-minutes", max_minutes, "--eval-every", "0", "--final-eval-hands",
                        "0", "--arch", "mlp", "--obs", "v1", "--hidden", "16", "--threads", "1", "--no-progress",
