@@ -113,7 +113,8 @@ def determinize(engine: Engine, table: int, seat: int, n: int = 1, rng=None, *,
     四惠牌 rule would keep its real tiles: then nothing is returned and RuntimeError says so (never seen
     at the default; ``redeal`` reports such tables instead).
 
-    >>> eng = Engine("beijing", num_tables=1, seed=0); eng.reset()
+    >>> eng = Engine("beijing", num_tables=1, seed=0)
+    >>> _ = eng.reset()
     >>> worlds = determinize(eng, 0, seat=int(eng.state.to_act[0]), n=256, rng=1)
     """
     if not isinstance(engine, Engine):

@@ -146,7 +146,7 @@ class Engine:
     """B tables of one rule set.
 
     >>> eng = Engine("beijing", num_tables=8, seed=0)
-    >>> eng.reset()
+    >>> _ = eng.reset()                  # a StepResult: the deal's rewards (zeros), no hand over
     >>> mask = eng.legal_mask()          # (8, N_ACTIONS) bool, for the seat state.to_act
     >>> res = eng.step(mask.argmax(axis=1))   # the first legal action of each table
     """
