@@ -151,12 +151,12 @@ def main(argv=None):
     register_env("mj_env_aec", env_creator)
     register_env("mj_env_single", single_env_creator)
     algo = build_config(args).build_algo()
-    t0 = time.time()
+    t0 = time.perf_counter()
     steps = 0
     for i in range(args.iterations):
         result = algo.train()
         steps = int(result["num_env_steps_sampled_lifetime"])  # a float in RLlib's results: "256 env steps", not 256.0
-        print(f"iter {i + 1}: {steps} env steps, {steps / (time.time() - t0):.0f} steps/s, "
+        print(f"iter {i + 1}: {steps} env steps, {steps / (time.perf_counter() - t0):.0f} steps/s, "
               f"{returns_line(result.get('env_runners', {}), args.single_agent)}")
     algo.stop()
     ray.shutdown()

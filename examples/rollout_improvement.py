@@ -168,10 +168,11 @@ def main(argv=None) -> int:
             small += ["--bc-steps", "8", "--num-envs", "16", "--num-steps", "8"]
         model, _ = load_checkpoint(train.main(small)["checkpoint"])
 
-    t0 = time.time()
+    t0 = time.perf_counter()
     raw = collect(model, args.rules, args.seconds, args.tables, args.seed)
     n = len(raw["obs"])
-    print(f"{n:,} positions labelled, {int((raw['cand'] >= 0).sum()):,} rollouts, {time.time() - t0:.0f} s")
+    print(f"{n:,} positions labelled, {int((raw['cand'] >= 0).sum()):,} rollouts, "
+          f"{time.perf_counter() - t0:.0f} s")
     data = {"obs": torch.as_tensor(raw["obs"]), "mask": torch.as_tensor(raw["mask"]),
             "cand": torch.as_tensor(np.maximum(raw["cand"], 0)), "valid": torch.as_tensor(raw["cand"] >= 0),
             "q": torch.as_tensor(np.nan_to_num(raw["q"]), dtype=torch.float32)}

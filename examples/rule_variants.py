@@ -345,7 +345,7 @@ def main(argv=None) -> list[dict]:
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for agent in variants(args.rules, args.values, args.q, args.live, args.threat_melds, args.late):
         for seed in args.seeds:
-            t0 = time.time()
+            t0 = time.perf_counter()
             summary = arena_report.summarize(arena.play_duplicate([agent, RuleBasedAgent(args.rules)], args.walls,
                                                                   seed=seed, rules=args.rules, batch_walls=256,
                                                                   common_random=args.common_random))
@@ -354,7 +354,7 @@ def main(argv=None) -> list[dict]:
             print(f"| {agent.name} | {seed} | {me['mean_points']:+.3f} [{me['ci95'][0]:+.3f}, {me['ci95'][1]:+.3f}] "
                   f"| {me['win_rate']:.1%} | {me['deal_in_rate']:.1%} "
                   f"| {fan_text(me['avg_fan'])} vs {fan_text(rule['avg_fan'])} "
-                  f"| {time.time() - t0:.0f} |", flush=True)
+                  f"| {time.perf_counter() - t0:.0f} |", flush=True)
     return rows
 
 

@@ -130,10 +130,10 @@ def main(argv=None):
         venv = VecMonitor(MahjongSB3VecEnv(args.n_envs, rules=args.rules, opponents=args.opponents, obs=args.obs))
     model = MaskablePPO("MultiInputPolicy", venv, n_steps=n_steps, batch_size=batch,
                         seed=args.seed, verbose=0)
-    t0 = time.time()
+    t0 = time.perf_counter()
     model.learn(total_timesteps=args.timesteps)
     trained = model.num_timesteps  # SB3 fills whole rollouts: --timesteps rounded up to n_envs x n_steps
-    sps = trained / (time.time() - t0)
+    sps = trained / (time.perf_counter() - t0)
     points = evaluate(model, args.rules, args.opponents, args.eval_hands, seed=10_000, obs=args.obs)
     kind = "one-table envs" if args.one_table_envs else "tables in one batched VecEnv"
     print(f"trained {trained} steps at {sps:.0f} steps/s ({args.n_envs} {kind}); {points_text(points, args.opponents)}")

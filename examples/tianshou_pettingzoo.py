@@ -118,10 +118,10 @@ def main(argv=None):
     train_collector: Collector = Collector(algorithm, train_envs, VectorReplayBuffer(50_000, args.envs), exploration_noise=True)
     test_collector: Collector = Collector(algorithm, test_envs)
     train_collector.reset()
-    t0 = time.time()
+    t0 = time.perf_counter()
     warm = train_collector.collect(n_step=min(2000, args.epoch_steps))  # eps 1: masked random
-    print(f"warm-up: {warm.n_collected_steps} masked random steps at {warm.n_collected_steps / (time.time() - t0):.0f} "
-          "decisions/s", flush=True)
+    rate = warm.n_collected_steps / (time.perf_counter() - t0)
+    print(f"warm-up: {warm.n_collected_steps} masked random steps at {rate:.0f} decisions/s", flush=True)
 
     total_steps = args.epochs * args.epoch_steps
 
@@ -136,7 +136,7 @@ def main(argv=None):
         verbose=False, show_progress=False)
     trainer = algorithm.create_trainer(params)
     trainer.reset()
-    t0, tests = time.time(), []
+    t0, tests = time.perf_counter(), []
     while trainer._epoch < args.epochs:  # Trainer.run() without its own printing
         stats = trainer.execute_epoch()
         test = stats.test_collect_stat
@@ -152,7 +152,8 @@ def main(argv=None):
               f"eps {policy.eps_training:.2f}; greedy learner {test.returns_stat.mean:+.3f}"
               f"{spread(test.returns_stat.std, test.n_collected_episodes)} points/hand over "
               f"{test.n_collected_episodes} hands vs 3 random", flush=True)
-    info, dt = stats.info_stat, time.time() - t0  # pyright: ignore[reportPossiblyUnboundVariable]  (--epochs >= 1)
+    info = stats.info_stat  # pyright: ignore[reportPossiblyUnboundVariable]  (--epochs >= 1)
+    dt = time.perf_counter() - t0
     print(f"trained on {info.train_step} decisions in {dt:.0f}s: {info.train_step / dt:.0f} decisions/s "
           f"(updates and tests included)")
     if len(tests) >= 2:

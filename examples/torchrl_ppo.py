@@ -149,10 +149,10 @@ def main(argv=None):
     buffer = ReplayBuffer(storage=LazyTensorStorage(frames), sampler=SamplerWithoutReplacement(),
                           batch_size=minibatch)
 
-    t0, t_env, total, per_iter = time.time(), 0.0, 0, []
-    t_collect = time.time()
+    t0, t_env, total, per_iter = time.perf_counter(), 0.0, 0, []
+    t_collect = time.perf_counter()
     for it, data in enumerate(collector, 1):
-        t_env += time.time() - t_collect
+        t_env += time.perf_counter() - t_collect
         done = data["next", "done"]
         points = data["next", "reward"][done]  # the reward is paid when the hand ends
         hands = points.numel()
@@ -176,9 +176,9 @@ def main(argv=None):
         print(f"iter {it}: {data.numel()} decisions, {hands} hands, {result} vs {args.opponents}, "
               f"loss {sum(losses) / len(losses):.4f}, entropy {out['entropy'].item():.3f}",  # pyright: ignore  (--epochs >= 1)
               flush=True)
-        t_collect = time.time()
+        t_collect = time.perf_counter()
     collector.shutdown()
-    dt = time.time() - t0
+    dt = time.perf_counter() - t0
     print(f"{total} learner decisions in {dt:.0f}s: {total / dt:.0f} decisions/s training, "
           f"{total / t_env:.0f} decisions/s collecting")
     if len(per_iter) >= 4:

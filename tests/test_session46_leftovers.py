@@ -1,0 +1,34 @@
+"""Small leftovers from the last note: durations on a clock that does not jump, play's --record lines, the
+throughput plot's own Figure, records' broken-pipe guard."""
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _wall_clock_calls(path):
+    """Lines of ``path`` that call ``time.time()`` (or a bare ``time()`` imported from ``time``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bare = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "time"
+            for a in n.names if a.name == "time"}
+    lines = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if (isinstance(f, ast.Attribute) and f.attr == "time" and isinstance(f.value, ast.Name)
+                and f.value.id == "time") or (isinstance(f, ast.Name) and f.id in bare):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_durations_are_not_timed_on_the_wall_clock():
+    """Printed rates and seconds use time.perf_counter or time.monotonic: the wall clock can be stepped back or
+    forward mid-run (NTP, a suspended laptop). The one wall-clock reading left is mj_env/tables.py's stale-file
+    cutoff, which compares against file modification times and so must be the wall clock."""
+    files = [ROOT / "train.py"] + [p for d in ("examples", "agents", "benchmarks", "mj_env")
+                                   for p in sorted((ROOT / d).rglob("*.py"))]
+    found = {str(p.relative_to(ROOT)): ls for p in files if (ls := _wall_clock_calls(p))}
+    allowed = {"mj_env/tables.py"}
+    assert {k: v for k, v in found.items() if k not in allowed} == {}
+    assert len(found.get("mj_env/tables.py", [])) == 1
