@@ -40,7 +40,6 @@ import argparse
 import contextlib
 import dataclasses
 import io
-import json
 import re
 import secrets
 import sys
@@ -64,7 +63,7 @@ from agents.rules_args import RULES_HELP, passed_on, rules_argument
 from mj_env import actions as A
 from mj_env.baselines import AgentError, agent_actions
 from mj_env.claims import hubao_bound
-from mj_env.lines import ArgumentParser, guard_output, terminal_line
+from mj_env.lines import ArgumentParser, guard_output, json_line, terminal_line
 from mj_env.messages import printable
 from mj_env.records import RecordError, hand_record, replay
 from mj_env.render import SEAT_NAMES, print_table, settlement_text, tile_text, tiles_text
@@ -563,7 +562,7 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = read_an
     def write_record(rec: dict) -> None:
         assert record_file is not None
         try:
-            record_file.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            record_file.write(json_line(rec) + "\n")
             record_file.flush()
         except OSError as e:
             raise RecordUnwritten(e.strerror or str(e)) from e

@@ -32,3 +32,29 @@ def test_durations_are_not_timed_on_the_wall_clock():
     allowed = {"mj_env/tables.py"}
     assert {k: v for k, v in found.items() if k not in allowed} == {}
     assert len(found.get("mj_env/tables.py", [])) == 1
+
+
+def test_play_record_is_one_line_per_hand_for_every_line_splitter(tmp_path, monkeypatch):
+    """agents.play --record writes JSON Lines with mj_env.lines.json_line, as agents.arena --record and
+    ``python -m mj_env.score`` do: U+2028, U+2029 and U+0085 inside a string are written as \\u escapes, so that
+    str.splitlines keeps one hand record per line. Today play's player names reach the record through
+    ``printable`` (already escaped), so the test lets a name through raw to reach the writer (a rule agent
+    under a checkpoint-like name); with a bare
+    ``json.dumps(..., ensure_ascii=False)`` the record was cut in three."""
+    import io
+    import json
+
+    from agents import play
+
+    monkeypatch.setattr(play, "printable", lambda text: text)
+    made = play.make_agent
+    monkeypatch.setattr(play, "make_agent", lambda spec, rules: made("rule", rules=rules))  # (a checkpoint's path)
+    name = "x\u2028y\u2029z\x85w"
+    out = tmp_path / "r.jsonl"
+    rc = play.main(["--opponents", f"rule,random,{name}", "--seed", "1", "--record", str(out)],
+                   input_fn=lambda prompt: "1", out=io.StringIO())
+    assert rc == 0
+    text = out.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert len(lines) == text.count("\n") == 1
+    assert json.loads(lines[0])["players"][3] == name
