@@ -456,13 +456,13 @@ def _ratio_line(what: str, row: dict, peer: str, aim: float) -> str:
 
 
 def plot(results: list[dict], path: str, machine: dict, rules: str | dict) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """The picture of ``--plot``, drawn on a ``Figure`` of its own, not pyplot's (as agents.arena_report.plot and
+    agents.curve.plot): the backend, figures and current figure of a process that calls it stay as they were."""
+    from matplotlib.figure import Figure
 
     ok = [r for r in results if "error" not in r]
-    fig, ax = plt.subplots(figsize=(10, 5))
+    fig = Figure(figsize=(10, 5))
+    ax = fig.subplots()
     batches = sorted({r["batch"] for r in ok if r["impl"] in BATCHED})
     for impl, style, color in (("vector", "o-", "tab:blue"), ("engine", "s--", "tab:orange")):
         rows = sorted((r for r in ok if r["impl"] == impl), key=lambda r: r["batch"])
@@ -503,8 +503,6 @@ def plot(results: list[dict], path: str, machine: dict, rules: str | dict) -> No
         fig.savefig(path, dpi=120, bbox_inches="tight")
     except OSError as e:
         raise SystemExit(f"error: --plot {_args.shown(path)}: cannot write: {e.strerror or e}") from None
-    finally:
-        plt.close(fig)
 
 
 def parse_args(argv=None):

@@ -176,15 +176,15 @@ def test_a_plot_that_cannot_be_written_ends_the_run_in_one_line(tmp_path):
 
 def test_the_plot_draws_the_vector_env_without_the_sampler_beside_its_figure(tmp_path, monkeypatch):
     """docs/throughput.png: the vector env's decisions/s against batch size, and the same rows with the sampler's
-    time taken out (``env_only_steps_per_sec``), each point where the rows put it (the figure caught before it
-    is closed)."""
+    time taken out (``env_only_steps_per_sec``), each point where the rows put it (the figure caught as it is
+    saved)."""
     pytest.importorskip("matplotlib")
-    import matplotlib.pyplot as plt
     import throughput
+    from matplotlib.figure import Figure
 
     figs = []
-    real_close = plt.close
-    monkeypatch.setattr(plt, "close", lambda fig=None: figs.append(fig) or real_close(fig))
+    real_savefig = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: figs.append(fig) or real_savefig(fig, *a, **k))
     rows = [{"impl": "vector", "batch": b, "steps_per_sec": 10.0 * b, "env_only_steps_per_sec": 12.0 * b,
              "cpu_util": 1.0} for b in (64, 1)]
     machine = {"cpu": "cpu", "cores": 2, "date": "2026-12-07T00:00:00"}

@@ -3,6 +3,8 @@ throughput plot's own Figure, records' broken-pipe guard."""
 import ast
 from pathlib import Path
 
+from test_process_global_state import users_pyplot  # noqa: F401  (the fixture: a user's pyplot on svg)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -58,3 +60,19 @@ def test_play_record_is_one_line_per_hand_for_every_line_splitter(tmp_path, monk
     lines = text.splitlines()
     assert len(lines) == text.count("\n") == 1
     assert json.loads(lines[0])["players"][3] == name
+
+
+def test_the_throughput_plot_leaves_the_users_matplotlib_backend_and_figures_alone(users_pyplot, tmp_path):  # noqa: F811
+    """benchmarks/throughput.py's ``plot`` called ``matplotlib.use("Agg")`` and drew with pyplot; it draws on a
+    ``Figure`` of its own now, as agents.arena_report.plot and agents.curve.plot do (686c8d5): a process that
+    calls it keeps its backend, open figures and current figure. (The PNG is byte for byte the one pyplot drew.)"""
+    import matplotlib
+    import throughput
+
+    plt, fig = users_pyplot
+    row = {"impl": "vector", "batch": 1, "steps_per_sec": 10.0, "env_only_steps_per_sec": 12.0, "cpu_util": 1.0}
+    machine = {"cpu": "cpu", "cores": 2, "date": "2026-12-07T00:00:00"}
+    throughput.plot([row], str(tmp_path / "t.png"), machine, "beijing")
+    assert matplotlib.get_backend() == "svg"
+    assert plt.get_fignums() == [fig.number] and plt.gcf() is fig
+    assert (tmp_path / "t.png").stat().st_size > 0
