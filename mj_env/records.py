@@ -30,7 +30,6 @@ import contextlib
 import copy
 import dataclasses
 import json
-import os
 import sys
 from typing import BinaryIO
 
@@ -389,8 +388,9 @@ def main(argv=None) -> int:
                     elif bad == MAX_REPORTED + 1:
                         print(f"(more bad records: only the first {MAX_REPORTED} are shown; is this a file of hand "
                               "records, one JSON object per line?)", file=sys.stderr)
-    except BrokenPipeError:  # the output piped into a command that stopped reading (| head)
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (so that the interpreter's last flush is quiet)
+    except BrokenPipeError:  # the output piped into a command that stopped reading (| head): nothing left to say
+        # (sys.stdout left as it is: main(argv) called from Python leaves the caller's; under __main__,
+        # guard_output drops the rest and keeps the interpreter's last flush quiet)
         return 0
     if args.show is not None:
         if bad:

@@ -76,3 +76,33 @@ def test_the_throughput_plot_leaves_the_users_matplotlib_backend_and_figures_alo
     assert matplotlib.get_backend() == "svg"
     assert plt.get_fignums() == [fig.number] and plt.gcf() is fig
     assert (tmp_path / "t.png").stat().st_size > 0
+
+
+class _ReaderGone:
+    """A standard output whose reader has gone away: every write and flush is a broken pipe."""
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_records_main_called_from_python_leaves_the_callers_stdout_alone(tmp_path, monkeypatch):
+    """``mj_env.records.main(argv)`` called in a user's process whose standard output breaks mid ``--show``
+    returned 0 having set ``sys.stdout = open(os.devnull, "w")`` for good: the caller's stdout was gone for the
+    rest of the process. ``python -m mj_env.records`` has guard_output under __main__ for that (0e09e69); main
+    now just stops, exit 0, and leaves sys.stdout as it found it."""
+    import json
+    import sys
+
+    from test_records import _played
+
+    from mj_env import records
+
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(_played()[1]) + "\n", encoding="utf-8")
+    broken = _ReaderGone()
+    monkeypatch.setattr(sys, "stdout", broken)
+    assert records.main([str(path), "--show", "0"]) == 0
+    assert sys.stdout is broken
