@@ -209,9 +209,11 @@ def _read(path: Path):
     _check_zip(path)
     try:
         # catch_warnings swaps the process's one filter list: two threads inside it at once (envs with network
-        # opponents made in a thread pool, a server loading agents per game) could leave "ignore" behind for good
+        # opponents made in a thread pool, a server loading agents per game) could leave "ignore" behind for good.
+        # Only torch's own warnings are ignored: the list is every thread's, and a blanket "ignore" dropped any
+        # warning another thread raised while torch.load ran
         with _LOAD_LOCK, warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.filterwarnings("ignore", module=r"torch(\.|$)")
             return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # whatever torch raises on a bad file becomes one clear error
         lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]

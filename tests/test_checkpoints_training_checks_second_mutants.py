@@ -139,7 +139,7 @@ def test_a_zip_directory_zipfile_cannot_read_is_refused_before_torch_reads_the_f
 def test_torchs_own_warnings_about_a_file_are_not_shown(saved, tmp_path):
     """load_checkpoint's only warning is a CheckpointWarning (keys beside the format); what torch.load
     warns of a file as it reads it ("Detected pickle protocol 4 in the checkpoint ...") is not shown: the
-    file is refused, or loads, on its own terms. Mutant: line 205 ``warnings.simplefilter("ignore")``
+    file is refused, or loads, on its own terms. Mutant: _read's ``warnings.filterwarnings("ignore", ...)``
     deleted (torch's UserWarning reached the user beside the CheckpointError)."""
     crafted = _with_pickle(saved[1], tmp_path, b"\x80\x04K\x01.")  # protocol 4: the int 1
     with warnings.catch_warnings(record=True) as seen:

@@ -1,8 +1,9 @@
 """Small leftovers from the last note: durations on a clock that does not jump, play's --record lines, the
-throughput plot's own Figure, records' broken-pipe guard."""
+throughput plot's own Figure, records' broken-pipe guard, other threads' warnings during a checkpoint load."""
 import ast
 from pathlib import Path
 
+import pytest
 from test_process_global_state import users_pyplot  # noqa: F401  (the fixture: a user's pyplot on svg)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,3 +107,38 @@ def test_records_main_called_from_python_leaves_the_callers_stdout_alone(tmp_pat
     monkeypatch.setattr(sys, "stdout", broken)
     assert records.main([str(path), "--show", "0"]) == 0
     assert sys.stdout is broken
+
+
+def test_a_warning_of_another_thread_during_a_checkpoint_load_is_not_lost(monkeypatch):
+    """Checkpoints were read inside ``warnings.catch_warnings()`` with ``simplefilter("ignore")``; the filter list
+    is the process's one (Python before 3.14), so for as long as torch.load ran, a warning raised by any other
+    thread was dropped, whatever its category or the filters the user had set. The load is made to wait here until
+    the other thread has warned."""
+    import threading
+    import warnings
+
+    torch = pytest.importorskip("torch")
+
+    from agents import checkpoints
+    from agents.pretrained import pretrained_path
+
+    real, loading, warned = torch.load, threading.Event(), threading.Event()
+
+    def waiting_load(*a, **k):
+        loading.set()
+        warned.wait(5)
+        return real(*a, **k)
+
+    def other_thread():
+        loading.wait(5)
+        warnings.warn("the other thread's warning", UserWarning, stacklevel=1)
+        warned.set()
+
+    monkeypatch.setattr(torch, "load", waiting_load)
+    with warnings.catch_warnings(record=True) as shown:  # (the test's own: the filters after it are kept)
+        warnings.simplefilter("always")
+        other = threading.Thread(target=other_thread)
+        other.start()
+        checkpoints.load_checkpoint(pretrained_path("beijing"))
+        other.join()
+    assert [str(w.message) for w in shown] == ["the other thread's warning"]
