@@ -491,6 +491,8 @@ class RuleBasedAgent:
         best_key = np.full(m, np.inf)
         best_action = np.full(m, A.PASS, dtype=np.int64)
 
+        options = []  # (rows, hands after, action(s), bonus, suits after, then a discard), in the order weighed
+
         def consider(sel, after, action: int | np.ndarray, bonus, then_discard):
             """Rows ``sel`` could hold ``after`` (len(sel), 34) by taking ``action``; an option the hand cannot
             take (tiles it lacks, so that fewer are taken: planes from outside only) is left out."""
@@ -501,17 +503,7 @@ class RuleBasedAgent:
                 action = action[can]
             # the new meld's suits join the declared ones: the tiles it takes from the hand and the claimed tile
             suits = F.suits_after_claim(melds[sel], hands[sel], after, tile[sel])
-            if then_discard:
-                legal = after > 0
-                d = discard_distances(self.rules, after, hui[sel], legal, suits)
-                no_hui = legal & (np.arange(K) != hui[sel, None])
-                d = np.where(no_hui.any(axis=1), np.where(no_hui, d, UNREACHABLE).min(axis=1), d.min(axis=1))
-            else:
-                d = hand_distance(self.rules, after, hui[sel], suits).astype(np.float64)
-            better = d - bonus < best_key[sel]  # the bonus only orders claims of equal distance
-            best_key[sel[better]] = (d - bonus)[better]
-            best[sel[better]] = d[better]
-            best_action[sel[better]] = action[better] if isinstance(action, np.ndarray) else action
+            options.append((sel, after, action, bonus, suits, then_discard))
 
         kong = np.flatnonzero(mask[:, A.KONG])
         if len(kong):
@@ -534,6 +526,26 @@ class RuleBasedAgent:
             for g in range(int(rank.max()) + 1):
                 pick = order[rank == g]
                 consider(r[pick], after[pick], A.CHI + c[pick], 0.0, then_discard=True)
+        # the distance after the best discard, of every option that discards, in one pass (a hand's distance does
+        # not depend on the other hands of the pass)
+        then = [x for x in options if x[5]]
+        if then:
+            sel = np.concatenate([x[0] for x in then])
+            after = np.concatenate([x[1] for x in then])
+            legal = after > 0
+            d = discard_distances(self.rules, after, hui[sel], legal, np.concatenate([x[4] for x in then]))
+            no_hui = legal & (np.arange(K) != hui[sel, None])
+            d = np.where(no_hui.any(axis=1), np.where(no_hui, d, UNREACHABLE).min(axis=1), d.min(axis=1))
+            after_discard = np.split(d, np.cumsum([len(x[0]) for x in then])[:-1])
+        for sel, after, action, bonus, suits, then_discard in options:
+            if then_discard:
+                d = after_discard.pop(0)
+            else:
+                d = hand_distance(self.rules, after, hui[sel], suits).astype(np.float64)
+            better = d - bonus < best_key[sel]  # the bonus only orders claims of equal distance
+            best_key[sel[better]] = (d - bonus)[better]
+            best[sel[better]] = d[better]
+            best_action[sel[better]] = action[better] if isinstance(action, np.ndarray) else action
         return np.where(best < now, best_action, A.PASS).astype(np.int64)
 
 
