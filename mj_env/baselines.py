@@ -358,20 +358,31 @@ def discard_distances(rules: RuleSet, hands: np.ndarray, hui: np.ndarray, legal:
     return out
 
 
-def connectedness(nat: np.ndarray) -> np.ndarray:
-    """How much each kind is tied to the rest of the hand: (m, 34) -> (m, 34) float.
-
-    Other copies of the kind count 2, a neighbour in the suit 1, a tile two ranks away 0.5.
-    """
-    c = nat.astype(np.float64)
-    score = 2.0 * np.maximum(c - 1, 0)
-    for d, w in ((1, 1.0), (2, 0.5)):
+def _neighbour_weights() -> np.ndarray:
+    """(34, 34) float: [j, i] the weight of kind j's count in kind i's connectedness (1 a neighbour in the suit,
+    0.5 a tile two ranks away)."""
+    w = np.zeros((K, K))
+    for d, weight in ((1, 1.0), (2, 0.5)):
         for sign in (-1, 1):
             src = np.arange(K) + sign * d
             ok = (src >= 0) & (src < K)
             ok[ok] &= (_SUIT[src[ok]] == _SUIT[np.arange(K)[ok]]) & (_SUIT[np.arange(K)[ok]] < N_SUITS)
-            score[:, ok] += w * c[:, src[ok]]
-    return score
+            w[src[ok], np.arange(K)[ok]] += weight
+    return w
+
+
+_NEIGHBOURS = _neighbour_weights()
+_NEIGHBOURS.flags.writeable = False
+
+
+def connectedness(nat: np.ndarray) -> np.ndarray:
+    """How much each kind is tied to the rest of the hand: (m, 34) -> (m, 34) float.
+
+    Other copies of the kind count 2, a neighbour in the suit 1, a tile two ranks away 0.5 (one product with
+    the weights: sums of halves of small counts, exact in any order).
+    """
+    c = nat.astype(np.float64)
+    return 2.0 * np.maximum(c - 1, 0) + c @ _NEIGHBOURS
 
 
 def _hand_and_hui(o: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
