@@ -497,7 +497,6 @@ class RuleBasedAgent:
         m = len(o)
         tile = o[:, P_CLAIM].argmax(axis=1)
         melds = F.own_meld_suits(o)
-        now = hand_distance(self.rules, hands, hui, melds).astype(np.float64)
         best = np.full(m, np.inf)
         best_key = np.full(m, np.inf)
         best_action = np.full(m, A.PASS, dtype=np.int64)
@@ -537,8 +536,14 @@ class RuleBasedAgent:
             for g in range(int(rank.max()) + 1):
                 pick = order[rank == g]
                 consider(r[pick], after[pick], A.CHI + c[pick], 0.0, then_discard=True)
-        # the distance after the best discard, of every option that discards, in one pass (a hand's distance does
-        # not depend on the other hands of the pass)
+        # the distance of passing and of the options kept (an exposed kong) in one pass (a hand's distance does not
+        # depend on the other hands of the pass)
+        kept = [x for x in options if not x[5]]
+        now = hand_distance(self.rules, np.concatenate([hands, *(x[1] for x in kept)]),
+                            np.concatenate([hui, *(hui[x[0]] for x in kept)]),
+                            np.concatenate([melds, *(x[4] for x in kept)])).astype(np.float64)
+        now, after_kept = now[:m], np.split(now[m:], np.cumsum([len(x[0]) for x in kept])[:-1])
+        # and the distance after the best discard, of every option that discards, in one pass
         then = [x for x in options if x[5]]
         if then:
             sel = np.concatenate([x[0] for x in then])
@@ -552,7 +557,7 @@ class RuleBasedAgent:
             if then_discard:
                 d = after_discard.pop(0)
             else:
-                d = hand_distance(self.rules, after, hui[sel], suits).astype(np.float64)
+                d = after_kept.pop(0)
             better = d - bonus < best_key[sel]  # the bonus only orders claims of equal distance
             best_key[sel[better]] = (d - bonus)[better]
             best[sel[better]] = d[better]

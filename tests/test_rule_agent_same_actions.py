@@ -25,3 +25,18 @@ def test_every_claim_option_of_every_table_is_weighed_in_one_distance_pass(monke
     obs = {k: np.concatenate([full[k], two[k]] * 4) for k in full}
     assert RuleBasedAgent().act(obs, np.random.default_rng(0)).tolist() == alone * 4
     assert calls == [4 * 4 + 4 * 2]  # one pass: 4 tables' 4 options and 4 tables' 2
+
+
+def test_the_distance_of_passing_and_of_an_exposed_kong_is_one_pass(monkeypatch):
+    """An exposed kong and a pong of 3m in 1333m456p789s11z5z beside a table with a chi only: one call of
+    ``hand_distance`` measures every table's hand as it is (passing) and the kong's hand (it was two), and each
+    table chooses as it does alone."""
+    kong = _claim_obs("1333m456p789s11z5z", "3m", [A.PONG, A.KONG])
+    chi = _claim_obs("12m45m9m456p789s11z", "3m", [A.CHI + 0, A.CHI + 2])
+    alone = [int(RuleBasedAgent().act(x, np.random.default_rng(0))[0]) for x in (kong, chi)]
+    calls = []
+    real = B.hand_distance
+    monkeypatch.setattr(B, "hand_distance", lambda *args: calls.append(len(args[1])) or real(*args))
+    obs = {k: np.concatenate([kong[k], chi[k]] * 3) for k in kong}
+    assert RuleBasedAgent().act(obs, np.random.default_rng(0)).tolist() == alone * 3
+    assert calls == [6 + 3]  # the 6 tables' hands and the 3 kongs'
