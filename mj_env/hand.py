@@ -455,12 +455,34 @@ def waits_rules(counts, wild, rules) -> np.ndarray:
 # --------------------------------------------------------------------------- distance
 
 
+_SMALL_MAXPLUS = 200
+"""``_maxplus`` of tables of at most this many columns (hands times stacked tables) takes all meld splits in one
+gather, fewer NumPy calls: on one machine 0.4 of the loop's time at 32 columns, 0.85 at 200, even at 256, slower
+above (the loop's calls cost the same for any size; the gather's copies grow)."""
+_MELD_SPLITS: dict = {}
+
+
+def _meld_splits(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(m1, m2, where each m starts) of every split m1 + m2 = m of m = 0..n-1 melds between two parts, m by m."""
+    if n not in _MELD_SPLITS:
+        first = np.array([m1 for m in range(n) for m1 in range(m + 1)])
+        second = np.array([m - m1 for m in range(n) for m1 in range(m + 1)])
+        _MELD_SPLITS[n] = (first, second, np.array([m * (m + 1) // 2 for m in range(n)]))
+    return _MELD_SPLITS[n]
+
+
 def _maxplus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Combine two parts' kept tables (5, 2, N): out[m, p] = max over m1 + m2 = m and
     p1 + p2 = p of a[m1, p1] + b[m2, p2] (melds and the pair shared out between the parts).
     The batch is the last axis, so every operation runs along long contiguous rows. The tables stay
     uint8 (the table's dtype: twice as fast as int16): no sum overflows, a hand keeps at most 14 tiles."""
     out = np.empty_like(a)
+    if a[0, 0].size <= _SMALL_MAXPLUS:  # a few hands: all meld splits at once, fewer NumPy calls (same sums)
+        first, second, starts = _meld_splits(a.shape[0])
+        x, y = a[first], b[second]
+        np.maximum.reduceat(x[:, 0] + y[:, 0], starts, axis=0, out=out[:, 0])
+        np.maximum.reduceat(np.maximum(x[:, 0] + y[:, 1], x[:, 1] + y[:, 0]), starts, axis=0, out=out[:, 1])
+        return out
     for m in range(a.shape[0]):
         a0, a1, b0, b1 = a[:m + 1, 0], a[:m + 1, 1], b[m::-1, 0], b[m::-1, 1]
         out[m, 0] = (a0 + b0).max(axis=0)
