@@ -545,6 +545,7 @@ class RuleBasedAgent:
         now, after_kept = now[:m], np.split(now[m:], np.cumsum([len(x[0]) for x in kept])[:-1])
         # and the distance after the best discard, of every option that discards, in one pass
         then = [x for x in options if x[5]]
+        after_discard: list[np.ndarray] = []
         if then:
             sel = np.concatenate([x[0] for x in then])
             after = np.concatenate([x[1] for x in then])
