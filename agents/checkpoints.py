@@ -32,9 +32,11 @@ with a ``CheckpointWarning``.
 """
 from __future__ import annotations
 
+import dis
 import os
 import pickle
 import pickletools
+import re
 import sys
 import threading
 import warnings
@@ -191,6 +193,17 @@ _LONGEST_REASON = 500
 "...")."""
 
 
+def _torch_load(path: Path):
+    """torch.load of a checkpoint file, a call of its own: torch.load warns of some files with stacklevel=2
+    ("'torch.load' received a zip file that looks like a TorchScript archive"), a warning of this line, not
+    of a torch module."""
+    return torch.load(path, map_location="cpu", weights_only=True)
+
+
+_TORCH_LOAD_LINE = max(line for _, line in dis.findlinestarts(_torch_load.__code__) if line is not None)
+"""The line of ``_torch_load``'s call of torch.load, to which torch's warnings with stacklevel=2 point."""
+
+
 def _read(path: Path):
     """The unpickled payload of ``path``, read with ``weights_only=True``: tensors and plain data only,
     nothing in the file is run."""
@@ -212,9 +225,11 @@ def _read(path: Path):
         # opponents made in a thread pool, a server loading agents per game) could leave "ignore" behind for good.
         # Only torch's own warnings are ignored: the list is every thread's, and a blanket "ignore" dropped any
         # warning another thread raised while torch.load ran
+        # (and torch.load's own, which name the line that called it: _torch_load's)
         with _LOAD_LOCK, warnings.catch_warnings():
             warnings.filterwarnings("ignore", module=r"torch(\.|$)")
-            return torch.load(path, map_location="cpu", weights_only=True)
+            warnings.filterwarnings("ignore", module=re.escape(__name__) + "$", lineno=_TORCH_LOAD_LINE)
+            return _torch_load(path)
     except Exception as e:  # whatever torch raises on a bad file becomes one clear error
         lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
         # torch's weights-only refusal ends with "<the reason>", "Check the documentation ..."
