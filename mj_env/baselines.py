@@ -373,16 +373,23 @@ def _neighbour_weights() -> np.ndarray:
 
 _NEIGHBOURS = _neighbour_weights()
 _NEIGHBOURS.flags.writeable = False
+_PRODUCT_ROWS = 128
+"""Rows of ``connectedness``'s products with the weights: one product of more rows goes to the BLAS library's
+threads, which on a machine whose cores are busy took 4-8 ms for 1,024 rows (0.1 ms on the calling thread)."""
 
 
 def connectedness(nat: np.ndarray) -> np.ndarray:
     """How much each kind is tied to the rest of the hand: (m, 34) -> (m, 34) float.
 
-    Other copies of the kind count 2, a neighbour in the suit 1, a tile two ranks away 0.5 (one product with
-    the weights: sums of halves of small counts, exact in any order).
+    Other copies of the kind count 2, a neighbour in the suit 1, a tile two ranks away 0.5 (products with
+    the weights, ``_PRODUCT_ROWS`` rows at a time: sums of halves of small counts, exact in any order).
     """
     c = nat.astype(np.float64)
-    return 2.0 * np.maximum(c - 1, 0) + c @ _NEIGHBOURS
+    flat = c.reshape(-1, K)
+    near = np.empty_like(flat)
+    for s in range(0, len(flat), _PRODUCT_ROWS):
+        np.matmul(flat[s:s + _PRODUCT_ROWS], _NEIGHBOURS, out=near[s:s + _PRODUCT_ROWS])
+    return 2.0 * np.maximum(c - 1, 0) + near.reshape(c.shape)
 
 
 def _hand_and_hui(o: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -54,3 +54,39 @@ def test_under_warnings_as_errors_the_refusal_gives_torchs_reason(tmp_path):
             load_checkpoint(path)
     assert "UserWarning" not in str(got.value)
     assert "RuntimeError" in str(got.value)
+
+
+def test_connectedness_takes_its_products_a_few_rows_at_a_time(monkeypatch):
+    """7686f3b made connectedness one product of every row with the (34, 34) weights. Past a few hundred rows
+    the BLAS library runs such a product on its threads, and on a machine whose cores were busy (other
+    processes, an env's workers) a call took 4-8 ms for 1,024 rows instead of 0.1 ms, more than the four
+    gathers it replaced (0.3 ms): the rule agent's act at 1,024 and 4,096 rows was slower than before it. The
+    products are now ``_PRODUCT_ROWS`` rows each, with the same values (the definition, for a row count on
+    neither side of a block's end)."""
+    import numpy as np
+
+    from mj_env import baselines as B
+
+    rows: list[int] = []
+
+    class Weights(np.ndarray):
+        def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+            rows.append(len(inputs[0]))
+            plain = [np.asarray(x) for x in inputs]
+            if "out" in kwargs:
+                kwargs["out"] = tuple(np.asarray(x) for x in kwargs["out"])
+            return getattr(ufunc, method)(*plain, **kwargs)
+
+    monkeypatch.setattr(B, "_NEIGHBOURS", B._NEIGHBOURS.view(Weights))
+    nat = np.random.default_rng(0).integers(0, 5, (1000, 34)).astype(np.int8)
+    got = np.asarray(B.connectedness(nat))
+    assert rows and max(rows) <= 128
+    c = nat.astype(np.float64)
+    want = 2.0 * np.maximum(c - 1, 0)
+    for i in range(34):
+        if i < 27:
+            for d, w in ((1, 1.0), (2, 0.5)):
+                for j in (i - d, i + d):
+                    if 0 <= j < 27 and j // 9 == i // 9:
+                        want[:, i] += w * c[:, j]
+    assert np.array_equal(got, want)
