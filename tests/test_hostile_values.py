@@ -132,7 +132,8 @@ def _state(eng):
      "autoreset_mode"),
 ])
 def test_huge_integers_and_arrays_in_arguments_are_named(make, words):
-    with pytest.raises((ValueError, TypeError)) as e:
+    # ValueError only: a TypeError ("got an unexpected keyword argument 'num_envs'") also names the argument
+    with pytest.raises(ValueError) as e:
         make()
     assert words in str(e.value) and len(str(e.value)) < 300
 
@@ -214,7 +215,8 @@ def test_determinize_names_a_huge_integer(kw, words):
     eng = Engine(num_tables=1, seed=0)
     eng.reset()
     args = {"table": 0, "seat": 0, **kw}
-    with pytest.raises((ValueError, TypeError)) as e:
+    # ValueError only: a TypeError ("got an unexpected keyword argument 'max_tries'") also names the argument
+    with pytest.raises(ValueError) as e:
         determinize(eng, **args)
     assert words in str(e.value) and len(str(e.value)) < 300
 
