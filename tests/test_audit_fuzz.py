@@ -220,7 +220,7 @@ def _aec_game(rules: str, seed: int, rnd: random.Random | None):
         legal = np.flatnonzero(obs["action_mask"])
         if rnd is not None and rnd.random() < 0.3:
             before = (env.unwrapped.hand_record(), env.state().copy(), obs["action_mask"].copy(), env.agent_selection)
-            with pytest.raises((ValueError, TypeError)):
+            with pytest.raises(A.ActionError, match=r"^player_\d: action "):
                 env.step(rnd.choice(_not_actions(legal, obs["action_mask"])))
             after = (env.unwrapped.hand_record(), env.state(), env.last()[0]["action_mask"], env.agent_selection)
             assert before[0] == after[0] and before[3] == after[3]
