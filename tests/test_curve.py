@@ -77,15 +77,16 @@ def test_missing_file_and_foreign_csv(tmp_path):
         curve.read_curves(tmp_path / "other.csv")
 
 
-def test_draws_a_png(tmp_path):
+def test_draws_a_png(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     a = write(tmp_path, "1,100,60,5,1.0,0.8,1.2,-0.5,-0.7,-0.3\n3,300,180,5,1.1,0.9,1.3,0.1,-0.1,0.3\n", "a")
     b = write(tmp_path, "1,100,30,5,0.9,0.7,1.1,-0.6,-0.8,-0.4\n", "b")
     out = tmp_path / "curve.png"
     curve.main([str(a), str(b), "--out", str(out), "--labels", "seed 1,seed 2"])
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as exit_:
         curve.main([str(a), "--out", str(out), "--labels", "x,y"])
+    assert exit_.value.code == 2 and capsys.readouterr().err.endswith(": error: 2 labels for 1 runs\n")
     curve.main([str(a), "--out", str(out), "--labels", "$\\sqrt{$", "--title", "50$ and $x"])  # no TeX: a fuzz
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     one_wall = write(tmp_path, "1,100,60,5,1.0,,,-0.5,,\n3,300,180,5,1.1,0.9,1.3,0.1,,\n", "one_wall")

@@ -654,7 +654,7 @@ def test_the_fan_variant_refuses_negative_worths_and_q_outside_0_1_when_built_in
         rv.CombinedAgent("beijing", values, q)
 
 
-def test_duplicate_baseline_smoke_and_its_statistics():
+def test_duplicate_baseline_smoke_and_its_statistics(capsys):
     out = run_smoke("duplicate_baseline.py", extra=("--agent", "rule"))
     # the rule agent as the player: with common random numbers its games are its twins', to the last point
     assert "| correlation rho of G and B | 1.000 [1.000, 1.000] |" in out
@@ -670,5 +670,7 @@ def test_duplicate_baseline_smoke_and_its_statistics():
     assert np.isclose(st["var_g_minus_b"], np.var(g.ravel() - b.ravel()))
     c = np.cov(g.ravel(), b.ravel(), bias=True)[0, 1] / b.var()
     assert np.isclose(np.var(g.ravel() - c * b.ravel()) / g.var(), st["left_best_c"])
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as e:
         db.parse_args(["--walls", "0"])
+    assert e.value.code == 2
+    assert "error: --walls must be between 1 and 1,000,000 walls, got 0" in capsys.readouterr().err

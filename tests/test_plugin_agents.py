@@ -139,7 +139,8 @@ def test_a_declared_name_that_a_baseline_shadows_is_not_offered(monkeypatch, cap
     assert isinstance(make_agent("rule"), RuleBasedAgent) and made == []
 
 
-def test_the_arena_plays_an_installed_agent_where_torch_is_not_installed(installed, monkeypatch, tmp_path):
+def test_the_arena_plays_an_installed_agent_where_torch_is_not_installed(installed, monkeypatch, tmp_path,
+                                                                         capsys):
     """A core install (no torch) refused ``--agents highest,random`` with "network agents (pretrained,
     checkpoints) need torch": every name that was not a baseline was taken for a network and its device checked.
     An installed package's agent is made without a device (``make_named_agent``); a checkpoint still asks for torch."""
@@ -150,6 +151,10 @@ def test_the_arena_plays_an_installed_agent_where_torch_is_not_installed(install
     assert [a["name"] for a in json.loads(out.read_text())["agents"]] == ["highest", "random"]
     checkpoint = tmp_path / "player.pt"
     checkpoint.write_bytes(b"not read: torch is missing")
-    with pytest.raises(SystemExit):
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
         arena_main(["--agents", f"{checkpoint},random", "--hands", "2", "--quiet"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.endswith(": error: network agents (pretrained, checkpoints) need torch: pip install torch\n")
 

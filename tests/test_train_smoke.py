@@ -225,13 +225,15 @@ def test_values_at_the_edges_are_accepted(argv):
     train.parse_args(argv)
 
 
-def test_choices_are_checked_for_args_built_in_python():
+def test_choices_are_checked_for_args_built_in_python(capsys):
     """The command line refuses a value outside a field's choices (tyro); check_args does too, for an Args made in code."""
     assert train.check_args(train.Args(bc_teacher="random")) == "--bc-teacher must be one of rule, efficient, not 'random'"
     assert train.check_args(train.Args(obs="v3")) == "--obs must be one of v1, v2, not 'v3'"
     assert train.check_args(train.Args(bc_teacher="efficient")) is None
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as exit_:
         train.parse_args(["--bc-teacher", "random"])
+    err = " ".join(capsys.readouterr().err.replace("\u2502", " ").split())   # box edges and wrapping out
+    assert exit_.value.code == 2 and "invalid choice 'random' for argument '--bc-teacher'" in err
 
 
 def test_unavailable_cuda_device_is_a_usage_error(tmp_path, monkeypatch, capsys):
