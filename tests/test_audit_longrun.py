@@ -95,25 +95,32 @@ def test_envs_stepped_in_threads_play_as_one_at_a_time():
 def test_a_match_of_the_most_hands_at_the_largest_base_ends_on_time_and_sums_exactly(rules):
     """hands_per_episode and base at their largest: the episode ends after exactly that many hands (the
     hand counter is int16, 10,000 fits), and every reward is the settlement's points exactly (float64)."""
+    from mj_env.baselines import RuleBasedAgent
     from mj_env.rules import MAX_BASE, MAX_HANDS_PER_EPISODE
 
+    # the rule agent, which wins where it can: random play ended every one of these hands drawn, so no point was
+    # settled at the largest base and the checks below held of zeros only
+    agent = RuleBasedAgent(rules)
     env = MahjongVectorEnv(2, rules=rules, seed=4, hands_per_episode=MAX_HANDS_PER_EPISODE, base=MAX_BASE)
     obs, _ = env.reset(seed=4)
     st = env.engine.state
     st.hands_played[:] = MAX_HANDS_PER_EPISODE - 2  # two hands left of the match
     rng = np.random.default_rng(0)
-    hands, ended_after = np.zeros(2, dtype=np.int64), {}
+    hands, ended_after, wins = np.zeros(2, dtype=np.int64), {}, 0
     for _ in range(2000):
-        acts = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
-        obs, rewards, term, _, infos = env.step(acts)
+        obs, rewards, term, _, infos = env.step(agent.act(obs, rng))
         for b in np.flatnonzero(infos["_settlement"]):
             hands[b] += 1
             settled = [*(infos.get("earlier_settlements", [None] * 2)[b] or []), infos["settlement"][b]]
             points = [sum(s["scores"][i] for s in settled) for i in range(4)]
             assert [int(x) for x in rewards[b]] == points and rewards[b].tolist() == points
-            assert all(s["input"]["base"] == MAX_BASE for s in settled if "input" in s)
+            won = [s for s in settled if "input" in s]  # (a drawn hand's settlement has no input)
+            assert all(s["input"]["base"] == MAX_BASE for s in won)
+            assert all(max(s["scores"]) >= MAX_BASE for s in won)
+            wins += len(won)
         for b in np.flatnonzero(term):
             ended_after.setdefault(int(b), int(hands[b]))
         if len(ended_after) == 2:
             break
     assert ended_after == {0: 2, 1: 2}
+    assert wins >= 2
