@@ -3,6 +3,7 @@
 agent, packaged, plays in the arena's command line (found by the strategy-comparer persona)."""
 from __future__ import annotations
 
+import importlib.abc
 import json
 import sys
 from types import SimpleNamespace
@@ -139,13 +140,28 @@ def test_a_declared_name_that_a_baseline_shadows_is_not_offered(monkeypatch, cap
     assert isinstance(make_agent("rule"), RuleBasedAgent) and made == []
 
 
+class _Missing(importlib.abc.MetaPathFinder):
+    """``import NAME`` (and of NAME's submodules) fails for the names given, as where they are not installed."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def find_spec(self, name, path=None, target=None):
+        if any(name == n or name.startswith(n + ".") for n in self.names):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
 def test_the_arena_plays_an_installed_agent_where_torch_is_not_installed(installed, monkeypatch, tmp_path,
                                                                          capsys):
     """A core install (no torch) refused ``--agents highest,random`` with "network agents (pretrained,
     checkpoints) need torch": every name that was not a baseline was taken for a network and its device checked.
     An installed package's agent is made without a device (``make_named_agent``); a checkpoint still asks for torch."""
-    for name in ("torch", "agents.networks"):  # import fails, as where the train extra is missing
-        monkeypatch.setitem(sys.modules, name, None)
+    # import fails, as where the train extra is missing: the modules are taken out of sys.modules (not set to None
+    # there, which SciPy's array-API check, reading sys.modules["torch"].Tensor, fails on when the test runs alone)
+    blocked = ("torch", "agents.networks")
+    for name in [n for n in sys.modules if n in blocked or n.startswith("torch.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(sys, "meta_path", [_Missing(blocked), *sys.meta_path])
     out = tmp_path / "r.json"
     assert arena_main(["--agents", "highest,random", "--hands", "2", "--quiet", "--json", str(out)]) == 0
     assert [a["name"] for a in json.loads(out.read_text())["agents"]] == ["highest", "random"]
