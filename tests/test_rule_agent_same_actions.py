@@ -16,18 +16,25 @@ from mj_env import hand as H
 from mj_env.baselines import RuleBasedAgent
 
 
+def _acts_as_alone_counting(monkeypatch, function: str, rows: tuple, copies: int) -> list[int]:
+    """The hands given to each call of ``mj_env.baselines.<function>`` while the rule agent acts on ``rows`` (one
+    table each) stacked ``copies`` times; every table must choose as it does alone."""
+    alone = [int(RuleBasedAgent().act(x, np.random.default_rng(0))[0]) for x in rows]
+    calls: list[int] = []
+    real = getattr(B, function)
+    monkeypatch.setattr(B, function, lambda *args: calls.append(len(args[1])) or real(*args))
+    obs = {k: np.concatenate([x[k] for x in rows] * copies) for k in rows[0]}
+    assert RuleBasedAgent().act(obs, np.random.default_rng(0)).tolist() == alone * copies
+    return calls
+
+
 def test_every_claim_option_of_every_table_is_weighed_in_one_distance_pass(monkeypatch):
     """Pong and three chis of a 3m in 123345m456p789s1z, and a table with chi 123m and chi 345m only: one call
     of ``discard_distances`` for all of them (it was four: the pong, then one per chi rank), and each table
     chooses as it does alone."""
     full = _claim_obs("123345m456p789s1z", "3m", [A.PONG, A.CHI + 0, A.CHI + 1, A.CHI + 2])
     two = _claim_obs("12m45m9m456p789s11z", "3m", [A.CHI + 0, A.CHI + 2])
-    alone = [int(RuleBasedAgent().act(x, np.random.default_rng(0))[0]) for x in (full, two)]
-    calls = []
-    real = B.discard_distances
-    monkeypatch.setattr(B, "discard_distances", lambda *args: calls.append(len(args[1])) or real(*args))
-    obs = {k: np.concatenate([full[k], two[k]] * 4) for k in full}
-    assert RuleBasedAgent().act(obs, np.random.default_rng(0)).tolist() == alone * 4
+    calls = _acts_as_alone_counting(monkeypatch, "discard_distances", (full, two), 4)
     assert calls == [4 * 4 + 4 * 2]  # one pass: 4 tables' 4 options and 4 tables' 2
 
 
@@ -37,12 +44,7 @@ def test_the_distance_of_passing_and_of_an_exposed_kong_is_one_pass(monkeypatch)
     table chooses as it does alone."""
     kong = _claim_obs("1333m456p789s11z5z", "3m", [A.PONG, A.KONG])
     chi = _claim_obs("12m45m9m456p789s11z", "3m", [A.CHI + 0, A.CHI + 2])
-    alone = [int(RuleBasedAgent().act(x, np.random.default_rng(0))[0]) for x in (kong, chi)]
-    calls = []
-    real = B.hand_distance
-    monkeypatch.setattr(B, "hand_distance", lambda *args: calls.append(len(args[1])) or real(*args))
-    obs = {k: np.concatenate([kong[k], chi[k]] * 3) for k in kong}
-    assert RuleBasedAgent().act(obs, np.random.default_rng(0)).tolist() == alone * 3
+    calls = _acts_as_alone_counting(monkeypatch, "hand_distance", (kong, chi), 3)
     assert calls == [6 + 3]  # the 6 tables' hands and the 3 kongs'
 
 
