@@ -88,12 +88,19 @@ _BIAS = DIFF_BIAS
 # --------------------------------------------------------------------------- input handling
 
 
-def _flat_counts(counts) -> tuple[np.ndarray, tuple[int, ...]]:
-    """counts as (N, 34) and the batch shape (...)."""
+def _counts_array(counts) -> np.ndarray:
+    """counts as an array of shape (..., 34), or a ValueError naming the shape or the masked entry
+    (``state.refuse_masked``): the checks every hand function makes before its dtype's."""
     refuse_masked(counts, "counts")
     c = np.asarray(counts)
     if c.ndim == 0 or c.shape[-1] != N_KINDS:
         raise ValueError(f"counts must have shape (..., {N_KINDS}), got {c.shape}")
+    return c
+
+
+def _flat_counts(counts) -> tuple[np.ndarray, tuple[int, ...]]:
+    """counts as (N, 34) and the batch shape (...)."""
+    c = _counts_array(counts)
     if c.dtype.kind not in "iu":  # (dtype.kind: a cheap np.issubdtype(dtype, np.integer))
         raise TypeError(f"counts must be an integer array, got dtype {c.dtype}")
     return c.reshape(-1, N_KINDS), c.shape[:-1]
@@ -577,13 +584,9 @@ def _orphans_kept(t13: np.ndarray, extra_dragon: bool) -> np.ndarray:
 def _int8_counts(counts) -> np.ndarray:
     """counts as int8 (the array itself when it is int8), or a ValueError where the cast would change a count:
     NumPy's cast wraps, so a count of 260 would be read as 4 and -252 as 4 (the functions below take 0-4).
-    A shape other than (..., 34) is a ValueError naming it, as ``_flat_counts`` gives (33 columns failed in
-    NumPy's reshape, "cannot reshape array of size 33 into shape (34)"). A masked entry is refused
-    (``state.refuse_masked``)."""
-    refuse_masked(counts, "counts")
-    c = np.asarray(counts)
-    if c.ndim == 0 or c.shape[-1] != N_KINDS:
-        raise ValueError(f"counts must have shape (..., {N_KINDS}), got {c.shape}")
+    A shape other than (..., 34) is a ValueError naming it, and a masked entry is refused (``_counts_array``, as
+    ``_flat_counts``: 33 columns failed in NumPy's reshape, "cannot reshape array of size 33 into shape (34)")."""
+    c = _counts_array(counts)
     if c.dtype == np.int8:
         return c
     if c.dtype.kind not in "iufO":  # (a bool array was read as counts 0 and 1, which is_win refuses; a
