@@ -1,0 +1,61 @@
+"""Lines that the default suite never ran (a coverage audit, helper BK): each test here checks the result of
+such lines, and fails when they are broken by hand.
+
+- ``hand.hand_distance_changed`` under 缺一门 with seven pairs switched off (``_lack_suit_changed``'s
+  ``rules.seven_pairs`` false branch): a RuleSet a user can make (``quemen`` or ``beijing`` with
+  ``lack_suit``, and ``seven_pairs=False``), which tests/test_hand_distance_changed.py's rule sets leave out.
+- ``determinize.redeal`` and ``shuffle_wall`` given no tables (``tables=[]``): an empty answer, no table, no
+  random number and no tile touched.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_hand_distance_changed import check, legal_changes, wild_rich_hands
+
+from mj_env import hand
+from mj_env.determinize import redeal, shuffle_wall
+from mj_env.engine import Engine
+from mj_env.rules import get_rules
+
+
+@pytest.mark.parametrize("preset, fields", [("quemen", {"seven_pairs": False}),
+                                            ("beijing", {"lack_suit": True, "seven_pairs": False})])
+def test_lack_suit_changes_without_seven_pairs_match_the_plain_call(preset, fields):
+    """The changed hands' distances equal ``hand_distance`` of the changed hands (``check``), with and without
+    declared melds' suits; and seven pairs is really off: a hand one tile from seven pairs of two suits
+    (and far from four melds and a pair) is not 1 from a win."""
+    rules = get_rules(preset, **fields)
+    assert rules.lack_suit and not rules.seven_pairs
+    rng = np.random.default_rng(47)
+    counts, hui = wild_rich_hands(rng, 400)
+    if not rules.hui:
+        hui[:] = -1
+    melds = rng.random((len(counts), 3)) < 0.3
+    for delta in (1, -1):
+        rows, kinds = legal_changes(rng, counts, hui, delta, 0.7)
+        assert len(rows) > 500
+        for ms in (melds, None):
+            check(rules, counts, hui, ms, rows, kinds, delta)
+    pairs = np.zeros((1, 34), dtype=np.int8)
+    pairs[0, [0, 2, 4, 6, 9, 11, 13]] = 2          # 1357m 135p pairs (no 惠牌) ...
+    pairs[0, 13] = 1                                # ... less one 5p: 13 tiles, seven pairs wants one 5p
+    no_hui = np.array([-1])
+    with_pairs = get_rules(preset, **{**fields, "seven_pairs": True})
+    kinds = np.array([13])
+    assert hand.hand_distance_changed(with_pairs, pairs, no_hui, None, np.array([0]), kinds, 1)[0] == 0
+    got = hand.hand_distance_changed(rules, pairs, no_hui, None, np.array([0]), kinds, 1)[0]
+    assert got == hand.hand_distance(rules, pairs + np.eye(34, dtype=np.int8)[13], no_hui)[0] > 0
+
+
+@pytest.mark.parametrize("rules", ["beijing", "quemen"])
+def test_redeal_and_shuffle_wall_of_no_tables_change_nothing(rules):
+    eng = Engine(rules, num_tables=3, seed=1)
+    before = {k: v.copy() for k, v in vars(eng.state).items() if isinstance(v, np.ndarray)}
+    rng = np.random.default_rng(5)
+    got = redeal(eng, 0, rng, tables=[])
+    assert got.dtype == bool and got.shape == (0,)
+    assert shuffle_wall(eng, rng, tables=[]) is None
+    assert rng.random() == np.random.default_rng(5).random()  # no random number taken
+    for k, v in before.items():
+        assert np.array_equal(getattr(eng.state, k), v), k
