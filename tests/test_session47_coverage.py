@@ -6,17 +6,24 @@ such lines, and fails when they are broken by hand.
   ``lack_suit``, and ``seven_pairs=False``), which tests/test_hand_distance_changed.py's rule sets leave out.
 - ``determinize.redeal`` and ``shuffle_wall`` given no tables (``tables=[]``): an empty answer, no table, no
   random number and no tile touched.
+- ``actions.one_action`` given an object whose ``__array__`` raises (a torch tensor that needs grad): the
+  ActionError naming its type that every other non-integer gets, from the AEC and the single-agent env's
+  ``step``, and the game goes on.
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from test_hand_distance_changed import check, legal_changes, wild_rich_hands
+from unreadable import Unreadable
 
+import mj_env
 from mj_env import hand
+from mj_env.actions import ActionError
 from mj_env.determinize import redeal, shuffle_wall
 from mj_env.engine import Engine
 from mj_env.rules import get_rules
+from mj_env.single_agent import MahjongSingleAgentEnv
 
 
 @pytest.mark.parametrize("preset, fields", [("quemen", {"seven_pairs": False}),
@@ -59,3 +66,18 @@ def test_redeal_and_shuffle_wall_of_no_tables_change_nothing(rules):
     assert rng.random() == np.random.default_rng(5).random()  # no random number taken
     for k, v in before.items():
         assert np.array_equal(getattr(eng.state, k), v), k
+
+
+def test_an_action_numpy_cannot_read_is_refused_as_no_integer_and_the_game_goes_on():
+    env = mj_env.env()
+    env.reset(seed=3)
+    seat = env.agent_selection
+    with pytest.raises(ActionError, match=r"\(Unreadable\) is not an integer in 0-126"):
+        env.step(Unreadable())
+    assert env.agent_selection == seat
+    env.step(int(np.flatnonzero(env.observe(seat)["action_mask"])[0]))
+    single = MahjongSingleAgentEnv()
+    single.reset(seed=3)
+    with pytest.raises(ActionError, match=r"\(Unreadable\) is not an integer in 0-126"):
+        single.step(Unreadable())
+    single.step(int(np.flatnonzero(single.action_masks())[0]))
