@@ -9,15 +9,21 @@ such lines, and fails when they are broken by hand.
 - ``actions.one_action`` given an object whose ``__array__`` raises (a torch tensor that needs grad): the
   ActionError naming its type that every other non-integer gets, from the AEC and the single-agent env's
   ``step``, and the game goes on.
+- ``agents.play.seat_view`` (what ``python -m agents.play`` shows a seat): the 烧庄 rounds in its head line
+  once a round is complete, and the question of a seat that may rob an added kong.
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from fast_game import FastGame
+from scenario_helpers import BEIJING, ROB, ROB_MOVES, play
 from test_hand_distance_changed import check, legal_changes, wild_rich_hands
 from unreadable import Unreadable
+from walls import build_wall
 
 import mj_env
+from agents.play import seat_view
 from mj_env import hand
 from mj_env.actions import ActionError
 from mj_env.determinize import redeal, shuffle_wall
@@ -81,3 +87,20 @@ def test_an_action_numpy_cannot_read_is_refused_as_no_integer_and_the_game_goes_
     with pytest.raises(ActionError, match=r"\(Unreadable\) is not an integer in 0-126"):
         single.step(Unreadable())
     single.step(int(np.flatnonzero(single.action_masks())[0]))
+
+
+def test_the_play_view_shows_shaozhuang_rounds_and_asks_the_robber():
+    # each seat holds one East wind (no pong, no chi of an honor): the dealer and then the three others
+    # discard it in turn, one round of 烧庄 (docs/RULES.md 6.1)
+    g = FastGame(BEIJING, build_wall(BEIJING, indicator="9s", hands={s: "1z" for s in range(4)}, seed=3), 0)
+    play(g, (0, "discard 1z"), (1, "discard 1z"), (2, "discard 1z"))
+    assert "烧庄" not in seat_view(BEIJING, g.engine.state, 3, ["a"] * 4)
+    play(g, (3, "discard 1z"))
+    head = seat_view(BEIJING, g.engine.state, 0, ["a"] * 4).splitlines()[0]
+    assert head.endswith("-> 惠牌 🀐 1s | 烧庄 x1"), head
+    # seat 1 adds a kong of 5m to its pong; seat 3 waits on 5m with a concealed hand (docs/RULES.md 4.4)
+    g = FastGame(BEIJING, build_wall(BEIJING, indicator="9s", **ROB), 0)
+    play(g, *ROB_MOVES, (1, "kong 5m"))
+    assert (g.phase, g.to_act) == ("ROB", 3)
+    last = seat_view(BEIJING, g.engine.state, 3, ["a"] * 4).splitlines()[-1]
+    assert last == "South (a) declares an added kong of 🀋 5m: rob it?"
