@@ -11,8 +11,14 @@ such lines, and fails when they are broken by hand.
   ``step``, and the game goes on.
 - ``agents.play.seat_view`` (what ``python -m agents.play`` shows a seat): the 烧庄 rounds in its head line
   once a round is complete, and the question of a seat that may rob an added kong.
+- ``python train.py`` whose behaviour cloning diverges (TrainingDiverged, not the overflowing logits that
+  tests/test_train_smoke.py's run meets): one line on standard error, exit status 1, no traceback.
 """
 from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -104,3 +110,15 @@ def test_the_play_view_shows_shaozhuang_rounds_and_asks_the_robber():
     assert (g.phase, g.to_act) == ("ROB", 3)
     last = seat_view(BEIJING, g.engine.state, 3, ["a"] * 4).splitlines()[-1]
     assert last == "South (a) declares an added kong of 🀋 5m: rob it?"
+
+
+def test_train_py_whose_cloning_diverges_says_so_in_one_line(tmp_path):
+    pytest.importorskip("torch")
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, str(root / "train.py"), "--bc-learning-rate", "1e9", "--bc-steps", "8",
+                           "--total-steps", "0", "--num-envs", "16", "--num-steps", "32", "--final-eval-hands", "0",
+                           "--eval-every", "0", "--no-progress", "--no-eval-pretrained", "--threads", "1"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.splitlines()[-1].startswith("train.py: error: training diverged: the loss of behaviour "
+                                                   "cloning is nan; lower --bc-learning-rate"), proc.stderr
