@@ -31,7 +31,12 @@ Reported per agent:
 
 - ``mean_points``: points per hand played (per seat-hand), with ``ci95`` a Student-t 95%
   interval over walls of the agent's per-hand mean within each wall (the hands of one wall
-  are correlated, the walls are independent);
+  are correlated, the walls are independent). Student-t is exact for normal wall figures; points are
+  discrete and skewed, so with very few walls the interval is approximate. Measured: rule against random
+  (beijing) covered its 20,000-wall mean in 80% of 5,000 runs of 2 walls (two walls that score the same
+  give an interval of no width), 93% of runs of 3 walls, 94-96% of runs of 5 to 100 walls; two copies of
+  rule, efficient or random (beijing, hebei, quemen) covered 0 in 90-100% of runs of 100-400 walls and
+  in 97-100% of runs of 2-10 walls (runs: disjoint blocks of 10,000-20,000 walls);
 - ``win_rate``: fraction of its hands it won; ``self_draw_rate``: won by self-draw;
 - ``deal_in_rate``: fraction of its hands in which it discarded the winning tile (or had its
   added kong robbed), i.e. ``settlement["input"]["discarder"]`` was its seat;
