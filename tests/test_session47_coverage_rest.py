@@ -1,0 +1,160 @@
+"""Lines a branch-coverage run of the default suite never ran, each now checked by its result.
+
+mj_env/determinize.py's 报听 starts (``_ting_starts``, ``_ting_hand``): where the 报听 chain starts is built
+from what the seat sees alone (the module docstring), so two tables that differ only in how the unseen tiles
+lie must start alike, and every start must be a hand that waits as 报听 requires (docs/RULES.md 5: a ready hand
+whose win, declared melds included, lacks a suit under `quemen`), checked here against tests/ref_hand.py. The
+paths the default suite missed: seats that must be built in another order than the first, a table where no
+order works (it keeps its real hands, as the docstring says), and copies of one table worked out once.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from ref_hand import is_win
+
+import mj_env.determinize as D
+from mj_env.rules import get_rules
+from mj_env.tiles import N_SUITED, SUIT_OF, index
+
+RULES = get_rules("quemen")
+
+
+def _ready(hand, melds) -> bool:
+    """docs/RULES.md 5 (quemen): some tile, not one of which the seat would hold a fifth, completes a winning
+    shape whose tiles, declared melds included, hold at most two suits. tests/ref_hand.py's is_win."""
+    hand, melds = np.asarray(hand, dtype=np.int64), np.asarray(melds, dtype=np.int64)
+    for t in range(34):
+        full = hand.copy()
+        full[t] += 1
+        if full[t] + melds[t] > 4:
+            continue
+        suits = {int(SUIT_OF[x]) for x in np.flatnonzero(full + melds) if x < N_SUITED}
+        if len(suits) < 3 and is_win(tuple(full.tolist()), 0, seven_pairs=RULES.seven_pairs,
+                                     thirteen_orphans=RULES.thirteen_orphans,
+                                     extra_dragon=RULES.orphans_extra_dragon):
+            return True
+    return False
+
+
+def _pongs(*codes) -> np.ndarray:
+    out = np.zeros(34, dtype=np.int16)
+    out[[index(c) for c in codes]] = 3
+    return out
+
+
+def _table(melds: dict, hands: dict, pool: dict, n_kong: int = 0):
+    """One table's ``_ting_starts`` inputs: 报听 seats' face-up ``melds`` and one-tile ``hands`` (seat: code),
+    the other unseen tiles ``pool`` (code: count), ``n_kong`` concealed kongs at the other seats."""
+    m = np.zeros((1, 4, 34), dtype=np.int16)
+    part = np.zeros((1, 4, 34), dtype=np.int64)
+    ting = np.zeros((1, 4), dtype=bool)
+    for s, codes in melds.items():
+        m[0, s] = _pongs(*codes)
+        ting[0, s] = True
+    for s, code in hands.items():
+        part[0, s, index(code)] = 1
+    q = np.zeros((1, D.N_CODES), dtype=np.int64)
+    for code, c in pool.items():
+        q[0, index(code)] = c
+    return m, ting, part, q, np.array([n_kong])
+
+
+def _stack(*tables):
+    return tuple(np.concatenate(xs) for xs in zip(*tables))
+
+
+# Both seats' pongs are characters and dots, so neither may wait on a bamboo (its win would hold all three
+# suits); seat 1 may not wait on 2m nor on 9p (its pong's fourth would be its fifth). Unseen: 1m, 2m, 9p, one
+# each. Built in seat order, seat 0 takes 1m (the lowest) and seat 1 finds none; seat 1 first takes 1m
+# and seat 0 then 2m.
+ORDER_MELDS = {0: ("3p", "4p", "5p", "9m"), 1: ("2m", "3m", "9p", "6p")}
+ORDER_DEALS = [({0: "2m", 1: "1m"}, {"9p": 1}), ({0: "9p", 1: "1m"}, {"2m": 1})]
+
+
+def test_reporting_seats_built_in_another_order_wait_and_do_not_show_the_real_hands():
+    """Two real deals of the same unseen tiles (seat 0 holding 2m or 9p) start alike, at seat 0: 2m and
+    seat 1: 1m, both ready hands; no tile is lost or made. Fails with the break at a seat ``_ting_hand``
+    finds no hand for (determinize.py's ``if got is None: break``) made a ``continue``: seat 0's 1m is kept
+    and seat 1 left with no tile."""
+    rows = [_table(ORDER_MELDS, h, p) for h, p in ORDER_DEALS]
+    melds, ting, part, pool, n_kong = _stack(*rows)
+    total = part.sum(axis=1) + pool[:, :34]
+    p, q, k = D._ting_starts(RULES, melds, ting, part, pool, n_kong)
+    assert (k == -1).all()
+    assert (p.sum(axis=1) + q[:, :34] == total).all()                        # the same unseen tiles
+    assert (p.sum(axis=2)[:, :2] == 1).all() and (p[:, 2:] == 0).all()
+    assert (p[0] == p[1]).all() and (q[0] == q[1]).all()                    # whatever the real deal
+    assert p[0, 0, index("2m")] == 1 and p[0, 1, index("1m")] == 1
+    for s in (0, 1):
+        assert _ready(p[0, s], melds[0, s]) and D.ting_waits(RULES, p[0, s][None], melds[0, s][None])[0]
+
+
+# One 报听 seat (character and dot pongs) on 5m; another seat holds a concealed kong, of the only kind all
+# four of which are unseen, 1m. The construction takes 1m for the 报听 hand, which leaves no kind for that kong.
+MP = ("2m", "3m", "6p", "7p")
+KEEP = _table({0: MP}, {0: "5m"}, {"1m": 4}, n_kong=1)
+
+
+def test_a_table_the_construction_cannot_start_keeps_its_real_hand_and_the_redeal_stays_legal():
+    """The module docstring: where the construction finds no start that leaves kinds for the others' concealed
+    kongs, the table keeps its real hand. Its start is the real hand, and the chain from it keeps a ready
+    hand and a kind for the kong. Fails with ``_ting_starts``'s ``_kong_weight(...) > 0`` test removed (the
+    start takes 1m and the kong has no kind left)."""
+    melds, ting, part, pool, n_kong = KEEP
+    p, q, k = D._ting_starts(RULES, melds, ting, part, pool, n_kong)
+    assert (p == part).all() and (q == pool).all() and (k == -1).all()
+    assert D._kong_weight(q, n_kong)[0] > 0
+    rows = 16
+    p2, q2 = D._ting_chain(RULES, *[np.repeat(x, rows, axis=0) for x in (melds, ting, p, q, n_kong)], 50,
+                           np.random.default_rng(3))
+    assert (D._kong_weight(q2, np.repeat(n_kong, rows)) > 0).all()
+    for r in range(rows):
+        assert _ready(p2[r, 0], melds[0, 0])
+
+
+def test_copies_of_a_table_are_worked_out_once_and_each_keeps_its_own_real_hands(monkeypatch):
+    """A search's worlds are copies of one table: ``_ting_starts`` builds each distinct table once. Where the
+    construction fails, tables alike in all the seat sees but whose real hands differ (seats 0 and 1 on 5m and
+    8m, or 8m and 5m) each keep their own, not the first one's. Fails with the cache's ``if kept is not None``
+    dropped (a failed table's None is unpacked) and with its ``continue`` dropped (counted calls)."""
+    mp = {0: MP, 1: ("4m", "9m", "8p", "9p")}
+    a = _table(mp, {0: "5m", 1: "8m"}, {"1m": 4}, n_kong=1)
+    b = _table(mp, {0: "8m", 1: "5m"}, {"1m": 4}, n_kong=1)
+    order = _table(ORDER_MELDS, *ORDER_DEALS[0])
+    melds, ting, part, pool, n_kong = _stack(a, b, a, *[order] * 5)
+    calls = []
+    real = D._ting_hand
+    monkeypatch.setattr(D, "_ting_hand", lambda *args: calls.append(1) or real(*args))
+    p, q, k = D._ting_starts(RULES, melds, ting, part, pool, n_kong)
+    assert (p[:3] == part[:3]).all() and (q[:3] == pool[:3]).all() and (k == -1).all()   # each its own hands
+    assert (p[3:] == p[3]).all() and p[3, 0, index("2m")] == 1 and p[3, 1, index("1m")] == 1
+    once = len(calls)
+    calls.clear()
+    D._ting_starts(RULES, melds[[0, 3]], ting[[0, 3]], part[[0, 3]], pool[[0, 3]], n_kong[[0, 3]])
+    assert once == len(calls)
+
+
+@pytest.mark.parametrize("melds, avail, size", [
+    (("2m", "6p"), {"1m": 1, "4m": 1, "7m": 1, "1p": 1, "4p": 1, "7p": 1, "1z": 1}, 7),
+    (("2m", "3m", "4m", "6p"), {"5s": 1}, 1),
+    (("2m", "6p", "7p"), {"5m": 2, "1m": 1, "3m": 1}, 4)],
+    ids=["too-few-groups", "no-tile-allowed", "none-waits"])
+def test_ting_hand_finds_none_where_no_ready_hand_can_be_taken(melds, avail, size):
+    """Character and dot melds: the hand may hold no bamboo. Seven tiles with no group among them; one tile, a
+    bamboo; 5m 5m 1m 3m beside a kong of 2m, which waits on 2m alone, of which the seat holds all four.
+    In each case no hand of ``size`` out of ``avail`` is ready (tests/ref_hand.py), and ``_ting_hand`` says
+    None. Fails with the ``continue`` after too few groups made a try of single tiles, or with a candidate
+    returned that does not wait."""
+    face_up = _pongs(*melds)
+    if size == 4:
+        face_up[index("2m")] = 4                                               # a kong
+    counts = np.zeros(34, dtype=np.int64)
+    for code, c in avail.items():
+        counts[index(code)] = c
+    tiles = np.repeat(np.arange(34), counts)
+    hands = [np.bincount(c, minlength=34) for c in itertools.combinations(tiles, size)]
+    assert not any(_ready(h, face_up) for h in hands)
+    assert D._ting_hand(RULES, counts, size, face_up) is None
