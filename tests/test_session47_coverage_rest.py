@@ -16,6 +16,9 @@ import pytest
 from ref_hand import is_win
 
 import mj_env.determinize as D
+from mj_env import features as F
+from mj_env.actions import N_ACTIONS
+from mj_env.baselines import EfficientAgent
 from mj_env.rules import get_rules
 from mj_env.tiles import N_SUITED, SUIT_OF, index
 
@@ -158,3 +161,21 @@ def test_ting_hand_finds_none_where_no_ready_hand_can_be_taken(melds, avail, siz
     hands = [np.bincount(c, minlength=34) for c in itertools.combinations(tiles, size)]
     assert not any(_ready(h, face_up) for h in hands)
     assert D._ting_hand(RULES, counts, size, face_up) is None
+
+
+# ----------------------------------------------------------------------------- empty batches
+@pytest.mark.parametrize("preset", ["beijing", "hebei", "quemen"])
+def test_an_empty_batch_gives_empty_tables_and_keys(preset):
+    """features.improvement and discard_table, and the efficient agent's discard_keys, of no rows: empty
+    results of the documented shapes and dtypes (the ``if len(r):`` branches the default suite never took).
+    Those guards only skip work: made unconditional, the results are the same (checked by hand)."""
+    rules = get_rules(preset)
+    hands = np.zeros((0, 34), dtype=np.int8)
+    hui, unseen = np.zeros(0, dtype=np.int64), np.zeros((0, 34), dtype=np.int16)
+    imp = F.improvement(rules, hands, hui, unseen, np.zeros(0, dtype=np.int16))
+    assert imp.shape == (0,) and imp.dtype == np.int16
+    for table in F.discard_table(rules, hands, hui, unseen):
+        assert table.shape == (0, 34) and table.dtype == np.int16
+    planes, mask = np.zeros((0, 14, 34), dtype=np.int8), np.zeros((0, N_ACTIONS), dtype=bool)
+    keys = EfficientAgent(preset).discard_keys(planes, mask, np.random.default_rng(0))
+    assert keys.shape == (0, 34)
