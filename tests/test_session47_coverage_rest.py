@@ -9,7 +9,10 @@ order works (it keeps its real hands, as the docstring says), and copies of one 
 """
 from __future__ import annotations
 
+import io
 import itertools
+import json
+import os
 
 import numpy as np
 import pytest
@@ -179,3 +182,46 @@ def test_an_empty_batch_gives_empty_tables_and_keys(preset):
     planes, mask = np.zeros((0, 14, 34), dtype=np.int8), np.zeros((0, N_ACTIONS), dtype=bool)
     keys = EfficientAgent(preset).discard_keys(planes, mask, np.random.default_rng(0))
     assert keys.shape == (0, 34)
+
+
+# ----------------------------------------------------------------------------- agents/
+def test_an_edited_summary_whose_rules_are_no_rule_set_shows_them_as_they_are():
+    """agents.arena_report.format_table of a summary read back from ``--json`` and edited: rules that are no
+    rule set (an unknown preset, a field of the wrong type) are shown as their JSON, at most 200 characters,
+    not a traceback; a valid one as its label. Fails with the ``except (RuleError, TypeError)`` removed."""
+    from test_audit_render import _agent, _summary
+
+    from agents.arena_report import format_table
+    summary = _summary([_agent("a")])
+    summary["rules"] = {"name": "beijing", "base": 5}
+    assert format_table(summary).splitlines()[-1] == "rules: beijing with base=5"
+    for rules, shown in [({"name": "nosuch"}, '{"name": "nosuch"}'),
+                         ({"name": "beijing", "base": "five", "新": 1}, '{"name": "beijing", "base": "five", "新": 1}'),
+                         ({"name": "beijing", "x": list(range(100))}, None)]:
+        summary["rules"] = rules
+        last = format_table(summary).splitlines()[-1]
+        assert last == "rules: " + (shown or json.dumps(rules)[:200])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="flock locks: POSIX")  # (open_records locks with fcntl)
+def test_play_refuses_a_record_file_another_run_is_writing_in_one_line(tmp_path, capsys):
+    """python -m agents.play --record FILE while another run (an arena) writes FILE: exit 1 with one line, no
+    hand played, FILE not emptied (agents.arena.open_records). Fails with play.main's ``except OSError``
+    around open_records removed (the OSError comes through)."""
+    from test_play_cli_hostile import first_option
+
+    from agents.arena import open_records
+    from agents.play import main
+    path = tmp_path / "records.jsonl"
+    other = open_records(str(path))
+    other.write("the other run's record\n")
+    other.flush()
+    try:
+        out = io.StringIO()
+        assert main(["--seed", "3", "--record", str(path)], input_fn=first_option, out=out) == 1
+    finally:
+        other.close()
+    assert out.getvalue() == ""
+    assert capsys.readouterr().err == (f"python -m agents.play: cannot write {path}: another process is writing it "
+                                       "(an arena run with the same --record?)\n")
+    assert path.read_text(encoding="utf-8") == "the other run's record\n"
