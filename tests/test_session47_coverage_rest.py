@@ -196,7 +196,8 @@ def test_an_edited_summary_whose_rules_are_no_rule_set_shows_them_as_they_are():
     summary["rules"] = {"name": "beijing", "base": 5}
     assert format_table(summary).splitlines()[-1] == "rules: beijing with base=5"
     for rules, shown in [({"name": "nosuch"}, '{"name": "nosuch"}'),
-                         ({"name": "beijing", "base": "five", "新": 1}, '{"name": "beijing", "base": "five", "新": 1}'),
+                         ({"name": "beijing", "base": "five", "新": 1},
+                          '{"name": "beijing", "base": "five", "新": 1}'),
                          ({"name": "beijing", "x": list(range(100))}, None)]:
         summary["rules"] = rules
         last = format_table(summary).splitlines()[-1]
@@ -222,6 +223,29 @@ def test_play_refuses_a_record_file_another_run_is_writing_in_one_line(tmp_path,
     finally:
         other.close()
     assert out.getvalue() == ""
-    assert capsys.readouterr().err == (f"python -m agents.play: cannot write {path}: another process is writing it "
-                                       "(an arena run with the same --record?)\n")
+    assert capsys.readouterr().err == (f"python -m agents.play: cannot write {path}: another process is "
+                                       "writing it (an arena run with the same --record?)\n")
     assert path.read_text(encoding="utf-8") == "the other run's record\n"
+
+
+# ----------------------------------------------------------------------------- train.py as a program
+@pytest.mark.parametrize("stop, said", [
+    ("raise OSError(28, 'No space left on device', 'runs/stopped/args.json')",
+     "train.py: error: cannot write the run's files: runs/stopped/args.json: No space left on device\n"),
+    ("raise OSError(28, 'No space left on device')",
+     "train.py: error: cannot write the run's files: No space left on device\n"),
+    ("from mj_env.baselines import AgentError\n    raise AgentError('rule agent failed: a bug')", None),
+], ids=["full-disk-file", "full-disk", "agent-bug"])
+def test_train_py_says_a_full_disk_in_one_line_and_keeps_the_traceback_of_an_agents_bug(stop, said, tmp_path):
+    """python train.py whose run files cannot be written (an OSError, with or without a file name): exit 1 with
+    one line, no traceback; an AgentError not caused by overflowing logits is a bug and keeps its traceback
+    (train.py's __main__, lines no default test ran). Fails with the ``except OSError`` branch removed, or with
+    the AgentError re-raise made a one-line exit."""
+    pytest.importorskip("torch")
+    from test_train_script_mutants import _train_py_stopped_in_setup
+    status, err = _train_py_stopped_in_setup(tmp_path, stop)
+    assert status == 1
+    if said is not None:
+        assert err == said
+    else:
+        assert "Traceback" in err and err.rstrip().endswith("AgentError: rule agent failed: a bug")
