@@ -237,10 +237,10 @@ def test_play_refuses_a_record_file_another_run_is_writing_in_one_line(tmp_path,
     ("from mj_env.baselines import AgentError\n    raise AgentError('rule agent failed: a bug')", None),
 ], ids=["full-disk-file", "full-disk", "agent-bug"])
 def test_train_py_says_a_full_disk_in_one_line_and_keeps_the_traceback_of_an_agents_bug(stop, said, tmp_path):
-    """python train.py whose run files cannot be written (an OSError, with or without a file name): exit 1 with
-    one line, no traceback; an AgentError not caused by overflowing logits is a bug and keeps its traceback
-    (train.py's __main__, lines no default test ran). Fails with the ``except OSError`` branch removed, or with
-    the AgentError re-raise made a one-line exit."""
+    """python train.py whose run files cannot be written (an OSError, with or without a file name): exit 1
+    with one line, no traceback; an AgentError not caused by overflowing logits is a bug and keeps its
+    traceback (train.py's __main__, lines no default test ran). Fails with the ``except OSError`` branch
+    removed, or with the AgentError re-raise made a one-line exit."""
     pytest.importorskip("torch")
     from test_train_script_mutants import _train_py_stopped_in_setup
     status, err = _train_py_stopped_in_setup(tmp_path, stop)
@@ -249,3 +249,34 @@ def test_train_py_says_a_full_disk_in_one_line_and_keeps_the_traceback_of_an_age
         assert err == said
     else:
         assert "Traceback" in err and err.rstrip().endswith("AgentError: rule agent failed: a bug")
+
+
+def test_a_signal_as_the_training_ends_saves_final_pt_and_skips_the_evaluation(tmp_path, monkeypatch, capsys):
+    """train.main: a signal just after the training's end was logged (RunLog.end_training), before final.pt
+    was saved, went unchecked by the default suite. The run ends as an interrupted one: final.pt of the last
+    update, final_eval.json marked interrupted with no evaluation, and one message. Fails with train.py's
+    ``except KeyboardInterrupt`` around end_training removed (the signal comes out of train.main)."""
+    pytest.importorskip("torch")
+    import signal
+
+    from test_run_signals import signal_after
+    from test_train_interrupt import TINY
+
+    import train
+    from agents import training_run
+    from agents.networks import load_checkpoint
+    monkeypatch.chdir(tmp_path)
+    calls: list[int] = []    # the first call (RunLog.release calls it again, with the signals held)
+    signal_after(monkeypatch, training_run.RunLog, "end_training", signal.SIGINT,
+                 when=lambda *a: not calls and not calls.append(1))
+    try:
+        result = train.main(["--exp-name", "e", "--total-steps", "512", "--final-eval-hands", "2", *TINY])
+    except KeyboardInterrupt:  # (the test's signal, not pytest's own)
+        pytest.fail("a Ctrl-C just after the training's end went through train.main")
+    run = tmp_path / "runs" / "e"
+    assert result["interrupted"] is True
+    assert load_checkpoint(run / "checkpoints" / "final.pt")[1]["update"] == 1
+    final = json.loads((run / "final_eval.json").read_text())
+    assert final["interrupted"] is True and "eval" not in final
+    assert ("interrupted (Ctrl-C) after 1 PPO updates: saving the network to final.pt, no final evaluation"
+            in capsys.readouterr().out)
