@@ -280,3 +280,18 @@ def test_a_signal_as_the_training_ends_saves_final_pt_and_skips_the_evaluation(t
     assert final["interrupted"] is True and "eval" not in final
     assert ("interrupted (Ctrl-C) after 1 PPO updates: saving the network to final.pt, no final evaluation"
             in capsys.readouterr().out)
+
+
+def test_common_streams_draws_of_no_size_are_the_fallbacks_and_not_counted():
+    """agents.common_random: ``random()`` and ``gumbel()`` with no size are not rows-first draws: they come
+    from the ordinary generator behind the streams (its numbers, in its order) and no row's draw count moves
+    (the module docstring; ``_rows_first``'s ``size is None``, which no default test reached). Fails with that
+    branch returning one draw per row."""
+    from agents.common_random import CommonStreams
+    keys = np.arange(3, dtype=np.uint64)
+    c, same = CommonStreams(keys, np.random.default_rng(5)), np.random.default_rng(5)
+    assert c.random() == same.random() and c.gumbel() == same.gumbel()
+    assert c.gumbel(1.0, 2.0) == same.gumbel(1.0, 2.0)
+    assert (c._draws == 0).all()
+    fresh = CommonStreams(keys, np.random.default_rng(9))
+    assert (c.random(3) == fresh.random(3)).all()        # the rows' streams: as if nothing had been drawn
