@@ -154,9 +154,10 @@ def test_bc_update_loss_epochs_and_agreement_by_hand(monkeypatch):
     assert losses == pytest.approx([expected] * 3, rel=1e-5)
 
 
-def test_cloning_plays_its_steps_and_hands_ppo_its_rate_and_no_chains():
+def test_cloning_plays_its_steps_and_hands_ppo_its_rate_and_no_chains(threads):
     """--bc-steps 6 in rollouts of 4 steps: 6 env steps, not 8; then PPO's learning rate is back and no cloning
-    decision is left pending (PPO would train on it with the teacher's log-prob of 0)."""
+    decision is left pending (PPO would train on it with the teacher's log-prob of 0). ``threads``: --threads 1
+    (train.seed_everything) is put back after it, not left to the tests after it in the same process."""
     args = train.parse_args(["--arch", "mlp", "--obs", "v1", "--hidden", "16", "--bc-steps", "6", "--num-envs", "4",
                              "--num-steps", "4", "--threads", "1"])
     rng = train.seed_everything(args)
