@@ -2,6 +2,7 @@
 CI installs the ``examples`` extra so that they run)."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import types
@@ -16,9 +17,14 @@ from mj_env import actions as A
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_smoke(script: str, timeout: int = 240, extra: tuple | list = ()) -> str:
-    out = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--smoke", *extra], cwd=ROOT, check=False,
-                         capture_output=True, text=True, timeout=timeout)
+def run_smoke(script: str, timeout: int = 240, extra: tuple | list = (), cwd: Path = ROOT,
+              home: Path | None = None) -> str:
+    """``examples/<script> --smoke``; ``cwd``: where it runs (a test's tmp_path for an example writing under
+    the current directory, as rollout_improvement.py's runs/), ``home``: its $HOME (RLlib's trainers make a
+    folder in ~/ray_results, which no option of ours moves)."""
+    env = None if home is None else {**os.environ, "HOME": str(home)}
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--smoke", *extra], cwd=cwd,
+                         check=False, capture_output=True, text=True, timeout=timeout, env=env)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
     return out.stdout
 
@@ -53,20 +59,26 @@ def test_torchrl_smoke():
     assert "iter 1: 256 decisions" in out and "loss" in out and "decisions/s training" in out
 
 
-def test_rllib_smoke():
+def test_rllib_smoke(tmp_path):
     pytest.importorskip("ray.rllib")
-    assert "iter 1:" in run_smoke("rllib_ppo.py")
+    assert "iter 1:" in run_smoke("rllib_ppo.py", home=tmp_path)
+    assert any((tmp_path / "ray_results").iterdir())  # RLlib's trainer folder, there and not in the user's ~
 
 
-def test_rllib_single_agent_smoke():
+def test_rllib_single_agent_smoke(tmp_path):
     pytest.importorskip("ray.rllib")
-    assert "episode return (the learner)" in run_smoke("rllib_ppo.py", extra=["--single-agent"])
+    out = run_smoke("rllib_ppo.py", extra=["--single-agent"], home=tmp_path)
+    assert "episode return (the learner)" in out
 
 
-def test_rollout_improvement_smoke():
+def test_rollout_improvement_smoke(tmp_path):
+    """Run in tmp_path: the clone goes to ./runs/, which in the checkout replaced a user's own
+    runs/rollout_improvement_clone/ (and left one behind in every checkout that ran the suite)."""
     pytest.importorskip("torch")
-    out = run_smoke("rollout_improvement.py")  # a tiny clone, 2 s of rollout targets, one epoch, 8 walls
-    assert out.startswith("no --checkpoint: cloning the rule agent into runs/rollout_improvement_clone/")
+    # a tiny clone, 2 s of rollout targets, one epoch, 8 walls
+    out = run_smoke("rollout_improvement.py", cwd=tmp_path)
+    assert out.startswith("no --checkpoint: cloning the rule agent into runs/rollout_improvement_clone/\n")
+    assert (tmp_path / "runs" / "rollout_improvement_clone" / "checkpoints" / "final.pt").is_file()
     assert "positions labelled" in out and "epoch 1: held-out gain" in out and "vs rule:" in out
 
 
