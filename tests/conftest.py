@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 
 import pytest
 from fast_game import BatchedFastGame, FastGame
@@ -90,11 +91,25 @@ def overflowing_checkpoint(tmp_path):
 
 @pytest.fixture
 def threads():
-    """train.py sets torch's thread count: put it back after the test."""
+    """train.py sets torch's thread count: put it back after the test (as ``_torch_threads_put_back`` does for
+    every test; this one also imports torch, or skips without it)."""
     torch = pytest.importorskip("torch")
-    before = torch.get_num_threads()
+    before, put_back = torch.get_num_threads(), torch.set_num_threads
     yield
-    torch.set_num_threads(before)
+    put_back(before)
+
+
+@pytest.fixture(autouse=True)
+def _torch_threads_put_back():
+    """Torch's thread count put back after each test, for the tests after it in the same process (pytest -n 2
+    mixes files from run to run): train.py's rollouts, updates and seed_everything set it, and tests calling
+    them without ``threads`` left the rest of their process on one thread (or on --threads). The setter is
+    kept from before the test, whose monkeypatch of torch.set_num_threads is undone before this teardown."""
+    torch = sys.modules.get("torch")
+    before = None if torch is None else (torch.get_num_threads(), torch.set_num_threads)
+    yield
+    if before is not None and torch.get_num_threads() != before[0]:
+        before[1](before[0])
 
 
 @pytest.fixture(scope="session")
