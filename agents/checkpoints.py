@@ -218,7 +218,7 @@ def _read(path: Path):
         if path.stat().st_size == 0:
             raise CheckpointError(f"{path}: the file is empty")
     except OSError as e:  # the file changed between path_problem's look and these (path_problem names the rest)
-        raise CheckpointError(f"{brief(str(path))}: {e.strerror or type(e).__name__}") from None
+        raise CheckpointError(f"{path}: {e.strerror or type(e).__name__}") from None
     _check_zip(path)
     try:
         # catch_warnings swaps the process's one filter list: two threads inside it at once (envs with network
@@ -322,7 +322,11 @@ _MEMO_GET = frozenset({"GET", "BINGET", "LONG_BINGET"})
 class _Depth:
     """How deep the values of a pickle nest, followed opcode by opcode (``pickletools.genops``) on a stack of
     depths: a value made of others (a tuple, a call's result) is one deeper than the deepest of them; one that
-    others are put into (a list appended to, a dict set) at least one deeper than each of them."""
+    others are put into (a list appended to, a dict set) at least one deeper than each of them. The memo keeps a
+    value's depth as it was when put: a list or dict filled after that counts as it was wherever it is got from
+    the memo, so lists can nest deeper than counted; Python guards its recursion through lists and dicts, and
+    the tuples whose hash recursed in C until the process ended are made of finished items, counted exactly
+    (tests/test_session47_coverage_last.py loads lists a million deep so)."""
 
     def __init__(self) -> None:
         self.stack: list[int | None] = []  # None: a mark
