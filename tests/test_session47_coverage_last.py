@@ -12,6 +12,7 @@ between its checks.
 from __future__ import annotations
 
 import errno
+import os
 import pickle
 import pickletools
 import struct
@@ -229,3 +230,59 @@ def test_lists_nested_through_the_memo_after_it_kept_them_load_without_ending_th
                          timeout=300, cwd=root, check=False)
     assert run.returncode == 0, (run.returncode, run.stderr[-300:])
     assert run.stdout.split() == ["1000001", "RecursionError"], run.stdout
+
+
+# --------------------------------------------------------------------------- agents/training_run.py
+
+
+def test_a_ctrl_c_that_write_raises_itself_goes_on_and_write_is_not_run_again():
+    # written_whole runs write() again only where a Ctrl-C came before its block took over; one raised inside
+    # write (no file written) is the caller's
+    pytest.importorskip("tensorboard")
+    from agents.training_run import written_whole
+    calls = []
+
+    def write():
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt("from write")
+        return "written"
+
+    with pytest.raises(KeyboardInterrupt, match="from write"):
+        written_whole(write)
+    assert calls == [1]
+
+
+def _open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts open files in /proc (Linux)")
+@pytest.mark.parametrize("error", [OSError(errno.ENOSPC, "No space left on device"), KeyboardInterrupt()])
+def test_a_run_log_that_fails_while_opening_its_files_closes_them_and_lets_its_directory_go(
+        tmp_path, monkeypatch, error):
+    # a full disk or a Ctrl-C while RunLog opens TensorBoard's writer, progress.csv and the bar: the error goes
+    # on, no file stays open and the run directory is not left locked ("still running" to --overwrite)
+    pytest.importorskip("tensorboard")
+    import dataclasses
+
+    from agents import training_run
+
+    @dataclasses.dataclass
+    class Args:
+        exp_name: str = "failing"
+        overwrite: bool = False
+        progress: bool = False
+
+    def bar(*args, **kwargs):
+        raise error
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(training_run, "tqdm", bar)
+    before = _open_fds()
+    with pytest.raises(type(error)):
+        training_run.RunLog(Args(), num_updates=3)
+    assert _open_fds() == before
+    run = tmp_path / "runs" / "failing"
+    assert (run / "progress.csv").is_file() and (run / "args.json").is_file()  # (it got as far as the bar)
+    assert training_run.run_in_use(run) is None
