@@ -252,9 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'rule agent':<10} {'alternative':<11} {'rank':>4} {'positions':>9} {'mean gain':>9} "
           f"{'95% CI':>18} {'better':>7}")
     rows = deviation_table(c, q, hands=np.concatenate(hands))
-    for r in rows:
+    for r in rows:  # (under the header's columns: the interval right-aligned as "95% CI" is)
+        ci = f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}]"
         print(f"{r['rule']:<10} {r['alternative']:<11} {r['rank']:>4} {r['positions']:>9,} {r['mean_gain']:>+9.3f} "
-              f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] {r['better_share']:>6.0%}")
+              f"{ci:>18} {r['better_share']:>7.0%}")
     print("(rows of fewer than 100 positions are left out" + ("; none has 100 yet: give more --seconds)" if not rows
                                                               else ")"))
     return 0

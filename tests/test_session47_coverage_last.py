@@ -286,3 +286,33 @@ def test_a_run_log_that_fails_while_opening_its_files_closes_them_and_lets_its_d
     run = tmp_path / "runs" / "failing"
     assert (run / "progress.csv").is_file() and (run / "args.json").is_file()  # (it got as far as the bar)
     assert training_run.run_in_use(run) is None
+
+
+# --------------------------------------------------------------------------- agents/rollouts.py
+
+
+def test_the_rollouts_command_prints_a_row_per_kind_of_choice_with_enough_positions(monkeypatch, capsys):
+    # a second of labelling never gives 100 positions of one kind (the default tests' case: "none has 100 yet");
+    # here labelled_play gives 150 claims the rule agent passed with a pong as the alternative (2 of 3 better),
+    # both rolled out, two positions a hand
+    pytest.importorskip("scipy")
+    import numpy as np
+
+    from agents import rollouts as R
+    from mj_env import actions as A
+    n = 150
+    got = {"table": np.zeros(n, dtype=np.int64), "candidates": np.tile([A.PASS, A.PONG], (n, 1)),
+           "q": np.stack([np.zeros(n), np.tile([1.0, 1.0, -1.0], n // 3)], axis=1), "hand": np.arange(n) // 2}
+    monkeypatch.setattr(R, "labelled_play", lambda *args: iter([got]))
+    assert R.main(["--seconds", "1", "--tables", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("150 positions with a choice, 300 rollouts in ")
+    (row,) = R.deviation_table(got["candidates"], got["q"], hands=got["hand"])
+    lo, hi = row["ci95"]
+    assert lo < 1 / 3 < hi
+    assert lines[2].split() == ["pass", "pong", "1", "150", "+0.333", f"[{lo:+.3f},", f"{hi:+.3f}]", "67%"]
+    # under the header's columns, each right-aligned to its title's end (the interval and the share ended 2
+    # and 3 columns short of "95% CI" and "better")
+    assert len(lines[2]) == len(lines[1])
+    assert lines[2].index(f"{hi:+.3f}]") + len(f"{hi:+.3f}]") == lines[1].index("95% CI") + len("95% CI")
+    assert lines[3] == "(rows of fewer than 100 positions are left out)"
