@@ -316,3 +316,51 @@ def test_the_rollouts_command_prints_a_row_per_kind_of_choice_with_enough_positi
     assert len(lines[2]) == len(lines[1])
     assert lines[2].index(f"{hi:+.3f}]") + len(f"{hi:+.3f}]") == lines[1].index("95% CI") + len("95% CI")
     assert lines[3] == "(rows of fewer than 100 positions are left out)"
+
+
+# --------------------------------------------------------------------------- agents/play.py: read_answer
+
+
+def test_an_answer_in_bytes_standard_input_cannot_decode_is_read_as_escapes(monkeypatch, capsys):
+    # PYTHONIOENCODING=ascii and an é typed: the answer holds an escape (which no answer names) rather than
+    # raising UnicodeDecodeError; the prompt goes to standard output
+    import io
+
+    from agents.play import read_answer
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"caf\xe9\nd\n"), encoding="ascii"))
+    assert read_answer("> ") == "caf\udce9"
+    assert read_answer("> ") == "d"
+    assert capsys.readouterr().out == "> > "
+
+
+class _NoTerminal:
+    """A stream of answers whose isatty is missing or fails (a test's stand-in, a closed stream)."""
+
+    def __init__(self, text: str, isatty_error: type[Exception] | None) -> None:
+        import io
+        self._lines = io.StringIO(text)
+        if isatty_error is not None:
+            def isatty():
+                raise isatty_error("closed")
+            self.isatty = isatty
+
+    def readline(self, size: int = -1) -> str:
+        return self._lines.readline(size)
+
+
+@pytest.mark.parametrize("isatty_error", [None, ValueError, OSError])
+@pytest.mark.parametrize("stdout", ["kept", None])
+def test_answers_from_a_stream_that_is_no_terminal_are_read_line_by_line(monkeypatch, capsys, isatty_error,
+                                                                         stdout):
+    # a stream without isatty, or whose isatty fails, is read as a pipe is (not by input()); with standard
+    # output closed (Python makes it None) the prompt is not written and the answer is still read
+    from agents.play import read_answer
+    monkeypatch.setattr("sys.stdin", _NoTerminal("pong\n\n", isatty_error))
+    if stdout is None:
+        monkeypatch.setattr("sys.stdout", None)
+    assert read_answer("> ") == "pong"
+    assert read_answer("> ") == ""
+    with pytest.raises(EOFError):
+        read_answer("> ")
+    if stdout is not None:
+        assert capsys.readouterr().out == "> " * 3
