@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 
 import pytest
 from fast_game import BatchedFastGame, FastGame
@@ -110,6 +111,42 @@ def _torch_threads_put_back():
     yield
     if before is not None and torch.get_num_threads() != before[0]:
         before[1](before[0])
+
+
+# the signals whose handlers _ray_state_put_back puts back (not SIGALRM: pytest-timeout's, around each test)
+_HANDLED = [getattr(signal, n) for n in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2",
+                                         "SIGPIPE", "SIGCHLD") if hasattr(signal, n)]
+
+
+@pytest.fixture(autouse=True)
+def _ray_state_put_back():
+    """Where Ray is loaded (by the RLlib tests, or by torchrl, which imports it), the process state it changed
+    put back after each test, for the tests after it in the same process: ray.init (examples/rllib_ppo.py's
+    main, called in-process by tests/test_examples.py, even where it then fails to find a cluster) installs a
+    SIGTERM handler calling sys.exit, so that a later SIGTERM to pytest became a SystemExit failing whatever
+    test ran; importing ray replaces sys.excepthook and puts its thirdparty_files folder first on sys.path
+    (psutil and colorama, both imported whole with ray); importing ray, rllib and tensordict sets environment
+    variables ($RAY_CLIENT_MODE, $TF_CPP_MIN_LOG_LEVEL, $LAZY_LEGACY_OP) that they read only then.
+    A Ray left running is shut down. Tests that never load Ray pay for the snapshot only (a few copies)."""
+    handlers = {s: signal.getsignal(s) for s in _HANDLED}
+    hooks = sys.excepthook, threading.excepthook
+    environ, path = dict(os.environ), list(sys.path)
+    yield
+    ray = sys.modules.get("ray")
+    if ray is None:
+        return
+    if getattr(ray, "is_initialized", lambda: False)():
+        ray.shutdown()
+    for s, h in handlers.items():
+        if h is not None and signal.getsignal(s) is not h:  # None: a handler not set from Python
+            signal.signal(s, h)
+    sys.excepthook, threading.excepthook = hooks
+    for k in set(os.environ) - set(environ) - {"PYTEST_CURRENT_TEST"}:
+        del os.environ[k]
+    for k, v in environ.items():
+        if k != "PYTEST_CURRENT_TEST" and os.environ.get(k) != v:
+            os.environ[k] = v
+    sys.path[:] = path
 
 
 @pytest.fixture(scope="session")
