@@ -249,13 +249,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(c):,} positions with a choice, {int((c >= 0).sum()):,} rollouts in {took:.0f} s "
           f"({rules_label(get_rules(args.rules))}, {args.tables} tables, seed {args.seed}); gain = Q(alternative) - Q(rule agent's choice), "
           "points of the seat's hand")
-    print(f"{'rule agent':<10} {'alternative':<11} {'rank':>4} {'positions':>9} {'mean gain':>9} "
-          f"{'95% CI':>18} {'better':>7}")
     rows = deviation_table(c, q, hands=np.concatenate(hands))
-    for r in rows:  # (under the header's columns: the interval right-aligned as "95% CI" is)
-        ci = f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}]"
-        print(f"{r['rule']:<10} {r['alternative']:<11} {r['rank']:>4} {r['positions']:>9,} {r['mean_gain']:>+9.3f} "
-              f"{ci:>18} {r['better_share']:>7.0%}")
+    # each column as wide as its title or its widest value, whichever is wider (10,000,000 positions or an
+    # interval past +-100 points would otherwise push the row's later columns out from under their titles)
+    titles = ("rule agent", "alternative", "rank", "positions", "mean gain", "95% CI", "better")
+    cells = [(r["rule"], r["alternative"], f"{r['rank']}", f"{r['positions']:,}", f"{r['mean_gain']:+.3f}",
+              f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}]", f"{r['better_share']:.0%}") for r in rows]
+    widths = [max([least, *(len(row[i]) for row in cells)]) for i, least in enumerate((10, 11, 4, 9, 9, 18, 7))]
+
+    def line(values) -> str:  # the names left-aligned, the figures right-aligned under their titles
+        return " ".join(v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths)))
+
+    print(line(titles))
+    for row in cells:
+        print(line(row))
     print("(rows of fewer than 100 positions are left out" + ("; none has 100 yet: give more --seconds)" if not rows
                                                               else ")"))
     return 0
