@@ -105,7 +105,10 @@ def _torch_threads_put_back():
     """Torch's thread count put back after each test, for the tests after it in the same process (pytest -n 2
     mixes files from run to run): train.py's rollouts, updates and seed_everything set it, and tests calling
     them without ``threads`` left the rest of their process on one thread (or on --threads). The setter is
-    kept from before the test, whose monkeypatch of torch.set_num_threads is undone before this teardown."""
+    kept from before the test, whose monkeypatch of torch.set_num_threads is undone before this teardown.
+    A test that imports torch first in its process is not covered (there is no count from before it to put
+    back): in a run of the whole suite, and in each xdist worker, test modules import torch as they are
+    collected; a run of chosen files that import it only inside their tests leaves such a test's count."""
     torch = sys.modules.get("torch")
     before = None if torch is None else (torch.get_num_threads(), torch.set_num_threads)
     yield
