@@ -94,26 +94,31 @@ def overflowing_checkpoint(tmp_path):
 def threads():
     """train.py sets torch's thread count: put it back after the test (as ``_torch_threads_put_back`` does for
     every test; this one also imports torch, or skips without it)."""
-    torch = pytest.importorskip("torch")
+    yield from _threads_kept(pytest.importorskip("torch"))
+
+
+def _threads_kept(torch):
+    """Around a test: torch's thread count put back after it where the test changed it, by the setter from
+    before the test (a test's monkeypatch of torch.set_num_threads is undone before fixtures' teardowns)."""
     before, put_back = torch.get_num_threads(), torch.set_num_threads
     yield
-    put_back(before)
+    if torch.get_num_threads() != before:
+        put_back(before)
 
 
 @pytest.fixture(autouse=True)
 def _torch_threads_put_back():
     """Torch's thread count put back after each test, for the tests after it in the same process (pytest -n 2
     mixes files from run to run): train.py's rollouts, updates and seed_everything set it, and tests calling
-    them without ``threads`` left the rest of their process on one thread (or on --threads). The setter is
-    kept from before the test, whose monkeypatch of torch.set_num_threads is undone before this teardown.
+    them without ``threads`` left the rest of their process on one thread (or on --threads) (``_threads_kept``).
     A test that imports torch first in its process is not covered (there is no count from before it to put
     back): in a run of the whole suite, and in each xdist worker, test modules import torch as they are
     collected; a run of chosen files that import it only inside their tests leaves such a test's count."""
     torch = sys.modules.get("torch")
-    before = None if torch is None else (torch.get_num_threads(), torch.set_num_threads)
-    yield
-    if before is not None and torch.get_num_threads() != before[0]:
-        before[1](before[0])
+    if torch is None:
+        yield
+    else:
+        yield from _threads_kept(torch)
 
 
 # the signals whose handlers _ray_state_put_back puts back (not SIGALRM: pytest-timeout's, around each test)
